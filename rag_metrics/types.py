@@ -1,0 +1,242 @@
+"""Core data types: documents, chunks, golden sets and runs.
+
+All types are frozen dataclasses.  Nothing here imports heavy libraries beyond NumPy.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Iterator, Mapping, Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+__all__ = ["Document", "Chunk", "Corpus", "GoldenQuery", "GoldenSet", "Run", "OUT_OF_SCOPE"]
+
+#: Category name used for questions the corpus cannot answer (no relevant id).
+OUT_OF_SCOPE = "out_of_scope"
+
+
+@dataclass(frozen=True)
+class Document:
+    """One source document of a corpus."""
+
+    id: str
+    text: str
+    title: str = ""
+    source: str = ""  # file path or origin, for messages
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A contiguous character span ``text == document.text[start:end]`` of one document.
+
+    Chunk ids are ``<doc_id>#<n>`` with n counting from 0 in document order.
+    """
+
+    id: str
+    doc_id: str
+    text: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """An ordered collection of documents."""
+
+    documents: tuple[Document, ...]
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "documents", tuple(self.documents))
+
+    def __len__(self) -> int:
+        return len(self.documents)
+
+    def __iter__(self) -> Iterator[Document]:
+        return iter(self.documents)
+
+    def get(self, doc_id: str) -> Document | None:
+        for d in self.documents:
+            if d.id == doc_id:
+                return d
+        return None
+
+
+@dataclass(frozen=True)
+class GoldenQuery:
+    """A golden question with its relevant ids and integer grades.
+
+    ``relevant`` maps a chunk (or document) id to its grade; grades ``<= 0`` mean judged
+    non-relevant.  A query with no positive grade is *out of scope*: the corpus cannot answer it.
+    """
+
+    id: str
+    question: str
+    category: str = ""
+    relevant: Mapping[str, int] = field(default_factory=dict)
+    expected_answer: str | None = None
+
+    @property
+    def in_scope(self) -> bool:
+        return any(g > 0 for g in self.relevant.values())
+
+    @property
+    def relevant_ids(self) -> list[str]:
+        """Ids with a positive grade, best grade first (ties keep insertion order)."""
+        items = [(i, g) for i, g in self.relevant.items() if g > 0]
+        return [i for i, _ in sorted(items, key=lambda t: -t[1])]
+
+
+@dataclass(frozen=True)
+class GoldenSet:
+    """An ordered set of golden queries with unique ids."""
+
+    queries: tuple[GoldenQuery, ...]
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "queries", tuple(self.queries))
+
+    def __len__(self) -> int:
+        return len(self.queries)
+
+    def __iter__(self) -> Iterator[GoldenQuery]:
+        return iter(self.queries)
+
+    @property
+    def ids(self) -> list[str]:
+        return [q.id for q in self.queries]
+
+    def get(self, query_id: str) -> GoldenQuery | None:
+        for q in self.queries:
+            if q.id == query_id:
+                return q
+        return None
+
+    def qrels(self) -> dict[str, dict[str, int]]:
+        """pytrec_eval-shaped ``{qid: {id: grade}}`` (out-of-scope queries included, empty)."""
+        return {q.id: dict(q.relevant) for q in self.queries}
+
+    def questions(self) -> dict[str, str]:
+        return {q.id: q.question for q in self.queries}
+
+    @classmethod
+    def from_qrels(
+        cls,
+        qrels: Mapping[str, Mapping[str, int]],
+        questions: Mapping[str, str] | None = None,
+        name: str = "",
+    ) -> "GoldenSet":
+        """Build from a pytrec_eval/ranx-shaped dict ``{qid: {id: grade}}``."""
+        questions = questions or {}
+        return cls(
+            tuple(
+                GoldenQuery(id=str(q), question=questions.get(str(q), ""),
+                            relevant={str(i): int(g) for i, g in rel.items()})
+                for q, rel in qrels.items()
+            ),
+            name=name,
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """A retrieval run in columnar form: one row per (query, id, score).
+
+    Rows need not be sorted: evaluation ranks each query by score descending, ties broken by id in
+    descending byte-wise order (trec_eval).  Use :meth:`rankings` for the ranked lists.
+    """
+
+    qids: NDArray[np.object_]
+    ids: NDArray[np.object_]
+    scores: NDArray[np.float64]
+    name: str = "run"
+
+    def __post_init__(self) -> None:
+        q = np.asarray(self.qids, dtype=object)
+        i = np.asarray(self.ids, dtype=object)
+        s = np.asarray(self.scores, dtype=np.float64)
+        if not (len(q) == len(i) == len(s)):
+            raise ValueError(
+                f"Run columns differ in length: {len(q)} qids, {len(i)} ids, {len(s)} scores; "
+                "pass one qid, id and score per row."
+            )
+        object.__setattr__(self, "qids", q)
+        object.__setattr__(self, "ids", i)
+        object.__setattr__(self, "scores", s)
+
+    def __len__(self) -> int:
+        return len(self.qids)
+
+    @classmethod
+    def from_dict(cls, run: Mapping[str, Mapping[str, float]], name: str = "run") -> "Run":
+        """From a pytrec_eval/ranx-shaped dict ``{qid: {id: score}}``."""
+        qids: list[str] = []
+        ids: list[str] = []
+        scores: list[float] = []
+        for q, ranking in run.items():
+            for i, s in ranking.items():
+                qids.append(str(q))
+                ids.append(str(i))
+                scores.append(float(s))
+        return cls(np.array(qids, dtype=object), np.array(ids, dtype=object),
+                   np.array(scores, dtype=np.float64), name)
+
+    @classmethod
+    def from_rankings(
+        cls,
+        rankings: Mapping[str, Sequence[str] | Sequence[tuple[str, float]]],
+        name: str = "run",
+    ) -> "Run":
+        """From ranked lists.  Plain id lists get scores ``n - rank`` so the order is kept exactly."""
+        qids: list[str] = []
+        ids: list[str] = []
+        scores: list[float] = []
+        for q, ranking in rankings.items():
+            n = len(ranking)
+            for r, item in enumerate(ranking):
+                if isinstance(item, tuple):
+                    i, s = item
+                else:
+                    i, s = item, float(n - r)
+                qids.append(str(q))
+                ids.append(str(i))
+                scores.append(float(s))
+        return cls(np.array(qids, dtype=object), np.array(ids, dtype=object),
+                   np.array(scores, dtype=np.float64), name)
+
+    @classmethod
+    def concat(cls, runs: Iterable["Run"], name: str = "run") -> "Run":
+        runs = list(runs)
+        if not runs:
+            return cls(np.array([], dtype=object), np.array([], dtype=object), np.array([]), name)
+        return cls(np.concatenate([r.qids for r in runs]), np.concatenate([r.ids for r in runs]),
+                   np.concatenate([r.scores for r in runs]), name)
+
+    def query_ids(self) -> list[str]:
+        """Distinct query ids in first-seen order."""
+        return list(dict.fromkeys(self.qids.tolist()))
+
+    def rankings(self) -> dict[str, list[tuple[str, float]]]:
+        """``{qid: [(id, score), ...]}`` ranked by score desc, ties by id desc (trec_eval order).
+
+        Duplicate ids inside one query keep their best-ranked occurrence.
+        """
+        out: dict[str, list[tuple[str, float]]] = {}
+        for q, i, s in zip(self.qids.tolist(), self.ids.tolist(), self.scores.tolist()):
+            out.setdefault(q, []).append((i, s))
+        for q, items in out.items():
+            items.sort(key=lambda t: t[0].encode("utf-8"), reverse=True)
+            items.sort(key=lambda t: t[1], reverse=True)  # stable: keeps id-desc among ties
+            seen: set[str] = set()
+            out[q] = [t for t in items if not (t[0] in seen or seen.add(t[0]))]
+        return out
+
+    def to_dict(self) -> dict[str, dict[str, float]]:
+        """pytrec_eval-shaped ``{qid: {id: score}}`` (first occurrence of a duplicate id wins)."""
+        return {q: dict(items) for q, items in self.rankings().items()}
+
+    def top_scores(self) -> dict[str, float]:
+        """Best score per query."""
+        return {q: items[0][1] for q, items in self.rankings().items() if items}
