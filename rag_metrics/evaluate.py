@@ -1,0 +1,364 @@
+"""Evaluate a run against a golden set: per-query values, means, categories, CIs, failures.
+
+>>> from rag_metrics import GoldenSet, Run
+>>> golden = GoldenSet.from_qrels({"q1": {"a": 1, "c": 1}})
+>>> run = Run.from_rankings({"q1": ["b", "a", "d", "c"]})
+>>> res = evaluate(golden, run)
+>>> round(res.mean("ndcg", 3), 4), res.mean("map", 3), res.mean("recall", 3)
+(0.3869, 0.25, 0.5)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Iterable, Literal, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from rag_metrics.errors import InputError
+from rag_metrics.metrics.judge import Judged, judge
+from rag_metrics.metrics.kernels import Kernels
+from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS, MetricKey, parse_metric
+from rag_metrics.types import GoldenSet, Run
+
+__all__ = ["EvalOptions", "EvaluationResult", "evaluate", "bootstrap_ci"]
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    """Evaluation conventions.  Defaults follow trec_eval (``-c``); alternatives are labelled options.
+
+    Attributes
+    ----------
+    relevance_level
+        Grade at or above which an id is relevant (trec_eval ``-l``).  NDCG ignores it.
+    out_of_scope
+        ``"exclude"``: queries with no relevant id are left out of ranking-metric means and
+        reported separately (measured by abstention).  ``"miss"``: they count as 0 in every mean
+        (the classic lesson code that divides by all queries).
+    recall_denominator
+        ``"all"``: ``h_k / |R|`` (trec_eval).  ``"cap"``: ``h_k / min(k, |R|)`` (BEIR ``R_cap``).
+    missing_queries
+        Golden queries absent from the run: ``"zero"`` (0 in the mean, trec_eval ``-c``) or
+        ``"skip"`` (left out, plain trec_eval and BEIR ``evaluate``).
+    level
+        ``"chunk"`` (labels and run ids are chunk ids) or ``"document"`` (both collapsed to
+        documents through ``chunk_to_doc``; a document takes the rank of its first chunk).
+    """
+
+    relevance_level: int = 1
+    out_of_scope: Literal["exclude", "miss"] = "exclude"
+    recall_denominator: Literal["all", "cap"] = "all"
+    missing_queries: Literal["zero", "skip"] = "zero"
+    level: Literal["chunk", "document"] = "chunk"
+
+    def __post_init__(self) -> None:
+        rl = self.relevance_level
+        if isinstance(rl, bool) or not isinstance(rl, (int, np.integer)) or rl < 1:
+            raise InputError(f"relevance level must be an integer >= 1, got {rl!r}")
+        for name, allowed in [("out_of_scope", ("exclude", "miss")), ("recall_denominator", ("all", "cap")),
+                              ("missing_queries", ("zero", "skip")), ("level", ("chunk", "document"))]:
+            v = getattr(self, name)
+            if v not in allowed:
+                raise InputError(f"option {name} must be one of {', '.join(allowed)}; got {v!r}")
+
+
+def bootstrap_ci(values: NDArray[np.float64], confidence: float = 0.95, n_resamples: int = 2000,
+                 seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap confidence interval of the mean (scipy.stats.bootstrap).
+
+    Returns ``(nan, nan)`` for no values and ``(v, v)`` when every value is the same.
+    """
+    from scipy import stats
+
+    v = np.asarray(values, dtype=np.float64)
+    if v.size == 0:
+        return (float("nan"), float("nan"))
+    if np.all(v == v[0]):
+        return (float(v[0]), float(v[0]))
+    res = stats.bootstrap((v,), np.mean, confidence_level=confidence, n_resamples=n_resamples,
+                          method="percentile", random_state=np.random.default_rng(seed),
+                          vectorized=True, batch=max(1, min(n_resamples, 20_000_000 // max(v.size, 1))))
+    return (float(res.confidence_interval.low), float(res.confidence_interval.high))
+
+
+def _as_golden(golden: GoldenSet | Mapping[str, Mapping[str, int]]) -> GoldenSet:
+    if isinstance(golden, GoldenSet):
+        return golden
+    if isinstance(golden, Mapping):
+        return GoldenSet.from_qrels(golden)
+    raise InputError(f"golden must be a GoldenSet or a {{qid: {{id: grade}}}} dict, got {type(golden).__name__}")
+
+
+def _as_run(run: Run | Mapping[str, Mapping[str, float]]) -> Run:
+    if isinstance(run, Run):
+        return run
+    if isinstance(run, Mapping):
+        return Run.from_dict(run)
+    raise InputError(f"run must be a Run or a {{qid: {{id: score}}}} dict, got {type(run).__name__}")
+
+
+def evaluate(
+    golden: GoldenSet | Mapping[str, Mapping[str, int]],
+    run: Run | Mapping[str, Mapping[str, float]],
+    options: EvalOptions | None = None,
+    *,
+    chunk_to_doc: Mapping[str, str] | None = None,
+    depth: int | None = None,
+) -> "EvaluationResult":
+    """Judge ``run`` against ``golden`` once; metrics at any k are then read from the result.
+
+    Accepts pytrec_eval/ranx-shaped dicts for both arguments.  Run rows whose query is not in the
+    golden set are ignored (``validate_run`` reports them).
+    """
+    options = options or EvalOptions()
+    g = _as_golden(golden)
+    r = _as_run(run)
+    id_map = None
+    if options.level == "document":
+        if chunk_to_doc is None:
+            raise InputError("document-level evaluation needs chunk_to_doc (a {chunk_id: doc_id} mapping)")
+        id_map = chunk_to_doc
+    judged = judge(g.qrels(), r, id_map=id_map, depth=depth)
+    return EvaluationResult(golden=g, run=r, judged=judged, options=options)
+
+
+@dataclass(frozen=True, eq=False)
+class EvaluationResult:
+    """Everything needed to read any metric at any k, per query or aggregated."""
+
+    golden: GoldenSet
+    run: Run
+    judged: Judged
+    options: EvalOptions = field(default_factory=EvalOptions)
+
+    # ---- basic per-query facts --------------------------------------------------------------
+    @cached_property
+    def kernels(self) -> Kernels:
+        return Kernels(self.judged, self.options.relevance_level)
+
+    @property
+    def query_ids(self) -> tuple[str, ...]:
+        return self.judged.query_ids
+
+    @cached_property
+    def categories(self) -> NDArray[np.object_]:
+        return np.array([q.category or "(none)" for q in self.golden.queries], dtype=object)
+
+    @cached_property
+    def in_scope(self) -> NDArray[np.bool_]:
+        """Queries with at least one positive grade (trec_eval would see them in the qrels)."""
+        return self.judged.ideal_grades[:, 0] > 0
+
+    @cached_property
+    def included(self) -> NDArray[np.bool_]:
+        """Queries that enter the means under the current options."""
+        inc = self.in_scope.copy()
+        if self.options.out_of_scope == "miss":
+            inc[:] = True
+        if self.options.missing_queries == "skip":
+            inc &= self.judged.in_run
+        return inc
+
+    @property
+    def n_queries(self) -> int:
+        return int(self.included.sum())
+
+    @property
+    def n_in_scope(self) -> int:
+        return int(self.in_scope.sum())
+
+    @property
+    def n_out_of_scope(self) -> int:
+        return int((~self.in_scope).sum())
+
+    @property
+    def depth(self) -> int:
+        return int(self.judged.n_retrieved.max()) if len(self.judged.n_retrieved) else 0
+
+    def with_options(self, **changes: object) -> "EvaluationResult":
+        """Same judged run under other options (no re-judging unless the level changes)."""
+        opts = replace(self.options, **changes)  # type: ignore[arg-type]
+        if opts.level != self.options.level:
+            raise InputError("changing the evaluation level needs a new evaluate() call with chunk_to_doc")
+        return EvaluationResult(self.golden, self.run, self.judged, opts)
+
+    # ---- values -----------------------------------------------------------------------------
+    def values(self, metric: str | MetricKey, k: int | None = None) -> NDArray[np.float64]:
+        """Per-query values (golden order, every query) of ``metric`` at ``k``.
+
+        Out-of-scope queries get 0 (they have no relevant id).  Use :attr:`included` to select
+        the queries that enter the mean.
+        """
+        key = metric if isinstance(metric, MetricKey) else (
+            parse_metric(metric) if k is None else MetricKey(metric, int(k)))
+        if key.name not in METRICS:
+            raise InputError(f"unknown metric {key.name!r}; known metrics: {', '.join(METRICS)}")
+        if key.k is not None and key.k < 1:
+            raise InputError(f"cutoff must be >= 1, got {key.k}")
+        kn = self.kernels
+        if key.name == "hit_rate":
+            return kn.hit_rate(self._need_k(key))
+        if key.name == "precision":
+            return kn.precision(self._need_k(key))
+        if key.name == "recall":
+            return kn.recall(self._need_k(key), self.options.recall_denominator)
+        if key.name == "mrr":
+            return kn.mrr(key.k)
+        if key.name == "map":
+            return kn.map(key.k)
+        if key.name == "ndcg":
+            return kn.ndcg(key.k, "linear")
+        return kn.ndcg(key.k, "exponential")
+
+    @staticmethod
+    def _need_k(key: MetricKey) -> int:
+        if key.k is None:
+            raise InputError(f"{key.name} needs a cutoff, e.g. {key.name}@10")
+        return key.k
+
+    def mean(self, metric: str | MetricKey, k: int | None = None) -> float:
+        v = self.values(metric, k)[self.included]
+        return float(v.mean()) if v.size else float("nan")
+
+    def curve(self, metrics: Sequence[str] = DEFAULT_METRICS, max_k: int | None = None) -> pd.DataFrame:
+        """Mean of each metric for k = 1..max_k (default: the ranking depth): columns metric, k, value."""
+        max_k = max_k or max(self.depth, 1)
+        inc = self.included
+        rows = []
+        for m in metrics:
+            for k in range(1, max_k + 1):
+                v = self.values(m, k)[inc]
+                rows.append((m, k, float(v.mean()) if v.size else float("nan")))
+        return pd.DataFrame(rows, columns=["metric", "k", "value"])
+
+    # ---- tables -----------------------------------------------------------------------------
+    @staticmethod
+    def _keys(metrics: Iterable[str], ks: Iterable[int | None]) -> list[MetricKey]:
+        keys = []
+        ks = list(ks)
+        for m in metrics:
+            spec = METRICS.get(m)
+            if spec is None:
+                raise InputError(f"unknown metric {m!r}; known metrics: {', '.join(METRICS)}")
+            for k in ks:
+                if k is None and spec.cutoff == "required":
+                    continue
+                keys.append(MetricKey(m, k))
+        return keys
+
+    def per_query(self, metrics: Iterable[str] = DEFAULT_METRICS, ks: Iterable[int | None] = (10,),
+                  all_queries: bool = False) -> pd.DataFrame:
+        """Long table: query_id, category, metric, k, value (included queries unless all_queries)."""
+        sel = np.ones(len(self.query_ids), bool) if all_queries else self.included
+        qids = np.asarray(self.query_ids, dtype=object)[sel]
+        cats = self.categories[sel]
+        frames = []
+        for key in self._keys(metrics, ks):
+            frames.append(pd.DataFrame({"query_id": qids, "category": cats, "metric": key.name,
+                                        "k": key.k, "value": self.values(key)[sel]}))
+        if not frames:
+            return pd.DataFrame(columns=["query_id", "category", "metric", "k", "value"])
+        out = pd.concat(frames, ignore_index=True)
+        out["k"] = out["k"].astype("Int64")
+        return out
+
+    def wide(self, keys: Sequence[str | MetricKey]) -> pd.DataFrame:
+        """One row per included query, one column per ``name@k``."""
+        inc = self.included
+        data = {"query_id": np.asarray(self.query_ids, dtype=object)[inc], "category": self.categories[inc]}
+        for key in keys:
+            mk = key if isinstance(key, MetricKey) else parse_metric(str(key))
+            data[str(mk)] = self.values(mk)[inc]
+        return pd.DataFrame(data)
+
+    def summary(self, metrics: Iterable[str] = DEFAULT_METRICS, ks: Iterable[int | None] = (10,),
+                ci: bool = True, confidence: float = 0.95, n_resamples: int = 2000) -> pd.DataFrame:
+        """metric, k, mean, ci_low, ci_high, n (included queries)."""
+        inc = self.included
+        rows = []
+        for key in self._keys(metrics, ks):
+            v = self.values(key)[inc]
+            lo, hi = bootstrap_ci(v, confidence, n_resamples) if ci else (np.nan, np.nan)
+            rows.append((key.name, key.k, float(v.mean()) if v.size else np.nan, lo, hi, int(v.size)))
+        out = pd.DataFrame(rows, columns=["metric", "k", "mean", "ci_low", "ci_high", "n"])
+        out["k"] = out["k"].astype("Int64")
+        return out
+
+    def by_category(self, metrics: Iterable[str] = DEFAULT_METRICS, ks: Iterable[int | None] = (10,),
+                    ci: bool = True, confidence: float = 0.95, n_resamples: int = 2000) -> pd.DataFrame:
+        """category, metric, k, mean, ci_low, ci_high, n, for each category with included queries."""
+        inc = self.included
+        cats = self.categories
+        rows = []
+        keys = self._keys(metrics, ks)
+        for cat in dict.fromkeys(cats[inc].tolist()):
+            sel = inc & (cats == cat)
+            for key in keys:
+                v = self.values(key)[sel]
+                lo, hi = bootstrap_ci(v, confidence, n_resamples) if ci else (np.nan, np.nan)
+                rows.append((cat, key.name, key.k, float(v.mean()), lo, hi, int(v.size)))
+        out = pd.DataFrame(rows, columns=["category", "metric", "k", "mean", "ci_low", "ci_high", "n"])
+        out["k"] = out["k"].astype("Int64")
+        return out
+
+    # ---- failure analysis -------------------------------------------------------------------
+    def ranking(self, query_id: str) -> pd.DataFrame:
+        """Ranked list of one query: rank, id, score, grade, relevant."""
+        try:
+            q = self.query_ids.index(query_id)
+        except ValueError:
+            raise InputError(f"query {query_id!r} is not in the golden set") from None
+        ids, scores, grades = self.judged.ranking(q)
+        return pd.DataFrame({"rank": np.arange(1, len(ids) + 1), "id": ids, "score": scores,
+                             "grade": grades,
+                             "relevant": [g >= self.options.relevance_level for g in grades]})
+
+    def first_relevant_rank(self) -> NDArray[np.int64]:
+        """1-based rank of the first relevant id per query (0 when none was retrieved)."""
+        return self.kernels.first_relevant_rank
+
+    def failures(self, k: int) -> pd.DataFrame:
+        """In-scope queries with no relevant id in the top k.
+
+        Columns: query_id, category, question, expected_ids, retrieved_ids (top k), top_score,
+        first_relevant_rank (beyond k, or <NA> when no relevant id was retrieved at all).
+        """
+        if k < 1:
+            raise InputError(f"k must be >= 1, got {k}")
+        hits = self.kernels.hit_rate(k)
+        first = self.kernels.first_relevant_rank
+        rows = []
+        for q in np.flatnonzero(self.in_scope & (hits == 0)):
+            gq = self.golden.queries[q]
+            ids, _, _ = self.judged.ranking(int(q))
+            rows.append({
+                "query_id": gq.id, "category": gq.category, "question": gq.question,
+                "expected_ids": [i for i, g in gq.relevant.items() if g >= self.options.relevance_level],
+                "retrieved_ids": ids[:k],
+                "top_score": float(self.judged.top_score[q]),
+                "first_relevant_rank": int(first[q]) if first[q] > 0 else pd.NA,
+            })
+        cols = ["query_id", "category", "question", "expected_ids", "retrieved_ids", "top_score",
+                "first_relevant_rank"]
+        out = pd.DataFrame(rows, columns=cols)
+        out["first_relevant_rank"] = out["first_relevant_rank"].astype("Int64")
+        return out
+
+    def abstention(self, threshold: float) -> dict[str, int]:
+        """Refuse to answer when the top retrieval score is below ``threshold``.
+
+        Returns counts: out-of-scope refused (correct) / answered, in-scope refused (wrong) /
+        answered.  A query with no retrieved id counts as refused.
+        """
+        top = self.judged.top_score
+        refused = ~(top >= threshold)  # NaN (nothing retrieved) -> refused
+        oos = ~self.in_scope
+        return {
+            "out_of_scope_refused": int((oos & refused).sum()),
+            "out_of_scope_answered": int((oos & ~refused).sum()),
+            "in_scope_refused": int((~oos & refused).sum()),
+            "in_scope_answered": int((~oos & ~refused).sum()),
+        }

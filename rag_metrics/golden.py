@@ -1,0 +1,369 @@
+"""Golden sets: parse, load, save and validate (CSV, JSON, JSONL).
+
+Row fields (JSON/JSONL objects or CSV columns):
+
+``id``
+    Query id (also ``query_id``, ``qid``).  Optional: when absent an id is derived from the
+    question text, ``q-<first 8 hex of sha1(question)>``, so it is stable across reorderings.
+``question``
+    The question text (also ``query``, ``text``).  Required, non-empty.
+``category``
+    Free text; ``out_of_scope`` marks questions the corpus cannot answer.
+``relevant``
+    ``{id: grade}`` (JSON) -- or ``relevant_chunk_ids``: a list of ids (JSON) or, in CSV, ids
+    separated by ``|`` (``doc#0|doc#3``), with optional parallel ``grades`` (``3|1``; default 1).
+``expected_answer``
+    Optional (also ``answer``, ``ground_truth``).
+
+The lesson's shape ``{"question": ..., "relevant_chunk_ids": [...], "category": ...}`` loads as is.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import math
+import os
+from pathlib import Path
+from typing import Any, Collection, Mapping
+
+from rag_metrics.errors import InputError, ValidationReport
+from rag_metrics.types import OUT_OF_SCOPE, GoldenQuery, GoldenSet
+
+__all__ = [
+    "LIST_SEPARATOR", "parse_golden", "read_golden", "load_golden", "golden_to_text", "save_golden",
+    "validate_golden", "golden_to_rows", "golden_from_rows", "stable_query_id",
+]
+
+#: Separator of ids and grades inside one CSV cell.
+LIST_SEPARATOR = "|"
+GOLDEN_SUFFIXES = (".csv", ".json", ".jsonl")
+
+_ID_KEYS = ("id", "query_id", "qid", "_id")
+_Q_KEYS = ("question", "query", "text")
+_ANS_KEYS = ("expected_answer", "answer", "ground_truth", "reference")
+
+
+def stable_query_id(question: str) -> str:
+    return "q-" + hashlib.sha1(question.strip().encode("utf-8")).hexdigest()[:8]
+
+
+def _first(row: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
+    for k in keys:
+        if k in row and row[k] is not None and not (isinstance(row[k], float) and math.isnan(row[k])):
+            return row[k]
+    return None
+
+
+def _grade(value: Any, report: ValidationReport, where: dict) -> int | None:
+    """An integer grade, or None (error reported).  Negative grades are kept with a warning."""
+    g: int | None = None
+    if isinstance(value, bool):
+        g = None
+    elif isinstance(value, int):
+        g = value
+    elif isinstance(value, float) and value.is_integer():
+        g = int(value)
+    elif isinstance(value, str) and value.strip().lstrip("+-").isdigit():
+        g = int(value.strip())
+    if g is None:
+        report.error(f"grade {value!r} is not an integer; use whole numbers (0 = not relevant, 1-3 = relevant)", **where)
+        return None
+    if g < 0:
+        report.warning(f"grade {g} is negative; it is treated as non-relevant (use 0)", **where)
+    return g
+
+
+def _split_cell(value: Any) -> list[str]:
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        return [str(v).strip() for v in value if str(v).strip()]
+    s = str(value).strip()
+    if not s:
+        return []
+    if s.startswith("["):  # a JSON list pasted into a CSV cell
+        try:
+            v = json.loads(s)
+            if isinstance(v, list):
+                return [str(x).strip() for x in v if str(x).strip()]
+        except json.JSONDecodeError:
+            pass
+    return [p.strip() for p in s.split(LIST_SEPARATOR) if p.strip()]
+
+
+def _relevant(row: Mapping[str, Any], report: ValidationReport, where: dict) -> dict[str, int]:
+    rel: dict[str, int] = {}
+    raw = row.get("relevant")
+    if isinstance(raw, Mapping):
+        for i, g in raw.items():
+            gi = _grade(g, report, {**where, "field": "relevant"})
+            if gi is not None:
+                rel[str(i)] = gi
+        return rel
+    ids_raw = row.get("relevant_chunk_ids", row.get("relevant_ids", raw))
+    if ids_raw is not None and not isinstance(ids_raw, (list, tuple, str)):
+        if not (isinstance(ids_raw, float) and math.isnan(ids_raw)):
+            report.error(f"relevant ids must be a list or a {LIST_SEPARATOR!r}-separated string, got {ids_raw!r}",
+                         **{**where, "field": "relevant_chunk_ids"})
+        return rel
+    ids = _split_cell(ids_raw)
+    grades_raw = row.get("grades")
+    if isinstance(grades_raw, Mapping):
+        grades: list[Any] = [grades_raw.get(i, 1) for i in ids]
+    else:
+        grades = _split_cell(grades_raw) if grades_raw is not None else []
+        if grades and len(grades) != len(ids):
+            report.error(f"{len(grades)} grades for {len(ids)} relevant ids; give one grade per id "
+                         f"(separated by {LIST_SEPARATOR!r}) or none (all 1)", **{**where, "field": "grades"})
+            grades = []
+    for n, i in enumerate(ids):
+        g = _grade(grades[n], report, {**where, "field": "grades"}) if grades else 1
+        if g is None:
+            continue
+        if i in rel:
+            report.warning(f"id {i!r} is listed twice; the higher grade is kept", **{**where, "field": "relevant_chunk_ids"})
+            g = max(g, rel[i])
+        rel[i] = g
+    return rel
+
+
+def golden_from_rows(rows: list[tuple[int | None, Mapping[str, Any]]], source: str = "",
+                     report: ValidationReport | None = None) -> tuple[GoldenSet, ValidationReport]:
+    """Build a golden set from ``(line, row)`` pairs, collecting every problem."""
+    report = report if report is not None else ValidationReport()
+    queries: list[GoldenQuery] = []
+    seen: dict[str, int | None] = {}
+    for line, row in rows:
+        where: dict = {"file": source, "line": line}
+        if not isinstance(row, Mapping):
+            report.error(f"expected an object with a 'question' field, got {type(row).__name__}", **where)
+            continue
+        q = _first(row, _Q_KEYS)
+        question = "" if q is None else str(q).strip()
+        qid_raw = _first(row, _ID_KEYS)
+        qid = str(qid_raw).strip() if qid_raw is not None and str(qid_raw).strip() else ""
+        if not question:
+            report.error("empty question; write the question text (or delete the row)",
+                         **where, query_id=qid or None, field="question")
+        if not qid:
+            base = stable_query_id(question) if question else f"row-{line if line is not None else len(queries) + 1}"
+            qid, n = base, 2
+            while qid in seen:
+                qid, n = f"{base}-{n}", n + 1
+        elif qid in seen:
+            first = seen[qid]
+            report.error(f"duplicate query id {qid!r} (first at line {first}); give each query its own id",
+                         **where, query_id=qid, field="id")
+            continue
+        seen[qid] = line
+        rel = _relevant(row, report, {**where, "query_id": qid})
+        cat = row.get("category")
+        category = "" if cat is None or (isinstance(cat, float) and math.isnan(cat)) else str(cat).strip()
+        ans = _first(row, _ANS_KEYS)
+        if isinstance(ans, list):
+            ans = " ".join(map(str, ans))
+        queries.append(GoldenQuery(id=qid, question=question, category=category, relevant=rel,
+                                   expected_answer=None if ans is None or str(ans) == "" else str(ans)))
+    return GoldenSet(tuple(queries), name=Path(source).stem if source else ""), report
+
+
+def _rows_jsonl(text: str, source: str, report: ValidationReport) -> list[tuple[int | None, Any]]:
+    rows = []
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rows.append((n, json.loads(line)))
+        except json.JSONDecodeError as e:
+            report.error(f"invalid JSON ({e.msg} at column {e.colno}); each line must be one JSON object",
+                         file=source, line=n)
+    return rows
+
+
+def _rows_json(text: str, source: str, report: ValidationReport) -> list[tuple[int | None, Any]]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as e:
+        report.error(f"invalid JSON ({e.msg} at column {e.colno}); fix the syntax or save as JSONL",
+                     file=source, line=e.lineno)
+        return []
+    if isinstance(data, Mapping) and "queries" in data and isinstance(data["queries"], list):
+        data = data["queries"]
+    if isinstance(data, Mapping):
+        # pytrec_eval-shaped {qid: {id: grade}}
+        if all(isinstance(v, Mapping) for v in data.values()):
+            return [(None, {"id": q, "question": "", "relevant": v, "_qrels": True}) for q, v in data.items()]
+        report.error("expected a list of query objects, {\"queries\": [...]} or {qid: {id: grade}}", file=source)
+        return []
+    if not isinstance(data, list):
+        report.error(f"expected a list of query objects, got {type(data).__name__}", file=source)
+        return []
+    return [(None, row) for row in data]
+
+
+def _rows_csv(text: str, source: str, report: ValidationReport) -> list[tuple[int | None, Any]]:
+    reader = csv.DictReader(io.StringIO(text))
+    fields = [f.strip() for f in (reader.fieldnames or [])]
+    if not fields:
+        report.error("empty CSV file; the first line must name the columns (question, category, relevant_chunk_ids, grades, expected_answer)", file=source, line=1)
+        return []
+    reader.fieldnames = fields
+    if not any(k in fields for k in _Q_KEYS):
+        report.error(f"no 'question' column (columns: {', '.join(fields)}); the header must name a question column",
+                     file=source, line=1)
+        return []
+    rows = []
+    try:
+        for row in reader:
+            if None in row:
+                report.error(f"{len(fields) + len(row[None])} cells but the header has {len(fields)}; quote cells that contain commas",
+                             file=source, line=reader.line_num)
+                continue
+            if all((v or "").strip() == "" for v in row.values()):
+                continue
+            rows.append((reader.line_num, {k: (v if v != "" else None) for k, v in row.items()}))
+    except csv.Error as e:
+        report.error(f"malformed CSV ({e}); check quoting", file=source, line=reader.line_num)
+    return rows
+
+
+def parse_golden(text: str, fmt: str, source: str = "") -> tuple[GoldenSet, ValidationReport]:
+    """Parse golden-set text in ``fmt`` (``csv``, ``json`` or ``jsonl``); never raises on content."""
+    report = ValidationReport()
+    fmt = fmt.lower().lstrip(".")
+    if fmt == "jsonl":
+        rows = _rows_jsonl(text, source, report)
+    elif fmt == "json":
+        # A JSONL file saved as .json is common: accept it.
+        stripped = text.lstrip()
+        if stripped.startswith("{") and "\n{" in stripped.rstrip():
+            try:
+                json.loads(text)
+                rows = _rows_json(text, source, report)
+            except json.JSONDecodeError:
+                rows = _rows_jsonl(text, source, report)
+        else:
+            rows = _rows_json(text, source, report)
+    elif fmt == "csv":
+        rows = _rows_csv(text, source, report)
+    else:
+        raise InputError(f"{source or 'golden set'}: unknown golden-set format {fmt!r}; use .csv, .json or .jsonl")
+    qrels_like = all(isinstance(r, Mapping) and r.get("_qrels") for _, r in rows) and rows
+    if qrels_like:
+        # qrels have no question text: do not report empty questions
+        golden, _ = golden_from_rows([(n, {**r, "question": f"(query {r['id']})"}) for n, r in rows], source, report)
+        golden = GoldenSet(tuple(GoldenQuery(q.id, "", q.category, q.relevant, q.expected_answer) for q in golden),
+                           golden.name)
+        return golden, report
+    return golden_from_rows(rows, source, report)
+
+
+def _read_text(path: Path) -> str:
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{path}: file not found; check the path") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a folder; give a file (or a BEIR folder where a folder is accepted)") from None
+    except OSError as e:
+        raise InputError(f"{path}: cannot read ({e.strerror})") from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise InputError(f"{path}:{line}: not UTF-8 (byte 0x{data[e.start]:02x} at offset {e.start}); "
+                         "re-save the file as UTF-8") from None
+
+
+def read_golden(path: str | os.PathLike[str]) -> tuple[GoldenSet, ValidationReport]:
+    """Load a golden set file and its validation report (content problems do not raise)."""
+    p = Path(path)
+    if p.suffix.lower() not in GOLDEN_SUFFIXES:
+        raise InputError(f"{p}: unknown golden-set extension {p.suffix!r}; use .csv, .json or .jsonl")
+    return parse_golden(_read_text(p), p.suffix, str(p))
+
+
+def load_golden(path: str | os.PathLike[str]) -> GoldenSet:
+    """Load a golden set; raise :class:`InputError` (first error, with file:line) on any error."""
+    golden, report = read_golden(path)
+    report.raise_if_errors()
+    return golden
+
+
+def golden_to_rows(golden: GoldenSet) -> list[dict[str, Any]]:
+    rows = []
+    for q in golden:
+        row: dict[str, Any] = {"id": q.id, "question": q.question, "category": q.category,
+                               "relevant": dict(q.relevant)}
+        if q.expected_answer is not None:
+            row["expected_answer"] = q.expected_answer
+        rows.append(row)
+    return rows
+
+
+def golden_to_text(golden: GoldenSet, fmt: str) -> str:
+    """Serialise to ``csv``, ``json`` or ``jsonl`` text (round-trips through :func:`parse_golden`)."""
+    fmt = fmt.lower().lstrip(".")
+    rows = golden_to_rows(golden)
+    if fmt == "jsonl":
+        return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+    if fmt == "json":
+        return json.dumps(rows, ensure_ascii=False, indent=2) + "\n"
+    if fmt == "csv":
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(["id", "question", "category", "relevant_chunk_ids", "grades", "expected_answer"])
+        for q in golden:
+            for i in q.relevant:
+                if LIST_SEPARATOR in i:
+                    raise InputError(f"query {q.id!r}: id {i!r} contains {LIST_SEPARATOR!r}, which CSV uses "
+                                     "to separate ids; save as JSON or JSONL instead")
+            w.writerow([q.id, q.question, q.category, LIST_SEPARATOR.join(q.relevant),
+                        LIST_SEPARATOR.join(str(g) for g in q.relevant.values()), q.expected_answer or ""])
+        return buf.getvalue()
+    raise InputError(f"unknown golden-set format {fmt!r}; use csv, json or jsonl")
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Write via a temporary file in the same folder and ``os.replace`` (never a half-written file)."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    with open(tmp, "w", encoding="utf-8", newline="") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, p)
+
+
+def save_golden(golden: GoldenSet, path: str | os.PathLike[str]) -> None:
+    p = Path(path)
+    if p.suffix.lower() not in GOLDEN_SUFFIXES:
+        raise InputError(f"{p}: unknown golden-set extension {p.suffix!r}; use .csv, .json or .jsonl")
+    atomic_write_text(p, golden_to_text(golden, p.suffix))
+
+
+def validate_golden(golden: GoldenSet, known_ids: Collection[str] | None = None,
+                    report: ValidationReport | None = None, source: str = "") -> ValidationReport:
+    """Content checks on a parsed golden set (add to ``report`` if given).
+
+    Errors: ids not in ``known_ids`` (when given).  Warnings: queries with no relevant id that are
+    not marked ``out_of_scope``; out-of-scope queries that do have labels.
+    """
+    report = report if report is not None else ValidationReport()
+    known = set(known_ids) if known_ids is not None else None
+    for q in golden:
+        if known is not None:
+            unknown = [i for i in q.relevant if i not in known]
+            for i in unknown:
+                report.error(f"relevant id {i!r} is not in the corpus; fix the id or re-label the query",
+                             file=source, query_id=q.id, field="relevant")
+        if not q.in_scope and q.category != OUT_OF_SCOPE:
+            report.warning(f"no relevant id; label at least one or set the category to {OUT_OF_SCOPE!r}",
+                           file=source, query_id=q.id, field="relevant")
+        if q.in_scope and q.category == OUT_OF_SCOPE:
+            report.warning(f"marked {OUT_OF_SCOPE!r} but has relevant ids; it is evaluated as in scope",
+                           file=source, query_id=q.id, field="category")
+    return report

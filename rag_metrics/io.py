@@ -1,0 +1,389 @@
+"""TREC qrels and runs, BEIR folders, and format detection for relevance judgments.
+
+- TREC qrels: ``qid iter docid grade`` (whitespace separated; ``iter`` is ignored, usually 0).
+- BEIR qrels: tab-separated with header ``query-id	corpus-id	score``.
+- TREC run: ``qid Q0 docid rank score tag``.  The rank column is ignored: like trec_eval we rank
+  by score (ties by docid descending).
+- BEIR folder: ``corpus.jsonl``, ``queries.jsonl`` and ``qrels/test.tsv`` or ``qrels.tsv``.
+
+``read_*`` functions return the value and a :class:`ValidationReport` (content problems never
+raise); ``load_*`` raise :class:`InputError` on the first error.
+"""
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+from pathlib import Path
+from typing import Callable, Collection
+
+import numpy as np
+import pandas as pd
+
+from rag_metrics.errors import InputError, ValidationReport
+from rag_metrics.golden import GOLDEN_SUFFIXES, atomic_write_text, read_golden
+from rag_metrics.types import GoldenQuery, GoldenSet, Run
+
+__all__ = [
+    "parse_trec_qrels", "parse_beir_qrels", "read_qrels", "load_qrels", "qrels_to_text",
+    "parse_trec_run", "read_run", "load_run", "run_to_text", "write_trec_run", "write_trec_qrels",
+    "read_queries_jsonl", "find_beir_qrels", "load_beir", "validate_run",
+]
+
+MAX_REPORTED = 200  # problems listed per file before summarising
+
+
+def _decode(data: bytes, source: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        raise InputError(f"{source}:{line}: not UTF-8 (byte 0x{data[e.start]:02x} at offset {e.start}); "
+                         "re-save the file as UTF-8") from None
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{path}: file not found; check the path") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a folder; give a file") from None
+    except OSError as e:
+        raise InputError(f"{path}: cannot read ({e.strerror})") from None
+
+
+def _int_grade(tok: str) -> int | None:
+    t = tok.strip()
+    if t.lstrip("+-").isdigit():
+        return int(t)
+    try:
+        f = float(t)
+    except ValueError:
+        return None
+    return int(f) if f.is_integer() else None
+
+
+def _qrels_rows(lines, source: str, report: ValidationReport, parse_line: Callable, start_line: int = 1):
+    order: dict[str, dict[str, int]] = {}
+    n_problems = 0
+    for n, line in enumerate(lines, start_line):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        got = parse_line(line)
+        if isinstance(got, str):
+            n_problems += 1
+            if n_problems <= MAX_REPORTED:
+                report.error(got, file=source, line=n)
+            continue
+        qid, did, g = got
+        if g < 0:
+            report.warning(f"grade {g} is negative; it is treated as non-relevant", file=source, line=n, query_id=qid)
+        rel = order.setdefault(qid, {})
+        if did in rel:
+            report.warning(f"id {did!r} judged twice for this query; the later grade {g} replaces {rel[did]}",
+                           file=source, line=n, query_id=qid)
+        rel[did] = g
+    if n_problems > MAX_REPORTED:
+        report.error(f"{n_problems - MAX_REPORTED} more malformed lines not listed", file=source)
+    return order
+
+
+def _trec_qrels_line(line: str):
+    parts = line.split()
+    if len(parts) != 4:
+        return (f"expected 4 fields 'qid iter docid grade', found {len(parts)}: {line.strip()[:80]!r}; "
+                "TREC qrels have one judgment per line")
+    g = _int_grade(parts[3])
+    if g is None:
+        return f"grade {parts[3]!r} is not an integer; use whole numbers (0 = not relevant)"
+    return parts[0], parts[2], g
+
+
+def _beir_qrels_line(line: str):
+    parts = line.rstrip("\r\n").split("\t")
+    if len(parts) != 3:
+        parts = line.split()
+    if len(parts) != 3:
+        return (f"expected 3 tab-separated fields 'query-id corpus-id score', found {len(parts)}: "
+                f"{line.strip()[:80]!r}")
+    g = _int_grade(parts[2])
+    if g is None:
+        return f"score {parts[2]!r} is not an integer; use whole numbers (0 = not relevant)"
+    return parts[0].strip(), parts[1].strip(), g
+
+
+def parse_trec_qrels(text: str, source: str = "qrels") -> tuple[dict[str, dict[str, int]], ValidationReport]:
+    report = ValidationReport()
+    return _qrels_rows(text.splitlines(), source, report, _trec_qrels_line), report
+
+
+def parse_beir_qrels(text: str, source: str = "qrels.tsv") -> tuple[dict[str, dict[str, int]], ValidationReport]:
+    report = ValidationReport()
+    lines = text.splitlines()
+    if lines and lines[0].lower().startswith("query-id"):
+        return _qrels_rows(lines[1:], source, report, _beir_qrels_line, start_line=2), report
+    return _qrels_rows(lines, source, report, _beir_qrels_line), report
+
+
+def read_queries_jsonl(path: str | os.PathLike[str]) -> tuple[dict[str, str], ValidationReport]:
+    """BEIR ``queries.jsonl``: ``{"id"|"_id": str, "text": str}`` per line."""
+    p = Path(path)
+    report = ValidationReport()
+    out: dict[str, str] = {}
+    for n, line in enumerate(_decode(_read_bytes(p), str(p)).splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as e:
+            report.error(f"invalid JSON ({e.msg}); each line must be one JSON object", file=str(p), line=n)
+            continue
+        if not isinstance(obj, dict):
+            report.error("expected a JSON object {\"id\": ..., \"text\": ...}", file=str(p), line=n)
+            continue
+        qid = obj.get("id", obj.get("_id"))
+        text = obj.get("text", obj.get("question", obj.get("query")))
+        if qid is None or str(qid).strip() == "":
+            report.error("missing 'id'", file=str(p), line=n)
+            continue
+        if text is None or not str(text).strip():
+            report.error("empty query text", file=str(p), line=n, query_id=str(qid))
+            text = ""
+        if str(qid) in out:
+            report.error(f"duplicate query id {qid!r}", file=str(p), line=n, query_id=str(qid))
+            continue
+        out[str(qid)] = str(text)
+    return out, report
+
+
+def find_beir_qrels(folder: Path) -> Path | None:
+    for cand in (folder / "qrels" / "test.tsv", folder / "qrels.tsv", folder / "qrels" / "dev.tsv",
+                 folder / "qrels" / "train.tsv"):
+        if cand.is_file():
+            return cand
+    return None
+
+
+def _golden_from_qrels(qrels: dict[str, dict[str, int]], questions: dict[str, str], name: str) -> GoldenSet:
+    return GoldenSet(tuple(GoldenQuery(q, questions.get(q, ""), "", rel) for q, rel in qrels.items()), name)
+
+
+def read_qrels(path: str | os.PathLike[str], with_report: bool = False):
+    """Relevance judgments from any supported source, as a :class:`GoldenSet`.
+
+    ``path`` may be a golden-set file (.csv/.json/.jsonl), a TREC qrels file, a BEIR qrels .tsv
+    (header ``query-id corpus-id score``) or a BEIR folder.  Raises :class:`InputError` on errors
+    unless ``with_report`` (then returns ``(golden, report)``).
+    """
+    p = Path(path)
+    if p.is_dir():
+        qp = find_beir_qrels(p)
+        if qp is None:
+            raise InputError(f"{p}: folder has no qrels/test.tsv or qrels.tsv; give a qrels file or a BEIR folder")
+        qrels, report = parse_beir_qrels(_decode(_read_bytes(qp), str(qp)), str(qp))
+        questions: dict[str, str] = {}
+        if (p / "queries.jsonl").is_file():
+            questions, qrep = read_queries_jsonl(p / "queries.jsonl")
+            report.extend(qrep.problems)
+        golden = _golden_from_qrels(qrels, questions, p.name)
+    elif p.suffix.lower() in GOLDEN_SUFFIXES:
+        golden, report = read_golden(p)
+    else:
+        text = _decode(_read_bytes(p), str(p))
+        first = next((l for l in text.splitlines() if l.strip()), "")
+        if not first:
+            raise InputError(f"{p}: file is empty; expected TREC qrels lines 'qid 0 docid grade'")
+        if first.lower().startswith("query-id") or (len(first.split("\t")) == 3 and len(first.split()) == 3):
+            qrels, report = parse_beir_qrels(text, str(p))
+        else:
+            qrels, report = parse_trec_qrels(text, str(p))
+        golden = _golden_from_qrels(qrels, {}, p.stem)
+    if with_report:
+        return golden, report
+    report.raise_if_errors()
+    if len(golden) == 0:
+        raise InputError(f"{p}: no judgments found; expected TREC qrels 'qid 0 docid grade', BEIR qrels or a golden set")
+    return golden
+
+
+def load_qrels(path: str | os.PathLike[str]) -> GoldenSet:
+    return read_qrels(path)
+
+
+# ---------------------------------------------------------------------------------------------
+# Runs
+# ---------------------------------------------------------------------------------------------
+
+def _slow_run_parse(text: str, source: str, report: ValidationReport) -> Run:
+    qids: list[str] = []
+    ids: list[str] = []
+    scores: list[float] = []
+    n_problems = 0
+
+    def problem(msg: str, n: int) -> None:
+        nonlocal n_problems
+        n_problems += 1
+        if n_problems <= MAX_REPORTED:
+            report.error(msg, file=source, line=n)
+
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        parts = line.split()
+        if len(parts) != 6:
+            problem(f"expected 6 fields 'qid Q0 docid rank score tag', found {len(parts)}: {line.strip()[:80]!r}", n)
+            continue
+        try:
+            s = float(parts[4])
+        except ValueError:
+            problem(f"score {parts[4]!r} is not a number (5th field of 'qid Q0 docid rank score tag')", n)
+            continue
+        if math.isnan(s):
+            problem("score is NaN; every retrieved id needs a numeric score", n)
+            continue
+        qids.append(parts[0])
+        ids.append(parts[2])
+        scores.append(s)
+    if n_problems > MAX_REPORTED:
+        report.error(f"{n_problems - MAX_REPORTED} more malformed lines not listed", file=source)
+    return Run(np.array(qids, dtype=object), np.array(ids, dtype=object), np.array(scores, dtype=np.float64),
+               name=Path(source).stem)
+
+
+def _factorized_objects(col: pd.Series) -> np.ndarray:
+    codes, uniques = pd.factorize(col)
+    return np.asarray(uniques, dtype=object)[codes]
+
+
+def parse_trec_run(data: bytes | str, source: str = "run") -> tuple[Run, ValidationReport]:
+    """Parse a TREC run.  Fast path with pandas' C reader; on any irregularity a line-by-line
+    pass reports every problem with file:line."""
+    report = ValidationReport()
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    if not data.strip():
+        report.error("run file is empty; expected lines 'qid Q0 docid rank score tag'", file=source)
+        return Run(np.array([], object), np.array([], object), np.array([], float), Path(source).stem), report
+    try:
+        df = pd.read_csv(io.BytesIO(data), sep=r"\s+", header=None, engine="c", comment=None,
+                         dtype={0: str, 1: str, 2: str, 3: str, 4: np.float64, 5: str},
+                         names=list(range(6)), na_filter=False, skip_blank_lines=True,
+                         on_bad_lines="error", encoding="utf-8")
+        ok = (len(df.columns) == 6 and not (df[5] == "").any() and not df[4].isna().any()
+              and df[4].dtype == np.float64)
+    except (ValueError, pd.errors.ParserError, UnicodeDecodeError):
+        ok = False
+    if ok and not df.empty and str(df.iat[0, 0]).startswith("#"):
+        ok = False
+    if not ok:
+        run = _slow_run_parse(_decode(data, source), source, report)
+        return run, report
+    run = Run(_factorized_objects(df[0]), _factorized_objects(df[2]), df[4].to_numpy(np.float64),
+              name=str(df.iat[0, 5]) if len(df) else Path(source).stem)
+    return run, report
+
+
+def read_run(path: str | os.PathLike[str]) -> tuple[Run, ValidationReport]:
+    p = Path(path)
+    data = _read_bytes(p)
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        _decode(data, str(p))  # raises with line and offset
+    return parse_trec_run(data, str(p))
+
+
+def load_run(path: str | os.PathLike[str]) -> Run:
+    run, report = read_run(path)
+    report.raise_if_errors()
+    if len(run) == 0:
+        raise InputError(f"{path}: run has no lines; expected 'qid Q0 docid rank score tag'")
+    return run
+
+
+def validate_run(run: Run, golden: GoldenSet | None = None, known_ids: Collection[str] | None = None,
+                 report: ValidationReport | None = None, source: str = "") -> ValidationReport:
+    """Content checks on a run: NaN scores, duplicate ids inside one ranking, queries not in the
+    golden set, golden queries missing from the run, ids not in the corpus."""
+    report = report if report is not None else ValidationReport()
+    if len(run) == 0:
+        report.error("run is empty", file=source)
+        return report
+    nan = np.isnan(run.scores)
+    if nan.any():
+        for q in pd.unique(run.qids[nan])[:MAX_REPORTED]:
+            report.error("NaN score(s); every retrieved id needs a numeric score (NaN ranks last)",
+                         file=source, query_id=str(q))
+    dup = pd.DataFrame({"q": run.qids, "i": run.ids}).duplicated()
+    if dup.any():
+        d = pd.DataFrame({"q": run.qids[dup.to_numpy()], "i": run.ids[dup.to_numpy()]}).drop_duplicates()
+        for q, i in list(d.itertuples(index=False))[:MAX_REPORTED]:
+            report.warning(f"id {i!r} appears more than once in this ranking; its best-ranked occurrence is kept",
+                           file=source, query_id=str(q))
+    if golden is not None:
+        gids = set(golden.ids)
+        rq = run.query_ids()
+        extra = [q for q in rq if q not in gids]
+        if extra:
+            shown = ", ".join(map(repr, extra[:10])) + (" ..." if len(extra) > 10 else "")
+            report.warning(f"{len(extra)} run quer{'y is' if len(extra) == 1 else 'ies are'} not in the golden set "
+                           f"and ignored: {shown}", file=source)
+        rset = set(rq)
+        missing = [q.id for q in golden if q.in_scope and q.id not in rset]
+        if missing:
+            shown = ", ".join(map(repr, missing[:10])) + (" ..." if len(missing) > 10 else "")
+            report.warning(f"{len(missing)} golden quer{'y has' if len(missing) == 1 else 'ies have'} no line in the run "
+                           f"and count 0: {shown}", file=source)
+    if known_ids is not None:
+        known = set(known_ids)
+        unknown = pd.unique(run.ids[~pd.Series(run.ids).isin(known).to_numpy()])
+        if len(unknown):
+            shown = ", ".join(map(repr, unknown[:10].tolist())) + (" ..." if len(unknown) > 10 else "")
+            report.warning(f"{len(unknown)} retrieved id(s) are not in the corpus: {shown}", file=source)
+    return report
+
+
+def run_to_text(run: Run, tag: str | None = None, depth: int | None = None) -> str:
+    """TREC run text in trec_eval order (score desc, ties by id desc), ranks from 1."""
+    tag = (tag or run.name or "run").replace(" ", "_")
+    out: list[str] = []
+    for q, items in run.rankings().items():
+        for r, (i, s) in enumerate(items[:depth] if depth else items, 1):
+            out.append(f"{q} Q0 {i} {r} {s!r} {tag}\n")
+    return "".join(out)
+
+
+def write_trec_run(run: Run, path: str | os.PathLike[str], tag: str | None = None, depth: int | None = None) -> None:
+    for i in pd.unique(run.ids):
+        if any(c.isspace() for c in str(i)):
+            raise InputError(f"id {i!r} contains whitespace, which TREC runs cannot hold; rename it")
+    atomic_write_text(path, run_to_text(run, tag, depth))
+
+
+def qrels_to_text(golden: GoldenSet) -> str:
+    """TREC qrels text ``qid 0 docid grade``; out-of-scope queries have no line."""
+    lines = []
+    for q in golden:
+        for i, g in q.relevant.items():
+            if any(c.isspace() for c in q.id + i):
+                raise InputError(f"query {q.id!r}: id {i!r} or the query id contains whitespace, which TREC qrels cannot hold")
+            lines.append(f"{q.id} 0 {i} {g}\n")
+    return "".join(lines)
+
+
+def write_trec_qrels(golden: GoldenSet, path: str | os.PathLike[str]) -> None:
+    atomic_write_text(path, qrels_to_text(golden))
+
+
+def load_beir(folder: str | os.PathLike[str]):
+    """A BEIR folder as ``(Corpus, GoldenSet)`` (questions from queries.jsonl, labels from qrels)."""
+    from rag_metrics.corpus import load_corpus
+
+    p = Path(folder)
+    if not p.is_dir():
+        raise InputError(f"{p}: not a folder; a BEIR folder holds corpus.jsonl, queries.jsonl and qrels")
+    corpus = load_corpus(p)
+    golden = read_qrels(p)
+    return corpus, golden

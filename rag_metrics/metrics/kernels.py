@@ -1,0 +1,142 @@
+"""Metric kernels over a judged grade matrix: one pass gives every cutoff k.
+
+Prefix sums over the rank axis are computed once (lazily, per relevance level); a metric at
+cutoff k then only reads column ``min(k, depth) - 1``.  Conventions follow trec_eval exactly; see
+``docs/conventions.md``.  Per query, never averaged here.
+"""
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rag_metrics.metrics.judge import Judged
+
+__all__ = ["Kernels"]
+
+
+def _safe_div(num: NDArray[np.float64], den: NDArray[np.float64]) -> NDArray[np.float64]:
+    out = np.zeros(np.broadcast(num, den).shape, dtype=np.float64)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+class Kernels:
+    """Per-query metric values for any cutoff, from a :class:`Judged`.
+
+    Parameters
+    ----------
+    judged
+        The judged run.
+    relevance_level
+        An id is relevant when its grade is ``>= relevance_level`` (trec_eval ``-l``).  NDCG uses
+        the grades themselves and ignores the level, as trec_eval does.
+    """
+
+    def __init__(self, judged: Judged, relevance_level: int = 1) -> None:
+        if int(relevance_level) != relevance_level or relevance_level < 1:
+            raise ValueError(f"relevance_level must be an integer >= 1, got {relevance_level!r}")
+        self.judged = judged
+        self.level = int(relevance_level)
+        d = judged.depth
+        self._ranks = np.arange(1, d + 1, dtype=np.float64)
+        self._discount = np.log2(self._ranks + 1.0)
+
+    # ---- shared prefix arrays ------------------------------------------------------------
+    @cached_property
+    def relevant(self) -> NDArray[np.bool_]:
+        return self.judged.grades >= self.level
+
+    @cached_property
+    def hits(self) -> NDArray[np.int32]:
+        """``hits[q, k-1]`` = relevant ids among the first k (k <= depth)."""
+        return np.cumsum(self.relevant, axis=1, dtype=np.int32)
+
+    @cached_property
+    def n_relevant(self) -> NDArray[np.int64]:
+        """``|R|`` per query: judged ids with grade >= level, retrieved or not."""
+        return (self.judged.ideal_grades >= self.level).sum(axis=1).astype(np.int64)
+
+    @cached_property
+    def first_relevant_rank(self) -> NDArray[np.int64]:
+        """1-based rank of the first relevant id, 0 when none was retrieved."""
+        rel = self.relevant
+        any_rel = rel.any(axis=1)
+        return np.where(any_rel, rel.argmax(axis=1) + 1, 0).astype(np.int64)
+
+    @cached_property
+    def _ap_prefix(self) -> NDArray[np.float64]:
+        prec = self.hits / self._ranks
+        return np.cumsum(np.where(self.relevant, prec, 0.0), axis=1)
+
+    def _dcg_prefix(self, gain: str) -> NDArray[np.float64]:
+        g = self.judged.grades.astype(np.float64)
+        g = np.where(g > 0, g if gain == "linear" else np.exp2(g) - 1.0, 0.0)
+        return np.cumsum(g / self._discount, axis=1)
+
+    def _idcg_prefix(self, gain: str) -> NDArray[np.float64]:
+        g = self.judged.ideal_grades.astype(np.float64)
+        g = np.where(g > 0, g if gain == "linear" else np.exp2(g) - 1.0, 0.0)
+        disc = np.log2(np.arange(2, g.shape[1] + 2, dtype=np.float64))
+        return np.cumsum(g / disc, axis=1)
+
+    @cached_property
+    def _dcg_linear(self) -> NDArray[np.float64]:
+        return self._dcg_prefix("linear")
+
+    @cached_property
+    def _dcg_exp(self) -> NDArray[np.float64]:
+        return self._dcg_prefix("exponential")
+
+    @cached_property
+    def _idcg_linear(self) -> NDArray[np.float64]:
+        return self._idcg_prefix("linear")
+
+    @cached_property
+    def _idcg_exp(self) -> NDArray[np.float64]:
+        return self._idcg_prefix("exponential")
+
+    def _col(self, k: int | None) -> int:
+        d = self.judged.depth
+        return d - 1 if k is None else min(int(k), d) - 1
+
+    def hits_at(self, k: int) -> NDArray[np.int64]:
+        return self.hits[:, self._col(k)].astype(np.int64)
+
+    # ---- metrics ---------------------------------------------------------------------------
+    def hit_rate(self, k: int) -> NDArray[np.float64]:
+        return (self.hits_at(k) > 0).astype(np.float64)
+
+    def precision(self, k: int) -> NDArray[np.float64]:
+        return self.hits_at(k) / float(k)
+
+    def recall(self, k: int, denominator: str = "all") -> NDArray[np.float64]:
+        r = self.n_relevant.astype(np.float64)
+        if denominator == "cap":
+            r = np.minimum(r, float(k))
+        elif denominator != "all":
+            raise ValueError(f"recall denominator must be 'all' or 'cap', got {denominator!r}")
+        return _safe_div(self.hits_at(k).astype(np.float64), r)
+
+    def mrr(self, k: int | None = None) -> NDArray[np.float64]:
+        f = self.first_relevant_rank
+        ok = (f > 0) if k is None else (f > 0) & (f <= k)
+        return _safe_div(ok.astype(np.float64), f.astype(np.float64))
+
+    def map(self, k: int | None = None) -> NDArray[np.float64]:
+        return _safe_div(self._ap_prefix[:, self._col(k)], self.n_relevant.astype(np.float64))
+
+    def ndcg(self, k: int | None = None, gain: str = "linear") -> NDArray[np.float64]:
+        if gain == "linear":
+            dcg, idcg = self._dcg_linear, self._idcg_linear
+        elif gain == "exponential":
+            dcg, idcg = self._dcg_exp, self._idcg_exp
+        else:
+            raise ValueError(f"gain must be 'linear' or 'exponential', got {gain!r}")
+        m = idcg.shape[1]
+        icol = m - 1 if k is None else min(int(k), m) - 1
+        return _safe_div(dcg[:, self._col(k)], idcg[:, icol])
+
+    def ndcg_exp(self, k: int | None = None) -> NDArray[np.float64]:
+        return self.ndcg(k, gain="exponential")
