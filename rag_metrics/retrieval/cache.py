@@ -1,0 +1,391 @@
+"""On-disk embedding cache keyed by model name and SHA-256 of the text; shipped embeddings.
+
+Format (safe: NumPy only, never pickle)
+---------------------------------------
+``<directory>/<model-slug>/`` holds *shards* ``shard-<time>-<random>.npz``, each written once,
+atomically (temporary file + ``os.replace``), with two arrays:
+
+- ``keys``: ``|S32`` raw SHA-256 digests of the UTF-8 texts;
+- ``vectors``: ``float32 (n, dim)`` embeddings, row ``i`` for ``keys[i]``.
+
+Shards are read with ``np.load(..., allow_pickle=False)``.  A shard that cannot be read, or whose
+dimension differs from the first one read, is ignored (and so re-embedded).  When a model folder
+holds more than :data:`COMPACT_AFTER` shards they are merged into one.  The model slug is the
+model name made filesystem-safe plus 8 hex digits of its SHA-256, so ``a/b`` and ``a_b`` differ.
+
+Shipped embeddings (``sample_corpus/embeddings/``)
+--------------------------------------------------
+``embeddings.npy`` (float32, one row per chunk) and ``manifest.json``::
+
+    {"format": 1, "model": "all-MiniLM-L6-v2", "dim": 384, "chunk_size": 500,
+     "chunk_overlap": 100, "chunk_ids": [...], "text_sha256": [...], "array_sha256": "..."}
+
+:meth:`EmbeddingCache.add_shipped` verifies ``array_sha256`` and adds the rows as a read-only layer
+keyed by ``text_sha256``: a chunk whose text changed since shipping has another hash, misses, and
+only that chunk is re-embedded.  :func:`ship_embeddings` (re)writes the folder.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import secrets
+import tempfile
+import time
+from pathlib import Path
+from typing import BinaryIO, Callable, Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rag_metrics.errors import InputError
+from rag_metrics.retrieval.encoders import Encoder, Progress
+
+__all__ = [
+    "COMPACT_AFTER",
+    "EmbeddingCache",
+    "default_cache_dir",
+    "encode_with_cache",
+    "text_key",
+    "ship_embeddings",
+    "read_shipped",
+    "ShippedEmbeddings",
+]
+
+#: Merge a model's shards into one when there are more than this many.
+COMPACT_AFTER = 32
+_FORMAT = 1
+
+
+def default_cache_dir() -> Path:
+    """``$RAG_METRICS_CACHE`` if set, else ``~/.cache/rag_metrics``."""
+    env = os.environ.get("RAG_METRICS_CACHE")
+    return Path(env).expanduser() if env else Path.home() / ".cache" / "rag_metrics"
+
+
+def text_key(text: str) -> bytes:
+    """Raw 32-byte SHA-256 digest of the UTF-8 text (the cache key within one model)."""
+    return hashlib.sha256(text.encode("utf-8")).digest()
+
+
+def _model_slug(model: str) -> str:
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", model).strip("._")[:80] or "model"
+    return f"{safe}-{hashlib.sha256(model.encode('utf-8')).hexdigest()[:8]}"
+
+
+def _atomic_write(path: Path, write: Callable[[BinaryIO], object]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+class _Layer:
+    """In-memory lookup ``key -> row`` over one or more float32 blocks of equal dim."""
+
+    def __init__(self) -> None:
+        self.index: dict[bytes, tuple[int, int]] = {}
+        self.blocks: list[NDArray[np.float32]] = []
+        self.dim: int | None = None
+
+    def add(self, keys: Sequence[bytes], vectors: NDArray[np.float32]) -> bool:
+        if vectors.ndim != 2 or len(keys) != vectors.shape[0]:
+            return False
+        if self.dim is None:
+            self.dim = int(vectors.shape[1])
+        elif vectors.shape[1] != self.dim:
+            return False
+        b = len(self.blocks)
+        self.blocks.append(vectors)
+        for r, k in enumerate(keys):
+            self.index[bytes(k)] = (b, r)
+        return True
+
+    def get(self, key: bytes) -> NDArray[np.float32] | None:
+        loc = self.index.get(key)
+        return None if loc is None else self.blocks[loc[0]][loc[1]]
+
+
+class EmbeddingCache:
+    """Embedding cache on disk (see the module docstring for the format).
+
+    Parameters
+    ----------
+    directory : path-like, optional
+        Cache root; default :func:`default_cache_dir`.
+    read_only : bool
+        Never write (lookups only).
+
+    Attributes
+    ----------
+    hits, misses : int
+        Lookup counters since creation (for tests and benchmarks).
+    """
+
+    def __init__(self, directory: str | os.PathLike[str] | None = None, *,
+                 read_only: bool = False) -> None:
+        self.directory = Path(directory) if directory is not None else default_cache_dir()
+        self.read_only = read_only
+        self.hits = 0
+        self.misses = 0
+        self._disk: dict[str, _Layer] = {}
+        self._shipped: dict[str, _Layer] = {}
+
+    # -- disk layer -------------------------------------------------------------------------
+    def model_dir(self, model: str) -> Path:
+        return self.directory / _model_slug(model)
+
+    def _shards(self, model: str) -> list[Path]:
+        d = self.model_dir(model)
+        return sorted(d.glob("shard-*.npz")) if d.is_dir() else []
+
+    def _load(self, model: str) -> _Layer:
+        layer = self._disk.get(model)
+        if layer is not None:
+            return layer
+        layer = _Layer()
+        for shard in self._shards(model):
+            keys, vecs = self._read_shard(shard)
+            if keys is not None and vecs is not None:
+                layer.add(list(keys), vecs)
+        self._disk[model] = layer
+        if not self.read_only and len(self._shards(model)) > COMPACT_AFTER:
+            self.compact(model)
+        return layer
+
+    @staticmethod
+    def _read_shard(path: Path) -> tuple[NDArray[np.bytes_] | None, NDArray[np.float32] | None]:
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                keys, vecs = z["keys"], z["vectors"]
+        except Exception:  # noqa: BLE001 - a broken or vanished shard is just a miss
+            return None, None
+        if keys.dtype != np.dtype("S32") or vecs.dtype != np.float32 or vecs.ndim != 2 \
+                or len(keys) != len(vecs):
+            return None, None
+        return keys, vecs
+
+    def _write_shard(self, model: str, keys: Sequence[bytes], vectors: NDArray[np.float32]) -> None:
+        name = f"shard-{time.time_ns():020d}-{secrets.token_hex(4)}.npz"
+        k = np.array(list(keys), dtype="S32")
+        v = np.ascontiguousarray(vectors, dtype=np.float32)
+        _atomic_write(self.model_dir(model) / name, lambda fh: np.savez(fh, keys=k, vectors=v))
+        meta = self.model_dir(model) / "model.json"
+        if not meta.exists():
+            _atomic_write(meta, lambda fh: fh.write(json.dumps(
+                {"model": model, "dim": int(v.shape[1]), "format": _FORMAT}).encode()))
+
+    def compact(self, model: str) -> None:
+        """Merge all shards of ``model`` into one (readers never see a partial state)."""
+        shards = self._shards(model)
+        if len(shards) <= 1:
+            return
+        layer = self._disk.get(model) or self._load(model)
+        if not layer.index:
+            return
+        keys = list(layer.index)
+        vecs = np.stack([layer.get(k) for k in keys]).astype(np.float32)  # type: ignore[misc]
+        self._write_shard(model, keys, vecs)
+        for s in shards:
+            try:
+                s.unlink()
+            except OSError:
+                pass
+
+    # -- shipped layer ----------------------------------------------------------------------
+    def add_shipped(self, directory: str | os.PathLike[str]) -> "ShippedEmbeddings | None":
+        """Add verified shipped embeddings as a read-only layer; ``None`` if absent or invalid."""
+        shipped = read_shipped(directory)
+        if shipped is None:
+            return None
+        layer = self._shipped.setdefault(shipped.model, _Layer())
+        keys = [bytes.fromhex(h) for h in shipped.text_sha256]
+        layer.add(keys, shipped.vectors)
+        return shipped
+
+    # -- public lookups ---------------------------------------------------------------------
+    def get_many(self, model: str, keys: Sequence[bytes]) -> dict[bytes, NDArray[np.float32]]:
+        """Vectors found for ``keys`` (missing keys are absent from the result)."""
+        disk = self._load(model)
+        shipped = self._shipped.get(model)
+        out: dict[bytes, NDArray[np.float32]] = {}
+        for k in keys:
+            v = shipped.get(k) if shipped is not None else None
+            if v is None:
+                v = disk.get(k)
+            if v is None:
+                self.misses += 1
+            else:
+                self.hits += 1
+                out[k] = v
+        return out
+
+    def put_many(self, model: str, keys: Sequence[bytes], vectors: NDArray[np.float32]) -> None:
+        """Store vectors (one new shard); a no-op when read-only or empty."""
+        if len(keys) == 0:
+            return
+        vectors = np.ascontiguousarray(vectors, dtype=np.float32)
+        layer = self._load(model)
+        if layer.dim is not None and layer.dim != vectors.shape[1]:
+            # the model under this name changed dimension: start afresh
+            self.clear(model)
+            layer = self._load(model)
+        layer.add(list(keys), vectors)
+        if not self.read_only:
+            self._write_shard(model, keys, vectors)
+
+    def clear(self, model: str | None = None) -> None:
+        """Delete cached vectors of one model, or of all models."""
+        dirs = [self.model_dir(model)] if model is not None else \
+            [p for p in self.directory.glob("*") if p.is_dir()]
+        for d in dirs:
+            if d.is_dir() and not self.read_only:
+                for f in [*d.glob("shard-*.npz"), d / "model.json"]:
+                    try:
+                        f.unlink()
+                    except OSError:
+                        pass
+        if model is None:
+            self._disk.clear()
+        else:
+            self._disk.pop(model, None)
+
+    def __repr__(self) -> str:
+        return f"EmbeddingCache({str(self.directory)!r}, hits={self.hits}, misses={self.misses})"
+
+
+def encode_with_cache(
+    encoder: Encoder, texts: Sequence[str], cache: EmbeddingCache | None,
+    progress: Progress | None = None,
+) -> NDArray[np.float32]:
+    """Embed ``texts``, embedding only those not in ``cache`` (each distinct text once).
+
+    Parameters
+    ----------
+    encoder : Encoder
+        Its ``name`` keys the cache.
+    texts : sequence of str
+        Texts in output order; duplicates are embedded once.
+    cache : EmbeddingCache or None
+        ``None`` embeds everything (still de-duplicated).
+    progress : callable, optional
+        ``progress(done, total)`` over the texts actually embedded; called once with
+        ``(0, 0)`` when everything was cached.
+
+    Returns
+    -------
+    ndarray of float32, shape (len(texts), encoder.dim)
+    """
+    texts = list(texts)
+    keys = [text_key(t) for t in texts]
+    unique: dict[bytes, str] = {}
+    for k, t in zip(keys, texts):
+        unique.setdefault(k, t)
+    found = cache.get_many(encoder.name, list(unique)) if cache is not None else {}
+    missing = [k for k in unique if k not in found]
+    if missing:
+        vecs = np.asarray(encoder.encode([unique[k] for k in missing], progress=progress),
+                          dtype=np.float32)
+        if vecs.shape != (len(missing), encoder.dim):
+            raise InputError(
+                f"encoder {encoder.name!r} returned shape {vecs.shape}, expected "
+                f"({len(missing)}, {encoder.dim})."
+            )
+        if cache is not None:
+            cache.put_many(encoder.name, missing, vecs)
+        found.update(zip(missing, vecs))
+    elif progress is not None:
+        progress(0, 0)
+    out = np.empty((len(texts), encoder.dim), dtype=np.float32)
+    for i, k in enumerate(keys):
+        out[i] = found[k]
+    return out
+
+
+# -- shipped embeddings --------------------------------------------------------------------------
+class ShippedEmbeddings:
+    """Verified content of a shipped embeddings folder."""
+
+    def __init__(self, model: str, chunk_ids: list[str], text_sha256: list[str],
+                 vectors: NDArray[np.float32], manifest: dict[str, object]) -> None:
+        self.model = model
+        self.chunk_ids = chunk_ids
+        self.text_sha256 = text_sha256
+        self.vectors = vectors
+        self.manifest = manifest
+
+    def stale_chunks(self, chunk_ids: Sequence[str], texts: Sequence[str]) -> list[str]:
+        """Ids among ``chunk_ids`` whose text hash differs from (or is absent in) the manifest."""
+        have = dict(zip(self.chunk_ids, self.text_sha256))
+        return [c for c, t in zip(chunk_ids, texts) if have.get(c) != text_key(t).hex()]
+
+
+def _sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def read_shipped(directory: str | os.PathLike[str]) -> ShippedEmbeddings | None:
+    """Read and verify ``embeddings.npy`` + ``manifest.json``; ``None`` when absent or invalid."""
+    d = Path(directory)
+    arr_path, man_path = d / "embeddings.npy", d / "manifest.json"
+    if not (arr_path.is_file() and man_path.is_file()):
+        return None
+    try:
+        manifest = json.loads(man_path.read_text(encoding="utf-8"))
+        if manifest.get("format") != _FORMAT or _sha256_file(arr_path) != manifest["array_sha256"]:
+            return None
+        vectors = np.load(arr_path, allow_pickle=False)
+        ids, hashes = list(manifest["chunk_ids"]), list(manifest["text_sha256"])
+        if vectors.dtype != np.float32 or vectors.ndim != 2 or \
+                not (len(ids) == len(hashes) == vectors.shape[0]) or \
+                vectors.shape[1] != int(manifest["dim"]):
+            return None
+        return ShippedEmbeddings(str(manifest["model"]), ids, hashes, vectors, manifest)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def ship_embeddings(
+    directory: str | os.PathLike[str], encoder: Encoder, chunk_ids: Sequence[str],
+    texts: Sequence[str], *, cache: EmbeddingCache | None = None,
+    extra: dict[str, object] | None = None, progress: Progress | None = None,
+) -> Path:
+    """Write ``embeddings.npy`` and ``manifest.json`` for ``texts`` into ``directory``.
+
+    Vectors come through :func:`encode_with_cache` (so unchanged chunks are not re-embedded when
+    ``cache`` holds them, e.g. after :meth:`EmbeddingCache.add_shipped` of the old folder).
+    ``extra`` is merged into the manifest (e.g. chunk size and overlap).  Returns the folder.
+    """
+    d = Path(directory)
+    if len(chunk_ids) != len(texts):
+        raise InputError(f"ship_embeddings: {len(chunk_ids)} chunk ids for {len(texts)} texts.")
+    vecs = encode_with_cache(encoder, texts, cache, progress)
+    arr_path = d / "embeddings.npy"
+    _atomic_write(arr_path, lambda fh: np.save(fh, vecs, allow_pickle=False))
+    manifest: dict[str, object] = {
+        "format": _FORMAT, "model": encoder.name, "dim": int(encoder.dim),
+        **(extra or {}),
+        "count": len(chunk_ids),
+        "array_sha256": _sha256_file(arr_path),
+        "chunk_ids": list(chunk_ids),
+        "text_sha256": [text_key(t).hex() for t in texts],
+    }
+    body = json.dumps(manifest, indent=1).encode("utf-8")
+    _atomic_write(d / "manifest.json", lambda fh: fh.write(body))
+    return d
+

