@@ -362,3 +362,13 @@ class EvaluationResult:
             "in_scope_refused": int((~oos & refused).sum()),
             "in_scope_answered": int((~oos & ~refused).sum()),
         }
+
+    def explain(self, query_id: str, k: int):
+        """Each metric's arithmetic at ``k`` for one query (see :mod:`rag_metrics.explain`)."""
+        from rag_metrics.explain import explain_ranking
+
+        rank = self.ranking(query_id)
+        q = self.query_ids.index(query_id)
+        judged = [int(g) for g in self.judged.ideal_grades[q] if g > 0]
+        return explain_ranking(rank["grade"].tolist(), judged, k, self.options.relevance_level,
+                               self.options.recall_denominator)
