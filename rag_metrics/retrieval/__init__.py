@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from rag_metrics.retrieval.hybrid import HybridRetriever, rrf_fuse, weighted_fuse
     from rag_metrics.retrieval.lexical import BM25Retriever
     from rag_metrics.retrieval.relabel import LabelReport, carry_labels
-    from rag_metrics.retrieval.sample import SAMPLE_CORPUS_DIR, load_sample_index
+    from rag_metrics.retrieval.build_sample_cache import SAMPLE_CORPUS_DIR, load_sample_index
 
 __all__ = [
     "Retriever", "Progress", "RETRIEVER_KINDS", "make_retriever", "get_encoder",
@@ -62,7 +62,7 @@ _LAZY = {
     "BM25Retriever": "lexical",
     "HybridRetriever": "hybrid", "rrf_fuse": "hybrid", "weighted_fuse": "hybrid",
     "carry_labels": "relabel", "LabelReport": "relabel",
-    "SAMPLE_CORPUS_DIR": "sample", "load_sample_index": "sample",
+    "SAMPLE_CORPUS_DIR": "build_sample_cache", "load_sample_index": "build_sample_cache",
 }
 
 #: Accepted ``kind`` values of :func:`make_retriever`.

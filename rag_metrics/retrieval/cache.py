@@ -82,6 +82,7 @@ def _atomic_write(path: Path, write: Callable[[BinaryIO], object]) -> None:
             write(fh)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o644)  # mkstemp creates 0600; cache and shipped files are not secrets
         os.replace(tmp, path)
     except BaseException:
         try:

