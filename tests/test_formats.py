@@ -1,0 +1,166 @@
+"""Golden sets, TREC qrels/runs and BEIR folders: parsing, round trips, validation reports."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rag_metrics import GoldenQuery, GoldenSet, InputError, Run
+from rag_metrics.evaluate import evaluate
+from rag_metrics.golden import (golden_to_text, load_golden, parse_golden, read_golden, save_golden,
+                                stable_query_id, validate_golden)
+from rag_metrics.io import (load_beir, load_run, parse_trec_qrels, parse_trec_run, qrels_to_text, read_qrels,
+                            run_to_text, validate_run, write_trec_run)
+
+DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+
+SAMPLE = GoldenSet((
+    GoldenQuery("q1", "How do I reset my password?", "procedural", {"acct#2": 3, "acct#3": 1}, "Settings > Security"),
+    GoldenQuery("q2", 'Quotes "and", commas', "factual", {"faq#0": 1}),
+    GoldenQuery("q3", "Capital of France?", "out_of_scope", {}, "Not covered."),
+))
+
+
+def test_lesson_shape_loads_as_is(tmp_path):
+    lesson = [
+        {"question": "What is the refund window?", "relevant_chunk_ids": ["refunds#0", "refunds#1"], "category": "factual"},
+        {"question": "What is the capital of France?", "relevant_chunk_ids": [], "category": "out_of_scope"},
+    ]
+    p = tmp_path / "golden.json"
+    p.write_text(json.dumps(lesson))
+    g = load_golden(p)
+    assert [q.question for q in g] == [l["question"] for l in lesson]
+    assert g.queries[0].relevant == {"refunds#0": 1, "refunds#1": 1}
+    assert g.queries[0].id == stable_query_id("What is the refund window?")
+    assert load_golden(p).ids == g.ids  # stable
+    assert not g.queries[1].in_scope
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json", "jsonl"])
+def test_round_trip(fmt, tmp_path):
+    p = tmp_path / f"g.{fmt}"
+    save_golden(SAMPLE, p)
+    back = load_golden(p)
+    assert [(q.id, q.question, q.category, dict(q.relevant), q.expected_answer) for q in back] == \
+           [(q.id, q.question, q.category, dict(q.relevant), q.expected_answer) for q in SAMPLE]
+
+
+def test_csv_list_separator_and_grades():
+    text = "question,category,relevant_chunk_ids,grades\nHow?,procedural,a#0|b#1,3|1\n"
+    g, rep = parse_golden(text, "csv", "g.csv")
+    assert rep.ok and g.queries[0].relevant == {"a#0": 3, "b#1": 1}
+
+
+def test_golden_report_collects_every_problem():
+    text = "\n".join([
+        json.dumps({"id": "q1", "question": "ok", "relevant": {"a": 1}}),
+        "{not json",
+        json.dumps({"id": "q1", "question": "dup", "relevant": {"a": 1}}),
+        json.dumps({"id": "q3", "question": "  ", "relevant": {"a": 1}}),
+        json.dumps({"id": "q4", "question": "bad grade", "relevant": {"a": 1.5}}),
+        json.dumps({"id": "q5", "question": "neg grade", "relevant": {"a": -1}}),
+        json.dumps({"id": "q6", "question": "text grade", "relevant_chunk_ids": ["a"], "grades": ["high"]}),
+    ])
+    g, rep = parse_golden(text, "jsonl", "g.jsonl")
+    msgs = [str(p) for p in rep.problems]
+    assert any("g.jsonl:2" in m and "invalid JSON" in m for m in msgs)
+    assert any("g.jsonl:3" in m and "duplicate query id 'q1' (first at line 1)" in m for m in msgs)
+    assert any("g.jsonl:4" in m and "empty question" in m for m in msgs)
+    assert any("g.jsonl:5" in m and "grade 1.5 is not an integer" in m for m in msgs)
+    assert any(p.severity == "warning" and "grade -1 is negative" in p.message for p in rep.problems)
+    assert any("g.jsonl:7" in m and "grade 'high' is not an integer" in m for m in msgs)
+    assert len(rep.errors) == 5
+
+
+def test_validate_golden_unknown_ids_and_unlabelled():
+    rep = validate_golden(SAMPLE.__class__((GoldenQuery("q1", "x", "factual", {"nope#9": 1}),
+                                            GoldenQuery("q2", "y", "factual", {}))), known_ids={"a#0"})
+    msgs = [str(p) for p in rep.problems]
+    assert any("'nope#9' is not in the corpus" in m and "query 'q1'" in m for m in msgs)
+    assert any("no relevant id" in m and "query 'q2'" in m for m in msgs)
+
+
+def test_load_golden_raises_first_error_with_location(tmp_path):
+    p = tmp_path / "g.csv"
+    p.write_text("question,relevant_chunk_ids,grades\nok,a,1\n,b,1\nz,c,x\n")
+    with pytest.raises(InputError) as e:
+        load_golden(p)
+    assert f"{p}:3" in str(e.value) and "empty question" in str(e.value) and "1 more error" in str(e.value)
+
+
+def test_non_utf8_golden(tmp_path):
+    p = tmp_path / "g.csv"
+    p.write_bytes(b"question\nna\xefve\n")
+    with pytest.raises(InputError, match=r"g.csv:2: not UTF-8 \(byte 0xef"):
+        read_golden(p)
+
+
+def test_trec_qrels_and_run_round_trip(tmp_path):
+    qp = tmp_path / "q.qrels"
+    qp.write_text(qrels_to_text(SAMPLE))
+    g = read_qrels(qp)
+    assert g.qrels() == {"q1": {"acct#2": 3, "acct#3": 1}, "q2": {"faq#0": 1}}
+    run = Run.from_dict({"q1": {"acct#3": 2.0, "acct#2": 2.0, "x": 1.5}, "q2": {"faq#0": 0.25}})
+    rp = tmp_path / "r.trec"
+    write_trec_run(run, rp, tag="mine")
+    lines = rp.read_text().splitlines()
+    assert lines[0] == "q1 Q0 acct#3 1 2.0 mine"  # tie: 'acct#3' > 'acct#2'
+    back = load_run(rp)
+    assert back.rankings() == run.rankings()
+
+
+def test_trec_run_problems_listed_with_lines():
+    text = "q1 Q0 a 1 1.0 t\nq1 Q0 b 2\nq1 Q0 c 3 high t\nq1 Q0 d 4 nan t\n"
+    run, rep = parse_trec_run(text, "r.trec")
+    msgs = [str(p) for p in rep.errors]
+    assert "r.trec:2" in msgs[0] and "expected 6 fields" in msgs[0]
+    assert "r.trec:3" in msgs[1] and "score 'high' is not a number" in msgs[1]
+    assert "r.trec:4" in msgs[2] and "NaN" in msgs[2]
+
+
+def test_trec_qrels_problems():
+    qrels, rep = parse_trec_qrels("1 0 a 1\n1 0 b\n1 0 c 2.5\n", "x.qrels")
+    msgs = [str(p) for p in rep.errors]
+    assert "x.qrels:2" in msgs[0] and "expected 4 fields" in msgs[0]
+    assert "x.qrels:3" in msgs[1] and "not an integer" in msgs[1]
+
+
+def test_validate_run_reports_nan_duplicates_unknown_queries():
+    run = Run(np.array(["q1", "q1", "q1", "zz"], dtype=object), np.array(["a", "a", "b", "a"], dtype=object),
+              np.array([1.0, 0.5, np.nan, 1.0]))
+    rep = validate_run(run, SAMPLE, known_ids={"a"})
+    msgs = [str(p) for p in rep.problems]
+    assert any("NaN" in m and "query 'q1'" in m for m in msgs)
+    assert any("'a' appears more than once" in m for m in msgs)
+    assert any("not in the golden set" in m and "'zz'" in m for m in msgs)
+    assert any("no line in the run" in m and "'q2'" in m for m in msgs)
+    assert any("not in the corpus" in m and "'b'" in m for m in msgs)
+
+
+def test_interop_dicts():
+    res = evaluate({"q": {"a": 1}}, {"q": {"a": 0.2, "b": 0.9}})
+    assert res.mean("mrr") == 0.5
+
+
+def test_beir_qrels_header(tmp_path):
+    p = tmp_path / "test.tsv"
+    p.write_text("query-id\tcorpus-id\tscore\n1\t10\t2\n1\t11\t0\n")
+    assert read_qrels(p).qrels() == {"1": {"10": 2, "11": 0}}
+
+
+@pytest.mark.parametrize("name", ["adi", "cisi", "cacm", "med", "cranfield"])
+def test_shared_collections_load(name):
+    folder = DATASETS / name
+    if not folder.exists():
+        pytest.skip("shared datasets not present")
+    stats = json.loads((folder / "stats.json").read_text())
+    corpus, golden = load_beir(folder)
+    rows = [json.loads(l) for l in (folder / "corpus.jsonl").open(encoding="utf-8")]
+    assert len(rows) == stats["docs"]
+    # documents with neither title nor text are skipped (Cranfield has two); title-only ones are kept (CACM)
+    assert len(corpus) == sum(1 for r in rows if (r.get("title") or "").strip() or r["text"].strip())
+    assert all(q.question for q in golden)
+    assert sum(len(q.relevant) for q in golden) == stats["qrels_rows"]
+    assert len(golden) == stats["queries_judged"]
