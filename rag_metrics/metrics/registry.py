@@ -100,16 +100,17 @@ def parse_ks(text: str, where: str = "--k") -> list[int]:
         if not part:
             continue
         m = re.fullmatch(r"(\d+)\s*-\s*(\d+)", part)
-        try:
-            if m:
-                lo, hi = int(m.group(1)), int(m.group(2))
-                if lo > hi:
-                    raise InputError(f"{where}: range {part!r} runs backwards; write it low-high, e.g. 1-100")
-                ks.update(range(lo, hi + 1))
-            else:
-                ks.add(int(part))
-        except ValueError:
-            raise InputError(f"{where}: cannot read {part!r} as a cutoff; write e.g. 1,3,5,10 or 1-100") from None
+        if m:
+            lo, hi = int(m.group(1)), int(m.group(2))
+            if lo > hi:
+                raise InputError(f"{where}: range {part!r} runs backwards; write it low-high, e.g. 1-100")
+            if hi > 100_000:
+                raise InputError(f"{where}: cutoff {hi} is too large (max 100000)")
+            ks.update(range(lo, hi + 1))
+        elif re.fullmatch(r"[+-]?\d+", part):
+            ks.add(int(part))
+        else:
+            raise InputError(f"{where}: cannot read {part!r} as a cutoff; write e.g. 1,3,5,10 or 1-100")
     if not ks:
         raise InputError(f"{where}: no cutoff given; write e.g. 1,3,5,10 or 1-100")
     if min(ks) < 1:
