@@ -1,0 +1,207 @@
+"""``rag-metrics retrieve``: index a corpus, answer queries, write a TREC run.
+
+::
+
+    rag-metrics retrieve --corpus PATH --queries PATH [--retriever dense|bm25|hybrid]
+        [--model NAME] [--chunk-size N] [--chunk-overlap N] [--level chunk|document] [--k 100]
+        --out run.trec
+
+``--corpus``: a folder of .md/.txt files, a .jsonl corpus or a BEIR folder.  ``--queries``: a BEIR
+``queries.jsonl`` (``{"id", "text"}``), a BEIR folder, or any golden set file (.jsonl/.json/.csv).
+The run is written in trec_eval order (score desc, id desc) with ranks from 1; with
+``--level document`` the ids are document ids (each document at the rank of its best chunk).
+Progress goes to stderr; bad input raises :class:`~rag_metrics.errors.InputError` (one line,
+exit code 2 from the main CLI).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from rag_metrics.errors import InputError
+from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
+
+__all__ = ["add_retrieve_parser", "cmd_retrieve", "load_queries", "DOC_LEVEL_MIN_CHUNKS"]
+
+#: With ``--level document`` at least this many chunks (and ``10 * k``) are retrieved per query
+#: before collapsing to documents.
+DOC_LEVEL_MIN_CHUNKS = 1000
+
+
+def _stderr_progress(label: str) -> Callable[[int, int], None]:
+    """A progress callback printing ``label done/total`` to stderr (``\\r`` on a terminal)."""
+    tty = sys.stderr.isatty()
+    state = {"last": -1.0}
+
+    def cb(done: int, total: int) -> None:
+        if total <= 0:
+            return
+        now = time.monotonic()
+        if done < total and now - state["last"] < (0.2 if tty else 10.0):
+            return
+        state["last"] = now
+        msg = f"{label}: {done}/{total} ({100 * done // total}%)"
+        if tty:
+            print("\r" + msg, end="\n" if done >= total else "", file=sys.stderr, flush=True)
+        else:
+            print(msg, file=sys.stderr, flush=True)
+    return cb
+
+
+def _read_queries_jsonl(path: Path) -> dict[str, str]:
+    """Fallback reader for BEIR queries.jsonl (used only if rag_metrics.io lacks one)."""
+    try:
+        from rag_metrics.io import read_queries_jsonl
+    except ImportError:  # pragma: no cover - fallback, queries.jsonl only
+        out: dict[str, str] = {}
+        for n, line in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), 1):
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+                out[str(obj.get("id", obj.get("_id")))] = str(obj["text"])
+            except (json.JSONDecodeError, KeyError, AttributeError):
+                raise InputError(f'{path}:{n}: expected {{"id": ..., "text": ...}}') from None
+        return out
+    queries, report = read_queries_jsonl(path)
+    report.raise_if_errors(str(path))
+    return queries
+
+
+def _looks_like_beir_queries(path: Path) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            for raw in fh:
+                if raw.strip():
+                    obj = json.loads(raw.decode("utf-8-sig"))
+                    return isinstance(obj, dict) and "text" in obj and "question" not in obj \
+                        and "relevant" not in obj
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+        return False
+    return False
+
+
+def load_queries(path: str | Path) -> dict[str, str]:
+    """``{query id: text}`` from a BEIR queries.jsonl, a BEIR folder, or a golden set file.
+
+    Golden-set out-of-scope questions are included (they are retrieved for abstention).
+    """
+    p = Path(path)
+    if not p.exists():
+        raise InputError(f"{p}: queries file not found; pass a queries.jsonl, a BEIR folder or a "
+                         "golden set (.jsonl/.json/.csv).")
+    if p.is_dir():
+        q = p / "queries.jsonl"
+        if not q.is_file():
+            raise InputError(f"{p}: folder has no queries.jsonl; pass a queries.jsonl or a golden "
+                             "set file.")
+        p = q
+    if p.suffix.lower() == ".jsonl" and _looks_like_beir_queries(p):
+        queries = _read_queries_jsonl(p)
+    else:
+        from rag_metrics.golden import load_golden
+
+        queries = load_golden(p).questions()
+    if not queries:
+        raise InputError(f"{p}: no queries found.")
+    return queries
+
+
+def cmd_retrieve(args: argparse.Namespace) -> int:
+    """Handler of ``rag-metrics retrieve``; returns the exit code (0)."""
+    from rag_metrics.corpus import load_corpus
+    from rag_metrics.errors import ValidationReport
+    from rag_metrics.retrieval import make_retriever
+    from rag_metrics.retrieval.chunking import chunk_corpus, chunk_to_doc, validate_chunk_args
+    from rag_metrics.retrieval.ranking import collapse_to_documents
+
+    size, overlap = validate_chunk_args(args.chunk_size, args.chunk_overlap)
+    if args.k < 1:
+        raise InputError(f"--k must be at least 1, got {args.k}.")
+    report = ValidationReport()
+    corpus = load_corpus(args.corpus, report=report)
+    for line in report.lines():
+        print(line, file=sys.stderr)
+    queries = load_queries(args.queries)
+    chunks = chunk_corpus(corpus, size, overlap)
+    print(f"corpus {args.corpus}: {len(corpus)} documents, {len(chunks)} chunks "
+          f"(size {size}, overlap {overlap}); {len(queries)} queries", file=sys.stderr)
+
+    cache: Any = None
+    if args.no_cache:
+        cache = False
+    elif args.cache_dir:
+        from rag_metrics.retrieval.cache import EmbeddingCache
+
+        cache = EmbeddingCache(args.cache_dir)
+    retriever = make_retriever(args.retriever, args.model, cache, index=args.index,
+                               fusion=args.fusion)
+    t = time.monotonic()
+    retriever.index(chunks, _stderr_progress("indexing chunks"))
+    depth = args.k if args.level == "chunk" else min(len(chunks), max(DOC_LEVEL_MIN_CHUNKS,
+                                                                      10 * args.k))
+    run = retriever.retrieve(queries, depth, _stderr_progress("queries"))
+    if args.level == "document":
+        run = collapse_to_documents(run, chunk_to_doc(chunks), k=args.k)
+    tag = args.tag or retriever.name
+
+    out = Path(args.out)
+    if out.parent and not out.parent.exists():
+        raise InputError(f"{out}: folder {out.parent} does not exist; create it or choose another "
+                         "--out path.")
+    try:
+        from rag_metrics.io import write_trec_run
+    except ImportError:  # pragma: no cover - fallback when the I/O module is absent
+        _write_trec_run(run, out, tag)
+    else:
+        write_trec_run(run, out, tag=tag)
+    print(f"wrote {len(run)} rows ({args.level} level, {len(run.query_ids())} queries, "
+          f"{retriever.name}) to {out} in {time.monotonic() - t:.1f}s", file=sys.stderr)
+    return 0
+
+
+def _write_trec_run(run: Any, path: Path, tag: str) -> None:
+    tag = tag.replace(" ", "_")
+    with open(path, "w", encoding="utf-8") as fh:
+        for q, items in run.rankings().items():
+            for r, (i, s) in enumerate(items, 1):
+                fh.write(f"{q} Q0 {i} {r} {s!r} {tag}\n")
+
+
+def add_retrieve_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register the ``retrieve`` subcommand on an ``argparse`` subparsers object."""
+    p = subparsers.add_parser(
+        "retrieve", help="retrieve chunks for queries and write a TREC run",
+        description="Chunk and index a corpus, retrieve for every query, write a TREC run that "
+                    "`rag-metrics evaluate` and trec_eval can score.")
+    p.add_argument("--corpus", required=True, metavar="PATH",
+                   help="folder of .md/.txt files, .jsonl corpus, or BEIR folder")
+    p.add_argument("--queries", required=True, metavar="PATH",
+                   help="BEIR queries.jsonl or folder, or a golden set (.jsonl/.json/.csv)")
+    p.add_argument("--retriever", choices=["dense", "bm25", "hybrid"], default="dense",
+                   help="dense (MiniLM + FAISS, default), bm25, or hybrid (RRF of both)")
+    p.add_argument("--model", default=None, metavar="NAME",
+                   help="sentence-transformers model name or local folder "
+                        "(default all-MiniLM-L6-v2, bundled offline)")
+    p.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK_SIZE, metavar="N",
+                   help=f"chunk size in characters (default {DEFAULT_CHUNK_SIZE})")
+    p.add_argument("--chunk-overlap", type=int, default=DEFAULT_CHUNK_OVERLAP, metavar="N",
+                   help=f"chunk overlap in characters (default {DEFAULT_CHUNK_OVERLAP})")
+    p.add_argument("--level", choices=["chunk", "document"], default="chunk",
+                   help="chunk ids (default) or document ids (each document at its best chunk)")
+    p.add_argument("--k", type=int, default=100, help="results per query (default 100)")
+    p.add_argument("--out", required=True, metavar="PATH", help="TREC run file to write")
+    p.add_argument("--index", choices=["flat", "hnsw"], default="flat",
+                   help="FAISS index for dense retrieval: flat (exact, default) or hnsw")
+    p.add_argument("--fusion", choices=["rrf", "weighted"], default="rrf",
+                   help="hybrid fusion: rrf (default) or weighted (min-max normalised, 0.5/0.5)")
+    p.add_argument("--cache-dir", default=None, metavar="DIR",
+                   help="embedding cache folder (default $RAG_METRICS_CACHE or ~/.cache/rag_metrics)")
+    p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
+    p.add_argument("--tag", default=None, help="run tag in the last column (default: retriever)")
+    p.set_defaults(func=cmd_retrieve)
+    return p
