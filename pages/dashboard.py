@@ -1,0 +1,90 @@
+"""Dashboard: the metrics at K with confidence intervals, against K, per category, hit rates and abstention."""
+from __future__ import annotations
+
+import streamlit as st
+
+from rag_metrics import lab as L
+from rag_metrics.metrics.registry import METRICS
+from ui import state, views
+
+ctx = state.current_or_stop()
+k = ctx.k
+res = ctx.result
+views.page_header("Dashboard", ctx)
+
+if res.n_queries == 0:
+    st.warning("No query enters the means yet: label at least one relevant chunk on the Golden set editor page.",
+               icon=":material/info:")
+    st.stop()
+
+summary = ctx.summary()
+views.metric_cards(summary)
+st.caption(f"Means over {res.n_queries} queries"
+           + (" (out-of-scope queries excluded: they are measured by abstention below)."
+              if ctx.settings.options.out_of_scope == "exclude" else
+              " (out-of-scope queries counted as misses, as in the lesson code).")
+           + " 95% bootstrap confidence intervals (1,000 resamples).")
+
+# ---- reading and targets ----------------------------------------------------------------------
+left, right = st.columns([3, 2], gap="large")
+with left:
+    views.section("Every metric against K", "Retrieval is done once to depth "
+                  f"{ctx.memo.depth}; K only reads another column. The dashed line marks the current K.")
+    views.chart(views.curve_chart(ctx.curve(), k, ctx.settings.metrics))
+with right:
+    views.section("Reading the numbers")
+    mrr = float(summary.loc[summary["metric"] == "mrr", "mean"].iloc[0])
+    st.markdown(f"**MRR@{k} = {views.fmt(mrr)}.** {L.mrr_reading(mrr)}")
+    targets = L.target_checks(res, k)
+    for t in targets.to_dict("records"):
+        name = f"{views.label(t['metric'])}@{t['k']}"
+        ok = t["met"]
+        msg = f"{name} = {views.fmt(t['value'])} (target > {t['target']:.1f})"
+        (st.success if ok else st.warning)(msg, icon=":material/check_circle:" if ok else ":material/flag:")
+    with st.expander("What MRR values mean (the lesson's table)"):
+        st.dataframe(
+            {"MRR": [r[1] for r in L.MRR_READING_TABLE], "Reading": [r[2] for r in L.MRR_READING_TABLE]},
+            hide_index=True, width="stretch")
+        st.caption("Typical rank of the first relevant chunk ≈ 1 / MRR. Targets from the lesson: "
+                   "MRR > 0.7 and precision@5 > 0.6.")
+
+# ---- per category and hit rates -----------------------------------------------------------------
+left, right = st.columns([3, 2], gap="large")
+with left:
+    views.section("Per category", "Mean at K with 95% CI error bars; n = queries in the category.")
+    metric = st.selectbox("Metric", ctx.settings.metrics, format_func=views.label, key="dash_cat_metric",
+                          label_visibility="collapsed")
+    cat = ctx.by_category(metric)
+    if cat.empty:
+        st.info("No category has queries in the mean.")
+    else:
+        views.chart(views.category_chart(cat, metric))
+        st.caption(METRICS[metric].description)
+with right:
+    views.section("Hit rate at 1, 3, 5, 10", "Did any relevant chunk appear in the top K?")
+    views.chart(views.hit_rate_chart(ctx.hit_rates()))
+
+# ---- out-of-scope abstention -----------------------------------------------------------------------
+views.section("Out-of-scope questions: would the system refuse?",
+              "A RAG system can refuse to answer when the best retrieval score is below a threshold. "
+              "Out-of-scope questions should be refused; in-scope ones should not.")
+if res.n_out_of_scope == 0:
+    st.info("The golden set has no out-of-scope question (category out_of_scope with no relevant chunk).")
+else:
+    lo, hi = L.score_range(res)
+    key = f"abstain_{ctx.settings.retriever}"
+    default = round(lo + (hi - lo) / 2, 3)
+    c1, c2 = st.columns([2, 3], gap="large")
+    with c1:
+        threshold = st.slider("Refuse when the top score is below", min_value=float(round(lo, 3)),
+                              max_value=float(round(hi, 3)), value=default, step=0.001, format="%.3f", key=key)
+        a = res.abstention(threshold)
+        oos_total = a["out_of_scope_refused"] + a["out_of_scope_answered"]
+        in_total = a["in_scope_refused"] + a["in_scope_answered"]
+        m1, m2 = st.columns(2)
+        m1.metric("Out-of-scope correctly refused", f"{a['out_of_scope_refused']} / {oos_total}", border=True)
+        m2.metric("In-scope wrongly refused", f"{a['in_scope_refused']} / {in_total}", border=True)
+        st.caption(f"Top scores range from {views.fmt(lo)} to {views.fmt(hi)} with this retriever "
+                   "(BM25 scores are not on the cosine scale).")
+    with c2:
+        views.chart(views.abstention_chart(ctx.abstention_curve(), threshold))

@@ -1,0 +1,76 @@
+"""The shared sidebar: corpus, retriever, K and the evaluation conventions (CONVENTIONS.md)."""
+from __future__ import annotations
+
+import streamlit as st
+
+from rag_metrics.lab import DEPTH
+from ui import state
+
+RETRIEVER_LABELS = {
+    "dense": "Dense (all-MiniLM-L6-v2)",
+    "bm25": "BM25 (lexical)",
+    "hybrid": "Hybrid (RRF of both)",
+}
+OOS_LABELS = {
+    "exclude": "Excluded, measured by abstention (trec_eval)",
+    "miss": "Counted as misses (lesson code)",
+}
+RECALL_LABELS = {
+    "all": "|R|, all relevant (trec_eval)",
+    "cap": "min(K, |R|) (BEIR R_cap)",
+}
+GAIN_LABELS = {
+    "linear": "Linear g (trec_eval, ranx ndcg)",
+    "exponential": "Exponential 2^g − 1 (Burges, ranx ndcg_burges)",
+}
+MISSING_LABELS = {
+    "zero": "Count 0 (trec_eval -c)",
+    "skip": "Skip (plain trec_eval, BEIR)",
+}
+
+
+def depth_for(name: str) -> int:
+    """Upper end of the K slider: the retrieval depth (bounded by the number of chunks)."""
+    try:
+        entry = state.corpus_entry(name)
+        from ui import cache
+
+        size, overlap = state.chunking(name)
+        n = len(cache.chunk_set(entry.corpus, entry.fingerprint, size, overlap).chunks)
+        return max(1, min(DEPTH, n))
+    except Exception:  # noqa: BLE001 - the page shows the real error
+        return DEPTH
+
+
+def render() -> None:
+    state.init_state()
+    ss = st.session_state
+    with st.sidebar:
+        names = state.corpus_names()
+        st.selectbox("Corpus", names, key=state.KEY_CORPUS, format_func=state.corpus_label,
+                     help="Load another corpus on the Corpus explorer page.")
+        st.radio("Retriever", list(RETRIEVER_LABELS), key=state.KEY_RETRIEVER,
+                 format_func=RETRIEVER_LABELS.get,
+                 help="Each question is retrieved once to depth 100 per retriever and chunking; "
+                      "switching back is instant.")
+        depth = depth_for(ss[state.KEY_CORPUS])
+        if ss.get(state.KEY_K, 5) > depth:
+            ss[state.KEY_K] = depth
+        st.slider("K (cutoff)", 1, depth, key=state.KEY_K,
+                  help="Metrics are read at this cutoff. Changing K never re-runs retrieval.")
+        with st.expander("Evaluation conventions", icon=":material/tune:"):
+            st.caption("Defaults follow trec_eval; each alternative is labelled with where it comes from.")
+            st.number_input("Relevance level (grade ≥ L is relevant)", min_value=1, max_value=10, step=1,
+                            key=state.KEY_LEVEL, help="trec_eval `-l`, ranx `-lN`. NDCG uses the grades "
+                            "themselves and ignores L (as trec_eval does).")
+            st.radio("Out-of-scope queries", list(OOS_LABELS), key=state.KEY_OOS, format_func=OOS_LABELS.get,
+                     help="Queries with no relevant chunk. trec_eval never sees them; the classic lesson "
+                          "code divides by all queries.")
+            st.radio("Recall denominator", list(RECALL_LABELS), key=state.KEY_RECALL,
+                     format_func=RECALL_LABELS.get)
+            st.radio("NDCG gain", list(GAIN_LABELS), key=state.KEY_GAIN, format_func=GAIN_LABELS.get,
+                     help="Equal for binary labels; differ with graded labels (the sample uses grades 1–3).")
+            st.radio("Queries the retriever returned nothing for", list(MISSING_LABELS), key=state.KEY_MISSING,
+                     format_func=MISSING_LABELS.get)
+        size, overlap = state.chunking()
+        st.caption(f"Chunking: {size} characters, {overlap} overlap · change it on the Corpus explorer page.")

@@ -1,0 +1,209 @@
+"""Rendering helpers shared by the pages: number formatting, metric cards, Altair charts, reports.
+
+Numbers are shown with 3 decimals everywhere (:func:`fmt`).  Text that comes from the corpus or an
+upload is always shown as plain text (:func:`plain_text`, dataframes), never as markdown or HTML.
+"""
+from __future__ import annotations
+
+import math
+from typing import Iterable, Sequence
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from rag_metrics.errors import InputError, ValidationReport
+from rag_metrics.lab import report_table
+from rag_metrics.metrics.registry import METRICS
+
+DECIMALS = 3
+#: One colour per metric, the same in every chart.
+METRIC_COLORS = {
+    "hit_rate": "#4C78A8", "mrr": "#F58518", "precision": "#54A24B", "recall": "#B279A2",
+    "ndcg": "#E45756", "ndcg_exp": "#E45756", "map": "#72B7B2",
+}
+ACCENT = "#4C78A8"
+MUTED = "#9AA5B1"
+
+
+def fmt(x: float | None, decimals: int = DECIMALS) -> str:
+    """``0.812``; an em dash for a missing value."""
+    if x is None or (isinstance(x, float) and math.isnan(x)) or x is pd.NA:
+        return "—"
+    return f"{float(x):.{decimals}f}"
+
+
+def label(metric: str) -> str:
+    spec = METRICS.get(metric)
+    return spec.label if spec else metric
+
+
+def metric_help(metric: str) -> str:
+    spec = METRICS[metric]
+    return f"{spec.description}\n\nFormula: `{spec.formula}`  \ntrec_eval: `{spec.trec_eval}`"
+
+
+def plain_text(text: str, height: int | None = None) -> None:
+    """Show corpus/upload text verbatim (never interpreted as markdown or HTML)."""
+    st.code(text, language=None, wrap_lines=True, height=height)
+
+
+def input_error(err: InputError, title: str | None = None) -> None:
+    """One clear error box (and the validation report's lines when there is one)."""
+    st.error(f"{title + ': ' if title else ''}{err}", icon=":material/error:")
+    rep = getattr(err, "report", None)
+    if rep:
+        report(rep, show_ok=False)
+
+
+def report(rep: ValidationReport, *, show_ok: bool = True, title: str = "Problems") -> None:
+    """A validation report as a compact table (errors first)."""
+    if not rep:
+        if show_ok:
+            st.success("No problems found.", icon=":material/check_circle:")
+        return
+    table = report_table(rep)
+    st.caption(f"{title}: {rep.summary()}")
+    st.dataframe(table, hide_index=True, width="stretch",
+                 column_config={"severity": st.column_config.TextColumn("", width="small"),
+                                "where": st.column_config.TextColumn("Where", width="medium"),
+                                "message": st.column_config.TextColumn("Problem", width="large")})
+
+
+# ---- cards ------------------------------------------------------------------------------------
+def metric_cards(summary: pd.DataFrame, per_row: int = 6) -> None:
+    """One card per metric: mean at K with its 95 % CI and n, help from the registry."""
+    rows = summary.to_dict("records")
+    cols = st.columns(min(per_row, max(len(rows), 1)))
+    for i, r in enumerate(rows):
+        with cols[i % per_row]:
+            st.metric(f"{label(r['metric'])}@{r['k']}", fmt(r["mean"]), help=metric_help(r["metric"]),
+                      border=True)
+            st.caption(f"95% CI {fmt(r['ci_low'])} – {fmt(r['ci_high'])}")
+
+
+# ---- charts -----------------------------------------------------------------------------------
+def _metric_scale(metrics: Sequence[str]) -> alt.Scale:
+    return alt.Scale(domain=[label(m) for m in metrics], range=[METRIC_COLORS.get(m, ACCENT) for m in metrics])
+
+
+def curve_chart(curve: pd.DataFrame, k: int, metrics: Sequence[str], height: int = 320) -> alt.LayerChart:
+    """Every metric's mean against K, with the current K marked."""
+    df = curve.copy()
+    df["Metric"] = [label(m) for m in df["metric"]]
+    df["value_fmt"] = [fmt(v) for v in df["value"]]
+    base = alt.Chart(df).encode(
+        x=alt.X("k:Q", title="K (cutoff)", scale=alt.Scale(domain=[1, int(df["k"].max() or 1)], nice=False)),
+        y=alt.Y("value:Q", title="Mean over queries", scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("Metric:N", scale=_metric_scale(metrics), legend=alt.Legend(orient="bottom", title=None)),
+    )
+    lines = base.mark_line(strokeWidth=2)
+    hover = alt.selection_point(fields=["k"], nearest=True, on="pointerover", empty=False)
+    points = base.mark_point(filled=True, size=40).encode(
+        opacity=alt.condition(hover, alt.value(1), alt.value(0)),
+        tooltip=[alt.Tooltip("Metric:N"), alt.Tooltip("k:Q", title="K"), alt.Tooltip("value_fmt:N", title="Mean")],
+    ).add_params(hover)
+    rule_df = pd.DataFrame({"k": [k], "text": [f"K = {k}"]})
+    rule = alt.Chart(rule_df).mark_rule(color="#333", strokeDash=[4, 3]).encode(x="k:Q")
+    text = alt.Chart(rule_df).mark_text(align="left", dx=4, dy=-6, color="#333", fontWeight="bold").encode(
+        x="k:Q", y=alt.value(8), text="text:N")
+    at_k = df[df["k"] == k]
+    dots = alt.Chart(at_k).mark_point(filled=True, size=70).encode(
+        x="k:Q", y="value:Q", color=alt.Color("Metric:N", scale=_metric_scale(metrics), legend=None),
+        tooltip=[alt.Tooltip("Metric:N"), alt.Tooltip("value_fmt:N", title=f"Mean at K={k}")])
+    return (lines + points + rule + text + dots).properties(height=height)
+
+
+def category_chart(cat: pd.DataFrame, metric: str, height: int = 260) -> alt.LayerChart:
+    """Mean per category with 95 % CI error bars and n."""
+    df = cat.copy()
+    df["label"] = [f"{c} (n={n})" for c, n in zip(df["category"], df["n"])]
+    df["mean_fmt"] = [fmt(v) for v in df["mean"]]
+    df["ci_fmt"] = [f"{fmt(a)} – {fmt(b)}" for a, b in zip(df["ci_low"], df["ci_high"])]
+    y = alt.Y("label:N", title=None, sort=None)
+    tooltip = [alt.Tooltip("category:N", title="Category"), alt.Tooltip("n:Q", title="Queries"),
+               alt.Tooltip("mean_fmt:N", title="Mean"), alt.Tooltip("ci_fmt:N", title="95% CI")]
+    bars = alt.Chart(df).mark_bar(color=METRIC_COLORS.get(metric, ACCENT), opacity=0.85, height=22).encode(
+        x=alt.X("mean:Q", title=f"{label(metric)} (mean)", scale=alt.Scale(domain=[0, 1])), y=y, tooltip=tooltip)
+    err = alt.Chart(df).mark_errorbar(color="#333", thickness=1.5, ticks=True).encode(
+        x=alt.X("ci_low:Q", title=""), x2="ci_high:Q", y=y, tooltip=tooltip)
+    text = alt.Chart(df).mark_text(align="left", dx=6, color="#333").encode(
+        x="ci_high:Q", y=y, text="mean_fmt:N")
+    return (bars + err + text).properties(height=height)
+
+
+def hit_rate_chart(df: pd.DataFrame, height: int = 220) -> alt.LayerChart:
+    d = df.copy()
+    d["K"] = [f"@{k}" for k in d["k"]]
+    d["value_fmt"] = [fmt(v) for v in d["hit_rate"]]
+    d["detail"] = [f"{h} of {n} queries" for h, n in zip(d["hits"], d["n"])]
+    base = alt.Chart(d).encode(x=alt.X("K:N", title="Hit rate at", sort=None, axis=alt.Axis(labelAngle=0)))
+    bars = base.mark_bar(color=METRIC_COLORS["hit_rate"], width=38).encode(
+        y=alt.Y("hit_rate:Q", title="Hit rate", scale=alt.Scale(domain=[0, 1])),
+        tooltip=[alt.Tooltip("K:N"), alt.Tooltip("value_fmt:N", title="Hit rate"), alt.Tooltip("detail:N", title="")])
+    text = base.mark_text(dy=-8, color="#333").encode(y="hit_rate:Q", text="value_fmt:N")
+    return (bars + text).properties(height=height)
+
+
+def rank_histogram(hist: pd.DataFrame, k: int, height: int = 240) -> alt.Chart:
+    """First-relevant-rank counts; bars within K are hits at K."""
+    d = hist.copy()
+    d["outcome"] = ["not found" if lbl == "not found" else ("hit at K" if r <= k else "beyond K")
+                    for lbl, r in zip(d["rank_label"], d["rank"])]
+    order = d.sort_values("rank")["rank_label"].tolist()
+    return alt.Chart(d).mark_bar().encode(
+        x=alt.X("rank_label:N", sort=order, title="Rank of the first relevant chunk", axis=alt.Axis(labelAngle=0)),
+        y=alt.Y("count:Q", title="Queries"),
+        color=alt.Color("outcome:N", scale=alt.Scale(domain=["hit at K", "beyond K", "not found"],
+                                                     range=[METRIC_COLORS["precision"], "#F2A541", MUTED]),
+                        legend=alt.Legend(orient="bottom", title=None)),
+        tooltip=[alt.Tooltip("rank_label:N", title="First relevant rank"), alt.Tooltip("count:Q", title="Queries")],
+    ).properties(height=height)
+
+
+def abstention_chart(sweep: pd.DataFrame, threshold: float, height: int = 240) -> alt.LayerChart:
+    d = sweep.melt(id_vars="threshold", value_vars=["oos_refused_rate", "in_scope_refused_rate"],
+                   var_name="series", value_name="rate")
+    names = {"oos_refused_rate": "Out-of-scope correctly refused",
+             "in_scope_refused_rate": "In-scope wrongly refused"}
+    d["series"] = d["series"].map(names)
+    d["rate_fmt"] = [fmt(v) for v in d["rate"]]
+    lines = alt.Chart(d).mark_line(strokeWidth=2).encode(
+        x=alt.X("threshold:Q", title="Threshold on the top retrieval score"),
+        y=alt.Y("rate:Q", title="Share of queries", scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("series:N", scale=alt.Scale(domain=list(names.values()), range=["#54A24B", "#E45756"]),
+                        legend=alt.Legend(orient="bottom", title=None)),
+        tooltip=[alt.Tooltip("series:N", title=""), alt.Tooltip("threshold:Q", format=".3f"),
+                 alt.Tooltip("rate_fmt:N", title="Share")])
+    rule = alt.Chart(pd.DataFrame({"t": [threshold]})).mark_rule(color="#333", strokeDash=[4, 3]).encode(x="t:Q")
+    return (lines + rule).properties(height=height)
+
+
+def relevance_chip(grade: int, relevant: bool) -> str:
+    """A short text chip for a ranked item (used in dataframes: plain text, no HTML)."""
+    if relevant:
+        return f"✅ relevant · grade {grade}"
+    if grade > 0:
+        return f"◐ grade {grade} (below level)"
+    return "— not relevant"
+
+
+def chart(c: alt.TopLevelMixin) -> None:
+    st.altair_chart(c, width="stretch")
+
+
+def section(title: str, caption: str | None = None) -> None:
+    st.subheader(title, divider="gray")
+    if caption:
+        st.caption(caption)
+
+
+def page_header(title: str, lab_ctx, subtitle: str | None = None) -> None:
+    """Title and a one-line description of the active configuration."""
+    st.title(title)
+    s = lab_ctx.settings
+    r = lab_ctx.result
+    parts = [lab_ctx.corpus.label or s.corpus, f"{len(lab_ctx.chunks.chunks)} chunks ({s.chunk_size}/{s.chunk_overlap})",
+             f"retriever: {s.retriever}", f"K = {lab_ctx.k}",
+             f"{r.n_in_scope} in-scope · {r.n_out_of_scope} out-of-scope queries"]
+    st.caption(" · ".join(parts) + (f"  \n{subtitle}" if subtitle else ""))
