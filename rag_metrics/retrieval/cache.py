@@ -216,14 +216,24 @@ class EmbeddingCache:
         return shipped
 
     # -- public lookups ---------------------------------------------------------------------
-    def get_many(self, model: str, keys: Sequence[bytes]) -> dict[bytes, NDArray[np.float32]]:
-        """Vectors found for ``keys`` (missing keys are absent from the result)."""
-        disk = self._load(model)
+    def get_many(self, model: str, keys: Sequence[bytes], dim: int | None = None
+                 ) -> dict[bytes, NDArray[np.float32]]:
+        """Vectors found for ``keys`` (missing keys are absent from the result).
+
+        With ``dim``, vectors of another dimension (a different model under the same name) are
+        treated as missing.
+        """
+        disk: _Layer | None = self._load(model)
         shipped = self._shipped.get(model)
+        if dim is not None:
+            if disk is not None and disk.dim is not None and disk.dim != dim:
+                disk = None
+            if shipped is not None and shipped.dim is not None and shipped.dim != dim:
+                shipped = None
         out: dict[bytes, NDArray[np.float32]] = {}
         for k in keys:
             v = shipped.get(k) if shipped is not None else None
-            if v is None:
+            if v is None and disk is not None:
                 v = disk.get(k)
             if v is None:
                 self.misses += 1
@@ -293,7 +303,7 @@ def encode_with_cache(
     unique: dict[bytes, str] = {}
     for k, t in zip(keys, texts):
         unique.setdefault(k, t)
-    found = cache.get_many(encoder.name, list(unique)) if cache is not None else {}
+    found = cache.get_many(encoder.name, list(unique), encoder.dim) if cache is not None else {}
     missing = [k for k in unique if k not in found]
     if missing:
         vecs = np.asarray(encoder.encode([unique[k] for k in missing], progress=progress),
