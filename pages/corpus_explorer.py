@@ -1,2 +1,181 @@
+"""Corpus explorer: browse chunks, query live, re-chunk (labels carried across), load another corpus."""
+from __future__ import annotations
+
 import streamlit as st
-st.title("corpus_explorer")
+
+from rag_metrics import lab as L
+from rag_metrics.corpus import MAX_FILE_BYTES, TEXT_SUFFIXES
+from rag_metrics.errors import InputError, ValidationReport
+from rag_metrics.retrieval.chunking import MIN_CHUNK_SIZE
+from ui import state, views
+from ui.shell import ensure_shell
+
+ensure_shell()
+
+MAX_UPLOAD_TOTAL = 20 * 1024 * 1024  # bytes, all uploaded files together
+
+ctx = state.current_or_stop()
+views.page_header("Corpus explorer", ctx)
+note = state.notice()
+if note:
+    getattr(st, note[0])(note[1])
+chunks = ctx.chunks
+level = ctx.settings.options.relevance_level
+unit = "document" if ctx.corpus.level == "document" else "chunk"
+
+c = st.columns(4)
+c[0].metric("Documents", len(ctx.corpus.corpus), border=True)
+c[1].metric("Chunks", len(chunks.chunks), border=True)
+lengths = [len(x.text) for x in chunks.chunks]
+c[2].metric("Mean chunk length", f"{(sum(lengths) / len(lengths)) if lengths else 0:.0f} chars", border=True)
+c[3].metric(f"Labelled {unit}s", len(L.label_counts(ctx.golden, level)), border=True,
+            help=f"{unit.capitalize()}s labelled relevant by at least one golden question.")
+
+tab_browse, tab_query, tab_chunk, tab_load = st.tabs([
+    ":material/view_list: Browse chunks", ":material/search: Live query",
+    ":material/content_cut: Chunking", ":material/upload_file: Load another corpus"])
+
+# ---- browse ---------------------------------------------------------------------------------------
+with tab_browse:
+    docs = [d.id for d in ctx.corpus.corpus]
+    f1, f2 = st.columns([2, 2])
+    pick = f1.multiselect("Documents", docs, key="browse_docs", placeholder="All documents")
+    needle = f2.text_input("Text contains", key="browse_text", placeholder="e.g. refund")
+    table = L.chunk_table(chunks.chunks, ctx.golden if unit == "chunk" else None, level)
+    if pick:
+        table = table[table["document"].isin(pick)]
+    if needle.strip():
+        table = table[table["text"].str.contains(needle.strip(), case=False, regex=False)]
+    st.caption(f"{len(table)} chunk(s). Hover a text cell to read it whole; 'labelled' counts the golden "
+               "questions that label the chunk relevant.")
+    st.dataframe(table, hide_index=True, width="stretch", height=460,
+                 column_config={"id": st.column_config.TextColumn("Chunk", width="medium"),
+                                "document": st.column_config.TextColumn("Document", width="medium"),
+                                "start": st.column_config.NumberColumn("Start", width="small"),
+                                "end": st.column_config.NumberColumn("End", width="small"),
+                                "chars": st.column_config.NumberColumn("Chars", width="small"),
+                                "labelled": st.column_config.NumberColumn("Labelled", width="small"),
+                                "text": st.column_config.TextColumn("Text", width="large")})
+
+# ---- live query -----------------------------------------------------------------------------------
+with tab_query:
+    FREE = "__free__"
+    qs = {q.id: q for q in ctx.golden}
+    a, b = st.columns([3, 1])
+    src = a.selectbox("Query", [FREE, *qs], key="live_pick",
+                      format_func=lambda i: "✎ Free text" if i == FREE else f"{i} · {qs[i].question}")
+    n = b.number_input("Results", 1, ctx.memo.depth, min(10, ctx.memo.depth), key="live_n")
+    if src == FREE:
+        text = st.text_input("Ask the corpus", key="live_text", placeholder="e.g. how do I turn on two-factor login?")
+        labels = None
+    else:
+        text = qs[src].question
+        labels = dict(qs[src].relevant)
+        st.caption("Relevance comes from this question's golden labels.")
+    if text.strip():
+        try:
+            live = L.live_results(ctx.memo, text, int(n), chunks.text, chunks.doc, labels, level)
+        except InputError as err:
+            views.input_error(err, "Retrieval failed")
+        else:
+            if labels is not None:
+                live["relevance"] = [views.relevance_chip(g, r) for g, r in zip(live["grade"], live["relevant"])]
+            cols = ["rank", *(["relevance"] if labels is not None else []), "id", "score", "text"]
+            st.dataframe(live[cols], hide_index=True, width="stretch",
+                         column_config={"rank": st.column_config.NumberColumn("Rank", width="small"),
+                                        "relevance": st.column_config.TextColumn("Relevance", width="medium"),
+                                        "id": st.column_config.TextColumn("Chunk", width="medium"),
+                                        "score": st.column_config.NumberColumn("Score", format="%.3f", width="small"),
+                                        "text": st.column_config.TextColumn("Text", width="large")})
+            st.caption(f"Retriever: {ctx.settings.retriever}. Each distinct question text is retrieved once "
+                       f"(to depth {ctx.memo.depth}) and remembered.")
+    else:
+        st.info("Type a question, or pick a golden one.")
+
+# ---- chunking ---------------------------------------------------------------------------------------
+with tab_chunk:
+    st.caption("Chunks are character spans cut on paragraph, sentence or word boundaries. Re-chunking "
+               "re-indexes the corpus (embeddings are cached by text, so only new chunk texts are embedded) "
+               "and carries the golden labels to the new chunks through their document and character span.")
+    size0, overlap0 = ctx.settings.chunk_size, ctx.settings.chunk_overlap
+    with st.form("chunking"):
+        a, b = st.columns(2)
+        size = a.number_input("Chunk size (characters)", MIN_CHUNK_SIZE, 20000, size0, step=50, key="chunk_size_in")
+        overlap = b.number_input("Overlap (characters)", 0, 10000, overlap0, step=25, key="chunk_overlap_in")
+        go = st.form_submit_button("Re-chunk and re-index", type="primary", icon=":material/refresh:")
+    if go:
+        if (int(size), int(overlap)) == (size0, overlap0):
+            st.info("These are the current settings.")
+        else:
+            bar = st.progress(0.0, text="Embedding new chunk texts…")
+
+            def progress(done: int, total: int) -> None:
+                bar.progress(1.0 if total == 0 else min(done / total, 1.0),
+                             text=f"Embedding new chunk texts: {done} / {total}" if total else "All embeddings cached")
+
+            try:
+                rep = state.rechunk(int(size), int(overlap), progress)
+            except InputError as err:
+                bar.empty()
+                views.input_error(err)
+            else:
+                bar.progress(1.0, text="Done")
+                msg = f"Re-chunked at {int(size)}/{int(overlap)}."
+                if rep is not None:
+                    msg += f" Labels: {rep.summary()}."
+                    st.session_state["_label_report"] = rep.to_rows()
+                state.notice(msg)
+                st.rerun()
+    rows = st.session_state.get("_label_report")
+    if rows:
+        with st.expander("Label carry-over report of the last re-chunking"):
+            st.dataframe([r for r in rows if r["status"] != "kept"] or rows, hide_index=True, width="stretch")
+
+# ---- load another corpus -------------------------------------------------------------------------------
+with tab_load:
+    st.caption(f"Upload Markdown/text files (one document each) or a JSONL corpus (`id`, `text`, optional "
+               f"`title`), up to {MAX_FILE_BYTES // (1024 * 1024)} MB per file and "
+               f"{MAX_UPLOAD_TOTAL // (1024 * 1024)} MB in total. The corpus lives in this browser session; "
+               "its golden set is saved in the workspace under the corpus name.")
+    files = st.file_uploader("Documents", type=[s.lstrip(".") for s in TEXT_SUFFIXES] + ["jsonl"],
+                             accept_multiple_files=True, key="corpus_upload")
+    name = st.text_input("Corpus name", key="corpus_upload_name", placeholder="my-docs")
+    if st.button("Load uploaded files", key="corpus_upload_go", disabled=not files):
+        total = sum(f.size for f in files)
+        if total > MAX_UPLOAD_TOTAL:
+            st.error(f"The files hold {total:,} bytes; the limit is {MAX_UPLOAD_TOTAL:,}. Upload fewer files "
+                     "or use the CLI for large corpora.", icon=":material/error:")
+        else:
+            from rag_metrics.corpus import corpus_from_files
+
+            rep = ValidationReport()
+            cname = (name or "upload").strip()
+            try:
+                corpus = corpus_from_files({f.name: f.getvalue() for f in files}, name=cname, report=rep)
+            except InputError as err:
+                views.input_error(err, "Upload rejected")
+            else:
+                if cname == state.SAMPLE:
+                    cname = f"{cname}-upload"
+                state.add_corpus(cname, corpus, label=f"Upload: {cname}")
+                state.notice(f"Loaded {len(corpus)} document(s) as “{cname}”." +
+                             (f" {rep.summary()}." if rep else ""))
+                st.rerun()
+    st.divider()
+    path = st.text_input("…or a BEIR folder on the server (corpus.jsonl, queries.jsonl, qrels/)",
+                         key="beir_path", placeholder="/data/scifact")
+    if st.button("Load BEIR folder", key="beir_go", disabled=not path.strip()):
+        from pathlib import Path
+
+        from rag_metrics.io import load_beir
+
+        try:
+            corpus, golden = load_beir(path.strip())
+        except InputError as err:
+            views.input_error(err, "Cannot load the BEIR folder")
+        else:
+            cname = Path(path.strip()).name or "beir"
+            state.add_corpus(cname, corpus, level="document", golden=golden, label=f"BEIR: {cname}")
+            state.notice(f"Loaded {len(corpus)} documents and {len(golden)} judged queries from {cname} "
+                         "(document-level labels: a document takes the rank of its best chunk).")
+            st.rerun()

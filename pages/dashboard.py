@@ -6,6 +6,9 @@ import streamlit as st
 from rag_metrics import lab as L
 from rag_metrics.metrics.registry import METRICS
 from ui import state, views
+from ui.shell import ensure_shell
+
+ensure_shell()
 
 ctx = state.current_or_stop()
 k = ctx.k

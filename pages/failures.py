@@ -1,2 +1,121 @@
+"""Failures at K, first-relevant-rank histogram, and a per-query drill-down with each metric's arithmetic."""
+from __future__ import annotations
+
 import streamlit as st
-st.title("failures")
+
+from rag_metrics import lab as L
+from rag_metrics.errors import InputError
+from ui import state, views
+from ui.shell import ensure_shell
+
+ensure_shell()
+
+DRILL = "drill_query"
+SHOW_RETRIEVED = 5
+
+ctx = state.current_or_stop()
+k = ctx.k
+res = ctx.result
+texts = ctx.id_text
+views.page_header("Failures and drill-down", ctx)
+
+
+def _drill(qid: str) -> None:
+    st.session_state[DRILL] = qid
+
+
+fails = L.failures_with_text(res, k, texts)
+hist = L.first_rank_histogram(res)
+
+# ---- failures ---------------------------------------------------------------------------------------
+left, right = st.columns([3, 2], gap="large")
+with left:
+    views.section(f"Failures at K = {k}",
+                  "In-scope questions with no relevant chunk in the top K: what was expected, what came back, "
+                  "and at which K the first relevant chunk would have counted.")
+    n_in = res.n_in_scope
+    c1, c2 = st.columns(2)
+    c1.metric(f"Missed at K = {k}", f"{len(fails)} / {n_in}", border=True,
+              help="In-scope queries whose top K holds no relevant chunk (hit rate = 0).")
+    beyond = int(fails["first_relevant_rank"].notna().sum()) if len(fails) else 0
+    c2.metric(f"Found lower in the top {ctx.memo.depth}", f"{beyond} / {len(fails)}", border=True,
+              help="Failures whose first relevant chunk was retrieved below K: a larger K or a reranker would fix them.")
+with right:
+    views.section("Where the first relevant chunk lands", "Rank of the first relevant chunk per in-scope query.")
+    if hist.empty:
+        st.info("No in-scope query.")
+    else:
+        views.chart(views.rank_histogram(hist, k))
+
+if len(fails) == 0:
+    st.success(f"No failure at K = {k}: every in-scope question has a relevant chunk in its top {k}.",
+               icon=":material/check_circle:")
+for f in fails.to_dict("records"):
+    rank = f["first_relevant_rank"]
+    verdict = "no relevant chunk in the whole ranking" if rank is None or str(rank) == "<NA>" \
+        else f"would hit at K={int(rank)}"
+    with st.expander(f"{views.esc(f['query_id'])} · {views.esc(f['question'])} — {verdict}"):
+        st.caption(f"Category: {f['category'] or '—'} · top score {views.fmt(f['top_score'])} · {verdict}")
+        a, b = st.columns(2, gap="medium")
+        with a:
+            st.markdown("**Expected (labelled relevant)**")
+            for cid, text in zip(f["expected_ids"], f["expected_text"]):
+                st.caption(cid)
+                views.plain_text(text, height=160)
+        with b:
+            shown = min(k, SHOW_RETRIEVED)
+            st.markdown(f"**Retrieved (top {shown}{' of ' + str(k) if k > shown else ''})**")
+            ranking = res.ranking(f["query_id"]).head(shown)
+            for r in ranking.to_dict("records"):
+                st.caption(f"{r['rank']}. {r['id']} · score {views.fmt(r['score'])}")
+                views.plain_text(texts.get(r["id"], ""), height=160)
+        st.button("Drill down", key=f"drill_{f['query_id']}", on_click=_drill, args=(f["query_id"],),
+                  icon=":material/zoom_in:")
+
+# ---- drill-down -----------------------------------------------------------------------------------
+views.section("Per-query drill-down", "The ranked list with relevance, and each metric's arithmetic at the current K.")
+qs = {q.id: q for q in ctx.golden}
+if not qs:
+    st.info("The golden set is empty.")
+    st.stop()
+if st.session_state.get(DRILL) not in qs:
+    st.session_state[DRILL] = fails["query_id"].iloc[0] if len(fails) else next(iter(qs))
+qid = st.selectbox("Query", list(qs), key=DRILL, format_func=lambda i: f"{i} · {qs[i].question}")
+q = qs[qid]
+c1, c2 = st.columns([3, 2], gap="large")
+with c1:
+    st.markdown("**Question**")
+    views.plain_text(q.question)
+    if q.expected_answer:
+        st.markdown("**Expected answer**")
+        views.plain_text(q.expected_answer)
+with c2:
+    st.markdown("**Labels**")
+    if q.relevant:
+        st.dataframe({"id": list(q.relevant), "grade": list(q.relevant.values())}, hide_index=True, width="stretch")
+    else:
+        st.caption("No relevant chunk: an out-of-scope question (measured by abstention on the Dashboard).")
+try:
+    ranked = L.ranking_with_text(res, qid, k, texts, ctx.chunks.doc)
+    expl = L.explanation_table(res.explain(qid, k), ctx.settings.metrics)
+except InputError as err:
+    views.input_error(err)
+    st.stop()
+ranked["relevance"] = [views.relevance_chip(int(g), bool(r)) for g, r in zip(ranked["grade"], ranked["relevant"])]
+st.markdown(f"**Top {k} retrieved**")
+st.dataframe(
+    ranked[["rank", "relevance", "id", "score", "text"]], hide_index=True, width="stretch",
+    height=min(38 + 35 * len(ranked), 420),
+    column_config={"rank": st.column_config.NumberColumn("Rank", width="small"),
+                   "relevance": st.column_config.TextColumn("Relevance", width="medium"),
+                   "id": st.column_config.TextColumn("Chunk", width="medium"),
+                   "score": st.column_config.NumberColumn("Score", format="%.3f", width="small"),
+                   "text": st.column_config.TextColumn("Text", width="large")})
+st.markdown(f"**The arithmetic at K = {k}**")
+expl["metric"] = [f"{views.label(m)}@{kk}" if kk else views.label(m) for m, kk in zip(expl["metric"], expl["k"])]
+expl["value"] = [views.fmt(v) for v in expl["value"]]
+st.dataframe(expl[["metric", "formula", "substituted", "value"]], hide_index=True, width="stretch",
+             column_config={"metric": st.column_config.TextColumn("Metric", width="small"),
+                            "formula": st.column_config.TextColumn("Formula", width="medium"),
+                            "substituted": st.column_config.TextColumn("With this query's numbers", width="large"),
+                            "value": st.column_config.TextColumn("Value", width="small")})

@@ -210,6 +210,7 @@ def table_to_golden(table: pd.DataFrame, known_ids: Iterable[str] | None = None,
     Row numbers in the report are 1-based table rows.  Rows that are entirely empty are skipped.
     """
     rows: list[tuple[int | None, Mapping[str, Any]]] = []
+    report = ValidationReport()
     for n, rec in enumerate(table.to_dict("records"), start=1):
         rec = {k: _cell(v) for k, v in rec.items()}
         rel = rec.get("relevant")
@@ -224,9 +225,20 @@ def table_to_golden(table: pd.DataFrame, known_ids: Iterable[str] | None = None,
         }
         grades = rec.get("grades")
         if grades not in (None, ""):
-            row["grades"] = str(grades)
+            ids = [str(i).strip() for i in rel] if isinstance(rel, (list, tuple)) else \
+                [p.strip() for p in str(rel or "").split(LIST_SEPARATOR) if p.strip()]
+            gl = [p.strip() for p in str(grades).split(LIST_SEPARATOR)]
+            gl = [g for g in gl if g] if len(gl) > 1 or gl != [""] else []
+            if len(gl) != len(ids):
+                report.warning(f"{len(gl)} grade(s) for {len(ids)} relevant id(s): "
+                               + ("extra grades are ignored" if len(gl) > len(ids) else "missing grades count as 1")
+                               + f"; give one grade per id, in the same order, separated by {LIST_SEPARATOR!r}",
+                               file="table", line=n, query_id=rec.get("id") or None, field="grades")
+                gl = (gl + ["1"] * len(ids))[: len(ids)]
+            if gl:
+                row["grades"] = LIST_SEPARATOR.join(gl)
         rows.append((n, row))
-    golden, report = golden_from_rows(rows, source="table")
+    golden, report = golden_from_rows(rows, source="table", report=report)
     golden = GoldenSet(golden.queries, name=name)
     validate_golden(golden, known_ids, report)
     return golden, report
@@ -397,3 +409,127 @@ def report_table(report: ValidationReport) -> pd.DataFrame:
 def options_key(options: Any) -> str:
     """A stable string for an :class:`EvalOptions` (cache keys)."""
     return json.dumps(options.__dict__, sort_keys=True)
+
+
+# ---- import / export of golden sets (the editor's upload and download buttons) -----------------
+#: Largest golden-set upload accepted by the app, in bytes.
+MAX_IMPORT_BYTES = 2 * 1024 * 1024
+EXPORT_FORMATS = {"csv": "text/csv", "json": "application/json", "jsonl": "application/jsonl",
+                  "qrels": "text/plain"}
+
+
+def import_golden(data: bytes, filename: str, current: GoldenSet, known_ids: Iterable[str] | None = None,
+                  max_bytes: int = MAX_IMPORT_BYTES) -> tuple[GoldenSet | None, ValidationReport]:
+    """Parse an uploaded golden set; ``(None, report)`` when it must not replace the current set.
+
+    ``.csv``, ``.json`` and ``.jsonl`` files replace the whole set.  TREC qrels (any other name,
+    lines ``qid 0 id grade``) carry no question text: they replace the labels of the queries of
+    ``current`` with the same ids; unknown query ids are errors.  Ids not in ``known_ids`` are
+    errors.  The report lists every problem; warnings alone do not block the import.
+    """
+    from pathlib import PurePath
+
+    from rag_metrics.golden import parse_golden
+    from rag_metrics.io import parse_beir_qrels, parse_trec_qrels
+
+    report = ValidationReport()
+    name = PurePath(filename).name or "upload"
+    if len(data) > max_bytes:
+        report.error(f"file is {len(data):,} bytes; the limit is {max_bytes:,} bytes. Split the file or "
+                     "evaluate it with the CLI (rag-metrics evaluate)", file=name)
+        return None, report
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        report.error(f"not UTF-8 (byte 0x{data[e.start]:02x}); re-save the file as UTF-8", file=name, line=line)
+        return None, report
+    if not text.strip():
+        report.error("the file is empty", file=name)
+        return None, report
+    suffix = PurePath(name).suffix.lower().lstrip(".")
+    if suffix in ("csv", "json", "jsonl"):
+        try:
+            golden, rep = parse_golden(text, suffix, name)
+        except InputError as err:
+            report.error(str(err), file=name)
+            return None, report
+        report.extend(rep.problems)
+        if len(golden) == 0 and report.ok:
+            report.error("no query found in the file", file=name)
+    else:
+        first = next((ln for ln in text.splitlines() if ln.strip()), "")
+        if first.lower().startswith("query-id") or (len(first.split("\t")) == 3 and len(first.split()) == 3):
+            qrels, rep = parse_beir_qrels(text, name)
+        else:
+            qrels, rep = parse_trec_qrels(text, name)
+        report.extend(rep.problems)
+        if not qrels and report.ok:
+            report.error("no judgment found; expected TREC qrels lines 'qid 0 id grade'", file=name)
+        have = {q.id for q in current}
+        for qid in qrels:
+            if qid not in have:
+                report.error("query id is not in the current golden set; qrels carry no question text, so "
+                             "add the question first (or import CSV/JSON/JSONL with questions)",
+                             file=name, query_id=qid)
+        golden = GoldenSet(tuple(
+            GoldenQuery(q.id, q.question, q.category, dict(qrels[q.id]), q.expected_answer) if q.id in qrels else q
+            for q in current), current.name)
+    validate_golden(golden, known_ids, report, source=name)
+    if not report.ok:
+        return None, report
+    return GoldenSet(golden.queries, current.name), report
+
+
+def export_golden(golden: GoldenSet, fmt: str) -> str:
+    """Text of the golden set in ``csv``, ``json``, ``jsonl`` or TREC ``qrels`` format."""
+    if fmt == "qrels":
+        from rag_metrics.io import qrels_to_text
+
+        return qrels_to_text(golden)
+    return golden_to_text(golden, fmt)
+
+
+def label_counts(golden: GoldenSet, level: int = 1) -> dict[str, int]:
+    """``{id: number of queries labelling it relevant (grade >= level)}``."""
+    out: dict[str, int] = {}
+    for q in golden:
+        for i, g in q.relevant.items():
+            if g >= level:
+                out[i] = out.get(i, 0) + 1
+    return out
+
+
+def chunk_table(chunks: Sequence[Chunk], golden: GoldenSet | None = None, level: int = 1) -> pd.DataFrame:
+    """id, document, start, end, chars, labelled (queries labelling the chunk), text."""
+    counts = label_counts(golden, level) if golden is not None else {}
+    return pd.DataFrame({
+        "id": [c.id for c in chunks], "document": [c.doc_id for c in chunks],
+        "start": [c.start for c in chunks], "end": [c.end for c in chunks],
+        "chars": [len(c.text) for c in chunks], "labelled": [counts.get(c.id, 0) for c in chunks],
+        "text": [c.text for c in chunks]})
+
+
+def explanation_table(explanations: Mapping[str, Any], metrics: Sequence[str]) -> pd.DataFrame:
+    """metric, k, formula, substituted, value for the metrics asked (registry order kept)."""
+    rows = []
+    for m in metrics:
+        e = explanations.get(m)
+        if e is not None:
+            rows.append({"metric": m, "k": e.k, "formula": e.formula, "substituted": e.substituted,
+                         "value": e.value})
+    return pd.DataFrame(rows, columns=["metric", "k", "formula", "substituted", "value"])
+
+
+def live_results(memo: RetrievalMemo, text: str, n: int, chunk_text: Mapping[str, str],
+                 chunk_doc: Mapping[str, str], labels: Mapping[str, int] | None = None,
+                 level: int = 1) -> pd.DataFrame:
+    """Top ``n`` chunks for a free-text query: rank, id, document, score, grade, relevant, text."""
+    hits = memo.search(text)[:n]
+    labels = labels or {}
+    return pd.DataFrame({
+        "rank": list(range(1, len(hits) + 1)), "id": [i for i, _ in hits],
+        "document": [chunk_doc.get(i, "") for i, _ in hits], "score": [s for _, s in hits],
+        "grade": [int(labels.get(i, labels.get(chunk_doc.get(i, ""), 0))) for i, _ in hits],
+        "relevant": [int(labels.get(i, labels.get(chunk_doc.get(i, ""), 0))) >= level for i, _ in hits],
+        "text": [chunk_text.get(i, "") for i, _ in hits]})

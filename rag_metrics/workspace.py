@@ -131,3 +131,27 @@ class Workspace:
                 self.path.unlink()
             except FileNotFoundError:
                 pass
+
+    # ---- per-corpus settings (chunking the labels were made on) ------------------------------
+    @property
+    def settings_path(self) -> Path:
+        return self.folder / "settings.json"
+
+    def load_settings(self) -> dict:
+        """Saved settings (``{}`` when none or unreadable)."""
+        import json
+
+        try:
+            data = json.loads(self.settings_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def save_settings(self, **values: object) -> None:
+        """Merge ``values`` into the saved settings (atomic write)."""
+        import json
+
+        with _locked(self.settings_path):
+            data = self.load_settings()
+            data.update(values)
+            atomic_write_text(self.settings_path, json.dumps(data, indent=1, sort_keys=True) + "\n")

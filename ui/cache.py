@@ -192,3 +192,14 @@ def clear_all() -> None:
     """Clear every cache of this module (tests)."""
     st.cache_data.clear()
     st.cache_resource.clear()
+
+
+def prewarm_embeddings(chunks: ChunkSet, progress=None) -> int:
+    """Embed (through the on-disk cache) every chunk text not embedded yet, reporting
+    ``progress(done, total)``; the dense index built next then finds every vector cached.
+    Returns the number of chunks."""
+    from rag_metrics.retrieval.cache import encode_with_cache
+
+    texts = [c.text for c in chunks.chunks]
+    encode_with_cache(encoder(), texts, embedding_cache(_default_cache_dir()), progress)
+    return len(texts)

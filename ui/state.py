@@ -48,6 +48,7 @@ _GOLDEN = "_golden"
 _CHUNKING = "_chunking"
 _TOKEN = "_session_token"
 _NOTICE = "_notice"
+_PENDING = "_pending_widgets"
 
 SAMPLE = "sample_corpus"
 
@@ -119,6 +120,8 @@ def init_state() -> None:
     ss.setdefault(_CORPORA, {})
     ss.setdefault(_GOLDEN, {})
     ss.setdefault(_CHUNKING, {})
+    for k, v in ss.pop(_PENDING, {}).items():  # values set by a page for sidebar widgets
+        ss[k] = v
     if ss[KEY_CORPUS] != SAMPLE and ss[KEY_CORPUS] not in ss[_CORPORA]:
         ss[KEY_CORPUS] = SAMPLE
 
@@ -153,18 +156,39 @@ def add_corpus(name: str, corpus: Corpus, *, level: str = "chunk", golden: Golde
     entry = CorpusEntry(corpus, lab.corpus_fingerprint(corpus), level, golden, label or name)
     ss[_CORPORA][name] = entry
     ss[_GOLDEN].pop(name, None)
-    ss[KEY_CORPUS] = name
+    set_widget(KEY_CORPUS, name)
     return name
 
 
+def set_widget(key: str, value: Any) -> None:
+    """Set a sidebar widget's value from a page: applied at the start of the next run
+    (a widget's value cannot change after it was drawn in the current run).  Call st.rerun()."""
+    st.session_state.setdefault(_PENDING, {})[key] = value
+
+
 def chunking(name: str | None = None) -> tuple[int, int]:
-    name = name or st.session_state.get(KEY_CORPUS, SAMPLE)
-    return st.session_state.get(_CHUNKING, {}).get(name, (DEFAULT_CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP))
+    """Chunk size and overlap of a corpus: this session's, else the workspace's, else the default."""
+    ss = st.session_state
+    name = name or ss.get(KEY_CORPUS, SAMPLE)
+    ss.setdefault(_CHUNKING, {})
+    if name not in ss[_CHUNKING]:
+        saved = Workspace(name).load_settings()
+        try:
+            size, overlap = int(saved["chunk_size"]), int(saved["chunk_overlap"])
+            from rag_metrics.retrieval.chunking import validate_chunk_args
+
+            size, overlap = validate_chunk_args(size, overlap)
+        except (KeyError, TypeError, ValueError, InputError):
+            size, overlap = DEFAULT_CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP
+        ss[_CHUNKING][name] = (size, overlap)
+    return ss[_CHUNKING][name]
 
 
 def set_chunking(size: int, overlap: int, name: str | None = None) -> None:
+    """Use another chunking for a corpus (saved in the workspace with the labels made on it)."""
     name = name or st.session_state.get(KEY_CORPUS, SAMPLE)
-    st.session_state[_CHUNKING][name] = (int(size), int(overlap))
+    st.session_state.setdefault(_CHUNKING, {})[name] = (int(size), int(overlap))
+    Workspace(name).save_settings(chunk_size=int(size), chunk_overlap=int(overlap))
 
 
 # ---- settings ----------------------------------------------------------------------------------
@@ -238,9 +262,22 @@ def reload_from_workspace(name: str | None = None) -> None:
 
 
 def reset_to_seed(name: str | None = None) -> SaveResult | None:
-    """Restore the shipped (seed) golden set and save it over the workspace."""
-    seed = corpus_entry(name).seed_golden or GoldenSet(())
-    return set_golden(seed, force=True, name=name)
+    """Restore the shipped (seed) golden set and save it over the workspace.
+
+    The shipped labels are made on the default chunking; under another chunking they are carried
+    across (``carry_labels``) so they name the current chunks.
+    """
+    name = name or st.session_state.get(KEY_CORPUS, SAMPLE)
+    entry = corpus_entry(name)
+    seed = entry.seed_golden or GoldenSet(())
+    size, overlap = chunking(name)
+    if entry.level == "chunk" and len(seed) and (size, overlap) != (DEFAULT_CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP):
+        from rag_metrics.retrieval.relabel import carry_labels
+
+        old = cache.chunk_set(entry.corpus, entry.fingerprint, DEFAULT_CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP)
+        new = cache.chunk_set(entry.corpus, entry.fingerprint, size, overlap)
+        seed, _ = carry_labels(seed, old.chunks, new.chunks)
+    return set_golden(GoldenSet(seed.queries, name=name), force=True, name=name)
 
 
 def notice(message: str | None = None, kind: str = "success") -> tuple[str, str] | None:
@@ -278,6 +315,13 @@ class Lab:
         if self.corpus.level == "document":
             return [d.id for d in self.corpus.corpus]
         return self.chunks.ids
+
+    @property
+    def id_text(self) -> dict[str, str]:
+        """Text of every id a ranking or a label can name (chunk texts, or document texts)."""
+        if self.corpus.level == "document":
+            return {d.id: d.text for d in self.corpus.corpus}
+        return self.chunks.text
 
     def summary(self):
         return cache.summary_table(self.result, self.eval_key, self.k, self.settings.metrics)
@@ -324,3 +368,27 @@ def current_or_stop() -> Lab:
         views.input_error(err, "Cannot evaluate")
         st.stop()
         raise  # unreachable
+
+
+def rechunk(size: int, overlap: int, progress=None):
+    """Switch the current corpus to another chunking: embed new chunk texts (cached, with
+    ``progress``), carry the golden labels across, save both.  Returns the library's
+    ``LabelReport`` (``None`` for document-level corpora, whose labels do not depend on chunks)."""
+    from rag_metrics.retrieval.chunking import validate_chunk_args
+    from rag_metrics.retrieval.relabel import carry_labels
+
+    size, overlap = validate_chunk_args(size, overlap)
+    name = st.session_state.get(KEY_CORPUS, SAMPLE)
+    entry = corpus_entry(name)
+    old_size, old_overlap = chunking(name)
+    old = cache.chunk_set(entry.corpus, entry.fingerprint, old_size, old_overlap)
+    new = cache.chunk_set(entry.corpus, entry.fingerprint, size, overlap)
+    if st.session_state.get(KEY_RETRIEVER, "dense") != "bm25":
+        cache.prewarm_embeddings(new, progress)
+    report = None
+    if entry.level == "chunk":
+        g = golden_entry(name)
+        carried, report = carry_labels(g.golden, old.chunks, new.chunks)
+        set_golden(GoldenSet(carried.queries, name=g.golden.name), name=name)
+    set_chunking(size, overlap, name)
+    return report

@@ -207,3 +207,11 @@ def page_header(title: str, lab_ctx, subtitle: str | None = None) -> None:
              f"retriever: {s.retriever}", f"K = {lab_ctx.k}",
              f"{r.n_in_scope} in-scope · {r.n_out_of_scope} out-of-scope queries"]
     st.caption(" · ".join(parts) + (f"  \n{subtitle}" if subtitle else ""))
+
+
+_MD_SPECIAL = "\\`*_{}[]()#+-.!|<>~$:"
+
+
+def esc(text: str) -> str:
+    """Escape markdown (and HTML-significant) characters so ``text`` shows literally in st.markdown."""
+    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(text))
