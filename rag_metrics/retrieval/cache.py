@@ -32,6 +32,7 @@ import os
 import re
 import secrets
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import BinaryIO, Callable, Sequence
@@ -142,6 +143,7 @@ class EmbeddingCache:
         self.misses = 0
         self._disk: dict[str, _Layer] = {}
         self._shipped: dict[str, _Layer] = {}
+        self._lock = threading.RLock()  # one cache object may serve several app sessions
 
     # -- disk layer -------------------------------------------------------------------------
     def model_dir(self, model: str) -> Path:
@@ -210,9 +212,9 @@ class EmbeddingCache:
         shipped = read_shipped(directory)
         if shipped is None:
             return None
-        layer = self._shipped.setdefault(shipped.model, _Layer())
-        keys = [bytes.fromhex(h) for h in shipped.text_sha256]
-        layer.add(keys, shipped.vectors)
+        with self._lock:
+            layer = self._shipped.setdefault(shipped.model, _Layer())
+            layer.add([bytes.fromhex(h) for h in shipped.text_sha256], shipped.vectors)
         return shipped
 
     # -- public lookups ---------------------------------------------------------------------
@@ -223,6 +225,11 @@ class EmbeddingCache:
         With ``dim``, vectors of another dimension (a different model under the same name) are
         treated as missing.
         """
+        with self._lock:
+            return self._get_many(model, keys, dim)
+
+    def _get_many(self, model: str, keys: Sequence[bytes], dim: int | None
+                  ) -> dict[bytes, NDArray[np.float32]]:
         disk: _Layer | None = self._load(model)
         shipped = self._shipped.get(model)
         if dim is not None:
@@ -246,6 +253,10 @@ class EmbeddingCache:
         """Store vectors (one new shard); a no-op when read-only or empty."""
         if len(keys) == 0:
             return
+        with self._lock:
+            self._put_many(model, keys, vectors)
+
+    def _put_many(self, model: str, keys: Sequence[bytes], vectors: NDArray[np.float32]) -> None:
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         layer = self._load(model)
         if layer.dim is not None and layer.dim != vectors.shape[1]:
