@@ -158,7 +158,7 @@ class DenseRetriever(ExactRetriever):
         HNSW search beam width (raised to ``k + TIE_MARGIN`` when smaller).
     """
 
-    def __init__(self, encoder: Encoder, cache: EmbeddingCache | None = None, *,
+    def __init__(self, encoder: Encoder, cache: EmbeddingCache | None = None,
                  index: Literal["flat", "hnsw"] = "flat", hnsw_m: int = 32,
                  ef_construction: int = 200, ef_search: int = 128) -> None:
         if index not in ("flat", "hnsw"):
