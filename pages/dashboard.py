@@ -85,8 +85,11 @@ else:
         oos_total = a["out_of_scope_refused"] + a["out_of_scope_answered"]
         in_total = a["in_scope_refused"] + a["in_scope_answered"]
         m1, m2 = st.columns(2)
-        m1.metric("Out-of-scope correctly refused", f"{a['out_of_scope_refused']} / {oos_total}", border=True)
-        m2.metric("In-scope wrongly refused", f"{a['in_scope_refused']} / {in_total}", border=True)
+        m1.metric("Correct refusals", f"{a['out_of_scope_refused']} / {oos_total}", border=True,
+                  help="Out-of-scope questions whose top score is below the threshold (refused, as they should be).")
+        m2.metric("Wrong refusals", f"{a['in_scope_refused']} / {in_total}", border=True,
+                  help="In-scope questions whose top score is below the threshold (refused although the corpus "
+                       "answers them).")
         st.caption(f"Top scores range from {views.fmt(lo)} to {views.fmt(hi)} with this retriever "
                    "(BM25 scores are not on the cosine scale).")
     with c2:

@@ -86,10 +86,10 @@ with tab_edit:
         column_config={
             "id": st.column_config.TextColumn("Id", disabled=True, width="small",
                                               help="Stable id; new rows get one from the question text."),
-            "question": st.column_config.TextColumn("Question", width="large", required=True),
-            "category": st.column_config.SelectboxColumn("Category", options=categories, width="small"),
+            "question": st.column_config.TextColumn("Question", width=330, required=True),
+            "category": st.column_config.SelectboxColumn("Category", options=categories, width=115),
             "relevant": relevant_col,
-            "grades": st.column_config.TextColumn("Grades", width="small"),
+            "grades": st.column_config.TextColumn("Grades", width=70),
             "expected_answer": st.column_config.TextColumn("Expected answer", width="medium"),
         },
     )

@@ -90,9 +90,9 @@ class LazyEncoder:
     def _load(self) -> Any:
         with self._lock:
             if self._encoder is None:
-                from rag_metrics.retrieval.encoders import SentenceTransformerEncoder
+                from rag_metrics.retrieval import get_encoder  # loaded once per process
 
-                self._encoder = SentenceTransformerEncoder(self._requested)
+                self._encoder = get_encoder(self._requested)
                 self._dim = int(self._encoder.dim)
         return self._encoder
 

@@ -15,6 +15,13 @@ import streamlit as st
 
 _LOCAL = threading.local()
 
+# Our own static styling (no user content): tighter top padding, tabular figures in cards.
+_CSS = """<style>
+[data-testid="stMainBlockContainer"] { padding-top: 2.2rem; }
+[data-testid="stMetricValue"] { font-variant-numeric: tabular-nums; }
+[data-testid="stCaptionContainer"] { font-variant-numeric: tabular-nums; }
+</style>"""
+
 #: Pages by section.  Later pages (Learn, Compare, RAGAS, health, corpus map, presenter) add
 #: entries here; each is a thin script in pages/ that starts with ``ensure_shell()`` and then calls
 #: ``ui.state.current_or_stop()``.  ``url_path`` must equal the file stem (see the module docstring).
@@ -48,6 +55,7 @@ def main() -> None:
 
     st.set_page_config(page_title="RAG Metrics Lab", page_icon=":material/query_stats:", layout="wide")
     page = st.navigation(_pages())
+    st.html(_CSS)
     sidebar.render()
     _LOCAL.in_shell = True
     try:

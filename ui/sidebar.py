@@ -47,7 +47,8 @@ def render() -> None:
     ss = st.session_state
     with st.sidebar:
         names = state.corpus_names()
-        st.selectbox("Corpus", names, key=state.KEY_CORPUS, format_func=state.corpus_label,
+        labels = {n: state.corpus_label(n) for n in names}  # a pure format_func (AppTest calls it later)
+        st.selectbox("Corpus", names, key=state.KEY_CORPUS, format_func=lambda n: labels.get(n, n),
                      help="Load another corpus on the Corpus explorer page.")
         st.radio("Retriever", list(RETRIEVER_LABELS), key=state.KEY_RETRIEVER,
                  format_func=RETRIEVER_LABELS.get,

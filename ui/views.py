@@ -93,7 +93,10 @@ def curve_chart(curve: pd.DataFrame, k: int, metrics: Sequence[str], height: int
     df["Metric"] = [label(m) for m in df["metric"]]
     df["value_fmt"] = [fmt(v) for v in df["value"]]
     base = alt.Chart(df).encode(
-        x=alt.X("k:Q", title="K (cutoff)", scale=alt.Scale(domain=[1, int(df["k"].max() or 1)], nice=False)),
+        x=alt.X("k:Q", title="K (cutoff, log scale)",
+                scale=alt.Scale(type="log", domain=[1, max(int(df["k"].max() or 1), 2)], nice=False),
+                axis=alt.Axis(values=[v for v in (1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 500, 1000)
+                                      if v <= max(int(df["k"].max() or 1), 2)], format="d")),
         y=alt.Y("value:Q", title="Mean over queries", scale=alt.Scale(domain=[0, 1])),
         color=alt.Color("Metric:N", scale=_metric_scale(metrics), legend=alt.Legend(orient="bottom", title=None)),
     )
@@ -172,7 +175,7 @@ def abstention_chart(sweep: pd.DataFrame, threshold: float, height: int = 240) -
         x=alt.X("threshold:Q", title="Threshold on the top retrieval score"),
         y=alt.Y("rate:Q", title="Share of queries", scale=alt.Scale(domain=[0, 1])),
         color=alt.Color("series:N", scale=alt.Scale(domain=list(names.values()), range=["#54A24B", "#E45756"]),
-                        legend=alt.Legend(orient="bottom", title=None)),
+                        legend=alt.Legend(orient="bottom", title=None, labelLimit=0)),
         tooltip=[alt.Tooltip("series:N", title=""), alt.Tooltip("threshold:Q", format=".3f"),
                  alt.Tooltip("rate_fmt:N", title="Share")])
     rule = alt.Chart(pd.DataFrame({"t": [threshold]})).mark_rule(color="#333", strokeDash=[4, 3]).encode(x="t:Q")

@@ -1,0 +1,58 @@
+"""Shared pytest fixtures.  (Others may append fixtures below; keep each one self-contained.)
+
+App fixtures
+------------
+``app_env``  points ``RAG_METRICS_WORKSPACE`` at a fresh tmp folder per test and
+             ``RAG_METRICS_CACHE`` at one tmp folder per test session (question embeddings are
+             computed once), sets ``HF_HUB_OFFLINE`` and clears every Streamlit cache before and
+             after the test (caches persist across AppTest runs in one process).
+``app``      an ``AppTest`` of ``app.py`` already run once (dashboard, dense retriever, K = 5).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+@pytest.fixture(scope="session")
+def app_cache_dir(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("rag_metrics_cache")
+
+
+def _clear_streamlit_caches() -> None:
+    import streamlit as st
+
+    st.cache_data.clear()
+    st.cache_resource.clear()
+
+
+@pytest.fixture
+def app_env(tmp_path, app_cache_dir, monkeypatch):
+    ws = tmp_path / "workspace"
+    monkeypatch.setenv("RAG_METRICS_WORKSPACE", str(ws))
+    monkeypatch.setenv("RAG_METRICS_CACHE", str(app_cache_dir))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.chdir(ROOT)
+    _clear_streamlit_caches()
+    yield ws
+    _clear_streamlit_caches()
+
+
+APP_TIMEOUT = 180  # the first test of a session may load the embedding model
+
+
+@pytest.fixture
+def app(app_env):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=APP_TIMEOUT)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at

@@ -1,0 +1,366 @@
+"""AppTest of every page and the main interactions, checked against the library's own numbers."""
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+
+import pytest
+
+from rag_metrics.evaluate import evaluate
+from rag_metrics.golden import load_golden
+from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
+from rag_metrics.types import GoldenQuery, GoldenSet
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = ["pages/dashboard.py", "pages/failures.py", "pages/golden_set.py", "pages/corpus_explorer.py"]
+EDITOR_KEY = "golden_editor_0"  # the golden editor's data_editor key on its first render
+
+
+# ---- the library's numbers (independent of the app's caches) -------------------------------------
+@functools.lru_cache(maxsize=None)
+def _library_index(kind: str):
+    from rag_metrics.retrieval import load_sample_index
+    from rag_metrics.retrieval.cache import EmbeddingCache
+
+    return load_sample_index(kind=kind, cache=EmbeddingCache(read_only=True))
+
+
+def sample_golden() -> GoldenSet:
+    return load_golden(ROOT / "sample_corpus" / "golden.jsonl")
+
+
+def library_result(kind: str = "dense", golden: GoldenSet | None = None):
+    golden = golden or sample_golden()
+    idx = _library_index(kind)
+    run = idx.retriever.retrieve(golden.questions(), k=100)
+    return evaluate(golden, run)
+
+
+def expected_cards(result, k: int, metrics=DEFAULT_METRICS) -> dict[str, str]:
+    return {f"{METRICS[m].label}@{k}": f"{result.mean(m, k):.3f}" for m in metrics}
+
+
+def shown_cards(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric if "@" in m.label}
+
+
+def no_exception(at) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def goto(at, page: str):
+    at.switch_page(page).run()
+    no_exception(at)
+    return at
+
+
+# ---- rendering ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_renders(app, page):
+    goto(app, page)
+    assert app.title, "page has a title"
+    assert not app.error, [e.value for e in app.error]
+    # the shared sidebar is on every page
+    assert app.slider(key="k").value == 5
+    assert app.radio(key="retriever").value == "dense"
+
+
+def test_dashboard_shows_library_values_and_cis(app):
+    cards = shown_cards(app)
+    assert cards == expected_cards(library_result("dense"), 5)
+    captions = " ".join(c.value for c in app.caption)
+    assert "95% CI" in captions
+
+
+def test_k_slider_changes_metrics_to_library_values(app):
+    lib = library_result("dense")
+    for k in (1, 3, 10, 25):
+        app.slider(key="k").set_value(k).run()
+        no_exception(app)
+        assert shown_cards(app) == expected_cards(lib, k)
+
+
+def test_retriever_switch_changes_metrics(app):
+    for kind in ("bm25", "hybrid", "dense"):
+        app.radio(key="retriever").set_value(kind).run()
+        no_exception(app)
+        assert shown_cards(app) == expected_cards(library_result(kind), 5), kind
+
+
+def test_conventions_follow_the_library_options(app):
+    lib = library_result("dense")
+    app.radio(key="out_of_scope").set_value("miss").run()
+    app.radio(key="recall_denominator").set_value("cap").run()
+    app.radio(key="ndcg_gain").set_value("exponential").run()
+    no_exception(app)
+    res = lib.with_options(out_of_scope="miss", recall_denominator="cap")
+    metrics = tuple("ndcg_exp" if m == "ndcg" else m for m in DEFAULT_METRICS)
+    assert shown_cards(app) == expected_cards(res, 5, metrics)
+    app.number_input(key="relevance_level").set_value(3).run()
+    no_exception(app)
+    assert shown_cards(app) == expected_cards(lib.with_options(out_of_scope="miss", recall_denominator="cap",
+                                                               relevance_level=3), 5, metrics)
+
+
+def test_every_page_after_switching_retriever_and_k(app):
+    app.radio(key="retriever").set_value("bm25").run()
+    app.slider(key="k").set_value(1).run()
+    for page in PAGES:
+        goto(app, page)
+        assert app.slider(key="k").value == 1
+
+
+# ---- golden set editing -------------------------------------------------------------------------
+def _edited_golden(qid: str = "q001") -> GoldenSet:
+    g = sample_golden()
+    return GoldenSet(tuple(GoldenQuery(q.id, q.question, q.category, {} if q.id == qid else q.relevant,
+                                       q.expected_answer) for q in g))
+
+
+def test_editing_a_golden_row_changes_metrics_and_autosaves(app, app_env):
+    goto(app, "pages/golden_set.py")
+    before = library_result("dense")
+    app.session_state[EDITOR_KEY] = {"edited_rows": {0: {"relevant": [], "grades": ""}},
+                                     "added_rows": [], "deleted_rows": []}
+    app.run()
+    no_exception(app)
+    saved = app_env / "sample_corpus" / "golden.jsonl"
+    rows = [json.loads(line) for line in saved.read_text().splitlines()]
+    assert rows[0]["id"] == "q001" and rows[0]["relevant"] == {}
+    goto(app, "pages/dashboard.py")
+    after = library_result("dense", _edited_golden("q001"))
+    assert shown_cards(app) == expected_cards(after, 5)
+    assert shown_cards(app) != expected_cards(before, 5)
+
+
+def test_editing_a_question_retrieves_only_that_text(app):
+    from ui import cache
+
+    goto(app, "pages/golden_set.py")
+    corpus, fp = cache.sample_corpus()
+    chunks = cache.chunk_set(corpus, fp, 500, 100)
+    memo = cache.retrieval_memo(chunks, chunks.fingerprint, "dense")  # the app's (shared) memo
+    before = memo.retrieved
+    app.session_state[EDITOR_KEY] = {"edited_rows": {1: {"question": "how big can an attachment be on Plus?"}},
+                                     "added_rows": [], "deleted_rows": []}
+    app.run()
+    no_exception(app)
+    goto(app, "pages/dashboard.py")
+    assert memo.retrieved == before + 1  # only the changed question text was retrieved
+    app.slider(key="k").set_value(20).run()
+    assert memo.retrieved == before + 1  # K never retrieves
+    app.slider(key="k").set_value(5).run()
+    g = sample_golden()
+    edited = GoldenSet(tuple(GoldenQuery(q.id, "how big can an attachment be on Plus?" if q.id == "q002" else q.question,
+                                         q.category, q.relevant, q.expected_answer) for q in g))
+    assert shown_cards(app) == expected_cards(library_result("dense", edited), 5)
+
+
+def test_adding_and_deleting_rows(app, app_env):
+    goto(app, "pages/golden_set.py")
+    app.session_state[EDITOR_KEY] = {
+        "edited_rows": {}, "deleted_rows": [2],
+        "added_rows": [{"question": "Can I pay by bank transfer?", "category": "factual",
+                        "relevant": ["billing-and-invoices#0"], "grades": "2"}]}
+    app.run()
+    no_exception(app)
+    rows = [json.loads(line) for line in (app_env / "sample_corpus" / "golden.jsonl").read_text().splitlines()]
+    assert "q003" not in [r["id"] for r in rows]
+    assert rows[-1]["question"] == "Can I pay by bank transfer?"
+    assert rows[-1]["relevant"] == {"billing-and-invoices#0": 2}
+
+
+def test_invalid_edit_is_reported_and_not_saved(app, app_env):
+    goto(app, "pages/golden_set.py")
+    app.session_state[EDITOR_KEY] = {"edited_rows": {0: {"grades": "x|3|2"}}, "added_rows": [], "deleted_rows": []}
+    app.run()
+    no_exception(app)
+    assert any("Not saved" in e.value for e in app.error)
+    assert not (app_env / "sample_corpus" / "golden.jsonl").exists()
+
+
+def test_edits_survive_page_switch_and_restart(app, app_env):
+    from streamlit.testing.v1 import AppTest
+
+    goto(app, "pages/golden_set.py")
+    app.session_state[EDITOR_KEY] = {"edited_rows": {0: {"relevant": [], "grades": ""}},
+                                     "added_rows": [], "deleted_rows": []}
+    app.run()
+    goto(app, "pages/failures.py")
+    goto(app, "pages/golden_set.py")
+    editor = app.session_state[[k for k in ("golden_editor_1", "golden_editor_0") if k in app.session_state][0]]
+    assert editor is not None
+    expected = expected_cards(library_result("dense", _edited_golden("q001")), 5)
+    goto(app, "pages/dashboard.py")
+    assert shown_cards(app) == expected
+    # a new session (browser refresh / app restart) loads the workspace
+    at2 = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at2.run()
+    no_exception(at2)
+    assert shown_cards(at2) == expected
+
+
+def test_second_session_conflict_is_reported_not_lost(app, app_env):
+    from streamlit.testing.v1 import AppTest
+
+    b = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    b.run()
+    goto(b, "pages/golden_set.py")
+    goto(app, "pages/golden_set.py")
+    app.session_state[EDITOR_KEY] = {"edited_rows": {0: {"expected_answer": "from A"}}, "added_rows": [],
+                                     "deleted_rows": []}
+    app.run()
+    b.session_state[EDITOR_KEY] = {"edited_rows": {0: {"expected_answer": "from B"}}, "added_rows": [],
+                                   "deleted_rows": []}
+    b.run()
+    no_exception(b)
+    assert any("Another session saved" in w.value for w in b.warning)
+    saved = (app_env / "sample_corpus" / "golden.jsonl").read_text()
+    assert "from A" in saved and "from B" not in saved
+    beside = list((app_env / "sample_corpus").glob("golden.conflict-*.jsonl"))
+    assert len(beside) == 1 and "from B" in beside[0].read_text()
+    b.button(key="conflict_keep").click().run()
+    no_exception(b)
+    assert "from B" in (app_env / "sample_corpus" / "golden.jsonl").read_text()
+
+
+def test_reset_to_sample_needs_confirmation(app, app_env):
+    goto(app, "pages/golden_set.py")
+    app.session_state[EDITOR_KEY] = {"edited_rows": {0: {"relevant": [], "grades": ""}},
+                                     "added_rows": [], "deleted_rows": []}
+    app.run()
+    app.button(key="reset_ask").click().run()
+    no_exception(app)
+    assert any("Replace your golden set" in w.value for w in app.warning)
+    app.button(key="reset_yes").click().run()
+    no_exception(app)
+    goto(app, "pages/dashboard.py")
+    assert shown_cards(app) == expected_cards(library_result("dense"), 5)
+
+
+# ---- import / export -----------------------------------------------------------------------------
+BAD_FILES = [
+    ("bad.jsonl", b'{"question": "q", "relevant": {"no-such-chunk#9": 1}}\n{not json\n'),
+    ("bad.csv", b"question,relevant_chunk_ids,grades\nhello,plans-and-pricing#0,abc\n"),
+    ("latin1.json", "[{\"question\": \"caf\xe9\"}]".encode("latin-1")),
+    ("qrels.txt", b"q999 0 plans-and-pricing#0 1\n"),
+]
+
+
+@pytest.mark.parametrize("name,data", BAD_FILES, ids=[n for n, _ in BAD_FILES])
+def test_bad_import_shows_error_and_keeps_data(app, app_env, name, data):
+    goto(app, "pages/golden_set.py")
+    app.file_uploader(key="golden_upload").set_value((name, data, "application/octet-stream")).run()
+    app.button(key="golden_import").click().run()
+    no_exception(app)
+    assert any("Import rejected" in e.value for e in app.error), [e.value for e in app.error]
+    assert app.dataframe, "the validation report is listed"
+    assert not (app_env / "sample_corpus" / "golden.jsonl").exists()
+    goto(app, "pages/dashboard.py")
+    assert shown_cards(app) == expected_cards(library_result("dense"), 5)
+
+
+def test_good_import_replaces_the_set(app, app_env):
+    goto(app, "pages/golden_set.py")
+    data = (b"question,category,relevant_chunk_ids,grades\n"
+            b"how much storage on free?,factual,plans-and-pricing#0|attachments-and-storage#0,3|3\n")
+    app.file_uploader(key="golden_upload").set_value(("mine.csv", data, "text/csv")).run()
+    app.button(key="golden_import").click().run()
+    no_exception(app)
+    assert any("Imported 1 queries" in s.value for s in app.success)
+    rows = [json.loads(line) for line in (app_env / "sample_corpus" / "golden.jsonl").read_text().splitlines()]
+    assert len(rows) == 1
+
+
+def test_qrels_import_replaces_labels_of_matching_queries(app, app_env):
+    goto(app, "pages/golden_set.py")
+    app.file_uploader(key="golden_upload").set_value(("labels.qrels", b"q001 0 billing-and-invoices#0 2\n",
+                                                      "text/plain")).run()
+    app.button(key="golden_import").click().run()
+    no_exception(app)
+    rows = [json.loads(line) for line in (app_env / "sample_corpus" / "golden.jsonl").read_text().splitlines()]
+    assert rows[0]["relevant"] == {"billing-and-invoices#0": 2} and len(rows) == len(sample_golden())
+
+
+def test_export_buttons_exist(app):
+    goto(app, "pages/golden_set.py")
+    labels = {b.label for b in app.get("download_button")}
+    assert {"CSV", "JSON", "JSONL", "QRELS"} <= labels
+
+
+# ---- labelling helper ----------------------------------------------------------------------------
+def test_labelling_helper_adds_a_label(app, app_env):
+    goto(app, "pages/golden_set.py")
+    app.selectbox(key="label_pick").set_value("q007").run()
+    no_exception(app)
+    boxes = [c for c in app.checkbox if c.key and c.key.startswith("lbl_q007_")]
+    assert boxes, "retrieved chunks are listed with a checkbox"
+    target = next(c for c in boxes if not c.value)
+    target.check()
+    app.button[[b.label for b in app.button].index("Save labels")].click().run()
+    no_exception(app)
+    rows = {json.loads(line)["id"]: json.loads(line) for line in
+            (app_env / "sample_corpus" / "golden.jsonl").read_text().splitlines()}
+    assert target.key.removeprefix("lbl_q007_") in rows["q007"]["relevant"]
+
+
+# ---- failures and drill-down ---------------------------------------------------------------------
+def test_failures_match_the_library_and_drill_down_explains(app):
+    goto(app, "pages/failures.py")
+    lib = library_result("dense")
+    n_fail = len(lib.failures(5))
+    assert any(m.value == f"{n_fail} / {lib.n_in_scope}" for m in app.metric)
+    assert len(app.expander) >= n_fail
+    qid = lib.failures(5)["query_id"].iloc[0]
+    app.selectbox(key="drill_query").set_value(qid).run()
+    no_exception(app)
+    expl = app.dataframe[-1].value
+    want = lib.explain(qid, 5)
+    assert list(expl["substituted"]) == [want[m].substituted for m in DEFAULT_METRICS]
+    assert list(expl["value"]) == [f"{want[m].value:.3f}" for m in DEFAULT_METRICS]
+
+
+# ---- corpus explorer ------------------------------------------------------------------------------
+def test_live_query_and_rechunk_carry_labels(app, app_env):
+    app.radio(key="retriever").set_value("bm25").run()
+    goto(app, "pages/corpus_explorer.py")
+    app.text_input(key="live_text").input("refund after cancelling").run()
+    no_exception(app)
+    assert any("text" in df.value.columns for df in app.dataframe)
+    app.number_input(key="chunk_size_in").set_value(800)
+    app.button[[b.label for b in app.button].index("Re-chunk and re-index")].click().run()
+    no_exception(app)
+    assert any("Re-chunked at 800/100" in s.value for s in app.success)
+    settings = json.loads((app_env / "sample_corpus" / "settings.json").read_text())
+    assert settings["chunk_size"] == 800
+    goto(app, "pages/dashboard.py")
+    assert "(800/100)" in app.caption[0].value
+
+
+def test_upload_corpus_and_bad_upload(app):
+    goto(app, "pages/corpus_explorer.py")
+    app.file_uploader(key="corpus_upload").set_value([("bad.md", b"\xff\xfe\x00bad", "text/markdown")]).run()
+    app.button(key="corpus_upload_go").click().run()
+    no_exception(app)
+    assert any("Upload rejected" in e.value for e in app.error)
+    app.radio(key="retriever").set_value("bm25").run()
+    docs = [("a.md", b"# Alpha\n\nAlpha notes are green and sync every hour.", "text/markdown"),
+            ("b.txt", b"Beta invoices are sent monthly by email.", "text/plain")]
+    app.file_uploader(key="corpus_upload").set_value(docs).run()
+    app.text_input(key="corpus_upload_name").input("tiny").run()
+    app.button(key="corpus_upload_go").click().run()
+    no_exception(app)
+    assert app.session_state["corpus"] == "tiny"
+    for page in PAGES:
+        goto(app, page)
+    goto(app, "pages/dashboard.py")
+    assert any("label at least one" in w.value for w in app.warning)
+
+
+def test_bad_beir_path_is_an_error_not_a_traceback(app):
+    goto(app, "pages/corpus_explorer.py")
+    app.text_input(key="beir_path").input("/no/such/folder").run()
+    app.button(key="beir_go").click().run()
+    no_exception(app)
+    assert any("Cannot load the BEIR folder" in e.value for e in app.error)
