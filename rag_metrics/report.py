@@ -107,7 +107,8 @@ def metric_curve_chart(result: EvaluationResult, metrics: Sequence[str] = DEFAUL
     curve = result.curve(metrics, max_k).assign(label=lambda d: d["metric"].map(lambda m: METRICS[m].label))
     order = [METRICS[m].label for m in metrics]
     lines = alt.Chart(curve).mark_line(point=alt.OverlayMarkDef(size=28)).encode(
-        x=alt.X("k:Q", title="cutoff k", axis=alt.Axis(tickMinStep=1, format="d"),
+        x=alt.X("k:Q", title="cutoff k", axis=alt.Axis(format="d", **(
+                {"values": list(range(1, int(curve["k"].max()) + 1))} if curve["k"].max() <= 25 else {"tickMinStep": 1})),
                 scale=alt.Scale(domain=[1, max(int(curve["k"].max()), 2)], nice=False)),
         y=alt.Y("value:Q", title="mean over in-scope queries", scale=alt.Scale(domain=[0, 1])),
         color=alt.Color("label:N", title="metric", sort=order, scale=alt.Scale(scheme="tableau10")),
