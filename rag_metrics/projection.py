@@ -241,7 +241,7 @@ def corpus_map_chart(
     colour = alt.Color(f"{color}:N", title=colour_title,
                        scale=alt.Scale(scheme="tableau20"),
                        legend=alt.Legend(columns=2 if chunks[color].nunique() > 14 else 1, symbolLimit=60,
-                                         labelLimit=180))
+                                         labelLimit=150))
     shape = alt.Shape("coverage:N", title="coverage",
                       scale=alt.Scale(domain=list(_COVERAGE), range=["circle", "square"]))
     tooltip = [alt.Tooltip("chunk_id:N", title="chunk"), alt.Tooltip("doc_id:N", title="document"),

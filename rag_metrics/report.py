@@ -33,6 +33,8 @@ from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
 if TYPE_CHECKING:  # pragma: no cover
     import altair as alt
 
+    from rag_metrics.projection import CorpusMap
+
 __all__ = [
     "Passage", "QueryExample", "ReportContent", "report_content", "render_report", "build_report",
     "metric_curve_chart", "category_chart", "best_and_worst", "offline_javascript", "REPORT_CSS",
@@ -90,6 +92,7 @@ class ReportContent:
     verdicts: tuple[str, ...] = ()
     comparison_names: tuple[str, str] = ("A", "B")
     notes: tuple[str, ...] = field(default_factory=tuple)
+    map_chart: "alt.LayerChart | None" = None
 
 
 def _label(metric: str, k: int | None) -> str:
@@ -193,11 +196,14 @@ def report_content(
     context_metrics: bool = True,
     n_resamples: int = 2000,
     generated_at: str | None = None,
+    corpus_map: "CorpusMap | None" = None,
 ) -> ReportContent:
     """Gather the report's content (also what the app's presenter view shows).
 
     ``comparison`` is a :func:`rag_metrics.compare.compare` table; its verdicts are written in
-    plain language with ``comparison_names``.  ``config`` is shown as given, after the
+    plain language with ``comparison_names``.  ``corpus_map`` (from
+    :func:`rag_metrics.projection.project_corpus`) adds the corpus map, with the worst question
+    preselected.  ``config`` is shown as given, after the
     evaluation options, which are always listed.
     """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
@@ -247,7 +253,18 @@ def report_content(
         n_queries=len(result.query_ids), n_in_scope=result.n_in_scope, n_out_of_scope=result.n_out_of_scope,
         config=cfg, context_metrics=ctx, comparison=comparison, verdicts=verdicts,
         comparison_names=tuple(comparison_names), notes=tuple(notes),  # type: ignore[arg-type]
+        map_chart=_map_chart(corpus_map, worst),
     )
+
+
+def _map_chart(cmap: "CorpusMap | None", worst: Sequence[QueryExample]) -> "alt.LayerChart | None":
+    if cmap is None:
+        return None
+    from rag_metrics.projection import corpus_map_chart
+
+    known = set(cmap.queries["query_id"])
+    pre = next((e.query_id for e in worst if e.query_id in known), None)
+    return corpus_map_chart(cmap, query_id=pre, width=620, height=480, title=None)
 
 
 # ---- rendering ----------------------------------------------------------------------------------
@@ -391,6 +408,14 @@ def render_report(content: ReportContent, passage_chars: int = 420) -> str:
     """HTML text of a :class:`ReportContent` (self-contained; see the module notes)."""
     c = content
     charts: list[tuple[str, dict]] = [("chart-curve", _spec(c.curve_chart)), ("chart-category", _spec(c.category_chart))]
+    map_html = ""
+    if c.map_chart is not None:
+        charts.append(("chart-map", _spec(c.map_chart)))
+        map_html = ('<section id="map"><h2>Corpus map</h2><p class="muted">Chunks projected to 2-D (coloured by '
+                    "document; hollow squares: chunks no question covers) with the golden questions (◆). Click a "
+                    "question to draw lines to its relevant chunks (green: retrieved, red dashed: missed) and to "
+                    "its other retrieved chunks (orange dotted); the worst question is preselected. Drag to pan, "
+                    'scroll to zoom.</p><div class="chart" id="chart-map"></div></section>')
 
     cards = []
     for _, r in c.headline.iterrows():
@@ -478,6 +503,7 @@ def render_report(content: ReportContent, passage_chars: int = 420) -> str:
 <section id="categories"><h2>By question category</h2><div class="chart" id="chart-category"></div>
 <details><summary>Table</summary>{cat_table}</details></section>
 {ctx_html}
+{map_html}
 <section id="examples">
   <h2>Best and worst questions by {_e(c.ranking_metric)}</h2>
   <p class="muted">Each question with its top {c.k} retrieved passages; relevant passages are marked green.</p>

@@ -45,6 +45,8 @@ def add_report_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--compare-with", choices=_KINDS, default=None, metavar="RETRIEVER",
                    help="also run this retriever and add the paired comparison verdict (dense, bm25 or hybrid)")
     p.add_argument("--relevance-level", type=int, default=1, metavar="L", help="grade >= L is relevant (default 1)")
+    p.add_argument("--corpus-map", action="store_true",
+                   help="add the corpus map (2-D projection of chunk and question embeddings; uses --model)")
     p.add_argument("--title", default=None, help="report title")
     p.add_argument("--out", default="report.html", metavar="PATH", help="output HTML file (default report.html)")
     p.set_defaults(func=run_report)
@@ -124,7 +126,19 @@ def run_report(args: argparse.Namespace) -> int:
     }
     if args.compare_with:
         config["compared with"] = args.compare_with
-    html = build_report(result, k=args.k, chunk_text={c.id: c.text for c in chunks}, config=config,
+    cmap = None
+    if args.corpus_map:
+        from rag_metrics.projection import project_corpus
+        from rag_metrics.retrieval import EmbeddingCache, encode_with_cache, get_encoder
+
+        enc = get_encoder(args.model)
+        cache = EmbeddingCache()
+        _stderr(f"rag-metrics report: corpus map: embedding with {enc.name} ...")
+        cx = encode_with_cache(enc, [c.text for c in chunks], cache)
+        qx = encode_with_cache(enc, [q.question for q in golden], cache)
+        cmap = project_corpus(chunks, cx, golden, qx, result, k=args.k, relevance_level=args.relevance_level)
+        config["corpus map"] = f"PCA of {enc.name} embeddings"
+    html = build_report(result, k=args.k, corpus_map=cmap, chunk_text={c.id: c.text for c in chunks}, config=config,
                         comparison=comparison, comparison_names=names,
                         title=args.title or f"Retrieval report: {corpus.name or Path(args.corpus).name} ({args.retriever})",
                         max_k=depth)

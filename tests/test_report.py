@@ -45,6 +45,18 @@ def other(result):
     return evaluate(_golden(), run)
 
 
+def _corpus_map(result):
+    from rag_metrics import Chunk
+    from rag_metrics.projection import project_corpus
+    from rag_metrics.retrieval import HashingEncoder
+
+    enc = HashingEncoder(32)
+    chunks = [Chunk(i, f"doc{int(i[1:]) % 3}", t, 0, len(t)) for i, t in TEXTS.items()]
+    golden = result.golden
+    return project_corpus(chunks, enc.encode([c.text for c in chunks]), golden,
+                          enc.encode([q.question for q in golden]), result, k=2)
+
+
 def _report(result, other=None, **kw) -> str:
     cmp = compare(result, other, ["hit_rate@2", "ndcg@2"], n_resamples=200) if other is not None else None
     return build_report(result, k=2, chunk_text=TEXTS, comparison=cmp, comparison_names=("bm25", "dense"),
@@ -89,9 +101,20 @@ def test_html_escaped_and_offline(result, other):
     # sections
     for sid in ("headline", "comparison", "curve", "categories", "ragas", "examples", "config"):
         assert f'id="{sid}"' in html
+    assert 'id="map"' not in html
     assert "bm25 is better" in html or "dense is better" in html or "no significant difference" in html
     assert "faithfulness" in html and "judge model" in html
     assert "2026-01-01 00:00 UTC" in html
+
+
+def test_corpus_map_section(result):
+    cmap = _corpus_map(result)
+    c = report_content(result, k=2, n_resamples=100, corpus_map=cmap)
+    spec = c.map_chart.to_dict()
+    # the worst question is preselected on the map
+    assert {p["name"]: p for p in spec["params"]}["query"]["value"] == [{"query_id": c.worst[0].query_id}]
+    html = _report(result, corpus_map=cmap)
+    assert 'id="chart-map"' in html and 'vegaEmbed("#chart-map"' in html
 
 
 def test_no_comparison_section(result):
@@ -127,10 +150,10 @@ def test_cli_report_compare_with_hashing_dense(tmp_path, monkeypatch):
     out = tmp_path / "r.html"
     rc = main(["report", "--corpus", str(ROOT / "sample_corpus" / "docs"), "--golden",
                str(ROOT / "sample_corpus" / "golden.jsonl"), "--retriever", "bm25", "--compare-with", "dense",
-               "--model", "hashing-64", "--k", "3", "--out", str(out)])
+               "--model", "hashing-64", "--k", "3", "--corpus-map", "--out", str(out)])
     assert rc == 0
     html = out.read_text(encoding="utf-8")
-    assert 'id="comparison"' in html and "hashing-64" in html
+    assert 'id="comparison"' in html and "hashing-64" in html and 'id="chart-map"' in html
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -166,7 +189,7 @@ def test_report_renders_offline_in_chromium(result, other, tmp_path):
     sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (Python) is not installed")
 
     page_file = tmp_path / "report.html"
-    page_file.write_text(_report(result, other), encoding="utf-8")
+    page_file.write_text(_report(result, other, corpus_map=_corpus_map(result)), encoding="utf-8")
     shot = Path(os.environ.get("RAG_METRICS_SCREENSHOT_DIR", tmp_path)) / "report.png"
     shot.parent.mkdir(parents=True, exist_ok=True)
     blocked: list[str] = []
@@ -190,10 +213,10 @@ def test_report_renders_offline_in_chromium(result, other, tmp_path):
             page.on("pageerror", lambda e: errors.append(str(e)))
             page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
             page.goto(page_file.as_uri())
-            for cid in ("chart-curve", "chart-category"):
+            for cid in ("chart-curve", "chart-category", "chart-map"):
                 page.wait_for_selector(f"#{cid}.vega-embed svg .mark-symbol, #{cid}.vega-embed svg .mark-rect, "
                                        f"#{cid}.vega-embed svg .mark-line", timeout=15_000)
-            n_marks = page.evaluate("""() => ['chart-curve', 'chart-category'].map(id =>
+            n_marks = page.evaluate("""() => ['chart-curve', 'chart-category', 'chart-map'].map(id =>
                 document.querySelectorAll('#' + id + ' svg path, #' + id + ' svg line').length)""")
             pwned = page.evaluate("() => window.__pwned === undefined ? null : window.__pwned")
             title = page.title()
