@@ -299,8 +299,15 @@ def _chunk_texts(chunks: Sequence[Chunk] | Mapping[str, str]) -> Mapping[str, st
 def ragas_rows(result: EvaluationResult, chunks: Sequence[Chunk] | Mapping[str, str], k: int,
                answers: Mapping[str, str] | None = None,
                columns: Literal["both", "ragas", "legacy"] = "both",
-               include_out_of_scope: bool = True) -> list[dict[str, Any]]:
+               include_out_of_scope: bool = True,
+               chunk_to_doc: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
     """One RAGAS sample per golden query: the top-``k`` retrieved chunks and the labels.
+
+    The ids are exactly those our metrics judge: at document level (``EvalOptions(level=
+    "document")``) ``retrieved_context_ids`` are documents (each at the rank of its best chunk) and
+    ``retrieved_contexts`` the text of that best chunk; chunk labels are mapped to documents
+    through ``chunk_to_doc`` (needed at document level to find each document's best chunk;
+    document labels are used as they are).
 
     Fields (``columns="ragas"``, the ragas >= 0.2 names): ``user_input`` (the question),
     ``retrieved_contexts`` (texts of the top-k chunks, rank order), ``retrieved_context_ids``,
@@ -318,18 +325,27 @@ def ragas_rows(result: EvaluationResult, chunks: Sequence[Chunk] | Mapping[str, 
     texts = _chunk_texts(chunks)
     answers = answers or {}
     level = result.options.relevance_level
-    rankings = result.run.rankings()
+    doc_level = result.options.level == "document"
+    chunk_rankings = result.run.rankings() if doc_level else {}
     rows: list[dict[str, Any]] = []
-    for q in result.golden.queries:
+    for qi, q in enumerate(result.golden.queries):
         if not include_out_of_scope and not q.in_scope:
             continue
-        retrieved = [i for i, _ in rankings.get(q.id, [])][:k]
-        missing = [i for i in retrieved if i not in texts]
+        retrieved = [str(i) for i in result.judged.ranking(qi)[0][:k]]
+        source = retrieved  # the chunk behind each id: at document level, the document's best chunk
+        if doc_level:
+            best: dict[str, str] = {}
+            for cid, _ in chunk_rankings.get(q.id, []):
+                best.setdefault((chunk_to_doc or {}).get(cid, cid), cid)
+            source = [best.get(i, i) for i in retrieved]
+        missing = [i for i in source if i not in texts]
         if missing:
             raise InputError(f"query {q.id!r}: retrieved chunk {missing[0]!r} has no text in the chunks given "
                              f"({len(missing)} missing); pass the chunks the run was retrieved from")
         ref_ids = [i for i in q.relevant_ids if q.relevant[i] >= level]
-        ctx = [texts[i] for i in retrieved]
+        if doc_level and chunk_to_doc is not None:
+            ref_ids = list(dict.fromkeys(chunk_to_doc.get(i, i) for i in ref_ids))
+        ctx = [texts[i] for i in source]
         ref_ctx = [texts[i] for i in ref_ids if i in texts]
         answer = answers.get(q.id)
         row: dict[str, Any] = {"query_id": q.id, "category": q.category}
@@ -349,25 +365,25 @@ def ragas_rows(result: EvaluationResult, chunks: Sequence[Chunk] | Mapping[str, 
 def ragas_jsonl(result: EvaluationResult, chunks: Sequence[Chunk] | Mapping[str, str], k: int,
                 answers: Mapping[str, str] | None = None,
                 columns: Literal["both", "ragas", "legacy"] = "both",
-                include_out_of_scope: bool = True) -> str:
+                include_out_of_scope: bool = True, chunk_to_doc: Mapping[str, str] | None = None) -> str:
     """:func:`ragas_rows` as JSON Lines text (UTF-8, one sample per line).
 
     Load it with ``ragas.EvaluationDataset.from_list([json.loads(l) for l in text.splitlines()])``.
     """
-    rows = ragas_rows(result, chunks, k, answers, columns, include_out_of_scope)
+    rows = ragas_rows(result, chunks, k, answers, columns, include_out_of_scope, chunk_to_doc)
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
 
 
 def ragas_csv(result: EvaluationResult, chunks: Sequence[Chunk] | Mapping[str, str], k: int,
               answers: Mapping[str, str] | None = None,
               columns: Literal["both", "ragas", "legacy"] = "both",
-              include_out_of_scope: bool = True) -> str:
+              include_out_of_scope: bool = True, chunk_to_doc: Mapping[str, str] | None = None) -> str:
     """:func:`ragas_rows` as CSV text; list columns hold a JSON-encoded list in one cell.
 
     Read back with ``pandas.read_csv`` and ``json.loads`` on the list columns (``contexts``,
     ``retrieved_contexts``, ``reference_contexts``, ``*_context_ids``).  Missing values are empty.
     """
-    rows = ragas_rows(result, chunks, k, answers, columns, include_out_of_scope)
+    rows = ragas_rows(result, chunks, k, answers, columns, include_out_of_scope, chunk_to_doc)
     if not rows:
         return ""
     fields = list(rows[0])

@@ -229,3 +229,20 @@ def test_against_ragas(result):
     rows = [json.loads(line) for line in ragas_jsonl(result, TEXTS, 3, columns="ragas").splitlines()]
     ds = EvaluationDataset.from_list(rows)
     assert len(ds) == 4
+
+
+def test_document_level_export_and_metrics():
+    # chunk labels, document-level evaluation: a document takes the rank of its best chunk
+    c2d = {"a#0": "a", "a#1": "a", "b#0": "b", "c#0": "c"}
+    golden = GoldenSet((GoldenQuery("q", "?", "", {"a#1": 1, "c#0": 1}),))
+    run = Run.from_rankings({"q": ["b#0", "a#0", "a#1", "c#0"]})
+    res = evaluate(golden, run, EvalOptions(level="document"), chunk_to_doc=c2d)
+    texts = {i: f"text {i}" for i in c2d}
+    row = ragas_rows(res, texts, 3, chunk_to_doc=c2d)[0]
+    assert row["retrieved_context_ids"] == ["b", "a", "c"]              # documents: b, a (a#0), c
+    assert row["retrieved_contexts"] == ["text b#0", "text a#0", "text c#0"]
+    assert row["reference_context_ids"] == ["a", "c"]
+    m = context_metrics(res, 3).iloc[0]
+    assert m["ragas_id_context_precision"] == id_context_precision(row["retrieved_context_ids"],
+                                                                   row["reference_context_ids"]) == 2 / 3
+    assert m["ragas_context_precision"] == pytest.approx((1 / 2 + 2 / 3) / 2)
