@@ -186,11 +186,12 @@ def _check_k(k: object) -> int:
 
 def _ragas_arrays(result: EvaluationResult, k: int) -> dict[str, NDArray[np.float64]]:
     """RAGAS values for every golden query (golden order), from the judged relevance arrays."""
-    kn = result.kernels
-    depth = result.judged.depth
-    n_ret = np.minimum(result.judged.n_retrieved, k).astype(np.float64)
+    judged = result.judged
+    level = result.options.relevance_level
+    depth = judged.depth
+    n_ret = np.minimum(judged.n_retrieved, k).astype(np.float64)
     if depth:
-        rel = kn.relevant[:, : min(k, depth)].astype(np.float64)
+        rel = (judged.grades[:, : min(k, depth)] >= level).astype(np.float64)
         h_prefix = np.cumsum(rel, axis=1)
         ranks = np.arange(1, rel.shape[1] + 1, dtype=np.float64)
         ap_sum = np.sum(h_prefix / ranks * rel, axis=1)
@@ -198,7 +199,7 @@ def _ragas_arrays(result: EvaluationResult, k: int) -> dict[str, NDArray[np.floa
     else:
         ap_sum = np.zeros(len(n_ret))
         h_k = np.zeros(len(n_ret))
-    n_rel = kn.n_relevant.astype(np.float64)
+    n_rel = (judged.ideal_grades >= level).sum(axis=1).astype(np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         prec = np.where(n_ret > 0, h_k / np.where(n_ret > 0, n_ret, 1), np.nan)
         rec = np.where(n_rel > 0, h_k / np.where(n_rel > 0, n_rel, 1), np.nan)
