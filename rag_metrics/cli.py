@@ -93,9 +93,7 @@ def _fail_under(items: Sequence[str]):
 
 def _id_to_doc(run, golden) -> dict[str, str]:
     """Chunk id ``<doc_id>#<n>`` -> doc id, for --level document without a corpus."""
-    import pandas as pd
-
-    ids = set(pd.unique(run.ids).tolist())
+    ids = set(run.factorized_ids()[1].tolist())
     for q in golden:
         ids.update(q.relevant)
     return {i: i.rsplit("#", 1)[0] for i in ids if "#" in i}

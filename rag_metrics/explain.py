@@ -43,9 +43,9 @@ def judged_from_grades(rankings: Sequence[Sequence[int]], judged_grades: Sequenc
     n = np.array([len(r) for r in rankings], dtype=np.int64)
     return Judged(
         query_ids=tuple(str(i) for i in range(nq)), grades=grades, n_retrieved=n, ideal_grades=ideal,
-        top_score=np.zeros(nq), in_run=n > 0, order=np.zeros(0, np.int64),
-        offsets=np.concatenate([[0], np.cumsum(n)]).astype(np.int64),
-        ranked_ids=np.array([], dtype=object), ranked_scores=np.zeros(0),
+        top_score=np.zeros(nq), in_run=n > 0,
+        starts=(np.cumsum(n) - n).astype(np.int64),
+        ranked_codes=np.zeros(0, np.int64), id_uniques=np.array([], dtype=object), ranked_scores=np.zeros(0),
     )
 
 

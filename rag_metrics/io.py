@@ -252,11 +252,6 @@ def _slow_run_parse(text: str, source: str, report: ValidationReport) -> Run:
                name=Path(source).stem)
 
 
-def _factorized_objects(col: pd.Series) -> np.ndarray:
-    codes, uniques = pd.factorize(col)
-    return np.asarray(uniques, dtype=object)[codes]
-
-
 def parse_trec_run(data: bytes | str, source: str = "run") -> tuple[Run, ValidationReport]:
     """Parse a TREC run.  Fast path with pandas' C reader; on any irregularity a line-by-line
     pass reports every problem with file:line."""
@@ -280,13 +275,102 @@ def parse_trec_run(data: bytes | str, source: str = "run") -> tuple[Run, Validat
     if not ok:
         run = _slow_run_parse(_decode(data, source), source, report)
         return run, report
-    run = Run(_factorized_objects(df[0]), _factorized_objects(df[2]), df[4].to_numpy(np.float64),
-              name=str(df.iat[0, 5]) if len(df) else Path(source).stem)
+    qc, qu = pd.factorize(df[0])
+    ic, iu = pd.factorize(df[2])
+    run = Run.from_factorized(qc, np.asarray(qu, dtype=object), ic, np.asarray(iu, dtype=object),
+                              df[4].to_numpy(np.float64), name=str(df.iat[0, 5]) if len(df) else Path(source).stem)
     return run, report
+
+
+class _Codes:
+    """Incremental string -> int32 code table (global across the batches of one file)."""
+
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+
+    def map_dictionary(self, values: list[str]) -> np.ndarray:
+        idx = self.index
+        out = np.empty(len(values), dtype=np.int32)
+        for n, v in enumerate(values):
+            c = idx.get(v)
+            if c is None:
+                c = idx[v] = len(idx)
+            out[n] = c
+        return out
+
+    def uniques(self) -> np.ndarray:
+        return np.asarray(list(self.index), dtype=object)
+
+
+def _arrow_run(path: Path) -> Run | None:
+    """Streaming fast path for well-formed runs separated by single spaces or tabs.
+
+    pyarrow reads the file block by block; ids are dictionary-encoded per block and mapped to
+    global int32 codes, so memory stays near 16 bytes per line (two codes and a score) instead of
+    a Python string per field.  Returns None when pyarrow is missing or the file is irregular in
+    any way; the caller then parses it line by line and reports every problem with file:line.
+    """
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pacsv
+    except ImportError:  # pragma: no cover - pyarrow comes with pandas/streamlit
+        return None
+    with open(path, "rb") as f:
+        head = f.read(4096)
+    if not head.strip():
+        return None
+    first = head.splitlines()[0]
+    delim = "\t" if b"\t" in first else " "
+    if first.startswith(b"#") or first != first.strip() or b"  " in first or (delim == "\t" and b" " in first):
+        return None
+    parts = first.split()
+    if len(parts) != 6:
+        return None
+    dict_t = pa.dictionary(pa.int32(), pa.string())
+    qtab, dtab = _Codes(), _Codes()
+    qparts: list[np.ndarray] = []
+    dparts: list[np.ndarray] = []
+    sparts: list[np.ndarray] = []
+    try:
+        reader = pacsv.open_csv(
+            path,
+            read_options=pacsv.ReadOptions(column_names=["q", "q0", "d", "r", "s", "t"], block_size=1 << 22,
+                                           use_threads=False),
+            parse_options=pacsv.ParseOptions(delimiter=delim, quote_char=False, double_quote=False,
+                                             escape_char=False, newlines_in_values=False, ignore_empty_lines=True),
+            convert_options=pacsv.ConvertOptions(column_types={"q": dict_t, "d": dict_t, "s": pa.float64()},
+                                                 include_columns=["q", "d", "s"], strings_can_be_null=False,
+                                                 null_values=[]),
+        )
+        for batch in reader:
+            q, d, sc = batch.column(0), batch.column(1), batch.column(2)
+            if sc.null_count:
+                return None
+            qparts.append(qtab.map_dictionary(q.dictionary.to_pylist())[q.indices.to_numpy()])
+            dparts.append(dtab.map_dictionary(d.dictionary.to_pylist())[d.indices.to_numpy()])
+            sparts.append(sc.to_numpy())
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OSError, ValueError, UnicodeDecodeError):
+        return None
+    if not sparts:
+        return None
+    scores = np.concatenate(sparts)
+    sparts.clear()
+    if np.isnan(scores).any():
+        return None
+    qcodes = np.concatenate(qparts)
+    qparts.clear()
+    dcodes = np.concatenate(dparts)
+    dparts.clear()
+    return Run.from_factorized(qcodes, qtab.uniques(), dcodes, dtab.uniques(), scores,
+                               name=parts[5].decode("utf-8", "replace"))
 
 
 def read_run(path: str | os.PathLike[str]) -> tuple[Run, ValidationReport]:
     p = Path(path)
+    if p.is_file() and p.stat().st_size > 1 << 20:
+        run = _arrow_run(p)
+        if run is not None:
+            return run, ValidationReport()
     data = _read_bytes(p)
     try:
         data.decode("utf-8")
@@ -306,25 +390,32 @@ def load_run(path: str | os.PathLike[str]) -> Run:
 def validate_run(run: Run, golden: GoldenSet | None = None, known_ids: Collection[str] | None = None,
                  report: ValidationReport | None = None, source: str = "") -> ValidationReport:
     """Content checks on a run: NaN scores, duplicate ids inside one ranking, queries not in the
-    golden set, golden queries missing from the run, ids not in the corpus."""
+    golden set, golden queries missing from the run, ids not in the corpus.
+
+    Works on the run's integer codes, so a run of millions of lines costs no string per line.
+    """
+    from rag_metrics.metrics.judge import duplicate_rows
+
     report = report if report is not None else ValidationReport()
     if len(run) == 0:
         report.error("run is empty", file=source)
         return report
+    qc, qu = run.factorized_qids()
+    ic, iu = run.factorized_ids()
     nan = np.isnan(run.scores)
     if nan.any():
-        for q in pd.unique(run.qids[nan])[:MAX_REPORTED]:
+        for q in qu[np.unique(qc[nan])][:MAX_REPORTED]:
             report.error("NaN score(s); every retrieved id needs a numeric score (NaN ranks last)",
                          file=source, query_id=str(q))
-    dup = pd.DataFrame({"q": run.qids, "i": run.ids}).duplicated()
+    dup = duplicate_rows(qc, ic)
     if dup.any():
-        d = pd.DataFrame({"q": run.qids[dup.to_numpy()], "i": run.ids[dup.to_numpy()]}).drop_duplicates()
-        for q, i in list(d.itertuples(index=False))[:MAX_REPORTED]:
-            report.warning(f"id {i!r} appears more than once in this ranking; its best-ranked occurrence is kept",
-                           file=source, query_id=str(q))
+        pairs = dict.fromkeys(zip(qc[dup].tolist(), ic[dup].tolist()))
+        for q, i in list(pairs)[:MAX_REPORTED]:
+            report.warning(f"id {iu[i]!r} appears more than once in this ranking; its best-ranked occurrence is kept",
+                           file=source, query_id=str(qu[q]))
     if golden is not None:
         gids = set(golden.ids)
-        rq = run.query_ids()
+        rq = qu.tolist()
         extra = [q for q in rq if q not in gids]
         if extra:
             shown = ", ".join(map(repr, extra[:10])) + (" ..." if len(extra) > 10 else "")
@@ -338,9 +429,9 @@ def validate_run(run: Run, golden: GoldenSet | None = None, known_ids: Collectio
                            f"and count 0: {shown}", file=source)
     if known_ids is not None:
         known = set(known_ids)
-        unknown = pd.unique(run.ids[~pd.Series(run.ids).isin(known).to_numpy()])
-        if len(unknown):
-            shown = ", ".join(map(repr, unknown[:10].tolist())) + (" ..." if len(unknown) > 10 else "")
+        unknown = [i for i in iu.tolist() if i not in known]
+        if unknown:
+            shown = ", ".join(map(repr, unknown[:10])) + (" ..." if len(unknown) > 10 else "")
             report.warning(f"{len(unknown)} retrieved id(s) are not in the corpus: {shown}", file=source)
     return report
 

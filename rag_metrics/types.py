@@ -140,34 +140,89 @@ class GoldenSet:
         )
 
 
-@dataclass(frozen=True, eq=False)
 class Run:
     """A retrieval run in columnar form: one row per (query, id, score).
 
     Rows need not be sorted: evaluation ranks each query by score descending, ties broken by id in
     descending byte-wise order (trec_eval).  Use :meth:`rankings` for the ranked lists.
+
+    The id columns may be held as integer codes into arrays of unique strings (see
+    :meth:`from_factorized`); ``qids`` and ``ids`` are then materialised only when asked for.
+    Treat a Run as immutable.
     """
 
-    qids: NDArray[np.object_]
-    ids: NDArray[np.object_]
-    scores: NDArray[np.float64]
-    name: str = "run"
+    __slots__ = ("_qids", "_ids", "scores", "name", "_fact")
 
-    def __post_init__(self) -> None:
-        q = np.asarray(self.qids, dtype=object)
-        i = np.asarray(self.ids, dtype=object)
-        s = np.asarray(self.scores, dtype=np.float64)
+    def __init__(self, qids: NDArray[np.object_] | Sequence[str], ids: NDArray[np.object_] | Sequence[str],
+                 scores: NDArray[np.float64] | Sequence[float], name: str = "run") -> None:
+        q = np.asarray(qids, dtype=object)
+        i = np.asarray(ids, dtype=object)
+        s = np.asarray(scores, dtype=np.float64)
         if not (len(q) == len(i) == len(s)):
             raise ValueError(
                 f"Run columns differ in length: {len(q)} qids, {len(i)} ids, {len(s)} scores; "
                 "pass one qid, id and score per row."
             )
-        object.__setattr__(self, "qids", q)
-        object.__setattr__(self, "ids", i)
-        object.__setattr__(self, "scores", s)
+        self._qids: NDArray[np.object_] | None = q
+        self._ids: NDArray[np.object_] | None = i
+        self.scores = s
+        self.name = name
+        self._fact: dict[str, tuple[NDArray[np.int64], NDArray[np.object_]]] = {}
+
+    def __repr__(self) -> str:
+        return f"Run(name={self.name!r}, rows={len(self)})"
 
     def __len__(self) -> int:
-        return len(self.qids)
+        return len(self.scores)
+
+    @property
+    def qids(self) -> NDArray[np.object_]:
+        if self._qids is None:
+            codes, uniques = self._fact["qids"]
+            self._qids = uniques[codes]
+        return self._qids
+
+    @property
+    def ids(self) -> NDArray[np.object_]:
+        if self._ids is None:
+            codes, uniques = self._fact["ids"]
+            self._ids = uniques[codes]
+        return self._ids
+
+    def _factorized(self, attr: str) -> tuple[NDArray[np.integer], NDArray[np.object_]]:
+        if attr not in self._fact:
+            import pandas as pd
+
+            codes, uniques = pd.factorize(getattr(self, attr))
+            self._fact[attr] = (codes, np.asarray(uniques, dtype=object))
+        return self._fact[attr]
+
+    def factorized_qids(self) -> tuple[NDArray[np.integer], NDArray[np.object_]]:
+        """``(codes, uniques)`` with ``uniques[codes] == qids`` (computed once, cached)."""
+        return self._factorized("qids")
+
+    def factorized_ids(self) -> tuple[NDArray[np.integer], NDArray[np.object_]]:
+        """``(codes, uniques)`` with ``uniques[codes] == ids`` (computed once, cached)."""
+        return self._factorized("ids")
+
+    @classmethod
+    def from_factorized(cls, qcodes: NDArray[np.integer], quniques: NDArray[np.object_] | Sequence[str],
+                        idcodes: NDArray[np.integer], iduniques: NDArray[np.object_] | Sequence[str],
+                        scores: NDArray[np.float64], name: str = "run") -> "Run":
+        """Build from integer codes (e.g. a parser's dictionary encoding) without a string per row."""
+        qcodes = np.asarray(qcodes)
+        idcodes = np.asarray(idcodes)
+        scores = np.asarray(scores, dtype=np.float64)
+        if not (len(qcodes) == len(idcodes) == len(scores)):
+            raise ValueError("Run columns differ in length; pass one qid code, id code and score per row.")
+        run = cls.__new__(cls)
+        run._qids = None
+        run._ids = None
+        run.scores = scores
+        run.name = name
+        run._fact = {"qids": (qcodes, np.asarray(quniques, dtype=object)),
+                     "ids": (idcodes, np.asarray(iduniques, dtype=object))}
+        return run
 
     @classmethod
     def from_dict(cls, run: Mapping[str, Mapping[str, float]], name: str = "run") -> "Run":

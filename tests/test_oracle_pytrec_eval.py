@@ -159,3 +159,32 @@ def test_real_collections_match_trec_eval(name):
     assert_parity(qrels, run, ks=[1, 3, 5, 10, 20, 100, 200])
     if name == "cranfield":
         assert_parity(qrels, run, ks=[1, 5, 10], level=2)
+
+
+@pytest.mark.parametrize("layout", ["shuffled", "sorted", "sorted_groups_reversed"])
+def test_row_layout_does_not_matter(layout):
+    """Same run given as shuffled rows, trec-sorted rows, or sorted groups in another query order."""
+    rng = random.Random(42)
+    qrels, run = random_case(rng, n_queries=25)
+    rows = [(q, d, s) for q, r in run.items() for d, s in r.items()]
+    if layout == "shuffled":
+        rng.shuffle(rows)
+    else:
+        ranked = Run.from_dict(run).rankings()
+        qs = list(ranked)[::-1] if layout == "sorted_groups_reversed" else list(ranked)
+        rows = [(q, d, s) for q in qs for d, s in ranked[q]]
+    r = Run(np.array([x[0] for x in rows], dtype=object), np.array([x[1] for x in rows], dtype=object),
+            np.array([x[2] for x in rows]))
+    res = evaluate(qrels, r)
+    expected = trec_values(qrels, run, [1, 5, 10])
+    idx = {q: i for i, q in enumerate(res.query_ids)}
+    for q, d in expected.items():
+        for (name, k), v in d.items():
+            assert res.values(name, k)[idx[q]] == pytest.approx(v, abs=1e-9), (layout, q, name, k)
+        assert res.ranking(q)["id"].tolist() == [i for i, _ in Run.from_dict(run).rankings()[q]]
+
+
+def test_presorted_with_wrong_tie_order_is_resorted():
+    # scores sorted but tied ids in ascending order: must be re-ranked "b" before "a"
+    r = Run(np.array(["q", "q"], dtype=object), np.array(["a", "b"], dtype=object), np.array([1.0, 1.0]))
+    assert evaluate({"q": {"b": 1}}, r).mean("mrr") == 1.0

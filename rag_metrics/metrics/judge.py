@@ -42,11 +42,11 @@ class Judged:
         Best retrieval score per query (NaN when the query retrieved nothing).
     in_run
         True when the run has at least one row for the query.
-    order, offsets
-        Row indices of the run in ranked order, grouped by query: query ``q``'s ranking is
-        ``run.ids[order[offsets[q]:offsets[q + 1]]]`` (original ids, before any id mapping).
-    ranked_ids
-        The ranked ids after id mapping (e.g. chunk -> document), aligned with ``order``.
+    starts
+        First ranked row of each query in ``ranked_codes`` / ``ranked_scores``.
+    ranked_codes, id_uniques
+        The ranked ids after id mapping (e.g. chunk -> document), aligned with ``order``, as codes
+        into ``id_uniques`` (materialised per query by :meth:`ranking`).
     """
 
     query_ids: tuple[str, ...]
@@ -55,9 +55,9 @@ class Judged:
     ideal_grades: NDArray[np.int32]
     top_score: NDArray[np.float64]
     in_run: NDArray[np.bool_]
-    order: NDArray[np.int64]
-    offsets: NDArray[np.int64]
-    ranked_ids: NDArray[np.object_]
+    starts: NDArray[np.int64]
+    ranked_codes: NDArray[np.int64]
+    id_uniques: NDArray[np.object_]
     ranked_scores: NDArray[np.float64]
 
     @property
@@ -66,26 +66,101 @@ class Judged:
 
     def ranking(self, q: int) -> tuple[list[str], list[float], list[int]]:
         """Ids, scores and grades of query row ``q`` in ranked order."""
-        lo, hi = int(self.offsets[q]), int(self.offsets[q + 1])
-        ids = self.ranked_ids[lo:hi].tolist()
+        lo = int(self.starts[q])
+        hi = lo + int(self.n_retrieved[q])
+        ids = self.id_uniques[self.ranked_codes[lo:hi]].tolist()
         scores = self.ranked_scores[lo:hi].tolist()
         return ids, scores, self.grades[q, : hi - lo].tolist()
 
 
-def _id_sort_keys(ids: NDArray[np.object_]) -> tuple[NDArray[np.int64], NDArray[np.object_]]:
-    """Integer codes whose order is the byte-wise order of the ids (UTF-8 order == code point order)."""
-    codes, uniques = pd.factorize(ids, sort=False)
-    uniques = np.asarray(uniques, dtype=object)
-    rank_of_code = np.empty(len(uniques), dtype=np.int64)
-    rank_of_code[np.argsort(uniques, kind="stable")] = np.arange(len(uniques), dtype=np.int64)
-    return rank_of_code[codes], uniques
+def _id_rank(uniques: NDArray[np.object_]) -> NDArray[np.int64]:
+    """Rank of each unique id in byte-wise order (UTF-8 order == code point order)."""
+    rank = np.empty(len(uniques), dtype=np.int64)
+    rank[np.argsort(uniques, kind="stable")] = np.arange(len(uniques), dtype=np.int64)
+    return rank
 
 
-def rank_order(qcodes: NDArray[np.int64], ids: NDArray[np.object_], scores: NDArray[np.float64]) -> NDArray[np.int64]:
-    """Row order grouping by query code, then score descending, then id descending (trec_eval)."""
-    idkey, _ = _id_sort_keys(ids)
-    s = np.where(np.isnan(scores), -np.inf, scores)
-    return np.lexsort((-idkey, -s, qcodes))
+def rank_order(qcodes: NDArray[np.int64], idcodes: NDArray[np.int64], iduniques: NDArray[np.object_],
+               scores: NDArray[np.float64]) -> NDArray[np.int64] | None:
+    """Row order grouping rows by query, then score descending, then id descending (trec_eval).
+
+    Returns None when the rows are already in that order (the usual case for TREC files and for
+    runs we produce), so the caller can skip the sort.  ``scores`` must have no NaN.
+    """
+    n = len(qcodes)
+    if n < 2:
+        return None
+    same_q = qcodes[1:] == qcodes[:-1]
+    n_groups = int(n - same_q.sum())
+    contiguous = n_groups == int(np.count_nonzero(np.bincount(qcodes))) if n_groups < n else True
+    if contiguous:
+        up = same_q & (scores[1:] > scores[:-1])
+        if not up.any():
+            tie = np.flatnonzero(same_q & (scores[1:] == scores[:-1]))
+            if tie.size == 0:
+                return None
+            a, b = iduniques[idcodes[tie]], iduniques[idcodes[tie + 1]]
+            if np.all(a > b):
+                return None
+    order = np.lexsort((-scores, qcodes))
+    sq, ss = qcodes[order], scores[order]
+    if np.any((sq[1:] == sq[:-1]) & (ss[1:] == ss[:-1])):
+        idkey = _id_rank(iduniques)[idcodes]
+        order = np.lexsort((-idkey, -scores, qcodes))
+    return order
+
+
+def _may_have_duplicates(sq: NDArray[np.int64], sic: NDArray[np.int64], nq: int,
+                         counts: NDArray[np.int64], pos: NDArray[np.int64]) -> bool:
+    """Cheap exact test for a repeated id inside one query (rows grouped by query).
+
+    Lays the ids out as a (query, position) matrix, sorts each short row and looks for equal
+    neighbours: much faster than hashing every (query, id) pair.  Falls back to True (let the
+    caller hash) when the matrix would be much larger than the rows (very uneven depths).
+    """
+    n = len(sq)
+    d = int(counts.max()) if n else 0
+    if d < 2:
+        return False
+    if nq * d > 4 * n + 1024:
+        return True
+    mat = np.full((nq, d), -1, dtype=np.int64 if sic.dtype == np.int64 and sic.max() > 2**31 - 2 else np.int32)
+    mat[sq, pos] = sic
+    mat.sort(axis=1)
+    return bool(np.any((mat[:, 1:] == mat[:, :-1]) & (mat[:, 1:] >= 0)))
+
+
+def duplicate_rows(qcodes: NDArray[np.integer], idcodes: NDArray[np.integer]) -> NDArray[np.bool_]:
+    """True for every row whose (query, id) pair appeared in an earlier row (any row layout)."""
+    n = len(qcodes)
+    if n < 2:
+        return np.zeros(n, dtype=bool)
+    nq = int(qcodes.max()) + 1
+    contiguous = int(np.count_nonzero(qcodes[1:] != qcodes[:-1])) + 1 == int(np.count_nonzero(np.bincount(qcodes)))
+    if contiguous:
+        counts = np.bincount(qcodes, minlength=nq)
+        _, pos = _positions(qcodes, nq)
+        if not _may_have_duplicates(qcodes, idcodes, nq, counts, pos):
+            return np.zeros(n, dtype=bool)
+    nu = int(idcodes.max()) + 1
+    return pd.Index(qcodes.astype(np.int64) * nu + idcodes).duplicated(keep="first")
+
+
+def _positions(sq: NDArray[np.integer], nq: int) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
+    """For rows grouped by query (groups contiguous, in any order): first row of each query and
+    each row's 0-based position inside its query."""
+    n = len(sq)
+    starts = np.zeros(nq, dtype=np.int64)
+    if n == 0:
+        return starts, np.zeros(0, dtype=np.int32)
+    first = np.ones(n, dtype=bool)
+    np.not_equal(sq[1:], sq[:-1], out=first[1:])
+    fr = np.flatnonzero(first)
+    starts[sq[fr]] = fr
+    lengths = np.diff(np.append(fr, n))
+    pos = np.arange(n, dtype=np.int32)
+    pos -= np.repeat(fr.astype(np.int32), lengths)
+    return starts, pos
 
 
 def judge(
@@ -120,21 +195,20 @@ def judge(
         raise ValueError(f"duplicate query id {dup!r} in qrels; query ids must be unique")
 
     # --- qrels: ideal grades and (query, id) -> grade lookup ------------------------------
-    q_rows: list[int] = []
-    q_ids: list[str] = []
-    q_grades: list[int] = []
-    for qi, qid in enumerate(query_ids):
-        rel = qrels[qid]
-        if id_map is not None:
+    rels = [qrels[qid] for qid in query_ids]
+    if id_map is not None:
+        mapped_rels = []
+        for rel in rels:
             mapped: dict[str, int] = {}
             for i, g in rel.items():
                 m = id_map.get(i, i)
                 mapped[m] = max(int(g), mapped.get(m, int(g)))
-            rel = mapped
-        for i, g in rel.items():
-            q_rows.append(qi)
-            q_ids.append(str(i))
-            q_grades.append(int(g))
+            mapped_rels.append(mapped)
+        rels = mapped_rels
+    sizes = np.fromiter((len(r) for r in rels), dtype=np.int64, count=nq)
+    q_rows = np.repeat(np.arange(nq, dtype=np.int64), sizes)
+    q_ids = [str(i) for r in rels for i in r]
+    q_grades = np.fromiter((g for r in rels for g in r.values()), dtype=np.int64, count=int(sizes.sum()))
     qr_rows = np.asarray(q_rows, dtype=np.int64)
     qr_grades = np.asarray(q_grades, dtype=np.int64)
     pos_counts = np.bincount(qr_rows[qr_grades > 0], minlength=nq) if nq else np.zeros(0, np.int64)
@@ -149,58 +223,79 @@ def judge(
         ideal[rows, np.arange(len(rows)) - starts[rows]] = grades
 
     # --- run rows of golden queries, ranked ----------------------------------------------
-    qcodes_all = qindex.get_indexer(run.qids) if len(run) else np.zeros(0, dtype=np.int64)
-    keep = np.flatnonzero(qcodes_all >= 0)
-    qcodes = qcodes_all[keep].astype(np.int64)
-    ids = run.ids[keep]
-    scores = run.scores[keep]
-    order_local = rank_order(qcodes, ids, scores)
-    order = keep[order_local]
-    sq = qcodes[order_local]
-    sids = ids[order_local]
-    sscores = scores[order_local]
-    if id_map is not None and len(sids):
-        sids = np.asarray(pd.Series(sids, dtype=object).map(lambda x: id_map.get(x, x)).to_numpy(), dtype=object)
+    qc_run, qun = run.factorized_qids()
+    ic_run, iun = run.factorized_ids()
+    golden_pos = {q: i for i, q in enumerate(query_ids)}
+    qmap = np.fromiter((golden_pos.get(q, -1) for q in qun.tolist()), dtype=np.int32, count=len(qun))
+    qcodes = qmap[qc_run] if len(qc_run) else np.zeros(0, np.int32)
+    scores = run.scores
+    rows = None
+    if len(qcodes) and (qcodes < 0).any():
+        rows = np.flatnonzero(qcodes >= 0)
+        qcodes, scores, ic_run = qcodes[rows], scores[rows], ic_run[rows]
+    nan = np.isnan(scores)
+    if nan.any():
+        scores = np.where(nan, -np.inf, scores)
+    order = rank_order(qcodes, ic_run, iun, scores)
+    if order is None:
+        sq, sic, sscores = qcodes, ic_run, scores
+    else:
+        sq, sic, sscores = qcodes[order], ic_run[order], scores[order]
+    del order, qcodes
+    if id_map is not None and len(sic):
+        # map the unique ids, then re-code: two chunks of one document share a code
+        mapped = np.asarray([id_map.get(x, x) for x in iun.tolist()], dtype=object)
+        codes2, iun = pd.factorize(mapped)
+        iun = np.asarray(iun, dtype=object)
+        sic = codes2[sic].astype(np.int64)
+    nu = max(len(iun), 1)
+    sq = sq.astype(np.int64, copy=False) if nq * nu > 2**31 - 1 else sq
+    counts = np.bincount(sq, minlength=nq).astype(np.int64) if nq else np.zeros(0, np.int64)
+    starts, pos_in_q = _positions(sq, nq)
     # Drop repeated (query, id) after ranking: the first occurrence is the best-ranked one.
-    if len(sids):
-        dup = pd.DataFrame({"q": sq, "i": sids}).duplicated().to_numpy()
+    if len(sic) and _may_have_duplicates(sq, sic, nq, counts, pos_in_q):
+        dup = pd.Index(sq * nu + sic).duplicated(keep="first")
         if dup.any():
             nd = ~dup
-            order, sq, sids, sscores = order[nd], sq[nd], sids[nd], sscores[nd]
-    counts = np.bincount(sq, minlength=nq).astype(np.int64) if nq else np.zeros(0, np.int64)
+            sq, sic, sscores = sq[nd], sic[nd], sscores[nd]
+            counts = np.bincount(sq, minlength=nq).astype(np.int64)
+            starts, pos_in_q = _positions(sq, nq)
     in_run = counts > 0
-    starts = np.cumsum(counts) - counts
-    pos_in_q = np.arange(len(sq), dtype=np.int64) - starts[sq] if len(sq) else np.zeros(0, np.int64)
-    if depth is not None:
+    if depth is not None and len(sq) and counts.max() > depth:
         d = pos_in_q < depth
-        order, sq, sids, sscores, pos_in_q = order[d], sq[d], sids[d], sscores[d], pos_in_q[d]
+        sq, sic, sscores = sq[d], sic[d], sscores[d]
         counts = np.minimum(counts, depth)
-        starts = np.cumsum(counts) - counts
+        starts, pos_in_q = _positions(sq, nq)
     max_depth = int(counts.max()) if nq and len(sq) else 0
 
-    # --- grade of every ranked id --------------------------------------------------------
-    grades_flat = np.zeros(len(sids), dtype=np.int32)
-    if len(sids) and len(q_ids):
-        codes, uniques = pd.factorize(np.concatenate([sids, np.asarray(q_ids, dtype=object)]))
-        nu = max(len(uniques), 1)
-        run_keys = sq * nu + codes[: len(sids)]
-        qrel_keys = qr_rows * nu + codes[len(sids):]
-        lookup = pd.Index(qrel_keys)
-        if not lookup.is_unique:  # same id twice in one query's labels: keep the max grade
-            s = pd.Series(qr_grades).groupby(qrel_keys).max()
-            lookup, qr_g = pd.Index(s.index.to_numpy()), s.to_numpy()
-        else:
-            qr_g = qr_grades
-        hit = lookup.get_indexer(run_keys)
-        found = hit >= 0
-        grades_flat[found] = qr_g[hit[found]]
+    # --- grade of every ranked id: only rows whose id is judged somewhere need a lookup ----
+    grades_flat = np.zeros(len(sic), dtype=np.int32)
+    if len(sic) and len(q_ids):
+        qr_codes = pd.Index(iun).get_indexer(np.asarray(q_ids, dtype=object))
+        known = qr_codes >= 0
+        if known.any():
+            judged_id = np.zeros(nu, dtype=bool)
+            judged_id[qr_codes[known]] = True
+            qrel_keys = qr_rows[known] * nu + qr_codes[known]
+            s_g = pd.Series(qr_grades[known]).groupby(qrel_keys).max()  # same id twice: max grade
+            lookup = pd.Index(s_g.index.to_numpy())
+            g_values = s_g.to_numpy()
+            step = 1 << 18  # bounded temporaries: look up a block of rows at a time
+            for lo in range(0, len(sic), step):
+                blk_ic = sic[lo:lo + step]
+                cand = np.flatnonzero(judged_id[blk_ic])
+                if cand.size == 0:
+                    continue
+                keys = sq[lo:lo + step][cand].astype(np.int64) * nu + blk_ic[cand]
+                hit = lookup.get_indexer(keys)
+                found = hit >= 0
+                grades_flat[lo + cand[found]] = g_values[hit[found]]
     grades = np.zeros((nq, max(max_depth, 1)), dtype=np.int32)
     if len(sq):
         grades[sq, pos_in_q] = grades_flat
     top = np.full(nq, np.nan)
     if len(sq):
         top[sq[pos_in_q == 0]] = sscores[pos_in_q == 0]
-    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     return Judged(
         query_ids=query_ids,
         grades=grades,
@@ -208,8 +303,8 @@ def judge(
         ideal_grades=ideal,
         top_score=top,
         in_run=in_run,
-        order=order,
-        offsets=offsets,
-        ranked_ids=sids,
+        starts=starts,
+        ranked_codes=sic,
+        id_uniques=iun,
         ranked_scores=sscores,
     )

@@ -67,19 +67,33 @@ class Kernels:
 
     @cached_property
     def _ap_prefix(self) -> NDArray[np.float64]:
-        prec = self.hits / self._ranks
-        return np.cumsum(np.where(self.relevant, prec, 0.0), axis=1)
+        """cumsum over ranks of (h_i / i if rank i is relevant else 0); in place to bound memory."""
+        a = self.hits.astype(np.float64)
+        a /= self._ranks
+        a *= self.relevant
+        np.cumsum(a, axis=1, out=a)
+        return a
+
+    @staticmethod
+    def _gains(grades: NDArray[np.integer], gain: str) -> NDArray[np.float64]:
+        g = grades.astype(np.float64)
+        np.maximum(g, 0.0, out=g)  # non-positive grades give no gain
+        if gain == "exponential":
+            np.exp2(g, out=g)
+            g -= 1.0
+        return g
 
     def _dcg_prefix(self, gain: str) -> NDArray[np.float64]:
-        g = self.judged.grades.astype(np.float64)
-        g = np.where(g > 0, g if gain == "linear" else np.exp2(g) - 1.0, 0.0)
-        return np.cumsum(g / self._discount, axis=1)
+        g = self._gains(self.judged.grades, gain)
+        g /= self._discount
+        np.cumsum(g, axis=1, out=g)
+        return g
 
     def _idcg_prefix(self, gain: str) -> NDArray[np.float64]:
-        g = self.judged.ideal_grades.astype(np.float64)
-        g = np.where(g > 0, g if gain == "linear" else np.exp2(g) - 1.0, 0.0)
-        disc = np.log2(np.arange(2, g.shape[1] + 2, dtype=np.float64))
-        return np.cumsum(g / disc, axis=1)
+        g = self._gains(self.judged.ideal_grades, gain)
+        g /= np.log2(np.arange(2, g.shape[1] + 2, dtype=np.float64))
+        np.cumsum(g, axis=1, out=g)
+        return g
 
     @cached_property
     def _dcg_linear(self) -> NDArray[np.float64]:
