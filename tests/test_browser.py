@@ -1,0 +1,108 @@
+"""Real-browser test: `streamlit run app.py` on a loopback port, Debian Chromium through Playwright.
+
+Visits every page by URL (the first request goes straight to a page, which exercises the shell
+guard), asserts there is no exception element and that the shared sidebar is present, interacts
+with the K slider, and saves screenshots (pytest tmp dir, or $RAG_METRICS_SCREENSHOT_DIR).
+"""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+PAGES = [("failures", "Failures and drill-down"), ("", "Dashboard"), ("golden_set", "Golden set editor"),
+         ("corpus_explorer", "Corpus explorer")]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian Chromium not installed at /usr/bin/chromium "
+                       "(apt-get install -y chromium); CI installs it"),
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def server(tmp_path, app_cache_dir):
+    port = _free_port()
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "RAG_METRICS_WORKSPACE": str(tmp_path / "workspace"),
+           "RAG_METRICS_CACHE": str(app_cache_dir)}
+    log = open(tmp_path / "streamlit.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(120):
+            try:
+                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).status == 200:
+                    break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("streamlit did not start: " + (tmp_path / "streamlit.log").read_text()[-2000:])
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def _wait_idle(page, title: str, timeout: float = 120.0) -> None:
+    page.get_by_role("heading", name=title, level=1).wait_for(timeout=timeout * 1000)
+    deadline = time.time() + timeout
+    quiet = 0
+    while time.time() < deadline and quiet < 3:
+        time.sleep(0.5)
+        running = page.locator('[data-testid="stStatusWidget"]').count()
+        quiet = quiet + 1 if not running else 0
+    page.wait_for_timeout(1500)  # let charts draw
+
+
+def test_every_page_in_chromium(server, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    out = Path(os.environ.get("RAG_METRICS_SCREENSHOT_DIR") or tmp_path / "screenshots")
+    out.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=[
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 2200})
+            for path, title in PAGES:
+                page.goto(f"{server}/{path}")
+                _wait_idle(page, title)
+                exc = page.locator('[data-testid="stException"]')
+                assert exc.count() == 0, f"exception on /{path}: {exc.first.inner_text()[:2000]}"
+                assert page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]').count() >= 1, \
+                    f"shared sidebar missing on /{path}"
+                page.screenshot(path=str(out / f"{path or 'dashboard'}.png"))
+            # interact: move K with the keyboard and check the cards follow
+            page.goto(server)
+            _wait_idle(page, "Dashboard")
+            assert page.get_by_text("Hit rate@5").count() >= 1
+            page.locator('[data-testid="stSidebar"] [data-testid="stSlider"] input[type="range"]').first.focus()
+            page.keyboard.press("ArrowRight")
+            _wait_idle(page, "Dashboard")
+            assert page.get_by_text("Hit rate@6").count() >= 1
+            assert page.locator('[data-testid="stException"]').count() == 0
+            page.screenshot(path=str(out / "dashboard_k6.png"))
+        finally:
+            browser.close()
+    assert len(list(out.glob("*.png"))) == len(PAGES) + 1
