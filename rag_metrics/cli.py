@@ -106,11 +106,15 @@ def _load_inputs(args: argparse.Namespace, run_paths: Sequence[str], progress: _
     report.raise_if_errors()
     if len(golden) == 0:
         raise InputError(f"{args.qrels}: no judgments found")
+    if not any(q.in_scope for q in golden):
+        raise InputError(f"{args.qrels}: no query has a relevant id (grade >= 1), so there is nothing to evaluate; "
+                         "--qrels takes TREC qrels, a BEIR qrels .tsv or folder, or a golden set with relevant ids "
+                         "(a corpus.jsonl or queries.jsonl holds no judgments)")
     runs = []
     for rp in run_paths:
         t = time.perf_counter()
         run, rrep = read_run(rp)
-        rrep.raise_if_errors()
+        rrep.raise_if_errors(hint=f"run `{PROG} validate {args.qrels} --run {rp}` to list all")
         if len(run) == 0:
             raise InputError(f"{rp}: run has no lines; expected 'qid Q0 docid rank score tag'")
         progress(f"read {len(run):,} lines of {rp} in {time.perf_counter() - t:.1f}s")
@@ -147,6 +151,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     opts = _options(args)
     t = time.perf_counter()
     res = evaluate(golden, run, opts, chunk_to_doc=_id_to_doc(run, golden) if opts.level == "document" else None)
+    if res.n_queries == 0:
+        raise InputError(f"{args.run}: no golden query of {args.qrels} is in the run, and --missing skip leaves "
+                         "nothing to average; check that the run and the qrels use the same query ids")
     all_keys = list(dict.fromkeys(keys + [k for k, _ in thresholds]))
     means = {str(k): res.mean(k) for k in all_keys}
     progress(f"evaluated {res.n_queries:,} queries in {time.perf_counter() - t:.1f}s")

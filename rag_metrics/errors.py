@@ -90,9 +90,9 @@ class ValidationReport:
     def summary(self) -> str:
         return f"{len(self.errors)} error(s), {len(self.warnings)} warning(s)"
 
-    def raise_if_errors(self, what: str = "input") -> None:
+    def raise_if_errors(self, what: str = "input", *, hint: str = "run `rag-metrics validate` to list all") -> None:
         """Raise :class:`InputError` naming the first error and the count of the rest."""
         errs = self.errors
         if errs:
-            more = f" (and {len(errs) - 1} more error(s); run `rag-metrics validate` to list all)" if len(errs) > 1 else ""
+            more = f" (and {len(errs) - 1} more error(s); {hint})" if len(errs) > 1 else ""
             raise InputError(f"{str(errs[0])[len('error: '):]}{more}", report=self)
