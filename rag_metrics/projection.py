@@ -276,7 +276,7 @@ def corpus_map_chart(
     labels = [alt.Chart(qd).transform_filter(sel).transform_filter(
         alt.datum.right_half if right else ~alt.datum.right_half).mark_text(
         align="right" if right else "left", dx=-12 if right else 12, dy=-12, fontSize=12, fontWeight="bold",
-        color="#222", limit=320, **halo).encode(x=x, y=y, text="question:N")
+        color="#222", limit=440, **halo).encode(x=x, y=y, text="question:N")
         for right in (False, True) for halo in ({"stroke": "white", "strokeWidth": 4, "strokeOpacity": 0.9}, {})]
     points = alt.layer(covered, uncovered)  # one shared colour and shape scale, one legend each
     chart = alt.layer(links, points, rings, queries, *labels).resolve_scale(

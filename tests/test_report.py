@@ -218,6 +218,14 @@ def test_report_renders_offline_in_chromium(result, other, tmp_path):
                                        f"#{cid}.vega-embed svg .mark-line", timeout=15_000)
             n_marks = page.evaluate("""() => ['chart-curve', 'chart-category', 'chart-map'].map(id =>
                 document.querySelectorAll('#' + id + ' svg path, #' + id + ' svg line').length)""")
+            # the worst question is preselected on the map: its lines are drawn
+            n_lines = page.evaluate("document.querySelectorAll('#chart-map svg g.mark-rule line').length")
+            # clicking another question selects it: its text is shown and its lines drawn
+            page.locator('#chart-map svg path[aria-label*="question id: q1;"]').first.click(force=True)
+            page.wait_for_timeout(300)
+            labels = page.evaluate("Array.from(document.querySelectorAll('#chart-map svg g.mark-text text'))"
+                                   ".map(t => t.textContent)")
+            n_lines_q1 = page.evaluate("document.querySelectorAll('#chart-map svg g.mark-rule line').length")
             pwned = page.evaluate("() => window.__pwned === undefined ? null : window.__pwned")
             title = page.title()
             page.screenshot(path=str(shot), full_page=True)
@@ -225,6 +233,8 @@ def test_report_renders_offline_in_chromium(result, other, tmp_path):
             browser.close()
     assert shot.exists() and shot.stat().st_size > 10_000
     assert all(n > 5 for n in n_marks), n_marks
+    assert n_lines > 0
+    assert "how do refunds work?" in labels and n_lines_q1 == 2   # q1: c1 relevant+retrieved, c6 retrieved
     assert pwned is None, "escaped user text executed as script"
     assert "</script>" in title  # the title shows the text literally
     assert blocked == [], f"the report tried to load from the network: {blocked}"
