@@ -169,11 +169,12 @@ def verdict(row: pd.Series | dict, name_a: str = "A", name_b: str = "B") -> str:
     better = name_b if d > 0 else name_a
     p = r.get("p_randomization_adj", r.get("p_randomization"))
     if p is not None and not pd.isna(p) and p < 0.05:
-        return (f"{label}: {better} is better by {abs(d):.3f} (95% CI {lo:+.3f} to {hi:+.3f}, adjusted p = {p:.3g}, "
-                f"{r['wins']} wins / {r['losses']} losses / {r['ties']} ties over {n} queries).")
+        return (f"{label}: {better} is better by {abs(d):.3f} ({name_b} - {name_a} = {d:+.3f}, 95% CI {lo:+.3f} to "
+                f"{hi:+.3f}, adjusted p = {p:.3g}; {name_b} wins {r['wins']}, loses {r['losses']}, ties {r['ties']} "
+                f"of {n} queries).")
     small = n < 30
     tail = (f" With only {n} queries the set is too small to tell differences smaller than about "
             f"{width / 2:.2f}; add queries to decide." if small or width > 0.2 else
             f" The difference, if any, is likely smaller than {max(abs(lo), abs(hi)):.2f}.")
-    return (f"{label}: no significant difference ({d:+.3f}, 95% CI {lo:+.3f} to {hi:+.3f}, adjusted p = "
-            f"{p:.3g}).{tail}")
+    return (f"{label}: no significant difference ({name_b} - {name_a} = {d:+.3f}, 95% CI {lo:+.3f} to {hi:+.3f}, "
+            f"adjusted p = {p:.3g}).{tail}")
