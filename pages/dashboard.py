@@ -33,7 +33,7 @@ left, right = st.columns([3, 2], gap="large")
 with left:
     views.section("Every metric against K", "Retrieval is done once to depth "
                   f"{ctx.memo.depth}; K only reads another column. The dashed line marks the current K.")
-    views.chart(views.curve_chart(ctx.curve(), k, ctx.settings.metrics))
+    views.chart(views.curve_chart(ctx.curve_records(), k, ctx.settings.metrics))
 with right:
     views.section("Reading the numbers")
     mrr = float(summary.loc[summary["metric"] == "mrr", "mean"].iloc[0])
@@ -93,4 +93,4 @@ else:
         st.caption(f"Top scores range from {views.fmt(lo)} to {views.fmt(hi)} with this retriever "
                    "(BM25 scores are not on the cosine scale).")
     with c2:
-        views.chart(views.abstention_chart(ctx.abstention_curve(), threshold))
+        views.chart(views.abstention_chart(ctx.abstention_records(), threshold))

@@ -173,6 +173,20 @@ def curve_table(_result: EvaluationResult, eval_key: str, metrics: tuple[str, ..
     return _result.curve(metrics, max_k=max(_result.depth, 1))
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def curve_records(_result: EvaluationResult, eval_key: str, metrics: tuple[str, ...]) -> list[dict]:
+    from ui.views import curve_records as shape
+
+    return shape(curve_table(_result, eval_key, metrics))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def abstention_records(_result: EvaluationResult, eval_key: str) -> list[dict]:
+    from ui.views import abstention_records as shape
+
+    return shape(abstention_table(_result, eval_key))
+
+
 @st.cache_data(show_spinner=False, max_entries=512)
 def category_table(_result: EvaluationResult, eval_key: str, metric: str, k: int) -> pd.DataFrame:
     return _result.by_category((metric,), ks=(k,), ci=True, n_resamples=1000)

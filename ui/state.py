@@ -329,6 +329,10 @@ class Lab:
     def curve(self):
         return cache.curve_table(self.result, self.eval_key, self.settings.metrics)
 
+    def curve_records(self):
+        """The metric-vs-K table shaped for the chart (cached per evaluation)."""
+        return cache.curve_records(self.result, self.eval_key, self.settings.metrics)
+
     def by_category(self, metric: str):
         return cache.category_table(self.result, self.eval_key, metric, self.k)
 
@@ -337,6 +341,9 @@ class Lab:
 
     def abstention_curve(self):
         return cache.abstention_table(self.result, self.eval_key)
+
+    def abstention_records(self):
+        return cache.abstention_records(self.result, self.eval_key)
 
 
 def current() -> Lab:

@@ -5,6 +5,7 @@ upload is always shown as plain text (:func:`plain_text`, dataframes), never as 
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import Iterable, Sequence
 
@@ -82,104 +83,154 @@ def metric_cards(summary: pd.DataFrame, per_row: int = 6) -> None:
             st.caption(f"95% CI {fmt(r['ci_low'])} – {fmt(r['ci_high'])}")
 
 
-# ---- charts -----------------------------------------------------------------------------------
+# ---- charts ---------------------------------------------------------------------------------------
+# Charts are written in Altair once per shape (cached templates with *named* datasets) and filled
+# with the current numbers at render time: building and validating a layered Altair chart costs
+# ~100 ms, filling a template costs well under 1 ms, which keeps a K change under budget.
+def _records(df: pd.DataFrame) -> list[dict]:
+    return df.to_dict("records")
+
+
+def _fill(template: dict, **datasets: pd.DataFrame | list[dict]) -> dict:
+    spec = dict(template)
+    spec["datasets"] = {name: (_records(d) if isinstance(d, pd.DataFrame) else d) for name, d in datasets.items()}
+    return spec
+
+
 def _metric_scale(metrics: Sequence[str]) -> alt.Scale:
     return alt.Scale(domain=[label(m) for m in metrics], range=[METRIC_COLORS.get(m, ACCENT) for m in metrics])
 
 
-def curve_chart(curve: pd.DataFrame, k: int, metrics: Sequence[str], height: int = 320) -> alt.LayerChart:
-    """Every metric's mean against K, with the current K marked."""
+@functools.lru_cache(maxsize=64)
+def _curve_template(metrics: tuple[str, ...], max_k: int, height: int) -> dict:
+    ticks = [v for v in (1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 500, 1000) if v <= max_k]
+    x = alt.X("k:Q", title="K (cutoff, log scale)", scale=alt.Scale(type="log", domain=[1, max_k], nice=False),
+              axis=alt.Axis(values=ticks, format="d"))
+    y = alt.Y("value:Q", title="Mean over queries", scale=alt.Scale(domain=[0, 1]))
+    color = alt.Color("Metric:N", scale=_metric_scale(metrics), legend=alt.Legend(orient="bottom", title=None))
+    curve = alt.Data(name="curve")
+    lines = alt.Chart(curve).mark_line(strokeWidth=2).encode(x=x, y=y, color=color)
+    hover = alt.selection_point(fields=["k"], nearest=True, on="pointerover", empty=False)
+    points = alt.Chart(curve).mark_point(filled=True, size=40).encode(
+        x=x, y=y, color=color, opacity=alt.condition(hover, alt.value(1), alt.value(0)),
+        tooltip=[alt.Tooltip("Metric:N"), alt.Tooltip("k:Q", title="K"), alt.Tooltip("value_fmt:N", title="Mean")],
+    ).add_params(hover)
+    marker = alt.Data(name="marker")
+    rule = alt.Chart(marker).mark_rule(color="#333", strokeDash=[4, 3]).encode(x="k:Q")
+    text = alt.Chart(marker).mark_text(align="left", dx=4, color="#333", fontWeight="bold").encode(
+        x="k:Q", y=alt.value(8), text="text:N")
+    dots = alt.Chart(alt.Data(name="at_k")).mark_point(filled=True, size=70).encode(
+        x="k:Q", y="value:Q", color=alt.Color("Metric:N", scale=_metric_scale(metrics), legend=None),
+        tooltip=[alt.Tooltip("Metric:N"), alt.Tooltip("value_fmt:N", title="Mean at K")])
+    return (lines + points + rule + text + dots).properties(height=height).to_dict()
+
+
+def curve_records(curve: pd.DataFrame) -> list[dict]:
+    """The metric-vs-K table as chart records (cache this per evaluation)."""
     df = curve.copy()
     df["Metric"] = [label(m) for m in df["metric"]]
     df["value_fmt"] = [fmt(v) for v in df["value"]]
-    base = alt.Chart(df).encode(
-        x=alt.X("k:Q", title="K (cutoff, log scale)",
-                scale=alt.Scale(type="log", domain=[1, max(int(df["k"].max() or 1), 2)], nice=False),
-                axis=alt.Axis(values=[v for v in (1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 500, 1000)
-                                      if v <= max(int(df["k"].max() or 1), 2)], format="d")),
-        y=alt.Y("value:Q", title="Mean over queries", scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color("Metric:N", scale=_metric_scale(metrics), legend=alt.Legend(orient="bottom", title=None)),
-    )
-    lines = base.mark_line(strokeWidth=2)
-    hover = alt.selection_point(fields=["k"], nearest=True, on="pointerover", empty=False)
-    points = base.mark_point(filled=True, size=40).encode(
-        opacity=alt.condition(hover, alt.value(1), alt.value(0)),
-        tooltip=[alt.Tooltip("Metric:N"), alt.Tooltip("k:Q", title="K"), alt.Tooltip("value_fmt:N", title="Mean")],
-    ).add_params(hover)
-    rule_df = pd.DataFrame({"k": [k], "text": [f"K = {k}"]})
-    rule = alt.Chart(rule_df).mark_rule(color="#333", strokeDash=[4, 3]).encode(x="k:Q")
-    text = alt.Chart(rule_df).mark_text(align="left", dx=4, dy=-6, color="#333", fontWeight="bold").encode(
-        x="k:Q", y=alt.value(8), text="text:N")
-    at_k = df[df["k"] == k]
-    dots = alt.Chart(at_k).mark_point(filled=True, size=70).encode(
-        x="k:Q", y="value:Q", color=alt.Color("Metric:N", scale=_metric_scale(metrics), legend=None),
-        tooltip=[alt.Tooltip("Metric:N"), alt.Tooltip("value_fmt:N", title=f"Mean at K={k}")])
-    return (lines + points + rule + text + dots).properties(height=height)
+    return _records(df)
 
 
-def category_chart(cat: pd.DataFrame, metric: str, height: int = 260) -> alt.LayerChart:
+def curve_chart(records: list[dict], k: int, metrics: Sequence[str], height: int = 320) -> dict:
+    """Every metric's mean against K (log axis), with the current K marked."""
+    max_k = max(max((r["k"] for r in records), default=1), 2)
+    at_k = [r for r in records if r["k"] == k]
+    return _fill(_curve_template(tuple(metrics), int(max_k), height), curve=records,
+                 marker=[{"k": k, "text": f"K = {k}"}], at_k=at_k)
+
+
+@functools.lru_cache(maxsize=32)
+def _category_template(metric: str, height: int) -> dict:
+    y = alt.Y("label:N", title=None, sort=None)
+    tooltip = [alt.Tooltip("category:N", title="Category"), alt.Tooltip("n:Q", title="Queries"),
+               alt.Tooltip("mean_fmt:N", title="Mean"), alt.Tooltip("ci_fmt:N", title="95% CI")]
+    data = alt.Data(name="cat")
+    bars = alt.Chart(data).mark_bar(color=METRIC_COLORS.get(metric, ACCENT), opacity=0.85, height=22).encode(
+        x=alt.X("mean:Q", title=f"{label(metric)} (mean)", scale=alt.Scale(domain=[0, 1])), y=y, tooltip=tooltip)
+    err = alt.Chart(data).mark_errorbar(color="#333", thickness=1.5, ticks=True).encode(
+        x=alt.X("ci_low:Q", title=""), x2="ci_high:Q", y=y, tooltip=tooltip)
+    text = alt.Chart(data).mark_text(align="left", dx=6, color="#333").encode(x="ci_high:Q", y=y, text="mean_fmt:N")
+    return (bars + err + text).properties(height=height).to_dict()
+
+
+def category_chart(cat: pd.DataFrame, metric: str, height: int = 260) -> dict:
     """Mean per category with 95 % CI error bars and n."""
     df = cat.copy()
     df["label"] = [f"{c} (n={n})" for c, n in zip(df["category"], df["n"])]
     df["mean_fmt"] = [fmt(v) for v in df["mean"]]
     df["ci_fmt"] = [f"{fmt(a)} – {fmt(b)}" for a, b in zip(df["ci_low"], df["ci_high"])]
-    y = alt.Y("label:N", title=None, sort=None)
-    tooltip = [alt.Tooltip("category:N", title="Category"), alt.Tooltip("n:Q", title="Queries"),
-               alt.Tooltip("mean_fmt:N", title="Mean"), alt.Tooltip("ci_fmt:N", title="95% CI")]
-    bars = alt.Chart(df).mark_bar(color=METRIC_COLORS.get(metric, ACCENT), opacity=0.85, height=22).encode(
-        x=alt.X("mean:Q", title=f"{label(metric)} (mean)", scale=alt.Scale(domain=[0, 1])), y=y, tooltip=tooltip)
-    err = alt.Chart(df).mark_errorbar(color="#333", thickness=1.5, ticks=True).encode(
-        x=alt.X("ci_low:Q", title=""), x2="ci_high:Q", y=y, tooltip=tooltip)
-    text = alt.Chart(df).mark_text(align="left", dx=6, color="#333").encode(
-        x="ci_high:Q", y=y, text="mean_fmt:N")
-    return (bars + err + text).properties(height=height)
+    df["k"] = df["k"].astype(object)
+    return _fill(_category_template(metric, height), cat=df)
 
 
-def hit_rate_chart(df: pd.DataFrame, height: int = 220) -> alt.LayerChart:
-    d = df.copy()
-    d["K"] = [f"@{k}" for k in d["k"]]
-    d["value_fmt"] = [fmt(v) for v in d["hit_rate"]]
-    d["detail"] = [f"{h} of {n} queries" for h, n in zip(d["hits"], d["n"])]
-    base = alt.Chart(d).encode(x=alt.X("K:N", title="Hit rate at", sort=None, axis=alt.Axis(labelAngle=0)))
+@functools.lru_cache(maxsize=4)
+def _hit_rate_template(height: int) -> dict:
+    base = alt.Chart(alt.Data(name="hits")).encode(
+        x=alt.X("K:N", title="Hit rate at", sort=None, axis=alt.Axis(labelAngle=0)))
     bars = base.mark_bar(color=METRIC_COLORS["hit_rate"], width=38).encode(
         y=alt.Y("hit_rate:Q", title="Hit rate", scale=alt.Scale(domain=[0, 1])),
         tooltip=[alt.Tooltip("K:N"), alt.Tooltip("value_fmt:N", title="Hit rate"), alt.Tooltip("detail:N", title="")])
     text = base.mark_text(dy=-8, color="#333").encode(y="hit_rate:Q", text="value_fmt:N")
-    return (bars + text).properties(height=height)
+    return (bars + text).properties(height=height).to_dict()
 
 
-def rank_histogram(hist: pd.DataFrame, k: int, height: int = 240) -> alt.Chart:
-    """First-relevant-rank counts; bars within K are hits at K."""
-    d = hist.copy()
-    d["outcome"] = ["not found" if lbl == "not found" else ("hit at K" if r <= k else "beyond K")
-                    for lbl, r in zip(d["rank_label"], d["rank"])]
-    order = d.sort_values("rank")["rank_label"].tolist()
-    return alt.Chart(d).mark_bar().encode(
-        x=alt.X("rank_label:N", sort=order, title="Rank of the first relevant chunk", axis=alt.Axis(labelAngle=0)),
+def hit_rate_chart(df: pd.DataFrame, height: int = 220) -> dict:
+    d = df.copy()
+    d["K"] = [f"@{k}" for k in d["k"]]
+    d["value_fmt"] = [fmt(v) for v in d["hit_rate"]]
+    d["detail"] = [f"{h} of {n} queries" for h, n in zip(d["hits"], d["n"])]
+    return _fill(_hit_rate_template(height), hits=d)
+
+
+@functools.lru_cache(maxsize=4)
+def _histogram_template(height: int) -> dict:
+    return alt.Chart(alt.Data(name="hist")).mark_bar().encode(
+        x=alt.X("rank_label:N", sort=alt.SortField("rank"), title="Rank of the first relevant chunk",
+                axis=alt.Axis(labelAngle=0)),
         y=alt.Y("count:Q", title="Queries"),
         color=alt.Color("outcome:N", scale=alt.Scale(domain=["hit at K", "beyond K", "not found"],
                                                      range=[METRIC_COLORS["precision"], "#F2A541", MUTED]),
                         legend=alt.Legend(orient="bottom", title=None)),
         tooltip=[alt.Tooltip("rank_label:N", title="First relevant rank"), alt.Tooltip("count:Q", title="Queries")],
-    ).properties(height=height)
+    ).properties(height=height).to_dict()
 
 
-def abstention_chart(sweep: pd.DataFrame, threshold: float, height: int = 240) -> alt.LayerChart:
-    d = sweep.melt(id_vars="threshold", value_vars=["oos_refused_rate", "in_scope_refused_rate"],
-                   var_name="series", value_name="rate")
-    names = {"oos_refused_rate": "Out-of-scope correctly refused",
-             "in_scope_refused_rate": "In-scope wrongly refused"}
-    d["series"] = d["series"].map(names)
-    d["rate_fmt"] = [fmt(v) for v in d["rate"]]
-    lines = alt.Chart(d).mark_line(strokeWidth=2).encode(
+def rank_histogram(hist: pd.DataFrame, k: int, height: int = 240) -> dict:
+    """First-relevant-rank counts; bars within K are hits at K."""
+    d = hist.copy()
+    d["outcome"] = ["not found" if lbl == "not found" else ("hit at K" if r <= k else "beyond K")
+                    for lbl, r in zip(d["rank_label"], d["rank"])]
+    return _fill(_histogram_template(height), hist=d)
+
+
+_ABSTAIN_NAMES = {"oos_refused_rate": "Out-of-scope correctly refused",
+                  "in_scope_refused_rate": "In-scope wrongly refused"}
+
+
+@functools.lru_cache(maxsize=4)
+def _abstention_template(height: int) -> dict:
+    lines = alt.Chart(alt.Data(name="sweep")).mark_line(strokeWidth=2).encode(
         x=alt.X("threshold:Q", title="Threshold on the top retrieval score"),
         y=alt.Y("rate:Q", title="Share of queries", scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color("series:N", scale=alt.Scale(domain=list(names.values()), range=["#54A24B", "#E45756"]),
+        color=alt.Color("series:N", scale=alt.Scale(domain=list(_ABSTAIN_NAMES.values()), range=["#54A24B", "#E45756"]),
                         legend=alt.Legend(orient="bottom", title=None, labelLimit=0)),
         tooltip=[alt.Tooltip("series:N", title=""), alt.Tooltip("threshold:Q", format=".3f"),
                  alt.Tooltip("rate_fmt:N", title="Share")])
-    rule = alt.Chart(pd.DataFrame({"t": [threshold]})).mark_rule(color="#333", strokeDash=[4, 3]).encode(x="t:Q")
-    return (lines + rule).properties(height=height)
+    rule = alt.Chart(alt.Data(name="threshold")).mark_rule(color="#333", strokeDash=[4, 3]).encode(x="t:Q")
+    return (lines + rule).properties(height=height).to_dict()
+
+
+def abstention_records(sweep: pd.DataFrame) -> list[dict]:
+    d = sweep.melt(id_vars="threshold", value_vars=list(_ABSTAIN_NAMES), var_name="series", value_name="rate")
+    d["series"] = d["series"].map(_ABSTAIN_NAMES)
+    d["rate_fmt"] = [fmt(v) for v in d["rate"]]
+    return _records(d)
+
+
+def abstention_chart(records: list[dict], threshold: float, height: int = 240) -> dict:
+    return _fill(_abstention_template(height), sweep=records, threshold=[{"t": threshold}])
 
 
 def relevance_chip(grade: int, relevant: bool) -> str:
@@ -191,8 +242,9 @@ def relevance_chip(grade: int, relevant: bool) -> str:
     return "— not relevant"
 
 
-def chart(c: alt.TopLevelMixin) -> None:
-    st.altair_chart(c, width="stretch")
+def chart(spec: dict) -> None:
+    """Render a chart spec made by this module (Altair-authored Vega-Lite with its data)."""
+    st.vega_lite_chart(spec=spec, width="stretch")
 
 
 def section(title: str, caption: str | None = None) -> None:
