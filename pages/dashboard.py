@@ -76,7 +76,9 @@ if res.n_out_of_scope == 0:
 else:
     lo, hi = L.score_range(res)
     key = f"abstain_{ctx.settings.retriever}"
-    default = round(lo + (hi - lo) / 2, 3)
+    suggested = L.suggest_threshold(res)
+    default = round(suggested if suggested is not None else lo + (hi - lo) / 2, 3)
+    default = min(max(default, round(lo, 3)), round(hi, 3))
     c1, c2 = st.columns([2, 3], gap="large")
     with c1:
         threshold = st.slider("Refuse when the top score is below", min_value=float(round(lo, 3)),
@@ -91,6 +93,7 @@ else:
                   help="In-scope questions whose top score is below the threshold (refused although the corpus "
                        "answers them).")
         st.caption(f"Top scores range from {views.fmt(lo)} to {views.fmt(hi)} with this retriever "
-                   "(BM25 scores are not on the cosine scale).")
+                   "(BM25 scores are not on the cosine scale). The slider starts at the threshold that best "
+                   f"separates the two groups (Youden's J): {views.fmt(suggested)}.")
     with c2:
         views.chart(views.abstention_chart(ctx.abstention_records(), threshold))

@@ -41,7 +41,7 @@ with left:
     c2.metric(f"Found lower in the top {ctx.memo.depth}", f"{beyond} / {len(fails)}", border=True,
               help="Failures whose first relevant chunk was retrieved below K: a larger K or a reranker would fix them.")
 with right:
-    views.section("Where the first relevant chunk lands", "Rank of the first relevant chunk per in-scope query.")
+    views.section("First relevant rank", "Where the first relevant chunk lands, per in-scope query.")
     if hist.empty:
         st.info("No in-scope query.")
     else:

@@ -75,18 +75,18 @@ with tab_edit:
             f"Relevant {unit} ids", help=f"Ids separated by '{LIST_SEPARATOR}'", width="large")
     else:
         relevant_col = st.column_config.MultiselectColumn(
-            f"Relevant {unit}s", options=label_ids, width="large",
+            f"Relevant {unit}s", options=label_ids, width=300,
             help=f"Pick the {unit}s that answer the question (type to search). Grades go in the next column.")
     st.caption(f"Edit cells directly; add rows at the bottom, delete with the row checkbox. Grades: one per "
                f"relevant {unit}, in the same order, separated by '{LIST_SEPARATOR}' (3 = answers fully, "
                f"2 = mostly, 1 = partly; empty = all 1). Questions the corpus cannot answer: category "
                f"'{OUT_OF_SCOPE}' and no relevant {unit}.")
     edited = st.data_editor(
-        eb["table"], key=key, num_rows="dynamic", hide_index=True, width="stretch", height=460,
+        eb["table"], key=key, num_rows="dynamic", hide_index=True, width="stretch", height=560,
         column_config={
-            "id": st.column_config.TextColumn("Id", disabled=True, width="small",
+            "id": st.column_config.TextColumn("Id", disabled=True, width=70,
                                               help="Stable id; new rows get one from the question text."),
-            "question": st.column_config.TextColumn("Question", width=330, required=True),
+            "question": st.column_config.TextColumn("Question", width=280, required=True),
             "category": st.column_config.SelectboxColumn("Category", options=categories, width=115),
             "relevant": relevant_col,
             "grades": st.column_config.TextColumn("Grades", width=70),

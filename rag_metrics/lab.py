@@ -380,6 +380,22 @@ def abstention_sweep(result: Any, n: int = 50) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def suggest_threshold(result: Any, n: int = 200) -> float | None:
+    """Abstention threshold maximising Youden's J: (share of out-of-scope queries refused) minus
+    (share of in-scope queries refused); ``None`` without both kinds of query."""
+    if result.n_out_of_scope == 0 or result.n_in_scope == 0:
+        return None
+    top = np.asarray(result.judged.top_score, dtype=np.float64)
+    candidates = np.unique(np.concatenate([top[np.isfinite(top)], np.linspace(*score_range(result), n)]))
+    best, best_j = None, -np.inf
+    for t in candidates:
+        a = result.abstention(float(t))
+        j = a["out_of_scope_refused"] / result.n_out_of_scope - a["in_scope_refused"] / result.n_in_scope
+        if j > best_j + 1e-12:
+            best, best_j = float(t), j
+    return best
+
+
 def failures_with_text(result: Any, k: int, chunk_text: Mapping[str, str]) -> pd.DataFrame:
     """:meth:`EvaluationResult.failures` with the expected and retrieved chunks' texts and a
     "would hit at K" column (the first relevant rank beyond k, <NA> when never retrieved)."""

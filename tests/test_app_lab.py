@@ -209,3 +209,14 @@ def test_workspace_settings_and_env(tmp_path, monkeypatch):
     assert ws.load_settings() == {"chunk_size": 800, "chunk_overlap": 50}
     ws.settings_path.write_text("not json")
     assert ws.load_settings() == {}
+
+
+def test_suggest_threshold_separates_in_and_out_of_scope():
+    run = Run.from_dict({"q1": {"a#0": 0.9, "b#0": 0.5}, "q2": {"b#0": 0.2}})
+    res = evaluate(G, run)
+    t = lab.suggest_threshold(res)
+    assert 0.2 < t <= 0.9
+    a = res.abstention(t)
+    assert a["out_of_scope_refused"] == 1 and a["in_scope_refused"] == 0
+    only_in = GoldenSet(G.queries[:1])
+    assert lab.suggest_threshold(evaluate(only_in, run)) is None
