@@ -1,0 +1,168 @@
+"""A vs B of two retrieval configurations on one golden set (the app's Compare page).
+
+No streamlit import here.  The statistics are :mod:`rag_metrics.compare`'s (the same functions as
+``rag-metrics compare``); this module describes a configuration, decides at which level two
+configurations can be compared, prepares the golden set for each, and shapes the per-category
+table.
+
+Chunk labels and re-chunking
+----------------------------
+Labels name chunks of one chunking.  When A and B use the same chunking, they are evaluated at
+chunk level (labels carried from the labelled chunking if needed).  When their chunkings differ,
+chunk-level numbers judge different ids (|R| can change when a label splits across two new
+chunks), so the comparison is made at **document level** by default: a chunk ranking collapses
+to documents (a document takes the rank of its first chunk) and chunk labels collapse to their
+documents with the highest grade; A and B are then judged against the same document labels.
+Chunk level with labels carried to each chunking (``carry_labels``) is offered as an option.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from rag_metrics.errors import InputError
+from rag_metrics.evaluate import EvalOptions, EvaluationResult, bootstrap_ci
+from rag_metrics.types import Chunk, GoldenSet
+
+__all__ = ["Config", "RETRIEVER_KINDS", "MAX_DEPTH", "comparison_level", "golden_for", "category_deltas",
+           "outcome_counts", "comparison_keys"]
+
+RETRIEVER_KINDS = ("dense", "bm25", "hybrid")
+#: Deepest retrieval the lab memoises (``rag_metrics.lab.DEPTH``).
+MAX_DEPTH = 100
+
+Level = Literal["chunk", "document"]
+
+
+@dataclass(frozen=True)
+class Config:
+    """One retrieval configuration.  ``model`` is ignored by BM25; empty = the bundled default."""
+
+    retriever: str = "dense"
+    chunk_size: int = 500
+    chunk_overlap: int = 100
+    model: str = ""
+    depth: int = MAX_DEPTH
+
+    def __post_init__(self) -> None:
+        from rag_metrics.retrieval.chunking import validate_chunk_args
+
+        if self.retriever not in RETRIEVER_KINDS:
+            raise InputError(f"unknown retriever {self.retriever!r}; use one of {', '.join(RETRIEVER_KINDS)}")
+        validate_chunk_args(self.chunk_size, self.chunk_overlap)
+        d = self.depth
+        if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or not 1 <= d <= MAX_DEPTH:
+            raise InputError(f"depth must be an integer from 1 to {MAX_DEPTH}, got {d!r}")
+        if not isinstance(self.model, str) or len(self.model) > 200 or "\n" in self.model:
+            raise InputError("model must be a single-line name of at most 200 characters")
+
+    @property
+    def model_name(self) -> str:
+        """The embedding model actually used ("" for BM25)."""
+        from rag_metrics.retrieval.encoders import DEFAULT_MODEL, DEFAULT_MODEL_ALIASES
+
+        if self.retriever == "bm25":
+            return ""
+        m = self.model.strip()
+        return DEFAULT_MODEL if not m or m in DEFAULT_MODEL_ALIASES else m
+
+    @property
+    def uses_default_model(self) -> bool:
+        from rag_metrics.retrieval.encoders import DEFAULT_MODEL
+
+        return self.model_name in ("", DEFAULT_MODEL)
+
+    @property
+    def chunking(self) -> tuple[int, int]:
+        return (self.chunk_size, self.chunk_overlap)
+
+    def describe(self) -> str:
+        parts = [self.retriever]
+        if self.model_name:
+            parts.append(self.model_name)
+        parts.append(f"chunks {self.chunk_size}/{self.chunk_overlap}")
+        parts.append(f"depth {self.depth}")
+        return " · ".join(parts)
+
+
+def comparison_level(a: Config, b: Config, corpus_level: Level = "chunk",
+                     prefer: Level | None = None) -> Level:
+    """The level at which A and B are judged: the corpus's level when the chunkings agree,
+    else document level unless ``prefer="chunk"`` (labels carried to each chunking)."""
+    if corpus_level == "document":
+        return "document"
+    if a.chunking == b.chunking:
+        return "chunk"
+    return prefer or "document"
+
+
+def golden_for(golden: GoldenSet, level: Level, labelled_chunks: Sequence[Chunk],
+               target_chunks: Sequence[Chunk]) -> tuple[GoldenSet, object | None]:
+    """The golden set to judge a configuration's run against, and the label report (or None).
+
+    At document level, or when the target chunking is the labelled one, the golden set is used
+    as it is (document level collapses chunk labels through ``chunk_to_doc``).  At chunk level on
+    another chunking, labels are carried with :func:`~rag_metrics.retrieval.relabel.carry_labels`.
+    """
+    same = [c.id for c in labelled_chunks] == [c.id for c in target_chunks] and \
+        [(c.start, c.end) for c in labelled_chunks] == [(c.start, c.end) for c in target_chunks]
+    if level == "document" or same:
+        return golden, None
+    from rag_metrics.retrieval.relabel import carry_labels
+
+    carried, report = carry_labels(golden, labelled_chunks, target_chunks)
+    return GoldenSet(carried.queries, name=golden.name), report
+
+
+def chunk_to_doc(*chunkings: Sequence[Chunk]) -> dict[str, str]:
+    """``{chunk_id: doc_id}`` over several chunkings (chunk ids are ``<doc_id>#<n>`` in every one)."""
+    out: dict[str, str] = {}
+    for chunks in chunkings:
+        out.update({c.id: c.doc_id for c in chunks})
+    return out
+
+
+def comparison_keys(metrics: Sequence[str], k: int) -> list[str]:
+    """``["hit_rate@5", ...]``: the rows of the comparison table (also the CLI's ``--metrics``/``--k``)."""
+    if k < 1:
+        raise InputError(f"K must be >= 1, got {k}")
+    return [f"{m}@{k}" for m in metrics]
+
+
+def category_deltas(a: EvaluationResult, b: EvaluationResult, metric: str, k: int,
+                    n_resamples: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """Per category: n, mean_a, mean_b, delta (B - A), 95 % bootstrap CI of the delta, wins,
+    losses, ties.  Categories in golden order; an ``(all)`` row last."""
+    from rag_metrics.compare import per_query_deltas
+
+    d = per_query_deltas(a, b, f"{metric}@{k}")
+    rows = []
+    groups = [(c, d[d["category"] == c]) for c in dict.fromkeys(d["category"].tolist())] + [("(all)", d)]
+    for cat, g in groups:
+        delta = g["delta"].to_numpy(dtype=float)
+        lo, hi = bootstrap_ci(delta, 0.95, n_resamples, seed)
+        rows.append({"category": cat, "n": int(len(g)),
+                     "mean_a": float(g["a"].mean()) if len(g) else math.nan,
+                     "mean_b": float(g["b"].mean()) if len(g) else math.nan,
+                     "delta": float(delta.mean()) if len(g) else math.nan, "ci_low": lo, "ci_high": hi,
+                     "wins": int((delta > 0).sum()), "losses": int((delta < 0).sum()),
+                     "ties": int((delta == 0).sum())})
+    return pd.DataFrame(rows, columns=["category", "n", "mean_a", "mean_b", "delta", "ci_low", "ci_high", "wins",
+                                       "losses", "ties"])
+
+
+def outcome_counts(deltas: pd.DataFrame) -> dict[str, int]:
+    """``{"B better": n, "A better": n, "tie": n}`` from :func:`~rag_metrics.compare.per_query_deltas`."""
+    counts: Mapping[str, int] = deltas["outcome"].value_counts().to_dict() if len(deltas) else {}
+    return {o: int(counts.get(o, 0)) for o in ("B better", "A better", "tie")}
+
+
+def options_for(options: EvalOptions, level: Level) -> EvalOptions:
+    """``options`` at ``level`` (the other conventions unchanged)."""
+    from dataclasses import replace
+
+    return replace(options, level=level)
