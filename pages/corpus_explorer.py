@@ -74,7 +74,8 @@ with tab_query:
         st.caption("Relevance comes from this question's golden labels.")
     if text.strip():
         try:
-            live = L.live_results(ctx.memo, text, int(n), chunks.text, chunks.doc, labels, level)
+            with st.spinner("Retrieving…"):
+                live = L.live_results(ctx.memo, text, int(n), chunks.text, chunks.doc, labels, level)
         except InputError as err:
             views.input_error(err, "Retrieval failed")
         else:
@@ -132,6 +133,27 @@ with tab_chunk:
             st.dataframe([r for r in rows if r["status"] != "kept"] or rows, hide_index=True, width="stretch")
 
 # ---- load another corpus -------------------------------------------------------------------------------
+def _prewarm(name: str) -> None:
+    """Embed a newly loaded corpus now, with a progress bar (dense and hybrid retrievers need it)."""
+    if st.session_state.get(state.KEY_RETRIEVER) == "bm25":
+        return
+    from ui import cache
+
+    entry = state.corpus_entry(name)
+    size, overlap = state.chunking(name)
+    chunk_set = cache.chunk_set(entry.corpus, entry.fingerprint, size, overlap)
+    bar = st.progress(0.0, text="Embedding the new corpus…")
+
+    def progress(done: int, total: int) -> None:
+        bar.progress(1.0 if total == 0 else min(done / total, 1.0), text=f"Embedding chunks: {done} / {total}")
+
+    try:
+        cache.prewarm_embeddings(chunk_set, progress)
+    except InputError as err:
+        views.input_error(err, "Cannot embed the corpus (switch the retriever to BM25 to use it without a model)")
+        st.stop()
+
+
 with tab_load:
     st.caption(f"Upload Markdown/text files (one document each) or a JSONL corpus (`id`, `text`, optional "
                f"`title`), up to {MAX_FILE_BYTES // (1024 * 1024)} MB per file and "
@@ -158,6 +180,7 @@ with tab_load:
                 if cname == state.SAMPLE:
                     cname = f"{cname}-upload"
                 state.add_corpus(cname, corpus, label=f"Upload: {cname}")
+                _prewarm(cname)
                 state.notice(f"Loaded {len(corpus)} document(s) as “{cname}”." +
                              (f" {rep.summary()}." if rep else ""))
                 st.rerun()
@@ -176,6 +199,7 @@ with tab_load:
         else:
             cname = Path(path.strip()).name or "beir"
             state.add_corpus(cname, corpus, level="document", golden=golden, label=f"BEIR: {cname}")
+            _prewarm(cname)
             state.notice(f"Loaded {len(corpus)} documents and {len(golden)} judged queries from {cname} "
                          "(document-level labels: a document takes the rank of its best chunk).")
             st.rerun()

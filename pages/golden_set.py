@@ -48,6 +48,8 @@ else:
     where = entry.workspace.path
     status = ("Autosaved" if entry.version else "Not modified yet (the shipped set is in use)")
     st.caption(f":material/save: {status} · `{where}` · {len(golden)} queries")
+if entry.save_error:
+    st.error(entry.save_error, icon=":material/error:")
 if entry.load_report.errors:
     views.report(entry.load_report, title="Problems in the saved workspace file")
 
@@ -121,7 +123,7 @@ with tab_label:
     options = [NEW, *golden.ids]
     qtext = {q.id: q for q in golden}
     c1, c2 = st.columns([3, 1])
-    pick = c1.selectbox("Question", options, key="label_pick",
+    pick = c1.selectbox("Question", options, key="label_pick", index=1 if len(options) > 1 else 0,
                         format_func=lambda i: "✎ Type a new question" if i == NEW else f"{i} · {qtext[i].question}")
     n_show = c2.number_input("Results shown", 3, 30, 10, key="label_n")
     if pick == NEW:
@@ -134,7 +136,8 @@ with tab_label:
         question, category, current_labels, qid = q.question, q.category, dict(q.relevant), q.id
     if question.strip():
         try:
-            results = ctx.memo.search(question)[: int(n_show)]
+            with st.spinner("Retrieving…"):
+                results = ctx.memo.search(question)[: int(n_show)]
         except InputError as err:
             views.input_error(err, "Retrieval failed")
             results = []

@@ -292,7 +292,7 @@ def test_export_buttons_exist(app):
 # ---- labelling helper ----------------------------------------------------------------------------
 def test_labelling_helper_adds_a_label(app, app_env):
     goto(app, "pages/golden_set.py")
-    app.selectbox(key="label_pick").set_value("q007").run()
+    app.selectbox(key="label_pick").set_value("q007").run()  # (defaults to the first question)
     no_exception(app)
     boxes = [c for c in app.checkbox if c.key and c.key.startswith("lbl_q007_")]
     assert boxes, "retrieved chunks are listed with a checkbox"

@@ -86,6 +86,7 @@ class GoldenEntry:
     conflict_path: Path | None = None
     load_report: ValidationReport = field(default_factory=ValidationReport)
     revision: int = 0                   # bumped on every change (editors rebase on it)
+    save_error: str | None = None       # last autosave failure (disk), shown by the editor
 
 
 @dataclass(frozen=True)
@@ -241,7 +242,13 @@ def set_golden(golden: GoldenSet, *, force: bool = False, name: str | None = Non
         return None
     entry.golden, entry.fingerprint = golden, fp
     entry.revision += 1
-    res = entry.workspace.save(golden, entry.version, session=st.session_state[_TOKEN], force=force)
+    try:
+        res = entry.workspace.save(golden, entry.version, session=st.session_state[_TOKEN], force=force)
+    except OSError as err:  # unwritable workspace: keep working in memory, say so
+        entry.save_error = (f"Cannot save to {entry.workspace.path} ({err.strerror or err}); your edits are kept "
+                            "in this browser session only. Set RAG_METRICS_WORKSPACE to a writable folder.")
+        return None
+    entry.save_error = None
     entry.last_save = res
     if res.saved:
         entry.version = res.version
