@@ -181,7 +181,7 @@ with tab_load:
                     cname = f"{cname}-upload"
                 state.add_corpus(cname, corpus, label=f"Upload: {cname}")
                 _prewarm(cname)
-                state.notice(f"Loaded {len(corpus)} document(s) as “{cname}”." +
+                state.notice(f"Loaded {len(corpus)} document(s) as “{views.esc(cname)}”." +
                              (f" {rep.summary()}." if rep else ""))
                 st.rerun()
     st.divider()
@@ -200,6 +200,6 @@ with tab_load:
             cname = Path(path.strip()).name or "beir"
             state.add_corpus(cname, corpus, level="document", golden=golden, label=f"BEIR: {cname}")
             _prewarm(cname)
-            state.notice(f"Loaded {len(corpus)} documents and {len(golden)} judged queries from {cname} "
+            state.notice(f"Loaded {len(corpus)} documents and {len(golden)} judged queries from {views.esc(cname)} "
                          "(document-level labels: a document takes the rank of its best chunk).")
             st.rerun()

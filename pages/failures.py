@@ -55,19 +55,19 @@ for f in fails.to_dict("records"):
     verdict = "no relevant chunk in the whole ranking" if rank is None or str(rank) == "<NA>" \
         else f"would hit at K={int(rank)}"
     with st.expander(f"{views.esc(f['query_id'])} · {views.esc(f['question'])} — {verdict}"):
-        st.caption(f"Category: {f['category'] or '—'} · top score {views.fmt(f['top_score'])} · {verdict}")
+        st.caption(f"Category: {views.esc(f['category'] or '—')} · top score {views.fmt(f['top_score'])} · {verdict}")
         a, b = st.columns(2, gap="medium")
         with a:
             st.markdown("**Expected (labelled relevant)**")
             for cid, text in zip(f["expected_ids"], f["expected_text"]):
-                st.caption(cid)
+                st.caption(views.esc(cid))
                 views.plain_text(text, height=160)
         with b:
             shown = min(k, SHOW_RETRIEVED)
             st.markdown(f"**Retrieved (top {shown}{' of ' + str(k) if k > shown else ''})**")
             ranking = res.ranking(f["query_id"]).head(shown)
             for r in ranking.to_dict("records"):
-                st.caption(f"{r['rank']}. {r['id']} · score {views.fmt(r['score'])}")
+                st.caption(f"{r['rank']}. {views.esc(r['id'])} · score {views.fmt(r['score'])}")
                 views.plain_text(texts.get(r["id"], ""), height=160)
         st.button("Drill down", key=f"drill_{f['query_id']}", on_click=_drill, args=(f["query_id"],),
                   icon=":material/zoom_in:")

@@ -42,7 +42,7 @@ if entry.conflict_path is not None:
         st.rerun()
     if c2.button("Load the saved set", key="conflict_load"):
         state.reload_from_workspace()
-        state.notice(f"Loaded the saved set. Your copy stays in {entry.conflict_path}.", "info")
+        state.notice(f"Loaded the saved set. Your copy stays in {views.esc(entry.conflict_path)}.", "info")
         st.rerun()
 else:
     where = entry.workspace.path
@@ -167,7 +167,7 @@ with tab_label:
                                       query_id=qid)
                 state.set_golden(new)
                 n = sum(1 for g in picks.values() if g > 0)
-                state.notice(f"Saved {n} label(s) for “{question.strip()[:80]}”.")
+                state.notice(f"Saved {n} label(s) for “{views.esc(question.strip()[:80])}”.")
                 st.rerun()
             except InputError as err:
                 views.input_error(err)
@@ -185,12 +185,12 @@ with tab_io:
     if st.button("Import", key="golden_import", disabled=up is None):
         new, rep = L.import_golden(up.getvalue(), up.name, golden, known)
         if new is None:
-            st.error(f"Import rejected: {rep.summary()} in {up.name}. Your golden set is unchanged.",
+            st.error(f"Import rejected: {rep.summary()} in {views.esc(up.name)}. Your golden set is unchanged.",
                      icon=":material/error:")
             views.report(rep, title="Validation report")
         else:
             state.set_golden(new)
-            state.notice(f"Imported {len(new)} queries from {up.name}" + (f" ({rep.summary()})." if rep else "."))
+            state.notice(f"Imported {len(new)} queries from {views.esc(up.name)}" + (f" ({rep.summary()})." if rep else "."))
             st.rerun()
 
     st.markdown("**Export**")

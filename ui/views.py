@@ -51,7 +51,7 @@ def plain_text(text: str, height: int | None = None) -> None:
 
 def input_error(err: InputError, title: str | None = None) -> None:
     """One clear error box (and the validation report's lines when there is one)."""
-    st.error(f"{title + ': ' if title else ''}{err}", icon=":material/error:")
+    st.error(f"{title + ': ' if title else ''}{esc(str(err))}", icon=":material/error:")
     rep = getattr(err, "report", None)
     if rep:
         report(rep, show_ok=False)
@@ -258,7 +258,7 @@ def page_header(title: str, lab_ctx, subtitle: str | None = None) -> None:
     st.title(title)
     s = lab_ctx.settings
     r = lab_ctx.result
-    parts = [lab_ctx.corpus.label or s.corpus, f"{len(lab_ctx.chunks.chunks)} chunks ({s.chunk_size}/{s.chunk_overlap})",
+    parts = [esc(lab_ctx.corpus.label or s.corpus), f"{len(lab_ctx.chunks.chunks)} chunks ({s.chunk_size}/{s.chunk_overlap})",
              f"retriever: {s.retriever}", f"K = {lab_ctx.k}",
              f"{r.n_in_scope} in-scope · {r.n_out_of_scope} out-of-scope queries"]
     st.caption(" · ".join(parts) + (f"  \n{subtitle}" if subtitle else ""))
