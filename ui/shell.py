@@ -29,10 +29,20 @@ PAGES: dict[str, list[tuple[str, str, str]]] = {
     "Evaluate": [
         ("pages/dashboard.py", "Dashboard", ":material/dashboard:"),
         ("pages/failures.py", "Failures and drill-down", ":material/troubleshoot:"),
+        ("pages/compare.py", "Compare A vs B", ":material/compare_arrows:"),
+    ],
+    "Learn": [
+        ("pages/learn.py", "Learn: metric sandbox", ":material/school:"),
     ],
     "Data": [
         ("pages/golden_set.py", "Golden set editor", ":material/edit_note:"),
         ("pages/corpus_explorer.py", "Corpus explorer", ":material/library_books:"),
+    ],
+    "Insights": [
+        ("pages/ragas.py", "RAGAS context metrics", ":material/join_inner:"),
+        ("pages/health.py", "Golden-set health", ":material/health_and_safety:"),
+        ("pages/corpus_map.py", "Corpus map", ":material/scatter_plot:"),
+        ("pages/presenter.py", "Presenter view", ":material/co_present:"),
     ],
 }
 
@@ -56,12 +66,24 @@ def main() -> None:
     st.set_page_config(page_title="RAG Metrics Lab", page_icon=":material/query_stats:", layout="wide")
     page = st.navigation(_pages())
     st.html(_CSS)
+    from ui import report_ui, url_state
+
+    stems = {title: path.rsplit("/", 1)[-1].removesuffix(".py") for items in PAGES.values()
+             for path, title, _ in items}
+    files = {path.rsplit("/", 1)[-1].removesuffix(".py"): path for items in PAGES.values() for path, _, _ in items}
+    here = stems.get(page.title, "")
+    url_state.apply_once(here, {v: k for k, v in stems.items()}, files)  # a link's page, K, retriever
     sidebar.render()
+    url_state.write(here)
+    report_slot = st.sidebar.container()
     _LOCAL.in_shell = True
     try:
+        url_state.show_warnings()
         page.run()
     finally:
         _LOCAL.in_shell = False
+    with report_slot:  # after the page: it needs the page's evaluation (cached by then)
+        report_ui.sidebar_button()
 
 
 def ensure_shell() -> None:

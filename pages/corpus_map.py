@@ -1,0 +1,132 @@
+"""Corpus map: chunk embeddings in 2-D (PCA; UMAP when installed) with the golden questions placed in
+the same plane; selecting a question draws lines to its relevant and retrieved chunks."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from rag_metrics.errors import InputError
+from rag_metrics.projection import NOT_COVERED, available_methods
+from ui import insights, state, views
+from ui.shell import ensure_shell
+
+ensure_shell()
+
+KEY_QUERY = "map_query"
+KEY_COLOR = "map_color"
+KEY_METHOD = "map_method"
+KEY_CHART = "map_chart"
+NONE = "__none__"
+COLORS = {"doc_id": "Document", "category": "Question category", "cluster": "Embedding cluster"}
+METHODS = {"pca": "PCA (scikit-learn)", "umap": "UMAP (umap-learn)"}
+
+
+def _on_chart_select() -> None:
+    """A click on a question in the chart selects it in the question box."""
+    event = st.session_state.get(KEY_CHART)
+    try:
+        picked = event["selection"]["query"]
+    except (KeyError, TypeError):
+        return
+    if picked:
+        qid = picked[0].get("query_id")
+        if qid:
+            st.session_state[KEY_QUERY] = qid
+
+
+ctx = state.current_or_stop()
+k = ctx.k
+golden = ctx.golden
+views.page_header("Corpus map", ctx)
+
+if ctx.corpus.level == "document":
+    st.info("This corpus is labelled at document level; the map shows chunks, and a question's lines go to the "
+            "chunks of its relevant documents only where chunk and document ids coincide.", icon=":material/info:")
+
+methods = available_methods()
+ss = st.session_state
+if ss.get(KEY_METHOD) not in methods:
+    ss[KEY_METHOD] = methods[0]
+qids = [q.id for q in golden]
+qtext = {q.id: q.question for q in golden}
+if ss.get(KEY_QUERY) not in (NONE, *qids):
+    # default: the worst in-scope question by NDCG@K (the most instructive picture)
+    worst = NONE
+    if ctx.result.n_queries:
+        vals = ctx.result.values(ctx.settings.ndcg_metric, k)
+        inc = [(float(v), q) for q, v, ok in zip(ctx.result.query_ids, vals, ctx.result.included) if ok]
+        worst = min(inc)[1] if inc else NONE
+    ss[KEY_QUERY] = worst
+
+c1, c2, c3 = st.columns([4, 2, 2])
+c1.selectbox("Question", [NONE, *qids], key=KEY_QUERY,
+             format_func=lambda q: "(none selected)" if q == NONE else f"{q} · {qtext.get(q, '')}",
+             help="Or click a question (◆) in the map.")
+c2.radio("Colour chunks by", list(COLORS), key=KEY_COLOR, format_func=COLORS.get, horizontal=False)
+c3.radio("Projection", methods, key=KEY_METHOD, format_func=lambda m: METHODS.get(m, m),
+         help="PCA: deterministic, distances along the two main axes are meaningful. UMAP (when umap-learn is "
+              "installed): keeps neighbourhoods, distorts global distances.")
+if "umap" not in methods:
+    c3.caption("UMAP: `pip install umap-learn` to enable.")
+
+method = ss[KEY_METHOD]
+query = ss[KEY_QUERY]
+query = None if query == NONE else query
+try:
+    with st.spinner("Projecting the chunk embeddings (once per chunking and golden set)…"):
+        cmap = insights.corpus_map(ctx.chunks, golden, ctx.result, ctx.chunks.fingerprint, ctx.eval_key, k, method,
+                                   ctx.settings.options.relevance_level)
+    map_key = f"{ctx.eval_key}|{k}|{method}|{ctx.settings.options.relevance_level}"
+    spec = insights.map_spec(cmap, map_key, query, ss.get(KEY_COLOR, "doc_id"))
+except InputError as err:
+    views.input_error(err, "Cannot draw the corpus map")
+    st.stop()
+
+chunks_df = cmap.chunks
+n_unc = int((~chunks_df["covered_by_any_question"]).sum())
+m = st.columns(4)
+m[0].metric("Chunks", len(chunks_df), border=True)
+m[1].metric("Questions", len(cmap.queries), border=True)
+m[2].metric("Chunks no question covers", n_unc, border=True,
+            help="Drawn as hollow squares. Questions about them would test retrieval where the set is blind.")
+if cmap.explained_variance is not None:
+    a, b = cmap.explained_variance
+    m[3].metric("Variance shown (PC 1 + 2)", f"{a + b:.0%}", border=True,
+                help="Share of the embedding variance the two PCA axes keep; the rest is flattened away.")
+else:
+    m[3].metric("Projection", method.upper(), border=True)
+
+st.vega_lite_chart(spec=spec, width="stretch", key=KEY_CHART, on_select=_on_chart_select,
+                   selection_mode=["query"])
+st.caption("◆ questions · ● chunks some question labels relevant · □ chunks no question covers. Lines from the "
+           "selected question: green = relevant and retrieved in the top K, red dashed = relevant but missed, "
+           "orange dotted = retrieved but not relevant. Drag to pan, scroll to zoom, double-click to clear.")
+
+# ---- the selected question's chunks -----------------------------------------------------------------------
+if query is not None:
+    links = cmap.links[cmap.links["query_id"] == query]
+    q = next(x for x in golden if x.id == query)
+    views.section("Selected question", None)
+    st.markdown(f"**{views.esc(q.id)}** · {views.esc(q.category or '(no category)')}")
+    views.plain_text(q.question)
+    if links.empty:
+        st.info("No relevant chunk and nothing retrieved for this question.")
+    else:
+        kinds = links["kind"].value_counts().to_dict()
+        st.caption(" · ".join(f"{n} {kind}" for kind, n in kinds.items()))
+        table = pd.DataFrame({
+            "chunk": links["chunk_id"].tolist(),
+            "link": links["kind"].tolist(),
+            "rank": links["rank"].tolist(),
+            "grade": links["grade"].tolist(),
+            "text": [ctx.chunks.text.get(c, "") for c in links["chunk_id"]],
+        }).sort_values("rank", na_position="last")
+        st.dataframe(table, hide_index=True, width="stretch",
+                     column_config={"rank": st.column_config.NumberColumn(f"Rank (top {k})"),
+                                    "text": st.column_config.TextColumn("Text", width="large")})
+
+with st.expander(f"Chunks no question covers ({n_unc})", icon=":material/crop_square:"):
+    unc = chunks_df[~chunks_df["covered_by_any_question"]][["chunk_id", "doc_id", "preview"]]
+    st.dataframe(unc, hide_index=True, width="stretch",
+                 column_config={"preview": st.column_config.TextColumn("Text", width="large")})
+    st.caption(f"Category '{NOT_COVERED}' in the colour-by-category view.")

@@ -1,0 +1,236 @@
+"""Golden-set health: every check of rag_metrics.health, with one-click labelling of the chunks most
+worth judging, duplicate and too-easy thresholds, and how many queries each category needs."""
+from __future__ import annotations
+
+import streamlit as st
+
+from rag_metrics import lab as L
+from rag_metrics.errors import InputError
+from rag_metrics.health import ALL_CATEGORIES
+from rag_metrics.types import GoldenQuery, GoldenSet
+from ui import insights, state, views
+from ui.shell import ensure_shell
+
+ensure_shell()
+
+KEY_GRADE = "health_grade"
+KEY_MIN_Q = "health_min_queries"
+KEY_SHOW = "health_show"
+KEY_NEAR = "health_near_threshold"
+KEY_EASY = "health_easy_threshold"
+KEY_METRIC = "health_ci_metric"
+KEY_TARGET = "health_ci_target"
+
+
+def judge(golden: GoldenSet, query_id: str, item_id: str, grade: int) -> GoldenSet:
+    """``golden`` with ``item_id`` judged for ``query_id``: relevant with ``grade`` (> 0) through the
+    golden editor's own :func:`rag_metrics.lab.upsert_labels`, or judged not relevant (grade 0 kept
+    as a judgement, so the id stops being a candidate)."""
+    q = next((q for q in golden if q.id == query_id), None)
+    if q is None:
+        raise InputError(f"query {query_id!r} is no longer in the golden set")
+    if grade > 0:
+        return L.upsert_labels(golden, q.question, {item_id: int(grade)}, query_id=query_id)
+    rel = dict(q.relevant)
+    rel[item_id] = 0
+    out = tuple(GoldenQuery(x.id, x.question, x.category, rel, x.expected_answer) if x.id == query_id else x
+                for x in golden)
+    return GoldenSet(out, golden.name)
+
+
+def _on_judge(query_id: str, item_id: str, grade: int) -> None:
+    """Button callback: label through the same path as the golden set editor (autosaved)."""
+    try:
+        g = state.golden_entry()
+        new = judge(g.golden, query_id, item_id, grade)
+        res = state.set_golden(new)
+        what = f"relevant (grade {grade})" if grade > 0 else "not relevant"
+        saved = "" if res is None or res.saved else " Not saved: another session changed the set (see the editor)."
+        state.notice(f"Labelled {item_id} as {what} for {query_id}; every metric is updated.{saved}",
+                     "success" if not saved else "warning")
+    except InputError as err:
+        state.notice(f"Could not label: {err}", "error")
+
+
+ctx = state.current_or_stop()
+k = ctx.k
+res = ctx.result
+golden = ctx.golden
+gfp = ctx.golden_entry.fingerprint
+unit = "document" if ctx.corpus.level == "document" else "chunk"
+views.page_header("Golden-set health", ctx)
+note = state.notice()
+if note:
+    getattr(st, note[0])(note[1])
+
+texts = ctx.id_text
+text_key = f"{ctx.chunks.fingerprint}:{ctx.corpus.level}"
+level = ctx.settings.options.relevance_level
+ss = st.session_state
+ss.setdefault(KEY_NEAR, 0.95)
+ss.setdefault(KEY_EASY, 0.8)
+ss.setdefault(KEY_MIN_Q, 2)
+ss.setdefault(KEY_TARGET, 0.05)
+
+try:
+    unknown = insights.health_unknown(golden, ctx.known_ids, gfp, text_key)
+    exact = insights.health_exact_duplicates(ctx.chunks, ctx.chunks.fingerprint)
+    unlabelled = insights.health_unlabelled(golden, gfp)
+    candidates = insights.health_candidates(res, texts, ctx.eval_key, k, int(ss[KEY_MIN_Q]))
+    easy_all = insights.health_too_easy(golden, texts, gfp, text_key, float(ss[KEY_EASY]), level)
+    with st.spinner("Embedding the chunks for the near-duplicate check (once per chunking)…"):
+        near = insights.health_near_duplicates(ctx.chunks, ctx.chunks.fingerprint, float(ss[KEY_NEAR]))
+except InputError as err:
+    views.input_error(err, "Cannot run the health checks")
+    st.stop()
+easy = easy_all[easy_all["too_easy"]] if len(easy_all) else easy_all
+
+# ---- overview ------------------------------------------------------------------------------------------
+cards = [
+    ("Unknown ids", len(unknown), "Labelled ids that are not in the corpus: they can never be retrieved."),
+    ("Duplicate groups", int(exact["group"].nunique()) if len(exact) else 0,
+     "Groups of chunks with identical text."),
+    ("Near-duplicate pairs", len(near), f"Chunk pairs with embedding cosine ≥ {ss[KEY_NEAR]:.2f}."),
+    ("Unlabelled questions", len(unlabelled), "No relevant id and not marked out_of_scope."),
+    ("Candidates to judge", len(candidates), f"Retrieved in the top {k} of ≥ {ss[KEY_MIN_Q]} questions, "
+                                             "labelled for none."),
+    ("Too-easy questions", len(easy), f"Word overlap with the relevant {unit} ≥ {ss[KEY_EASY]:.2f}."),
+]
+cols = st.columns(len(cards))
+for col, (name, n, help_) in zip(cols, cards):
+    col.metric(name, n, help=help_, border=True)
+
+# ---- candidates to judge ---------------------------------------------------------------------------------
+views.section("Candidates to judge",
+              f"{unit.capitalize()}s that the retriever puts in the top {k} for several questions but that no "
+              "question labels (with any grade). A relevant one is a missing label that lowers every metric "
+              "unfairly; an irrelevant one is a hub crowding out the answers. One click labels it for that "
+              "question, through the golden set editor's path: the set is autosaved and every metric updates.")
+c1, c2, c3 = st.columns([2, 2, 2])
+c1.slider("Retrieved for at least … questions", 1, 10, key=KEY_MIN_Q)
+c2.radio("Grade given by “Relevant”", [1, 2, 3], index=0, key=KEY_GRADE, horizontal=True,
+         help="3 = answers fully, 2 = mostly, 1 = partly (the editor's scale).")
+n_show = c3.number_input("Candidates shown", 1, 50, 5, key=KEY_SHOW)
+grade = int(ss.get(KEY_GRADE, 1))
+if candidates.empty:
+    st.success(f"No {unit} is retrieved in the top {k} of {ss[KEY_MIN_Q]} or more questions without a label.",
+               icon=":material/check_circle:")
+else:
+    qindex = {q: j for j, q in enumerate(res.query_ids)}
+    for cand in candidates.head(int(n_show)).to_dict("records"):
+        cid = cand["id"]
+        with st.container(border=True):
+            st.markdown(f"**{views.esc(cid)}** · in the top {k} of {cand['n_queries']} questions "
+                        f"({cand['share']:.0%} of the set) · best rank {cand['best_rank']}")
+            views.plain_text(texts.get(cid, "(text not available)"), height=110)
+            for qid, question in zip(cand["query_ids"], cand["questions"]):
+                j = qindex.get(qid)
+                rank = None
+                if j is not None:
+                    ids = list(res.judged.ranking(j)[0][:k])
+                    rank = ids.index(cid) + 1 if cid in ids else None
+                a, b, c, d = st.columns([7, 1, 1.3, 1.3], vertical_alignment="center")
+                a.markdown(f"{views.esc(qid)} · {views.esc(question)}")
+                b.caption(f"rank {rank}" if rank else "")
+                c.button("Relevant", key=f"judge_rel_{cid}_{qid}", icon=":material/check:", width="stretch",
+                         on_click=_on_judge, args=(qid, cid, grade), type="primary")
+                d.button("Not relevant", key=f"judge_not_{cid}_{qid}", icon=":material/close:", width="stretch",
+                         on_click=_on_judge, args=(qid, cid, 0))
+    if len(candidates) > n_show:
+        st.caption(f"{len(candidates) - int(n_show)} more candidate(s); raise “Candidates shown” to see them.")
+
+# ---- labels that cannot work ---------------------------------------------------------------------------
+left, right = st.columns(2, gap="large")
+with left:
+    views.section(f"Unknown ids ({len(unknown)})", "Labels naming an id that is not in the corpus (e.g. after "
+                  "re-chunking); the suggestion is the most similar known id.")
+    if unknown.empty:
+        st.success("Every label names a real id.", icon=":material/check_circle:")
+    else:
+        st.dataframe(unknown, hide_index=True, width="stretch")
+with right:
+    views.section(f"Questions with no label ({len(unlabelled)})",
+                  "Not marked out_of_scope, so they are silently left out of the means.")
+    if unlabelled.empty:
+        st.success("Every in-scope question has a label.", icon=":material/check_circle:")
+    else:
+        st.dataframe(unlabelled, hide_index=True, width="stretch")
+
+# ---- duplicates ------------------------------------------------------------------------------------------
+views.section("Duplicate and near-duplicate chunks",
+              "A label on one copy makes retrieving the other copy count as a miss: label copies together, "
+              "or remove one.")
+left, right = st.columns([1, 2], gap="large")
+with left:
+    st.markdown(f"**Identical text** · {int(exact['group'].nunique()) if len(exact) else 0} group(s)")
+    if exact.empty:
+        st.caption("No two chunks have the same text (ignoring case and whitespace).")
+    else:
+        st.dataframe(exact, hide_index=True, width="stretch",
+                     column_config={"preview": st.column_config.TextColumn("Preview", width="large")})
+with right:
+    st.slider("Near-duplicate threshold (embedding cosine)", 0.70, 1.00, step=0.01, key=KEY_NEAR,
+              help="Pairs of chunks at least this similar are listed. Embeddings come from the embedding cache.")
+    st.markdown(f"**Near duplicates** · {len(near)} pair(s) with cosine ≥ {ss[KEY_NEAR]:.2f}")
+    if near.empty:
+        st.caption("No pair at this threshold; lower it to see the closest pairs.")
+    else:
+        st.dataframe(near, hide_index=True, width="stretch", height=min(38 + 35 * len(near), 320),
+                     column_config={"cosine": st.column_config.NumberColumn("Cosine", format="%.3f")})
+
+# ---- too easy --------------------------------------------------------------------------------------------
+views.section("Too-easy questions",
+              f"Share of a question's content words found in its best relevant {unit}. A question copied from "
+              "its passage is found by any keyword search and says little about the retriever; real users "
+              "paraphrase.")
+st.slider("Flag questions whose word overlap is at least", 0.30, 1.00, step=0.05, key=KEY_EASY)
+if easy_all.empty:
+    st.caption("No in-scope question to check.")
+else:
+    st.caption(f"{len(easy)} of {len(easy_all)} in-scope questions at or above {ss[KEY_EASY]:.2f} "
+               "(all shown, flagged first).")
+    st.dataframe(easy_all, hide_index=True, width="stretch", height=300,
+                 column_config={"overlap": st.column_config.ProgressColumn("Overlap", min_value=0.0, max_value=1.0,
+                                                                           format="%.2f"),
+                                "too_easy": st.column_config.CheckboxColumn("Too easy"),
+                                "question": st.column_config.TextColumn("Question", width="large")})
+
+# ---- how many queries ---------------------------------------------------------------------------------
+views.section("How many queries does the set need?",
+              "The 95% CI half-width of a metric's mean shrinks like 1/√n. For each category: today's width, "
+              "and the number of queries needed for the target width.")
+if res.n_queries == 0:
+    st.info("No query enters the means yet.")
+    st.stop()
+c1, c2 = st.columns([1, 1])
+metric = c1.selectbox("Metric", ctx.settings.metrics, format_func=views.label, key=KEY_METRIC,
+                      index=list(ctx.settings.metrics).index(ctx.settings.ndcg_metric))
+target = c2.slider("Target half-width (±)", 0.01, 0.20, step=0.01, key=KEY_TARGET)
+try:
+    ci = insights.health_ci_width(res, ctx.eval_key, metric, k, float(target))
+    spec = insights.health_ci_curve_spec(res, ctx.eval_key, metric, k, float(target))
+except InputError as err:
+    views.input_error(err)
+    st.stop()
+allrow = ci[ci["category"] == ALL_CATEGORIES]
+if len(allrow):
+    r = allrow.iloc[0]
+    m1, m2, m3 = st.columns(3)
+    m1.metric(f"{views.label(metric)}@{k} today", f"± {views.fmt(r['half_width'])}", border=True,
+              help=f"Half-width of the 95% bootstrap CI over all {int(r['n'])} queries in the mean.")
+    m2.metric(f"Queries needed for ± {target:.2f}", int(r["n_needed"]), border=True,
+              help="n_needed = ceil(n × (half-width / target)²).")
+    m3.metric("More queries to add", int(r["more_needed"]), border=True)
+left, right = st.columns([3, 2], gap="large")
+with left:
+    views.chart(spec)
+with right:
+    show = ci[["category", "n", "mean", "half_width", "n_needed", "more_needed", "no_spread"]]
+    st.dataframe(show, hide_index=True, width="stretch",
+                 column_config={"mean": st.column_config.NumberColumn("Mean", format="%.3f"),
+                                "half_width": st.column_config.NumberColumn("± today", format="%.3f"),
+                                "n_needed": st.column_config.NumberColumn("n needed"),
+                                "more_needed": st.column_config.NumberColumn("to add"),
+                                "no_spread": st.column_config.CheckboxColumn(
+                                    "No spread", help="All values equal so far: a Bernoulli stand-in is used.")})
+    st.caption("Per category, the target applies to that category's mean alone; the (all) row is the overall mean.")

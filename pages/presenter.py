@@ -1,0 +1,120 @@
+"""Presenter view: the stakeholder report's content (rag_metrics.report.report_content), large and clean."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from rag_metrics.errors import InputError
+from ui import insights, report_ui, state, views
+from ui.shell import ensure_shell
+
+ensure_shell()
+
+# Static styling of this page only (no user content): larger numbers and text for a projector.
+_CSS = """<style>
+[data-testid="stMainBlockContainer"] { max-width: 1280px; }
+.st-key-presenter [data-testid="stMetricValue"] { font-size: 3.1rem; line-height: 1.1; }
+.st-key-presenter [data-testid="stMetricLabel"] p { font-size: 1.15rem; }
+.st-key-presenter [data-testid="stMarkdownContainer"] p { font-size: 1.12rem; }
+.st-key-presenter h2 { font-size: 1.9rem; }
+</style>"""
+
+ctx = state.current_or_stop()
+res = ctx.result
+if res.n_queries == 0:
+    st.title("Presenter view")
+    st.warning("No query enters the means yet: label at least one relevant chunk on the Golden set editor page.",
+               icon=":material/info:")
+    st.stop()
+
+try:
+    with st.spinner("Preparing the report…"):
+        content = report_ui.content(ctx)
+        rkey = report_ui.inputs(ctx).key
+except InputError as err:
+    views.input_error(err, "Cannot build the report")
+    st.stop()
+
+st.html(_CSS)
+with st.container(key="presenter"):
+    top, btn = st.columns([5, 1.4], vertical_alignment="bottom")
+    top.title(content.title)
+    with btn:
+        report_ui.download_button(ctx, key="report_download_presenter", type="primary")
+    st.caption(f"{content.n_queries} questions · {content.n_in_scope} in scope · {content.n_out_of_scope} out of "
+               f"scope · cutoff K = {content.k} · generated {content.generated_at}")
+
+    # ---- headline -------------------------------------------------------------------------------------
+    rows = content.headline.to_dict("records")
+    cols = st.columns(len(rows))
+    for col, r in zip(cols, rows):
+        kk = None if pd.isna(r["k"]) else int(r["k"])
+        col.metric(f"{views.label(r['metric'])}" + (f"@{kk}" if kk is not None else ""), views.fmt(r["mean"]),
+                   border=True)
+        col.caption(f"95% CI {views.fmt(r['ci_low'])} – {views.fmt(r['ci_high'])}")
+    n_inc = int(content.headline["n"].iloc[0]) if len(content.headline) else 0
+    notes = " ".join(content.notes)
+    st.caption(f"Means over {n_inc} questions; 95% percentile-bootstrap confidence intervals. {notes}")
+
+    if content.verdicts:
+        a, b = content.comparison_names
+        st.header(f"Comparison: {a} vs {b}", divider="gray")
+        for v in content.verdicts:
+            st.info(v, icon=":material/balance:")
+
+    # ---- charts -----------------------------------------------------------------------------------------
+    st.header("Every metric against K", divider="gray")
+    views.chart(insights.chart_spec(content.curve_chart, f"curve|{rkey}"))
+    st.header("Per category", divider="gray")
+    views.chart(insights.chart_spec(content.category_chart, f"category|{rkey}"))
+
+    # ---- best and worst ---------------------------------------------------------------------------------
+    def examples(title: str, exs) -> None:
+        st.subheader(title)
+        if not exs:
+            st.caption("No in-scope question.")
+        for ex in exs:
+            with st.container(border=True):
+                st.markdown(f"#### {views.esc(ex.question)}")
+                hit = ex.first_relevant_rank
+                where = (f"first relevant at rank {hit}" if 0 < hit <= content.k else
+                         f"first relevant at rank {hit}, beyond the top {content.k}" if hit > 0 else
+                         "no relevant chunk retrieved")
+                st.caption(f"{ex.query_id} · {ex.category} · {views.label(ex.metric.split('@')[0])}"
+                           f"@{content.k} = {views.fmt(ex.value)} · {where}")
+                for p in ex.passages[:3]:
+                    mark = f"✅ relevant (grade {p.grade})" if p.relevant else "—"
+                    text = " ".join(p.text.split())
+                    text = text[:280] + ("…" if len(text) > 280 else "")
+                    st.markdown(f"**#{p.rank}** · {views.esc(p.chunk_id)} · {mark}  \n{views.esc(text)}")
+                if len(ex.passages) > 3:
+                    st.caption(f"+ {len(ex.passages) - 3} more retrieved passage(s) in the top {content.k}.")
+
+    st.header(f"Best and worst questions by {views.label(content.ranking_metric.split('@')[0])}@{content.k}",
+              divider="gray")
+    left, right = st.columns(2, gap="large")
+    with left:
+        examples("Best", content.best)
+    with right:
+        examples("Worst", content.worst)
+
+    # ---- RAGAS and configuration -----------------------------------------------------------------------
+    if content.context_metrics is not None and len(content.context_metrics):
+        st.header("RAGAS context metrics (from the labels, no LLM)", divider="gray")
+        cm = content.context_metrics
+        st.dataframe(cm[["label", "mean", "ci_low", "ci_high", "ours", "ours_mean", "n_equal"]], hide_index=True,
+                     width="stretch",
+                     column_config={"label": "RAGAS metric",
+                                    "mean": st.column_config.NumberColumn("Mean", format="%.3f"),
+                                    "ci_low": st.column_config.NumberColumn("95% CI low", format="%.3f"),
+                                    "ci_high": st.column_config.NumberColumn("95% CI high", format="%.3f"),
+                                    "ours": "Our metric",
+                                    "ours_mean": st.column_config.NumberColumn("Our mean", format="%.3f"),
+                                    "n_equal": st.column_config.NumberColumn("Queries where equal")})
+        st.caption("Faithfulness and answer relevancy need a judge model and are not computed offline.")
+
+    st.header("Configuration", divider="gray")
+    cfg = pd.DataFrame({"setting": list(content.config), "value": [str(v) for v in content.config.values()]})
+    st.dataframe(cfg, hide_index=True, width="stretch",
+                 column_config={"setting": st.column_config.TextColumn("Setting", width="medium"),
+                                "value": st.column_config.TextColumn("Value", width="large")})

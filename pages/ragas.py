@@ -1,0 +1,135 @@
+"""RAGAS context metrics: RAGAS's ID-based (LLM-free) context precision and recall from the golden
+labels, next to precision@K, recall@K and AP@K; the RAGAS-ready export; what needs a judge model."""
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+from rag_metrics.errors import InputError
+from rag_metrics.ragas import JUDGE_METRICS, JUDGE_METRICS_NOTE, RAGAS_VERSION_CHECKED, RELATION
+from ui import insights, state, views
+from ui.shell import ensure_shell
+
+ensure_shell()
+
+ctx = state.current_or_stop()
+k = ctx.k
+res = ctx.result
+views.page_header("RAGAS context metrics", ctx)
+
+if res.n_queries == 0:
+    st.warning("No query enters the means yet: label at least one relevant chunk on the Golden set editor page.",
+               icon=":material/info:")
+    st.stop()
+
+try:
+    summary = insights.context_summary(res, ctx.eval_key, k)
+    table = insights.context_table(res, ctx.eval_key, k)
+except InputError as err:
+    views.input_error(err, "Cannot compute the RAGAS metrics")
+    st.stop()
+
+st.caption(f"RAGAS scores retrieval with context precision and context recall. Its ID-based variants need no "
+           f"model: they compare the retrieved ids with reference ids, and the golden labels are exactly "
+           f"that. Definitions checked against the ragas {RAGAS_VERSION_CHECKED} source; the retrieved list is "
+           f"cut to the top K = {k} before RAGAS sees it.")
+
+# ---- means side by side ---------------------------------------------------------------------------------
+views.section(f"Means at K = {k}, with 95% confidence intervals",
+              "Each RAGAS metric beside the trec_eval-style metric it resembles. RAGAS leaves out queries where "
+              "it returns NaN (nothing retrieved, no reference id), as ragas.evaluate does.")
+cols = st.columns(len(summary), gap="medium")
+for col, r in zip(cols, summary.to_dict("records")):
+    ours = r["ours"]
+    with col, st.container(border=True):
+        st.markdown(f"**{views.esc(r['label'])}**")
+        a, b = st.columns(2)
+        a.metric("RAGAS", views.fmt(r["mean"]), help=f"{r['ragas_metric']} · n = {r['n']} queries")
+        a.caption(f"95% CI {views.fmt(r['ci_low'])} – {views.fmt(r['ci_high'])}")
+        metric, _, kk = ours.partition("@")
+        b.metric(f"{views.label(metric)}@{kk}" if kk else ours, views.fmt(r["ours_mean"]),
+                 help=f"n = {r['ours_n']} queries")
+        b.caption(f"95% CI {views.fmt(r['ours_ci_low'])} – {views.fmt(r['ours_ci_high'])}")
+        n_eq, n = int(r["n_equal"]), int(r["ours_n"])
+        st.caption(f"Equal on {n_eq} of {n} queries. {r['relation']}")
+
+# ---- relation --------------------------------------------------------------------------------------------
+with st.expander("How the RAGAS context metrics relate to precision@K, recall@K and AP@K", expanded=True,
+                 icon=":material/function:"):
+    paragraphs = [p.strip() for p in RELATION.strip().split("\n\n") if p.strip()]
+    for p in paragraphs:
+        text = " ".join(line.strip() for line in p.splitlines())
+        if text.startswith("- "):
+            st.markdown("- " + views.esc(text[2:]))
+        else:
+            st.markdown(views.esc(text))
+
+# ---- per query ---------------------------------------------------------------------------------------
+views.section("Per query", "One row per golden question. Differences are highlighted by the filter below; "
+              "empty RAGAS cells are NaN in RAGAS (no reference id, or nothing retrieved).")
+qtext = {q.id: q.question for q in ctx.golden}
+show = table.copy()
+show.insert(1, "question", [qtext.get(q, "") for q in show["query_id"]])
+diff_only = st.toggle("Only queries where a RAGAS value differs from ours", key="ragas_diff_only")
+if diff_only:
+    def _differs(a, b) -> bool:
+        fa, fb = float(a), float(b)
+        if math.isnan(fa) or math.isnan(fb):
+            return not (math.isnan(fa) and math.isnan(fb))
+        return abs(fa - fb) > 1e-12
+
+    mask = [any(_differs(r[x], r[y]) for x, y in ((f"precision@{k}", "ragas_id_context_precision"),
+                                                   (f"recall@{k}", "ragas_id_context_recall"),
+                                                   (f"map@{k}", "ragas_context_precision")))
+            for r in show.to_dict("records")]
+    show = show[mask]
+num = st.column_config.NumberColumn
+st.dataframe(
+    show, hide_index=True, width="stretch", height=420,
+    column_config={
+        "query_id": st.column_config.TextColumn("Query", width="small"),
+        "question": st.column_config.TextColumn("Question", width="large"),
+        "category": st.column_config.TextColumn("Category", width="small"),
+        "in_scope": st.column_config.CheckboxColumn("In scope", width="small"),
+        "included": st.column_config.CheckboxColumn("In the mean", width="small"),
+        "n_relevant": num("|R|", width="small", help="Relevant ids (grade ≥ the relevance level)."),
+        "n_retrieved": num("Retrieved", width="small", help=f"Ids in the top {k}."),
+        "hits": num("Hits", width="small", help=f"Relevant ids in the top {k}."),
+        f"precision@{k}": num(f"P@{k}", format="%.3f"),
+        "ragas_id_context_precision": num("RAGAS ID precision", format="%.3f"),
+        f"recall@{k}": num(f"R@{k}", format="%.3f"),
+        "ragas_id_context_recall": num("RAGAS ID recall", format="%.3f"),
+        f"map@{k}": num(f"AP@{k}", format="%.3f"),
+        "ragas_context_precision": num("RAGAS context precision", format="%.3f"),
+    })
+st.caption(f"{len(show)} of {len(table)} queries shown.")
+
+# ---- export ---------------------------------------------------------------------------------------
+views.section("RAGAS-ready dataset",
+              "One sample per golden question: user_input (question), retrieved_contexts (texts of the top "
+              f"{k} chunks, rank order), retrieved_context_ids, reference_context_ids and reference_contexts "
+              "(the labels), reference (the expected answer) and response (empty: no generator here), plus the "
+              "legacy names (question, contexts, ground_truth, answer). Load it with "
+              "ragas.EvaluationDataset.from_list and add a judge model to score the answer-side metrics.")
+doc_level = ctx.corpus.level == "document"
+c1, c2, _ = st.columns([1, 1, 2])
+for col, fmt, mime in ((c1, "jsonl", "application/jsonl"), (c2, "csv", "text/csv")):
+    try:
+        data = insights.ragas_export(res, ctx.chunks, ctx.eval_key, k, fmt, doc_level)
+        col.download_button(f"Download {fmt.upper()}", data, file_name=f"ragas_dataset_k{k}.{fmt}", mime=mime,
+                            key=f"ragas_export_{fmt}", icon=":material/download:", width="stretch",
+                            on_click="ignore")
+    except InputError as err:
+        col.button(f"Download {fmt.upper()}", disabled=True, key=f"ragas_export_{fmt}", width="stretch")
+        col.caption(str(err))
+
+# ---- judge metrics -------------------------------------------------------------------------------------
+views.section("Faithfulness and answer relevancy: not computed here")
+st.info(JUDGE_METRICS_NOTE.split("\n")[0], icon=":material/gavel:")
+c = st.columns(len(JUDGE_METRICS))
+for col, (name, text) in zip(c, JUDGE_METRICS.items()):
+    with col, st.container(border=True):
+        st.markdown(f"**{name.replace('_', ' ').capitalize()}** · not computed offline")
+        st.write(text)
+st.caption("A judge model is a later step: this app works offline and runs no language model.")

@@ -1,0 +1,161 @@
+"""The stakeholder report in the app: the "Download report (HTML)" button and the report's inputs.
+
+The report is :func:`rag_metrics.report.build_report` of the current view (K, retriever, chunking,
+evaluation options, golden set); the presenter page shows :func:`rag_metrics.report.report_content`
+of exactly the same inputs (:func:`inputs`).
+
+Comparison hook
+---------------
+A page that compares two configurations (the Compare page) publishes its result for the report
+by calling :func:`publish_comparison` (or by setting ``st.session_state[COMPARISON_KEY]`` to a dict
+``{"table": <rag_metrics.compare.compare DataFrame>, "names": ("A name", "B name"),
+"golden_fp": <golden fingerprint the runs were evaluated on>}``).  The report and the presenter
+view include its verdicts while the golden set is unchanged; :func:`clear_comparison` removes it.
+
+The HTML is built only when the button is clicked (``st.download_button`` with a callable, run by
+Streamlit on its own thread), so drawing the button costs nothing on a rerun.
+"""
+from __future__ import annotations
+
+import re
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import pandas as pd
+import streamlit as st
+
+from rag_metrics.errors import InputError
+from ui import state
+
+COMPARISON_KEY = "report_comparison"
+_HTML_CACHE: dict[str, str] = {}
+_HTML_LOCK = threading.Lock()
+_HTML_MAX = 8
+
+
+@dataclass(frozen=True, eq=False)
+class ReportInputs:
+    """Everything the report of the current view is made of."""
+
+    key: str                       # cache key: evaluation, K, comparison, title
+    k: int
+    title: str
+    config: dict[str, Any]
+    comparison: pd.DataFrame | None
+    names: tuple[str, str]
+    metrics: tuple[str, ...]
+    ndcg_metric: str
+    file_name: str
+
+
+def publish_comparison(table: pd.DataFrame, names: tuple[str, str], golden_fp: str | None = None) -> None:
+    """Make a comparison (a :func:`rag_metrics.compare.compare` table) part of the report."""
+    if golden_fp is None:
+        golden_fp = state.golden_entry().fingerprint
+    st.session_state[COMPARISON_KEY] = {"table": table, "names": (str(names[0]), str(names[1])),
+                                        "golden_fp": golden_fp}
+
+
+def clear_comparison() -> None:
+    st.session_state.pop(COMPARISON_KEY, None)
+
+
+def comparison_for(ctx) -> tuple[pd.DataFrame | None, tuple[str, str]]:
+    """The published comparison when it was made on the current golden set, else ``(None, …)``."""
+    c = st.session_state.get(COMPARISON_KEY)
+    if not isinstance(c, dict) or not isinstance(c.get("table"), pd.DataFrame) or not len(c["table"]):
+        return None, ("A", "B")
+    if c.get("golden_fp") not in (None, ctx.golden_entry.fingerprint):
+        return None, ("A", "B")
+    names = tuple(c.get("names") or ("A", "B"))
+    return c["table"], (str(names[0]), str(names[1]))  # type: ignore[index]
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()[:60] or "report"
+
+
+def inputs(ctx) -> ReportInputs:
+    """The report inputs of the current view (``ctx`` from :func:`ui.state.current`)."""
+    s = ctx.settings
+    comparison, names = comparison_for(ctx)
+    corpus_label = ctx.corpus.label or s.corpus
+    config: dict[str, Any] = {
+        "corpus": corpus_label,
+        "documents": len(ctx.corpus.corpus),
+        "chunks": len(ctx.chunks.chunks),
+        "chunk size / overlap (characters)": f"{s.chunk_size} / {s.chunk_overlap}",
+        "golden set": f"{len(ctx.golden)} questions ({ctx.result.n_in_scope} in scope, "
+                      f"{ctx.result.n_out_of_scope} out of scope)",
+        "retriever": s.retriever,
+        "embedding model": "-" if s.retriever == "bm25" else "all-MiniLM-L6-v2",
+        "retrieval depth": ctx.memo.depth,
+        "NDCG gain": s.ndcg_gain,
+    }
+    if comparison is not None:
+        config["compared"] = f"{names[0]} vs {names[1]}"
+    title = f"Retrieval report: {corpus_label} ({s.retriever}, K = {ctx.k})"
+    cmp_key = "" if comparison is None else f"{id(comparison)}:{names}"
+    key = f"{ctx.eval_key}|{ctx.k}|{s.ndcg_gain}|{cmp_key}"
+    file_name = f"rag-metrics-report-{_slug(s.corpus)}-{s.retriever}-k{ctx.k}.html"
+    return ReportInputs(key, ctx.k, title, config, comparison, names, tuple(s.metrics), s.ndcg_metric, file_name)
+
+
+def _options(inp: ReportInputs) -> dict[str, Any]:
+    return {"metrics": inp.metrics, "category_metrics": ("hit_rate", inp.ndcg_metric),
+            "ranking_metric": inp.ndcg_metric}
+
+
+def content(ctx):
+    """The :class:`~rag_metrics.report.ReportContent` of the current view (cached per inputs)."""
+    from ui import insights
+
+    inp = inputs(ctx)
+    return insights.report_content_for(ctx.result, ctx.id_text, inp.config, inp.comparison, inp.key, inp.k,
+                                       inp.names, inp.title, tuple(sorted(_options(inp).items())))
+
+
+def html_builder(ctx) -> tuple[Callable[[], str], ReportInputs]:
+    """A no-argument function returning the report HTML of the current view (built once per
+    inputs, on first call), for ``st.download_button(data=...)``."""
+    inp = inputs(ctx)
+    result, text = ctx.result, ctx.id_text
+
+    def build() -> str:
+        with _HTML_LOCK:
+            hit = _HTML_CACHE.get(inp.key)
+        if hit is not None:
+            return hit
+        from rag_metrics.report import build_report
+
+        html = build_report(result, k=inp.k, chunk_text=text, config=inp.config, comparison=inp.comparison,
+                            comparison_names=inp.names, title=inp.title, **_options(inp))
+        with _HTML_LOCK:
+            _HTML_CACHE[inp.key] = html
+            while len(_HTML_CACHE) > _HTML_MAX:
+                _HTML_CACHE.pop(next(iter(_HTML_CACHE)))
+        return html
+
+    return build, inp
+
+
+def download_button(ctx, *, key: str, width: str = "stretch", type: str = "secondary") -> None:
+    """The one-click "Download report (HTML)" button of the current view."""
+    build, inp = html_builder(ctx)
+    st.download_button("Download report (HTML)", build, file_name=inp.file_name, mime="text/html", key=key,
+                       icon=":material/summarize:", width=width, type=type, on_click="ignore",  # type: ignore[arg-type]
+                       help="One self-contained HTML file that opens offline: headline metrics with 95% CIs, "
+                            "metric-vs-K and per-category charts, best and worst questions with their passages, "
+                            "the comparison verdict (when the Compare page made one) and the configuration.")
+
+
+def sidebar_button() -> None:
+    """The report button at the bottom of the shared sidebar (drawn after the page ran)."""
+    try:
+        ctx = state.current()
+    except InputError:
+        return
+    if ctx.result.n_queries == 0:
+        return
+    download_button(ctx, key="report_download_sidebar")
