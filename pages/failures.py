@@ -12,6 +12,7 @@ ensure_shell()
 
 DRILL = "drill_query"
 SHOW_RETRIEVED = 5
+MAX_LISTED = 15
 
 ctx = state.current_or_stop()
 k = ctx.k
@@ -50,7 +51,13 @@ with right:
 if len(fails) == 0:
     st.success(f"No failure at K = {k}: every in-scope question has a relevant chunk in its top {k}.",
                icon=":material/check_circle:")
-for f in fails.to_dict("records"):
+records = fails.to_dict("records")
+if len(records) > MAX_LISTED:
+    show_all = st.toggle(f"Show all {len(records)} failures", key="fail_show_all")
+    if not show_all:
+        st.caption(f"Showing the first {MAX_LISTED} of {len(records)} failures.")
+        records = records[:MAX_LISTED]
+for f in records:
     rank = f["first_relevant_rank"]
     verdict = "no relevant chunk in the whole ranking" if rank is None or str(rank) == "<NA>" \
         else f"would hit at K={int(rank)}"
