@@ -98,11 +98,13 @@ class Sandbox:
         return replace(self, items=tuple(replace(it, grade=int(grades.get(it.id, it.grade))) for it in self.items))
 
     def with_unretrieved(self, count: int, grade: int = 1) -> "Sandbox":
-        """``count`` relevant ids (of ``grade``) that the retriever did not return."""
-        if isinstance(count, bool) or int(count) != count or count < 0:
+        """``count`` relevant ids that the retriever did not return: the first ones keep their
+        grades (e.g. from the golden labels), new ones get ``grade``."""
+        if isinstance(count, bool) or not isinstance(count, int) or count < 0:
             raise InputError(f"the number of relevant ids not retrieved must be an integer >= 0, got {count!r}")
         _check_grade(grade, "grade")
-        return replace(self, unretrieved=(int(grade),) * int(count))
+        kept = self.unretrieved[:count]
+        return replace(self, unretrieved=kept + (int(grade),) * (count - len(kept)))
 
 
 def _check_grade(g: Any, where: str) -> None:

@@ -1,0 +1,188 @@
+"""Compare A vs B: two retrieval configurations on the same golden set, with paired statistics."""
+from __future__ import annotations
+
+import streamlit as st
+
+from rag_metrics import ab
+from rag_metrics.compare import disagreements, per_query_deltas
+from rag_metrics.errors import InputError
+from rag_metrics.io import qrels_to_text, run_to_text
+from ui import compare_views as cv
+from ui import state, views
+from ui.shell import ensure_shell
+
+ensure_shell()
+
+DRILL = "drill_query"  # the failures page's query selector (pages/failures.py)
+
+ctx = state.current_or_stop()
+ss = st.session_state
+k = ctx.k
+st.title("Compare A vs B")
+st.caption(f"Two retrieval configurations on the same golden set ({ctx.corpus.label or ctx.settings.corpus}, "
+           f"{ctx.result.n_in_scope} in-scope questions). K = {k} and the evaluation conventions come from the "
+           "sidebar. Configuration A starts as the sidebar's; each configuration is computed once and cached.")
+
+# ---- the two configurations -------------------------------------------------------------------------
+dflt = cv.defaults(ctx)
+cols = st.columns(2, gap="large")
+configs: dict[str, ab.Config | None] = {}
+for col, side in zip(cols, ("A", "B")):
+    with col:
+        with st.container(border=True):
+            st.markdown(f"**Configuration {side}**")
+            configs[side] = cv.config_widgets(side, dflt[side])
+if configs["A"] is None or configs["B"] is None:
+    st.stop()
+cfg_a, cfg_b = configs["A"], configs["B"]
+assert cfg_a is not None and cfg_b is not None
+
+level = ab.comparison_level(cfg_a, cfg_b, ctx.corpus.level)  # type: ignore[arg-type]
+if ctx.corpus.level == "chunk" and cfg_a.chunking != cfg_b.chunking:
+    choice = st.radio(
+        "A and B chunk the corpus differently. Judge them at", ["document", "chunk"], key=cv.LEVEL, horizontal=True,
+        format_func={"document": "document level (recommended)",
+                     "chunk": "chunk level, labels carried to each chunking"}.get,
+        help="Chunk labels name the chunks of one chunking.")
+    level = ab.comparison_level(cfg_a, cfg_b, ctx.corpus.level, prefer=choice)  # type: ignore[arg-type]
+    if level == "document":
+        st.info("**Evaluated at document level.** A and B chunk the corpus differently, so their chunk ids differ. "
+                "Each ranking is collapsed to documents (a document takes the rank of its first chunk) and the "
+                "chunk labels collapse to their documents (highest grade), so both are judged against the same "
+                "labels.", icon=":material/info:")
+    else:
+        st.info("**Evaluated at chunk level with carried labels.** Each configuration's labels are carried from the "
+                f"labelled chunking ({ctx.settings.chunk_size}/{ctx.settings.chunk_overlap}) to its own chunks "
+                "through document and character span. |R| can differ between A and B when a label splits across "
+                "chunks: read the numbers with that in mind.", icon=":material/info:")
+else:
+    st.caption(f"Both use the same chunking: evaluated at **{level} level** against the same labels.")
+
+try:
+    with st.spinner("Retrieving and evaluating both configurations (cached once computed)…"):
+        ea = cv.evaluate_config(ctx, cfg_a, level)
+        eb = cv.evaluate_config(ctx, cfg_b, level)
+except InputError as err:
+    views.input_error(err, "Cannot evaluate this configuration")
+    st.stop()
+for e, side in ((ea, "A"), (eb, "B")):
+    rep = e.label_report
+    if rep is not None:
+        lost = sum(1 for c in rep.changes if c.status == "lost")
+        if lost or rep.emptied:
+            st.warning(f"Configuration {side}: {lost} label(s) could not be carried to its chunks; "
+                       f"{len(rep.emptied)} question(s) lost every relevant chunk.", icon=":material/warning:")
+
+a, b = ea.result, eb.result
+st.caption(f"**A** = {cfg_a.describe()}  ·  **B** = {cfg_b.describe()}  ·  {a.n_queries} questions in the means.")
+if a.n_queries == 0:
+    st.warning("No question enters the means: label relevant chunks on the Golden set editor page.",
+               icon=":material/info:")
+    st.stop()
+
+# ---- per metric -------------------------------------------------------------------------------------
+metrics = ctx.settings.metrics
+keys = tuple(ab.comparison_keys(metrics, k))
+table = cv.comparison(a, b, ea.key, eb.key, keys)
+views.section(f"Per metric at K = {k}",
+              "Delta = B − A over the same questions (paired). 95% bootstrap CI of the mean delta; paired "
+              "randomization test and paired t-test, both two-sided, with the Benjamini–Hochberg correction over "
+              "the metrics below.")
+for r in table.to_dict("records"):
+    if r["significant"]:
+        st.success(r["verdict"], icon=":material/trending_up:" if r["delta"] > 0 else ":material/trending_down:")
+    else:
+        st.info(r["verdict"], icon=":material/balance:")
+shown = {
+    "Metric": [f"{views.label(m)}@{kk}" for m, kk in zip(table["metric"], table["k"])],
+    "A": [views.fmt(v) for v in table["mean_a"]],
+    "B": [views.fmt(v) for v in table["mean_b"]],
+    "B − A": [f"{v:+.3f}" for v in table["delta"]],
+    "95% CI": [f"[{lo:+.3f}, {hi:+.3f}]" for lo, hi in zip(table["ci_low"], table["ci_high"])],
+    "B wins / loses / ties": [f"{w} / {lo} / {t}" for w, lo, t in zip(table["wins"], table["losses"], table["ties"])],
+    "p randomization": [f"{p:.4f}" for p in table["p_randomization"]],
+    "p t-test": [f"{p:.4f}" for p in table["p_ttest"]],
+    "p randomization (BH)": [f"{p:.4f}" for p in table["p_randomization_adj"]],
+    "p t-test (BH)": [f"{p:.4f}" for p in table["p_ttest_adj"]],
+    "Significant": ["yes" if s else "no" for s in table["significant"]],
+}
+st.dataframe(shown, hide_index=True, width="stretch")
+st.caption(f"n = {int(table['n'].iloc[0])} paired questions. Significant = BH-adjusted randomization p < 0.05. "
+           "The same numbers as `rag-metrics compare` on these two runs (10,000 resamples, seed 0).")
+
+# ---- per query ---------------------------------------------------------------------------------------
+left, right = st.columns([3, 2], gap="large")
+with left:
+    views.section("Per question: who wins?", "B − A for every question, sorted; green = B better, red = A better.")
+    if ss.get(cv.METRIC) not in metrics:
+        ss[cv.METRIC] = ctx.settings.ndcg_metric
+    metric = st.selectbox("Metric", list(metrics), key=cv.METRIC, format_func=lambda m: f"{views.label(m)}@{k}")
+    deltas = per_query_deltas(a, b, f"{metric}@{k}")
+    counts = ab.outcome_counts(deltas)
+    m1, m2, m3 = st.columns(3)
+    m1.metric("B better", counts["B better"], border=True)
+    m2.metric("A better", counts["A better"], border=True)
+    m3.metric("Tie", counts["tie"], border=True)
+    st.altair_chart(cv.per_query_chart(deltas, f"{views.label(metric)}@{k}"), width="stretch")
+with right:
+    views.section("Per category", "So a gain in one kind of question cannot hide a loss in another. "
+                  "Bars: mean B − A; lines: 95% bootstrap CI.")
+    cat = cv.category_table(a, b, ea.key, eb.key, metric, k)
+    st.altair_chart(cv.category_chart(cat, f"{views.label(metric)}@{k}"), width="stretch")
+    st.dataframe(
+        {"Category": cat["category"], "n": cat["n"], "A": [views.fmt(v) for v in cat["mean_a"]],
+         "B": [views.fmt(v) for v in cat["mean_b"]], "B − A": [f"{v:+.3f}" for v in cat["delta"]],
+         "95% CI": [f"[{lo:+.3f}, {hi:+.3f}]" for lo, hi in zip(cat["ci_low"], cat["ci_high"])],
+         "W / L / T": [f"{w} / {lo} / {t}" for w, lo, t in zip(cat["wins"], cat["losses"], cat["ties"])]},
+        hide_index=True, width="stretch")
+
+# ---- metrics disagree ----------------------------------------------------------------------------------
+views.section(f"When the metrics disagree (K = {k})",
+              "Newly hit: A missed, B hits. Newly missed: A hit, B misses. Ranking moved: both hit (or both miss) "
+              "so hit rate did not change, but NDCG did: a relevant chunk moved up or down within the list.")
+dis = disagreements(a, b, k)
+if dis.empty:
+    st.success("A and B tell the same story on every question: no hit changed and no NDCG moved.",
+               icon=":material/check_circle:")
+else:
+    kinds = dis["kind"].value_counts().to_dict()
+    st.caption(" · ".join(f"{kinds.get(x, 0)} {x}" for x in ("newly hit", "newly missed", "ranking moved")))
+    view = dis[["query_id", "kind", "category", "question", f"hit@{k} A", f"hit@{k} B", f"ndcg@{k} A",
+                f"ndcg@{k} B", "first relevant rank A", "first relevant rank B"]]
+    st.dataframe(view, hide_index=True, width="stretch", height=min(38 + 35 * len(view), 400),
+                 column_config={f"ndcg@{k} A": st.column_config.NumberColumn(format="%.3f"),
+                                f"ndcg@{k} B": st.column_config.NumberColumn(format="%.3f"),
+                                "question": st.column_config.TextColumn(width="large")})
+    questions = dict(zip(dis["query_id"], dis["question"]))
+    c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
+    if ss.get(cv.DISAGREE) not in questions:
+        ss[cv.DISAGREE] = next(iter(questions))
+    pick = c1.selectbox("Open a question in the drill-down", list(questions), key=cv.DISAGREE,
+                        format_func=lambda q: f"{q} · {questions[q]}")
+    if c2.button("Open in drill-down", key="cmp_open_drill", icon=":material/zoom_in:", width="stretch"):
+        ss[DRILL] = pick
+        st.switch_page("pages/failures.py")
+    st.caption(f"The drill-down shows the sidebar's configuration ({ctx.settings.retriever}, chunks "
+               f"{ctx.settings.chunk_size}/{ctx.settings.chunk_overlap}), which is A unless you changed A.")
+
+# ---- reproduce ---------------------------------------------------------------------------------------
+with st.expander("Reproduce with the command line", icon=":material/terminal:"):
+    st.caption("Download both runs and the labels, then run the command: it prints the numbers of the table above."
+               + (" (Document level: add --level document.)" if level == "document" else ""))
+    d1, d2, d3 = st.columns(3)
+    d1.download_button("Run A (TREC)", run_to_text(a.run, "A"), "run_a.trec", key="cmp_dl_a")
+    d2.download_button("Run B (TREC)", run_to_text(b.run, "B"), "run_b.trec", key="cmp_dl_b")
+    d3.download_button("Labels (qrels)", qrels_to_text(a.golden), "golden.qrels", key="cmp_dl_qrels")
+    opts = ctx.settings.options
+    flags = [f"--metrics {','.join(metrics)}", f"--k {k}"]
+    if opts.relevance_level != 1:
+        flags.append(f"--relevance-level {opts.relevance_level}")
+    if opts.out_of_scope != "exclude":
+        flags.append("--out-of-scope miss")
+    if opts.recall_denominator != "all":
+        flags.append("--recall-denominator cap")
+    if opts.missing_queries != "zero":
+        flags.append("--missing skip")
+    if level == "document":
+        flags.append("--level document")
+    st.code("rag-metrics compare --qrels golden.qrels --run run_a.trec --run run_b.trec " + " ".join(flags), language="bash")

@@ -1,0 +1,206 @@
+"""Compare page support: the caches of a configuration (A or B), its widgets, and its charts.
+
+Caches (same layering as :mod:`ui.cache`; heavy arguments start with ``_``):
+
+``config_memo(_chunks, chunks_fp, kind, model)``  a retriever indexed on one chunking.  The default
+    model reuses :func:`ui.cache.retrieval_memo` (so configuration A = the sidebar's shares its
+    memo with every other page); another model is loaded through the library (``InputError`` with
+    a clear message when it is not available offline).
+``config_evaluation(_memo, _golden, _options, _c2d, key, depth)``  the EvaluationResult of one
+    configuration on the golden set.
+``comparison(_a, _b, key_a, key_b, keys)``  ``rag_metrics.compare.compare`` + verdicts.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from rag_metrics import ab, lab
+from rag_metrics.errors import InputError
+from rag_metrics.evaluate import EvalOptions, EvaluationResult, evaluate
+from rag_metrics.types import GoldenSet
+from ui import cache, sidebar, state
+
+SAVED = "_cmp_saved"
+LEVEL = "cmp_level"
+METRIC = "cmp_metric"
+DISAGREE = "cmp_disagree_query"
+FIELDS = ("retriever", "size", "overlap", "model", "depth")
+
+OUTCOME_COLORS = {"B better": "#54A24B", "A better": "#E45756", "tie": "#9AA5B1"}
+
+
+# ---- caches --------------------------------------------------------------------------------------
+@st.cache_resource(show_spinner=False, max_entries=8)
+def config_memo(_chunks: cache.ChunkSet, chunks_fp: str, kind: str, model: str) -> lab.RetrievalMemo:
+    """An indexed retriever for one chunking and model ("" = the bundled default)."""
+    if kind == "bm25" or not model:
+        return cache.retrieval_memo(_chunks, chunks_fp, kind)
+    from rag_metrics.retrieval import get_encoder
+    from rag_metrics.retrieval.dense import DenseRetriever
+
+    try:
+        enc = get_encoder(model)
+    except InputError:
+        raise
+    except Exception as err:  # noqa: BLE001 - any loading failure becomes one clear message
+        raise InputError(f"the embedding model {model!r} could not be loaded offline ({type(err).__name__}: "
+                         f"{str(err)[:200]}). Only models already on this machine can be used; leave the field "
+                         "empty for the bundled all-MiniLM-L6-v2.") from None
+    dense = DenseRetriever(enc, cache.embedding_cache(cache._default_cache_dir()))
+    if kind == "dense":
+        retriever: Any = dense
+    else:
+        from rag_metrics.retrieval.hybrid import HybridRetriever
+        from rag_metrics.retrieval.lexical import BM25Retriever
+
+        retriever = HybridRetriever(dense, BM25Retriever())
+    retriever.index(list(_chunks.chunks))
+    return lab.RetrievalMemo(retriever, _chunks.chunks, lab.DEPTH)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def config_evaluation(_memo: lab.RetrievalMemo, _golden: GoldenSet, _options: EvalOptions,
+                      _c2d: dict[str, str] | None, key: str, depth: int) -> EvaluationResult:
+    """One configuration's evaluation (``key`` names chunking, retriever, model, golden, options)."""
+    run = _memo.run_for(_golden)
+    return evaluate(_golden, run, _options, chunk_to_doc=_c2d, depth=depth)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def comparison(_a: EvaluationResult, _b: EvaluationResult, key_a: str, key_b: str,
+               keys: tuple[str, ...]) -> pd.DataFrame:
+    """``compare(a, b, keys)`` (10,000 resamples, seed 0: the CLI's defaults) with a verdict column."""
+    from rag_metrics.compare import compare, verdict
+
+    df = compare(_a, _b, list(keys))
+    df["verdict"] = [verdict(r, "A", "B") for _, r in df.iterrows()]
+    return df
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def category_table(_a: EvaluationResult, _b: EvaluationResult, key_a: str, key_b: str, metric: str,
+                   k: int) -> pd.DataFrame:
+    return ab.category_deltas(_a, _b, metric, k)
+
+
+# ---- evaluating one configuration ------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class Evaluated:
+    config: ab.Config
+    result: EvaluationResult
+    key: str
+    chunks: cache.ChunkSet
+    label_report: Any  # LabelReport when labels were carried, else None
+
+
+def evaluate_config(ctx: state.Lab, cfg: ab.Config, level: str) -> Evaluated:
+    """Evaluate ``cfg`` on the sidebar corpus's golden set at ``level`` (cached)."""
+    entry = ctx.corpus
+    chunks = cache.chunk_set(entry.corpus, entry.fingerprint, cfg.chunk_size, cfg.chunk_overlap)
+    model = "" if cfg.uses_default_model else cfg.model_name
+    memo = config_memo(chunks, chunks.fingerprint, cfg.retriever, model)
+    if entry.level == "document":
+        golden, report = ctx.golden, None
+        c2d: dict[str, str] | None = dict(chunks.doc)
+    else:
+        golden, report = ab.golden_for(ctx.golden, level, ctx.chunks.chunks, chunks.chunks)  # type: ignore[arg-type]
+        c2d = ab.chunk_to_doc(ctx.chunks.chunks, chunks.chunks) if level == "document" else None
+    options = ab.options_for(ctx.settings.options, level)  # type: ignore[arg-type]
+    key = (f"{chunks.fingerprint}/{cfg.retriever}/{model}/{cfg.depth}/{level}/"
+           f"{ctx.golden_entry.fingerprint}@{ctx.chunks.fingerprint}/{lab.options_key(options)}")
+    result = config_evaluation(memo, golden, options, c2d, key, cfg.depth)
+    return Evaluated(cfg, result, key, chunks, report)
+
+
+# ---- widgets -------------------------------------------------------------------------------------
+def _wkey(side: str, field: str) -> str:
+    return f"cmp_{side.lower()}_{field}"
+
+
+def defaults(ctx: state.Lab) -> dict[str, ab.Config]:
+    """A = the sidebar's configuration; B = the same with another retriever (BM25, or dense after BM25)."""
+    s = ctx.settings
+    a = ab.Config(s.retriever, s.chunk_size, s.chunk_overlap, "", ab.MAX_DEPTH)
+    b = ab.Config("bm25" if s.retriever != "bm25" else "dense", s.chunk_size, s.chunk_overlap, "", ab.MAX_DEPTH)
+    return {"A": a, "B": b}
+
+
+def _restore(side: str, default: ab.Config) -> None:
+    """Give the widgets their last values back (widget state is dropped while the page is hidden)."""
+    ss = st.session_state
+    saved = ss.setdefault(SAVED, {})
+    values = {"retriever": default.retriever, "size": default.chunk_size, "overlap": default.chunk_overlap,
+              "model": default.model, "depth": default.depth}
+    for f in FIELDS:
+        k = _wkey(side, f)
+        if k not in ss:
+            ss[k] = saved.get(k, values[f])
+
+
+def config_widgets(side: str, default: ab.Config) -> ab.Config | None:
+    """Retriever, chunk size and overlap, model, depth; returns the Config (None + an error box when
+    the values are invalid)."""
+    _restore(side, default)
+    ss = st.session_state
+    st.radio("Retriever", list(sidebar.RETRIEVER_LABELS), key=_wkey(side, "retriever"),
+             format_func=sidebar.RETRIEVER_LABELS.get, horizontal=True)
+    c1, c2, c3 = st.columns(3)
+    c1.number_input("Chunk size", min_value=50, max_value=5000, step=50, key=_wkey(side, "size"),
+                    help="Characters per chunk. Another chunking re-embeds the corpus once (cached).")
+    c2.number_input("Overlap", min_value=0, max_value=4999, step=25, key=_wkey(side, "overlap"))
+    c3.number_input("Depth", min_value=1, max_value=ab.MAX_DEPTH, step=1, key=_wkey(side, "depth"),
+                    help="How many results the retriever returns per question (a run cut to this depth).")
+    st.text_input("Embedding model (dense and hybrid)", key=_wkey(side, "model"), max_chars=200,
+                  placeholder="all-MiniLM-L6-v2 (bundled)",
+                  disabled=ss[_wkey(side, "retriever")] == "bm25",
+                  help="Only models already on this machine work offline; leave empty for the bundled default.")
+    saved = ss.setdefault(SAVED, {})
+    for f in FIELDS:
+        saved[_wkey(side, f)] = ss[_wkey(side, f)]
+    try:
+        return ab.Config(ss[_wkey(side, "retriever")], int(ss[_wkey(side, "size")]), int(ss[_wkey(side, "overlap")]),
+                         str(ss[_wkey(side, "model")] or "").strip(), int(ss[_wkey(side, "depth")]))
+    except InputError as err:
+        st.error(f"Configuration {side}: {err}", icon=":material/error:")
+        return None
+
+
+# ---- charts --------------------------------------------------------------------------------------
+def per_query_chart(deltas: pd.DataFrame, metric_label: str, height: int = 280) -> alt.Chart:
+    """One bar per query: B - A, sorted, coloured by outcome."""
+    df = deltas.copy()
+    df = df.sort_values(["delta", "query_id"], ascending=[False, True]).reset_index(drop=True)
+    df["order"] = range(len(df))
+    return alt.Chart(df).mark_bar().encode(
+        x=alt.X("query_id:N", sort=alt.SortField("order"), title="query (sorted by B − A)",
+                axis=alt.Axis(labels=len(df) <= 40, labelAngle=-60)),
+        y=alt.Y("delta:Q", title=f"{metric_label}: B − A"),
+        color=alt.Color("outcome:N", scale=alt.Scale(domain=list(OUTCOME_COLORS), range=list(OUTCOME_COLORS.values())),
+                        legend=alt.Legend(orient="top", title=None)),
+        tooltip=["query_id", "category", alt.Tooltip("a:Q", format=".3f", title="A"),
+                 alt.Tooltip("b:Q", format=".3f", title="B"), alt.Tooltip("delta:Q", format="+.3f", title="B − A"),
+                 "outcome"],
+    ).properties(height=height)
+
+
+def category_chart(cat: pd.DataFrame, metric_label: str, height: int = 240) -> alt.LayerChart:
+    """Mean B - A per category with its 95 % CI; a zero line."""
+    df = cat.copy()
+    df["label"] = [f"{c} (n = {n})" for c, n in zip(df["category"], df["n"])]
+    df["sign"] = ["B better" if d > 0 else ("A better" if d < 0 else "tie") for d in df["delta"]]
+    y = alt.Y("label:N", sort=None, title=None)
+    bars = alt.Chart(df).mark_bar(height=16).encode(
+        y=y, x=alt.X("delta:Q", title=f"{metric_label}: B − A (95% CI)"),
+        color=alt.Color("sign:N", scale=alt.Scale(domain=list(OUTCOME_COLORS), range=list(OUTCOME_COLORS.values())),
+                        legend=None),
+        tooltip=["category", "n", alt.Tooltip("mean_a:Q", format=".3f", title="A"),
+                 alt.Tooltip("mean_b:Q", format=".3f", title="B"), alt.Tooltip("delta:Q", format="+.3f"),
+                 alt.Tooltip("ci_low:Q", format="+.3f"), alt.Tooltip("ci_high:Q", format="+.3f")])
+    err = alt.Chart(df).mark_rule(color="#333").encode(y=y, x="ci_low:Q", x2="ci_high:Q")
+    zero = alt.Chart(pd.DataFrame({"x": [0]})).mark_rule(color="#555", strokeDash=[3, 3]).encode(x="x:Q")
+    return (bars + err + zero).properties(height=max(height, 34 * len(df)))

@@ -1,0 +1,155 @@
+"""Session state and rendering of the Learn page (the metric sandbox).
+
+The sandbox (:class:`rag_metrics.sandbox.Sandbox`) lives in ``st.session_state[SANDBOX]`` and is
+the single source of truth; the grade widgets are keyed by a load *version* and the item id, so a
+widget follows its item when the item moves, and a newly loaded list starts fresh widgets.
+
+The convention widgets on the page mirror the sidebar's (``ui.state.KEY_*``): the page widget is
+set from the shared key before it is drawn and writes back to it in its ``on_change`` callback
+(callbacks run before the sidebar is drawn), so the dashboard and every other page follow.
+"""
+from __future__ import annotations
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+from rag_metrics import sandbox as S
+from ui import sidebar, state
+
+SANDBOX = "learn_sandbox"
+VERSION = "learn_version"
+K = "learn_k"
+SCENARIO = "learn_scenario"
+SIDE = "learn_scenario_side"
+SOURCE = "learn_source"
+QUESTION = "learn_question"
+N_ITEMS = 10
+
+#: (shared sidebar key, page widget key)
+MIRRORS = {
+    state.KEY_GAIN: "learn_conv_gain",
+    state.KEY_OOS: "learn_conv_oos",
+    state.KEY_RECALL: "learn_conv_recall",
+    state.KEY_LEVEL: "learn_conv_level",
+}
+
+#: Which tools use which convention (docs/conventions.md).
+CONVENTION_HELP = {
+    state.KEY_GAIN: "**Linear** gain g is trec_eval's `ndcg_cut` and ranx `ndcg`; **exponential** 2^g − 1 "
+                    "(Burges) is ranx `ndcg_burges` and many ML libraries. They agree when every grade is 0 or 1 "
+                    "and differ with graded labels: exponential gain rewards a grade-3 chunk much more than a "
+                    "grade-1 one.",
+    state.KEY_OOS: "A question the corpus cannot answer has no relevant chunk. trec_eval never sees it (it is not "
+                   "in the qrels), so we **exclude** it from the means and measure it by abstention. The classic "
+                   "lesson code divides by **all** questions, counting it as a miss, which lowers every mean.",
+    state.KEY_RECALL: "trec_eval's `recall.k` divides by **|R|**, all relevant chunks. BEIR's `R_cap` divides by "
+                      "**min(K, |R|)**, so a query with more relevant chunks than K can still reach recall 1.",
+    state.KEY_LEVEL: "A chunk is relevant when its grade ≥ L (trec_eval `-l`, ranx `-lN`). Raising L to 2 counts "
+                     "only the clearly relevant chunks in hit rate, precision, recall, MRR and MAP. NDCG uses the "
+                     "grades themselves and ignores L, as trec_eval does.",
+}
+
+
+# ---- state -------------------------------------------------------------------------------------
+def sandbox() -> S.Sandbox:
+    ss = st.session_state
+    if SANDBOX not in ss:
+        ss[SANDBOX] = S.SCENARIOS[0].before
+        ss[VERSION] = 0
+        ss[SCENARIO] = S.SCENARIOS[0].key
+        ss[SIDE] = "before"
+        ss[K] = ss[K + "_value"] = S.SCENARIOS[0].k_before
+    return ss[SANDBOX]
+
+
+def load(sb: S.Sandbox, k: int | None = None, scenario: str | None = None, side: str = "before") -> None:
+    """Replace the list (callbacks only: sets the K slider's state)."""
+    ss = st.session_state
+    ss[SANDBOX] = sb
+    ss[VERSION] = ss.get(VERSION, 0) + 1
+    ss[SCENARIO] = scenario
+    ss[SIDE] = side
+    if k is not None:
+        ss[K] = ss[K + "_value"] = max(1, min(int(k), max(len(sb.items), 1)))
+
+
+def load_scenario(key: str, side: str = "before") -> None:
+    sc = S.scenario(key)
+    sb, k = (sc.before, sc.k_before) if side == "before" else (sc.after, sc.k_after)
+    load(sb, k, key, side)
+
+
+def restore_k(n: int) -> None:
+    """Give the K slider its last value back (widget state is dropped while the page is not shown)."""
+    ss = st.session_state
+    if K not in ss:
+        ss[K] = ss.get(K + "_value", 5)
+    ss[K] = max(1, min(int(ss[K]), max(n, 1)))
+    ss[K + "_value"] = ss[K]
+
+
+def remember_k() -> None:
+    st.session_state[K + "_value"] = st.session_state[K]
+
+
+def grade_key(item_id: str) -> str:
+    return f"learn_g_{st.session_state.get(VERSION, 0)}_{item_id}"
+
+
+def unretrieved_key() -> str:
+    return f"learn_unret_{st.session_state.get(VERSION, 0)}"
+
+
+def move(index: int, step: int) -> None:
+    st.session_state[SANDBOX] = st.session_state[SANDBOX].move(index, step)
+
+
+def mirror_before_render() -> None:
+    """Copy the shared (sidebar) convention values into the page's widgets before they are drawn."""
+    ss = st.session_state
+    for shared, local in MIRRORS.items():
+        ss[local] = ss.get(shared, state.DEFAULTS[shared])
+
+
+def _write_back(local: str, shared: str) -> None:
+    st.session_state[shared] = st.session_state[local]
+
+
+# ---- widgets -----------------------------------------------------------------------------------
+def convention_widgets() -> None:
+    """The four convention toggles, mirrored to the sidebar's keys, each with its explanation."""
+    mirror_before_render()
+    for shared, local in MIRRORS.items():
+        kw = dict(key=local, on_change=_write_back, args=(local, shared))
+        if shared == state.KEY_GAIN:
+            st.radio("NDCG gain", list(sidebar.GAIN_LABELS), format_func=sidebar.GAIN_LABELS.get, **kw)
+        elif shared == state.KEY_OOS:
+            st.radio("Out-of-scope queries", list(sidebar.OOS_LABELS), format_func=sidebar.OOS_LABELS.get, **kw)
+        elif shared == state.KEY_RECALL:
+            st.radio("Recall denominator", list(sidebar.RECALL_LABELS), format_func=sidebar.RECALL_LABELS.get, **kw)
+        else:
+            st.number_input("Relevance level L (grade ≥ L is relevant)", min_value=1, max_value=10, step=1, **kw)
+        st.caption(CONVENTION_HELP[shared])
+
+
+# ---- charts ------------------------------------------------------------------------------------
+def curve_chart(curve: pd.DataFrame, k: int, highlight: tuple[str, ...] = ("precision", "recall")) -> alt.LayerChart:
+    """Every metric against K for the sandbox list; precision and recall drawn bold."""
+    from ui.views import METRIC_COLORS, label
+
+    df = curve.copy()
+    df["Metric"] = [label(m) for m in df["metric"]]
+    df["bold"] = df["metric"].isin(highlight)
+    metrics = list(dict.fromkeys(df["metric"]))
+    scale = alt.Scale(domain=[label(m) for m in metrics], range=[METRIC_COLORS.get(m, "#888") for m in metrics])
+    base = alt.Chart(df).encode(
+        x=alt.X("k:Q", title="K", axis=alt.Axis(tickMinStep=1, format="d")),
+        y=alt.Y("value:Q", title="value", scale=alt.Scale(domain=[0, 1])),
+        color=alt.Color("Metric:N", scale=scale, legend=alt.Legend(orient="bottom", title=None)),
+        tooltip=["Metric", "k", alt.Tooltip("value:Q", format=".3f")])
+    lines = base.mark_line(point=True).encode(
+        strokeWidth=alt.condition("datum.bold", alt.value(3.5), alt.value(1.2)),
+        opacity=alt.condition("datum.bold", alt.value(1.0), alt.value(0.45)))
+    rule = alt.Chart(pd.DataFrame({"k": [k]})).mark_rule(strokeDash=[4, 4], color="#555").encode(x="k:Q")
+    return (lines + rule).properties(height=260)
