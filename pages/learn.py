@@ -47,10 +47,9 @@ if active:
         with right:
             side = ss.get(learn.SIDE, "before")
             st.caption(f"Showing in the sandbox below: **{sc.before_label if side == 'before' else sc.after_label}**.")
-            b1, b2 = st.columns(2)
-            b1.button(f"Show: {sc.before_label}", key="learn_side_before", on_click=learn.load_scenario,
+            st.button(f"Show: {sc.before_label}", key="learn_side_before", on_click=learn.load_scenario,
                       args=(sc.key, "before"), width="stretch", disabled=side == "before")
-            b2.button(f"Show: {sc.after_label}", key="learn_side_after", on_click=learn.load_scenario,
+            st.button(f"Show: {sc.after_label}", key="learn_side_after", on_click=learn.load_scenario,
                       args=(sc.key, "after"), width="stretch", disabled=side == "after")
             st.caption("➜ marks the metrics the scenario is about. Edit the list below freely; this table keeps "
                        "the scenario's own lists.")
@@ -102,11 +101,12 @@ if sb.source != "free-form":
     views.plain_text(sb.question)
 
 # ---- the list and the metrics --------------------------------------------------------------------
-left, right = st.columns([5, 6], gap="large")
+left, right = st.columns([6, 5], gap="large")
 with left:
-    head = st.columns([0.6, 2.4, 1.1, 5])
-    head[0].caption("Rank")
-    head[1].caption("Grade (0 = not relevant)")
+    st.caption("Grade 0 = not relevant; 1–3 = relevant, 3 the most (the sample golden set's scale).")
+    head = st.columns([0.7, 3.4, 1.2, 4.4])
+    head[0].caption("#")
+    head[1].caption("Grade")
     head[2].caption("Move")
     head[3].caption("Result")
     n = len(sb.items)
@@ -115,7 +115,7 @@ with left:
         key = learn.grade_key(item.id)
         if key not in ss:
             ss[key] = item.grade
-        row = st.columns([0.6, 2.4, 1.1, 5], vertical_alignment="center")
+        row = st.columns([0.7, 3.4, 1.2, 4.4], vertical_alignment="center")
         row[0].markdown(f"**{i + 1}**")
         with row[1]:
             g = st.segmented_control(f"Grade of rank {i + 1}", [0, 1, 2, 3], key=key, required=True,
@@ -170,23 +170,20 @@ for j, r in enumerate(table.to_dict("records")):
         st.markdown(f"**{r['label']}@{k} = {views.fmt(r['value'])}** · `{r['formula']}`")
         st.code(r["substituted"], language=None, wrap_lines=True)
 
-left, right = st.columns([1, 1], gap="large")
+left, right = st.columns([3, 2], gap="large")
 with left:
     views.section("Rank by rank", "Which ranks count at K, the running hit count, the AP terms hits_i / i at "
                   "relevant ranks, and the DCG terms gain / log2(rank + 1).")
     terms = S.term_table(sb, k, L, gain)
     st.dataframe(
-        terms[["rank", "grade", "relevant", "in_top_k", "hits", "ap_term", "gain", "discount", "dcg_term"]],
-        hide_index=True, width="stretch", height=38 + 35 * len(terms),
-        column_config={"rank": st.column_config.NumberColumn("Rank", width="small"),
-                       "grade": st.column_config.NumberColumn("Grade", width="small"),
-                       "relevant": st.column_config.CheckboxColumn(f"Grade ≥ {L}"),
-                       "in_top_k": st.column_config.CheckboxColumn(f"In top {k}"),
-                       "hits": st.column_config.NumberColumn("Hits so far"),
-                       "ap_term": st.column_config.NumberColumn("AP term", format="%.4f"),
-                       "gain": st.column_config.NumberColumn("Gain", format="%.0f"),
-                       "discount": st.column_config.NumberColumn("log2(rank+1)", format="%.4f"),
-                       "dcg_term": st.column_config.NumberColumn("DCG term", format="%.4f")})
+        {"Rank": terms["rank"], "Grade": terms["grade"],
+         f"Relevant (≥ {L})": ["yes" if r else "" for r in terms["relevant"]],
+         f"In top {k}": ["yes" if r else "" for r in terms["in_top_k"]],
+         "Hits so far": terms["hits"],
+         "AP term": [views.fmt(v, 4) if v == v else "" for v in terms["ap_term"]],
+         "log2(rank+1)": [views.fmt(d, 4) for d in terms["discount"]],
+         "DCG term": [views.fmt(v, 4) if v == v else "" for v in terms["dcg_term"]]},
+        hide_index=True, width="stretch", height=38 + 35 * len(terms))
 with right:
     views.section("Every metric against K", "For this list. Larger K: recall can only go up; precision usually "
                   "goes down, because the divisor K grows faster than the hits.")
@@ -195,19 +192,16 @@ with right:
 # ---- conventions ----------------------------------------------------------------------------------
 views.section("Conventions", "The same settings as the sidebar's Evaluation conventions: change them here or "
               "there, and the dashboard and every page follow. Defaults follow trec_eval.")
-left, right = st.columns([1, 1], gap="large")
-with left:
-    learn.convention_widgets()
-with right:
-    st.markdown(f"**What each convention does to the golden set** (sidebar retriever, K = {ctx.k})")
-    eff = S.convention_effects(ctx.result, ctx.k)
-    st.dataframe(
-        {"Convention": eff["convention"],
-         "Metric": [f"{views.label(m)}@{kk}" for m, kk in zip(eff["metric"], eff["k"])],
-         "Default (trec_eval)": [f"{d}: {views.fmt(v)} (n = {nq})" for d, v, nq in
-                                 zip(eff["default"], eff["default_value"], eff["n_default"])],
-         "Alternative": [f"{a}: {views.fmt(v)} (n = {nq})" for a, v, nq in
-                         zip(eff["alternative"], eff["alternative_value"], eff["n_alternative"])]},
-        hide_index=True, width="stretch")
-    st.caption("n = queries in the mean. Both columns read the same retrieval run; only the convention differs. "
-               "The fifth option (queries the retriever returned nothing for) is in the sidebar.")
+learn.convention_widgets()
+st.markdown(f"**What each convention does to the golden set** (the sidebar's retriever, K = {ctx.k})")
+eff = S.convention_effects(ctx.result, ctx.k)
+st.dataframe(
+    {"Convention": eff["convention"],
+     "Metric": [f"{views.label(m)}@{kk}" for m, kk in zip(eff["metric"], eff["k"])],
+     "Default (trec_eval)": [f"{d}: {views.fmt(v)} (n = {nq})" for d, v, nq in
+                             zip(eff["default"], eff["default_value"], eff["n_default"])],
+     "Alternative": [f"{a}: {views.fmt(v)} (n = {nq})" for a, v, nq in
+                     zip(eff["alternative"], eff["alternative_value"], eff["n_alternative"])]},
+    hide_index=True, width="stretch")
+st.caption("n = queries in the mean. Both columns read the same retrieval run; only the convention differs. "
+           "The fifth option (queries the retriever returned nothing for) is in the sidebar.")

@@ -120,17 +120,23 @@ def _write_back(local: str, shared: str) -> None:
 def convention_widgets() -> None:
     """The four convention toggles, mirrored to the sidebar's keys, each with its explanation."""
     mirror_before_render()
-    for shared, local in MIRRORS.items():
-        kw = dict(key=local, on_change=_write_back, args=(local, shared))
-        if shared == state.KEY_GAIN:
-            st.radio("NDCG gain", list(sidebar.GAIN_LABELS), format_func=sidebar.GAIN_LABELS.get, **kw)
-        elif shared == state.KEY_OOS:
-            st.radio("Out-of-scope queries", list(sidebar.OOS_LABELS), format_func=sidebar.OOS_LABELS.get, **kw)
-        elif shared == state.KEY_RECALL:
-            st.radio("Recall denominator", list(sidebar.RECALL_LABELS), format_func=sidebar.RECALL_LABELS.get, **kw)
-        else:
-            st.number_input("Relevance level L (grade ≥ L is relevant)", min_value=1, max_value=10, step=1, **kw)
-        st.caption(CONVENTION_HELP[shared])
+    cols = st.columns(len(MIRRORS), gap="medium")
+    for col, (shared, local) in zip(cols, MIRRORS.items()):
+        with col:
+            _convention_widget(shared, local)
+
+
+def _convention_widget(shared: str, local: str) -> None:
+    kw = dict(key=local, on_change=_write_back, args=(local, shared))
+    if shared == state.KEY_GAIN:
+        st.radio("NDCG gain", list(sidebar.GAIN_LABELS), format_func=sidebar.GAIN_LABELS.get, **kw)
+    elif shared == state.KEY_OOS:
+        st.radio("Out-of-scope queries", list(sidebar.OOS_LABELS), format_func=sidebar.OOS_LABELS.get, **kw)
+    elif shared == state.KEY_RECALL:
+        st.radio("Recall denominator", list(sidebar.RECALL_LABELS), format_func=sidebar.RECALL_LABELS.get, **kw)
+    else:
+        st.number_input("Relevance level L (grade ≥ L is relevant)", min_value=1, max_value=10, step=1, **kw)
+    st.caption(CONVENTION_HELP[shared])
 
 
 # ---- charts ------------------------------------------------------------------------------------
@@ -146,7 +152,7 @@ def curve_chart(curve: pd.DataFrame, k: int, highlight: tuple[str, ...] = ("prec
     base = alt.Chart(df).encode(
         x=alt.X("k:Q", title="K", axis=alt.Axis(tickMinStep=1, format="d")),
         y=alt.Y("value:Q", title="value", scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color("Metric:N", scale=scale, legend=alt.Legend(orient="bottom", title=None)),
+        color=alt.Color("Metric:N", scale=scale, legend=alt.Legend(orient="bottom", title=None, columns=3)),
         tooltip=["Metric", "k", alt.Tooltip("value:Q", format=".3f")])
     lines = base.mark_line(point=True).encode(
         strokeWidth=alt.condition("datum.bold", alt.value(3.5), alt.value(1.2)),
