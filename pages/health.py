@@ -88,13 +88,13 @@ easy = easy_all[easy_all["too_easy"]] if len(easy_all) else easy_all
 # ---- overview ------------------------------------------------------------------------------------------
 cards = [
     ("Unknown ids", len(unknown), "Labelled ids that are not in the corpus: they can never be retrieved."),
-    ("Duplicate groups", int(exact["group"].nunique()) if len(exact) else 0,
-     "Groups of chunks with identical text."),
-    ("Near-duplicate pairs", len(near), f"Chunk pairs with embedding cosine ≥ {ss[KEY_NEAR]:.2f}."),
-    ("Unlabelled questions", len(unlabelled), "No relevant id and not marked out_of_scope."),
-    ("Candidates to judge", len(candidates), f"Retrieved in the top {k} of ≥ {ss[KEY_MIN_Q]} questions, "
+    ("Duplicates", int(exact["group"].nunique()) if len(exact) else 0,
+     "Groups of chunks with identical text (ignoring case and whitespace)."),
+    ("Near duplicates", len(near), f"Chunk pairs with embedding cosine ≥ {ss[KEY_NEAR]:.2f}."),
+    ("Unlabelled", len(unlabelled), "No relevant id and not marked out_of_scope."),
+    ("To judge", len(candidates), f"Retrieved in the top {k} of ≥ {ss[KEY_MIN_Q]} questions, "
                                              "labelled for none."),
-    ("Too-easy questions", len(easy), f"Word overlap with the relevant {unit} ≥ {ss[KEY_EASY]:.2f}."),
+    ("Too easy", len(easy), f"Word overlap with the relevant {unit} ≥ {ss[KEY_EASY]:.2f}."),
 ]
 cols = st.columns(len(cards))
 for col, (name, n, help_) in zip(cols, cards):
@@ -110,7 +110,7 @@ c1, c2, c3 = st.columns([2, 2, 2])
 c1.slider("Retrieved for at least … questions", 1, 10, key=KEY_MIN_Q)
 c2.radio("Grade given by “Relevant”", [1, 2, 3], index=0, key=KEY_GRADE, horizontal=True,
          help="3 = answers fully, 2 = mostly, 1 = partly (the editor's scale).")
-n_show = c3.number_input("Candidates shown", 1, 50, 5, key=KEY_SHOW)
+n_show = c3.number_input("Candidates shown", 1, 50, 3, key=KEY_SHOW)
 grade = int(ss.get(KEY_GRADE, 1))
 if candidates.empty:
     st.success(f"No {unit} is retrieved in the top {k} of {ss[KEY_MIN_Q]} or more questions without a label.",
@@ -129,7 +129,7 @@ else:
                 if j is not None:
                     ids = list(res.judged.ranking(j)[0][:k])
                     rank = ids.index(cid) + 1 if cid in ids else None
-                a, b, c, d = st.columns([7, 1, 1.3, 1.3], vertical_alignment="center")
+                a, b, c, d = st.columns([6.5, 0.9, 1.5, 1.7], vertical_alignment="center")
                 a.markdown(f"{views.esc(qid)} · {views.esc(question)}")
                 b.caption(f"rank {rank}" if rank else "")
                 c.button("Relevant", key=f"judge_rel_{cid}_{qid}", icon=":material/check:", width="stretch",
@@ -179,7 +179,7 @@ with right:
                      column_config={"cosine": st.column_config.NumberColumn("Cosine", format="%.3f")})
 
 # ---- too easy --------------------------------------------------------------------------------------------
-views.section("Too-easy questions",
+views.section("Too easy",
               f"Share of a question's content words found in its best relevant {unit}. A question copied from "
               "its passage is found by any keyword search and says little about the retriever; real users "
               "paraphrase.")

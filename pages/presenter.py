@@ -13,9 +13,10 @@ ensure_shell()
 # Static styling of this page only (no user content): larger numbers and text for a projector.
 _CSS = """<style>
 [data-testid="stMainBlockContainer"] { max-width: 1280px; }
-.st-key-presenter [data-testid="stMetricValue"] { font-size: 3.1rem; line-height: 1.1; }
-.st-key-presenter [data-testid="stMetricLabel"] p { font-size: 1.15rem; }
 .st-key-presenter [data-testid="stMarkdownContainer"] p { font-size: 1.12rem; }
+.st-key-presenter [data-testid="stMetricValue"] p { font-size: 3.2rem; line-height: 1.15; font-weight: 600; }
+.st-key-presenter [data-testid="stMetricLabel"] p { font-size: 1.2rem; }
+.st-key-presenter [data-testid="stCaptionContainer"] p { font-size: 0.95rem; }
 .st-key-presenter h2 { font-size: 1.9rem; }
 </style>"""
 
@@ -30,17 +31,20 @@ if res.n_queries == 0:
 try:
     with st.spinner("Preparing the report…"):
         content = report_ui.content(ctx)
-        rkey = report_ui.inputs(ctx).key
+        rkey = report_ui.inputs(ctx).key  # charts of this content are cached under it
 except InputError as err:
     views.input_error(err, "Cannot build the report")
     st.stop()
 
 st.html(_CSS)
 with st.container(key="presenter"):
-    top, btn = st.columns([5, 1.4], vertical_alignment="bottom")
-    top.title(content.title)
+    inp = report_ui.inputs(ctx)
+    top, btn = st.columns([4, 1.3], vertical_alignment="center")
+    top.title("Retrieval report")
     with btn:
         report_ui.download_button(ctx, key="report_download_presenter", type="primary")
+    st.markdown(f"**{views.esc(ctx.corpus.label or ctx.settings.corpus)}** · retriever "
+                f"**{views.esc(ctx.settings.retriever)}** · cutoff **K = {content.k}**")
     st.caption(f"{content.n_queries} questions · {content.n_in_scope} in scope · {content.n_out_of_scope} out of "
                f"scope · cutoff K = {content.k} · generated {content.generated_at}")
 
@@ -83,9 +87,9 @@ with st.container(key="presenter"):
                 st.caption(f"{ex.query_id} · {ex.category} · {views.label(ex.metric.split('@')[0])}"
                            f"@{content.k} = {views.fmt(ex.value)} · {where}")
                 for p in ex.passages[:3]:
-                    mark = f"✅ relevant (grade {p.grade})" if p.relevant else "—"
+                    mark = f"✅ relevant (grade {p.grade})" if p.relevant else "not relevant"
                     text = " ".join(p.text.split())
-                    text = text[:280] + ("…" if len(text) > 280 else "")
+                    text = text[:200] + ("…" if len(text) > 200 else "")
                     st.markdown(f"**#{p.rank}** · {views.esc(p.chunk_id)} · {mark}  \n{views.esc(text)}")
                 if len(ex.passages) > 3:
                     st.caption(f"+ {len(ex.passages) - 3} more retrieved passage(s) in the top {content.k}.")

@@ -52,7 +52,8 @@ for col, r in zip(cols, summary.to_dict("records")):
                  help=f"n = {r['ours_n']} queries")
         b.caption(f"95% CI {views.fmt(r['ours_ci_low'])} – {views.fmt(r['ours_ci_high'])}")
         n_eq, n = int(r["n_equal"]), int(r["ours_n"])
-        st.caption(f"Equal on {n_eq} of {n} queries. {r['relation']}")
+        rel = str(r["relation"])
+        st.caption(f"Equal on {n_eq} of {n} queries: {rel[:1].upper() + rel[1:]}.")
 
 # ---- relation --------------------------------------------------------------------------------------------
 with st.expander("How the RAGAS context metrics relate to precision@K, recall@K and AP@K", expanded=True,
@@ -66,8 +67,8 @@ with st.expander("How the RAGAS context metrics relate to precision@K, recall@K 
             st.markdown(views.esc(text))
 
 # ---- per query ---------------------------------------------------------------------------------------
-views.section("Per query", "One row per golden question. Differences are highlighted by the filter below; "
-              "empty RAGAS cells are NaN in RAGAS (no reference id, or nothing retrieved).")
+views.section("Per query", "One row per golden question, each RAGAS value beside its counterpart. Empty RAGAS "
+              "cells are NaN in RAGAS (no reference id, or nothing retrieved).")
 qtext = {q.id: q.question for q in ctx.golden}
 show = table.copy()
 show.insert(1, "question", [qtext.get(q, "") for q in show["query_id"]])
@@ -87,9 +88,12 @@ if diff_only:
 num = st.column_config.NumberColumn
 st.dataframe(
     show, hide_index=True, width="stretch", height=420,
+    column_order=["query_id", "question", f"precision@{k}", "ragas_id_context_precision", f"recall@{k}",
+                  "ragas_id_context_recall", f"map@{k}", "ragas_context_precision", "n_relevant", "n_retrieved",
+                  "hits", "category", "in_scope", "included"],
     column_config={
         "query_id": st.column_config.TextColumn("Query", width="small"),
-        "question": st.column_config.TextColumn("Question", width="large"),
+        "question": st.column_config.TextColumn("Question", width="medium"),
         "category": st.column_config.TextColumn("Category", width="small"),
         "in_scope": st.column_config.CheckboxColumn("In scope", width="small"),
         "included": st.column_config.CheckboxColumn("In the mean", width="small"),
@@ -97,11 +101,11 @@ st.dataframe(
         "n_retrieved": num("Retrieved", width="small", help=f"Ids in the top {k}."),
         "hits": num("Hits", width="small", help=f"Relevant ids in the top {k}."),
         f"precision@{k}": num(f"P@{k}", format="%.3f"),
-        "ragas_id_context_precision": num("RAGAS ID precision", format="%.3f"),
+        "ragas_id_context_precision": num("RAGAS ID prec.", format="%.3f"),
         f"recall@{k}": num(f"R@{k}", format="%.3f"),
         "ragas_id_context_recall": num("RAGAS ID recall", format="%.3f"),
         f"map@{k}": num(f"AP@{k}", format="%.3f"),
-        "ragas_context_precision": num("RAGAS context precision", format="%.3f"),
+        "ragas_context_precision": num("RAGAS CP", format="%.3f", help="Rank-weighted context precision."),
     })
 st.caption(f"{len(show)} of {len(table)} queries shown.")
 

@@ -81,13 +81,31 @@ def corpus_map(_chunks: cache.ChunkSet, _golden: GoldenSet, _result: EvaluationR
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def map_spec(_cmap: Any, map_key: str, query_id: str | None, color: str, height: int = 560) -> dict:
+def map_spec(_cmap: Any, map_key: str, query_id: str | None, color: str, height: int = 860) -> dict:
     """The corpus map chart as a Vega-Lite spec (width follows the container)."""
     from rag_metrics.projection import corpus_map_chart
 
     chart = corpus_map_chart(_cmap, query_id=query_id, color=color, width="container", height=height,  # type: ignore[arg-type]
                              title=None)
-    return chart.to_dict()
+    spec = chart.to_dict()
+    # Legends below the plot, so the plot gets the page width (long question labels stay inside);
+    # Streamlit fits the whole chart, legends included, into the height.
+    spec.setdefault("config", {})["legend"] = {"orient": "bottom", "direction": "vertical",
+                                               "labelLimit": 170, "symbolLimit": 80}
+
+    def wide_legends(node: Any) -> None:
+        if isinstance(node, dict):
+            leg = node.get("legend")
+            if isinstance(leg, dict) and "columns" in leg:
+                leg["columns"] = 3
+            for v in node.values():
+                wide_legends(v)
+        elif isinstance(node, list):
+            for v in node:
+                wide_legends(v)
+
+    wide_legends(spec)
+    return spec
 
 
 # ---- RAGAS ------------------------------------------------------------------------------------------
