@@ -45,6 +45,14 @@ if entry.conflict_path is not None:
         state.notice(f"Loaded the saved set. Your copy stays in {views.esc(entry.conflict_path)}.", "info")
         st.rerun()
 else:
+    disk = entry.workspace.version()
+    if disk is not None and disk != entry.version:
+        st.info("The saved golden set was changed by another session since this page loaded it.",
+                icon=":material/sync:")
+        if st.button("Load the saved set", key="stale_load"):
+            state.reload_from_workspace()
+            state.notice("Loaded the saved golden set.", "info")
+            st.rerun()
     where = entry.workspace.path
     status = ("Autosaved" if entry.version else "Not modified yet (the shipped set is in use)")
     st.caption(f":material/save: {status} · `{where}` · {len(golden)} queries")

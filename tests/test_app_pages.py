@@ -413,3 +413,21 @@ def test_markdown_in_user_text_is_shown_literally(app):
     hit = [lbl for lbl in labels if "bold" in lbl]
     if hit:  # when q004 still fails at K = 5, its label is escaped markdown
         assert "\\*\\*bold\\*\\*" in hit[0] and "\\<b\\>" in hit[0]
+
+
+def test_other_session_save_is_announced_and_loadable(app, app_env):
+    from streamlit.testing.v1 import AppTest
+
+    b = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    b.run()
+    goto(b, "pages/golden_set.py")
+    goto(app, "pages/golden_set.py")
+    app.session_state[EDITOR_KEY] = {"edited_rows": {0: {"relevant": [], "grades": ""}}, "added_rows": [],
+                                     "deleted_rows": []}
+    app.run()
+    b.run()
+    assert any("changed by another session" in i.value for i in b.info)
+    b.button(key="stale_load").click().run()
+    no_exception(b)
+    goto(b, "pages/dashboard.py")
+    assert shown_cards(b) == expected_cards(library_result("dense", _edited_golden("q001")), 5)
