@@ -89,10 +89,13 @@ views.section(f"Per metric at K = {k}",
               "randomization test and paired t-test, both two-sided, with the Benjamini–Hochberg correction over "
               "the metrics below.")
 for r in table.to_dict("records"):
-    if r["significant"]:
-        st.success(r["verdict"], icon=":material/trending_up:" if r["delta"] > 0 else ":material/trending_down:")
+    if r["significant"] and r["delta"] > 0:
+        st.success(r["verdict"], icon=":material/trending_up:")
+    elif r["significant"]:
+        st.warning(r["verdict"], icon=":material/trending_down:")
     else:
         st.info(r["verdict"], icon=":material/balance:")
+st.caption("Green: B significantly better; orange: A significantly better; blue: no significant difference.")
 shown = {
     "Metric": [f"{views.label(m)}@{kk}" for m, kk in zip(table["metric"], table["k"])],
     "A": [views.fmt(v) for v in table["mean_a"]],
@@ -111,24 +114,27 @@ st.caption(f"n = {int(table['n'].iloc[0])} paired questions. Significant = BH-ad
            "The same numbers as `rag-metrics compare` on these two runs (10,000 resamples, seed 0).")
 
 # ---- per query ---------------------------------------------------------------------------------------
-left, right = st.columns([3, 2], gap="large")
+views.section("Per question: who wins?", "B − A for every question, sorted; green = B better, red = A better.")
+left, right = st.columns([1, 3], gap="large")
 with left:
-    views.section("Per question: who wins?", "B − A for every question, sorted; green = B better, red = A better.")
     if ss.get(cv.METRIC) not in metrics:
         ss[cv.METRIC] = ctx.settings.ndcg_metric
     metric = st.selectbox("Metric", list(metrics), key=cv.METRIC, format_func=lambda m: f"{views.label(m)}@{k}")
     deltas = per_query_deltas(a, b, f"{metric}@{k}")
     counts = ab.outcome_counts(deltas)
-    m1, m2, m3 = st.columns(3)
-    m1.metric("B better", counts["B better"], border=True)
-    m2.metric("A better", counts["A better"], border=True)
-    m3.metric("Tie", counts["tie"], border=True)
-    st.altair_chart(cv.per_query_chart(deltas, f"{views.label(metric)}@{k}"), width="stretch")
+    st.metric("B better", counts["B better"], border=True)
+    st.metric("A better", counts["A better"], border=True)
+    st.metric("Tie", counts["tie"], border=True)
 with right:
-    views.section("Per category", "So a gain in one kind of question cannot hide a loss in another. "
-                  "Bars: mean B − A; lines: 95% bootstrap CI.")
-    cat = cv.category_table(a, b, ea.key, eb.key, metric, k)
+    st.altair_chart(cv.per_query_chart(deltas, f"{views.label(metric)}@{k}"), width="stretch")
+
+views.section(f"Per category: {views.label(metric)}@{k}", "So a gain in one kind of question cannot hide a loss in "
+              "another. Bars: mean B − A; black lines: 95% bootstrap CI.")
+cat = cv.category_table(a, b, ea.key, eb.key, metric, k)
+left, right = st.columns([1, 1], gap="large")
+with left:
     st.altair_chart(cv.category_chart(cat, f"{views.label(metric)}@{k}"), width="stretch")
+with right:
     st.dataframe(
         {"Category": cat["category"], "n": cat["n"], "A": [views.fmt(v) for v in cat["mean_a"]],
          "B": [views.fmt(v) for v in cat["mean_b"]], "B − A": [f"{v:+.3f}" for v in cat["delta"]],

@@ -193,7 +193,7 @@ def category_chart(cat: pd.DataFrame, metric_label: str, height: int = 240) -> a
     df = cat.copy()
     df["label"] = [f"{c} (n = {n})" for c, n in zip(df["category"], df["n"])]
     df["sign"] = ["B better" if d > 0 else ("A better" if d < 0 else "tie") for d in df["delta"]]
-    y = alt.Y("label:N", sort=None, title=None)
+    y = alt.Y("label:N", sort=None, title=None, axis=alt.Axis(labelLimit=260))
     bars = alt.Chart(df).mark_bar(height=16).encode(
         y=y, x=alt.X("delta:Q", title=f"{metric_label}: B − A (95% CI)"),
         color=alt.Color("sign:N", scale=alt.Scale(domain=list(OUTCOME_COLORS), range=list(OUTCOME_COLORS.values())),
