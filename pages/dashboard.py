@@ -27,6 +27,14 @@ st.caption(f"Means over {res.n_queries} queries"
               if ctx.settings.options.out_of_scope == "exclude" else
               " (out-of-scope queries counted as misses, as in the lesson code).")
            + " 95% bootstrap confidence intervals (1,000 resamples).")
+with st.expander("What each metric measures", icon=":material/help:"):
+    st.dataframe(L.metric_glossary(ctx.settings.metrics), hide_index=True, width="stretch",
+                 column_config={"metric": st.column_config.TextColumn("Metric", width="small"),
+                                "description": st.column_config.TextColumn("What it measures", width="large"),
+                                "formula": st.column_config.TextColumn("Formula", width="medium"),
+                                "trec_eval": st.column_config.TextColumn("trec_eval", width="small")})
+    st.caption("Conventions follow trec_eval; the sidebar's “Evaluation conventions” switch to the alternatives "
+               "other tools use.")
 
 # ---- reading and targets ----------------------------------------------------------------------
 left, right = st.columns([3, 2], gap="large")

@@ -168,6 +168,10 @@ with tab_label:
                         (ctx.chunks.text[c.id] for c in ctx.chunks.chunks if c.doc_id == rid), "")
                     views.plain_text(text or "")
                     picks[rid] = int(grade) if tick else 0
+            hidden = {i: g for i, g in current_labels.items() if i not in picks}
+            if hidden:
+                st.caption("Labels outside this list are kept: " + ", ".join(
+                    f"{views.esc(i)} ({g})" for i, g in hidden.items()) + ".")
             saved = st.form_submit_button("Save labels", type="primary")
         if saved:
             try:

@@ -549,3 +549,11 @@ def live_results(memo: RetrievalMemo, text: str, n: int, chunk_text: Mapping[str
         "grade": [int(labels.get(i, labels.get(chunk_doc.get(i, ""), 0))) for i, _ in hits],
         "relevant": [int(labels.get(i, labels.get(chunk_doc.get(i, ""), 0))) >= level for i, _ in hits],
         "text": [chunk_text.get(i, "") for i, _ in hits]})
+
+
+def metric_glossary(metrics: Sequence[str]) -> pd.DataFrame:
+    """metric (label), description, formula, trec_eval name: from the metric registry."""
+    from rag_metrics.metrics.registry import METRICS
+
+    return pd.DataFrame([{"metric": METRICS[m].label, "description": METRICS[m].description,
+                          "formula": METRICS[m].formula, "trec_eval": METRICS[m].trec_eval} for m in metrics])
