@@ -58,3 +58,39 @@ def app(app_env):
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+# ---- downloads (issue 6 pages) -----------------------------------------------------------------
+@pytest.fixture
+def downloads(monkeypatch):
+    """What the app's download buttons would send: ``downloads.data(button)`` returns the bytes or
+    text of an ``AppTest`` download button (deferred callables are called, as on a click)."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    class Downloads:
+        def __init__(self) -> None:
+            self.deferred: dict[str, object] = {}
+            self.files: dict[str, object] = {}
+
+        def data(self, button):
+            proto = button.proto
+            if proto.deferred_file_id:
+                return self.deferred[proto.deferred_file_id]()
+            return self.files[proto.url]
+
+    spy = Downloads()
+    add_deferred, add = MediaFileManager.add_deferred, MediaFileManager.add
+
+    def _add_deferred(self, data_callable, *args, **kwargs):
+        fid = add_deferred(self, data_callable, *args, **kwargs)
+        spy.deferred[fid] = data_callable
+        return fid
+
+    def _add(self, path_or_data, *args, **kwargs):
+        url = add(self, path_or_data, *args, **kwargs)
+        spy.files[url] = path_or_data
+        return url
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", _add_deferred)
+    monkeypatch.setattr(MediaFileManager, "add", _add)
+    return spy
