@@ -133,7 +133,7 @@ else:
                 a.markdown(f"{views.esc(qid)} · {views.esc(question)}")
                 b.caption(f"rank {rank}" if rank else "")
                 c.button("Relevant", key=f"judge_rel_{cid}_{qid}", icon=":material/check:", width="stretch",
-                         on_click=_on_judge, args=(qid, cid, grade), type="primary")
+                         on_click=_on_judge, args=(qid, cid, grade))
                 d.button("Not relevant", key=f"judge_not_{cid}_{qid}", icon=":material/close:", width="stretch",
                          on_click=_on_judge, args=(qid, cid, 0))
     if len(candidates) > n_show:

@@ -39,7 +39,7 @@ except InputError as err:
 st.html(_CSS)
 with st.container(key="presenter"):
     inp = report_ui.inputs(ctx)
-    top, btn = st.columns([4, 1.3], vertical_alignment="center")
+    top, btn = st.columns([3, 1], vertical_alignment="center")
     top.title("Retrieval report")
     with btn:
         report_ui.download_button(ctx, key="report_download_presenter", type="primary")
@@ -50,7 +50,8 @@ with st.container(key="presenter"):
 
     # ---- headline -------------------------------------------------------------------------------------
     rows = content.headline.to_dict("records")
-    cols = st.columns(len(rows))
+    per_row = 3 if len(rows) > 4 else max(len(rows), 1)
+    cols = [c for _ in range(0, len(rows), per_row) for c in st.columns(per_row)]
     for col, r in zip(cols, rows):
         kk = None if pd.isna(r["k"]) else int(r["k"])
         col.metric(f"{views.label(r['metric'])}" + (f"@{kk}" if kk is not None else ""), views.fmt(r["mean"]),
@@ -87,7 +88,7 @@ with st.container(key="presenter"):
                 st.caption(f"{ex.query_id} · {ex.category} · {views.label(ex.metric.split('@')[0])}"
                            f"@{content.k} = {views.fmt(ex.value)} · {where}")
                 for p in ex.passages[:3]:
-                    mark = f"✅ relevant (grade {p.grade})" if p.relevant else "not relevant"
+                    mark = f":green[**relevant** (grade {p.grade})]" if p.relevant else ":gray[not relevant]"
                     text = " ".join(p.text.split())
                     text = text[:200] + ("…" if len(text) > 200 else "")
                     st.markdown(f"**#{p.rank}** · {views.esc(p.chunk_id)} · {mark}  \n{views.esc(text)}")

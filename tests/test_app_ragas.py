@@ -1,0 +1,129 @@
+"""AppTest of the RAGAS page: values equal the library's, K follows the sidebar, exports, judge note."""
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from rag_metrics.evaluate import evaluate
+from rag_metrics.golden import load_golden
+from rag_metrics.ragas import JUDGE_METRICS, context_metrics_summary, ragas_rows
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = "pages/ragas.py"
+
+
+@functools.lru_cache(maxsize=None)
+def _index(kind: str):
+    from rag_metrics.retrieval import load_sample_index
+    from rag_metrics.retrieval.cache import EmbeddingCache
+
+    return load_sample_index(kind=kind, cache=EmbeddingCache(read_only=True))
+
+
+@functools.lru_cache(maxsize=None)
+def library_result(kind: str = "dense"):
+    golden = load_golden(ROOT / "sample_corpus" / "golden.jsonl")
+    run = _index(kind).retriever.retrieve(golden.questions(), k=100)
+    return evaluate(golden, run)
+
+
+def no_exception(at) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def open_page(app):
+    app.switch_page(PAGE).run()
+    no_exception(app)
+    assert not app.error, [e.value for e in app.error]
+    return app
+
+
+def shown_pairs(at) -> list[tuple[str, str]]:
+    return [(m.label, m.value) for m in at.metric]
+
+
+def expected_pairs(result, k: int) -> list[tuple[str, str]]:
+    from rag_metrics.metrics.registry import METRICS
+
+    out = []
+    for r in context_metrics_summary(result, k).to_dict("records"):
+        metric = r["ours"].split("@")[0]
+        out += [("RAGAS", f"{r['mean']:.3f}"), (f"{METRICS[metric].label}@{k}", f"{r['ours_mean']:.3f}")]
+    return out
+
+
+def test_ragas_page_shows_library_values(app):
+    open_page(app)
+    assert app.title[0].value == "RAGAS context metrics"
+    assert shown_pairs(app) == expected_pairs(library_result("dense"), 5)
+    # ID-based recall and precision equal recall@K and precision@K on the sample (>= K retrieved)
+    pairs = dict(zip(["p_ragas", "p", "r_ragas", "r", "cp", "ap"], [v for _, v in shown_pairs(app)]))
+    assert pairs["p_ragas"] == pairs["p"] and pairs["r_ragas"] == pairs["r"]
+    captions = " ".join(c.value for c in app.caption)
+    assert "95% CI" in captions and "Equal on" in captions
+    # the relation is explained
+    md = " ".join(m.value for m in app.markdown)
+    assert "AP@K" in md and "min\\(K, n\\)" in md
+
+
+@pytest.mark.parametrize("k", [1, 10])
+def test_ragas_page_follows_k(app, k):
+    open_page(app)
+    app.slider(key="k").set_value(k).run()
+    no_exception(app)
+    assert shown_pairs(app) == expected_pairs(library_result("dense"), k)
+
+
+def test_ragas_page_follows_retriever(app):
+    open_page(app)
+    app.radio(key="retriever").set_value("bm25").run()
+    no_exception(app)
+    assert shown_pairs(app) == expected_pairs(library_result("bm25"), 5)
+
+
+def test_per_query_table_and_difference_filter(app):
+    open_page(app)
+    table = app.dataframe[0].value
+    assert len(table) == 76
+    assert {"ragas_id_context_precision", "precision@5", "map@5", "ragas_context_precision"} <= set(table.columns)
+    app.toggle(key="ragas_diff_only").set_value(True).run()
+    no_exception(app)
+    diff = app.dataframe[0].value
+    assert 0 < len(diff) < len(table)
+    # every remaining row differs somewhere (AP vs rank-weighted CP, or NaN for out-of-scope)
+    assert set(diff["query_id"]) <= set(table["query_id"])
+
+
+def test_exports_are_the_library_dataset(app, downloads):
+    open_page(app)
+    buttons = {b.proto.label: b for b in app.get("download_button")}
+    assert {"Download JSONL", "Download CSV"} <= set(buttons)
+    chunks = _index("dense").chunks
+    expected = ragas_rows(library_result("dense"), chunks, 5)
+    text = downloads.data(buttons["Download JSONL"])
+    text = text.decode() if isinstance(text, bytes) else text
+    rows = [json.loads(line) for line in text.splitlines()]
+    assert len(rows) == len(expected) == 76
+    assert rows[0]["user_input"] == expected[0]["user_input"]
+    assert rows[0]["retrieved_context_ids"] == expected[0]["retrieved_context_ids"]
+    assert [r["reference_context_ids"] for r in rows] == [r["reference_context_ids"] for r in expected]
+    csv_text = downloads.data(buttons["Download CSV"])
+    csv_text = csv_text.decode() if isinstance(csv_text, bytes) else csv_text
+    parsed = list(csv.DictReader(io.StringIO(csv_text)))
+    assert len(parsed) == 76 and json.loads(parsed[0]["retrieved_context_ids"]) == expected[0]["retrieved_context_ids"]
+
+
+def test_judge_metrics_are_explained_not_computed(app):
+    open_page(app)
+    info = " ".join(i.value for i in app.info)
+    assert "NOT computed" in info and "judge model" in info
+    md = " ".join(m.value for m in app.markdown)
+    assert "not computed offline" in md
+    text = " ".join(m.value for m in app.markdown)
+    for explanation in JUDGE_METRICS.values():
+        assert explanation[:40] in text
