@@ -33,7 +33,9 @@ __all__ = [
     "chunks_fingerprint", "golden_fingerprint", "golden_to_table", "table_to_golden", "TABLE_COLUMNS",
     "mrr_reading", "MRR_READING_TABLE", "TARGETS", "target_checks", "card_table", "hit_rate_table",
     "first_rank_histogram", "abstention_sweep", "score_range", "failures_with_text", "upsert_labels",
-    "ranking_with_text",
+    "ranking_with_text", "report_table", "options_key", "MAX_IMPORT_BYTES", "EXPORT_FORMATS", "import_golden",
+    "export_golden", "label_counts", "chunk_table", "explanation_table", "live_results", "suggest_threshold",
+    "metric_glossary",
 ]
 
 #: Retrieval depth of the lab: every question is retrieved once to this depth; K only reads columns.
