@@ -1,0 +1,203 @@
+"""AppTest of the Compare page, checked against the library; CLI parity of `rag-metrics compare`."""
+from __future__ import annotations
+
+import io
+import json
+from contextlib import redirect_stdout
+
+import pytest
+
+from rag_metrics import ab
+from rag_metrics.compare import compare, disagreements, verdict
+from rag_metrics.evaluate import EvalOptions, evaluate
+from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
+from tests.test_app_pages import ROOT, library_result, sample_golden
+
+PAGE = "pages/compare.py"
+KEYS = [f"{m}@5" for m in DEFAULT_METRICS]
+
+
+def no_exception(at) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+@pytest.fixture
+def cmp(app):
+    app.switch_page(PAGE).run()
+    no_exception(app)
+    return app
+
+
+def table(at):
+    """The per-metric table as shown (strings)."""
+    return next(d.value for d in at.main.dataframe if "p randomization" in d.value.columns)
+
+
+def verdicts(at) -> list[str]:
+    return [e.value for e in [*at.main.success, *at.main.warning, *at.main.info] if "@5:" in e.value]
+
+
+def expected_rows(df) -> list[dict]:
+    return [{"Metric": f"{METRICS[r.metric].label}@{r.k}", "A": f"{r.mean_a:.3f}", "B": f"{r.mean_b:.3f}",
+             "B − A": f"{r.delta:+.3f}", "95% CI": f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}]",
+             "B wins / loses / ties": f"{r.wins} / {r.losses} / {r.ties}",
+             "p randomization": f"{r.p_randomization:.4f}", "p t-test": f"{r.p_ttest:.4f}",
+             "p randomization (BH)": f"{r.p_randomization_adj:.4f}", "p t-test (BH)": f"{r.p_ttest_adj:.4f}",
+             "Significant": "yes" if r.significant else "no"} for r in df.itertuples()]
+
+
+def test_default_is_sidebar_vs_bm25_with_library_numbers(cmp):
+    assert cmp.radio(key="cmp_a_retriever").value == "dense"
+    assert cmp.radio(key="cmp_b_retriever").value == "bm25"
+    a, b = library_result("dense"), library_result("bm25")
+    want = compare(a, b, KEYS)
+    assert table(cmp).to_dict("records") == expected_rows(want)
+    assert sorted(verdicts(cmp)) == sorted(verdict(r, "A", "B") for _, r in want.iterrows())
+    assert any("chunk level" in c.value for c in cmp.main.caption)
+    assert not cmp.main.error
+
+
+def test_cli_compare_gives_the_page_numbers(cmp, tmp_path):
+    """rag-metrics compare on the two runs (TREC) and the golden set (qrels) = the page's table."""
+    from rag_metrics.cli import main
+    from rag_metrics.io import write_trec_qrels, write_trec_run
+
+    a, b = library_result("dense"), library_result("bm25")
+    write_trec_run(a.run, tmp_path / "a.trec", "dense")
+    write_trec_run(b.run, tmp_path / "b.trec", "bm25")
+    write_trec_qrels(sample_golden(), tmp_path / "golden.qrels")
+    out = io.StringIO()
+    with redirect_stdout(out):
+        code = main(["compare", "--qrels", str(tmp_path / "golden.qrels"), "--run", str(tmp_path / "a.trec"),
+                     "--run", str(tmp_path / "b.trec"), "--metrics", ",".join(DEFAULT_METRICS), "--k", "5",
+                     "--format", "json"])
+    assert code == 0
+    rows = json.loads(out.getvalue())["rows"]
+    shown = table(cmp).to_dict("records")
+    assert len(rows) == len(shown) == len(KEYS)
+    for cli, page in zip(rows, shown):
+        assert page["Metric"] == f"{METRICS[cli['metric']].label}@{cli['k']}"
+        assert page["A"] == f"{cli['mean_a']:.3f}" and page["B"] == f"{cli['mean_b']:.3f}"
+        assert page["B − A"] == f"{cli['delta']:+.3f}"
+        assert page["95% CI"] == f"[{cli['ci_low']:+.3f}, {cli['ci_high']:+.3f}]"
+        assert page["B wins / loses / ties"] == f"{cli['wins']} / {cli['losses']} / {cli['ties']}"
+        for col, key in (("p randomization", "p_randomization"), ("p t-test", "p_ttest"),
+                         ("p randomization (BH)", "p_randomization_adj"), ("p t-test (BH)", "p_ttest_adj")):
+            assert page[col] == f"{cli[key]:.4f}"
+        assert page["Significant"] == ("yes" if cli["significant"] else "no")
+    # and (beyond the shown decimals) the library's comparison of the page's runs; the CLI's JSON
+    # carries 10 significant decimals (pandas to_json), hence 1e-9
+    lib = compare(library_result("dense"), library_result("bm25"), KEYS)
+    for cli, r in zip(rows, lib.itertuples()):
+        for key in ("mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_randomization", "p_ttest",
+                    "p_randomization_adj", "p_ttest_adj"):
+            assert cli[key] == pytest.approx(getattr(r, key), abs=1e-9), key
+
+
+def test_per_category_and_disagreements_match_library(cmp):
+    a, b = library_result("dense"), library_result("bm25")
+    cat = ab.category_deltas(a, b, "ndcg", 5)
+    shown = next(d.value for d in cmp.main.dataframe if "Category" in d.value.columns)
+    assert list(shown["Category"]) == list(cat["category"])
+    assert list(shown["B − A"]) == [f"{v:+.3f}" for v in cat["delta"]]
+    assert list(shown["95% CI"]) == [f"[{lo:+.3f}, {hi:+.3f}]" for lo, hi in zip(cat["ci_low"], cat["ci_high"])]
+    dis = disagreements(a, b, 5)
+    shown = next(d.value for d in cmp.main.dataframe if "kind" in d.value.columns)
+    assert list(shown["query_id"]) == list(dis["query_id"]) and list(shown["kind"]) == list(dis["kind"])
+    counts = {m.label: m.value for m in cmp.main.metric}
+    d = (b.values("ndcg", 5) - a.values("ndcg", 5))[a.included]
+    assert counts == {"B better": str(int((d > 0).sum())), "A better": str(int((d < 0).sum())),
+                      "Tie": str(int((d == 0).sum()))}
+
+
+def test_metric_selector_switches_the_per_query_chart_and_categories(cmp):
+    cmp.selectbox(key="cmp_metric").set_value("mrr").run()
+    no_exception(cmp)
+    a, b = library_result("dense"), library_result("bm25")
+    cat = ab.category_deltas(a, b, "mrr", 5)
+    shown = next(d.value for d in cmp.main.dataframe if "Category" in d.value.columns)
+    assert list(shown["B − A"]) == [f"{v:+.3f}" for v in cat["delta"]]
+
+
+def test_open_in_drill_down_preselects_the_query(cmp):
+    first = disagreements(library_result("dense"), library_result("bm25"), 5)["query_id"].iloc[1]
+    cmp.selectbox(key="cmp_disagree_query").set_value(first).run()
+    cmp.button(key="cmp_open_drill").click().run()
+    no_exception(cmp)
+    assert cmp.title[0].value == "Failures and drill-down"
+    assert cmp.selectbox(key="drill_query").value == first
+
+
+def test_different_chunking_is_compared_at_document_level(cmp):
+    cmp.number_input(key="cmp_b_size").set_value(300).run()
+    cmp.number_input(key="cmp_b_overlap").set_value(50).run()
+    no_exception(cmp)
+    assert any("Evaluated at document level" in i.value for i in cmp.main.info)
+    # A at document level equals the library's document-level evaluation of the dense run
+    golden = sample_golden()
+    a = library_result("dense")
+    doc = evaluate(golden, a.run, EvalOptions(level="document"),
+                   chunk_to_doc={i: i.rsplit("#", 1)[0] for i in set(a.run.ids) | {x for q in golden for x in q.relevant}})
+    shown = table(cmp).set_index("Metric")
+    for m in DEFAULT_METRICS:
+        assert shown.loc[f"{METRICS[m].label}@5", "A"] == f"{doc.mean(m, 5):.3f}"
+    cmp.radio(key="cmp_level").set_value("chunk").run()
+    no_exception(cmp)
+    assert any("chunk level with carried labels" in i.value for i in cmp.main.info)
+    assert table(cmp).set_index("Metric").loc["Hit rate@5", "A"] == f"{a.mean('hit_rate', 5):.3f}"
+
+
+def test_bad_inputs_show_clear_messages(cmp):
+    cmp.number_input(key="cmp_b_size").set_value(100).run()
+    cmp.number_input(key="cmp_b_overlap").set_value(200).run()
+    no_exception(cmp)
+    assert any("Configuration B" in e.value and "overlap" in e.value for e in cmp.main.error)
+    cmp.number_input(key="cmp_b_overlap").set_value(50).run()
+    cmp.number_input(key="cmp_b_size").set_value(500).run()
+    cmp.number_input(key="cmp_b_overlap").set_value(100).run()
+    cmp.radio(key="cmp_b_retriever").set_value("dense").run()
+    cmp.text_input(key="cmp_b_model").set_value("no-such-org/no-such-model").run()
+    no_exception(cmp)
+    errs = " ".join(e.value for e in cmp.main.error)
+    assert "Cannot evaluate this configuration" in errs and "offline" in errs
+    cmp.text_input(key="cmp_b_model").set_value("").run()
+    no_exception(cmp)
+    assert not cmp.main.error
+
+
+def test_non_default_offline_model_is_used(cmp):
+    """A model available offline (the test-only hashing encoder) gives its own numbers."""
+    cmp.radio(key="cmp_b_retriever").set_value("dense").run()
+    cmp.text_input(key="cmp_b_model").set_value("hashing-64").run()
+    no_exception(cmp)
+    assert not cmp.main.error
+    assert any("hashing-64" in c.value for c in cmp.main.caption)
+    shown = table(cmp).set_index("Metric")
+    a = library_result("dense")
+    assert shown.loc["Hit rate@5", "A"] == f"{a.mean('hit_rate', 5):.3f}"
+
+
+def test_small_golden_set_verdict_says_too_small(app_env):
+    """With 8 questions the page says the set is too small to tell."""
+    from streamlit.testing.v1 import AppTest
+
+    from rag_metrics.types import GoldenSet
+    from rag_metrics.workspace import Workspace
+
+    g = sample_golden()
+    small = GoldenSet(tuple(q for q in g if q.in_scope)[:8], name="sample_corpus")
+    Workspace("sample_corpus").save(small, None)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.run()
+    at.radio(key="retriever").set_value("dense").run()
+    at.switch_page(PAGE).run()
+    no_exception(at)
+    at.radio(key="cmp_b_retriever").set_value("hybrid").run()
+    no_exception(at)
+    texts = verdicts(at)
+    assert len(texts) == len(KEYS)
+    assert any("too small to tell" in t or "identical" in t for t in texts), texts
+    a = evaluate(small, library_result("dense").run)
+    b = evaluate(small, library_result("hybrid").run)
+    want = compare(a, b, KEYS)
+    assert sorted(texts) == sorted(verdict(r, "A", "B") for _, r in want.iterrows())
