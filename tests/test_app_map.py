@@ -1,0 +1,138 @@
+"""AppTest of the corpus map page: the projection and links equal the library's, query selection,
+colouring, and no re-embedding on a rerun."""
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+
+import pytest
+
+from rag_metrics.evaluate import evaluate
+from rag_metrics.golden import load_golden
+from rag_metrics.projection import project_corpus
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = "pages/corpus_map.py"
+
+
+@functools.lru_cache(maxsize=None)
+def _index(kind: str = "dense"):
+    from rag_metrics.retrieval import load_sample_index
+    from rag_metrics.retrieval.cache import EmbeddingCache
+
+    return load_sample_index(kind=kind, cache=EmbeddingCache(read_only=True))
+
+
+@functools.lru_cache(maxsize=None)
+def library_map(k: int = 5):
+    golden = load_golden(ROOT / "sample_corpus" / "golden.jsonl")
+    idx = _index()
+    run = idx.retriever.retrieve(golden.questions(), k=100)
+    res = evaluate(golden, run)
+    qx = idx.retriever.embed_queries(golden.questions())
+    return project_corpus(idx.chunks, idx.retriever.vectors, golden, qx, res, k=k), res
+
+
+def no_exception(at) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def open_page(app):
+    app.switch_page(PAGE).run()
+    no_exception(app)
+    assert not app.error, [e.value for e in app.error]
+    return app
+
+
+def chart_spec(at) -> dict:
+    charts = at.get("vega_lite_chart")
+    assert charts, "the map chart is drawn"
+    return json.loads(charts[0].proto.spec)
+
+
+def chart_data(at) -> list:
+    """The chart's datasets (sent beside the spec as Arrow tables)."""
+    from streamlit import dataframe_util
+
+    proto = at.get("vega_lite_chart")[0].proto
+    return [dataframe_util.convert_arrow_bytes_to_pandas_df(d.data.data) for d in proto.datasets]
+
+
+def selected_links(at) -> list[tuple[str, str]]:
+    t = at.dataframe[0].value
+    return sorted(zip(t["chunk"], t["link"]))
+
+
+def library_links(cmap, qid: str) -> list[tuple[str, str]]:
+    links = cmap.links[cmap.links["query_id"] == qid]
+    return sorted(zip(links["chunk_id"], links["kind"]))
+
+
+def test_map_renders_with_library_numbers(app):
+    open_page(app)
+    assert app.title[0].value == "Corpus map"
+    cmap, res = library_map()
+    cards = {m.label: str(m.value) for m in app.metric}
+    assert cards["Chunks"] == str(len(cmap.chunks)) == "192"
+    assert cards["Questions"] == str(len(cmap.queries))
+    assert cards["Chunks no question covers"] == str(int((~cmap.chunks["covered_by_any_question"]).sum()))
+    a, b = cmap.explained_variance
+    assert cards["Variance shown (PC 1 + 2)"] == f"{a + b:.0%}"
+    # the chart carries the library's coordinates
+    data = [d for d in chart_data(app) if "preview" in d.columns][0]
+    got = {c: (round(x, 6), round(y, 6)) for c, x, y in zip(data["chunk_id"], data["x"], data["y"])}
+    want = {c: (round(x, 6), round(y, 6)) for c, x, y in zip(cmap.chunks["chunk_id"], cmap.chunks["x"],
+                                                             cmap.chunks["y"])}
+    assert got == want
+
+
+def test_default_query_is_the_worst_and_its_links_match(app):
+    open_page(app)
+    cmap, res = library_map()
+    vals = res.values("ndcg", 5)
+    worst = min((float(v), q) for q, v, ok in zip(res.query_ids, vals, res.included) if ok)[1]
+    assert app.selectbox(key="map_query").value == worst
+    assert selected_links(app) == library_links(cmap, worst)
+    # preselected in the chart too
+    params = {p["name"]: p for p in chart_spec(app)["params"]}
+    assert params["query"]["value"] == [{"query_id": worst}]
+
+
+@pytest.mark.parametrize("qid", ["q001", "q040"])
+def test_selecting_a_query_draws_its_links(app, qid):
+    open_page(app)
+    app.selectbox(key="map_query").set_value(qid).run()
+    no_exception(app)
+    cmap, _ = library_map()
+    assert selected_links(app) == library_links(cmap, qid)
+    assert {p["name"]: p for p in chart_spec(app)["params"]}["query"]["value"] == [{"query_id": qid}]
+    assert any(qid in m.value for m in app.markdown)
+
+
+def test_colour_and_no_selection(app):
+    open_page(app)
+    app.radio(key="map_color").set_value("category").run()
+    no_exception(app)
+    assert '"field": "category"' in json.dumps(chart_spec(app))
+    app.selectbox(key="map_query").set_value("__none__").run()
+    no_exception(app)
+    assert "value" not in {p["name"]: p for p in chart_spec(app)["params"]}["query"]
+
+
+def test_reruns_never_embed(app, monkeypatch):
+    open_page(app)
+    import rag_metrics.retrieval.cache as rc
+
+    def boom(*a, **k):
+        raise AssertionError("re-embedded on a rerun")
+
+    monkeypatch.setattr(rc, "encode_with_cache", boom)
+    app.slider(key="k").set_value(7).run()          # new links, same projection inputs
+    no_exception(app)
+    app.radio(key="map_color").set_value("cluster").run()
+    no_exception(app)
+    app.selectbox(key="map_query").set_value("q002").run()
+    no_exception(app)
+    cmap, _ = library_map(7)
+    assert selected_links(app) == library_links(cmap, "q002")
