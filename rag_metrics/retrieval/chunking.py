@@ -66,12 +66,12 @@ class _Cuts:
     starts: list[int]
 
     @classmethod
-    def find(cls, text: str, patterns: Iterable[re.Pattern[str]], group: int = 0) -> "_Cuts":
+    def find(cls, text: str, patterns: Iterable[tuple[re.Pattern[str], int]]) -> "_Cuts":
+        """Cuts at every match of each ``(pattern, group)``: the group is the separator."""
         pairs: set[tuple[int, int]] = set()
-        for pattern in patterns:
+        for pattern, group in patterns:
             for m in pattern.finditer(text):
-                g = group if pattern is _SENTENCE else 0
-                pairs.add((m.start(g), m.end(g)))
+                pairs.add((m.start(group), m.end(group)))
         ordered = sorted(pairs)
         return cls([a for a, _ in ordered], [b for _, b in ordered])
 
@@ -152,9 +152,9 @@ def chunk_spans(
     if start >= stop:
         return []
 
-    paragraphs = _Cuts.find(text, [_PARAGRAPH])
-    sentences = _Cuts.find(text, [_SENTENCE, _LINE], group=1)
-    words = _Cuts.find(text, [_SPACE])
+    paragraphs = _Cuts.find(text, [(_PARAGRAPH, 0)])
+    sentences = _Cuts.find(text, [(_SENTENCE, 1), (_LINE, 0)])
+    words = _Cuts.find(text, [(_SPACE, 0)])
     half = size // 2
 
     spans: list[tuple[int, int]] = []
