@@ -46,7 +46,7 @@ with st.container(key="presenter"):
     st.markdown(f"**{views.esc(ctx.corpus.label or ctx.settings.corpus)}** · retriever "
                 f"**{views.esc(ctx.settings.retriever)}** · cutoff **K = {content.k}**")
     st.caption(f"{content.n_queries} questions · {content.n_in_scope} in scope · {content.n_out_of_scope} out of "
-               f"scope · cutoff K = {content.k} · generated {content.generated_at}")
+               f"scope · generated {content.generated_at}")
 
     # ---- headline -------------------------------------------------------------------------------------
     rows = content.headline.to_dict("records")
