@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
 PAGES = [("failures", "Failures and drill-down"), ("", "Dashboard"), ("golden_set", "Golden set editor"),
          ("corpus_explorer", "Corpus explorer")]
+PAGES += [("learn", "Learn: the metric sandbox"), ("compare", "Compare A vs B")]  # issue 5 pages
 
 pytestmark = [
     pytest.mark.browser,
@@ -96,13 +97,51 @@ def test_every_page_in_chromium(server, tmp_path):
             # interact: move K with the keyboard and check the cards follow
             page.goto(server)
             _wait_idle(page, "Dashboard")
-            assert page.get_by_text("Hit rate@5").count() >= 1
+            page.get_by_text("Hit rate@5").first.wait_for(timeout=120_000)
             page.locator('[data-testid="stSidebar"] [data-testid="stSlider"] input[type="range"]').first.focus()
             page.keyboard.press("ArrowRight")
+            page.get_by_text("Hit rate@6").first.wait_for(timeout=120_000)  # the cards follow K
             _wait_idle(page, "Dashboard")
-            assert page.get_by_text("Hit rate@6").count() >= 1
             assert page.locator('[data-testid="stException"]').count() == 0
             page.screenshot(path=str(out / "dashboard_k6.png"))
         finally:
             browser.close()
     assert len(list(out.glob("*.png"))) == len(PAGES) + 1
+
+
+def test_learn_and_compare_interactions_in_chromium(server, tmp_path):
+    """Learn: a scenario button and a grade click change the cards; Compare: the A/B table and verdicts."""
+    from playwright.sync_api import sync_playwright
+
+    out = Path(os.environ.get("RAG_METRICS_SCREENSHOT_DIR") or tmp_path / "screenshots")
+    out.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=[
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 3000})
+            title = "Learn: the metric sandbox"
+            page.goto(f"{server}/learn")
+            _wait_idle(page, title)
+            cards = page.locator('[data-testid="stMetric"]')
+            assert "0.200" in cards.filter(has_text="MRR@5").first.inner_text()
+            page.get_by_role("button", name="Show: relevant at rank 1").click()
+            _wait_idle(page, title)
+            assert "1.000" in cards.filter(has_text="MRR@5").first.inner_text()
+            page.get_by_role("button", name="Rank 6 → rank 2").click()
+            _wait_idle(page, title)
+            assert "0.613" in cards.filter(has_text="NDCG@5").first.inner_text()
+            assert page.locator('[data-testid="stException"]').count() == 0
+            page.screenshot(path=str(out / "learn_rank6.png"))
+
+            title = "Compare A vs B"
+            page.goto(f"{server}/compare")
+            _wait_idle(page, title)
+            page.get_by_role("heading", name="Per metric at K = 5").wait_for(timeout=120_000)
+            page.get_by_role("heading", name="When the metrics disagree (K = 5)").wait_for(timeout=120_000)
+            _wait_idle(page, title)
+            assert page.get_by_text("Hit rate@5: A is better").count() >= 1
+            assert page.locator('[data-testid="stException"]').count() == 0
+            page.screenshot(path=str(out / "compare_default.png"))
+        finally:
+            browser.close()
