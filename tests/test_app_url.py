@@ -1,0 +1,120 @@
+"""The view in the URL: page, K and retriever round-trip through st.query_params; bad values are
+ignored with a warning, never a traceback."""
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import pytest
+
+from rag_metrics.evaluate import evaluate
+from rag_metrics.golden import load_golden
+from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@functools.lru_cache(maxsize=None)
+def library_result(kind: str):
+    from rag_metrics.retrieval import load_sample_index
+    from rag_metrics.retrieval.cache import EmbeddingCache
+
+    golden = load_golden(ROOT / "sample_corpus" / "golden.jsonl")
+    idx = load_sample_index(kind=kind, cache=EmbeddingCache(read_only=True))
+    return evaluate(golden, idx.retriever.retrieve(golden.questions(), k=100))
+
+
+def open_link(params: dict):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    for name, value in params.items():
+        at.query_params[name] = value
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def cards(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric if "@" in m.label}
+
+
+def expected_cards(kind: str, k: int) -> dict[str, str]:
+    r = library_result(kind)
+    return {f"{METRICS[m].label}@{k}": f"{r.mean(m, k):.3f}" for m in DEFAULT_METRICS}
+
+
+def params(at) -> dict[str, str]:
+    return {k: v for k, v in dict(at.query_params).items() if k in ("page", "k", "retriever")}
+
+
+def test_link_sets_k_and_retriever(app_env):
+    at = open_link({"k": "3", "retriever": "bm25"})
+    assert at.slider(key="k").value == 3
+    assert at.radio(key="retriever").value == "bm25"
+    assert cards(at) == expected_cards("bm25", 3)
+    assert not any("Ignored" in w.value for w in at.warning)
+    assert params(at) == {"page": "dashboard", "k": "3", "retriever": "bm25"}
+
+
+def test_link_opens_a_page(app_env):
+    at = open_link({"page": "health", "k": "7"})
+    assert at.title[0].value == "Golden-set health"
+    assert at.slider(key="k").value == 7
+    assert params(at) == {"page": "health", "k": "7", "retriever": "dense"}
+
+
+@pytest.mark.parametrize("bad,expect", [
+    ({"k": "abc"}, "k='abc'"),
+    ({"k": "0"}, "k='0'"),
+    ({"k": "1000"}, "k='1000'"),
+    ({"k": "2.5"}, "k='2.5'"),
+    ({"retriever": "foo"}, "retriever='foo'"),
+    ({"page": "nope"}, "page='nope'"),
+    ({"retriever": "<script>alert(1)</script>"}, "retriever="),
+])
+def test_invalid_params_are_ignored_with_a_warning(app_env, bad, expect):
+    at = open_link(bad)
+    warnings = [w.value for w in at.warning]
+    assert any(expect in w and "Ignored" in w for w in warnings), warnings
+    assert not at.error
+    # the defaults are used, and the URL now says so
+    assert at.slider(key="k").value == 5
+    assert at.radio(key="retriever").value == "dense"
+    assert at.title[0].value == "Dashboard"
+    assert params(at) == {"page": "dashboard", "k": "5", "retriever": "dense"}
+    assert cards(at) == expected_cards("dense", 5)
+    # shown once, not on every rerun
+    at.run()
+    assert not any("Ignored" in w.value for w in at.warning)
+
+
+def test_mixed_valid_and_invalid(app_env):
+    at = open_link({"k": "abc", "retriever": "hybrid"})
+    assert at.radio(key="retriever").value == "hybrid"
+    assert at.slider(key="k").value == 5
+    assert len([w for w in at.warning if "Ignored" in w.value]) == 1
+
+
+def test_state_is_written_back_and_round_trips(app_env):
+    at = open_link({})
+    assert params(at) == {"page": "dashboard", "k": "5", "retriever": "dense"}
+    at.slider(key="k").set_value(8).run()
+    at.radio(key="retriever").set_value("bm25").run()
+    at.switch_page("pages/ragas.py").run()
+    assert not at.exception
+    link = params(at)
+    assert link == {"page": "ragas", "k": "8", "retriever": "bm25"}
+    shown = [(m.label, m.value) for m in at.metric]
+    # a new session opened with that link reproduces the view
+    again = open_link(link)
+    assert again.title[0].value == "RAGAS context metrics"
+    assert again.slider(key="k").value == 8 and again.radio(key="retriever").value == "bm25"
+    assert [(m.label, m.value) for m in again.metric] == shown
+
+
+def test_url_is_read_only_on_the_first_run(app_env):
+    at = open_link({"k": "4"})
+    at.slider(key="k").set_value(9).run()
+    assert at.slider(key="k").value == 9          # the old k=4 in the URL does not fight the slider
+    assert params(at)["k"] == "9"
