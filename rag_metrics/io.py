@@ -328,13 +328,18 @@ def _arrow_run(path: Path) -> Run | None:
         return None
     dict_t = pa.dictionary(pa.int32(), pa.string())
     qtab, dtab = _Codes(), _Codes()
-    qparts: list[np.ndarray] = []
-    dparts: list[np.ndarray] = []
-    sparts: list[np.ndarray] = []
+    # Columns filled in place (no per-block pieces to concatenate): capacity from the file size and
+    # the length of the first lines, grown by half when the estimate was short.
+    lines = head.count(b"\n") or 1
+    cap = int(path.stat().st_size / (len(head) / lines) * 1.05) + 1024
+    qcodes = np.empty(cap, dtype=np.int32)
+    dcodes = np.empty(cap, dtype=np.int32)
+    scores = np.empty(cap, dtype=np.float64)
+    n = 0
     try:
         reader = pacsv.open_csv(
             path,
-            read_options=pacsv.ReadOptions(column_names=["q", "q0", "d", "r", "s", "t"], block_size=1 << 22,
+            read_options=pacsv.ReadOptions(column_names=["q", "q0", "d", "r", "s", "t"], block_size=1 << 19,
                                            use_threads=False),
             parse_options=pacsv.ParseOptions(delimiter=delim, quote_char=False, double_quote=False,
                                              escape_char=False, newlines_in_values=False, ignore_empty_lines=True),
@@ -346,21 +351,28 @@ def _arrow_run(path: Path) -> Run | None:
             q, d, sc = batch.column(0), batch.column(1), batch.column(2)
             if sc.null_count:
                 return None
-            qparts.append(qtab.map_dictionary(q.dictionary.to_pylist())[q.indices.to_numpy()])
-            dparts.append(dtab.map_dictionary(d.dictionary.to_pylist())[d.indices.to_numpy()])
-            sparts.append(sc.to_numpy())
+            m = batch.num_rows
+            if n + m > cap:
+                cap = int((n + m) * 1.5)
+                qcodes, dcodes, scores = (np.resize(a, cap) for a in (qcodes, dcodes, scores))
+            qcodes[n:n + m] = qtab.map_dictionary(q.dictionary.to_pylist())[q.indices.to_numpy()]
+            dcodes[n:n + m] = dtab.map_dictionary(d.dictionary.to_pylist())[d.indices.to_numpy()]
+            scores[n:n + m] = sc.to_numpy()
+            n += m
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError, ValueError, UnicodeDecodeError):
         return None
-    if not sparts:
+    finally:
+        try:
+            del reader
+        except NameError:
+            pass
+        pa.default_memory_pool().release_unused()  # give the reader's buffers back to the OS
+    if n == 0:
         return None
-    scores = np.concatenate(sparts)
-    sparts.clear()
+    # trim to the rows read (a copy only when the estimate overshot by more than 5 %)
+    qcodes, dcodes, scores = ((a[:n].copy() if n < 0.95 * len(a) else a[:n]) for a in (qcodes, dcodes, scores))
     if np.isnan(scores).any():
         return None
-    qcodes = np.concatenate(qparts)
-    qparts.clear()
-    dcodes = np.concatenate(dparts)
-    dparts.clear()
     return Run.from_factorized(qcodes, qtab.uniques(), dcodes, dtab.uniques(), scores,
                                name=parts[5].decode("utf-8", "replace"))
 

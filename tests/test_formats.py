@@ -164,3 +164,47 @@ def test_shared_collections_load(name):
     assert all(q.question for q in golden)
     assert sum(len(q.relevant) for q in golden) == stats["qrels_rows"]
     assert len(golden) == stats["queries_judged"]
+
+
+def _big_run_text(n_queries=600, depth=80, sep=" "):
+    rng = np.random.default_rng(3)
+    lines = []
+    for q in range(n_queries):
+        docs = rng.choice(5000, size=depth, replace=False)
+        scores = np.round(rng.random(depth), 2)  # real ties
+        for r, (d, s) in enumerate(zip(docs, scores), 1):
+            lines.append(sep.join([f"q{q}", "Q0", f"D{d}", str(r), repr(float(s)), "tagX"]))
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("sep", [" ", "\t"])
+def test_streaming_fast_path_equals_careful_parser(tmp_path, sep):
+    text = _big_run_text(sep=sep)
+    p = tmp_path / "big.trec"
+    p.write_text(text)
+    assert p.stat().st_size > 1 << 20  # large enough for the fast path
+    fast = load_run(p)
+    assert fast._qids is None, "expected the streaming fast path (ids kept as codes)"
+    slow, rep = parse_trec_run(text.encode(), "x")
+    assert rep.ok
+    assert fast.name == "tagX"
+    assert fast.rankings() == slow.rankings()
+    golden = GoldenSet.from_qrels({f"q{q}": {f"D{d}": 1 for d in range(q, 5000, 97)} for q in range(600)})
+    a, b = evaluate(golden, fast), evaluate(golden, slow)
+    for m in ("ndcg", "map", "recall"):
+        np.testing.assert_array_equal(a.values(m, 10), b.values(m, 10))
+
+
+def test_irregular_big_run_falls_back_and_reports_lines(tmp_path):
+    text = _big_run_text().replace("q5 Q0", "q5  Q0", 1)  # a double space: not for the fast path
+    text += "q9 Q0 bad 1\n"
+    p = tmp_path / "big.trec"
+    p.write_text(text)
+    run, rep = read_run_file(p)
+    assert not rep.ok and f"{p}:{text.count(chr(10))}" in str(rep.errors[0])
+
+
+def read_run_file(p):
+    from rag_metrics.io import read_run
+
+    return read_run(p)
