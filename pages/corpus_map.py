@@ -2,7 +2,6 @@
 the same plane; selecting a question draws lines to its relevant and retrieved chunks."""
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from rag_metrics.errors import InputError
@@ -114,13 +113,9 @@ if query is not None:
     else:
         kinds = links["kind"].value_counts().to_dict()
         st.caption(" · ".join(f"{n} {kind}" for kind, n in kinds.items()))
-        table = pd.DataFrame({
-            "chunk": links["chunk_id"].tolist(),
-            "link": links["kind"].tolist(),
-            "rank": links["rank"].tolist(),
-            "grade": links["grade"].tolist(),
-            "text": [ctx.chunks.text.get(c, "") for c in links["chunk_id"]],
-        }).sort_values("rank", na_position="last")
+        table = links[["chunk_id", "kind", "rank", "grade"]].rename(columns={"chunk_id": "chunk", "kind": "link"})
+        table = table.assign(text=[ctx.chunks.text.get(c, "") for c in links["chunk_id"]]).sort_values(
+            "rank", na_position="last")
         st.dataframe(table, hide_index=True, width="stretch",
                      column_config={"rank": st.column_config.NumberColumn(f"Rank (top {k})"),
                                     "text": st.column_config.TextColumn("Text", width="large")})

@@ -21,6 +21,8 @@ CHROMIUM = Path("/usr/bin/chromium")
 PAGES = [("failures", "Failures and drill-down"), ("", "Dashboard"), ("golden_set", "Golden set editor"),
          ("corpus_explorer", "Corpus explorer")]
 PAGES += [("learn", "Learn: the metric sandbox"), ("compare", "Compare A vs B")]  # issue 5 pages
+PAGES += [("ragas", "RAGAS context metrics"), ("health", "Golden-set health"), ("corpus_map", "Corpus map"),
+          ("presenter", "Retrieval report")]  # issue 6 pages
 
 pytestmark = [
     pytest.mark.browser,
@@ -143,5 +145,71 @@ def test_learn_and_compare_interactions_in_chromium(server, tmp_path):
             assert page.get_by_text("Hit rate@5: A is better").count() >= 1
             assert page.locator('[data-testid="stException"]').count() == 0
             page.screenshot(path=str(out / "compare_default.png"))
+        finally:
+            browser.close()
+
+
+def test_link_map_and_report_download_in_chromium(server, tmp_path):
+    """A link reproduces the view (page, K, retriever); a bad link warns; the corpus map draws the
+    selected question's lines; the presenter's "Download report (HTML)" gives the headline numbers
+    and the file renders its charts offline."""
+    from playwright.sync_api import sync_playwright
+
+    from rag_metrics.evaluate import evaluate
+    from rag_metrics.golden import load_golden
+    from rag_metrics.retrieval import load_sample_index
+    from rag_metrics.retrieval.cache import EmbeddingCache
+
+    golden = load_golden(ROOT / "sample_corpus" / "golden.jsonl")
+    idx = load_sample_index(kind="dense", cache=EmbeddingCache(read_only=True))
+    result = evaluate(golden, idx.retriever.retrieve(golden.questions(), k=100))
+    out = Path(os.environ.get("RAG_METRICS_SCREENSHOT_DIR") or tmp_path / "screenshots")
+    out.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=[
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 1800}, accept_downloads=True)
+            # a link opens the map with K and retriever from the URL
+            page.goto(f"{server}/?page=corpus_map&k=3&retriever=bm25")
+            _wait_idle(page, "Corpus map")
+            page.get_by_text("retriever: bm25 · K = 3").first.wait_for(timeout=60_000)
+            assert "k=3" in page.url and "retriever=bm25" in page.url and "page=corpus_map" in page.url
+            chart = page.locator('[data-testid="stVegaLiteChart"]').first
+            chart.wait_for(timeout=60_000)
+            page.wait_for_timeout(1500)
+            box = chart.bounding_box()
+            assert box is not None and box["height"] > 400, box
+            assert page.get_by_text("Selected question").count() >= 1
+            assert page.locator('[data-testid="stException"]').count() == 0
+            page.screenshot(path=str(out / "corpus_map_link.png"))
+
+            # a bad link: a gentle warning, the defaults, no traceback
+            page.goto(f"{server}/?k=abc&retriever=foo")
+            _wait_idle(page, "Dashboard")
+            page.get_by_text("Ignored k='abc'").first.wait_for(timeout=60_000)
+            assert page.get_by_text("Ignored retriever='foo'").count() >= 1
+            assert page.locator('[data-testid="stException"]').count() == 0
+            page.get_by_text("Hit rate@5").first.wait_for(timeout=60_000)
+
+            # the presenter view and its one-click report
+            page.goto(f"{server}/presenter")
+            _wait_idle(page, "Retrieval report")
+            main = page.locator('[data-testid="stMain"]')
+            with page.expect_download(timeout=120_000) as dl:
+                main.get_by_role("button", name="Download report (HTML)").click()
+            path = tmp_path / "report.html"
+            dl.value.save_as(path)
+            html = path.read_text(encoding="utf-8")
+            for m in ("hit_rate", "mrr", "ndcg"):
+                assert f"{result.mean(m, 5):.3f}" in html, m
+            page.screenshot(path=str(out / "presenter_view.png"))
+            report = browser.new_page(viewport={"width": 1280, "height": 1600})
+            report.route("**/*", lambda route: route.abort() if not route.request.url.startswith("file:")
+                         else route.continue_())
+            report.goto(path.as_uri())
+            report.locator("#chart-curve svg").first.wait_for(timeout=60_000)
+            report.locator("#chart-category svg").first.wait_for(timeout=60_000)
+            report.screenshot(path=str(out / "report_from_app.png"))
         finally:
             browser.close()
