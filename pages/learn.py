@@ -128,7 +128,9 @@ with left:
             d.button("", key=f"learn_down_{i}", icon=":material/arrow_downward:", on_click=learn.move, args=(i, 1),
                      disabled=i == n - 1, help="Move down")
         with row[3]:
-            st.text(item.id + (f" · {item.text[:110]}{'…' if len(item.text) > 110 else ''}" if item.text else ""))
+            flat = " ".join(item.text.split())
+            st.text(item.id + (f"\n{flat[:70]}{'…' if len(flat) > 70 else ''}" if flat else ""),
+                    help=item.text[:1500] if flat else None)
     sb = sb.with_grades(new_grades)
     ukey = learn.unretrieved_key()
     if ukey not in ss:
