@@ -8,7 +8,7 @@ from rag_metrics.compare import disagreements, per_query_deltas
 from rag_metrics.errors import InputError
 from rag_metrics.io import qrels_to_text, run_to_text
 from ui import compare_views as cv
-from ui import state, views
+from ui import cache, state, views
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -83,7 +83,7 @@ if a.n_queries == 0:
 # ---- per metric -------------------------------------------------------------------------------------
 metrics = ctx.settings.metrics
 keys = tuple(ab.comparison_keys(metrics, k))
-table = cv.comparison(a, b, ea.key, eb.key, keys)
+table = cache.comparison(a, b, ea.key, eb.key, keys)
 views.section(f"Per metric at K = {k}",
               "Delta = B − A over the same questions (paired). 95% bootstrap CI of the mean delta; paired "
               "randomization test and paired t-test, both two-sided, with the Benjamini–Hochberg correction over "
@@ -130,7 +130,7 @@ with right:
 
 views.section(f"Per category: {views.label(metric)}@{k}", "So a gain in one kind of question cannot hide a loss in "
               "another. Bars: mean B − A; black lines: 95% bootstrap CI.")
-cat = cv.category_table(a, b, ea.key, eb.key, metric, k)
+cat = cache.ab_category_table(a, b, ea.key, eb.key, metric, k)
 left, right = st.columns([1, 1], gap="large")
 with left:
     st.altair_chart(cv.category_chart(cat, f"{views.label(metric)}@{k}"), width="stretch")

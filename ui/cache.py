@@ -12,6 +12,10 @@ not hash them):
                                              retrieves only new or changed question texts
 ``evaluation(_memo, _golden, eval_key)``     EvaluationResult (judge + kernels, cheap)
 ``summary_table / curve_table / category_table / ...``  small DataFrames per (eval_key, k, ...)
+``config_memo / config_evaluation``          a Compare-page configuration (A or B): chunking,
+                                             retriever, model, depth (the default model reuses
+                                             ``retrieval_memo``)
+``comparison / ab_category_table``           paired A vs B tables (``rag_metrics.compare``)
 
 Resources are shared by every browser session (they are immutable or internally locked);
 session-specific state (the golden working copy, uploads) is in :mod:`ui.state`.
@@ -217,3 +221,61 @@ def prewarm_embeddings(chunks: ChunkSet, progress=None) -> int:
     texts = [c.text for c in chunks.chunks]
     encode_with_cache(encoder(), texts, embedding_cache(_default_cache_dir()), progress)
     return len(texts)
+
+
+# ---- A vs B (the Compare page) ------------------------------------------------------------------
+@st.cache_resource(show_spinner=False, max_entries=8)
+def config_memo(_chunks: ChunkSet, chunks_fp: str, kind: str, model: str) -> lab.RetrievalMemo:
+    """An indexed retriever for one chunking and model ("" = the bundled default)."""
+    from rag_metrics.errors import InputError
+
+    if kind == "bm25" or not model:
+        return retrieval_memo(_chunks, chunks_fp, kind)
+    from rag_metrics.retrieval import get_encoder
+    from rag_metrics.retrieval.dense import DenseRetriever
+
+    try:
+        enc = get_encoder(model)
+    except InputError:
+        raise
+    except Exception as err:  # noqa: BLE001 - any loading failure becomes one clear message
+        raise InputError(f"the embedding model {model!r} could not be loaded offline ({type(err).__name__}: "
+                         f"{str(err)[:200]}). Only models already on this machine can be used; leave the field "
+                         "empty for the bundled all-MiniLM-L6-v2.") from None
+    dense = DenseRetriever(enc, embedding_cache(_default_cache_dir()))
+    if kind == "dense":
+        retriever: Any = dense
+    else:
+        from rag_metrics.retrieval.hybrid import HybridRetriever
+        from rag_metrics.retrieval.lexical import BM25Retriever
+
+        retriever = HybridRetriever(dense, BM25Retriever())
+    retriever.index(list(_chunks.chunks))
+    return lab.RetrievalMemo(retriever, _chunks.chunks, lab.DEPTH)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def config_evaluation(_memo: lab.RetrievalMemo, _golden: GoldenSet, _options: EvalOptions,
+                      _c2d: dict[str, str] | None, key: str, depth: int) -> EvaluationResult:
+    """One configuration's evaluation (``key`` names chunking, retriever, model, golden, options)."""
+    run = _memo.run_for(_golden)
+    return evaluate(_golden, run, _options, chunk_to_doc=_c2d, depth=depth)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def comparison(_a: EvaluationResult, _b: EvaluationResult, key_a: str, key_b: str,
+               keys: tuple[str, ...]) -> pd.DataFrame:
+    """``compare(a, b, keys)`` (10,000 resamples, seed 0: the CLI's defaults) with a verdict column."""
+    from rag_metrics.compare import compare, verdict
+
+    df = compare(_a, _b, list(keys))
+    df["verdict"] = [verdict(r, "A", "B") for _, r in df.iterrows()]
+    return df
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def ab_category_table(_a: EvaluationResult, _b: EvaluationResult, key_a: str, key_b: str, metric: str,
+                   k: int) -> pd.DataFrame:
+    from rag_metrics.ab import category_deltas
+
+    return category_deltas(_a, _b, metric, k)

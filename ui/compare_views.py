@@ -1,15 +1,6 @@
-"""Compare page support: the caches of a configuration (A or B), its widgets, and its charts.
-
-Caches (same layering as :mod:`ui.cache`; heavy arguments start with ``_``):
-
-``config_memo(_chunks, chunks_fp, kind, model)``  a retriever indexed on one chunking.  The default
-    model reuses :func:`ui.cache.retrieval_memo` (so configuration A = the sidebar's shares its
-    memo with every other page); another model is loaded through the library (``InputError`` with
-    a clear message when it is not available offline).
-``config_evaluation(_memo, _golden, _options, _c2d, key, depth)``  the EvaluationResult of one
-    configuration on the golden set.
-``comparison(_a, _b, key_a, key_b, keys)``  ``rag_metrics.compare.compare`` + verdicts.
-"""
+"""Compare page support: evaluating a configuration (A or B) through the caches of
+:mod:`ui.cache` (``config_memo``, ``config_evaluation``, ``comparison``, ``ab_category_table``),
+its widgets, and its charts."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -21,8 +12,7 @@ import streamlit as st
 
 from rag_metrics import ab, lab
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import EvalOptions, EvaluationResult, evaluate
-from rag_metrics.types import GoldenSet
+from rag_metrics.evaluate import EvaluationResult
 from ui import cache, sidebar, state
 
 SAVED = "_cmp_saved"
@@ -32,60 +22,6 @@ DISAGREE = "cmp_disagree_query"
 FIELDS = ("retriever", "size", "overlap", "model", "depth")
 
 OUTCOME_COLORS = {"B better": "#54A24B", "A better": "#E45756", "tie": "#9AA5B1"}
-
-
-# ---- caches --------------------------------------------------------------------------------------
-@st.cache_resource(show_spinner=False, max_entries=8)
-def config_memo(_chunks: cache.ChunkSet, chunks_fp: str, kind: str, model: str) -> lab.RetrievalMemo:
-    """An indexed retriever for one chunking and model ("" = the bundled default)."""
-    if kind == "bm25" or not model:
-        return cache.retrieval_memo(_chunks, chunks_fp, kind)
-    from rag_metrics.retrieval import get_encoder
-    from rag_metrics.retrieval.dense import DenseRetriever
-
-    try:
-        enc = get_encoder(model)
-    except InputError:
-        raise
-    except Exception as err:  # noqa: BLE001 - any loading failure becomes one clear message
-        raise InputError(f"the embedding model {model!r} could not be loaded offline ({type(err).__name__}: "
-                         f"{str(err)[:200]}). Only models already on this machine can be used; leave the field "
-                         "empty for the bundled all-MiniLM-L6-v2.") from None
-    dense = DenseRetriever(enc, cache.embedding_cache(cache._default_cache_dir()))
-    if kind == "dense":
-        retriever: Any = dense
-    else:
-        from rag_metrics.retrieval.hybrid import HybridRetriever
-        from rag_metrics.retrieval.lexical import BM25Retriever
-
-        retriever = HybridRetriever(dense, BM25Retriever())
-    retriever.index(list(_chunks.chunks))
-    return lab.RetrievalMemo(retriever, _chunks.chunks, lab.DEPTH)
-
-
-@st.cache_resource(show_spinner=False, max_entries=16)
-def config_evaluation(_memo: lab.RetrievalMemo, _golden: GoldenSet, _options: EvalOptions,
-                      _c2d: dict[str, str] | None, key: str, depth: int) -> EvaluationResult:
-    """One configuration's evaluation (``key`` names chunking, retriever, model, golden, options)."""
-    run = _memo.run_for(_golden)
-    return evaluate(_golden, run, _options, chunk_to_doc=_c2d, depth=depth)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def comparison(_a: EvaluationResult, _b: EvaluationResult, key_a: str, key_b: str,
-               keys: tuple[str, ...]) -> pd.DataFrame:
-    """``compare(a, b, keys)`` (10,000 resamples, seed 0: the CLI's defaults) with a verdict column."""
-    from rag_metrics.compare import compare, verdict
-
-    df = compare(_a, _b, list(keys))
-    df["verdict"] = [verdict(r, "A", "B") for _, r in df.iterrows()]
-    return df
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def category_table(_a: EvaluationResult, _b: EvaluationResult, key_a: str, key_b: str, metric: str,
-                   k: int) -> pd.DataFrame:
-    return ab.category_deltas(_a, _b, metric, k)
 
 
 # ---- evaluating one configuration ------------------------------------------------------------------
@@ -103,7 +39,7 @@ def evaluate_config(ctx: state.Lab, cfg: ab.Config, level: str) -> Evaluated:
     entry = ctx.corpus
     chunks = cache.chunk_set(entry.corpus, entry.fingerprint, cfg.chunk_size, cfg.chunk_overlap)
     model = "" if cfg.uses_default_model else cfg.model_name
-    memo = config_memo(chunks, chunks.fingerprint, cfg.retriever, model)
+    memo = cache.config_memo(chunks, chunks.fingerprint, cfg.retriever, model)
     if entry.level == "document":
         golden, report = ctx.golden, None
         c2d: dict[str, str] | None = dict(chunks.doc)
@@ -113,7 +49,7 @@ def evaluate_config(ctx: state.Lab, cfg: ab.Config, level: str) -> Evaluated:
     options = ab.options_for(ctx.settings.options, level)  # type: ignore[arg-type]
     key = (f"{chunks.fingerprint}/{cfg.retriever}/{model}/{cfg.depth}/{level}/"
            f"{ctx.golden_entry.fingerprint}@{ctx.chunks.fingerprint}/{lab.options_key(options)}")
-    result = config_evaluation(memo, golden, options, c2d, key, cfg.depth)
+    result = cache.config_evaluation(memo, golden, options, c2d, key, cfg.depth)
     return Evaluated(cfg, result, key, chunks, report)
 
 
