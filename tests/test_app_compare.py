@@ -201,3 +201,20 @@ def test_small_golden_set_verdict_says_too_small(app_env):
     b = evaluate(small, library_result("hybrid").run)
     want = compare(a, b, KEYS)
     assert sorted(texts) == sorted(verdict(r, "A", "B") for _, r in want.iterrows())
+
+
+def test_each_configuration_is_computed_once(cmp):
+    """Switching B away and back reuses the cached retrieval (no question is retrieved twice)."""
+    from ui import cache
+
+    cmp.radio(key="cmp_b_retriever").set_value("hybrid").run()
+    no_exception(cmp)
+    corpus, fp = cache.sample_corpus()
+    chunks = cache.chunk_set(corpus, fp, 500, 100)
+    memo = cache.retrieval_memo(chunks, chunks.fingerprint, "hybrid")
+    n = memo.retrieved
+    assert n == len({q.question for q in sample_golden()})
+    cmp.radio(key="cmp_b_retriever").set_value("bm25").run()
+    cmp.radio(key="cmp_b_retriever").set_value("hybrid").run()
+    no_exception(cmp)
+    assert memo.retrieved == n
