@@ -5,6 +5,8 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
+import pytest
+
 from rag_metrics import health
 from rag_metrics.evaluate import evaluate
 from rag_metrics.golden import load_golden
@@ -147,3 +149,27 @@ def test_queries_needed_per_category(app):
     no_exception(app)
     table = health.ci_width_by_category(res, "mrr", 5, 0.1)
     assert cards(app)["MRR@5 today"] == f"± {table.iloc[0]['half_width']:.3f}"
+
+
+def _replace_golden(at, queries) -> None:
+    from rag_metrics import lab
+    from rag_metrics.types import GoldenSet
+
+    entry = at.session_state["_golden"]["sample_corpus"]
+    entry.golden = GoldenSet(tuple(queries), name="sample_corpus")
+    entry.fingerprint = lab.golden_fingerprint(entry.golden)
+    entry.revision += 1
+
+
+@pytest.mark.parametrize("which", ["empty", "out_of_scope_only", "one_query"])
+@pytest.mark.parametrize("page", ["pages/ragas.py", "pages/health.py", "pages/corpus_map.py", "pages/presenter.py"])
+def test_issue6_pages_with_degenerate_golden_sets(app, page, which):
+    """No traceback with no question, only out-of-scope questions, or a single question."""
+    g = sample_golden()
+    queries = {"empty": [], "out_of_scope_only": [q for q in g if not q.in_scope],
+               "one_query": [next(q for q in g if q.in_scope)]}[which]
+    _replace_golden(app, queries)
+    app.switch_page(page).run()
+    no_exception(app)
+    assert not app.error, [e.value for e in app.error]
+    assert app.title
