@@ -74,7 +74,8 @@ for e, side in ((ea, "A"), (eb, "B")):
                        f"{len(rep.emptied)} question(s) lost every relevant chunk.", icon=":material/warning:")
 
 a, b = ea.result, eb.result
-st.caption(f"**A** = {cfg_a.describe()}  ·  **B** = {cfg_b.describe()}  ·  {a.n_queries} questions in the means.")
+st.caption(f"**A** = {views.esc(cfg_a.describe())}  ·  **B** = {views.esc(cfg_b.describe())}  ·  "
+           f"{a.n_queries} questions in the means.")
 if a.n_queries == 0:
     st.warning("No question enters the means: label relevant chunks on the Golden set editor page.",
                icon=":material/info:")

@@ -94,10 +94,10 @@ with src_r:
 
 note = state.notice()
 if note:
-    getattr(st, note[0], st.info)(note[1])
+    getattr(st, note[0], st.info)(views.esc(note[1]))
 
 if sb.source != "free-form":
-    st.caption(f"Loaded from golden question {sb.source}: ")
+    st.caption(f"Loaded from golden question {views.esc(sb.source)}:")
     views.plain_text(sb.question)
 
 # ---- the list and the metrics --------------------------------------------------------------------

@@ -171,7 +171,7 @@ def test_non_default_offline_model_is_used(cmp):
     cmp.text_input(key="cmp_b_model").set_value("hashing-64").run()
     no_exception(cmp)
     assert not cmp.main.error
-    assert any("hashing-64" in c.value for c in cmp.main.caption)
+    assert any("hashing\\-64" in c.value for c in cmp.main.caption)  # user text escaped in markdown
     shown = table(cmp).set_index("Metric")
     a = library_result("dense")
     assert shown.loc["Hit rate@5", "A"] == f"{a.mean('hit_rate', 5):.3f}"
@@ -218,3 +218,12 @@ def test_each_configuration_is_computed_once(cmp):
     cmp.radio(key="cmp_b_retriever").set_value("hybrid").run()
     no_exception(cmp)
     assert memo.retrieved == n
+
+
+@pytest.mark.parametrize("model", ["<b>bold</b>", "hashing-0", "../../etc/passwd", "x" * 200])
+def test_odd_model_names_never_raise(cmp, model):
+    cmp.radio(key="cmp_b_retriever").set_value("hybrid").run()
+    cmp.text_input(key="cmp_b_model").set_value(model).run()
+    no_exception(cmp)
+    assert cmp.main.error, "a model that cannot load shows an error box"
+    assert all("<b>" not in e.value for e in cmp.main.error)
