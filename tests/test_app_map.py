@@ -136,3 +136,59 @@ def test_reruns_never_embed(app, monkeypatch):
     no_exception(app)
     cmap, _ = library_map(7)
     assert selected_links(app) == library_links(cmap, "q002")
+
+
+ISSUE6_PAGES = ["pages/ragas.py", "pages/health.py", "pages/corpus_map.py", "pages/presenter.py"]
+
+
+def test_uploaded_corpus_with_markup_is_shown_as_text(app):
+    """An uploaded corpus (BM25, so its chunks are embedded only for the map and the near-duplicate
+    check) with markup in the text and in a labelled question: every page renders, no HTML runs."""
+    app.radio(key="retriever").set_value("bm25").run()
+    app.switch_page("pages/corpus_explorer.py").run()
+    docs = [("a.md", b"# Alpha\n\n<script>alert(1)</script> Alpha notes are **green** and sync every hour.",
+             "text/markdown"),
+            ("b.txt", b"Beta invoices are sent monthly by email. <img src=x onerror=alert(2)>", "text/plain")]
+    app.file_uploader(key="corpus_upload").set_value(docs).run()
+    app.text_input(key="corpus_upload_name").input("tiny").run()
+    app.button(key="corpus_upload_go").click().run()
+    no_exception(app)
+    assert app.session_state["corpus"] == "tiny"
+    from rag_metrics import lab
+    from rag_metrics.types import GoldenQuery, GoldenSet
+
+    entry = app.session_state["_golden"].get("tiny")
+    if entry is None:  # created on first visit of a page
+        app.switch_page("pages/dashboard.py").run()
+        entry = app.session_state["_golden"]["tiny"]
+    # label the first chunk of a.md for a question full of markup
+    app.switch_page("pages/corpus_explorer.py").run()
+    first_chunk = app.dataframe[0].value["id"].iloc[0]
+    q = GoldenQuery("qx", "<b>when</b> do *alpha* notes sync? [link](http://x)", "factual", {first_chunk: 2}, None)
+    entry.golden = GoldenSet((q,), name="tiny")
+    entry.fingerprint = lab.golden_fingerprint(entry.golden)
+    entry.revision += 1
+    for page in ISSUE6_PAGES:
+        app.switch_page(page).run()
+        no_exception(app)
+        assert not app.error, (page, [e.value for e in app.error])
+        assert not app.html or all("<script>" not in h.proto.body and "<b>when" not in h.proto.body
+                                   for h in app.html), page
+    # the map shows the question verbatim (as text) and its link
+    app.switch_page("pages/corpus_map.py").run()
+    assert app.selectbox(key="map_query").value == "qx"
+    assert any("<b>when</b> do *alpha* notes sync?" in c.value for c in app.code)
+
+
+@pytest.mark.skipif(not Path("/work/shared/datasets/adi/corpus.jsonl").exists(), reason="ADI dataset not available")
+def test_document_level_corpus_on_issue6_pages(app):
+    app.radio(key="retriever").set_value("bm25").run()
+    app.switch_page("pages/corpus_explorer.py").run()
+    app.text_input(key="beir_path").input("/work/shared/datasets/adi").run()
+    app.button(key="beir_go").click().run()
+    no_exception(app)
+    for page in ISSUE6_PAGES:
+        app.switch_page(page).run()
+        no_exception(app)
+        assert not app.error, (page, [e.value for e in app.error])
+        assert app.title
