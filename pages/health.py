@@ -190,10 +190,18 @@ else:
     st.caption(f"{len(easy)} of {len(easy_all)} in-scope questions at or above {ss[KEY_EASY]:.2f} "
                "(all shown, flagged first).")
     st.dataframe(easy_all, hide_index=True, width="stretch", height=300,
-                 column_config={"overlap": st.column_config.ProgressColumn("Overlap", min_value=0.0, max_value=1.0,
-                                                                           format="%.2f"),
-                                "too_easy": st.column_config.CheckboxColumn("Too easy"),
-                                "question": st.column_config.TextColumn("Question", width="large")})
+                 column_order=["query_id", "question", "overlap", "too_easy", "chunk_id", "shared_words",
+                               "missing_words", "n_words", "category"],
+                 column_config={"query_id": st.column_config.TextColumn("Query", width="small"),
+                                "question": st.column_config.TextColumn("Question", width="large"),
+                                "overlap": st.column_config.ProgressColumn("Overlap", min_value=0.0, max_value=1.0,
+                                                                           format="%.2f", width="small"),
+                                "too_easy": st.column_config.CheckboxColumn("Too easy", width="small"),
+                                "chunk_id": st.column_config.TextColumn(f"Best relevant {unit}"),
+                                "shared_words": st.column_config.ListColumn("Shared words"),
+                                "missing_words": st.column_config.ListColumn("Words not in the passage"),
+                                "n_words": st.column_config.NumberColumn("Content words", width="small"),
+                                "category": st.column_config.TextColumn("Category", width="small")})
 
 # ---- how many queries ---------------------------------------------------------------------------------
 views.section("How many queries does the set need?",
@@ -221,7 +229,7 @@ if len(allrow):
     m2.metric(f"Queries needed for ± {target:.2f}", int(r["n_needed"]), border=True,
               help="n_needed = ceil(n × (half-width / target)²).")
     m3.metric("More queries to add", int(r["more_needed"]), border=True)
-left, right = st.columns([3, 2], gap="large")
+left, right = st.columns([1, 1], gap="large")
 with left:
     views.chart(spec)
 with right:
