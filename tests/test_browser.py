@@ -183,6 +183,28 @@ def test_link_map_and_report_download_in_chromium(server, tmp_path):
             assert page.get_by_text("Selected question").count() >= 1
             assert page.locator('[data-testid="stException"]').count() == 0
             page.screenshot(path=str(out / "corpus_map_link.png"))
+            # clicking a question (◆) in the chart selects it on the page (find one by its tooltip)
+            page.locator('[data-testid="stMain"] [data-testid="stSelectbox"]').first.click()
+            page.keyboard.type("(none selected)")
+            page.keyboard.press("Enter")
+            _wait_idle(page, "Corpus map")
+            assert page.get_by_role("heading", name="Selected question").count() == 0
+            found = None
+            for y in range(int(box["y"]) + 20, int(box["y"] + box["height"] * 0.7), 6):
+                for x in range(int(box["x"]) + 40, int(box["x"] + box["width"]) - 40, 6):
+                    page.mouse.move(x, y)
+                    tip = page.locator("#vg-tooltip-element")
+                    if tip.count() and tip.is_visible() and "question id" in tip.inner_text():
+                        lines = [t.strip() for t in tip.inner_text().splitlines() if t.strip()]
+                        found = (x, y, lines[lines.index("question") + 1])
+                        break
+                if found:
+                    break
+            assert found, "no question found under the pointer"
+            page.mouse.click(found[0], found[1])
+            page.locator('[data-testid="stCode"]').filter(has_text=found[2]).first.wait_for(timeout=60_000)
+            _wait_idle(page, "Corpus map")
+            assert page.locator('[data-testid="stException"]').count() == 0
 
             # a bad link: a gentle warning, the defaults, no traceback
             page.goto(f"{server}/?k=abc&retriever=foo")
