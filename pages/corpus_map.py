@@ -31,6 +31,8 @@ def _on_chart_select() -> None:
         qid = picked[0].get("query_id")
         if qid:
             st.session_state[KEY_QUERY] = qid
+    else:  # double-click cleared the selection
+        st.session_state[KEY_QUERY] = NONE
 
 
 ctx = state.current_or_stop()

@@ -78,11 +78,15 @@ try:
     unlabelled = insights.health_unlabelled(golden, gfp)
     candidates = insights.health_candidates(res, texts, ctx.eval_key, k, int(ss[KEY_MIN_Q]))
     easy_all = insights.health_too_easy(golden, texts, gfp, text_key, float(ss[KEY_EASY]), level)
-    with st.spinner("Embedding the chunks for the near-duplicate check (once per chunking)…"):
-        near = insights.health_near_duplicates(ctx.chunks, ctx.chunks.fingerprint, float(ss[KEY_NEAR]))
 except InputError as err:
     views.input_error(err, "Cannot run the health checks")
     st.stop()
+near, near_error = None, None
+try:  # needs the chunk embeddings (embedding cache; the model only for chunks never embedded)
+    with st.spinner("Embedding the chunks for the near-duplicate check (once per chunking)…"):
+        near = insights.health_near_duplicates(ctx.chunks, ctx.chunks.fingerprint, float(ss[KEY_NEAR]))
+except InputError as err:
+    near_error = str(err)
 easy = easy_all[easy_all["too_easy"]] if len(easy_all) else easy_all
 
 # ---- overview ------------------------------------------------------------------------------------------
@@ -90,7 +94,7 @@ cards = [
     ("Unknown ids", len(unknown), "Labelled ids that are not in the corpus: they can never be retrieved."),
     ("Duplicates", int(exact["group"].nunique()) if len(exact) else 0,
      "Groups of chunks with identical text (ignoring case and whitespace)."),
-    ("Near duplicates", len(near), f"Chunk pairs with embedding cosine ≥ {ss[KEY_NEAR]:.2f}."),
+    ("Near duplicates", "—" if near is None else len(near), f"Chunk pairs with embedding cosine ≥ {ss[KEY_NEAR]:.2f}."),
     ("Unlabelled", len(unlabelled), "No relevant id and not marked out_of_scope."),
     ("To judge", len(candidates), f"Retrieved in the top {k} of ≥ {ss[KEY_MIN_Q]} questions, "
                                              "labelled for none."),
@@ -171,10 +175,14 @@ with left:
 with right:
     st.slider("Near-duplicate threshold (embedding cosine)", 0.70, 1.00, step=0.01, key=KEY_NEAR,
               help="Pairs of chunks at least this similar are listed. Embeddings come from the embedding cache.")
-    st.markdown(f"**Near duplicates** · {len(near)} pair(s) with cosine ≥ {ss[KEY_NEAR]:.2f}")
-    if near.empty:
+    if near is None:
+        st.warning(f"Near duplicates need the chunk embeddings, which are not available: {near_error}",
+                   icon=":material/warning:")
+    elif near.empty:
+        st.markdown(f"**Near duplicates** · 0 pairs with cosine ≥ {ss[KEY_NEAR]:.2f}")
         st.caption("No pair at this threshold; lower it to see the closest pairs.")
     else:
+        st.markdown(f"**Near duplicates** · {len(near)} pair(s) with cosine ≥ {ss[KEY_NEAR]:.2f}")
         st.dataframe(near, hide_index=True, width="stretch", height=min(38 + 35 * len(near), 320),
                      column_config={"cosine": st.column_config.NumberColumn("Cosine", format="%.3f")})
 
