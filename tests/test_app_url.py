@@ -72,10 +72,11 @@ def test_link_opens_a_page(app_env):
     ({"retriever": "foo"}, "retriever='foo'"),
     ({"page": "nope"}, "page='nope'"),
     ({"retriever": "<script>alert(1)</script>"}, "retriever="),
+    ({"retriever": "[click](http://example.com)"}, "retriever='[click](http://example.com)'"),
 ])
 def test_invalid_params_are_ignored_with_a_warning(app_env, bad, expect):
     at = open_link(bad)
-    warnings = [w.value for w in at.warning]
+    warnings = [w.value.replace("\\", "") for w in at.warning]  # values are markdown-escaped
     assert any(expect in w and "Ignored" in w for w in warnings), warnings
     assert not at.error
     # the defaults are used, and the URL now says so
@@ -118,3 +119,9 @@ def test_url_is_read_only_on_the_first_run(app_env):
     at.slider(key="k").set_value(9).run()
     assert at.slider(key="k").value == 9          # the old k=4 in the URL does not fight the slider
     assert params(at)["k"] == "9"
+
+
+def test_link_values_are_shown_as_text(app_env):
+    at = open_link({"retriever": "[click](http://example.com) **bold**"})
+    w = next(w.value for w in at.warning if "Ignored" in w.value)
+    assert "\\[click\\]\\(http" in w and "\\*\\*bold\\*\\*" in w   # escaped: no link, no bold

@@ -28,6 +28,13 @@ _APPLIED = "_url_applied"        # session flag: the URL was read into the state
 _WARNINGS = "_url_warnings"      # messages shown once, on the page the link opened
 
 
+def _shown(value: str) -> str:
+    """A URL value quoted for a message: at most 40 characters, markdown escaped (shown as text)."""
+    from ui.views import esc
+
+    return esc(repr(value[:40]))
+
+
 def parse(params: Mapping[str, Any], pages: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
     """Validate URL parameters.  Returns ``(values, warnings)``: ``values`` has the valid ones
     (``page`` as the page's url path, ``k`` as an int, ``retriever``), ``warnings`` one line per
@@ -48,7 +55,7 @@ def parse(params: Mapping[str, Any], pages: Mapping[str, str]) -> tuple[dict[str
         except ValueError:
             kv = None
         if kv is None or not 1 <= kv <= DEPTH:
-            warnings.append(f"Ignored k={k[:40]!r} from the link: K must be a whole number from 1 to {DEPTH}.")
+            warnings.append(f"Ignored k={_shown(k)} from the link: K must be a whole number from 1 to {DEPTH}.")
         else:
             values["k"] = kv
     r = one(PARAM_RETRIEVER)
@@ -56,13 +63,13 @@ def parse(params: Mapping[str, Any], pages: Mapping[str, str]) -> tuple[dict[str
         if r in RETRIEVERS:
             values["retriever"] = r
         else:
-            warnings.append(f"Ignored retriever={r[:40]!r} from the link: use one of {', '.join(RETRIEVERS)}.")
+            warnings.append(f"Ignored retriever={_shown(r)} from the link: use one of {', '.join(RETRIEVERS)}.")
     p = one(PARAM_PAGE)
     if p is not None and p != "":
         if p in pages:
             values["page"] = p
         else:
-            warnings.append(f"Ignored page={p[:40]!r} from the link: no such page.")
+            warnings.append(f"Ignored page={_shown(p)} from the link: no such page.")
     return values, warnings
 
 
