@@ -46,10 +46,11 @@ def _on_judge(query_id: str, item_id: str, grade: int) -> None:
         res = state.set_golden(new)
         what = f"relevant (grade {grade})" if grade > 0 else "not relevant"
         saved = "" if res is None or res.saved else " Not saved: another session changed the set (see the editor)."
-        state.notice(f"Labelled {item_id} as {what} for {query_id}; every metric is updated.{saved}",
+        state.notice(f"Labelled {views.esc(item_id)} as {what} for {views.esc(query_id)}; every metric is "
+                     f"updated.{saved}",
                      "success" if not saved else "warning")
     except InputError as err:
-        state.notice(f"Could not label: {err}", "error")
+        state.notice(f"Could not label: {views.esc(str(err))}", "error")
 
 
 ctx = state.current_or_stop()

@@ -63,9 +63,9 @@ with st.container(key="presenter"):
 
     if content.verdicts:
         a, b = content.comparison_names
-        st.header(f"Comparison: {a} vs {b}", divider="gray")
+        st.header(f"Comparison: {views.esc(a)} vs {views.esc(b)}", divider="gray")
         for v in content.verdicts:
-            st.info(v, icon=":material/balance:")
+            st.info(views.esc(v), icon=":material/balance:")
 
     # ---- charts -----------------------------------------------------------------------------------------
     st.header("Every metric against K", divider="gray")
@@ -85,7 +85,7 @@ with st.container(key="presenter"):
                 where = (f"first relevant at rank {hit}" if 0 < hit <= content.k else
                          f"first relevant at rank {hit}, beyond the top {content.k}" if hit > 0 else
                          "no relevant chunk retrieved")
-                st.caption(f"{ex.query_id} · {ex.category} · {views.label(ex.metric.split('@')[0])}"
+                st.caption(f"{views.esc(ex.query_id)} · {views.esc(ex.category)} · {views.label(ex.metric.split('@')[0])}"
                            f"@{content.k} = {views.fmt(ex.value)} · {where}")
                 for p in ex.passages[:3]:
                     mark = f":green[**relevant** (grade {p.grade})]" if p.relevant else ":gray[not relevant]"
