@@ -1,7 +1,7 @@
 """Tests with the real offline MiniLM model.
 
-Skipped unless selected with ``-m slow`` (or ``RAG_METRICS_SLOW=1``), so the default run stays
-fast: ``HF_HUB_OFFLINE=1 .venv/bin/python -m pytest -m slow tests/test_retrieval_slow.py``.
+Marked ``slow``: they run in the full suite (``./lab test``, CI) and are left out with
+``./lab test -m "not slow"``.
 """
 from __future__ import annotations
 
@@ -18,12 +18,6 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "sample_corpus" / "golden.jsonl"
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _only_when_selected(request: pytest.FixtureRequest) -> None:
-    if "slow" not in (request.config.getoption("-m") or "") and not os.environ.get("RAG_METRICS_SLOW"):
-        pytest.skip("real-model test: run with -m slow")
 
 
 @pytest.fixture(scope="module")
