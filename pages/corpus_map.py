@@ -6,7 +6,7 @@ import streamlit as st
 
 from rag_metrics.errors import InputError
 from rag_metrics.projection import NOT_COVERED, available_methods
-from ui import insights, state, views
+from ui import cache, state, views
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -75,10 +75,10 @@ query = ss[KEY_QUERY]
 query = None if query == NONE else query
 try:
     with st.spinner("Projecting the chunk embeddings (once per chunking and golden set)…"):
-        cmap = insights.corpus_map(ctx.chunks, golden, ctx.result, ctx.chunks.fingerprint, ctx.eval_key, k, method,
-                                   ctx.settings.options.relevance_level)
+        cmap = cache.corpus_map(ctx.chunks, golden, ctx.result, ctx.chunks.fingerprint, ctx.eval_key, k, method,
+                                ctx.settings.options.relevance_level)
     map_key = f"{ctx.eval_key}|{k}|{method}|{ctx.settings.options.relevance_level}"
-    spec = insights.map_spec(cmap, map_key, query, ss.get(KEY_COLOR, "doc_id"))
+    spec = cache.map_spec(cmap, map_key, query, ss.get(KEY_COLOR, "doc_id"))
 except InputError as err:
     views.input_error(err, "Cannot draw the corpus map")
     st.stop()

@@ -8,7 +8,7 @@ from rag_metrics import lab as L
 from rag_metrics.errors import InputError
 from rag_metrics.health import ALL_CATEGORIES
 from rag_metrics.types import GoldenQuery, GoldenSet
-from ui import insights, state, views
+from ui import cache, state, views
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -74,18 +74,18 @@ ss.setdefault(KEY_MIN_Q, 2)
 ss.setdefault(KEY_TARGET, 0.05)
 
 try:
-    unknown = insights.health_unknown(golden, ctx.known_ids, gfp, text_key)
-    exact = insights.health_exact_duplicates(ctx.chunks, ctx.chunks.fingerprint)
-    unlabelled = insights.health_unlabelled(golden, gfp)
-    candidates = insights.health_candidates(res, texts, ctx.eval_key, k, int(ss[KEY_MIN_Q]))
-    easy_all = insights.health_too_easy(golden, texts, gfp, text_key, float(ss[KEY_EASY]), level)
+    unknown = cache.health_unknown(golden, ctx.known_ids, gfp, text_key)
+    exact = cache.health_exact_duplicates(ctx.chunks, ctx.chunks.fingerprint)
+    unlabelled = cache.health_unlabelled(golden, gfp)
+    candidates = cache.health_candidates(res, texts, ctx.eval_key, k, int(ss[KEY_MIN_Q]))
+    easy_all = cache.health_too_easy(golden, texts, gfp, text_key, float(ss[KEY_EASY]), level)
 except InputError as err:
     views.input_error(err, "Cannot run the health checks")
     st.stop()
 near, near_error = None, None
 try:  # needs the chunk embeddings (embedding cache; the model only for chunks never embedded)
     with st.spinner("Embedding the chunks for the near-duplicate check (once per chunking)…"):
-        near = insights.health_near_duplicates(ctx.chunks, ctx.chunks.fingerprint, float(ss[KEY_NEAR]))
+        near = cache.health_near_duplicates(ctx.chunks, ctx.chunks.fingerprint, float(ss[KEY_NEAR]))
 except InputError as err:
     near_error = str(err)
 easy = easy_all[easy_all["too_easy"]] if len(easy_all) else easy_all
@@ -224,8 +224,8 @@ metric = c1.selectbox("Metric", ctx.settings.metrics, format_func=views.label, k
                       index=list(ctx.settings.metrics).index(ctx.settings.ndcg_metric))
 target = c2.slider("Target half-width (±)", 0.01, 0.20, step=0.01, key=KEY_TARGET)
 try:
-    ci = insights.health_ci_width(res, ctx.eval_key, metric, k, float(target))
-    spec = insights.health_ci_curve_spec(res, ctx.eval_key, metric, k, float(target))
+    ci = cache.health_ci_width(res, ctx.eval_key, metric, k, float(target))
+    spec = cache.health_ci_curve_spec(res, ctx.eval_key, metric, k, float(target))
 except InputError as err:
     views.input_error(err)
     st.stop()

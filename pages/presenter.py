@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from rag_metrics.errors import InputError
-from ui import insights, report_ui, state, views
+from ui import cache, report_ui, state, views
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -69,9 +69,9 @@ with st.container(key="presenter"):
 
     # ---- charts -----------------------------------------------------------------------------------------
     st.header("Every metric against K", divider="gray")
-    views.chart(insights.chart_spec(content.curve_chart, f"curve|{rkey}"))
+    views.chart(cache.chart_spec(content.curve_chart, f"curve|{rkey}"))
     st.header("Per category", divider="gray")
-    views.chart(insights.chart_spec(content.category_chart, f"category|{rkey}"))
+    views.chart(cache.chart_spec(content.category_chart, f"category|{rkey}"))
 
     # ---- best and worst ---------------------------------------------------------------------------------
     def examples(title: str, exs) -> None:

@@ -178,12 +178,12 @@ def test_issue6_pages_with_degenerate_golden_sets(app, page, which):
 def test_near_duplicates_degrade_when_embeddings_are_unavailable(app, monkeypatch):
     """No embedding model and no cached vectors: the other checks still run; a warning explains."""
     from rag_metrics.errors import InputError
-    from ui import insights
+    from ui import cache
 
     def no_model(*a, **k):
         raise InputError("embedding model 'all-MiniLM-L6-v2' cannot be loaded offline")
 
-    monkeypatch.setattr(insights, "_encode", no_model)
+    monkeypatch.setattr(cache, "_encode", no_model)
     open_page(app)
     assert cards(app)["Near duplicates"] == "—"
     assert any("not available" in w.value and "cannot be loaded" in w.value for w in app.warning)

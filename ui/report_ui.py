@@ -109,11 +109,11 @@ def _options(inp: ReportInputs) -> dict[str, Any]:
 
 def content(ctx):
     """The :class:`~rag_metrics.report.ReportContent` of the current view (cached per inputs)."""
-    from ui import insights
+    from ui import cache
 
     inp = inputs(ctx)
-    return insights.report_content_for(ctx.result, ctx.id_text, inp.config, inp.comparison, inp.key, inp.k,
-                                       inp.names, inp.title, tuple(sorted(_options(inp).items())))
+    return cache.report_content_for(ctx.result, ctx.id_text, inp.config, inp.comparison, inp.key, inp.k,
+                                    inp.names, inp.title, tuple(sorted(_options(inp).items())))
 
 
 def html_builder(ctx) -> tuple[Callable[[], str], ReportInputs]:
