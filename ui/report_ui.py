@@ -17,6 +17,7 @@ Streamlit on its own thread), so drawing the button costs nothing on a rerun.
 """
 from __future__ import annotations
 
+import hashlib
 import re
 import threading
 from dataclasses import dataclass
@@ -49,12 +50,24 @@ class ReportInputs:
     file_name: str
 
 
+def _comparison_key(table: pd.DataFrame, names: tuple[str, str]) -> str:
+    """A fingerprint of a comparison's content (not ``id()``: a page republishes an equal copy on
+    every rerun, and a freed table's id can be reused by a different one)."""
+    h = hashlib.sha256(repr((list(table.columns), tuple(names))).encode())
+    try:
+        h.update(pd.util.hash_pandas_object(table, index=True).to_numpy().tobytes())
+    except TypeError:  # a cell that pandas cannot hash (e.g. a list): hash its text
+        h.update(table.to_csv().encode())
+    return h.hexdigest()[:16]
+
+
 def publish_comparison(table: pd.DataFrame, names: tuple[str, str], golden_fp: str | None = None) -> None:
     """Make a comparison (a :func:`rag_metrics.compare.compare` table) part of the report."""
     if golden_fp is None:
         golden_fp = state.golden_entry().fingerprint
-    st.session_state[COMPARISON_KEY] = {"table": table, "names": (str(names[0]), str(names[1])),
-                                        "golden_fp": golden_fp}
+    names = (str(names[0]), str(names[1]))
+    st.session_state[COMPARISON_KEY] = {"table": table, "names": names, "golden_fp": golden_fp,
+                                        "key": _comparison_key(table, names)}
 
 
 def clear_comparison() -> None:
@@ -96,7 +109,10 @@ def inputs(ctx) -> ReportInputs:
     if comparison is not None:
         config["compared"] = f"{names[0]} vs {names[1]}"
     title = f"Retrieval report: {corpus_label} ({s.retriever}, K = {ctx.k})"
-    cmp_key = "" if comparison is None else f"{id(comparison)}:{names}"
+    cmp_key = ""
+    if comparison is not None:
+        published = st.session_state.get(COMPARISON_KEY) or {}
+        cmp_key = published.get("key") or _comparison_key(comparison, names)
     key = f"{ctx.eval_key}|{ctx.k}|{s.ndcg_gain}|{cmp_key}"
     file_name = f"rag-metrics-report-{_slug(s.corpus)}-{s.retriever}-k{ctx.k}.html"
     return ReportInputs(key, ctx.k, title, config, comparison, names, tuple(s.metrics), s.ndcg_metric, file_name)
