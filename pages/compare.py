@@ -8,7 +8,7 @@ from rag_metrics.compare import disagreements, per_query_deltas
 from rag_metrics.errors import InputError
 from rag_metrics.io import qrels_to_text, run_to_text
 from ui import compare_views as cv
-from ui import cache, state, views
+from ui import cache, report_ui, state, views
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -85,6 +85,8 @@ if a.n_queries == 0:
 metrics = ctx.settings.metrics
 keys = tuple(ab.comparison_keys(metrics, k))
 table = cache.comparison(a, b, ea.key, eb.key, keys)
+# the stakeholder report and the Presenter view show these verdicts (while the golden set is unchanged)
+report_ui.publish_comparison(table, cv.report_names(cfg_a, cfg_b), ctx.golden_entry.fingerprint)
 views.section(f"Per metric at K = {k}",
               "Delta = B − A over the same questions (paired). 95% bootstrap CI of the mean delta; paired "
               "randomization test and paired t-test, both two-sided, with the Benjamini–Hochberg correction over "

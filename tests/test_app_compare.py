@@ -227,3 +227,37 @@ def test_odd_model_names_never_raise(cmp, model):
     no_exception(cmp)
     assert cmp.main.error, "a model that cannot load shows an error box"
     assert all("<b>" not in e.value for e in cmp.main.error)
+
+
+def test_comparison_reaches_the_presenter_view_and_the_report(cmp, downloads):
+    """The Compare page publishes its verdicts (report_ui.publish_comparison): the Presenter view and
+    the downloaded report show them, named by what differs (dense vs bm25); a golden-set edit drops them."""
+    import html as html_lib
+
+    from tests.test_app_pages import EDITOR_KEY
+    from tests.test_app_presenter import report_html
+
+    want = compare(library_result("dense"), library_result("bm25"), KEYS)
+    expected = [verdict(r, "dense", "bm25") for _, r in want.iterrows()]
+    cmp.switch_page("pages/presenter.py").run()
+    no_exception(cmp)
+    assert "Comparison: dense vs bm25" in [h.value for h in cmp.header]
+    assert [i.value.replace("\\", "") for i in cmp.main.info] == expected  # shown as text (markdown-escaped)
+    config = next(d.value for d in cmp.main.dataframe if "setting" in d.value.columns)
+    assert dict(zip(config["setting"], config["value"]))["compared"] == "dense vs bm25"
+    html = report_html(cmp, downloads)
+    assert "Comparison: dense vs bm25" in html
+    for v in expected:
+        assert html_lib.escape(v, quote=False)[:60] in html
+
+    # another golden set: the comparison no longer describes it, so it leaves the report
+    cmp.switch_page("pages/golden_set.py").run()
+    cmp.session_state[EDITOR_KEY] = {"edited_rows": {0: {"relevant": [], "grades": ""}},
+                                     "added_rows": [], "deleted_rows": []}
+    cmp.run()
+    no_exception(cmp)
+    cmp.switch_page("pages/presenter.py").run()
+    no_exception(cmp)
+    assert not any(h.value.startswith("Comparison") for h in cmp.header)
+    assert not cmp.main.info
+    assert "Comparison: dense vs bm25" not in report_html(cmp, downloads)

@@ -106,6 +106,22 @@ def config_widgets(side: str, default: ab.Config) -> ab.Config | None:
         return None
 
 
+
+def report_names(a: ab.Config, b: ab.Config) -> tuple[str, str]:
+    """Names of A and B for the stakeholder report's verdicts: the settings in which they differ
+    (``("dense", "bm25")``, ``("dense · chunks 500/100", "dense · chunks 300/50")``); ``("A", "B")``
+    when the two configurations are the same."""
+    def fields(c: ab.Config) -> dict[str, str]:
+        return {"retriever": c.retriever, "model": c.model_name, "chunks": f"chunks {c.chunk_size}/{c.chunk_overlap}",
+                "depth": f"depth {c.depth}"}
+
+    fa, fb = fields(a), fields(b)
+    # the model only when both have one (BM25 has none: the retriever already tells them apart)
+    differ = [f for f in fa if fa[f] != fb[f] and (f != "model" or (fa[f] and fb[f]))]
+    if not differ:
+        return ("A", "B")
+    return (" · ".join(fa[f] for f in differ), " · ".join(fb[f] for f in differ))
+
 # ---- charts --------------------------------------------------------------------------------------
 def per_query_chart(deltas: pd.DataFrame, metric_label: str, height: int = 280) -> alt.Chart:
     """One bar per query: B - A, sorted, coloured by outcome."""
