@@ -45,6 +45,28 @@ def test_second_call_is_all_hits_and_persists_on_disk(tmp_path: Path) -> None:
     np.testing.assert_array_equal(first[0], first[2])
 
 
+def test_digests_ending_in_zero_bytes_survive_the_disk(tmp_path: Path) -> None:
+    # NumPy's S32 dtype strips trailing NULs; a digest ending in 0x00 must still hit
+    text = next(t for t in (f"text {i}" for i in range(100_000)) if text_key(t)[-1] == 0)
+    enc = CountingEncoder()
+    encode_with_cache(enc, [text], EmbeddingCache(tmp_path))
+    enc.seen.clear()
+    encode_with_cache(enc, [text], EmbeddingCache(tmp_path))
+    assert enc.seen == []
+
+
+def test_early_s32_shards_are_still_read(tmp_path: Path) -> None:
+    text = next(t for t in (f"text {i}" for i in range(100_000)) if text_key(t)[-1] == 0)
+    cache = EmbeddingCache(tmp_path)
+    d = cache.model_dir("fake")
+    d.mkdir(parents=True)
+    vec = HashingEncoder(16).encode([text])
+    np.savez(d / "shard-0-old.npz", keys=np.array([text_key(text)], dtype="S32"), vectors=vec)
+    enc = CountingEncoder()
+    np.testing.assert_array_equal(encode_with_cache(enc, [text], cache), vec)
+    assert enc.seen == []
+
+
 def test_text_change_re_embeds_only_that_text(tmp_path: Path) -> None:
     enc = CountingEncoder()
     cache = EmbeddingCache(tmp_path)
@@ -79,8 +101,9 @@ def test_files_are_numpy_without_pickle_and_corrupt_shards_are_ignored(tmp_path:
     encode_with_cache(enc, ["x"], cache)
     (shard,) = cache.model_dir("fake").glob("shard-*.npz")
     with np.load(shard, allow_pickle=False) as z:
-        assert z["keys"].dtype == np.dtype("S32") and z["vectors"].dtype == np.float32
-        assert bytes(z["keys"][0]) == text_key("x")
+        assert z["keys"].dtype == np.uint8 and z["keys"].shape == (1, 32)
+        assert z["vectors"].dtype == np.float32
+        assert z["keys"][0].tobytes() == text_key("x")
     shard.write_bytes(b"garbage")
     enc.seen.clear()
     encode_with_cache(enc, ["x"], EmbeddingCache(tmp_path))

@@ -5,7 +5,8 @@ Format (safe: NumPy only, never pickle)
 ``<directory>/<model-slug>/`` holds *shards* ``shard-<time>-<random>.npz``, each written once,
 atomically (temporary file + ``os.replace``), with two arrays:
 
-- ``keys``: ``|S32`` raw SHA-256 digests of the UTF-8 texts;
+- ``keys``: ``uint8 (n, 32)`` raw SHA-256 digests of the UTF-8 texts (not NumPy ``S32``, which
+  drops trailing zero bytes; shards written as ``S32`` are still read, padded back to 32 bytes);
 - ``vectors``: ``float32 (n, dim)`` embeddings, row ``i`` for ``keys[i]``.
 
 Shards are read with ``np.load(..., allow_pickle=False)``.  A shard that cannot be read, or whose
@@ -161,27 +162,32 @@ class EmbeddingCache:
         for shard in self._shards(model):
             keys, vecs = self._read_shard(shard)
             if keys is not None and vecs is not None:
-                layer.add(list(keys), vecs)
+                layer.add(keys, vecs)
         self._disk[model] = layer
         if not self.read_only and len(self._shards(model)) > COMPACT_AFTER:
             self.compact(model)
         return layer
 
     @staticmethod
-    def _read_shard(path: Path) -> tuple[NDArray[np.bytes_] | None, NDArray[np.float32] | None]:
+    def _read_shard(path: Path) -> tuple[list[bytes] | None, NDArray[np.float32] | None]:
         try:
             with np.load(path, allow_pickle=False) as z:
-                keys, vecs = z["keys"], z["vectors"]
+                raw, vecs = z["keys"], z["vectors"]
         except Exception:  # noqa: BLE001 - a broken or vanished shard is just a miss
             return None, None
-        if keys.dtype != np.dtype("S32") or vecs.dtype != np.float32 or vecs.ndim != 2 \
-                or len(keys) != len(vecs):
+        if vecs.dtype != np.float32 or vecs.ndim != 2 or len(raw) != len(vecs):
+            return None, None
+        if raw.dtype == np.uint8 and raw.ndim == 2 and raw.shape[1] == 32:
+            keys = [row.tobytes() for row in raw]
+        elif raw.dtype == np.dtype("S32") and raw.ndim == 1:  # early format: restore zero bytes
+            keys = [bytes(k).ljust(32, b"\0") for k in raw]
+        else:
             return None, None
         return keys, vecs
 
     def _write_shard(self, model: str, keys: Sequence[bytes], vectors: NDArray[np.float32]) -> None:
         name = f"shard-{time.time_ns():020d}-{secrets.token_hex(4)}.npz"
-        k = np.array(list(keys), dtype="S32")
+        k = np.frombuffer(b"".join(keys), dtype=np.uint8).reshape(len(keys), 32)
         v = np.ascontiguousarray(vectors, dtype=np.float32)
         _atomic_write(self.model_dir(model) / name, lambda fh: np.savez(fh, keys=k, vectors=v))
         meta = self.model_dir(model) / "model.json"
