@@ -2,8 +2,9 @@
 
 ``sample_corpus/embeddings/`` holds the embeddings of the default chunking
 (:data:`~rag_metrics.retrieval.chunking.DEFAULT_CHUNK_SIZE` /
-:data:`~rag_metrics.retrieval.chunking.DEFAULT_CHUNK_OVERLAP`) for the default model, so the app
-starts without embedding anything (format in :mod:`rag_metrics.retrieval.cache`).
+:data:`~rag_metrics.retrieval.chunking.DEFAULT_CHUNK_OVERLAP`) and of the sample golden questions
+(manifest ids ``question:<qid>``) for the default model, so the app starts without embedding
+anything and without loading the model (format in :mod:`rag_metrics.retrieval.cache`).
 
 Rebuild (after editing ``sample_corpus/docs``)::
 
@@ -29,7 +30,10 @@ from rag_metrics.retrieval.cache import EmbeddingCache, read_shipped, ship_embed
 from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, chunk_corpus
 from rag_metrics.types import Chunk, Corpus
 
-__all__ = ["SAMPLE_CORPUS_DIR", "SampleIndex", "sample_paths", "load_sample_index", "main"]
+#: Manifest ids of shipped golden-question embeddings (the other ids are chunk ids).
+QUESTION_PREFIX = "question:"
+
+__all__ = ["QUESTION_PREFIX", "SAMPLE_CORPUS_DIR", "SampleIndex", "sample_paths", "load_sample_index", "main"]
 
 #: ``sample_corpus/`` at the repository root (override with ``$RAG_METRICS_SAMPLE_DIR``).
 SAMPLE_CORPUS_DIR = Path(os.environ.get("RAG_METRICS_SAMPLE_DIR")
@@ -90,6 +94,17 @@ def load_sample_index(
     return SampleIndex(corpus, chunks, retriever, shipped is not None, stale)
 
 
+def _golden_questions(golden_path: Path) -> tuple[list[str], list[str]]:
+    """``(["question:<qid>", ...], [question text, ...])`` of the sample golden set (may be absent)."""
+    if not golden_path.is_file():
+        return [], []
+    from rag_metrics.golden import load_golden
+
+    golden = load_golden(golden_path)
+    pairs = list(dict.fromkeys((q.question, q.id) for q in golden if q.question))
+    return [f"{QUESTION_PREFIX}{qid}" for _, qid in pairs], [text for text, _ in pairs]
+
+
 def _stderr_progress(done: int, total: int) -> None:
     if total:
         print(f"\rembedding {done}/{total}", end="" if done < total else "\n", file=sys.stderr)
@@ -107,6 +122,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     corpus = load_corpus(paths["docs"], name="sample_corpus")
     chunks = chunk_corpus(corpus, DEFAULT_CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP)
     ids, texts = [c.id for c in chunks], [c.text for c in chunks]
+    # The golden questions are shipped too, so a first start embeds nothing (and loads no model).
+    qids, qtexts = _golden_questions(paths["golden"])
+    ids, texts = ids + qids, texts + qtexts
     shipped = read_shipped(paths["embeddings"])
     stale = shipped.stale_chunks(ids, texts) if shipped is not None else ids
     up_to_date = shipped is not None and not stale and shipped.chunk_ids == ids
@@ -115,7 +133,7 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"stale: {len(stale)} of {len(ids)} chunks changed" if shipped else "missing")
         return 0 if up_to_date else 1
     if up_to_date:
-        print(f"{paths['embeddings']}: up to date ({len(ids)} chunks)")
+        print(f"{paths['embeddings']}: up to date ({len(ids) - len(qids)} chunks, {len(qids)} questions)")
         return 0
     cache = EmbeddingCache(read_only=True)
     cache.add_shipped(paths["embeddings"])
@@ -124,7 +142,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     extra={"chunk_size": DEFAULT_CHUNK_SIZE, "chunk_overlap": DEFAULT_CHUNK_OVERLAP,
                            "corpus": "sample_corpus/docs"},
                     progress=_stderr_progress)
-    print(f"{paths['embeddings']}: wrote {len(ids)} chunks ({len(stale)} embedded)")
+    print(f"{paths['embeddings']}: wrote {len(ids) - len(qids)} chunks and {len(qids)} golden questions "
+          f"({len(stale)} embedded)")
     return 0
 
 
