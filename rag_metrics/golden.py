@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Collection, Mapping
 
 from rag_metrics.errors import InputError, ValidationReport
+from rag_metrics.files import atomic_write_text, read_text
 from rag_metrics.types import OUT_OF_SCOPE, GoldenQuery, GoldenSet
 
 __all__ = [
@@ -260,29 +261,12 @@ def parse_golden(text: str, fmt: str, source: str = "") -> tuple[GoldenSet, Vali
     return golden_from_rows(rows, source, report)
 
 
-def _read_text(path: Path) -> str:
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found; check the path") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a folder; give a file (or a BEIR folder where a folder is accepted)") from None
-    except OSError as e:
-        raise InputError(f"{path}: cannot read ({e.strerror})") from None
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        raise InputError(f"{path}:{line}: not UTF-8 (byte 0x{data[e.start]:02x} at offset {e.start}); "
-                         "re-save the file as UTF-8") from None
-
-
 def read_golden(path: str | os.PathLike[str]) -> tuple[GoldenSet, ValidationReport]:
     """Load a golden set file and its validation report (content problems do not raise)."""
     p = Path(path)
     if p.suffix.lower() not in GOLDEN_SUFFIXES:
         raise InputError(f"{p}: unknown golden-set extension {p.suffix!r}; use .csv, .json or .jsonl")
-    return parse_golden(_read_text(p), p.suffix, str(p))
+    return parse_golden(read_text(p), p.suffix, str(p))
 
 
 def load_golden(path: str | os.PathLike[str]) -> GoldenSet:
@@ -324,18 +308,6 @@ def golden_to_text(golden: GoldenSet, fmt: str) -> str:
                         LIST_SEPARATOR.join(str(g) for g in q.relevant.values()), q.expected_answer or ""])
         return buf.getvalue()
     raise InputError(f"unknown golden-set format {fmt!r}; use csv, json or jsonl")
-
-
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write via a temporary file in the same folder and ``os.replace`` (never a half-written file)."""
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8", newline="") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, p)
 
 
 def save_golden(golden: GoldenSet, path: str | os.PathLike[str]) -> None:

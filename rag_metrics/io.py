@@ -22,7 +22,8 @@ import numpy as np
 import pandas as pd
 
 from rag_metrics.errors import InputError, ValidationReport
-from rag_metrics.golden import GOLDEN_SUFFIXES, atomic_write_text, read_golden
+from rag_metrics.files import atomic_write_text, decode_utf8, read_bytes
+from rag_metrics.golden import GOLDEN_SUFFIXES, read_golden
 from rag_metrics.types import GoldenQuery, GoldenSet, Run
 
 __all__ = [
@@ -32,26 +33,6 @@ __all__ = [
 ]
 
 MAX_REPORTED = 200  # problems listed per file before summarising
-
-
-def _decode(data: bytes, source: str) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as e:
-        line = data[: e.start].count(b"\n") + 1
-        raise InputError(f"{source}:{line}: not UTF-8 (byte 0x{data[e.start]:02x} at offset {e.start}); "
-                         "re-save the file as UTF-8") from None
-
-
-def _read_bytes(path: Path) -> bytes:
-    try:
-        return path.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{path}: file not found; check the path") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a folder; give a file") from None
-    except OSError as e:
-        raise InputError(f"{path}: cannot read ({e.strerror})") from None
 
 
 def _int_grade(tok: str) -> int | None:
@@ -132,7 +113,7 @@ def read_queries_jsonl(path: str | os.PathLike[str]) -> tuple[dict[str, str], Va
     p = Path(path)
     report = ValidationReport()
     out: dict[str, str] = {}
-    for n, line in enumerate(_decode(_read_bytes(p), str(p)).splitlines(), 1):
+    for n, line in enumerate(decode_utf8(read_bytes(p), str(p)).splitlines(), 1):
         if not line.strip():
             continue
         try:
@@ -182,7 +163,7 @@ def read_qrels(path: str | os.PathLike[str], with_report: bool = False):
         qp = find_beir_qrels(p)
         if qp is None:
             raise InputError(f"{p}: folder has no qrels/test.tsv or qrels.tsv; give a qrels file or a BEIR folder")
-        qrels, report = parse_beir_qrels(_decode(_read_bytes(qp), str(qp)), str(qp))
+        qrels, report = parse_beir_qrels(decode_utf8(read_bytes(qp), str(qp)), str(qp))
         questions: dict[str, str] = {}
         if (p / "queries.jsonl").is_file():
             questions, qrep = read_queries_jsonl(p / "queries.jsonl")
@@ -191,7 +172,7 @@ def read_qrels(path: str | os.PathLike[str], with_report: bool = False):
     elif p.suffix.lower() in GOLDEN_SUFFIXES:
         golden, report = read_golden(p)
     else:
-        text = _decode(_read_bytes(p), str(p))
+        text = decode_utf8(read_bytes(p), str(p))
         first = next((l for l in text.splitlines() if l.strip()), "")
         if not first:
             raise InputError(f"{p}: file is empty; expected TREC qrels lines 'qid 0 docid grade'")
@@ -273,7 +254,7 @@ def parse_trec_run(data: bytes | str, source: str = "run") -> tuple[Run, Validat
     if ok and not df.empty and str(df.iat[0, 0]).startswith("#"):
         ok = False
     if not ok:
-        run = _slow_run_parse(_decode(data, source), source, report)
+        run = _slow_run_parse(decode_utf8(data, source), source, report)
         return run, report
     qc, qu = pd.factorize(df[0])
     ic, iu = pd.factorize(df[2])
@@ -383,11 +364,11 @@ def read_run(path: str | os.PathLike[str]) -> tuple[Run, ValidationReport]:
         run = _arrow_run(p)
         if run is not None:
             return run, ValidationReport()
-    data = _read_bytes(p)
+    data = read_bytes(p)
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:
-        _decode(data, str(p))  # raises with line and offset
+        decode_utf8(data, str(p))  # raises with line and offset
     return parse_trec_run(data, str(p))
 
 
