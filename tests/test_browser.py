@@ -1,7 +1,8 @@
 """Real-browser test: `streamlit run app.py` on a loopback port, Debian Chromium through Playwright.
 
 Visits every page by URL (the first request goes straight to a page, which exercises the shell
-guard), asserts there is no exception element and that the shared sidebar is present, interacts
+guard; the Dashboard both at "/" and at "/dashboard"), asserts there is no exception element, no
+"Page not found" dialog and that the shared sidebar is present, interacts
 with the K slider, and saves screenshots (pytest tmp dir, or $RAG_METRICS_SCREENSHOT_DIR).
 """
 from __future__ import annotations
@@ -18,8 +19,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
-PAGES = [("failures", "Failures and drill-down"), ("", "Dashboard"), ("golden_set", "Golden set editor"),
-         ("corpus_explorer", "Corpus explorer")]
+PAGES = [("failures", "Failures and drill-down"), ("", "Dashboard"), ("dashboard", "Dashboard"),
+         ("golden_set", "Golden set editor"), ("corpus_explorer", "Corpus explorer")]  # "/" and "/dashboard"
 PAGES += [("learn", "Learn: the metric sandbox"), ("compare", "Compare A vs B")]  # issue 5 pages
 PAGES += [("ragas", "RAGAS context metrics"), ("health", "Golden-set health"), ("corpus_map", "Corpus map"),
           ("presenter", "Retrieval report")]  # issue 6 pages
@@ -93,9 +94,11 @@ def test_every_page_in_chromium(server, tmp_path):
                 _wait_idle(page, title)
                 exc = page.locator('[data-testid="stException"]')
                 assert exc.count() == 0, f"exception on /{path}: {exc.first.inner_text()[:2000]}"
+                # opened by URL, every page is found (Streamlit shows a "Page not found" dialog otherwise)
+                assert page.get_by_text("Page not found").count() == 0, f"/{path}: Page not found"
                 assert page.locator('[data-testid="stSidebar"] [data-testid="stSlider"]').count() >= 1, \
                     f"shared sidebar missing on /{path}"
-                page.screenshot(path=str(out / f"{path or 'dashboard'}.png"))
+                page.screenshot(path=str(out / f"{path or 'root'}.png"))
             # interact: move K with the keyboard and check the cards follow
             page.goto(server)
             _wait_idle(page, "Dashboard")

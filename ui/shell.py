@@ -47,15 +47,39 @@ PAGES: dict[str, list[tuple[str, str, str]]] = {
 }
 
 
+#: Internal id of the default page (served at "/"; Streamlit hashes a page by its ``url_path``): not
+#: the file stem, which the hidden alias below takes.
+_ROOT_ID = "home"
+
+
 def _pages() -> dict[str, list[st.Page]]:
+    """The ``st.navigation`` sections.
+
+    The first page (Dashboard) is the default, served at "/".  Streamlit 1.67 gives a default page
+    no other URL (``Page.url_path`` is ``""`` whatever ``url_path`` was passed, and a URL path is
+    resolved against those paths only), so "/dashboard" showed the "Page not found" dialog before
+    running the default page.  A hidden page of the same file at its stem serves "/dashboard" too
+    (Streamlit allows one file under several url paths).  It is registered after every visible page,
+    so ``st.switch_page("pages/dashboard.py")`` and the menu still open "/".
+
+    The alias renders the page itself rather than ``st.switch_page``-ing to "/": that redirect was
+    tried; it costs a rerun, rewrites the URL, and (switching before the sidebar is drawn) dropped
+    the sidebar's widget values when an AppTest switched to the file.  The one cosmetic difference:
+    opened as "/dashboard", no menu entry is highlighted (the menu marks the running page, and the
+    alias is hidden)."""
     out: dict[str, list[st.Page]] = {}
-    first = True
+    alias: st.Page | None = None
     for section, items in PAGES.items():
         out[section] = []
         for path, title, icon in items:
             stem = path.rsplit("/", 1)[-1].removesuffix(".py")
-            out[section].append(st.Page(path, title=title, icon=icon, url_path=stem, default=first))
-            first = False
+            if alias is None:  # the first page: the default
+                out[section].append(st.Page(path, title=title, icon=icon, url_path=_ROOT_ID, default=True))
+                alias = st.Page(path, title=title, icon=icon, url_path=stem, visibility="hidden")
+            else:
+                out[section].append(st.Page(path, title=title, icon=icon, url_path=stem))
+    if alias is not None:
+        out[next(reversed(out))].append(alias)  # after every visible page (registration order matters)
     return out
 
 
