@@ -144,8 +144,6 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     progress = _Progress(False)
     keys = _keys(args)
     thresholds = _fail_under(args.fail_under or [])
-    if args.ci and args.per_query:
-        pass
     golden, (run,) = _load_inputs(args, [args.run], progress)
     progress.enabled = progress.enabled or len(run) > 200_000
     opts = _options(args)

@@ -343,11 +343,8 @@ def _arrow_run(path: Path) -> Run | None:
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError, ValueError, UnicodeDecodeError):
         return None
     finally:
-        try:
-            del reader
-        except NameError:
-            pass
-        pa.default_memory_pool().release_unused()  # give the reader's buffers back to the OS
+        reader = None  # drop the reader's buffers, then give them back to the OS
+        pa.default_memory_pool().release_unused()
     if n == 0:
         return None
     # trim to the rows read (a copy only when the estimate overshot by more than 5 %)

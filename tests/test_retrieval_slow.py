@@ -63,8 +63,6 @@ def test_shipped_sample_embeddings_are_current(encoder, tmp_path: Path) -> None:
 
 
 def test_relevant_sample_chunks_outrank_random_ones(tmp_path: Path) -> None:
-    if not GOLDEN.is_file():
-        pytest.skip("sample_corpus/golden.jsonl not present yet")
     from rag_metrics.golden import load_golden
     from rag_metrics.retrieval import EmbeddingCache, load_sample_index
 

@@ -86,7 +86,7 @@ class ExactRetriever:
         self._indexed = True
 
     def _build(self) -> None:
-        pass
+        """Hook for subclasses that build an index over ``self._vectors`` (exact search needs none)."""
 
     def __len__(self) -> int:
         return len(self._ids)
