@@ -263,6 +263,9 @@ def parse_trec_run(data: bytes | str, source: str = "run") -> tuple[Run, Validat
     return run, report
 
 
+_RUN_PIECE = 1 << 20  # bytes of whole lines handed to the CSV reader at a time
+
+
 class _Codes:
     """Incremental string -> int32 code table (global across the batches of one file)."""
 
@@ -286,9 +289,9 @@ class _Codes:
 def _arrow_run(path: Path) -> Run | None:
     """Streaming fast path for well-formed runs separated by single spaces or tabs.
 
-    pyarrow reads the file block by block; ids are dictionary-encoded per block and mapped to
-    global int32 codes, so memory stays near 16 bytes per line (two codes and a score) instead of
-    a Python string per field.  Returns None when pyarrow is missing or the file is irregular in
+    pyarrow's CSV reader parses about 1 MB of whole lines at a time; ids are dictionary-encoded per
+    piece and mapped to global int32 codes, so memory stays near 16 bytes per line (two codes and a
+    score) instead of a Python string per field.  Returns None when pyarrow is missing or the file is irregular in
     any way; the caller then parses it line by line and reports every problem with file:line.
     """
     try:
@@ -317,38 +320,45 @@ def _arrow_run(path: Path) -> Run | None:
     dcodes = np.empty(cap, dtype=np.int32)
     scores = np.empty(cap, dtype=np.float64)
     n = 0
+    pool = pa.system_memory_pool()  # returns freed buffers to the OS at once
+    read_opts = pacsv.ReadOptions(column_names=["q", "q0", "d", "r", "s", "t"], use_threads=False,
+                                  block_size=_RUN_PIECE * 2)
+    parse_opts = pacsv.ParseOptions(delimiter=delim, quote_char=False, double_quote=False, escape_char=False,
+                                    newlines_in_values=False, ignore_empty_lines=True)
+    conv_opts = pacsv.ConvertOptions(column_types={"q": dict_t, "d": dict_t, "s": pa.float64()},
+                                     include_columns=["q", "d", "s"], strings_can_be_null=False, null_values=[])
     try:
-        reader = pacsv.open_csv(
-            path,
-            read_options=pacsv.ReadOptions(column_names=["q", "q0", "d", "r", "s", "t"], block_size=1 << 19,
-                                           use_threads=False),
-            parse_options=pacsv.ParseOptions(delimiter=delim, quote_char=False, double_quote=False,
-                                             escape_char=False, newlines_in_values=False, ignore_empty_lines=True),
-            convert_options=pacsv.ConvertOptions(column_types={"q": dict_t, "d": dict_t, "s": pa.float64()},
-                                                 include_columns=["q", "d", "s"], strings_can_be_null=False,
-                                                 null_values=[]),
-        )
-        for batch in reader:
-            q, d, sc = batch.column(0), batch.column(1), batch.column(2)
-            if sc.null_count:
-                return None
-            m = batch.num_rows
-            if n + m > cap:
-                cap = int((n + m) * 1.5)
-                qcodes, dcodes, scores = (np.resize(a, cap) for a in (qcodes, dcodes, scores))
-            qcodes[n:n + m] = qtab.map_dictionary(q.dictionary.to_pylist())[q.indices.to_numpy()]
-            dcodes[n:n + m] = dtab.map_dictionary(d.dictionary.to_pylist())[d.indices.to_numpy()]
-            scores[n:n + m] = sc.to_numpy()
-            n += m
+        # Whole lines, about 1 MB at a time: memory stays bounded by the piece, not by the file.
+        with open(path, "rb") as f:
+            rest = b""
+            while True:
+                piece = f.read(_RUN_PIECE)
+                data = rest + piece
+                cut = data.rfind(b"\n") + 1 if piece else len(data)
+                data, rest = data[:cut], data[cut:]
+                if data.strip():
+                    tbl = pacsv.read_csv(pa.py_buffer(data), read_opts, parse_opts, conv_opts, memory_pool=pool)
+                    for batch in tbl.to_batches():
+                        q, d, sc = batch.column(0), batch.column(1), batch.column(2)
+                        if sc.null_count:
+                            return None
+                        m = batch.num_rows
+                        if n + m > cap:
+                            cap = int((n + m) * 1.5)
+                            qcodes, dcodes, scores = (np.resize(a, cap) for a in (qcodes, dcodes, scores))
+                        qcodes[n:n + m] = qtab.map_dictionary(q.dictionary.to_pylist())[q.indices.to_numpy()]
+                        dcodes[n:n + m] = dtab.map_dictionary(d.dictionary.to_pylist())[d.indices.to_numpy()]
+                        scores[n:n + m] = sc.to_numpy()
+                        n += m
+                    del tbl
+                if not piece:
+                    break
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError, ValueError, UnicodeDecodeError):
         return None
-    finally:
-        reader = None  # drop the reader's buffers, then give them back to the OS
-        pa.default_memory_pool().release_unused()
     if n == 0:
         return None
-    # trim to the rows read (a copy only when the estimate overshot by more than 5 %)
-    qcodes, dcodes, scores = ((a[:n].copy() if n < 0.95 * len(a) else a[:n]) for a in (qcodes, dcodes, scores))
+    # views of the rows read: the unused tail of np.empty was never touched, so it is not resident
+    qcodes, dcodes, scores = qcodes[:n], dcodes[:n], scores[:n]
     if np.isnan(scores).any():
         return None
     return Run.from_factorized(qcodes, qtab.uniques(), dcodes, dtab.uniques(), scores,

@@ -157,9 +157,13 @@ def _positions(sq: NDArray[np.integer], nq: int) -> tuple[NDArray[np.int64], NDA
     np.not_equal(sq[1:], sq[:-1], out=first[1:])
     fr = np.flatnonzero(first)
     starts[sq[fr]] = fr
-    lengths = np.diff(np.append(fr, n))
-    pos = np.arange(n, dtype=np.int32)
-    pos -= np.repeat(fr.astype(np.int32), lengths)
+    # positions without an n-sized temporary: +1 per row, and at each query's first row a jump back
+    # to 0 (minus the previous query's length), then one cumulative sum in place
+    pos = np.ones(n, dtype=np.int32)
+    pos[0] = 0
+    if len(fr) > 1:
+        pos[fr[1:]] = 1 - np.diff(fr).astype(np.int32)
+    np.cumsum(pos, out=pos)
     return starts, pos
 
 
@@ -269,7 +273,7 @@ def judge(
     max_depth = int(counts.max()) if nq and len(sq) else 0
 
     # --- grade of every ranked id: only rows whose id is judged somewhere need a lookup ----
-    grades_flat = np.zeros(len(sic), dtype=np.int32)
+    grades = np.zeros((nq, max(max_depth, 1)), dtype=np.int32)
     if len(sic) and len(q_ids):
         qr_codes = pd.Index(iun).get_indexer(np.asarray(q_ids, dtype=object))
         known = qr_codes >= 0
@@ -280,19 +284,18 @@ def judge(
             s_g = pd.Series(qr_grades[known]).groupby(qrel_keys).max()  # same id twice: max grade
             lookup = pd.Index(s_g.index.to_numpy())
             g_values = s_g.to_numpy()
-            step = 1 << 18  # bounded temporaries: look up a block of rows at a time
+            flat = grades.reshape(-1)
+            width = grades.shape[1]
+            step = 1 << 18  # bounded temporaries: look up and place a block of rows at a time
             for lo in range(0, len(sic), step):
                 blk_ic = sic[lo:lo + step]
                 cand = np.flatnonzero(judged_id[blk_ic])
                 if cand.size == 0:
                     continue
-                keys = sq[lo:lo + step][cand].astype(np.int64) * nu + blk_ic[cand]
-                hit = lookup.get_indexer(keys)
+                blk_q = sq[lo:lo + step][cand].astype(np.int64)
+                hit = lookup.get_indexer(blk_q * nu + blk_ic[cand])
                 found = hit >= 0
-                grades_flat[lo + cand[found]] = g_values[hit[found]]
-    grades = np.zeros((nq, max(max_depth, 1)), dtype=np.int32)
-    if len(sq):
-        grades[sq, pos_in_q] = grades_flat
+                flat[blk_q[found] * width + pos_in_q[lo:lo + step][cand[found]]] = g_values[hit[found]]
     top = np.full(nq, np.nan)
     if len(sq):
         top[sq[pos_in_q == 0]] = sscores[pos_in_q == 0]
