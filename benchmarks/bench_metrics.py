@@ -164,7 +164,7 @@ print(json.dumps({"ndcg@10": sum(v["ndcg_cut_10"] for v in per.values()) / n,
 
 MEM_SCRIPT = r"""
 import sys
-import numpy, pandas, scipy, pyarrow, pyarrow.csv
+import numpy, pandas, scipy, pyarrow, pyarrow.csv, pyarrow.compute
 import rag_metrics.cli, rag_metrics.evaluate, rag_metrics.io
 def status(key):
     with open("/proc/self/status") as f:
