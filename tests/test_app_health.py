@@ -2,47 +2,22 @@
 changes the golden set (autosaved) and every metric; thresholds; queries needed per category."""
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
 import pytest
 
 from rag_metrics import health
-from rag_metrics.evaluate import evaluate
-from rag_metrics.golden import load_golden
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
+from app_helpers import library_result, no_exception, sample_golden
+from app_helpers import open_page as _open_page
+from app_helpers import sample_index as _index
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = "pages/health.py"
 
 
-@functools.lru_cache(maxsize=None)
-def _index(kind: str = "dense"):
-    from rag_metrics.retrieval import load_sample_index
-    from rag_metrics.retrieval.cache import EmbeddingCache
-
-    return load_sample_index(kind=kind, cache=EmbeddingCache(read_only=True))
-
-
-def sample_golden():
-    return load_golden(ROOT / "sample_corpus" / "golden.jsonl")
-
-
-def library_result(golden=None, kind: str = "dense"):
-    golden = golden or sample_golden()
-    run = _index(kind).retriever.retrieve(golden.questions(), k=100)
-    return evaluate(golden, run)
-
-
-def no_exception(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-
-
 def open_page(app):
-    app.switch_page(PAGE).run()
-    no_exception(app)
-    assert not app.error, [e.value for e in app.error]
-    return app
+    return _open_page(app, PAGE)
 
 
 def cards(at) -> dict[str, str]:
@@ -83,7 +58,7 @@ def test_one_click_relevant_label_updates_golden_and_metrics(app, app_env):
     assert any(cid in p.read_text(encoding="utf-8") for p in saved), saved
     assert any("Labelled" in s.value for s in app.success)
     # the candidate list follows the new labels (library on the new golden set)
-    new_res = library_result(new_golden)
+    new_res = library_result(golden=new_golden)
     assert cards(app)["To judge"] == str(len(health.judging_candidates(new_res, 5, 2)))
     # every metric on the dashboard equals the library's on the new golden set
     app.switch_page("pages/dashboard.py").run()
@@ -111,7 +86,7 @@ def test_one_click_with_grade_and_not_relevant(app):
     # judged (even as not relevant): no longer a candidate
     shown_ids = {b.key.split("_", 2)[2].rsplit("_", 1)[0] for b in app.button if b.key and b.key.startswith("judge_rel_")}
     assert second["id"] not in shown_ids
-    assert cards(app)["To judge"] == str(len(health.judging_candidates(library_result(g), 5, 2)))
+    assert cards(app)["To judge"] == str(len(health.judging_candidates(library_result(golden=g), 5, 2)))
 
 
 def test_thresholds_follow_the_library(app):

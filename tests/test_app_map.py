@@ -8,41 +8,24 @@ from pathlib import Path
 
 import pytest
 
-from rag_metrics.evaluate import evaluate
-from rag_metrics.golden import load_golden
 from rag_metrics.projection import project_corpus
+from app_helpers import library_result, no_exception, sample_golden
+from app_helpers import open_page as _open_page
+from app_helpers import sample_index as _index
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = "pages/corpus_map.py"
 
 
-@functools.lru_cache(maxsize=None)
-def _index(kind: str = "dense"):
-    from rag_metrics.retrieval import load_sample_index
-    from rag_metrics.retrieval.cache import EmbeddingCache
-
-    return load_sample_index(kind=kind, cache=EmbeddingCache(read_only=True))
+def open_page(app):
+    return _open_page(app, PAGE)
 
 
 @functools.lru_cache(maxsize=None)
 def library_map(k: int = 5):
-    golden = load_golden(ROOT / "sample_corpus" / "golden.jsonl")
-    idx = _index()
-    run = idx.retriever.retrieve(golden.questions(), k=100)
-    res = evaluate(golden, run)
+    golden, idx, res = sample_golden(), _index(), library_result()
     qx = idx.retriever.embed_queries(golden.questions())
     return project_corpus(idx.chunks, idx.retriever.vectors, golden, qx, res, k=k), res
-
-
-def no_exception(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-
-
-def open_page(app):
-    app.switch_page(PAGE).run()
-    no_exception(app)
-    assert not app.error, [e.value for e in app.error]
-    return app
 
 
 def chart_spec(at) -> dict:

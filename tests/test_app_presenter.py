@@ -2,49 +2,26 @@
 (headline numbers equal the library's; the comparison verdict when the Compare page published one)."""
 from __future__ import annotations
 
-import functools
 import re
 from pathlib import Path
 
 import pytest
 
 from rag_metrics.compare import compare, verdict
-from rag_metrics.evaluate import evaluate
-from rag_metrics.golden import load_golden
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
+from app_helpers import library_result, no_exception
+from app_helpers import open_page as _open_page
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = "pages/presenter.py"
 
 
-@functools.lru_cache(maxsize=None)
-def _index(kind: str):
-    from rag_metrics.retrieval import load_sample_index
-    from rag_metrics.retrieval.cache import EmbeddingCache
-
-    return load_sample_index(kind=kind, cache=EmbeddingCache(read_only=True))
-
-
-@functools.lru_cache(maxsize=None)
-def library_result(kind: str = "dense"):
-    golden = load_golden(ROOT / "sample_corpus" / "golden.jsonl")
-    run = _index(kind).retriever.retrieve(golden.questions(), k=100)
-    return evaluate(golden, run)
+def open_page(app):
+    return _open_page(app, PAGE)
 
 
 def headline(result, k: int) -> dict[str, str]:
     return {f"{METRICS[m].label}@{k}": f"{result.mean(m, k):.3f}" for m in DEFAULT_METRICS}
-
-
-def no_exception(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-
-
-def open_page(app):
-    app.switch_page(PAGE).run()
-    no_exception(app)
-    assert not app.error, [e.value for e in app.error]
-    return app
 
 
 def report_html(at, downloads, key: str = "report_download_presenter") -> str:

@@ -2,45 +2,23 @@
 from __future__ import annotations
 
 import csv
-import functools
 import io
 import json
 from pathlib import Path
 
 import pytest
 
-from rag_metrics.evaluate import evaluate
-from rag_metrics.golden import load_golden
 from rag_metrics.ragas import JUDGE_METRICS, context_metrics_summary, ragas_rows
+from app_helpers import library_result, no_exception
+from app_helpers import open_page as _open_page
+from app_helpers import sample_index as _index
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = "pages/ragas.py"
 
 
-@functools.lru_cache(maxsize=None)
-def _index(kind: str):
-    from rag_metrics.retrieval import load_sample_index
-    from rag_metrics.retrieval.cache import EmbeddingCache
-
-    return load_sample_index(kind=kind, cache=EmbeddingCache(read_only=True))
-
-
-@functools.lru_cache(maxsize=None)
-def library_result(kind: str = "dense"):
-    golden = load_golden(ROOT / "sample_corpus" / "golden.jsonl")
-    run = _index(kind).retriever.retrieve(golden.questions(), k=100)
-    return evaluate(golden, run)
-
-
-def no_exception(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-
-
 def open_page(app):
-    app.switch_page(PAGE).run()
-    no_exception(app)
-    assert not app.error, [e.value for e in app.error]
-    return app
+    return _open_page(app, PAGE)
 
 
 def shown_pairs(at) -> list[tuple[str, str]]:

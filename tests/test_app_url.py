@@ -2,26 +2,14 @@
 ignored with a warning, never a traceback."""
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 
 import pytest
 
-from rag_metrics.evaluate import evaluate
-from rag_metrics.golden import load_golden
+from app_helpers import library_result
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@functools.lru_cache(maxsize=None)
-def library_result(kind: str):
-    from rag_metrics.retrieval import load_sample_index
-    from rag_metrics.retrieval.cache import EmbeddingCache
-
-    golden = load_golden(ROOT / "sample_corpus" / "golden.jsonl")
-    idx = load_sample_index(kind=kind, cache=EmbeddingCache(read_only=True))
-    return evaluate(golden, idx.retriever.retrieve(golden.questions(), k=100))
 
 
 def open_link(params: dict):
