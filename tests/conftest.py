@@ -1,5 +1,8 @@
 """Shared pytest fixtures.  (Others may append fixtures below; keep each one self-contained.)
 
+Test tiers (lib, app, slow, browser: ``./lab test TIER``) and the skip policy (pytrec_eval never
+skips; under ``CI=true`` nothing skips) are pytest hooks in ``tests/tiers.py``, imported here.
+
 App fixtures
 ------------
 ``app_env``  points ``RAG_METRICS_WORKSPACE`` at a fresh tmp folder per test and
@@ -14,6 +17,12 @@ import os
 from pathlib import Path
 
 import pytest
+from tiers import (  # noqa: F401  (pytest hooks: pytest registers them from this module)
+    pytest_addoption,
+    pytest_collection_modifyitems,
+    pytest_make_collect_report,
+    pytest_runtest_makereport,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -1,4 +1,7 @@
-"""Oracle tests: every metric, every k, per query, against pytrec_eval (trec_eval) to 1e-9."""
+"""Oracle tests: every metric, every k, per query, against pytrec_eval (trec_eval) to 1e-9.
+
+pytrec_eval is a hard requirement (requirements-test.txt): without it this file fails to import.
+"""
 from __future__ import annotations
 
 import random
@@ -6,8 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
-pytrec_eval = pytest.importorskip("pytrec_eval")
+import pytrec_eval
 
 from rag_metrics import GoldenSet, Run
 from rag_metrics.evaluate import EvalOptions, evaluate
