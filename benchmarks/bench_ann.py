@@ -3,7 +3,8 @@
 Vectors and queries are i.i.d. Gaussian, L2-normalised: the worst case for graph indexes (in 384
 dimensions all similarities concentrate near 0, so the true top 10 are barely closer than the rest
 and HNSW recall is very low).  ``--real`` measures recall on real MiniLM chunk embeddings, which is
-what the app and CLI index (recall there is 0.99+ at the default efSearch=128).  Recall@10 = |HNSW top 10 ∩ flat top 10| / 10, averaged over queries.
+what the app and CLI index (recall there is 0.99+ at the default efSearch=128).
+Recall@10 = |HNSW top 10 ∩ flat top 10| / 10, averaged over queries.
 Latency is measured one query at a time (what an interactive app does) and as a batch, both for
 raw FAISS and for our ``DenseRetriever.search_vectors`` (which adds the trec_eval tie re-sort and
 builds a ``Run``).
