@@ -59,6 +59,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      help="run one test tier: " + ", ".join(TIERS) + " (default: all)")
 
 
+@pytest.hookimpl(tryfirst=True)  # mark before `-m` selects
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     wanted = config.getoption("--tier")
     keep, drop = [], []
