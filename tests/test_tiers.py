@@ -1,0 +1,81 @@
+"""The tier rule and the skip policy of ``tests/tiers.py`` (library tier)."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import tiers
+
+TESTS = Path(__file__).resolve().parent
+
+
+class FakeItem:
+    def __init__(self, file: str, marks: tuple[str, ...] = (), fixtures: tuple[str, ...] = ()) -> None:
+        self.path = TESTS / file
+        self.marks = marks
+        self.fixturenames = list(fixtures)
+
+    def get_closest_marker(self, name: str) -> object | None:
+        return name if name in self.marks else None
+
+
+@pytest.mark.parametrize("item, tier", [
+    (FakeItem("test_metrics_hand.py"), "lib"),
+    (FakeItem("test_app_pages.py"), "app"),
+    (FakeItem("test_cold_start.py"), "app"),
+    (FakeItem("test_report.py", fixtures=("app_env", "tmp_path")), "app"),
+    (FakeItem("test_browser.py"), "browser"),
+    (FakeItem("test_report.py", marks=("browser",)), "browser"),
+    (FakeItem("test_retrieval_slow.py", marks=("slow",)), "slow"),
+    (FakeItem("test_app_pages.py", marks=("slow",)), "slow"),
+], ids=["plain", "app-file", "mapped-file", "app-fixture", "browser-file", "browser-mark", "slow-mark",
+        "mark-beats-file"])
+def test_each_test_gets_one_tier(item: FakeItem, tier: str) -> None:
+    assert tiers.tier_of(item) == tier  # type: ignore[arg-type]  # a stand-in for pytest.Item
+
+
+def test_skip_policy(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CI", raising=False)
+    assert tiers._why_not_allowed("Chromium not found at /usr/bin/chromium") is None
+    assert "hard requirement" in str(tiers._why_not_allowed("could not import 'pytrec_eval'"))
+    monkeypatch.setenv("CI", "true")
+    assert "CI" in str(tiers._why_not_allowed("shared datasets not present"))
+    assert tiers._why_not_allowed("ragas is not installed (pip install ragas)") is None
+
+
+PROBE = '''
+import pytest
+
+def test_runs():
+    pass
+
+def test_needs_chromium():
+    pytest.skip("Chromium not found")
+
+def test_needs_pytrec_eval():
+    pytest.importorskip("pytrec_eval_not_installed_anywhere", reason="pytrec_eval is not installed")
+
+def test_optional_ragas():
+    pytest.skip("ragas is not installed (pip install ragas)")
+'''
+
+
+@pytest.mark.parametrize("ci, failed", [("", {"test_needs_pytrec_eval"}),
+                                        ("true", {"test_needs_pytrec_eval", "test_needs_chromium"})])
+def test_hooks_turn_forbidden_skips_into_failures(tmp_path: Path, ci: str, failed: set[str]) -> None:
+    (tmp_path / "conftest.py").write_text(textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(TESTS)!r})
+        from tiers import pytest_runtest_makereport, pytest_make_collect_report  # noqa: F401
+    """), encoding="utf-8")
+    (tmp_path / "test_probe.py").write_text(PROBE, encoding="utf-8")
+    env = {**os.environ, "CI": ci, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"}
+    p = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rfs", "-p", "no:cacheprovider",
+                        str(tmp_path)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    got = {line.split("::")[1].split(" ")[0] for line in p.stdout.splitlines() if line.startswith("FAILED")}
+    assert got == failed, p.stdout[-3000:]
+    assert p.returncode == 1
