@@ -14,8 +14,8 @@ from typing import Any, Literal
 
 from rag_metrics.cli._common import check_int, stderr
 from rag_metrics.errors import InputError
-from rag_metrics.retrieval.defaults import DEFAULT_RETRIEVER, RETRIEVER_KINDS
 from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
+from rag_metrics.retrieval.defaults import DEFAULT_RETRIEVER, RETRIEVER_KINDS
 
 __all__ = ["add_parser", "run"]
 
