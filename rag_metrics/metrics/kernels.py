@@ -11,6 +11,7 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import NDArray
 
+from rag_metrics.errors import InputError
 from rag_metrics.metrics.judge import Judged
 
 __all__ = ["Kernels"]
@@ -64,6 +65,15 @@ class Kernels:
         rel = self.relevant
         any_rel = rel.any(axis=1)
         return np.where(any_rel, rel.argmax(axis=1) + 1, 0).astype(np.int64)
+
+    @cached_property
+    def judged_prefix(self) -> NDArray[np.int32]:
+        """``judged_prefix[q, k-1]`` = ids with a label (any grade, 0 included) among the first k."""
+        mask = self.judged.is_judged
+        if mask is None:
+            raise InputError("judged@k needs to know which retrieved ids carry a label; build the Judged "
+                             "with rag_metrics.metrics.judge (grades alone cannot tell grade 0 from unjudged)")
+        return np.cumsum(mask, axis=1, dtype=np.int32)
 
     @cached_property
     def _ap_prefix(self) -> NDArray[np.float64]:
@@ -154,3 +164,13 @@ class Kernels:
 
     def ndcg_exp(self, k: int | None = None) -> NDArray[np.float64]:
         return self.ndcg(k, gain="exponential")
+
+    def judged_at(self, k: int | None = None) -> NDArray[np.float64]:
+        """Share of the top k that carry a label, any grade (ir_measures ``Judged@k``).
+
+        The divisor is ``min(k, n)`` (n = ids retrieved), as in ir_measures' ``JudgedProvider``;
+        no cutoff divides by n.  A query that retrieved nothing gets 0.
+        """
+        n = self.judged.n_retrieved.astype(np.float64)
+        den = n if k is None else np.minimum(n, float(k))
+        return _safe_div(self.judged_prefix[:, self._col(k)].astype(np.float64), den)

@@ -98,6 +98,11 @@ METRICS: dict[str, MetricSpec] = {
                    "(1/|R|) * sum over relevant ranks i <= k of h_i / i",
                    "Average precision at each relevant rank, over all relevant ids (denominator |R|).",
                    lambda kn, k, o: kn.map(k)),
+        MetricSpec("judged", "Judged", "optional", "- (ir_measures Judged@k)",
+                   "j_k / min(k, n), j_k = ids with a label (any grade) in the top k",
+                   "Share of the top k that carry a label, grade 0 included: how complete the judgments "
+                   "are for this run (ir_measures Judged@k; divides by n when fewer than k were retrieved).",
+                   lambda kn, k, o: kn.judged_at(k)),
     ]
 }
 
