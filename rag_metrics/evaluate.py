@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 
 from rag_metrics.errors import InputError
 from rag_metrics.metrics.judge import Judged, judge
-from rag_metrics.metrics.kernels import Kernels
+from rag_metrics.metrics.kernels import Kernels, check_k
 from rag_metrics.metrics.registry import DEFAULT_METRICS, MetricKey, get_metric, parse_metric
 from rag_metrics.types import GoldenSet, Run
 
@@ -202,7 +202,7 @@ class EvaluationResult:
 
     def curve(self, metrics: Sequence[str] = DEFAULT_METRICS, max_k: int | None = None) -> pd.DataFrame:
         """Mean of each metric for k = 1..max_k (default: the ranking depth): columns metric, k, value."""
-        max_k = max_k or max(self.depth, 1)
+        max_k = max(self.depth, 1) if max_k is None else check_k(max_k, "max_k")
         inc = self.included
         rows = []
         for m in metrics:
@@ -301,8 +301,7 @@ class EvaluationResult:
         Columns: query_id, category, question, expected_ids, retrieved_ids (top k), top_score,
         first_relevant_rank (beyond k, or <NA> when no relevant id was retrieved at all).
         """
-        if k < 1:
-            raise InputError(f"k must be >= 1, got {k}")
+        k = check_k(k)
         hits = self.kernels.hit_rate(k)
         first = self.kernels.first_relevant_rank
         rows = []
