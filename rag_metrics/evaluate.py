@@ -21,7 +21,7 @@ from rag_metrics.errors import InputError
 from rag_metrics.metrics.judge import Judged, judge
 from rag_metrics.metrics.kernels import Kernels, check_k
 from rag_metrics.metrics.registry import DEFAULT_METRICS, MetricKey, get_metric, parse_metric
-from rag_metrics.types import GoldenSet, Run
+from rag_metrics.types import OUT_OF_SCOPE, GoldenSet, Run
 
 __all__ = ["EvalOptions", "EvaluationResult", "evaluate", "bootstrap_ci"]
 
@@ -35,9 +35,18 @@ class EvalOptions:
     relevance_level
         Grade at or above which an id is relevant (trec_eval ``-l``).  NDCG ignores it.
     out_of_scope
-        ``"exclude"``: queries with no relevant id are left out of ranking-metric means and
-        reported separately (measured by abstention).  ``"miss"``: they count as 0 in every mean
-        (the classic lesson code that divides by all queries).
+        What to do with out-of-scope queries (see ``out_of_scope_rule`` for which those are).
+        ``"exclude"``: left out of ranking-metric means and reported separately (measured by
+        abstention).  ``"miss"``: they enter every mean (with no relevant id they score 0: the
+        classic lesson code that divides by all queries).
+    out_of_scope_rule
+        Which queries are out of scope.  ``"golden_set"`` (default): what the golden set says,
+        category ``out_of_scope`` or a question with no judgment at all; a query that is judged
+        but has no relevant id (every grade <= 0, common in TREC qrels) is **in scope** and
+        scores 0, as trec_eval counts it in every mean.  ``"no_relevant_id"``: a query with no
+        positive grade is out of scope (this library's reading before issue 12; the same set of
+        queries RAGAS drops from ID-based context recall, which is NaN without a reference id and
+        left out by ``ragas.evaluate``'s ``nanmean``).
     recall_denominator
         ``"all"``: ``h_k / |R|`` (trec_eval).  ``"cap"``: ``h_k / min(k, |R|)`` (BEIR ``R_cap``).
     missing_queries
@@ -50,6 +59,7 @@ class EvalOptions:
 
     relevance_level: int = 1
     out_of_scope: Literal["exclude", "miss"] = "exclude"
+    out_of_scope_rule: Literal["golden_set", "no_relevant_id"] = "golden_set"
     recall_denominator: Literal["all", "cap"] = "all"
     missing_queries: Literal["zero", "skip"] = "zero"
     level: Literal["chunk", "document"] = "chunk"
@@ -58,7 +68,9 @@ class EvalOptions:
         rl = self.relevance_level
         if isinstance(rl, bool) or not isinstance(rl, (int, np.integer)) or rl < 1:
             raise InputError(f"relevance level must be an integer >= 1, got {rl!r}")
-        for name, allowed in [("out_of_scope", ("exclude", "miss")), ("recall_denominator", ("all", "cap")),
+        for name, allowed in [("out_of_scope", ("exclude", "miss")),
+                              ("out_of_scope_rule", ("golden_set", "no_relevant_id")),
+                              ("recall_denominator", ("all", "cap")),
                               ("missing_queries", ("zero", "skip")), ("level", ("chunk", "document"))]:
             v = getattr(self, name)
             if v not in allowed:
@@ -149,8 +161,17 @@ class EvaluationResult:
 
     @cached_property
     def in_scope(self) -> NDArray[np.bool_]:
-        """Queries with at least one positive grade (trec_eval would see them in the qrels)."""
-        return self.judged.ideal_grades[:, 0] > 0
+        """Queries in scope under ``options.out_of_scope_rule``.
+
+        Default (``"golden_set"``): every query except those the golden set marks out of scope,
+        category ``out_of_scope`` or no judgment at all.  A query judged with no relevant id is in
+        scope and scores 0 (trec_eval counts it in every mean).  With ``"no_relevant_id"``: the
+        queries with at least one positive grade.
+        """
+        if self.options.out_of_scope_rule == "no_relevant_id":
+            return self.judged.ideal_grades[:, 0] > 0
+        return np.fromiter((bool(q.relevant) and q.category != OUT_OF_SCOPE for q in self.golden.queries),
+                           dtype=bool, count=len(self.golden.queries))
 
     @cached_property
     def included(self) -> NDArray[np.bool_]:
@@ -189,8 +210,8 @@ class EvaluationResult:
     def values(self, metric: str | MetricKey, k: int | None = None) -> NDArray[np.float64]:
         """Per-query values (golden order, every query) of ``metric`` at ``k``.
 
-        Out-of-scope queries get 0 (they have no relevant id).  Use :attr:`included` to select
-        the queries that enter the mean.
+        Every query gets its value (0 for a query with no relevant id); use :attr:`included` to
+        select the queries that enter the mean.
         """
         key = metric if isinstance(metric, MetricKey) else (
             parse_metric(metric) if k is None else MetricKey(metric, k))

@@ -330,7 +330,7 @@ def ragas_rows(result: EvaluationResult, chunks: Sequence[Chunk] | Mapping[str, 
     chunk_rankings = result.run.rankings() if doc_level else {}
     rows: list[dict[str, Any]] = []
     for qi, q in enumerate(result.golden.queries):
-        if not include_out_of_scope and not q.in_scope:
+        if not include_out_of_scope and not result.in_scope[qi]:
             continue
         retrieved = [str(i) for i in result.judged.ranking(qi)[0][:k]]
         source = retrieved  # the chunk behind each id: at document level, the document's best chunk
