@@ -23,7 +23,7 @@ from rag_metrics.metrics.kernels import Kernels, check_k
 from rag_metrics.metrics.registry import DEFAULT_METRICS, MetricKey, get_metric, parse_metric
 from rag_metrics.types import OUT_OF_SCOPE, GoldenSet, Run
 
-__all__ = ["EvalOptions", "EvaluationResult", "evaluate", "bootstrap_ci"]
+__all__ = ["EvalOptions", "EvaluationResult", "evaluate", "bootstrap_ci", "CI_CONFIDENCE", "CI_RESAMPLES", "CI_SEED"]
 
 
 @dataclass(frozen=True)
@@ -77,11 +77,22 @@ class EvalOptions:
                 raise InputError(f"option {name} must be one of {', '.join(allowed)}; got {v!r}")
 
 
-def bootstrap_ci(values: NDArray[np.float64], confidence: float = 0.95, n_resamples: int = 2000,
-                 seed: int = 0) -> tuple[float, float]:
+#: The one confidence-interval setting of the library: every interval of a mean (the Dashboard's
+#: cards, the Presenter view, the report, the CLI, the RAGAS page, Compare's per-category table)
+#: uses this level, this many bootstrap resamples and this seed, so one metric shows one interval
+#: everywhere.  Compare's verdicts use the same level (``1 - CI_CONFIDENCE`` is their alpha).
+CI_CONFIDENCE = 0.95
+CI_RESAMPLES = 2000
+CI_SEED = 0
+
+
+def bootstrap_ci(values: NDArray[np.float64], confidence: float = CI_CONFIDENCE, n_resamples: int = CI_RESAMPLES,
+                 seed: int = CI_SEED) -> tuple[float, float]:
     """Percentile bootstrap confidence interval of the mean (scipy.stats.bootstrap).
 
-    Returns ``(nan, nan)`` for no values and ``(v, v)`` when every value is the same.
+    Defaults: :data:`CI_CONFIDENCE`, :data:`CI_RESAMPLES`, :data:`CI_SEED` (one setting for
+    every page, the report and the CLI).  Returns ``(nan, nan)`` for no values and ``(v, v)``
+    when every value is the same.
     """
     from scipy import stats
 
@@ -271,20 +282,22 @@ class EvaluationResult:
         return pd.DataFrame(data)
 
     def summary(self, metrics: Iterable[str] = DEFAULT_METRICS, ks: Iterable[int | None] = (10,),
-                ci: bool = True, confidence: float = 0.95, n_resamples: int = 2000) -> pd.DataFrame:
-        """metric, k, mean, ci_low, ci_high, n (included queries)."""
+                ci: bool = True, confidence: float = CI_CONFIDENCE, n_resamples: int = CI_RESAMPLES,
+                seed: int = CI_SEED) -> pd.DataFrame:
+        """metric, k, mean, ci_low, ci_high, n (included queries); intervals from :func:`bootstrap_ci`."""
         inc = self.included
         rows = []
         for key in self._keys(metrics, ks):
             v = self.values(key)[inc]
-            lo, hi = bootstrap_ci(v, confidence, n_resamples) if ci else (np.nan, np.nan)
+            lo, hi = bootstrap_ci(v, confidence, n_resamples, seed) if ci else (np.nan, np.nan)
             rows.append((key.name, key.k, float(v.mean()) if v.size else np.nan, lo, hi, int(v.size)))
         out = pd.DataFrame(rows, columns=["metric", "k", "mean", "ci_low", "ci_high", "n"])
         out["k"] = out["k"].astype("Int64")
         return out
 
     def by_category(self, metrics: Iterable[str] = DEFAULT_METRICS, ks: Iterable[int | None] = (10,),
-                    ci: bool = True, confidence: float = 0.95, n_resamples: int = 2000) -> pd.DataFrame:
+                    ci: bool = True, confidence: float = CI_CONFIDENCE, n_resamples: int = CI_RESAMPLES,
+                    seed: int = CI_SEED) -> pd.DataFrame:
         """category, metric, k, mean, ci_low, ci_high, n, for each category with included queries."""
         inc = self.included
         cats = self.categories
@@ -294,7 +307,7 @@ class EvaluationResult:
             sel = inc & (cats == cat)
             for key in keys:
                 v = self.values(key)[sel]
-                lo, hi = bootstrap_ci(v, confidence, n_resamples) if ci else (np.nan, np.nan)
+                lo, hi = bootstrap_ci(v, confidence, n_resamples, seed) if ci else (np.nan, np.nan)
                 rows.append((cat, key.name, key.k, float(v.mean()), lo, hi, int(v.size)))
         out = pd.DataFrame(rows, columns=["category", "metric", "k", "mean", "ci_low", "ci_high", "n"])
         out["k"] = out["k"].astype("Int64")
