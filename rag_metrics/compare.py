@@ -37,8 +37,8 @@ stakeholder sentence (no p-values) per metric; :func:`verdict_table` and
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 import pandas as pd

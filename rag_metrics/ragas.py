@@ -65,14 +65,21 @@ import csv
 import io
 import json
 import math
-from typing import Any, Collection, Literal, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED, EvaluationResult, bootstrap_ci
+from rag_metrics.evaluate import (
+    CI_CONFIDENCE,
+    CI_RESAMPLES,
+    CI_SEED,
+    EvaluationResult,
+    bootstrap_ci,
+)
 from rag_metrics.types import Chunk
 
 __all__ = [

@@ -6,8 +6,19 @@ import pytest
 from scipy import stats
 
 from rag_metrics import GoldenQuery, GoldenSet, Run
-from rag_metrics.compare import (ALPHA, DECISION_RULE, MIN_EFFECT, compare, comparison_summary, disagreements,
-                                 paired_tests, per_query_deltas, plain_verdict, verdict, verdict_table)
+from rag_metrics.compare import (
+    ALPHA,
+    DECISION_RULE,
+    MIN_EFFECT,
+    compare,
+    comparison_summary,
+    disagreements,
+    paired_tests,
+    per_query_deltas,
+    plain_verdict,
+    verdict,
+    verdict_table,
+)
 from rag_metrics.evaluate import evaluate
 
 
@@ -156,7 +167,7 @@ def test_interval_p_and_sentence_always_agree(seed):
     n = int(rng.integers(3, 60))
     shift = rng.uniform(-0.4, 0.4)
     ra = [int(x) for x in rng.integers(0, 6, n)]
-    rb = [max(0, min(8, r + int(round(rng.normal(shift * 4, 1.5))))) for r in ra]
+    rb = [max(0, min(8, r + round(rng.normal(shift * 4, 1.5)))) for r in ra]
     a, b = _runs(ra, rb)
     df = compare(a, b, ["mrr@10", "hit_rate@1", "hit_rate@3", "ndcg@5", "precision@2", "map@10"])
     for _, row in df.iterrows():
