@@ -321,3 +321,35 @@ def test_document_level_export_and_metrics():
     assert m["ragas_id_context_precision"] == id_context_precision(row["retrieved_context_ids"],
                                                                    row["reference_context_ids"]) == 2 / 3
     assert m["ragas_context_precision"] == pytest.approx((1 / 2 + 2 / 3) / 2)
+
+
+def test_ragas_evaluate_on_our_export_gives_ragas_evaluate_mean():
+    """ragas.evaluate on the export = ragas_evaluate_mean (out-of-scope 0, a duplicate scored raw)."""
+    pytest.importorskip("ragas.metrics", reason="ragas is not installed (pip install ragas)")
+    from ragas import EvaluationDataset
+    from ragas import evaluate as ragas_evaluate
+    from ragas.metrics import IDBasedContextPrecision, IDBasedContextRecall
+
+    golden = GoldenSet((
+        GoldenQuery("q1", "where is a?", "factual", {"a": 1, "c": 1}),
+        GoldenQuery("q2", "what is x?", "factual", {"x": 1}),
+        GoldenQuery("q3", "capital of France?", "out_of_scope", {}),
+        GoldenQuery("q4", "z and y?", "comparison", {"z": 2, "y": 1}),
+        GoldenQuery("q5", "dup?", "factual", {"a": 1, "c": 1}),
+    ))
+    run = Run(["q1"] * 4 + ["q2", "q3"] + ["q5"] * 4, ["b", "a", "d", "c", "x", "a", "a", "a", "b", "c"],
+              [4, 3, 2, 1, 1, 1, 3, 2, 1, 0.5])
+    res = evaluate(golden, run)
+    for k, want_p in ((2, (1 / 2 + 1 + 0 + 1) / 4), (3, (1 / 3 + 1 + 0 + 1 / 2) / 4)):
+        rows = [json.loads(line) for line in ragas_jsonl(res, TEXTS, k, columns="ragas").splitlines()]
+        for r in rows:
+            del r["query_id"], r["category"]
+        out = ragas_evaluate(EvaluationDataset.from_list(rows), metrics=[IDBasedContextPrecision(),
+                                                                         IDBasedContextRecall()],
+                             show_progress=False)
+        ours = context_metrics_summary(res, k, ci=False).set_index("ragas_metric")
+        assert float(np.nanmean(out["id_based_context_precision"])) == pytest.approx(want_p)  # ragas prints this
+        for name, col in (("id_based_context_precision", "ragas_id_context_precision"),
+                          ("id_based_context_recall", "ragas_id_context_recall")):
+            theirs = float(np.nanmean(out[name]))
+            assert theirs == pytest.approx(ours.loc[col, "ragas_evaluate_mean"], abs=1e-12)
