@@ -21,7 +21,7 @@ from rag_metrics.errors import InputError
 from rag_metrics.metrics.judge import Judged, judge
 from rag_metrics.metrics.kernels import Kernels, check_k
 from rag_metrics.metrics.registry import DEFAULT_METRICS, MetricKey, get_metric, parse_metric
-from rag_metrics.types import OUT_OF_SCOPE, GoldenSet, Run
+from rag_metrics.types import GoldenSet, Run
 
 __all__ = ["EvalOptions", "EvaluationResult", "evaluate", "bootstrap_ci", "CI_CONFIDENCE", "CI_RESAMPLES", "CI_SEED"]
 
@@ -181,8 +181,7 @@ class EvaluationResult:
         """
         if self.options.out_of_scope_rule == "no_relevant_id":
             return self.judged.ideal_grades[:, 0] > 0
-        return np.fromiter((bool(q.relevant) and q.category != OUT_OF_SCOPE for q in self.golden.queries),
-                           dtype=bool, count=len(self.golden.queries))
+        return np.fromiter((q.in_scope for q in self.golden.queries), dtype=bool, count=len(self.golden.queries))
 
     @cached_property
     def included(self) -> NDArray[np.bool_]:

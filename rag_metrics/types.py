@@ -89,7 +89,9 @@ class GoldenQuery:
     """A golden question with its relevant ids and integer grades.
 
     ``relevant`` maps a chunk (or document) id to its grade; grades ``<= 0`` mean judged
-    non-relevant.  A query with no positive grade is *out of scope*: the corpus cannot answer it.
+    non-relevant.  The query is *out of scope* (the golden set says the corpus cannot answer it)
+    when its category is ``out_of_scope`` or it has no judgment at all; a query judged with none
+    relevant is in scope and scores 0, as in trec_eval (CONVENTIONS.md "Aggregation").
     """
 
     id: str
@@ -100,6 +102,12 @@ class GoldenQuery:
 
     @property
     def in_scope(self) -> bool:
+        """The golden set's own reading: not ``out_of_scope`` and judged (the one scope rule)."""
+        return bool(self.relevant) and self.category != OUT_OF_SCOPE
+
+    @property
+    def has_relevant(self) -> bool:
+        """At least one positive grade (EvalOptions ``out_of_scope_rule="no_relevant_id"``)."""
         return any(g > 0 for g in self.relevant.values())
 
     @property

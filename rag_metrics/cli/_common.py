@@ -182,7 +182,7 @@ def load_inputs(args: argparse.Namespace, run_paths: Sequence[str], progress: Pr
     report.raise_if_errors()
     if len(golden) == 0:
         raise InputError(f"{args.qrels}: no judgments found")
-    if not any(q.in_scope for q in golden):
+    if not any(q.has_relevant for q in golden):
         raise InputError(f"{args.qrels}: no query has a relevant id (grade >= 1), so there is nothing to evaluate; "
                          "--qrels takes TREC qrels, a BEIR qrels .tsv or folder, or a golden set with relevant ids "
                          "(a corpus.jsonl or queries.jsonl holds no judgments)")
