@@ -332,10 +332,13 @@ def validate_golden(golden: GoldenSet, known_ids: Collection[str] | None = None,
             for i in unknown:
                 report.error(f"relevant id {i!r} is not in the corpus; fix the id or re-label the query",
                              file=source, query_id=q.id, field="relevant")
-        if not q.in_scope and q.category != OUT_OF_SCOPE:
-            report.warning(f"no relevant id; label at least one or set the category to {OUT_OF_SCOPE!r}",
+        if not q.has_relevant and q.category != OUT_OF_SCOPE:
+            effect = ("it scores 0 in every mean (judged, none relevant, as trec_eval counts it)" if q.relevant
+                      else "with no judgment it is left out of the means as out of scope")
+            report.warning(f"no relevant id: {effect}; label at least one or set the category to {OUT_OF_SCOPE!r}",
                            file=source, query_id=q.id, field="relevant")
-        if q.in_scope and q.category == OUT_OF_SCOPE:
-            report.warning(f"marked {OUT_OF_SCOPE!r} but has relevant ids; it is evaluated as in scope",
+        if q.has_relevant and q.category == OUT_OF_SCOPE:
+            report.warning(f"marked {OUT_OF_SCOPE!r} but has relevant ids; it is left out of the means as out of "
+                           f"scope; remove the category to evaluate it",
                            file=source, query_id=q.id, field="category")
     return report

@@ -190,11 +190,12 @@ def near_duplicates(embeddings: NDArray[np.floating], chunk_ids: Sequence[str], 
 def unlabelled_queries(golden: GoldenSet) -> pd.DataFrame:
     """Questions with no relevant id whose category is not ``out_of_scope``.
 
-    They are silently treated as out of scope (left out of the means).  Columns: ``query_id,
+    With no judgment at all they are out of scope (left out of the means); judged with none
+    relevant they score 0 in every mean (trec_eval).  Columns: ``query_id,
     question, category, n_judged`` (ids judged non-relevant, grade <= 0).
     """
     rows = [{"query_id": q.id, "question": q.question, "category": q.category, "n_judged": len(q.relevant)}
-            for q in golden if not q.in_scope and q.category != OUT_OF_SCOPE]
+            for q in golden if not q.has_relevant and q.category != OUT_OF_SCOPE]
     return pd.DataFrame(rows, columns=["query_id", "question", "category", "n_judged"])
 
 
@@ -206,7 +207,7 @@ def judging_candidates(result: EvaluationResult, k: int = 10, min_queries: int =
     judgement too).  Columns: ``id, n_queries, share`` (of the golden queries), ``best_rank``,
     ``mean_rank``, ``query_ids``, ``questions`` (lists, in golden order), and ``preview`` when
     ``chunk_text`` is given.  Most frequent first.  To label one, add it to a query's
-    ``relevant`` map (e.g. :func:`rag_metrics.lab.upsert_labels`).
+    ``relevant`` map (e.g. :func:`rag_metrics.golden_edit.upsert_labels`).
     """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise InputError(f"k must be an integer >= 1, got {k!r}")
@@ -260,7 +261,7 @@ def too_easy_queries(golden: GoldenSet, chunks: Sequence[Chunk] | Mapping[str, s
     texts = chunks if isinstance(chunks, Mapping) else {c.id: c.text for c in chunks}
     rows = []
     for q in golden:
-        if not q.in_scope:
+        if not q.has_relevant:
             continue
         qw = content_words(q.question, stop_words)
         best: tuple[float, str, set[str]] = (-1.0, "", set())

@@ -40,6 +40,8 @@ LINK_KINDS = ("relevant, retrieved", "relevant, missed", "retrieved, not relevan
 NOT_COVERED = "(not covered)"
 _COVERAGE = ("covered by a question", "not covered")
 _LINK_COLOURS = ("#1a9641", "#d7191c", "#f28e2b")
+#: Colour legends longer than this are dropped (colours repeat past 20 anyway).
+MAX_LEGEND_ENTRIES = 20
 
 
 def available_methods() -> list[str]:
@@ -96,6 +98,49 @@ def _fit_transform(x: NDArray[np.float32], q: NDArray[np.float32], method: str, 
     return np.asarray(xy, dtype=np.float64), np.asarray(qy, dtype=np.float64), None
 
 
+def _resolve_level(level: str, chunks: Sequence[Chunk], golden: GoldenSet,
+                   result: "EvaluationResult | None") -> str:
+    if level in ("chunk", "document"):
+        return level
+    if level != "auto":
+        raise InputError(f"level must be 'auto', 'chunk' or 'document', got {level!r}")
+    if result is not None:
+        return result.options.level
+    chunk_ids = {c.id for c in chunks}
+    doc_ids = {c.doc_id for c in chunks}
+    labels = {lid for gq in golden for lid in gq.relevant}
+    return "document" if labels and not (labels & chunk_ids) and (labels & doc_ids) else "chunk"
+
+
+class _Targets:
+    """Document-level labels on a chunk map: each document's chunks, and the one nearest a question."""
+
+    def __init__(self, chunks: Sequence[Chunk], x: NDArray[np.float32], q: NDArray[np.float32],
+                 pos: dict[str, int]) -> None:
+        self._by_doc: dict[str, list[int]] = {}
+        for c in chunks:
+            self._by_doc.setdefault(c.doc_id, []).append(pos[c.id])
+        norm = np.linalg.norm(x, axis=1, keepdims=True)
+        self._x = x / np.where(norm > 0, norm, 1.0)
+        qn = np.linalg.norm(q, axis=1, keepdims=True) if len(q) else np.zeros((0, 1))
+        self._q = q / np.where(qn > 0, qn, 1.0) if len(q) else q
+        self._cache: dict[tuple[str, int], int | None] = {}
+
+    def members(self, doc_id: str) -> list[int]:
+        return self._by_doc.get(doc_id, [])
+
+    def best(self, doc_id: str, query: int) -> int | None:
+        key = (doc_id, query)
+        if key not in self._cache:
+            idx = self._by_doc.get(doc_id)
+            if not idx:
+                self._cache[key] = None
+            else:
+                sims = self._x[idx] @ self._q[query]
+                self._cache[key] = idx[int(np.argmax(sims))]
+        return self._cache[key]
+
+
 def project_corpus(
     chunks: Sequence[Chunk],
     chunk_embeddings: NDArray[np.floating],
@@ -109,6 +154,7 @@ def project_corpus(
     relevance_level: int = 1,
     random_state: int = 0,
     preview_chars: int = 140,
+    level: Literal["auto", "chunk", "document"] = "auto",
 ) -> CorpusMap:
     """Project chunks to 2-D (fitted on the chunks) and place the golden questions in that plane.
 
@@ -127,6 +173,13 @@ def project_corpus(
         ``min(8, number of chunks)``; 0 disables it).
     relevance_level
         Grade at or above which a label counts as relevant (coverage and "relevant" lines).
+    level
+        ``"chunk"``: labels and retrieved ids are chunk ids.  ``"document"``: they are document ids
+        (BEIR/TREC collections judged per document); a chunk is covered when its document is
+        relevant to a question, and a question's line to a document goes to that document's chunk
+        most similar to the question (the chunk a dense retriever would rank first for it).
+        ``"auto"`` (default): ``result.options.level`` when a result is given, else ``"document"``
+        when the labels name documents and no chunk, else ``"chunk"``.
     """
     x = np.asarray(chunk_embeddings, dtype=np.float32)
     q = np.asarray(query_embeddings, dtype=np.float32)
@@ -152,11 +205,16 @@ def project_corpus(
 
     ids = [c.id for c in chunks]
     pos = {cid: i for i, cid in enumerate(ids)}
+    level = _resolve_level(level, chunks, golden, result)
+    target = _Targets(chunks, x, q, pos) if level == "document" else None
     covering: dict[str, list[str]] = {}
     for gq in golden:
-        for cid, g in gq.relevant.items():
-            if g >= relevance_level and cid in pos:
-                covering.setdefault(cid, []).append(gq.category or "(none)")
+        for lid, g in gq.relevant.items():
+            if g < relevance_level:
+                continue
+            members = target.members(lid) if target is not None else ([pos[lid]] if lid in pos else [])
+            for i in members:
+                covering.setdefault(ids[i], []).append(gq.category or "(none)")
     n_cl = min(8, len(chunks)) if n_clusters is None else int(n_clusters)
     if n_cl >= 2 and len(chunks) >= n_cl:
         from sklearn.cluster import KMeans
@@ -186,19 +244,27 @@ def project_corpus(
 
     rows = []
     for j, gq in enumerate(golden):
-        relevant = {cid: g for cid, g in gq.relevant.items() if g >= relevance_level and cid in pos}
+        # map index of the chunk each label / retrieved id points to (None: not on the map)
+        at = {lid: (target.best(lid, j) if target is not None else pos.get(lid)) for lid in gq.relevant}
+        relevant = {lid: g for lid, g in gq.relevant.items() if g >= relevance_level and at[lid] is not None}
         retrieved: dict[str, int] = {}
         if result is not None:
             r_ids, _, _ = result.judged.ranking(j)
-            retrieved = {cid: r for r, cid in enumerate(r_ids[:k], 1) if cid in pos}
-        for cid in list(dict.fromkeys([*relevant, *retrieved])):
-            if cid in relevant:
-                kind = LINK_KINDS[0] if cid in retrieved else LINK_KINDS[1]
+            for r, lid in enumerate(r_ids[:k], 1):
+                if lid not in at:
+                    at[lid] = target.best(lid, j) if target is not None else pos.get(lid)
+                if at[lid] is not None:
+                    retrieved[lid] = r
+        for lid in list(dict.fromkeys([*relevant, *retrieved])):
+            if lid in relevant:
+                kind = LINK_KINDS[0] if lid in retrieved else LINK_KINDS[1]
             else:
                 kind = LINK_KINDS[2]
-            i = pos[cid]
-            rows.append({"query_id": gq.id, "chunk_id": cid, "kind": kind, "rank": retrieved.get(cid, pd.NA),
-                         "grade": int(gq.relevant.get(cid, 0)), "x": qy[j, 0], "y": qy[j, 1],
+            i = at[lid]
+            if i is None:  # pragma: no cover - filtered above
+                continue
+            rows.append({"query_id": gq.id, "chunk_id": ids[i], "kind": kind, "rank": retrieved.get(lid, pd.NA),
+                         "grade": int(gq.relevant.get(lid, 0)), "x": qy[j, 0], "y": qy[j, 1],
                          "x2": xy[i, 0], "y2": xy[i, 1]})
     links = pd.DataFrame(rows, columns=["query_id", "chunk_id", "kind", "rank", "grade", "x", "y", "x2", "y2"])
     links["rank"] = links["rank"].astype("Int64")
@@ -238,10 +304,12 @@ def corpus_map_chart(
     sel = alt.selection_point(name="query", fields=["query_id"], on="click", clear="dblclick", empty=False,
                               **({"value": [{"query_id": query_id}]} if query_id is not None else {}))
     colour_title = {"doc_id": "document", "category": "question category", "cluster": "cluster"}[color]
-    colour = alt.Color(f"{color}:N", title=colour_title,
-                       scale=alt.Scale(scheme="tableau20"),
-                       legend=alt.Legend(columns=2 if chunks[color].nunique() > 14 else 1, symbolLimit=60,
-                                         labelLimit=150))
+    n_colours = int(chunks[color].nunique())
+    # More than 20 values cannot get distinct colours (tableau20) and a long legend squeezes the
+    # plot: drop the legend and say so; the tooltip still names each point's document.
+    legend = (alt.Legend(columns=2 if n_colours > 14 else 1, symbolLimit=60, labelLimit=150)
+              if n_colours <= MAX_LEGEND_ENTRIES else None)
+    colour = alt.Color(f"{color}:N", title=colour_title, scale=alt.Scale(scheme="tableau20"), legend=legend)
     shape = alt.Shape("coverage:N", title="coverage",
                       scale=alt.Scale(domain=list(_COVERAGE), range=["circle", "square"]))
     tooltip = [alt.Tooltip("chunk_id:N", title="chunk"), alt.Tooltip("doc_id:N", title="document"),
@@ -284,5 +352,7 @@ def corpus_map_chart(
     if title:
         chart = chart.properties(title=alt.Title(title, subtitle=(
             "Click a question (◆) to draw lines to its relevant and retrieved chunks; double-click clears. "
-            "Hollow squares: chunks no question covers.")))
+            "Hollow squares: chunks no question covers."
+            + (f" {n_colours} {colour_title}s share 20 colours: hover a point to see its {colour_title}."
+               if n_colours > MAX_LEGEND_ENTRIES else ""))))
     return chart

@@ -12,7 +12,6 @@ from app_helpers import library_result, no_exception, sample_golden
 from app_helpers import open_page as _open_page
 from app_helpers import sample_index as _index
 
-ROOT = Path(__file__).resolve().parents[1]
 PAGE = "pages/health.py"
 
 
@@ -127,12 +126,11 @@ def test_queries_needed_per_category(app):
 
 
 def _replace_golden(at, queries) -> None:
-    from rag_metrics import lab
     from rag_metrics.types import GoldenSet
 
     entry = at.session_state["_golden"]["sample_corpus"]
     entry.golden = GoldenSet(tuple(queries), name="sample_corpus")
-    entry.fingerprint = lab.golden_fingerprint(entry.golden)
+    entry.fingerprint = entry.golden.fingerprint()
     entry.revision += 1
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from rag_metrics import Chunk, GoldenQuery, GoldenSet, Run
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import evaluate
+from rag_metrics.evaluate import EvalOptions, evaluate
 from rag_metrics.projection import (
     LINK_KINDS,
     NOT_COVERED,
@@ -128,3 +128,53 @@ def test_validation():
     # a single chunk still projects (second axis padded)
     one = project_corpus(CHUNKS[:1], x[:1], GoldenSet(()), np.zeros((0, x.shape[1]), np.float32))
     assert one.chunks[["x", "y"]].shape == (1, 2)
+
+
+# ---- document-level corpora (BEIR/TREC labels name documents) ---------------------------------
+DOC_GOLDEN = GoldenSet((
+    GoldenQuery("d1", "where do invoices go?", "factual", {"billing": 1}),
+    GoldenQuery("d2", "do offline edits sync?", "factual", {"sync": 2, "export": 0}),
+))
+
+
+def _doc_map(result=None, **kw):
+    x = ENC.encode([c.text for c in CHUNKS])
+    q = ENC.encode([g.question for g in DOC_GOLDEN])
+    return project_corpus(CHUNKS, x, DOC_GOLDEN, q, result, **kw), x, q
+
+
+def test_document_labels_cover_every_chunk_of_the_document():
+    cm, _, _ = _doc_map(n_clusters=0)  # level "auto": labels name documents, not chunks
+    cov = cm.chunks.set_index("chunk_id")["covered_by_any_question"].to_dict()
+    assert cov == {"billing#0": True, "billing#1": True, "sync#0": True, "sync#1": True,
+                   "export#0": False, "export#1": False}  # export has grade 0: judged, not relevant
+
+
+def test_document_level_links_go_to_the_documents_nearest_chunk():
+    chunk_run = Run.from_rankings({"d1": ["export#1", "billing#1", "billing#0"], "d2": ["sync#0", "sync#1"]})
+    to_doc = {c.id: c.doc_id for c in CHUNKS}
+    res = evaluate(DOC_GOLDEN, chunk_run, EvalOptions(level="document"), chunk_to_doc=to_doc)
+    cm, x, q = _doc_map(res, k=2, n_clusters=0)
+    links = cm.links.set_index(["query_id", "kind"])
+    # d1: documents ranked export (1), billing (2); billing is relevant and retrieved at rank 2
+    assert links.loc[("d1", LINK_KINDS[0]), "rank"] == 2
+    assert links.loc[("d1", LINK_KINDS[2]), "rank"] == 1
+    # the line to a document ends at the chunk of that document nearest the question
+    xn = x / np.linalg.norm(x, axis=1, keepdims=True)
+    qn = q / np.linalg.norm(q, axis=1, keepdims=True)
+    best_billing = ["billing#0", "billing#1"][int(np.argmax(xn[:2] @ qn[0]))]
+    assert links.loc[("d1", LINK_KINDS[0]), "chunk_id"] == best_billing
+    assert set(cm.links["query_id"]) == {"d1", "d2"}  # every labelled question draws lines
+    # explicit chunk level on document labels: nothing matches, no lines (the old behaviour)
+    cm_chunk, _, _ = _doc_map(n_clusters=0, level="chunk")
+    assert cm_chunk.links.empty and not cm_chunk.chunks["covered_by_any_question"].any()
+
+
+def test_many_documents_drop_the_colour_legend():
+    many = [Chunk(f"doc{i}#0", f"doc{i}", f"text number {i} about topic {i % 7}", 0, 20) for i in range(30)]
+    x = ENC.encode([c.text for c in many])
+    cm = project_corpus(many, x, GoldenSet(()), np.zeros((0, x.shape[1])), n_clusters=0)
+    spec = json.dumps(corpus_map_chart(cm, color="doc_id").to_dict())
+    assert "30 documents share 20 colours" in spec
+    few = json.dumps(corpus_map_chart(_map(n_clusters=0)[0], color="doc_id").to_dict())
+    assert "share 20 colours" not in few and '"symbolLimit": 60' in few  # the legend is kept

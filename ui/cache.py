@@ -46,8 +46,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from rag_metrics import lab
+from rag_metrics import readouts
 from rag_metrics.evaluate import EvalOptions, EvaluationResult, evaluate
+from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, RETRIEVER_KINDS
+from rag_metrics.retrieval.memo import LazyEncoder, RetrievalMemo
 from rag_metrics.types import Chunk, Corpus, GoldenSet
 
 __all__ = [
@@ -84,19 +86,19 @@ class ChunkSet:
 def sample_corpus() -> tuple[Corpus, str]:
     """The bundled sample corpus and its fingerprint."""
     from rag_metrics.corpus import load_corpus
-    from rag_metrics.retrieval.build_sample_cache import sample_paths
+    from rag_metrics.sample import sample_paths
 
-    corpus = load_corpus(sample_paths()["docs"], name="sample_corpus")
-    return corpus, lab.corpus_fingerprint(corpus)
+    corpus = load_corpus(sample_paths().docs, name="sample_corpus")
+    return corpus, corpus.fingerprint()
 
 
 @st.cache_resource(show_spinner=False)
 def sample_golden() -> GoldenSet:
     """The shipped golden set (``sample_corpus/golden.jsonl``)."""
     from rag_metrics.golden import load_golden
-    from rag_metrics.retrieval.build_sample_cache import sample_paths
+    from rag_metrics.sample import sample_paths
 
-    g = load_golden(sample_paths()["golden"])
+    g = load_golden(sample_paths().golden)
     return GoldenSet(g.queries, name="sample")
 
 
@@ -113,25 +115,25 @@ def chunk_set(_corpus: Corpus, corpus_fp: str, size: int, overlap: int) -> Chunk
 @st.cache_resource(show_spinner=False)
 def embedding_cache(cache_dir: str) -> Any:
     """The on-disk embedding cache at ``cache_dir`` with the shipped sample embeddings layered in."""
-    from rag_metrics.retrieval.build_sample_cache import sample_paths
+    from rag_metrics.sample import sample_paths
     from rag_metrics.retrieval.cache import EmbeddingCache
 
     cache = EmbeddingCache(cache_dir)
-    cache.add_shipped(sample_paths()["embeddings"])
+    cache.add_shipped(sample_paths(required=False).embeddings)
     return cache
 
 
 @st.cache_resource(show_spinner=False)
-def encoder(model: str = "") -> lab.LazyEncoder:
+def encoder(model: str = "") -> LazyEncoder:
     """The embedding model, loaded only when a text is missing from the embedding cache."""
-    from rag_metrics.retrieval.build_sample_cache import sample_paths
+    from rag_metrics.sample import sample_paths
     from rag_metrics.retrieval.cache import read_shipped
 
-    shipped = read_shipped(sample_paths()["embeddings"])
+    shipped = read_shipped(sample_paths(required=False).embeddings)
     dim = shipped.vectors.shape[1] if shipped is not None else None
-    enc = lab.LazyEncoder(model or None)
+    enc = LazyEncoder(model or None)
     if shipped is not None and shipped.model == enc.name:
-        enc = lab.LazyEncoder(model or None, dim=int(dim))  # type: ignore[arg-type]
+        enc = LazyEncoder(model or None, dim=int(dim))  # type: ignore[arg-type]
     return enc
 
 
@@ -160,19 +162,19 @@ def _make_retriever(kind: str) -> Any:
 
 
 @st.cache_resource(show_spinner=False, max_entries=12)
-def retrieval_memo(_chunks: ChunkSet, chunks_fp: str, kind: str) -> lab.RetrievalMemo:
+def retrieval_memo(_chunks: ChunkSet, chunks_fp: str, kind: str) -> RetrievalMemo:
     """An indexed retriever for one chunking, with rankings memoised per question text."""
     from rag_metrics.errors import InputError
 
-    if kind not in lab.RETRIEVERS:
-        raise InputError(f"unknown retriever {kind!r}; use one of {', '.join(lab.RETRIEVERS)}")
+    if kind not in RETRIEVER_KINDS:
+        raise InputError(f"unknown retriever {kind!r}; use one of {', '.join(RETRIEVER_KINDS)}")
     retriever = _make_retriever(kind)
     retriever.index(list(_chunks.chunks))
-    return lab.RetrievalMemo(retriever, _chunks.chunks, lab.DEPTH)
+    return RetrievalMemo(retriever, _chunks.chunks, DEFAULT_DEPTH)
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def evaluation(_memo: lab.RetrievalMemo, _golden: GoldenSet, _options: EvalOptions,
+def evaluation(_memo: RetrievalMemo, _golden: GoldenSet, _options: EvalOptions,
                eval_key: str) -> EvaluationResult:
     """Judge the memoised run of ``_golden`` (``eval_key`` = memo key + golden fp + options)."""
     run = _memo.run_for(_golden)
@@ -180,7 +182,7 @@ def evaluation(_memo: lab.RetrievalMemo, _golden: GoldenSet, _options: EvalOptio
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def evaluation_documents(_memo: lab.RetrievalMemo, _golden: GoldenSet, _options: EvalOptions,
+def evaluation_documents(_memo: RetrievalMemo, _golden: GoldenSet, _options: EvalOptions,
                          _chunks: ChunkSet, eval_key: str) -> EvaluationResult:
     """Document-level evaluation (labels are document ids, e.g. BEIR): a document takes the rank
     of its first chunk (the library's ``evaluate(..., chunk_to_doc=...)``)."""
@@ -191,7 +193,7 @@ def evaluation_documents(_memo: lab.RetrievalMemo, _golden: GoldenSet, _options:
 # ---- tables derived from one evaluation --------------------------------------------------------
 @st.cache_data(show_spinner=False, max_entries=512)
 def summary_table(_result: EvaluationResult, eval_key: str, k: int, metrics: tuple[str, ...]) -> pd.DataFrame:
-    return lab.card_table(_result, k, metrics)
+    return readouts.card_table(_result, k, metrics)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -220,12 +222,12 @@ def category_table(_result: EvaluationResult, eval_key: str, metric: str, k: int
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def hit_rate_table(_result: EvaluationResult, eval_key: str) -> pd.DataFrame:
-    return lab.hit_rate_table(_result)
+    return readouts.hit_rate_table(_result)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def abstention_table(_result: EvaluationResult, eval_key: str) -> pd.DataFrame:
-    return lab.abstention_sweep(_result)
+    return readouts.abstention_sweep(_result)
 
 
 def clear_all() -> None:
@@ -247,7 +249,7 @@ def prewarm_embeddings(chunks: ChunkSet, progress=None) -> int:
 
 # ---- A vs B (the Compare page) ------------------------------------------------------------------
 @st.cache_resource(show_spinner=False, max_entries=8)
-def config_memo(_chunks: ChunkSet, chunks_fp: str, kind: str, model: str) -> lab.RetrievalMemo:
+def config_memo(_chunks: ChunkSet, chunks_fp: str, kind: str, model: str) -> RetrievalMemo:
     """An indexed retriever for one chunking and model ("" = the bundled default)."""
     from rag_metrics.errors import InputError
 
@@ -273,11 +275,11 @@ def config_memo(_chunks: ChunkSet, chunks_fp: str, kind: str, model: str) -> lab
 
         retriever = HybridRetriever(dense, BM25Retriever())
     retriever.index(list(_chunks.chunks))
-    return lab.RetrievalMemo(retriever, _chunks.chunks, lab.DEPTH)
+    return RetrievalMemo(retriever, _chunks.chunks, DEFAULT_DEPTH)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def config_evaluation(_memo: lab.RetrievalMemo, _golden: GoldenSet, _options: EvalOptions,
+def config_evaluation(_memo: RetrievalMemo, _golden: GoldenSet, _options: EvalOptions,
                       _c2d: dict[str, str] | None, key: str, depth: int) -> EvaluationResult:
     """One configuration's evaluation (``key`` names chunking, retriever, model, golden, options)."""
     run = _memo.run_for(_golden)
@@ -287,12 +289,10 @@ def config_evaluation(_memo: lab.RetrievalMemo, _golden: GoldenSet, _options: Ev
 @st.cache_data(show_spinner=False, max_entries=64)
 def comparison(_a: EvaluationResult, _b: EvaluationResult, key_a: str, key_b: str,
                keys: tuple[str, ...]) -> pd.DataFrame:
-    """``compare(a, b, keys)`` (10,000 resamples, seed 0: the CLI's defaults) with a verdict column."""
-    from rag_metrics.compare import compare, verdict
+    """``compare(a, b, keys)``: the verdict table (verdict, sentence, plain), as ``rag-metrics compare``."""
+    from rag_metrics.compare import compare
 
-    df = compare(_a, _b, list(keys))
-    df["verdict"] = [verdict(r, "A", "B") for _, r in df.iterrows()]
-    return df
+    return compare(_a, _b, list(keys))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

@@ -194,7 +194,7 @@ def carry_labels(golden: GoldenSet, old_chunks: Sequence[Chunk], new_chunks: Seq
             changes.append(LabelChange(q.id, old_id, grade, status, ids, round(coverage, 6), note))
         new_q = GoldenQuery(id=q.id, question=q.question, category=q.category, relevant=relevant,
                             expected_answer=q.expected_answer)
-        if q.in_scope and not new_q.in_scope:
+        if q.has_relevant and not new_q.has_relevant:
             emptied.append(q.id)
         queries.append(new_q)
     return GoldenSet(tuple(queries), name=golden.name), LabelReport(tuple(changes), tuple(emptied))
