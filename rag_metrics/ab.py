@@ -18,8 +18,9 @@ Chunk level with labels carried to each chunking (``carry_labels``) is offered a
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal, Mapping, Sequence
+from typing import Literal
 
 import numpy as np
 import pandas as pd

@@ -61,12 +61,12 @@ MIN_EFFECT = 0.05
 
 DECISION_RULE = (
     "Paired t-test per metric on the per-query differences (B - A); Benjamini-Hochberg correction "
-    "across the metrics compared; significant when the adjusted p <= {alpha:g}. The interval is the paired "
-    "t-interval at the false-coverage-adjusted level 1 - {alpha:g} x max(R, 1) / m (Benjamini-Yekutieli; "
+    f"across the metrics compared; significant when the adjusted p <= {ALPHA:g}. The interval is the paired "
+    f"t-interval at the false-coverage-adjusted level 1 - {ALPHA:g} x max(R, 1) / m (Benjamini-Yekutieli; "
     "R significant of m metrics), so it excludes 0 exactly when the metric is significant. 'Too small to "
     "tell': not significant and the minimum detectable effect (80 % power, from the observed spread of "
-    "the differences and n) is above {min_effect:g}."
-).format(alpha=ALPHA, min_effect=MIN_EFFECT)
+    f"the differences and n) is above {MIN_EFFECT:g}."
+)
 
 #: Verdict codes, in the order the summary lists them.
 VERDICTS = ("B better", "A better", "no difference", "too small to tell", "identical", "too few queries")
@@ -319,7 +319,7 @@ def plain_verdict(row: pd.Series | dict, name_a: str = "A", name_b: str = "B") -
         return f"{label}: too few questions to compare {name_a} and {name_b}."
     if v == "identical":
         return f"{label}: {name_a} and {name_b} give the same result on every question."
-    ma, mb, d = float(r["mean_a"]), float(r["mean_b"]), float(r["delta"])
+    ma, mb = float(r["mean_a"]), float(r["mean_b"])
     lo, hi = float(r["ci_low"]), float(r["ci_high"])
     if v in ("B better", "A better"):
         better, worse = (name_b, name_a) if v == "B better" else (name_a, name_b)

@@ -9,9 +9,10 @@
 """
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Iterable, Literal, Mapping, Sequence
+from typing import Literal
 
 import numpy as np
 import pandas as pd
@@ -130,7 +131,7 @@ def evaluate(
     *,
     chunk_to_doc: Mapping[str, str] | None = None,
     depth: int | None = None,
-) -> "EvaluationResult":
+) -> EvaluationResult:
     """Judge ``run`` against ``golden`` once; metrics at any k are then read from the result.
 
     Accepts pytrec_eval/ranx-shaped dicts for both arguments.  Run rows whose query is not in the
@@ -209,7 +210,7 @@ class EvaluationResult:
     def depth(self) -> int:
         return int(self.judged.n_retrieved.max()) if len(self.judged.n_retrieved) else 0
 
-    def with_options(self, **changes: object) -> "EvaluationResult":
+    def with_options(self, **changes: object) -> EvaluationResult:
         """Same judged run under other options (no re-judging unless the level changes)."""
         opts = replace(self.options, **changes)  # type: ignore[arg-type]
         if opts.level != self.options.level:

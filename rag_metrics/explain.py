@@ -7,8 +7,8 @@ the text shows the arithmetic a student would write down.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 import numpy as np
 
@@ -100,10 +100,10 @@ def explain_ranking(grades: Sequence[int], judged_grades: Sequence[int], k: int,
     for name, gain in (("ndcg", "linear"), ("ndcg_exp", "exponential")):
         v = float(kn.ndcg(k, gain)[0])
 
-        def g_of(g: int) -> float:
+        def g_of(g: int, gain: str = gain) -> float:
             return float(g) if gain == "linear" else 2.0 ** g - 1.0
 
-        def g_txt(g: int) -> str:
+        def g_txt(g: int, gain: str = gain) -> str:
             return str(g) if gain == "linear" else f"(2^{g}-1)"
 
         dterms = [f"{g_txt(g)}/log2({i + 2})" for i, g in enumerate(topk) if g > 0]

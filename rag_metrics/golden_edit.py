@@ -12,7 +12,8 @@ No streamlit import here.
 from __future__ import annotations
 
 import math
-from typing import Any, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd

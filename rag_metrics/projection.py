@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import importlib.util
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Sequence
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
 import pandas as pd
@@ -99,7 +100,7 @@ def _fit_transform(x: NDArray[np.float32], q: NDArray[np.float32], method: str, 
 
 
 def _resolve_level(level: str, chunks: Sequence[Chunk], golden: GoldenSet,
-                   result: "EvaluationResult | None") -> str:
+                   result: EvaluationResult | None) -> str:
     if level in ("chunk", "document"):
         return level
     if level != "auto":
@@ -146,7 +147,7 @@ def project_corpus(
     chunk_embeddings: NDArray[np.floating],
     golden: GoldenSet,
     query_embeddings: NDArray[np.floating],
-    result: "EvaluationResult | None" = None,
+    result: EvaluationResult | None = None,
     *,
     k: int = 5,
     method: Literal["pca", "umap", "auto"] = "pca",
@@ -280,7 +281,7 @@ def corpus_map_chart(
     width: int | str = 640,
     height: int = 460,
     title: str | None = "Corpus map",
-) -> "alt.LayerChart":
+) -> alt.LayerChart:
     """Altair chart of a :class:`CorpusMap`.
 
     Chunks are points coloured by ``color``; chunks no question covers are hollow squares (a

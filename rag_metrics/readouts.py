@@ -13,7 +13,8 @@ Formatting (rounding, percentages) is left to the UI.  No streamlit import here.
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd

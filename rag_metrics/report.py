@@ -19,9 +19,10 @@ import datetime as _dt
 import html
 import json
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -77,8 +78,8 @@ class ReportContent:
     k: int
     generated_at: str
     headline: pd.DataFrame
-    curve_chart: "alt.Chart | alt.LayerChart"
-    category_chart: "alt.Chart | alt.LayerChart"
+    curve_chart: alt.Chart | alt.LayerChart
+    category_chart: alt.Chart | alt.LayerChart
     by_category: pd.DataFrame
     best: tuple[QueryExample, ...]
     worst: tuple[QueryExample, ...]
@@ -92,7 +93,7 @@ class ReportContent:
     verdicts: tuple[str, ...] = ()
     comparison_names: tuple[str, str] = ("A", "B")
     notes: tuple[str, ...] = field(default_factory=tuple)
-    map_chart: "alt.LayerChart | None" = None
+    map_chart: alt.LayerChart | None = None
 
 
 def _label(metric: str, k: int | None) -> str:
@@ -103,7 +104,7 @@ def _label(metric: str, k: int | None) -> str:
 
 def metric_curve_chart(result: EvaluationResult, metrics: Sequence[str] = DEFAULT_METRICS,
                        max_k: int | None = None, k: int | None = None, width: int | str = 820,
-                       height: int = 320) -> "alt.LayerChart":
+                       height: int = 320) -> alt.LayerChart:
     """Mean of each metric for k = 1..max_k, one line per metric, with a rule at the chosen ``k``."""
     import altair as alt
 
@@ -126,7 +127,7 @@ def metric_curve_chart(result: EvaluationResult, metrics: Sequence[str] = DEFAUL
 
 
 def category_chart(result: EvaluationResult, metrics: Sequence[str] = ("hit_rate", "ndcg"), k: int = 5,
-                   by_category: pd.DataFrame | None = None, width: int | str = 700) -> "alt.LayerChart":
+                   by_category: pd.DataFrame | None = None, width: int | str = 700) -> alt.LayerChart:
     """Mean with 95 % CI per category (horizontal bars with error bars), one bar per metric."""
     import altair as alt
 
@@ -196,7 +197,7 @@ def report_content(
     context_metrics: bool = True,
     n_resamples: int = CI_RESAMPLES,
     generated_at: str | None = None,
-    corpus_map: "CorpusMap | None" = None,
+    corpus_map: CorpusMap | None = None,
 ) -> ReportContent:
     """Gather the report's content (also what the app's presenter view shows).
 
@@ -258,7 +259,7 @@ def report_content(
     )
 
 
-def _map_chart(cmap: "CorpusMap | None", worst: Sequence[QueryExample]) -> "alt.LayerChart | None":
+def _map_chart(cmap: CorpusMap | None, worst: Sequence[QueryExample]) -> alt.LayerChart | None:
     if cmap is None:
         return None
     from rag_metrics.projection import corpus_map_chart

@@ -13,8 +13,9 @@ same kernels as :func:`rag_metrics.evaluate.evaluate`.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -57,7 +58,7 @@ class Sandbox:
             raise InputError("the sandbox list has the same id twice; ids must be unique")
 
     @classmethod
-    def from_grades(cls, grades: Sequence[int], unretrieved: Sequence[int] = (), **kw: Any) -> "Sandbox":
+    def from_grades(cls, grades: Sequence[int], unretrieved: Sequence[int] = (), **kw: Any) -> Sandbox:
         """Items named ``result 1``, ``result 2``, ... with the given grades (rank order)."""
         return cls(tuple(Item(f"result {i + 1}", "", int(g)) for i, g in enumerate(grades)),
                    tuple(int(g) for g in unretrieved), **kw)
@@ -76,7 +77,7 @@ class Sandbox:
         return sum(1 for g in self.judged_grades if g >= level)
 
     # ---- manipulations (each returns a new Sandbox) ------------------------------------------
-    def move(self, index: int, step: int) -> "Sandbox":
+    def move(self, index: int, step: int) -> Sandbox:
         """Move the item at ``index`` (0-based) by ``step`` places (-1 = up); clamped at the ends."""
         items = list(self.items)
         if not 0 <= index < len(items):
@@ -85,7 +86,7 @@ class Sandbox:
         items.insert(j, items.pop(index))
         return replace(self, items=tuple(items))
 
-    def with_grade(self, index: int, grade: int) -> "Sandbox":
+    def with_grade(self, index: int, grade: int) -> Sandbox:
         if not 0 <= index < len(self.items):
             raise InputError(f"no item at position {index + 1}; the list has {len(self.items)} items")
         _check_grade(grade, "grade")
@@ -93,11 +94,11 @@ class Sandbox:
         items[index] = replace(items[index], grade=int(grade))
         return replace(self, items=tuple(items))
 
-    def with_grades(self, grades: Mapping[str, int]) -> "Sandbox":
+    def with_grades(self, grades: Mapping[str, int]) -> Sandbox:
         """Set grades by item id (ids not listed keep their grade)."""
         return replace(self, items=tuple(replace(it, grade=int(grades.get(it.id, it.grade))) for it in self.items))
 
-    def with_unretrieved(self, count: int, grade: int = 1) -> "Sandbox":
+    def with_unretrieved(self, count: int, grade: int = 1) -> Sandbox:
         """``count`` relevant ids that the retriever did not return: the first ones keep their
         grades (e.g. from the golden labels), new ones get ``grade``."""
         if isinstance(count, bool) or not isinstance(count, int) or count < 0:

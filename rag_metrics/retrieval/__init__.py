@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import importlib
 import threading
-from typing import TYPE_CHECKING, Any, Literal, Mapping, Protocol, Sequence, runtime_checkable
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from rag_metrics.errors import InputError
 from rag_metrics.retrieval.chunking import (
@@ -100,7 +101,7 @@ _ENCODERS: dict[str, Any] = {}
 _ENCODERS_LOCK = threading.Lock()
 
 
-def get_encoder(model: str | None = None) -> "Encoder":
+def get_encoder(model: str | None = None) -> Encoder:
     """A :class:`SentenceTransformerEncoder`, loaded once per process and model name.
 
     ``"hashing-<dim>"`` gives the test-only :class:`HashingEncoder`.
@@ -127,7 +128,7 @@ def get_encoder(model: str | None = None) -> "Encoder":
 def make_retriever(
     kind: str = DEFAULT_RETRIEVER,
     model: str | None = None,
-    cache: "EmbeddingCache | None | Literal[False]" = None,
+    cache: EmbeddingCache | None | Literal[False] = None,
     *,
     index: Literal["flat", "hnsw"] = "flat",
     fusion: Literal["rrf", "weighted"] = "rrf",

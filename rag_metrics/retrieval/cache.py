@@ -35,8 +35,9 @@ import secrets
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import BinaryIO, Callable, Sequence
+from typing import BinaryIO
 
 import numpy as np
 from numpy.typing import NDArray
@@ -213,7 +214,7 @@ class EmbeddingCache:
                 pass
 
     # -- shipped layer ----------------------------------------------------------------------
-    def add_shipped(self, directory: str | os.PathLike[str]) -> "ShippedEmbeddings | None":
+    def add_shipped(self, directory: str | os.PathLike[str]) -> ShippedEmbeddings | None:
         """Add verified shipped embeddings as a read-only layer; ``None`` if absent or invalid."""
         shipped = read_shipped(directory)
         if shipped is None:

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable
 
 from rag_metrics.errors import InputError
 from rag_metrics.types import Chunk, Corpus, Document, content_hash
@@ -67,7 +67,7 @@ class _Cuts:
     starts: list[int]
 
     @classmethod
-    def find(cls, text: str, patterns: Iterable[tuple[re.Pattern[str], int]]) -> "_Cuts":
+    def find(cls, text: str, patterns: Iterable[tuple[re.Pattern[str], int]]) -> _Cuts:
         """Cuts at every match of each ``(pattern, group)``: the group is the separator."""
         pairs: set[tuple[int, int]] = set()
         for pattern, group in patterns:

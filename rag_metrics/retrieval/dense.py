@@ -12,14 +12,15 @@ Conventions
 """
 from __future__ import annotations
 
-from typing import Literal, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from rag_metrics.errors import InputError
-from rag_metrics.retrieval.defaults import DEFAULT_DEPTH
 from rag_metrics.retrieval.cache import EmbeddingCache, encode_with_cache
+from rag_metrics.retrieval.defaults import DEFAULT_DEPTH
 from rag_metrics.retrieval.encoders import Encoder, Progress
 from rag_metrics.retrieval.ranking import RunBuilder, desc_id_rank, top_k
 from rag_metrics.types import Chunk, Run
@@ -199,9 +200,9 @@ class DenseRetriever(ExactRetriever):
             idx.hnsw.efSearch = max(self.ef_search, fetch)  # type: ignore[attr-defined]
         dist, lab = idx.search(q, fetch)  # type: ignore[attr-defined]
         out: list[tuple[NDArray[np.int64] | None, NDArray[np.float32]]] = []
-        for d, l in zip(dist, lab):
-            ok = l >= 0
-            l, d = l[ok].astype(np.int64), d[ok].astype(np.float32)
-            order = np.argsort(l, kind="stable")
-            out.append((l[order], d[order]))
+        for d, rows in zip(dist, lab):
+            ok = rows >= 0
+            rows, d = rows[ok].astype(np.int64), d[ok].astype(np.float32)
+            order = np.argsort(rows, kind="stable")
+            out.append((rows[order], d[order]))
         return out

@@ -13,7 +13,8 @@ No streamlit import here; the app keeps one memo per chunking and retriever in `
 from __future__ import annotations
 
 import threading
-from typing import Any, Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 import numpy as np
 

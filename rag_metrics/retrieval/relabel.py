@@ -27,8 +27,9 @@ Status of each label
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Sequence
+from typing import Literal
 
 from rag_metrics.types import Chunk, GoldenQuery, GoldenSet
 
