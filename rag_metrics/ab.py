@@ -128,8 +128,9 @@ def chunk_to_doc(*chunkings: Sequence[Chunk]) -> dict[str, str]:
 
 def comparison_keys(metrics: Sequence[str], k: int) -> list[str]:
     """``["hit_rate@5", ...]``: the rows of the comparison table (also the CLI's ``--metrics``/``--k``)."""
-    if k < 1:
-        raise InputError(f"K must be >= 1, got {k}")
+    from rag_metrics.metrics.kernels import check_k
+
+    k = check_k(k, "K")
     return [f"{m}@{k}" for m in metrics]
 
 

@@ -19,8 +19,8 @@ from numpy.typing import NDArray
 
 from rag_metrics.errors import InputError
 from rag_metrics.metrics.judge import Judged, judge
-from rag_metrics.metrics.kernels import Kernels
-from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS, MetricKey, parse_metric
+from rag_metrics.metrics.kernels import Kernels, check_k
+from rag_metrics.metrics.registry import DEFAULT_METRICS, MetricKey, get_metric, parse_metric
 from rag_metrics.types import GoldenSet, Run
 
 __all__ = ["EvalOptions", "EvaluationResult", "evaluate", "bootstrap_ci"]
@@ -193,31 +193,8 @@ class EvaluationResult:
         the queries that enter the mean.
         """
         key = metric if isinstance(metric, MetricKey) else (
-            parse_metric(metric) if k is None else MetricKey(metric, int(k)))
-        if key.name not in METRICS:
-            raise InputError(f"unknown metric {key.name!r}; known metrics: {', '.join(METRICS)}")
-        if key.k is not None and key.k < 1:
-            raise InputError(f"cutoff must be >= 1, got {key.k}")
-        kn = self.kernels
-        if key.name == "hit_rate":
-            return kn.hit_rate(self._need_k(key))
-        if key.name == "precision":
-            return kn.precision(self._need_k(key))
-        if key.name == "recall":
-            return kn.recall(self._need_k(key), self.options.recall_denominator)
-        if key.name == "mrr":
-            return kn.mrr(key.k)
-        if key.name == "map":
-            return kn.map(key.k)
-        if key.name == "ndcg":
-            return kn.ndcg(key.k, "linear")
-        return kn.ndcg(key.k, "exponential")
-
-    @staticmethod
-    def _need_k(key: MetricKey) -> int:
-        if key.k is None:
-            raise InputError(f"{key.name} needs a cutoff, e.g. {key.name}@10")
-        return key.k
+            parse_metric(metric) if k is None else MetricKey(metric, k))
+        return get_metric(key.name).compute(self.kernels, key.k, self.options)
 
     def mean(self, metric: str | MetricKey, k: int | None = None) -> float:
         v = self.values(metric, k)[self.included]
@@ -225,7 +202,7 @@ class EvaluationResult:
 
     def curve(self, metrics: Sequence[str] = DEFAULT_METRICS, max_k: int | None = None) -> pd.DataFrame:
         """Mean of each metric for k = 1..max_k (default: the ranking depth): columns metric, k, value."""
-        max_k = max_k or max(self.depth, 1)
+        max_k = max(self.depth, 1) if max_k is None else check_k(max_k, "max_k")
         inc = self.included
         rows = []
         for m in metrics:
@@ -240,9 +217,7 @@ class EvaluationResult:
         keys = []
         ks = list(ks)
         for m in metrics:
-            spec = METRICS.get(m)
-            if spec is None:
-                raise InputError(f"unknown metric {m!r}; known metrics: {', '.join(METRICS)}")
+            spec = get_metric(m)
             for k in ks:
                 if k is None and spec.cutoff == "required":
                     continue
@@ -326,8 +301,7 @@ class EvaluationResult:
         Columns: query_id, category, question, expected_ids, retrieved_ids (top k), top_score,
         first_relevant_rank (beyond k, or <NA> when no relevant id was retrieved at all).
         """
-        if k < 1:
-            raise InputError(f"k must be >= 1, got {k}")
+        k = check_k(k)
         hits = self.kernels.hit_rate(k)
         first = self.kernels.first_relevant_rank
         rows = []

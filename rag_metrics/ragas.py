@@ -179,9 +179,9 @@ def rank_weighted_context_precision(verdicts: Sequence[int | bool], epsilon: flo
 
 # ---- per query, from an evaluation ------------------------------------------------------------
 def _check_k(k: object) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or int(k) < 1:
-        raise InputError(f"k must be an integer >= 1, got {k!r}")
-    return int(k)
+    from rag_metrics.metrics.kernels import check_k
+
+    return check_k(k)
 
 
 def _ragas_arrays(result: EvaluationResult, k: int) -> dict[str, NDArray[np.float64]]:
