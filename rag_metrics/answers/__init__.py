@@ -23,6 +23,15 @@ from rag_metrics.answers.types import (
 )
 
 __all__ = [
-    "AnswerItem", "GeneratedQuestion", "ItemJudgement", "Judge", "JudgeProgress", "MetricScore",
-    "StatementVerdict", "STATUSES", "SUPPORTED", "UNSUPPORTED", "NOT_A_CLAIM",
+    "NOT_A_CLAIM",
+    "STATUSES",
+    "SUPPORTED",
+    "UNSUPPORTED",
+    "AnswerItem",
+    "GeneratedQuestion",
+    "ItemJudgement",
+    "Judge",
+    "JudgeProgress",
+    "MetricScore",
+    "StatementVerdict",
 ]

@@ -5,12 +5,13 @@ shipped sample embeddings and earlier runs make most texts hits).
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["default_encoder", "default_embedding_cache", "embed"]
+__all__ = ["default_embedding_cache", "default_encoder", "embed"]
 
 
 def default_encoder(model: str | None = None) -> Any:

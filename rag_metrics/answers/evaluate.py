@@ -7,14 +7,21 @@ Only items whose status is ``"ok"`` enter a mean; failed items are counted separ
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from rag_metrics.answers.registry import metric_order
-from rag_metrics.answers.types import AnswerItem, CancelCheck, Judge, MetricScore, ProgressCallback
+from rag_metrics.answers.types import (
+    AnswerItem,
+    CancelCheck,
+    Judge,
+    MetricScore,
+    ProgressCallback,
+)
 from rag_metrics.errors import InputError
 
 __all__ = ["AnswerEvaluation", "evaluate_answers"]

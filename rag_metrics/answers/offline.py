@@ -20,7 +20,8 @@ to its source sentence) and noncommittal answers that repeat the question (close
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -40,7 +41,7 @@ from rag_metrics.answers.types import (
 )
 from rag_metrics.errors import InputError
 
-__all__ = ["OfflineJudge", "SUPPORT_THRESHOLD", "OFFLINE_METRICS"]
+__all__ = ["OFFLINE_METRICS", "SUPPORT_THRESHOLD", "OfflineJudge"]
 
 #: Best-cosine threshold for an answer sentence's "supported" verdict (labels only).
 SUPPORT_THRESHOLD = 0.6

@@ -13,7 +13,8 @@ Items without a ground truth get status ``"no_ground_truth"`` (``null`` in JSON)
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from rag_metrics.answers.embed import default_embedding_cache, default_encoder, embed
 from rag_metrics.answers.types import (
@@ -25,7 +26,7 @@ from rag_metrics.answers.types import (
     ProgressCallback,
 )
 
-__all__ = ["ReferenceMetrics", "REFERENCE_METRICS", "string_similarity"]
+__all__ = ["REFERENCE_METRICS", "ReferenceMetrics", "string_similarity"]
 
 REFERENCE_METRICS = ("semantic_similarity", "string_similarity")
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["AnswerMetric", "ANSWER_METRICS", "metric_order"]
+__all__ = ["ANSWER_METRICS", "AnswerMetric", "metric_order"]
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["split_sentences", "carries_claim", "FILLER_OPENINGS", "ABBREVIATIONS"]
+__all__ = ["ABBREVIATIONS", "FILLER_OPENINGS", "carries_claim", "split_sentences"]
 
 #: Tokens ending with a period that do not end a sentence (compared lower-cased).
 ABBREVIATIONS = frozenset({

@@ -6,13 +6,26 @@ fix it).  A missing value is never a silent 0 or NaN.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Literal, Mapping, Protocol, Sequence, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 __all__ = [
-    "AnswerItem", "Verdict", "StatementVerdict", "GeneratedQuestion", "MetricScore",
-    "ItemJudgement", "Judge", "JudgeProgress", "ProgressCallback", "CancelCheck",
-    "STATUSES", "SUPPORTED", "UNSUPPORTED", "NOT_A_CLAIM", "VERDICTS",
+    "NOT_A_CLAIM",
+    "STATUSES",
+    "SUPPORTED",
+    "UNSUPPORTED",
+    "VERDICTS",
+    "AnswerItem",
+    "CancelCheck",
+    "GeneratedQuestion",
+    "ItemJudgement",
+    "Judge",
+    "JudgeProgress",
+    "MetricScore",
+    "ProgressCallback",
+    "StatementVerdict",
+    "Verdict",
 ]
 
 SUPPORTED = "supported"
@@ -120,7 +133,7 @@ class MetricScore:
         return self.status == "ok"
 
     @staticmethod
-    def failed(status: str, message: str = "", **kw: object) -> "MetricScore":
+    def failed(status: str, message: str = "", **kw: object) -> MetricScore:
         if status not in STATUSES or status == "ok":
             raise ValueError(f"unknown failure status {status!r}")
         return MetricScore(None, status, message or STATUSES[status], **kw)  # type: ignore[arg-type]
