@@ -15,6 +15,8 @@ import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from typing_extensions import Self
+
 DIM = 16
 
 
@@ -74,7 +76,7 @@ class _Handler(BaseHTTPRequestHandler):
         if not self.path.endswith("/chat/completions"):
             self._send(404, {"error": {"message": f"no route {self.path}"}})
             return
-        user = [m for m in req["messages"] if m["role"] == "user"][0]["content"]
+        user = next(m for m in req["messages"] if m["role"] == "user")["content"]
         sc = srv.scenario
         fault = next((f for s, f in sc.faults.items() if s in user), None)
         if fault == "slow":
@@ -126,7 +128,7 @@ class JudgeServer(ThreadingHTTPServer):
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.server_address[1]}/v1"
 
-    def __enter__(self) -> JudgeServer:
+    def __enter__(self) -> Self:
         self._thread.start()
         return self
 
