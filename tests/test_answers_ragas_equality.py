@@ -9,9 +9,9 @@ import json
 import subprocess
 
 import pytest
-
 from answers_ragas_env import ragas_python
 from answers_server import JudgeServer, Scenario
+
 from rag_metrics.answers.data import load_sample_answers
 from rag_metrics.answers.llm import JudgeConfig, LLMJudge
 from rag_metrics.answers.llm_cache import JudgeCache
