@@ -131,3 +131,34 @@ def relevancy_table(ev: AnswerEvaluation, labels: Mapping[str, HumanLabels], met
 
     return pd.DataFrame([{"relevancy": r, "mean": float(np.mean(vals[r])), "n": len(vals[r])}
                          for r in RELEVANCY_LABELS if r in vals], columns=["relevancy", "mean", "n"])
+
+
+def catch_and_miss(ev: AnswerEvaluation, labels: Mapping[str, HumanLabels], metric: str = "context_support",
+                   relevancy_metric: str = "answer_question_similarity", n: int = 5) -> dict[str, pd.DataFrame]:
+    """Examples from the labelled answers of what an offline approximation catches and misses.
+
+    Returns ``{"caught": ..., "missed": ..., "false_alarms": ..., "noncommittal": ...}``:
+    sentences people labelled unsupported that the judge flagged (lowest similarity first) and did
+    not flag (highest first), supported sentences it flagged, and noncommittal / off-topic answers
+    by their answer-question similarity (highest first: the ones it cannot tell from real answers).
+    """
+    st = sentence_table(ev, labels, metric)
+    claims = st[st.judge != "not a claim"]
+    caught = claims[(claims.human == UNSUPPORTED) & (claims.judge == UNSUPPORTED)].sort_values("similarity")
+    missed = claims[(claims.human == UNSUPPORTED) & (claims.judge != UNSUPPORTED)].sort_values(
+        "similarity", ascending=False)
+    false_alarms = claims[(claims.human == "supported") & (claims.judge == UNSUPPORTED)].sort_values("similarity")
+    rows = []
+    for it in ev.items:
+        lab = labels.get(it.id)
+        s = ev.scores.get(it.id, {}).get(relevancy_metric)
+        if lab is not None and lab.relevancy in ("noncommittal", "off-topic") and s is not None and s.ok:
+            rows.append({"item_id": it.id, "question": it.question, "answer": it.answer,
+                         "relevancy": lab.relevancy, "value": s.value})
+    nc = pd.DataFrame(rows, columns=["item_id", "question", "answer", "relevancy", "value"])
+    nc = nc.sort_values("value", ascending=False)
+    cols = ["item_id", "sentence", "similarity", "evidence"]
+    return {"caught": caught[cols].head(n).reset_index(drop=True),
+            "missed": missed[cols].head(n).reset_index(drop=True),
+            "false_alarms": false_alarms[cols].head(n).reset_index(drop=True),
+            "noncommittal": nc.head(n).reset_index(drop=True)}

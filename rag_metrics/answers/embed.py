@@ -16,10 +16,8 @@ __all__ = ["default_embedding_cache", "default_encoder", "embed"]
 
 def default_encoder(model: str | None = None) -> Any:
     """A lazily loaded :class:`~rag_metrics.retrieval.encoders.Encoder` (default MiniLM)."""
-    try:  # the lazy encoder is moving from rag_metrics.lab to rag_metrics.retrieval.memo
-        from rag_metrics.retrieval.memo import LazyEncoder  # type: ignore[import-not-found]
-    except ImportError:
-        from rag_metrics.lab import LazyEncoder
+    from rag_metrics.retrieval.memo import LazyEncoder
+
     return LazyEncoder(model)
 
 

@@ -430,14 +430,22 @@ class LLMJudge:
             futures = {pool.submit(self._run_one, it, m): (i, m)
                        for i, it in enumerate(items) for m in self.metrics}
             pending = set(futures)
-            while pending:
-                done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-                for f in done:
-                    results[futures[f]] = f.result()
-                if cancel is not None and not self._stop.is_set() and cancel():
-                    self._stop.set()
-                if progress is not None:
-                    progress(self._stats.snapshot())
+            try:
+                while pending:
+                    done, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+                    for f in done:
+                        results[futures[f]] = f.result()
+                    if cancel is not None and not self._stop.is_set() and cancel():
+                        self._stop.set()
+                    if progress is not None:
+                        progress(self._stats.snapshot())
+            except BaseException:
+                # interrupted (Ctrl-C, a Streamlit rerun or stop): stop the workers before the pool
+                # waits for them; replies already paid for are in the cache
+                self._stop.set()
+                for f in pending:
+                    f.cancel()
+                raise
         if progress is not None:
             progress(self._stats.snapshot())
         return [ItemJudgement(it.id, {m: results[(i, m)] for m in self.metrics}) for i, it in enumerate(items)]
