@@ -125,3 +125,14 @@ def load_sample_answers(path: str | os.PathLike[str] | None = None
                              f"{', '.join(RELEVANCY_LABELS)}")
         labels[str(obj["id"])] = HumanLabels(sents, obj["relevancy"])
     return items, labels
+
+
+def items_fingerprint(items: list[AnswerItem] | tuple[AnswerItem, ...]) -> str:
+    """Content hash of answer items (cache keys)."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for it in items:
+        h.update(json.dumps([it.id, it.question, it.answer, list(it.contexts), it.ground_truth, it.system,
+                             it.category, it.question_id], ensure_ascii=False).encode("utf-8"))
+    return h.hexdigest()[:16]
