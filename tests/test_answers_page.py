@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import pytest
-from streamlit.testing.v1 import AppTest
-
 from answers_server import JudgeServer, Scenario
 from app_helpers import ROOT, no_exception
+from streamlit.testing.v1 import AppTest
+
 from rag_metrics.answers import agreement as ag
 from rag_metrics.answers.data import load_sample_answers
 from rag_metrics.answers.evaluate import evaluate_answers
@@ -29,7 +29,7 @@ def _open():
 
 
 def test_page_shows_the_library_numbers(library):
-    items, labels, ev = library
+    _, labels, ev = library
     at = _open()
     assert at.title[0].value == "Answers"
     order = ag.ordering_summary(ag.ordering_table(ev, "context_support", labels=labels))

@@ -10,7 +10,13 @@ import streamlit as st
 
 from rag_metrics.answers.evaluate import AnswerEvaluation
 from rag_metrics.answers.registry import ANSWER_METRICS
-from rag_metrics.answers.types import NOT_A_CLAIM, SUPPORTED, UNSUPPORTED, AnswerItem, MetricScore
+from rag_metrics.answers.types import (
+    NOT_A_CLAIM,
+    SUPPORTED,
+    UNSUPPORTED,
+    AnswerItem,
+    MetricScore,
+)
 from rag_metrics.errors import InputError
 from ui import views
 

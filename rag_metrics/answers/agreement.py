@@ -168,7 +168,7 @@ def ordering_summary(table: pd.DataFrame) -> dict[str, object]:
     """``{"n", "ordered", "fraction", "failures"}`` of an :func:`ordering_table`: questions where
     both answers were scored, how many the metric orders as expected, and the other rows."""
     scored = table[table["ordered"].notna()] if "ordered" in table else table
-    n = int(len(scored))
+    n = len(scored)
     k = int((scored["ordered"] == 1.0).sum()) if n else 0
     return {"n": n, "ordered": k, "fraction": _ratio(k, n),
             "failures": scored[scored["ordered"] != 1.0].reset_index(drop=True)}
