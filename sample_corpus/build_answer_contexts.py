@@ -10,6 +10,8 @@ changed: their labels may no longer hold (the script lists them).
     python sample_corpus/build_answer_contexts.py [--check]
 
 ``--check`` changes nothing and exits 1 when a row's contexts differ from the retriever's.
+Without it, the script also rewrites ``answers_embeddings/``: the vectors of every text the offline
+answer judges embed for these answers (so the Answers page starts without loading the model).
 """
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))  # this checkout's rag_metrics, not an installed copy
 TOP_K = 5
 
 
@@ -48,6 +51,11 @@ def main(argv: list[str] | None = None) -> int:
             print(f"contexts differ: {rid}", file=sys.stderr)
         return 1 if changed else 0
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    from rag_metrics.answers.data import load_sample_answers
+    from rag_metrics.answers.embed import ship_answer_embeddings
+
+    items, _ = load_sample_answers(path)
+    print(f"wrote {ship_answer_embeddings(items)}")
     print(f"wrote {len(rows)} rows; contexts changed for {len(changed)}: re-read their labels"
           + (": " + ", ".join(changed) if changed and len(changed) < 20 else ""))
     return 0

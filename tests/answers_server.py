@@ -44,6 +44,7 @@ class Scenario:
     noncommittal: set[str] = field(default_factory=set)
     faults: dict[str, str] = field(default_factory=dict)
     slow_seconds: float = 3.0
+    latency: float = 0.0  # seconds added to every chat reply (benchmarks: a model's think time)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -81,6 +82,8 @@ class _Handler(BaseHTTPRequestHandler):
         fault = next((f for s, f in sc.faults.items() if s in user), None)
         if fault == "slow":
             time.sleep(sc.slow_seconds)
+        if sc.latency:
+            time.sleep(sc.latency)
         if fault == "http500":
             self._send(500, {"error": {"message": "boom", "type": "server_error"}})
             return

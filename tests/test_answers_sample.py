@@ -118,3 +118,16 @@ def test_agreement_arithmetic():
 def test_precision_is_nan_without_positive_calls():
     t = pd.DataFrame({"human": ["supported"], "judge": ["supported"]})
     assert math.isnan(ag.agreement_stats(t)["precision_unsupported"])
+
+
+def test_shipped_vectors_cover_every_text_the_offline_judges_embed(sample, tmp_path):
+    from rag_metrics.answers.embed import add_shipped_answer_embeddings
+    from rag_metrics.answers.offline import OfflineJudge
+    from rag_metrics.answers.reference import ReferenceMetrics
+    from rag_metrics.retrieval.cache import EmbeddingCache, text_key
+
+    items, _ = sample
+    cache = add_shipped_answer_embeddings(EmbeddingCache(tmp_path))
+    texts = set(OfflineJudge.texts(items) + ReferenceMetrics.texts(items))
+    found = cache.get_many("all-MiniLM-L6-v2", [text_key(t) for t in texts], 384)
+    assert len(found) == len(texts)

@@ -509,7 +509,9 @@ def answers_offline(_items: tuple, items_key: str, threshold: float) -> Any:
     from rag_metrics.answers.offline import OfflineJudge
     from rag_metrics.answers.reference import ReferenceMetrics
 
+    from rag_metrics.answers.embed import add_shipped_answer_embeddings
+
     enc = encoder()
-    emb = embedding_cache(_default_cache_dir())
+    emb = add_shipped_answer_embeddings(embedding_cache(_default_cache_dir()))
     return evaluate_answers(list(_items), [OfflineJudge(enc, emb, threshold), ReferenceMetrics(enc, emb)])
 # ==== end of the answers page block =====================================================================

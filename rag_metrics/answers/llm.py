@@ -205,7 +205,11 @@ class LLMJudge:
         self.cache = None if cache is False else (cache if cache is not None
                                                   else JudgeCache(default_judge_cache_path()))
         if client is None:
-            import openai
+            try:
+                import openai
+            except ImportError:
+                raise InputError("the LLM judge needs the openai client; install it with `pip install openai` "
+                                 "(or `pip install rag-metrics[answers]`)") from None
 
             key = api_key or os.environ.get(config.api_key_env) or "not-needed"
             client = openai.OpenAI(base_url=config.base_url, api_key=key, timeout=config.timeout,

@@ -76,17 +76,9 @@ class OfflineJudge:
     def judge(self, items: Sequence[AnswerItem], progress: ProgressCallback | None = None,
               cancel: CancelCheck | None = None) -> list[ItemJudgement]:
         """Score every item (one batched, cached embedding pass); see the module doc."""
-        plans = []
-        texts: list[str] = []
-        for it in items:
-            sents = split_sentences(it.answer)
-            ctx = [s for c in it.contexts for s in split_sentences(c)]
-            plans.append((sents, ctx))
-            texts.extend(sents)
-            texts.extend(ctx)
-            if it.question.strip() and it.answer.strip():
-                texts.extend((it.question, it.answer))
-        vec = embed(self.encoder, self.cache, texts)
+        plans = [(split_sentences(it.answer), [s for c in it.contexts for s in split_sentences(c)])
+                 for it in items]
+        vec = embed(self.encoder, self.cache, self.texts(items))
         out = []
         for i, (it, (sents, ctx)) in enumerate(zip(items, plans)):
             out.append(ItemJudgement(it.id, {
@@ -96,6 +88,18 @@ class OfflineJudge:
             if progress is not None:
                 progress(JudgeProgress(i + 1, len(items)))
         return out
+
+    @staticmethod
+    def texts(items: Sequence[AnswerItem]) -> list[str]:
+        """Every text :meth:`judge` embeds for ``items`` (answer and context sentences, question and
+        answer)."""
+        texts: list[str] = []
+        for it in items:
+            texts.extend(split_sentences(it.answer))
+            texts.extend(s for c in it.contexts for s in split_sentences(c))
+            if it.question.strip() and it.answer.strip():
+                texts.extend((it.question, it.answer))
+        return texts
 
     def _support(self, it: AnswerItem, sents: list[str], ctx: list[str], vec: dict) -> MetricScore:
         if not it.answer.strip():

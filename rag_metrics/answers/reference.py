@@ -25,6 +25,7 @@ from rag_metrics.answers.types import (
     MetricScore,
     ProgressCallback,
 )
+from rag_metrics.errors import InputError
 
 __all__ = ["REFERENCE_METRICS", "ReferenceMetrics", "string_similarity"]
 
@@ -33,7 +34,11 @@ REFERENCE_METRICS = ("semantic_similarity", "string_similarity")
 
 def string_similarity(reference: str, answer: str) -> float:
     """rapidfuzz ``fuzz.ratio`` with ``utils.default_process``, scaled to [0, 1]."""
-    from rapidfuzz import fuzz, utils
+    try:
+        from rapidfuzz import fuzz, utils
+    except ImportError:
+        raise InputError("string similarity needs rapidfuzz; install it with `pip install rapidfuzz` "
+                         "(or `pip install rag-metrics[answers]`)") from None
 
     return float(fuzz.ratio(reference, answer, processor=utils.default_process)) / 100.0
 
@@ -48,11 +53,15 @@ class ReferenceMetrics:
         self.cache = None if cache is False else (cache if cache is not None else default_embedding_cache())
         self.name = f"reference:{self.encoder.name}"
 
+    @staticmethod
+    def texts(items: Sequence[AnswerItem]) -> list[str]:
+        """Every text :meth:`judge` embeds (ground truths and answers)."""
+        return [t for it in items if it.ground_truth and it.ground_truth.strip() and it.answer.strip()
+                for t in (it.ground_truth, it.answer)]
+
     def judge(self, items: Sequence[AnswerItem], progress: ProgressCallback | None = None,
               cancel: CancelCheck | None = None) -> list[ItemJudgement]:
-        texts = [t for it in items if it.ground_truth and it.ground_truth.strip() and it.answer.strip()
-                 for t in (it.ground_truth, it.answer)]
-        vec = embed(self.encoder, self.cache, texts)
+        vec = embed(self.encoder, self.cache, self.texts(items))
         out = []
         for i, it in enumerate(items):
             if not (it.ground_truth and it.ground_truth.strip()):
