@@ -72,10 +72,14 @@ if by:
 
 # ---- does context support order careful above sloppy --------------------------------------------
 if labels:
-    order = ag.ordering_summary(ag.ordering_table(offline, "context_support", labels=labels))
+    otab = ag.ordering_table(offline, "context_support", labels=labels)
+    order, unsup = ag.ordering_summary(otab), ag.ordering_summary(otab, only_unsupported=True)
     views.section("Careful vs sloppy: does context support tell them apart?")
     st.markdown(f"Context support scores the careful answer above the sloppy one for **{order['ordered']} of "
-                f"{order['n']}** questions ({views.fmt(order['fraction'], 2)}). Where it fails:")
+                f"{order['n']}** questions ({views.fmt(order['fraction'], 2)}), and for **{unsup['ordered']} of "
+                f"{unsup['n']}** of those where people found an unsupported claim in the sloppy answer "
+                f"({views.fmt(unsup['fraction'], 2)}). Where it fails (worse_has_unsupported False: the sloppy "
+                "answer is supported but dodges or drifts, which context support does not measure):")
     st.dataframe(order["failures"], hide_index=True, width="stretch")
 
 # ---- failures ------------------------------------------------------------------------------------

@@ -164,10 +164,14 @@ def catch_and_miss(ev: AnswerEvaluation, labels: Mapping[str, HumanLabels], metr
             "noncommittal": nc.head(n).reset_index(drop=True)}
 
 
-def ordering_summary(table: pd.DataFrame) -> dict[str, object]:
+def ordering_summary(table: pd.DataFrame, only_unsupported: bool = False) -> dict[str, object]:
     """``{"n", "ordered", "fraction", "failures"}`` of an :func:`ordering_table`: questions where
-    both answers were scored, how many the metric orders as expected, and the other rows."""
+    both answers were scored, how many the metric orders as expected, and the other rows.
+    ``only_unsupported`` keeps the questions whose worse answer people labelled as holding an
+    unsupported claim (the table must come with ``labels``)."""
     scored = table[table["ordered"].notna()] if "ordered" in table else table
+    if only_unsupported:
+        scored = scored[scored["worse_has_unsupported"].astype(bool)]
     n = len(scored)
     k = int((scored["ordered"] == 1.0).sum()) if n else 0
     return {"n": n, "ordered": k, "fraction": _ratio(k, n),
