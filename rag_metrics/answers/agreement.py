@@ -101,7 +101,7 @@ def ordering_table(ev: AnswerEvaluation, metric: str = "context_support", better
         s = ev.scores.get(it.id, {}).get(metric)
         if s is None or not it.question_id:
             continue
-        by_q.setdefault(it.question_id, {})[it.system] = (it.id, s.value if s.ok else math.nan)
+        by_q.setdefault(it.question_id, {})[it.system] = (it.id, float(s.value) if s.value is not None else math.nan)
         questions[it.question_id] = it.question
     rows = []
     for qid, sys in by_q.items():

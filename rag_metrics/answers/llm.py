@@ -450,6 +450,8 @@ class LLMJudge:
                 for f in pending:
                     f.cancel()
                 raise
+        with self._stats.lock:  # calls planned but never made (an item failed early) are not pending
+            self._stats.total = self._stats.done
         if progress is not None:
             progress(self._stats.snapshot())
         return [ItemJudgement(it.id, {m: results[(i, m)] for m in self.metrics}) for i, it in enumerate(items)]

@@ -1,6 +1,7 @@
 """Names, labels and definitions of the answer metrics (the one list every view reads)."""
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 __all__ = ["ANSWER_METRICS", "AnswerMetric", "metric_order"]
@@ -39,7 +40,7 @@ ANSWER_METRICS: dict[str, AnswerMetric] = {m.name: m for m in (
 )}
 
 
-def metric_order(names: object) -> list[str]:
+def metric_order(names: Iterable[str]) -> list[str]:
     """``names`` in registry order (unknown names last, sorted)."""
-    names = set(names)  # type: ignore[arg-type]
-    return [n for n in ANSWER_METRICS if n in names] + sorted(n for n in names if n not in ANSWER_METRICS)
+    have = set(names)
+    return [n for n in ANSWER_METRICS if n in have] + sorted(n for n in have if n not in ANSWER_METRICS)

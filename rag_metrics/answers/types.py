@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Protocol, runtime_checkable
+from typing import Final, Literal, Protocol, runtime_checkable
 
 __all__ = [
     "NOT_A_CLAIM",
@@ -28,9 +28,9 @@ __all__ = [
     "Verdict",
 ]
 
-SUPPORTED = "supported"
-UNSUPPORTED = "unsupported"
-NOT_A_CLAIM = "not a claim"
+SUPPORTED: Final = "supported"
+UNSUPPORTED: Final = "unsupported"
+NOT_A_CLAIM: Final = "not a claim"
 #: Verdict of one statement (the human labels of the shipped answers use the same words).
 Verdict = Literal["supported", "unsupported", "not a claim"]
 VERDICTS: tuple[str, ...] = (SUPPORTED, UNSUPPORTED, NOT_A_CLAIM)

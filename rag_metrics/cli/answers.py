@@ -79,6 +79,7 @@ def parse_fail_under(items: list[str], known: list[str]) -> list[tuple[str, floa
 def _judges(args: argparse.Namespace) -> list[Any]:
     from rag_metrics.answers.reference import ReferenceMetrics
 
+    first: Any
     llm = args.judge == "llm" or args.judge_url is not None
     if args.judge == "offline" and (args.judge_url or args.judge_model):
         raise InputError("--judge offline takes no --judge-url/--judge-model; drop them or use --judge llm")
