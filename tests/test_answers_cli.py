@@ -86,3 +86,20 @@ def test_bad_file_names_line(tmp_path, capsys):
     assert main(["answers", "--data", str(p)]) == 2
     err = capsys.readouterr().err
     assert "bad.jsonl:2" in err and "question" in err
+
+
+def test_the_lesson_ragas_dataset_shape(tmp_path, capsys):
+    # the columnar dict the lesson passes to ragas.evaluate (Dataset.from_dict)
+    data = {"question": ["How much storage does Free have?", "How much is Plus?"],
+            "answer": ["The Free plan has 2 GB of storage.", "Plus costs $6 per month."],
+            "contexts": [["Free accounts have 2 GB of storage in total."], ["Plus costs $6 per month."]],
+            "ground_truth": ["2 GB.", "$6 per month."]}
+    p = tmp_path / "ragas_dataset.json"
+    p.write_text(json.dumps(data))
+    assert main(["answers", "--data", str(p), "--format", "json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["n_items"] == 2 and list(out["per_item"]) == ["1", "2"]  # ids are row numbers
+    assert out["per_item"]["2"]["string_similarity"] == pytest.approx(
+        __import__("rapidfuzz").fuzz.ratio("$6 per month.", "Plus costs $6 per month.",
+                                           processor=__import__("rapidfuzz").utils.default_process) / 100)
+    assert out["per_item"]["2"]["context_support"] == pytest.approx(1.0, abs=1e-5)  # the sentence is the context
