@@ -30,9 +30,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--check", action="store_true", help="only report rows whose contexts differ")
     args = ap.parse_args(argv)
     from rag_metrics.golden import load_golden
-    from rag_metrics.retrieval.build_sample_cache import load_sample_index
+    from rag_metrics.retrieval.sample_index import load_sample_index
 
-    idx = load_sample_index(root=HERE)
+    idx = load_sample_index(root=HERE, kind="dense")
     golden = {q.id: q for q in load_golden(HERE / "golden.jsonl")}
     text = {c.id: c.text for c in idx.chunks}
     path = HERE / "answers.jsonl"

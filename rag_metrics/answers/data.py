@@ -101,9 +101,9 @@ def read_answers(path: str | os.PathLike[str]) -> tuple[list[AnswerItem], Valida
 
 
 def sample_answers_path() -> Path:
-    from rag_metrics.retrieval.build_sample_cache import SAMPLE_CORPUS_DIR
+    from rag_metrics.sample import sample_dir
 
-    return Path(SAMPLE_CORPUS_DIR) / "answers.jsonl"
+    return sample_dir() / "answers.jsonl"
 
 
 def load_sample_answers(path: str | os.PathLike[str] | None = None

@@ -42,9 +42,9 @@ def default_embedding_cache() -> Any:
 
 def _shipped_dir() -> Any:
 
-    from rag_metrics.retrieval.build_sample_cache import SAMPLE_CORPUS_DIR
+    from rag_metrics.sample import sample_dir
 
-    return Path(SAMPLE_CORPUS_DIR) / SHIPPED_ANSWER_EMBEDDINGS
+    return sample_dir(required=False) / SHIPPED_ANSWER_EMBEDDINGS
 
 
 def add_shipped_answer_embeddings(cache: Any) -> Any:
