@@ -1,9 +1,11 @@
 """The Answers page under AppTest: offline numbers equal the library's, LLM judge via loopback."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from answers_server import JudgeServer, Scenario
-from app_helpers import ROOT, no_exception
+from app_helpers import no_exception
 from streamlit.testing.v1 import AppTest
 
 from rag_metrics.answers import agreement as ag
@@ -11,6 +13,8 @@ from rag_metrics.answers.data import load_sample_answers
 from rag_metrics.answers.evaluate import evaluate_answers
 from rag_metrics.answers.offline import OfflineJudge
 from rag_metrics.answers.reference import ReferenceMetrics
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
