@@ -481,3 +481,35 @@ def report_content_for(_result: EvaluationResult, _text: dict, _config: dict, _c
 def chart_spec(_chart: Any, key: str) -> dict:
     """An Altair chart of a cached report content, as a Vega-Lite dict (validated once)."""
     return _chart.to_dict()
+
+
+# ==== answers page (rag_metrics.answers) : every cache of the Answers page, in this one block =========
+@st.cache_resource(show_spinner=False, max_entries=1)
+def answers_sample() -> tuple:
+    """The shipped sample answers and their human labels."""
+    from rag_metrics.answers.data import load_sample_answers
+
+    return load_sample_answers()
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def answers_upload(data: bytes, filename: str) -> tuple:
+    """Answer items of an uploaded RAG log and the reader's report."""
+    from rag_metrics.answers.data import parse_answers
+
+    return parse_answers(data, filename)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def answers_offline(_items: tuple, items_key: str, threshold: float) -> Any:
+    """Offline approximations and reference metrics of ``_items`` (keyed by their fingerprint)."""
+    from rag_metrics.answers.evaluate import evaluate_answers
+    from rag_metrics.answers.offline import OfflineJudge
+    from rag_metrics.answers.reference import ReferenceMetrics
+
+    from rag_metrics.answers.embed import add_shipped_answer_embeddings
+
+    enc = encoder()
+    emb = add_shipped_answer_embeddings(embedding_cache(_default_cache_dir()))
+    return evaluate_answers(list(_items), [OfflineJudge(enc, emb, threshold), ReferenceMetrics(enc, emb)])
+# ==== end of the answers page block =====================================================================

@@ -40,6 +40,7 @@ PAGES: dict[str, list[tuple[str, str, str]]] = {
     ],
     "Insights": [
         ("pages/ragas.py", "RAGAS context metrics", ":material/join_inner:"),
+        ("pages/answers.py", "Answers", ":material/fact_check:"),
         ("pages/health.py", "Golden-set health", ":material/health_and_safety:"),
         ("pages/corpus_map.py", "Corpus map", ":material/scatter_plot:"),
         ("pages/presenter.py", "Presenter view", ":material/co_present:"),

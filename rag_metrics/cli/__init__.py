@@ -1,4 +1,4 @@
-"""Command line: ``rag-metrics evaluate | compare | validate | retrieve | report``.
+"""Command line: ``rag-metrics evaluate | compare | validate | retrieve | report | answers``.
 
 Each subcommand is one module of this package (listed once in :data:`SUBCOMMANDS`) exposing
 ``add_parser(subparsers)`` and ``run(args) -> int``; shared helpers live in
@@ -23,7 +23,7 @@ from rag_metrics.errors import InputError
 __all__ = ["main", "build_parser", "SUBCOMMANDS", "SubcommandLoadError"]
 
 #: The subcommand modules of :mod:`rag_metrics.cli`, in ``--help`` order.
-SUBCOMMANDS: tuple[str, ...] = ("evaluate", "compare", "validate", "retrieve", "report")
+SUBCOMMANDS: tuple[str, ...] = ("evaluate", "compare", "validate", "retrieve", "report", "answers")
 
 
 class SubcommandLoadError(RuntimeError):

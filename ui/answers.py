@@ -1,0 +1,149 @@
+"""Streamlit pieces of the Answers page: the judge settings form, the LLM judge run with progress
+and cancel, and the per-answer view (statements highlighted by verdict)."""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from rag_metrics.answers.evaluate import AnswerEvaluation
+from rag_metrics.answers.registry import ANSWER_METRICS
+from rag_metrics.answers.types import (
+    NOT_A_CLAIM,
+    SUPPORTED,
+    UNSUPPORTED,
+    AnswerItem,
+    MetricScore,
+)
+from rag_metrics.errors import InputError
+from ui import views
+
+KEY_URL, KEY_MODEL, KEY_EMBED, KEY_KEYVAR = "answers_judge_url", "answers_judge_model", "answers_judge_embed", \
+    "answers_judge_keyvar"
+KEY_NQ, KEY_CONC, KEY_JSON = "answers_judge_nq", "answers_judge_concurrency", "answers_judge_json"
+_RESULT = "_answers_llm_result"
+
+_COLOR = {SUPPORTED: "green", UNSUPPORTED: "red", NOT_A_CLAIM: "gray"}
+
+
+def label(metric: str) -> str:
+    m = ANSWER_METRICS.get(metric)
+    return m.label if m else metric
+
+
+def judge_form() -> Any:
+    """The endpoint settings form; returns ``(JudgeConfig, api_key)`` when submitted, else None.
+
+    The key is read from the environment variable named in the form, or from ``st.secrets`` under
+    that name; it is never stored in the session or exported."""
+    from rag_metrics.answers.llm import DEFAULT_KEY_ENV, JudgeConfig
+
+    with st.form("answers_judge_form", border=True):
+        a, b = st.columns(2)
+        a.text_input("Base URL", key=KEY_URL, placeholder="http://localhost:11434/v1",
+                     help="Any OpenAI-compatible endpoint: Ollama, vLLM, llama.cpp server, OpenAI, Azure.")
+        b.text_input("Chat model", key=KEY_MODEL, placeholder="llama3.1:8b")
+        a.text_input("Embeddings model (for answer relevancy)", key=KEY_EMBED, placeholder="nomic-embed-text")
+        b.text_input("API key: environment variable name", key=KEY_KEYVAR, value=None,
+                     placeholder=DEFAULT_KEY_ENV,
+                     help="The name of the variable (or Streamlit secret) holding the key, never the key.")
+        c, d, e = st.columns(3)
+        c.number_input("Questions per answer", 1, 10, 3, key=KEY_NQ)
+        d.number_input("Concurrent calls", 1, 32, 4, key=KEY_CONC)
+        e.toggle("JSON mode", value=True, key=KEY_JSON, help="Send response_format=json_object.")
+        go = st.form_submit_button("Run the LLM judge", icon=":material/gavel:", type="primary")
+    if not go:
+        return None
+    var = (st.session_state.get(KEY_KEYVAR) or DEFAULT_KEY_ENV).strip()
+    try:
+        cfg = JudgeConfig(st.session_state.get(KEY_URL) or "", st.session_state.get(KEY_MODEL) or "",
+                          st.session_state.get(KEY_EMBED) or None, api_key_env=var,
+                          n_questions=int(st.session_state[KEY_NQ]), concurrency=int(st.session_state[KEY_CONC]),
+                          json_mode=bool(st.session_state[KEY_JSON]))
+    except InputError as err:
+        views.input_error(err, "Judge settings")
+        return None
+    key = os.environ.get(var)
+    if not key:
+        try:
+            key = st.secrets.get(var)  # type: ignore[assignment]
+        except Exception:  # noqa: BLE001 - no secrets file
+            key = None
+    return cfg, key
+
+
+def run_llm(items: list[AnswerItem], items_key: str, cfg: Any, api_key: str | None) -> None:
+    """Run the LLM judge with a progress bar (calls, cache hits, tokens, time); a click on Stop or
+    any rerun cancels it (replies already paid for stay in the disk cache)."""
+    from rag_metrics.answers.evaluate import evaluate_answers
+    from rag_metrics.answers.llm import LLMJudge
+
+    bar = st.progress(0.0, text="Starting the judge…")
+
+    def progress(p: Any) -> None:
+        bar.progress(min(1.0, p.done / max(p.total, 1)),
+                     text=f"{p.done}/{p.total} calls · {p.cache_hits} from cache · {p.tokens:,} tokens · "
+                          f"{p.elapsed:.1f} s")
+
+    judge = LLMJudge(cfg, api_key=api_key)
+    ev = evaluate_answers(items, [judge], progress=progress)
+    st.session_state[_RESULT] = (items_key, cfg.name, ev, judge.last_progress)
+    bar.empty()
+
+
+def llm_result(items_key: str) -> tuple[AnswerEvaluation, Any] | None:
+    """The last LLM judge result for these items in this session, if any."""
+    r = st.session_state.get(_RESULT)
+    if r is None or r[0] != items_key:
+        return None
+    return r[2], r[3]
+
+
+def summary_table(ev: AnswerEvaluation, by: str | None = None) -> pd.DataFrame:
+    s = ev.summary(by)
+    s.insert(0, "label", [label(m) for m in s["metric"]])
+    return s.drop(columns=["metric"])
+
+
+def highlighted(score: MetricScore) -> str:
+    """The statements as markdown, each on a background coloured by its verdict."""
+    parts = []
+    for st_ in score.statements:
+        parts.append(f":{_COLOR.get(st_.verdict, 'gray')}-background[{views.esc(st_.statement)}]")
+    return " ".join(parts)
+
+
+def statements_frame(score: MetricScore, human: dict[str, str] | None = None) -> pd.DataFrame:
+    rows = []
+    for s in score.statements:
+        row = {"statement": s.statement, "verdict": s.verdict}
+        if s.similarity is not None:
+            row["best cosine"] = s.similarity
+            row["closest context sentence"] = s.evidence
+        if s.reason:
+            row["judge's reason"] = s.reason
+        if human is not None:
+            row["people"] = human.get(s.statement, "")
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def score_block(title: str, score: MetricScore | None, human: dict[str, str] | None = None) -> None:
+    """One metric of one answer: value, highlighted statements, table, arithmetic or status."""
+    if score is None:
+        return
+    st.markdown(f"**{views.esc(title)}**: " + (views.fmt(score.value) if score.ok else
+                                               f"not scored ({views.esc(score.status)})"))
+    if not score.ok:
+        st.caption(views.esc(score.message))
+    if score.statements:
+        st.markdown(highlighted(score))
+        st.dataframe(statements_frame(score, human), hide_index=True, width="stretch")
+    if score.questions:
+        st.dataframe(pd.DataFrame([{"generated question": q.question, "noncommittal": q.noncommittal,
+                                    "cosine to the question": q.cosine} for q in score.questions]),
+                     hide_index=True, width="stretch")
+    if score.arithmetic:
+        st.caption(views.esc(score.arithmetic))
