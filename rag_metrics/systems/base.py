@@ -332,11 +332,10 @@ class Backend(Protocol):
 
     def search(self, question: str, k: int) -> Ranking: ...
 
-    def search_many(self, questions: Sequence[str], k: int) -> list[Ranking | BackendError] | None:
-        """Optional batch search; return None to fall back to :meth:`search` per question."""
-        ...
-
     def close(self) -> None: ...
+
+    # Optional: ``search_many(questions, k) -> list[Ranking | BackendError]`` answers a batch at
+    # once (one encoder call, one round trip); the driver uses it when present.
 
 
 class LiveSystem:
