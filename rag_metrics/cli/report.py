@@ -14,7 +14,7 @@ from typing import Any
 
 from rag_metrics.cli._common import check_int, stderr
 from rag_metrics.errors import InputError
-from rag_metrics.retrieval import RETRIEVER_KINDS
+from rag_metrics.retrieval.defaults import DEFAULT_RETRIEVER, RETRIEVER_KINDS
 from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 
 __all__ = ["add_parser", "run"]
@@ -31,7 +31,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--corpus", required=True, metavar="PATH",
                    help="folder of .md/.txt files, a .jsonl corpus, or a BEIR folder")
     p.add_argument("--golden", required=True, metavar="PATH", help="golden set (.csv/.json/.jsonl)")
-    p.add_argument("--retriever", choices=RETRIEVER_KINDS, default="dense", help="retriever (default dense)")
+    p.add_argument("--retriever", choices=RETRIEVER_KINDS, default=DEFAULT_RETRIEVER,
+                   help=f"retriever (default {DEFAULT_RETRIEVER})")
     p.add_argument("--k", type=int, default=5, metavar="K", help="cutoff of the headline metrics (default 5)")
     p.add_argument("--model", default=None, metavar="NAME",
                    help="embedding model for dense/hybrid (default all-MiniLM-L6-v2, bundled)")

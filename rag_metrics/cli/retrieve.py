@@ -24,7 +24,7 @@ from typing import Any
 
 from rag_metrics.cli._common import counter_progress
 from rag_metrics.errors import InputError
-from rag_metrics.retrieval import RETRIEVER_KINDS
+from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, DEFAULT_RETRIEVER, RETRIEVER_KINDS
 from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 
 __all__ = ["add_parser", "run", "load_queries", "DOC_LEVEL_MIN_CHUNKS"]
@@ -136,7 +136,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="folder of .md/.txt files, .jsonl corpus, or BEIR folder")
     p.add_argument("--queries", required=True, metavar="PATH",
                    help="BEIR queries.jsonl or folder, or a golden set (.jsonl/.json/.csv)")
-    p.add_argument("--retriever", choices=RETRIEVER_KINDS, default="dense",
+    p.add_argument("--retriever", choices=RETRIEVER_KINDS, default=DEFAULT_RETRIEVER,
                    help="dense (MiniLM + FAISS, default), bm25, or hybrid (RRF of both)")
     p.add_argument("--model", default=None, metavar="NAME",
                    help="sentence-transformers model name or local folder "
@@ -147,7 +147,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help=f"chunk overlap in characters (default {DEFAULT_CHUNK_OVERLAP})")
     p.add_argument("--level", choices=["chunk", "document"], default="chunk",
                    help="chunk ids (default) or document ids (each document at its best chunk)")
-    p.add_argument("--k", type=int, default=100, help="results per query (default 100)")
+    p.add_argument("--k", type=int, default=DEFAULT_DEPTH, help=f"results per query (default {DEFAULT_DEPTH})")
     p.add_argument("--out", required=True, metavar="PATH", help="TREC run file to write")
     p.add_argument("--index", choices=["flat", "hnsw"], default="flat",
                    help="FAISS index for dense retrieval: flat (exact, default) or hnsw")
