@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 from rag_metrics.errors import InputError
@@ -18,7 +19,7 @@ from rag_metrics.metrics.kernels import check_k
 from rag_metrics.systems.textmatch import UNMATCHED_PREFIX
 from rag_metrics.types import GoldenSet, Run
 
-__all__ = ["JUDGED_WARNING", "POOL_COLUMNS", "judged_warning", "pooled_queue", "system_table"]
+__all__ = ["JUDGED_WARNING", "POOL_COLUMNS", "apply_label", "judged_warning", "pooled_queue", "system_table"]
 
 #: Below this mean judged@K the metrics of a system are flagged as likely underestimates.
 JUDGED_WARNING = 0.7
@@ -89,23 +90,56 @@ def pooled_queue(golden: GoldenSet, runs: Mapping[str, Run], k: int,
     if not runs:
         raise InputError("pooled_queue needs at least one system's run")
     qrels = golden.qrels()
-    pool: dict[tuple[str, str], dict[str, object]] = {}
+    parts = []
     for sname, run in runs.items():
         j = judge(qrels, run, depth=k)
-        for qi, qid in enumerate(j.query_ids):
-            ids, _, _ = j.ranking(qi)
-            labelled = qrels[qid]
-            for r, cid in enumerate(ids[:k], 1):
-                if cid in labelled or cid.startswith(UNMATCHED_PREFIX):
-                    continue
-                entry = pool.setdefault((qid, cid), {"systems": [], "best_rank": r})
-                entry["systems"].append(sname)  # type: ignore[union-attr]
-                entry["best_rank"] = min(int(entry["best_rank"]), r)  # type: ignore[call-overload]
-    order = {q: n for n, q in enumerate(golden.ids)}
+        width = min(k, j.grades.shape[1])
+        pos = np.arange(width)[None, :]
+        mask = (pos < j.n_retrieved[:, None]) & ~j.is_judged[:, :width]
+        rows, cols = np.nonzero(mask)
+        if rows.size == 0:
+            continue
+        ids = j.id_uniques[j.ranked_codes[j.starts[rows] + cols]]
+        parts.append(pd.DataFrame({"q": rows, "chunk_id": ids, "best_rank": cols + 1, "system": sname}))
+    if not parts:
+        return pd.DataFrame(columns=list(POOL_COLUMNS))
+    df = pd.concat(parts, ignore_index=True)
+    df = df[~df["chunk_id"].astype(str).str.startswith(UNMATCHED_PREFIX)]
+    order = list(runs)
+    grouped = df.groupby(["q", "chunk_id"], sort=False).agg(
+        n_systems=("system", "nunique"), best_rank=("best_rank", "min"),
+        systems=("system", lambda v: ", ".join(sorted(set(v), key=order.index))))
+    out = grouped.reset_index().sort_values(["q", "n_systems", "best_rank", "chunk_id"],
+                                            ascending=[True, False, True, True], kind="stable")
+    qids = np.asarray(golden.ids, dtype=object)
     questions = golden.questions()
-    rows = [{"query_id": q, "question": questions.get(q, ""), "chunk_id": c,
-             "n_systems": len(e["systems"]), "systems": ", ".join(e["systems"]),  # type: ignore[arg-type]
-             "best_rank": e["best_rank"], "text": (texts or {}).get(c, "")}
-            for (q, c), e in pool.items()]
-    rows.sort(key=lambda r: (order[r["query_id"]], -r["n_systems"], r["best_rank"], r["chunk_id"]))
-    return pd.DataFrame(rows, columns=list(POOL_COLUMNS))
+    out.insert(0, "query_id", qids[out["q"].to_numpy()])
+    out.insert(1, "question", [questions.get(q, "") for q in out["query_id"]])
+    out["text"] = [(texts or {}).get(c, "") for c in out["chunk_id"]]
+    out = out.drop(columns="q").reset_index(drop=True)
+    out["n_systems"] = out["n_systems"].astype(int)
+    out["best_rank"] = out["best_rank"].astype(int)
+    return out[list(POOL_COLUMNS)]
+
+
+def apply_label(golden: GoldenSet, query_id: str, item_id: str, grade: int) -> GoldenSet:
+    """``golden`` with ``item_id`` judged for ``query_id``: relevant with ``grade`` (> 0), or judged
+    not relevant (grade 0 is kept as a judgement, so the chunk leaves the pool).  Other queries and
+    labels are unchanged; the caller saves it like any golden-set edit."""
+    from rag_metrics.types import GoldenQuery
+
+    if isinstance(grade, bool) or not isinstance(grade, int) or not 0 <= grade <= 3:
+        raise InputError(f"grade must be 0, 1, 2 or 3, got {grade!r}")
+    found = False
+    out = []
+    for q in golden:
+        if q.id == query_id:
+            found = True
+            rel = dict(q.relevant)
+            rel[item_id] = grade
+            cat = "" if grade > 0 and q.category == "out_of_scope" else q.category
+            q = GoldenQuery(q.id, q.question, cat, rel, q.expected_answer)
+        out.append(q)
+    if not found:
+        raise InputError(f"query {query_id!r} is no longer in the golden set; refresh the queue")
+    return GoldenSet(tuple(out), golden.name)
