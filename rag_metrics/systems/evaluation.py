@@ -6,6 +6,7 @@ error on its own row, never a failure of the others.
 """
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -57,16 +58,40 @@ def evaluate_systems(systems: Sequence[tuple[str, Any]], golden: GoldenSet, opti
         Evaluation conventions (``level="document"`` needs ``chunk_to_doc``).
     depth
         Ranking depth asked of every system.
+
+    Notes
+    -----
+    Evaluations are memoised in the process per (system fingerprint, golden set, options, depth),
+    so a page rerun re-evaluates nothing; a run with failed questions is not memoised.
     """
     options = options or EvalOptions()
     questions = golden.questions()
+    gkey = (golden.fingerprint(), repr(options), int(depth),
+            None if chunk_to_doc is None else (len(chunk_to_doc), hash(frozenset(chunk_to_doc.items()))))
     out = []
     for name, system in systems:
+        key = (system.fingerprint, name, gkey)
+        with _LOCK:
+            hit = _RESULTS.get(key)
+        if hit is not None:
+            out.append(hit)
+            continue
         try:
             sr = system.rank(questions, depth)
             res = evaluate(golden, sr.run, options, chunk_to_doc=chunk_to_doc)
         except InputError as e:
             out.append(SystemEvaluation(name, None, None, str(e)))
             continue
-        out.append(SystemEvaluation(name, sr, res))
+        ev = SystemEvaluation(name, sr, res)
+        if sr.ok:  # a run with failed questions is evaluated again next time (they are retried)
+            with _LOCK:
+                if len(_RESULTS) >= _MAX_RESULTS:
+                    _RESULTS.pop(next(iter(_RESULTS)))
+                _RESULTS[key] = ev
+        out.append(ev)
     return out
+
+
+_RESULTS: dict[tuple[Any, ...], SystemEvaluation] = {}  # small LRU-ish memo: a rerun re-evaluates nothing
+_MAX_RESULTS = 32
+_LOCK = threading.Lock()

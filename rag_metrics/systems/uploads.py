@@ -385,7 +385,7 @@ class RagLogSystem:
                              "the corpus by text; give the corpus (the app's current corpus, or --corpus PATH)")
         if needs_text:
             self._matcher = ContextMatcher(chunks, threshold)  # type: ignore[arg-type]
-        corpus_fp = fingerprint(self._matcher.ids[:50], len(self._matcher.ids)) if self._matcher else ""
+        corpus_fp = fingerprint(self._matcher.ids, self._matcher.norm) if self._matcher else ""
         self._fp = fingerprint("raglog", [(r.id, r.question, r.contexts, r.context_ids) for r in log],
                                corpus_fp, threshold if needs_text else None)
         self._ranked: tuple[dict[str, list[str]], ContextMatchReport | None] | None = None
