@@ -120,7 +120,11 @@ class _FixedEncoder:
 def bench_pgvector(n_chunks: int, n_queries: int, dim: int = 384) -> None:
     import pgserver
 
-    from rag_metrics.systems.backends.pgvector import PgvectorConfig, index_chunks, pgvector_system
+    from rag_metrics.systems.backends.pgvector import (
+        PgvectorConfig,
+        index_chunks,
+        pgvector_system,
+    )
     from rag_metrics.systems.base import ResultMemo
     from rag_metrics.types import Chunk
 

@@ -115,7 +115,7 @@ class _Search(BaseHTTPRequestHandler):
     def log_message(self, *a):
         pass
 
-    def do_POST(self):  # noqa: N802
+    def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         res = library_result("dense")
         qid = next((q.id for q in sample_golden() if q.question == body["query"]), None)

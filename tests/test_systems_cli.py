@@ -126,7 +126,7 @@ class _Search(BaseHTTPRequestHandler):
     def log_message(self, *a):
         pass
 
-    def do_POST(self):  # noqa: N802
+    def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         data = json.dumps({"result": {"hits": _Search.index.get(body["query"], [])[: body["k"]]}}).encode()
         self.send_response(200)
@@ -174,7 +174,11 @@ def test_retrieve_backend_needs_its_options(tmp_path, capsys):
 @pytest.mark.slow
 def test_retrieve_qdrant_local_with_the_lab_encoder_equals_library(sample, tmp_path, capsys):
     from rag_metrics.retrieval.memo import LazyEncoder
-    from rag_metrics.systems.backends.qdrant import QdrantConfig, index_chunks, qdrant_system
+    from rag_metrics.systems.backends.qdrant import (
+        QdrantConfig,
+        index_chunks,
+        qdrant_system,
+    )
 
     golden, chunks = sample
     folder = str(tmp_path / "qd")

@@ -19,8 +19,19 @@ from rag_metrics.systems.pooling import apply_label, pooled_queue, system_table
 from rag_metrics.systems.store import MAX_STORED_BYTES, SystemStore
 from ui import cache, state, views
 
-__all__ = ["store", "secrets_env", "systems_of", "evaluations", "add_upload_form", "add_connection_form",
-           "systems_table", "system_details", "pool_section", "KEY_UPLOAD", "KEY_KIND"]
+__all__ = [
+    "KEY_KIND",
+    "KEY_UPLOAD",
+    "add_connection_form",
+    "add_upload_form",
+    "evaluations",
+    "pool_section",
+    "secrets_env",
+    "store",
+    "system_details",
+    "systems_of",
+    "systems_table",
+]
 
 KEY_UPLOAD = "systems_upload"
 KEY_UPLOAD_NAME = "systems_upload_name"

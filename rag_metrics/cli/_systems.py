@@ -15,8 +15,16 @@ from rag_metrics.errors import InputError
 if TYPE_CHECKING:  # pragma: no cover
     from rag_metrics.types import GoldenSet, Run
 
-__all__ = ["UPLOAD_SUFFIXES", "is_upload", "add_upload_options", "read_upload_run", "BACKENDS",
-           "add_backend_options", "backend_system", "run_backend"]
+__all__ = [
+    "BACKENDS",
+    "UPLOAD_SUFFIXES",
+    "add_backend_options",
+    "add_upload_options",
+    "backend_system",
+    "is_upload",
+    "read_upload_run",
+    "run_backend",
+]
 
 #: ``--run`` files with these extensions are read as uploads (RAG logs, CSV/JSON runs); any other
 #: extension is a TREC run.
@@ -116,7 +124,11 @@ def backend_system(args: argparse.Namespace) -> Any:
 
     memo = ResultMemo()
     if args.backend == "http":
-        from rag_metrics.systems.backends.http import HttpConfig, http_system, parse_header
+        from rag_metrics.systems.backends.http import (
+            HttpConfig,
+            http_system,
+            parse_header,
+        )
 
         _need(args, "url")
         cfg = HttpConfig(args.url, tuple(parse_header(h) for h in args.header), args.results_path,
@@ -126,7 +138,10 @@ def backend_system(args: argparse.Namespace) -> Any:
 
     encoder = LazyEncoder(args.model)
     if args.backend == "pgvector":
-        from rag_metrics.systems.backends.pgvector import PgvectorConfig, pgvector_system
+        from rag_metrics.systems.backends.pgvector import (
+            PgvectorConfig,
+            pgvector_system,
+        )
 
         _need(args, "dsn", "table")
         cfg2 = PgvectorConfig(args.dsn, args.table, args.id_column, args.embedding_column, args.text_column or None,

@@ -16,7 +16,7 @@ from rag_metrics.evaluate import EvalOptions, EvaluationResult, evaluate
 from rag_metrics.systems.base import SystemRun
 from rag_metrics.types import GoldenSet
 
-__all__ = ["SystemEvaluation", "evaluate_systems", "coverage"]
+__all__ = ["SystemEvaluation", "coverage", "evaluate_systems"]
 
 
 @dataclass(frozen=True)

@@ -8,6 +8,7 @@ judged, the chunks retrieved by the most systems first.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -28,7 +29,7 @@ POOL_COLUMNS = ("query_id", "question", "chunk_id", "n_systems", "systems", "bes
 
 def judged_warning(value: float, k: int, name: str) -> str | None:
     """A sentence when ``value`` (mean judged@k) is below :data:`JUDGED_WARNING`, else None."""
-    if value != value or value >= JUDGED_WARNING:
+    if math.isnan(value) or value >= JUDGED_WARNING:
         return None
     return (f"only {value:.0%} of {name}'s top {k} carry a label; unlabelled chunks count as non-relevant, so its "
             "metrics are likely underestimates. Label the pooled queue to fix it")
@@ -95,7 +96,8 @@ def pooled_queue(golden: GoldenSet, runs: Mapping[str, Run], k: int,
         j = judge(qrels, run, depth=k)
         width = min(k, j.grades.shape[1])
         pos = np.arange(width)[None, :]
-        mask = (pos < j.n_retrieved[:, None]) & ~j.is_judged[:, :width]
+        judged = j.is_judged if j.is_judged is not None else j.grades != 0  # grades alone miss grade-0 labels
+        mask = (pos < j.n_retrieved[:, None]) & ~judged[:, :width]
         rows, cols = np.nonzero(mask)
         if rows.size == 0:
             continue

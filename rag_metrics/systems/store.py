@@ -28,8 +28,15 @@ from rag_metrics.files import atomic_write_text
 from rag_metrics.systems.secrets import redact_dsn
 from rag_metrics.types import Chunk
 
-__all__ = ["SystemSpec", "SystemStore", "KINDS", "MAX_STORED_BYTES", "MAX_SYSTEMS", "build_system",
-           "connection_config"]
+__all__ = [
+    "KINDS",
+    "MAX_STORED_BYTES",
+    "MAX_SYSTEMS",
+    "SystemSpec",
+    "SystemStore",
+    "build_system",
+    "connection_config",
+]
 
 #: Kinds of stored systems.
 KINDS = ("upload", "http", "pgvector", "qdrant")

@@ -20,6 +20,7 @@ after three questions in a row fail to connect, the rest fail at once with the s
 from __future__ import annotations
 
 import json
+import math
 import threading
 import time
 import urllib.error
@@ -89,7 +90,7 @@ class HttpConfig:
     def __post_init__(self) -> None:
         url = str(self.url).strip()
         object.__setattr__(self, "url", url)
-        if not (url.startswith("http://") or url.startswith("https://") or url.startswith("${")):
+        if not url.startswith(("http://", "https://", "${")):
             raise InputError(f"url {url!r} must start with http:// or https://, e.g. http://127.0.0.1:8000/search")
         hdrs = tuple((str(n), str(v)) for n, v in (self.headers.items() if isinstance(self.headers, Mapping)
                                                      else self.headers))
@@ -104,7 +105,7 @@ class HttpConfig:
             object.__setattr__(self, "results_path", rp)
         for name, low, kind in (("timeout", 0.0, float), ("backoff", 0.0, float)):
             v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not v >= low or v != v:
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or math.isnan(v) or not v >= low:
                 raise InputError(f"{name} must be a number >= {low:g} seconds, got {v!r}")
             object.__setattr__(self, name, kind(v))
         if self.timeout <= 0:
@@ -239,7 +240,7 @@ class HttpBackend:
                                    f"{', '.join(map(repr, list(it)[:8]))}); each result needs an id (set the id field "
                                    "if it has another name)")
             s: Any = it[cfg.score_field] if with_score[r] else float(n - r)
-            if isinstance(s, bool) or not isinstance(s, (int, float)) or s != s:
+            if isinstance(s, bool) or not isinstance(s, (int, float)) or math.isnan(s):
                 raise BackendError(f"result {r + 1}: score {s!r} is not a number")
             out.append((str(it[cfg.id_field]), float(s)))
         return out
