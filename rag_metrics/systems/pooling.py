@@ -91,8 +91,11 @@ def pooled_queue(golden: GoldenSet, runs: Mapping[str, Run], k: int,
     if not runs:
         raise InputError("pooled_queue needs at least one system's run")
     qrels = golden.qrels()
+    names = list(runs)
+    if len(names) > 62:
+        raise InputError(f"pooled_queue takes at most 62 systems at once, got {len(names)}")
     parts = []
-    for sname, run in runs.items():
+    for n, run in enumerate(runs.values()):
         j = judge(qrels, run, depth=k)
         width = min(k, j.grades.shape[1])
         pos = np.arange(width)[None, :]
@@ -102,25 +105,42 @@ def pooled_queue(golden: GoldenSet, runs: Mapping[str, Run], k: int,
         if rows.size == 0:
             continue
         ids = j.id_uniques[j.ranked_codes[j.starts[rows] + cols]]
-        parts.append(pd.DataFrame({"q": rows, "chunk_id": ids, "best_rank": cols + 1, "system": sname}))
+        parts.append((rows, ids, cols + 1, np.full(rows.size, 1 << n, dtype=np.int64)))
     if not parts:
         return pd.DataFrame(columns=list(POOL_COLUMNS))
-    df = pd.concat(parts, ignore_index=True)
-    df = df[~df["chunk_id"].astype(str).str.startswith(UNMATCHED_PREFIX)]
-    order = list(runs)
-    grouped = df.groupby(["q", "chunk_id"], sort=False).agg(
-        n_systems=("system", "nunique"), best_rank=("best_rank", "min"),
-        systems=("system", lambda v: ", ".join(sorted(set(v), key=order.index))))
-    out = grouped.reset_index().sort_values(["q", "n_systems", "best_rank", "chunk_id"],
-                                            ascending=[True, False, True, True], kind="stable")
+    q = np.concatenate([p[0] for p in parts])
+    ids = np.concatenate([p[1] for p in parts])
+    rank = np.concatenate([p[2] for p in parts])
+    bit = np.concatenate([p[3] for p in parts])
+    codes, uniq = pd.factorize(ids)
+    uniq = np.asarray(uniq, dtype=object)
+    keep_u = ~pd.Series(uniq).astype(str).str.startswith(UNMATCHED_PREFIX).to_numpy()
+    keep = keep_u[codes]
+    q, codes, rank, bit = q[keep], codes[keep], rank[keep], bit[keep]
+    # one group per (question, chunk): systems as a bit mask (each system lists a chunk once)
+    key = q.astype(np.int64) * len(uniq) + codes
+    g = pd.DataFrame({"key": key, "bit": bit, "rank": rank}).groupby("key", sort=False).agg(
+        mask=("bit", "sum"), best_rank=("rank", "min"))
+    gkey = g.index.to_numpy()
+    gq, gc = gkey // len(uniq), gkey % len(uniq)
+    masks = g["mask"].to_numpy()
+    n_sys = sum(((masks >> n) & 1) for n in range(len(names))).astype(int)
+    umask, inv = np.unique(masks, return_inverse=True)
+    labels = np.array([", ".join(nm for n, nm in enumerate(names) if (int(m) >> n) & 1) for m in umask], dtype=object)
+    chunk = uniq[gc]
+    order = np.lexsort((chunk.astype(str), g["best_rank"].to_numpy(), -n_sys, gq))
     qids = np.asarray(golden.ids, dtype=object)
     questions = golden.questions()
-    out.insert(0, "query_id", qids[out["q"].to_numpy()])
-    out.insert(1, "question", [questions.get(q, "") for q in out["query_id"]])
-    out["text"] = [(texts or {}).get(c, "") for c in out["chunk_id"]]
-    out = out.drop(columns="q").reset_index(drop=True)
-    out["n_systems"] = out["n_systems"].astype(int)
-    out["best_rank"] = out["best_rank"].astype(int)
+    lookup = texts or {}
+    out = pd.DataFrame({
+        "query_id": qids[gq[order]],
+        "chunk_id": chunk[order],
+        "n_systems": n_sys[order],
+        "systems": labels[inv.ravel()[order]],
+        "best_rank": g["best_rank"].to_numpy()[order].astype(int),
+    })
+    out.insert(1, "question", out["query_id"].map(questions).fillna(""))
+    out["text"] = out["chunk_id"].map(lookup).fillna("") if lookup else ""
     return out[list(POOL_COLUMNS)]
 
 
