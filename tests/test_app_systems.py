@@ -5,13 +5,16 @@ from __future__ import annotations
 import json
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import pytest
 
 from rag_metrics.cli import main
 from rag_metrics.evaluate import evaluate
 from rag_metrics.systems.store import SystemStore
-from tests.app_helpers import ROOT, library_result, no_exception, sample_golden
+from tests.app_helpers import library_result, no_exception, sample_golden
+
+ROOT = Path(__file__).resolve().parents[1]
 
 PAGE = "pages/systems.py"
 GOLDEN_PATH = ROOT / "sample_corpus" / "golden.jsonl"

@@ -268,10 +268,15 @@ def pool_section(ctx: Any, evals: list[SystemEvaluation]) -> None:
                      format_func={0: "not relevant", 1: "1", 2: "2", 3: "3 (answers fully)"}.get)
     if st.button("Save label", key="systems_pool_save"):
         row = pool.iloc[int(pick)]
+        qid, cid = str(row["query_id"]), str(row["chunk_id"])
+        judge = getattr(state, "golden_judge", None)  # the golden session's labelling path, when present
         try:
-            state.set_golden(apply_label(ctx.golden, str(row["query_id"]), str(row["chunk_id"]), int(grade)))
+            if callable(judge):
+                judge(qid, cid, int(grade))
+            else:
+                state.set_golden(apply_label(ctx.golden, qid, cid, int(grade)))
+                state.notice(f"Labelled {views.esc(cid)} for {views.esc(qid)}; every metric is updated.")
         except InputError as e:
             views.input_error(e)
             return
-        state.notice(f"Labelled {views.esc(str(row['chunk_id']))} for {views.esc(str(row['query_id']))}.")
         st.rerun()
