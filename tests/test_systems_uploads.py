@@ -169,3 +169,8 @@ def test_ranks_are_deterministic_and_fingerprints_differ():
     assert a.fingerprint != b.fingerprint
     r1, r2 = a.rank(QUESTIONS, 5).run, a.rank(QUESTIONS, 5).run
     assert np.array_equal(r1.ids, r2.ids)
+
+
+def test_trec_run_saved_as_tsv_is_read_as_trec():
+    sys_, rep = parse_upload(b"q1\tQ0\tb#0\t1\t2.0\tt\n", "run.tsv")
+    assert rep.ok and _rankings(sys_.rank(QUESTIONS, 5)) == {"q1": ["b#0"]}

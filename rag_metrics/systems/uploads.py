@@ -289,6 +289,9 @@ def parse_run_upload(data: bytes, filename: str, max_bytes: int = MAX_UPLOAD_BYT
                      file=source)
         return UploadedRun(_empty_run(name), source=source), report
     suffix = PurePath(source).suffix.lower()
+    first = data.lstrip()[:500].split(b"\n", 1)[0].split()
+    if suffix in (".csv", ".tsv") and len(first) == 6 and first[1] == b"Q0":  # a TREC run saved as .tsv/.csv
+        suffix = ".trec"
     if suffix in (".csv", ".tsv"):
         up = _csv_run(data, source, report)
     elif suffix in (".json", ".jsonl", ".ndjson"):
