@@ -174,3 +174,13 @@ def test_ranks_are_deterministic_and_fingerprints_differ():
 def test_trec_run_saved_as_tsv_is_read_as_trec():
     sys_, rep = parse_upload(b"q1\tQ0\tb#0\t1\t2.0\tt\n", "run.tsv")
     assert rep.ok and _rankings(sys_.rank(QUESTIONS, 5)) == {"q1": ["b#0"]}
+
+
+def test_rank_run_equals_run_from_rankings():
+    from rag_metrics.systems.uploads import _rank_run
+    from rag_metrics.types import Run
+
+    rankings = {"q1": ["b", "a", "c"], "q2": [], "q3": ["a", "a", "z"]}
+    fast, ref = _rank_run(rankings, "x"), Run.from_rankings(rankings, "x")
+    assert fast.rankings() == ref.rankings() == {"q1": [("b", 3.0), ("a", 2.0), ("c", 1.0)],
+                                                 "q3": [("a", 3.0), ("z", 1.0)]}

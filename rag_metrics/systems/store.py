@@ -114,6 +114,7 @@ def _refuse_literal_secrets(kind: str, cfg: Any) -> None:
 
 _LOADED: dict[tuple[Any, ...], Any] = {}  # parsed uploads, per (file, size, mtime, corpus): re-parsed only on change
 _LOADED_LOCK = threading.Lock()
+_MEMOS: dict[str, Any] = {}  # one result memo per store folder and process
 
 
 class SystemStore:
@@ -211,12 +212,25 @@ class SystemStore:
         return True
 
     # ---- systems ------------------------------------------------------------------------------
+    def memo(self) -> Any:
+        """The result memo of this store's live systems, kept on disk beside them
+        (``systems/memo/<fingerprint>.json``: question texts and ``[id, score]`` pairs, no secret),
+        so answers come back after a restart without querying the backend again."""
+        from rag_metrics.systems.base import ResultMemo
+
+        key = str(self.folder / "memo")
+        with _LOADED_LOCK:
+            memo = _MEMOS.get(key)
+            if memo is None:
+                memo = _MEMOS[key] = ResultMemo(key)
+        return memo
+
     def system(self, spec: SystemSpec, chunks: Sequence[Chunk] | Mapping[str, str] | None = None,
                encoder: Any = None, corpus_key: str = "", env: Mapping[str, str] | None = None) -> Any:
         """The :class:`~rag_metrics.systems.base.System` of a stored spec (uploads parsed once per
-        file version and corpus)."""
+        file version and corpus; live systems answer from :meth:`memo` first)."""
         if spec.kind != "upload":
-            return build_system(spec, encoder, env)
+            return build_system(spec, encoder, env, memo=self.memo())
         p = self.folder / str(spec.file)
         try:
             st = p.stat()
@@ -240,19 +254,21 @@ class SystemStore:
         return system
 
 
-def build_system(spec: SystemSpec, encoder: Any = None, env: Mapping[str, str] | None = None) -> Any:
-    """A live system from a connection spec (``encoder``: the lab's, for pgvector and Qdrant)."""
+def build_system(spec: SystemSpec, encoder: Any = None, env: Mapping[str, str] | None = None,
+                 memo: Any = None) -> Any:
+    """A live system from a connection spec (``encoder``: the lab's, for pgvector and Qdrant;
+    ``memo``: a :class:`~rag_metrics.systems.base.ResultMemo`, default the process-wide one)."""
     cfg = connection_config(spec.kind, spec.settings)
     if spec.kind == "http":
         from rag_metrics.systems.backends.http import http_system
 
-        return http_system(cfg, name=spec.name, env=env)
+        return http_system(cfg, name=spec.name, env=env, memo=memo)
     if encoder is None:
         raise InputError(f"system {spec.name!r} ({spec.kind}) needs the lab's encoder for question embeddings")
     if spec.kind == "pgvector":
         from rag_metrics.systems.backends.pgvector import pgvector_system
 
-        return pgvector_system(cfg, encoder, name=spec.name, env=env)
+        return pgvector_system(cfg, encoder, name=spec.name, env=env, memo=memo)
     from rag_metrics.systems.backends.qdrant import qdrant_system
 
-    return qdrant_system(cfg, encoder, name=spec.name, env=env)
+    return qdrant_system(cfg, encoder, name=spec.name, env=env, memo=memo)
