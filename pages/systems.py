@@ -26,6 +26,8 @@ with add_conn:
     systems.add_connection_form(ctx)
 
 evals = systems.evaluations(ctx)
+if systems.retry_button(evals):
+    evals = systems.evaluations(ctx, retry_failed=True)
 views.section("Metrics", f"Means at K = {ctx.k}, judged@{ctx.k} beside them.")
 systems.systems_table(ctx, evals)
 views.section("Coverage and matching", "How each system's rows were matched to the golden questions.")

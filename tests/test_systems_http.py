@@ -225,3 +225,12 @@ def test_http_system_helper_fingerprint_has_no_secret(server, monkeypatch):
     a = system.fingerprint
     assert system.name == "prod" and a == http_system(HttpConfig(server, headers=(("X-Api-Key", "${TOK}"),))).fingerprint
     assert a != http_system(HttpConfig(server, results_path="x")).fingerprint
+
+
+def test_hanging_server_fails_fast_after_three_timeouts(server):
+    Handler.mode = "slow"
+    questions = {f"q{i}": f"slow question {i}" for i in range(6)}
+    sr = _system(server, timeout=0.2, retries=0, concurrency=1).rank(questions, 3)
+    assert len(sr.failures) == 6
+    assert [f.message.startswith("not sent:") for f in sr.failures] == [False] * 3 + [True] * 3
+    assert len(Handler.calls) == 3

@@ -109,3 +109,20 @@ def test_store_memo_is_shared_and_build_system_needs_encoder(tmp_path):
     spec = store.add_connection("p", "pgvector", {"dsn": "postgresql://me@db/x", "table": "t"})
     with pytest.raises(InputError, match="needs the lab's encoder"):
         build_system(spec)
+
+
+def test_evaluations_memoised_failures_retried_only_on_request():
+    from rag_metrics.systems.evaluation import coverage, evaluate_systems
+
+    b = _Counting()
+    system = LiveSystem("c", b, ResultMemo())
+    golden = GoldenSet(GOLDEN.queries, name="memo-test")
+    (ev,) = evaluate_systems([("c", system)], golden)
+    assert b.asked == ["alpha?", "beta?"] and ev.system_run.failed_ids == ["q2"]
+    assert coverage(ev.system_run, golden) == {"questions": 2, "answered": 1, "failed": 1, "absent": 0,
+                                                "unmatched_rows": 0}
+    assert ev.result.mean("mrr") == 0.5  # q1 hits at rank 1, q2 failed counts 0
+    evaluate_systems([("c", system)], golden)  # a rerun: nothing asked
+    assert b.asked == ["alpha?", "beta?"]
+    evaluate_systems([("c", system)], golden, retry_failed=True)
+    assert b.asked == ["alpha?", "beta?", "beta?"]  # only the failed question

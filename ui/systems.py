@@ -74,14 +74,25 @@ def systems_of(ctx: Any) -> tuple[list[tuple[str, Any]], dict[str, str]]:
     return out, errors
 
 
-def evaluations(ctx: Any) -> list[SystemEvaluation]:
+def evaluations(ctx: Any, retry_failed: bool = False) -> list[SystemEvaluation]:
     """Every system evaluated with the sidebar's conventions (backends answer from the memo after
-    the first time)."""
+    the first time; failed questions are asked again only when ``retry_failed``)."""
     systems, errors = systems_of(ctx)
     with st.spinner("Ranking the golden questions with every system…"):
         evals = evaluate_systems(systems, ctx.golden, ctx.settings.options, ctx.memo.depth,
-                                 chunk_to_doc=ctx.chunks.doc if ctx.settings.options.level == "document" else None)
+                                 chunk_to_doc=ctx.chunks.doc if ctx.settings.options.level == "document" else None,
+                                 retry_failed=retry_failed)
     return evals + [SystemEvaluation(n, None, None, e) for n, e in errors.items()]
+
+
+def retry_button(evals: list[SystemEvaluation]) -> bool:
+    """A "Retry failed questions" button, shown when a system has failed questions."""
+    failed = sum(len(e.system_run.failures) for e in evals if e.system_run is not None)
+    if not failed:
+        return False
+    st.warning(f"{failed} question(s) failed on live systems and count as retrieving nothing (details below).",
+               icon=":material/warning:")
+    return st.button("Retry failed questions", key="systems_retry")
 
 
 # ---- add ---------------------------------------------------------------------------------------

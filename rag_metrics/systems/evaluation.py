@@ -45,7 +45,8 @@ def coverage(system_run: SystemRun, golden: GoldenSet) -> dict[str, int]:
 
 
 def evaluate_systems(systems: Sequence[tuple[str, Any]], golden: GoldenSet, options: EvalOptions | None = None,
-                     depth: int = 100, chunk_to_doc: Mapping[str, str] | None = None) -> list[SystemEvaluation]:
+                     depth: int = 100, chunk_to_doc: Mapping[str, str] | None = None,
+                     retry_failed: bool = False) -> list[SystemEvaluation]:
     """Rank the golden questions with every system and evaluate each run the same way.
 
     Parameters
@@ -62,7 +63,8 @@ def evaluate_systems(systems: Sequence[tuple[str, Any]], golden: GoldenSet, opti
     Notes
     -----
     Evaluations are memoised in the process per (system fingerprint, golden set, options, depth),
-    so a page rerun re-evaluates nothing; a run with failed questions is not memoised.
+    so a page rerun re-evaluates nothing, not even a backend that failed (a hanging server must
+    not cost a timeout per rerun).  ``retry_failed=True`` asks the failed questions again.
     """
     options = options or EvalOptions()
     questions = golden.questions()
@@ -73,7 +75,7 @@ def evaluate_systems(systems: Sequence[tuple[str, Any]], golden: GoldenSet, opti
         key = (system.fingerprint, name, gkey)
         with _LOCK:
             hit = _RESULTS.get(key)
-        if hit is not None:
+        if hit is not None and not (retry_failed and hit.system_run is not None and not hit.system_run.ok):
             out.append(hit)
             continue
         try:
@@ -83,11 +85,11 @@ def evaluate_systems(systems: Sequence[tuple[str, Any]], golden: GoldenSet, opti
             out.append(SystemEvaluation(name, None, None, str(e)))
             continue
         ev = SystemEvaluation(name, sr, res)
-        if sr.ok:  # a run with failed questions is evaluated again next time (they are retried)
-            with _LOCK:
-                if len(_RESULTS) >= _MAX_RESULTS:
-                    _RESULTS.pop(next(iter(_RESULTS)))
-                _RESULTS[key] = ev
+        with _LOCK:
+            _RESULTS.pop(key, None)
+            if len(_RESULTS) >= _MAX_RESULTS:
+                _RESULTS.pop(next(iter(_RESULTS)))
+            _RESULTS[key] = ev
         out.append(ev)
     return out
 

@@ -14,8 +14,8 @@ Faults: connection errors, timeouts, HTTP 429 and 5xx are retried ``retries`` ti
 exponential backoff (``backoff * 2**attempt`` seconds); other 4xx are not retried (the request
 or the settings are wrong).  Each failure becomes a per-question
 :class:`~rag_metrics.systems.base.BackendError` naming the question, the setting and the fix;
-after three questions in a row fail to connect, the rest fail at once with the same message
-(no minutes of retries against a server that is down).
+after three questions in a row fail to connect or time out, the rest fail at once with the same
+message (no minutes of retries against a server that is down or hanging).
 """
 from __future__ import annotations
 
@@ -186,12 +186,12 @@ class HttpBackend:
             raise BackendError(f"HTTP {e.code} from {cfg.url}{detail}; {fix}") from None
         except TimeoutError:
             raise _Retryable(f"no answer from {cfg.url} within the timeout of {cfg.timeout:g} s; raise the timeout "
-                             "or check the server's load") from None
+                             "or check the server's load", unreachable=True) from None
         except urllib.error.URLError as e:
             reason = e.reason
             if isinstance(reason, TimeoutError) or "timed out" in str(reason):
                 raise _Retryable(f"no answer from {cfg.url} within the timeout of {cfg.timeout:g} s; raise the "
-                                 "timeout or check the server's load") from None
+                                 "timeout or check the server's load", unreachable=True) from None
             raise _Retryable(f"cannot connect to {cfg.url} ({getattr(reason, 'strerror', None) or reason}); is the "
                              "server running? check the url", unreachable=True) from None
         except (ConnectionError, OSError) as e:
@@ -250,7 +250,7 @@ class HttpBackend:
         with self._lock:
             if self._down_in_a_row >= _UNREACHABLE_AFTER:
                 raise BackendError(f"not sent: {self._down_message} (the last {_UNREACHABLE_AFTER} questions could "
-                                   "not connect)")
+                                   "not connect or timed out)")
         last = ""
         for attempt in range(cfg.retries + 1):
             if attempt:
