@@ -36,7 +36,7 @@ from rag_metrics.workspace import SaveResult, Workspace
 if TYPE_CHECKING:  # pragma: no cover
     from rag_metrics.retrieval.relabel import LabelReport
 
-__all__ = ["GoldenSession", "TableEdit", "apply_table_edits", "judge_label", "text_fingerprint"]
+__all__ = ["GoldenSession", "TableEdit", "apply_table_edits", "judge_label", "labelling_rows", "text_fingerprint"]
 
 
 def text_fingerprint(jsonl_text: str) -> str:
@@ -100,6 +100,36 @@ def judge_label(golden: GoldenSet, query_id: str, item_id: str, grade: int) -> G
     rel[item_id] = 0
     return GoldenSet(tuple(GoldenQuery(x.id, x.question, x.category, rel, x.expected_answer) if x.id == query_id
                            else x for x in golden), golden.name)
+
+
+def labelling_rows(ranking: Sequence[tuple[str, float]], n: int, texts: Mapping[str, str],
+                   labels: Mapping[str, int] | None = None,
+                   chunk_to_doc: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """The labelling helper's list: the top ``n`` of one question's ranking with text and label.
+
+    ``ranking`` is ``[(chunk_id, score), ...]`` in rank order.  With ``chunk_to_doc`` (labels are
+    document ids) the ranking is collapsed to documents first by the library's rule
+    (:func:`rag_metrics.retrieval.ranking.collapse_to_documents`: a document takes the rank of its
+    best chunk) and a document's text is that chunk's.  Columns: ``rank, id, score, grade, text``
+    (``grade`` 0 when unlabelled).
+    """
+    labels = labels or {}
+    if chunk_to_doc is not None:
+        from rag_metrics.retrieval.ranking import collapse_to_documents
+        from rag_metrics.types import Run
+
+        best: dict[str, str] = {}
+        for cid, _ in ranking:
+            best.setdefault(chunk_to_doc.get(cid, cid), cid)
+        docs = collapse_to_documents(Run.from_rankings({"q": list(ranking)}), chunk_to_doc, k=n)
+        items = docs.rankings().get("q", [])
+        text = [texts.get(best.get(d, d), "") for d, _ in items]
+    else:
+        items = list(ranking[:n])
+        text = [texts.get(i, "") for i, _ in items]
+    return pd.DataFrame({"rank": list(range(1, len(items) + 1)), "id": [i for i, _ in items],
+                         "score": [float(s) for _, s in items], "grade": [int(labels.get(i, 0)) for i, _ in items],
+                         "text": text}, columns=["rank", "id", "score", "grade", "text"])
 
 
 @dataclass(frozen=True)

@@ -172,3 +172,18 @@ def test_apply_table_edits_follows_the_editor_order():
                                 "added_rows": [{"id": "d", "question": "4"}]})
     assert out.to_dict("list") == {"id": ["b", "c", "d"], "question": ["2", "three", "4"]}
     assert t["question"].tolist() == ["1", "2", "3"]  # the base is not modified
+
+
+def test_labelling_rows_chunks_and_documents():
+    from rag_metrics.golden_session import labelling_rows
+
+    ranking = [("b#1", 0.9), ("a#0", 0.8), ("b#0", 0.7), ("c#2", 0.5)]
+    texts = {"b#1": "B one", "a#0": "A zero", "b#0": "B zero", "c#2": "C two"}
+    rows = labelling_rows(ranking, 3, texts, {"a#0": 2})
+    assert rows.to_dict("list") == {"rank": [1, 2, 3], "id": ["b#1", "a#0", "b#0"], "score": [0.9, 0.8, 0.7],
+                                    "grade": [0, 2, 0], "text": ["B one", "A zero", "B zero"]}
+    c2d = {"b#1": "b", "a#0": "a", "b#0": "b", "c#2": "c"}
+    docs = labelling_rows(ranking, 3, texts, {"c": 1}, chunk_to_doc=c2d)
+    # b takes the rank of its best chunk b#1; b#0 is dropped; three documents are listed
+    assert docs.to_dict("list") == {"rank": [1, 2, 3], "id": ["b", "a", "c"], "score": [0.9, 0.8, 0.5],
+                                    "grade": [0, 0, 1], "text": ["B one", "A zero", "C two"]}
