@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import EvaluationResult
+from rag_metrics.evaluate import CI_RESAMPLES, EvaluationResult
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -199,7 +199,7 @@ def report_content(
     config: Mapping[str, Any] | None = None,
     title: str = "Retrieval evaluation report",
     context_metrics: bool = True,
-    n_resamples: int = 2000,
+    n_resamples: int = CI_RESAMPLES,
     generated_at: str | None = None,
     corpus_map: "CorpusMap | None" = None,
 ) -> ReportContent:
