@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from rag_metrics.projection import project_corpus
-from app_helpers import library_result, no_exception, sample_golden
+from app_helpers import library_result, no_exception, sample_golden, set_app_golden
 from app_helpers import open_page as _open_page
 from app_helpers import sample_index as _index
 
@@ -138,19 +138,13 @@ def test_uploaded_corpus_with_markup_is_shown_as_text(app):
     no_exception(app)
     assert app.session_state["corpus"] == "tiny"
 
-    from rag_metrics.types import GoldenQuery, GoldenSet
+    from rag_metrics.types import GoldenQuery
 
-    entry = app.session_state["_golden"].get("tiny")
-    if entry is None:  # created on first visit of a page
-        app.switch_page("pages/dashboard.py").run()
-        entry = app.session_state["_golden"]["tiny"]
     # label the first chunk of a.md for a question full of markup
     app.switch_page("pages/corpus_explorer.py").run()
     first_chunk = app.dataframe[0].value["id"].iloc[0]
     q = GoldenQuery("qx", "<b>when</b> do *alpha* notes sync? [link](http://x)", "factual", {first_chunk: 2}, None)
-    entry.golden = GoldenSet((q,), name="tiny")
-    entry.fingerprint = entry.golden.fingerprint()
-    entry.revision += 1
+    set_app_golden(app, [q], corpus="tiny")
     for page in ISSUE6_PAGES:
         app.switch_page(page).run()
         no_exception(app)

@@ -251,11 +251,8 @@ def abstention_counts(_result: EvaluationResult, key: EvalKey, threshold: float)
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def worst_query(_result: EvaluationResult, key: EvalKey, metric: str, k: int) -> str | None:
-    """The worst in-scope question by ``metric@k`` (the report's rule: ties in golden order)."""
-    from rag_metrics.report import best_and_worst
-
-    _, worst = best_and_worst(_result, k, None, metric, n=1)
-    return worst[0].query_id if worst else None
+    """The in-mean question with the lowest ``metric@k`` (:func:`rag_metrics.readouts.worst_query`)."""
+    return readouts.worst_query(_result, metric, k)
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
