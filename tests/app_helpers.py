@@ -11,6 +11,7 @@ from typing import Any
 from rag_metrics.evaluate import EvaluationResult, evaluate
 from rag_metrics.golden import load_golden
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
+from rag_metrics.sample import sample_paths
 from rag_metrics.types import GoldenQuery, GoldenSet
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,7 +29,7 @@ def sample_index(kind: str = "dense"):
 
 
 def sample_golden() -> GoldenSet:
-    return load_golden(ROOT / "sample_corpus" / "golden.jsonl")
+    return load_golden(sample_paths().golden)
 
 
 @functools.cache

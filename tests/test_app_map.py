@@ -14,7 +14,6 @@ from app_helpers import (library_result, load_beir_folder, load_corpus_files, no
 from app_helpers import open_page as _open_page
 from app_helpers import sample_index as _index
 
-ROOT = Path(__file__).resolve().parents[1]
 PAGE = "pages/corpus_map.py"
 
 
