@@ -75,7 +75,7 @@ except InputError as err:
     st.stop()
 
 chunks_df = cmap.chunks
-n_unc = int((~chunks_df["covered_by_any_question"]).sum())
+n_unc = cache.uncovered_count(cmap, ctx.key, k, method)
 m = st.columns(4)
 m[0].metric("Chunks", len(chunks_df), border=True)
 m[1].metric("Questions", len(cmap.queries), border=True)

@@ -395,3 +395,21 @@ def test_other_session_save_is_announced_and_loadable(app, app_env):
     no_exception(b)
     goto(b, "pages/dashboard.py")
     assert shown_cards(b) == expected_cards(library_result("dense", edited_golden("q001")), 5)
+
+
+def test_corpus_of_one_chunk_has_k_1_without_a_slider(app):
+    """A slider needs min < max: with one chunk the depth is 1, K is clamped to 1 in one place and
+    shown as text; every page still renders."""
+    app.slider(key="k").set_value(10).run()
+    app.radio(key="retriever").set_value("bm25").run()
+    load_corpus_files(app, [("one.md", b"Alpha notes sync every hour.", "text/markdown")], "one")
+    assert app.session_state["corpus"] == "one"
+    for page in PAGES:
+        goto(app, page)
+        assert not [s for s in app.sidebar.slider if s.key == "k"]
+        assert any("K (cutoff) = 1" in c.value for c in app.sidebar.caption)
+        assert app.session_state["k"] == 1
+    # back on the sample corpus, the slider returns (K stays within its range)
+    app.selectbox(key="corpus").set_value("sample_corpus").run()
+    no_exception(app)
+    assert app.slider(key="k").value == 1
