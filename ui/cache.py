@@ -65,7 +65,7 @@ __all__ = [
     "chunk_embeddings", "question_embeddings", "corpus_map", "map_spec", "context_table", "context_summary",
     "ragas_export", "health_unknown", "health_exact_duplicates", "health_near_duplicates", "health_unlabelled",
     "health_candidates", "health_too_easy", "health_duplicate_groups", "health_too_easy_count", "health_ci_overall", "health_ci_width", "health_ci_curve_spec", "report_content_for",
-    "chart_spec", "mean_chunk_length", "uncovered_count", "failures_found_lower", "golden_export", "golden_validation", "golden_editor_options",
+    "chart_spec", "config_golden", "mean_chunk_length", "uncovered_count", "failures_found_lower", "golden_export", "golden_validation", "golden_editor_options",
 ]
 
 
@@ -316,6 +316,18 @@ def config_memo(_chunks: ChunkSet, chunks_fp: str, kind: str, model: str) -> Ret
         retriever = HybridRetriever(dense, BM25Retriever())
     retriever.index(list(_chunks.chunks))
     return RetrievalMemo(retriever, _chunks.chunks, DEFAULT_DEPTH)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def config_golden(_golden: GoldenSet, _labelled: ChunkSet, _target: ChunkSet, golden_fp: str, labelled_fp: str,
+                  target_fp: str, level: str) -> tuple[GoldenSet, Any, dict[str, str] | None]:
+    """A configuration's golden set (labels carried to its chunking at chunk level), the carry-over
+    report, and ``chunk_to_doc`` at document level: once per golden version and pair of chunkings."""
+    from rag_metrics import ab
+
+    golden, report = ab.golden_for(_golden, level, _labelled.chunks, _target.chunks)  # type: ignore[arg-type]
+    c2d = ab.chunk_to_doc(_labelled.chunks, _target.chunks) if level == "document" else None
+    return golden, report, c2d
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
