@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import EvalOptions, EvaluationResult, bootstrap_ci
+from rag_metrics.evaluate import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED, EvalOptions, EvaluationResult, bootstrap_ci
 from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, DEFAULT_RETRIEVER, RETRIEVER_KINDS
 from rag_metrics.types import Chunk, GoldenSet
@@ -136,7 +136,7 @@ def comparison_keys(metrics: Sequence[str], k: int) -> list[str]:
 
 
 def category_deltas(a: EvaluationResult, b: EvaluationResult, metric: str, k: int,
-                    n_resamples: int = 2000, seed: int = 0) -> pd.DataFrame:
+                    n_resamples: int = CI_RESAMPLES, seed: int = CI_SEED) -> pd.DataFrame:
     """Per category: n, mean_a, mean_b, delta (B - A), 95 % bootstrap CI of the delta, wins,
     losses, ties.  Categories in golden order; an ``(all)`` row last."""
     from rag_metrics.compare import per_query_deltas
@@ -146,7 +146,7 @@ def category_deltas(a: EvaluationResult, b: EvaluationResult, metric: str, k: in
     groups = [(c, d[d["category"] == c]) for c in dict.fromkeys(d["category"].tolist())] + [("(all)", d)]
     for cat, g in groups:
         delta = g["delta"].to_numpy(dtype=float)
-        lo, hi = bootstrap_ci(delta, 0.95, n_resamples, seed)
+        lo, hi = bootstrap_ci(delta, CI_CONFIDENCE, n_resamples, seed)
         rows.append({"category": cat, "n": int(len(g)),
                      "mean_a": float(g["a"].mean()) if len(g) else math.nan,
                      "mean_b": float(g["b"].mean()) if len(g) else math.nan,
