@@ -30,6 +30,7 @@ PAGES: dict[str, list[tuple[str, str, str]]] = {
         ("pages/dashboard.py", "Dashboard", ":material/dashboard:"),
         ("pages/failures.py", "Failures and drill-down", ":material/troubleshoot:"),
         ("pages/compare.py", "Compare A vs B", ":material/compare_arrows:"),
+        ("pages/systems.py", "Systems", ":material/hub:"),
     ],
     "Learn": [
         ("pages/learn.py", "Learn: metric sandbox", ":material/school:"),

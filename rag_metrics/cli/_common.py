@@ -115,6 +115,9 @@ def add_judgment_options(sp: argparse.ArgumentParser, metrics_default: str, k_de
     sp.add_argument("--level", choices=["chunk", "document"], default="chunk",
                     help="document: collapse ids '<doc>#<n>' to '<doc>' (first chunk's rank wins)")
     sp.add_argument("--format", choices=["table", "json", "csv"], default="table")
+    from rag_metrics.cli._systems import add_upload_options
+
+    add_upload_options(sp)
 
 
 def eval_options(args: argparse.Namespace) -> EvalOptions:
@@ -189,6 +192,13 @@ def load_inputs(args: argparse.Namespace, run_paths: Sequence[str], progress: Pr
     runs = []
     for rp in run_paths:
         t = time.perf_counter()
+        from rag_metrics.cli._systems import is_upload, read_upload_run
+
+        if is_upload(rp):  # a RAG log, or a CSV/JSON run: matched to the golden questions
+            run = read_upload_run(args, rp, golden)
+            progress(f"read {len(run):,} results of {rp} in {time.perf_counter() - t:.1f}s")
+            runs.append(run)
+            continue
         run, rrep = read_run(rp)
         rrep.raise_if_errors(hint=f"run `{PROG} validate {args.qrels} --run {rp}` to list all")
         if len(run) == 0:

@@ -87,6 +87,11 @@ def run(args: argparse.Namespace) -> int:
     size, overlap = validate_chunk_args(args.chunk_size, args.chunk_overlap)
     if args.k < 1:
         raise InputError(f"--k must be at least 1, got {args.k}.")
+    if getattr(args, "backend", "bundled") != "bundled":
+        return _run_backend(args)
+    if not args.corpus:
+        raise InputError("--corpus is required with the bundled retrievers (or query a running service with "
+                         "--backend http|pgvector|qdrant)")
     report = ValidationReport()
     corpus = load_corpus(args.corpus, report=report)
     for line in report.lines():
@@ -126,14 +131,37 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _run_backend(args: argparse.Namespace) -> int:
+    """``retrieve --backend http|pgvector|qdrant``: query a running search service, write a TREC run."""
+    from rag_metrics.cli._systems import run_backend
+    from rag_metrics.io import write_trec_run
+    from rag_metrics.retrieval.ranking import collapse_to_documents
+
+    queries = load_queries(args.queries)
+    out = Path(args.out)
+    if out.parent and not out.parent.exists():
+        raise InputError(f"{out}: folder {out.parent} does not exist; create it or choose another --out path.")
+    t = time.monotonic()
+    trec_run = run_backend(args, queries)
+    if args.level == "document":
+        ids = set(trec_run.factorized_ids()[1].tolist())
+        trec_run = collapse_to_documents(trec_run, {i: i.rsplit("#", 1)[0] for i in ids}, k=args.k)
+    tag = args.tag or args.backend
+    write_trec_run(trec_run, out, tag=tag)
+    print(f"wrote {len(trec_run)} rows ({args.level} level, {len(trec_run.query_ids())} queries, "
+          f"{args.backend}) to {out} in {time.monotonic() - t:.1f}s", file=sys.stderr)
+    return 0
+
+
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register the ``retrieve`` subcommand on an ``argparse`` subparsers object."""
     p = subparsers.add_parser(
         "retrieve", help="retrieve chunks for queries and write a TREC run",
         description="Chunk and index a corpus, retrieve for every query, write a TREC run that "
                     "`rag-metrics evaluate` and trec_eval can score.")
-    p.add_argument("--corpus", required=True, metavar="PATH",
-                   help="folder of .md/.txt files, .jsonl corpus, or BEIR folder")
+    p.add_argument("--corpus", default=None, metavar="PATH",
+                   help="folder of .md/.txt files, .jsonl corpus, or BEIR folder (required with the bundled "
+                        "retrievers)")
     p.add_argument("--queries", required=True, metavar="PATH",
                    help="BEIR queries.jsonl or folder, or a golden set (.jsonl/.json/.csv)")
     p.add_argument("--retriever", choices=RETRIEVER_KINDS, default=DEFAULT_RETRIEVER,
@@ -157,4 +185,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="embedding cache folder (default $RAG_METRICS_CACHE or ~/.cache/rag_metrics)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     p.add_argument("--tag", default=None, help="run tag in the last column (default: retriever)")
+    from rag_metrics.cli._systems import add_backend_options
+
+    add_backend_options(p)
     return p

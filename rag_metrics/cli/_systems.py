@@ -1,0 +1,178 @@
+"""CLI support for systems: RAG logs and other uploads as ``--run``, and live backends for
+``rag-metrics retrieve --backend http|pgvector|qdrant``.
+
+Light at import (standard library only); the library modules are imported when called.
+"""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rag_metrics.cli._common import PROG, counter_progress, stderr
+from rag_metrics.errors import InputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rag_metrics.types import GoldenSet, Run
+
+__all__ = [
+    "BACKENDS",
+    "UPLOAD_SUFFIXES",
+    "add_backend_options",
+    "add_upload_options",
+    "backend_system",
+    "is_upload",
+    "read_upload_run",
+    "run_backend",
+]
+
+#: ``--run`` files with these extensions are read as uploads (RAG logs, CSV/JSON runs); any other
+#: extension is a TREC run.
+UPLOAD_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".tsv")
+BACKENDS = ("bundled", "http", "pgvector", "qdrant")
+
+
+def is_upload(path: str) -> bool:
+    return Path(path).suffix.lower() in UPLOAD_SUFFIXES
+
+
+def add_upload_options(sp: argparse.ArgumentParser) -> None:
+    """``--corpus`` and matching options for RAG logs given as ``--run``."""
+    from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
+
+    sp.add_argument("--corpus", default=None, metavar="PATH",
+                    help="corpus for RAG logs without context ids: contexts are matched to its chunks by text")
+    sp.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK_SIZE, metavar="N",
+                    help=f"chunking of --corpus (default {DEFAULT_CHUNK_SIZE}, as the golden labels)")
+    sp.add_argument("--chunk-overlap", type=int, default=DEFAULT_CHUNK_OVERLAP, metavar="N",
+                    help=f"chunk overlap of --corpus (default {DEFAULT_CHUNK_OVERLAP})")
+    sp.add_argument("--match-threshold", type=float, default=90.0, metavar="S",
+                    help="least rapidfuzz ratio (0-100) for a fuzzy context match (default 90)")
+
+
+def read_upload_run(args: argparse.Namespace, path: str, golden: GoldenSet) -> Run:
+    """A RAG log or CSV/JSON run as a :class:`Run` keyed by golden query ids; notes go to stderr."""
+    from rag_metrics.systems.uploads import load_upload
+
+    chunks = None
+    if getattr(args, "corpus", None):
+        from rag_metrics.corpus import load_corpus
+        from rag_metrics.errors import ValidationReport
+        from rag_metrics.retrieval.chunking import chunk_corpus
+
+        report = ValidationReport()
+        corpus = load_corpus(args.corpus, report=report)
+        report.raise_if_errors()
+        chunks = chunk_corpus(corpus, args.chunk_size, args.chunk_overlap)
+    try:
+        system = load_upload(path, chunks, getattr(args, "match_threshold", 90.0))
+    except InputError as e:
+        if "give the corpus" in str(e):
+            raise InputError(f"{path}: rows have contexts without ids, so they are matched to corpus chunks by "
+                             "text; pass --corpus PATH (the corpus the golden set labels)") from None
+        raise
+    result = system.rank(golden.questions(), 1 << 30)
+    for note in result.notes:
+        stderr(f"{PROG}: {path}: {note}")
+    for row in result.unmatched_rows[:20]:
+        stderr(f"{PROG}: {path}: {row.where}: {row.key!r} not used: {row.reason}")
+    if len(result.unmatched_rows) > 20:
+        stderr(f"{PROG}: {path}: ... {len(result.unmatched_rows) - 20} more unmatched rows")
+    run = result.run
+    run.name = Path(path).stem
+    return run
+
+
+def add_backend_options(p: argparse.ArgumentParser) -> None:
+    """Options of ``retrieve --backend http|pgvector|qdrant``."""
+    g = p.add_argument_group("live backends (--backend http | pgvector | qdrant)")
+    g.add_argument("--backend", choices=BACKENDS, default="bundled",
+                   help="bundled (index --corpus here, default), or query a running search service")
+    g.add_argument("--url", default=None, help="http: endpoint URL; qdrant: server URL")
+    g.add_argument("--header", action="append", default=[], metavar="'NAME: VALUE'",
+                   help="http: request header (repeatable); write secrets as ${VAR}, e.g. "
+                        "'Authorization: Bearer ${MY_TOKEN}'")
+    g.add_argument("--results-path", default=None, metavar="A.B",
+                   help="http: dotted path to the result list in a JSON object response")
+    g.add_argument("--timeout", type=float, default=10.0, help="http: seconds per request (default 10)")
+    g.add_argument("--concurrency", type=int, default=4, help="http: requests in flight (default 4)")
+    g.add_argument("--retries", type=int, default=2, help="http: retries after a failure (default 2)")
+    g.add_argument("--dsn", default=None, help="pgvector: connection string; password as ${VAR} or PGPASSWORD")
+    g.add_argument("--table", default=None, help="pgvector: table (name or schema.name)")
+    g.add_argument("--id-column", default="id", help="pgvector: id column (default id)")
+    g.add_argument("--embedding-column", default="embedding", help="pgvector: vector column (default embedding)")
+    g.add_argument("--text-column", default="text", help="pgvector: text column (default text)")
+    g.add_argument("--metric", choices=["cosine", "inner_product"], default="cosine",
+                   help="pgvector: distance order (default cosine)")
+    g.add_argument("--path", default=None, help="qdrant: local-mode folder (instead of --url)")
+    g.add_argument("--collection", default=None, help="qdrant: collection name")
+    g.add_argument("--api-key", default=None, metavar="${VAR}", help="qdrant: API key as a ${VAR} reference")
+    g.add_argument("--vector-name", default=None, help="qdrant: named vector to query")
+    g.add_argument("--id-payload-key", default="chunk_id",
+                   help="qdrant: payload field with the chunk id (default chunk_id; '' = point id)")
+
+
+def _need(args: argparse.Namespace, *names: str) -> None:
+    missing = [f"--{n.replace('_', '-')}" for n in names if not getattr(args, n)]
+    if missing:
+        raise InputError(f"--backend {args.backend} needs {' and '.join(missing)}")
+
+
+def backend_system(args: argparse.Namespace) -> Any:
+    """The live system of ``retrieve --backend ...`` (an InputError names a missing option)."""
+    from rag_metrics.systems.base import ResultMemo
+
+    memo = ResultMemo()
+    if args.backend == "http":
+        from rag_metrics.systems.backends.http import (
+            HttpConfig,
+            http_system,
+            parse_header,
+        )
+
+        _need(args, "url")
+        cfg = HttpConfig(args.url, tuple(parse_header(h) for h in args.header), args.results_path,
+                         timeout=args.timeout, concurrency=args.concurrency, retries=args.retries)
+        return http_system(cfg, name=args.tag or "http", memo=memo)
+    from rag_metrics.retrieval.memo import LazyEncoder
+
+    encoder = LazyEncoder(args.model)
+    if args.backend == "pgvector":
+        from rag_metrics.systems.backends.pgvector import (
+            PgvectorConfig,
+            pgvector_system,
+        )
+
+        _need(args, "dsn", "table")
+        cfg2 = PgvectorConfig(args.dsn, args.table, args.id_column, args.embedding_column, args.text_column or None,
+                              args.metric)
+        return pgvector_system(cfg2, encoder, name=args.tag or "pgvector", memo=memo)
+    from rag_metrics.systems.backends.qdrant import QdrantConfig, qdrant_system
+
+    _need(args, "collection")
+    if not (args.url or args.path):
+        raise InputError("--backend qdrant needs --url (a server) or --path (local mode folder)")
+    cfg3 = QdrantConfig(args.collection, url=args.url, path=args.path, api_key=args.api_key,
+                        vector_name=args.vector_name, id_payload_key=args.id_payload_key or None)
+    return qdrant_system(cfg3, encoder, name=args.tag or "qdrant", memo=memo)
+
+
+def run_backend(args: argparse.Namespace, queries: dict[str, str]) -> Run:
+    """Query the live backend for every query; failures are listed on stderr (exit code stays 0
+    when some questions were answered; an InputError when none were)."""
+    system = backend_system(args)
+    try:
+        result = system.rank(queries, args.k, progress=counter_progress("queries"))
+    finally:
+        system.close()
+    for f in result.failures[:20]:
+        stderr(f"{PROG} retrieve: {f}")
+    if len(result.failures) > 20:
+        stderr(f"{PROG} retrieve: ... {len(result.failures) - 20} more failed questions")
+    if result.failures and len(result.run) == 0:
+        raise InputError(f"--backend {args.backend}: no question was answered; first failure: {result.failures[0]}")
+    if result.failures:
+        stderr(f"{PROG} retrieve: {len(result.failures)} of {len(queries)} questions failed and are missing from "
+               "the run (they count as retrieving nothing when evaluated); run again to retry them")
+    return result.run
+

@@ -1,0 +1,99 @@
+"""Evaluate several systems on one golden set: one call, whatever their kinds.
+
+Pages and reports call :func:`evaluate_systems` and read :class:`SystemEvaluation` objects; a
+system whose settings are wrong (unknown table, wrong dimension, a missing ``${VAR}``) gives an
+error on its own row, never a failure of the others.
+"""
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rag_metrics.errors import InputError
+from rag_metrics.evaluate import EvalOptions, EvaluationResult, evaluate
+from rag_metrics.systems.base import SystemRun
+from rag_metrics.types import GoldenSet
+
+__all__ = ["SystemEvaluation", "coverage", "evaluate_systems"]
+
+
+@dataclass(frozen=True)
+class SystemEvaluation:
+    """One system's ranking, its evaluation, or the error that stopped it."""
+
+    name: str
+    system_run: SystemRun | None
+    result: EvaluationResult | None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.result is not None
+
+
+def coverage(system_run: SystemRun, golden: GoldenSet) -> dict[str, int]:
+    """Counts for the coverage report: golden questions answered, failed, absent; rows unmatched."""
+    answered = set(system_run.run.query_ids())
+    ids = golden.ids
+    failed = set(system_run.failed_ids)
+    return {"questions": len(ids), "answered": sum(q in answered for q in ids),
+            "failed": sum(q in failed for q in ids),
+            "absent": sum(q not in answered and q not in failed for q in ids),
+            "unmatched_rows": len(system_run.unmatched_rows)}
+
+
+def evaluate_systems(systems: Sequence[tuple[str, Any]], golden: GoldenSet, options: EvalOptions | None = None,
+                     depth: int = 100, chunk_to_doc: Mapping[str, str] | None = None,
+                     retry_failed: bool = False) -> list[SystemEvaluation]:
+    """Rank the golden questions with every system and evaluate each run the same way.
+
+    Parameters
+    ----------
+    systems
+        ``(name, System)`` pairs, in display order.
+    golden
+        The golden set (questions and labels).
+    options
+        Evaluation conventions (``level="document"`` needs ``chunk_to_doc``).
+    depth
+        Ranking depth asked of every system.
+
+    Notes
+    -----
+    Evaluations are memoised in the process per (system fingerprint, golden set, options, depth),
+    so a page rerun re-evaluates nothing, not even a backend that failed (a hanging server must
+    not cost a timeout per rerun).  ``retry_failed=True`` asks the failed questions again.
+    """
+    options = options or EvalOptions()
+    questions = golden.questions()
+    gkey = (golden.fingerprint(), repr(options), int(depth),
+            None if chunk_to_doc is None else (len(chunk_to_doc), hash(frozenset(chunk_to_doc.items()))))
+    out = []
+    for name, system in systems:
+        key = (system.fingerprint, name, gkey)
+        with _LOCK:
+            hit = _RESULTS.get(key)
+        if hit is not None and not (retry_failed and hit.system_run is not None and not hit.system_run.ok):
+            out.append(hit)
+            continue
+        try:
+            sr = system.rank(questions, depth)
+            res = evaluate(golden, sr.run, options, chunk_to_doc=chunk_to_doc)
+        except InputError as e:
+            out.append(SystemEvaluation(name, None, None, str(e)))
+            continue
+        ev = SystemEvaluation(name, sr, res)
+        with _LOCK:
+            _RESULTS.pop(key, None)
+            if len(_RESULTS) >= _MAX_RESULTS:
+                _RESULTS.pop(next(iter(_RESULTS)))
+            _RESULTS[key] = ev
+        out.append(ev)
+    return out
+
+
+_RESULTS: dict[tuple[Any, ...], SystemEvaluation] = {}  # small LRU-ish memo: a rerun re-evaluates nothing
+_MAX_RESULTS = 32
+_LOCK = threading.Lock()

@@ -1,0 +1,274 @@
+"""Systems kept in the workspace: uploads as files, connections as settings without secrets.
+
+Layout, per corpus folder of the workspace (:class:`rag_metrics.workspace.Workspace`)::
+
+    <workspace>/<corpus>/systems/systems.json       the list of systems (name, kind, file or settings)
+    <workspace>/<corpus>/systems/<slug>.<ext>       each uploaded run or RAG log, byte for byte
+
+Every write is atomic (temporary file + ``os.replace``); files are plain text (JSON, the user's
+own upload), never pickle.  Uploads are capped at :data:`MAX_STORED_BYTES` each and
+:data:`MAX_SYSTEMS` systems per corpus.  Connection settings are stored as written: secrets only
+as ``${VAR}`` references (a literal password in a DSN or a literal value in a sensitive header
+is refused with the fix), so nothing secret reaches the disk, a URL or an export.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import threading
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePath
+from typing import Any
+
+from rag_metrics.errors import InputError, ValidationReport
+from rag_metrics.files import atomic_write_text
+from rag_metrics.systems.secrets import redact_dsn
+from rag_metrics.types import Chunk
+
+__all__ = [
+    "KINDS",
+    "MAX_STORED_BYTES",
+    "MAX_SYSTEMS",
+    "SystemSpec",
+    "SystemStore",
+    "build_system",
+    "connection_config",
+]
+
+#: Kinds of stored systems.
+KINDS = ("upload", "http", "pgvector", "qdrant")
+#: Largest upload kept, in bytes (50 MiB).
+MAX_STORED_BYTES = 50 * 1024 * 1024
+#: Systems per corpus.
+MAX_SYSTEMS = 20
+_INDEX = "systems.json"
+_NAME = re.compile(r"^[\w .:()+-]{1,60}$")
+
+
+@dataclass(frozen=True)
+class SystemSpec:
+    """One stored system: ``kind`` ``upload`` (with ``file`` and the original ``filename``) or a
+    connection kind with its ``settings`` (as written, ``${VAR}`` references only)."""
+
+    name: str
+    kind: str
+    file: str | None = None
+    filename: str | None = None
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    match_threshold: float = 90.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "kind": self.kind, "file": self.file, "filename": self.filename,
+                "settings": dict(self.settings), "match_threshold": self.match_threshold}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> SystemSpec:
+        return cls(str(d["name"]), str(d["kind"]), d.get("file"), d.get("filename"), dict(d.get("settings") or {}),
+                   float(d.get("match_threshold", 90.0)))
+
+    @property
+    def description(self) -> str:
+        """One line for lists (no secret: settings are stored without them)."""
+        s = self.settings
+        if self.kind == "upload":
+            return f"uploaded file {self.filename}"
+        if self.kind == "http":
+            return f"HTTP endpoint {s.get('url')}"
+        if self.kind == "pgvector":
+            return f"pgvector table {s.get('table')} at {redact_dsn(str(s.get('dsn', '')))}"
+        return f"Qdrant collection {s.get('collection')} at {s.get('url') or s.get('path')}"
+
+
+def connection_config(kind: str, settings: Mapping[str, Any]) -> Any:
+    """The validated config object of a connection kind (InputError names the bad setting)."""
+    s = dict(settings)
+    if kind == "http":
+        from rag_metrics.systems.backends.http import HttpConfig
+
+        s["headers"] = tuple(tuple(h) for h in s.get("headers") or ())
+        return HttpConfig(**s)
+    if kind == "pgvector":
+        from rag_metrics.systems.backends.pgvector import PgvectorConfig
+
+        return PgvectorConfig(**s)
+    if kind == "qdrant":
+        from rag_metrics.systems.backends.qdrant import QdrantConfig
+
+        return QdrantConfig(**s)
+    raise InputError(f"unknown connection kind {kind!r}; use one of http, pgvector, qdrant")
+
+
+def _refuse_literal_secrets(kind: str, cfg: Any) -> None:
+    if kind == "http" and cfg.literal_secrets():
+        names = ", ".join(cfg.literal_secrets())
+        raise InputError(f"header(s) {names} hold a literal secret, which would be saved; write the value as a "
+                         "${VAR} reference (e.g. 'Bearer ${MY_TOKEN}') and export the variable, or add it to "
+                         ".streamlit/secrets.toml")
+    if kind == "pgvector" and redact_dsn(cfg.dsn) != cfg.dsn:
+        raise InputError("the DSN holds a literal password, which would be saved; write it as ${VAR} (e.g. "
+                         "postgresql://me:${PGPASS}@db/x) or leave it out and set PGPASSWORD")
+
+
+_LOADED: dict[tuple[Any, ...], Any] = {}  # parsed uploads, per (file, size, mtime, corpus): re-parsed only on change
+_LOADED_LOCK = threading.Lock()
+_MEMOS: dict[str, Any] = {}  # one result memo per store folder and process
+
+
+class SystemStore:
+    """The systems of one corpus, kept under ``folder`` (``<workspace>/<corpus>/systems``)."""
+
+    def __init__(self, folder: str | os.PathLike[str]) -> None:
+        self.folder = Path(folder)
+
+    @classmethod
+    def for_corpus(cls, corpus_name: str, root: str | os.PathLike[str] | None = None) -> SystemStore:
+        from rag_metrics.workspace import Workspace
+
+        return cls(Workspace(corpus_name, root).folder / "systems")
+
+    # ---- index --------------------------------------------------------------------------------
+    def specs(self) -> list[SystemSpec]:
+        """Stored systems in the order they were added (a damaged index reads as empty, never raises)."""
+        p = self.folder / _INDEX
+        if not p.is_file():
+            return []
+        try:
+            raw = json.loads(p.read_text(encoding="utf-8"))
+            return [SystemSpec.from_json(d) for d in raw.get("systems", [])]
+        except (ValueError, KeyError, TypeError, OSError):
+            return []
+
+    def _write(self, specs: Sequence[SystemSpec]) -> None:
+        atomic_write_text(self.folder / _INDEX,
+                          json.dumps({"version": 1, "systems": [s.to_json() for s in specs]}, indent=2) + "\n")
+
+    def _check_name(self, name: str) -> str:
+        name = " ".join(str(name).split())
+        if not _NAME.match(name):
+            raise InputError(f"system name {name!r}: use 1-60 letters, digits, spaces or . : ( ) + - _")
+        if any(s.name == name for s in self.specs()):
+            raise InputError(f"a system named {name!r} exists already; choose another name or remove it first")
+        if len(self.specs()) >= MAX_SYSTEMS:
+            raise InputError(f"{MAX_SYSTEMS} systems are stored for this corpus; remove one first")
+        return name
+
+    # ---- add / remove -------------------------------------------------------------------------
+    def add_upload(self, name: str, filename: str, data: bytes,
+                   chunks: Sequence[Chunk] | Mapping[str, str] | None = None,
+                   match_threshold: float = 90.0) -> tuple[SystemSpec | None, ValidationReport]:
+        """Validate an upload (run or RAG log) and keep it; ``(None, report)`` when it has errors."""
+        from rag_metrics.systems.uploads import parse_upload
+
+        name = self._check_name(name)
+        report = ValidationReport()
+        if len(data) > MAX_STORED_BYTES:
+            report.error(f"file is {len(data):,} bytes; the app keeps uploads up to {MAX_STORED_BYTES:,} bytes. "
+                         "Evaluate larger runs with the CLI (rag-metrics evaluate)", file=filename)
+            return None, report
+        system, report = parse_upload(data, filename, chunks, match_threshold, name)
+        if system is None:
+            return None, report
+        suffix = PurePath(filename).suffix.lower()
+        suffix = suffix if re.fullmatch(r"\.[a-z0-9]{1,8}", suffix) else ".txt"
+        stem = re.sub(r"[^A-Za-z0-9_-]+", "_", name)[:40] or "system"
+        fname = f"{stem}-{hashlib.sha256(data).hexdigest()[:8]}{suffix}"
+        self.folder.mkdir(parents=True, exist_ok=True)
+        tmp = self.folder / f".{fname}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, self.folder / fname)
+        spec = SystemSpec(name, "upload", fname, PurePath(filename).name, {}, float(match_threshold))
+        self._write([*self.specs(), spec])
+        return spec, report
+
+    def add_connection(self, name: str, kind: str, settings: Mapping[str, Any]) -> SystemSpec:
+        """Validate connection settings and keep them (secrets only as ``${VAR}`` references)."""
+        name = self._check_name(name)
+        cfg = connection_config(kind, settings)
+        _refuse_literal_secrets(kind, cfg)
+        stored = cfg.public() if kind != "pgvector" else {**cfg.public(), "dsn": cfg.dsn}
+        if kind == "http":
+            stored["headers"] = [list(h) for h in cfg.headers]
+        if kind == "pgvector":
+            stored.update(connect_timeout=cfg.connect_timeout)
+        spec = SystemSpec(name, kind, None, None, stored)
+        self._write([*self.specs(), spec])
+        return spec
+
+    def remove(self, name: str) -> bool:
+        specs = self.specs()
+        keep = [s for s in specs if s.name != name]
+        if len(keep) == len(specs):
+            return False
+        self._write(keep)
+        for s in specs:
+            if s.name == name and s.file and not any(o.file == s.file for o in keep):
+                (self.folder / s.file).unlink(missing_ok=True)
+        return True
+
+    # ---- systems ------------------------------------------------------------------------------
+    def memo(self) -> Any:
+        """The result memo of this store's live systems, kept on disk beside them
+        (``systems/memo/<fingerprint>.json``: question texts and ``[id, score]`` pairs, no secret),
+        so answers come back after a restart without querying the backend again."""
+        from rag_metrics.systems.base import ResultMemo
+
+        key = str(self.folder / "memo")
+        with _LOADED_LOCK:
+            memo = _MEMOS.get(key)
+            if memo is None:
+                memo = _MEMOS[key] = ResultMemo(key)
+        return memo
+
+    def system(self, spec: SystemSpec, chunks: Sequence[Chunk] | Mapping[str, str] | None = None,
+               encoder: Any = None, corpus_key: str = "", env: Mapping[str, str] | None = None) -> Any:
+        """The :class:`~rag_metrics.systems.base.System` of a stored spec (uploads parsed once per
+        file version and corpus; live systems answer from :meth:`memo` first)."""
+        if spec.kind != "upload":
+            return build_system(spec, encoder, env, memo=self.memo())
+        p = self.folder / str(spec.file)
+        try:
+            st = p.stat()
+        except OSError:
+            raise InputError(f"the file of system {spec.name!r} ({spec.file}) is missing from {self.folder}; "
+                             "remove the system and upload it again") from None
+        key = (str(p), st.st_size, st.st_mtime_ns, corpus_key, spec.name, spec.match_threshold)
+        with _LOADED_LOCK:
+            hit = _LOADED.get(key)
+        if hit is not None:
+            return hit
+        from rag_metrics.systems.uploads import parse_upload
+
+        system, report = parse_upload(p.read_bytes(), spec.filename or p.name, chunks, spec.match_threshold, spec.name)
+        if system is None:
+            report.raise_if_errors(f"system {spec.name!r}", hint="remove it and upload a corrected file")
+        with _LOADED_LOCK:
+            if len(_LOADED) > 64:
+                _LOADED.clear()
+            _LOADED[key] = system
+        return system
+
+
+def build_system(spec: SystemSpec, encoder: Any = None, env: Mapping[str, str] | None = None,
+                 memo: Any = None) -> Any:
+    """A live system from a connection spec (``encoder``: the lab's, for pgvector and Qdrant;
+    ``memo``: a :class:`~rag_metrics.systems.base.ResultMemo`, default the process-wide one)."""
+    cfg = connection_config(spec.kind, spec.settings)
+    if spec.kind == "http":
+        from rag_metrics.systems.backends.http import http_system
+
+        return http_system(cfg, name=spec.name, env=env, memo=memo)
+    if encoder is None:
+        raise InputError(f"system {spec.name!r} ({spec.kind}) needs the lab's encoder for question embeddings")
+    if spec.kind == "pgvector":
+        from rag_metrics.systems.backends.pgvector import pgvector_system
+
+        return pgvector_system(cfg, encoder, name=spec.name, env=env, memo=memo)
+    from rag_metrics.systems.backends.qdrant import qdrant_system
+
+    return qdrant_system(cfg, encoder, name=spec.name, env=env, memo=memo)

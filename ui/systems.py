@@ -1,0 +1,293 @@
+"""Streamlit parts of the Systems page: add (upload or connection form), test, list, evaluate,
+remove, and the pooled labelling queue.  Logic lives in :mod:`rag_metrics.systems`.
+
+Secrets: connection forms take ``${VAR}`` references only; values come from the environment or
+Streamlit secrets (:func:`secrets_env`) at request time and are never stored or shown.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from rag_metrics.errors import InputError
+from rag_metrics.systems.bundled import BundledSystem
+from rag_metrics.systems.evaluation import SystemEvaluation, coverage, evaluate_systems
+from rag_metrics.systems.pooling import apply_label, pooled_queue, system_table
+from rag_metrics.systems.store import MAX_STORED_BYTES, SystemStore
+from ui import cache, state, views
+
+__all__ = [
+    "KEY_KIND",
+    "KEY_UPLOAD",
+    "add_connection_form",
+    "add_upload_form",
+    "evaluations",
+    "pool_section",
+    "secrets_env",
+    "store",
+    "system_details",
+    "systems_of",
+    "systems_table",
+]
+
+KEY_UPLOAD = "systems_upload"
+KEY_UPLOAD_NAME = "systems_upload_name"
+KEY_KIND = "systems_kind"
+KEY_CONN_NAME = "systems_conn_name"
+KEY_POOL_K = "systems_pool_k"
+
+
+def store(ctx: Any) -> SystemStore:
+    """The systems kept for the current corpus (in the workspace folder)."""
+    return SystemStore.for_corpus(ctx.settings.corpus)
+
+
+def secrets_env() -> Mapping[str, str]:
+    """Environment plus string values of Streamlit secrets (top level), for ``${VAR}`` references."""
+    import os
+
+    env = dict(os.environ)
+    try:
+        for k, v in st.secrets.items():
+            if isinstance(v, (str, int, float)):
+                env.setdefault(str(k), str(v))
+    except Exception:  # no secrets.toml: the environment only  # noqa: BLE001
+        pass
+    return env
+
+
+def systems_of(ctx: Any) -> tuple[list[tuple[str, Any]], dict[str, str]]:
+    """``(name, System)`` pairs (the sidebar's bundled retriever first), and build errors by name."""
+    out: list[tuple[str, Any]] = [(f"bundled {ctx.settings.retriever}",
+                                   BundledSystem(ctx.memo, f"bundled {ctx.settings.retriever}", ctx.chunks.fingerprint))]
+    errors: dict[str, str] = {}
+    env = secrets_env()
+    for spec in store(ctx).specs():
+        try:
+            out.append((spec.name, store(ctx).system(spec, ctx.chunks.chunks, cache.encoder(), ctx.chunks.fingerprint,
+                                                     env)))
+        except InputError as e:
+            errors[spec.name] = str(e)
+    return out, errors
+
+
+def evaluations(ctx: Any, retry_failed: bool = False) -> list[SystemEvaluation]:
+    """Every system evaluated with the sidebar's conventions (backends answer from the memo after
+    the first time; failed questions are asked again only when ``retry_failed``)."""
+    systems, errors = systems_of(ctx)
+    with st.spinner("Ranking the golden questions with every system…"):
+        evals = evaluate_systems(systems, ctx.golden, ctx.settings.options, ctx.memo.depth,
+                                 chunk_to_doc=ctx.chunks.doc if ctx.settings.options.level == "document" else None,
+                                 retry_failed=retry_failed)
+    return evals + [SystemEvaluation(n, None, None, e) for n, e in errors.items()]
+
+
+def retry_button(evals: list[SystemEvaluation]) -> bool:
+    """A "Retry failed questions" button, shown when a system has failed questions."""
+    failed = sum(len(e.system_run.failures) for e in evals if e.system_run is not None)
+    if not failed:
+        return False
+    st.warning(f"{failed} question(s) failed on live systems and count as retrieving nothing (details below).",
+               icon=":material/warning:")
+    return st.button("Retry failed questions", key="systems_retry")
+
+
+# ---- add ---------------------------------------------------------------------------------------
+def add_upload_form(ctx: Any) -> None:
+    """Upload a TREC run, CSV/JSON run or RAG log; it is validated, then kept in the workspace."""
+    st.caption("TREC run (`qid Q0 id rank score tag`); CSV/TSV with `query_id` or `question`, `chunk_id`, `score` or "
+               "`rank`; JSON `{qid: {id: score}}`; JSONL rows with a ranked `ids` list; or a RAG log "
+               "(`question`, `contexts`, optional `context_ids`, `answer`, `ground_truth`), whose contexts are "
+               f"matched to this corpus's chunks by text. Up to {MAX_STORED_BYTES // (1024 * 1024)} MB; kept in the "
+               "workspace folder, so it comes back after a reload.")
+    with st.form("systems_upload_form", clear_on_submit=True):
+        name = st.text_input("Name", key=KEY_UPLOAD_NAME, placeholder="my production retriever")
+        up = st.file_uploader("Run or RAG log", key=KEY_UPLOAD,
+                              type=["trec", "run", "txt", "tsv", "csv", "json", "jsonl", "ndjson"])
+        threshold = st.slider("Fuzzy match threshold (RAG logs without ids)", 50, 100, 90,
+                              help="Least rapidfuzz ratio (0-100) between a context and a chunk for a fuzzy match.")
+        submitted = st.form_submit_button("Add system", type="primary")
+    if submitted:
+        if up is None or not (name or "").strip():
+            st.error("Give a name and choose a file.")
+            return
+        try:
+            spec, report = store(ctx).add_upload(name, up.name, up.getvalue(), ctx.chunks.chunks, float(threshold))
+        except InputError as e:
+            views.input_error(e, "Not added")
+            return
+        if spec is None:
+            st.error(f"{views.esc(up.name)} was not added: fix the problems below and upload it again.")
+            views.report(report, show_ok=False)
+            return
+        state.notice(f"Added {views.esc(spec.name)} ({views.esc(spec.filename or '')}).")
+        st.rerun()
+
+
+def _http_settings() -> dict[str, Any]:
+    url = st.text_input("URL", placeholder="http://127.0.0.1:8000/search")
+    headers = st.text_area("Headers (one 'Name: value' per line; secrets as ${VAR})",
+                           placeholder="Authorization: Bearer ${MY_TOKEN}", height=80)
+    c1, c2, c3, c4 = st.columns(4)
+    results_path = c1.text_input("Results path", placeholder="data.hits")
+    timeout = c2.number_input("Timeout (s)", 0.5, 300.0, 10.0)
+    concurrency = c3.number_input("Concurrency", 1, 64, 4)
+    retries = c4.number_input("Retries", 0, 10, 2)
+    from rag_metrics.systems.backends.http import parse_header
+
+    hdrs = [list(parse_header(line)) for line in headers.splitlines() if line.strip()]
+    return {"url": url, "headers": hdrs, "results_path": results_path or None, "timeout": float(timeout),
+            "concurrency": int(concurrency), "retries": int(retries)}
+
+
+def _pgvector_settings() -> dict[str, Any]:
+    dsn = st.text_input("DSN (password as ${VAR}, or set PGPASSWORD)",
+                        placeholder="postgresql://me:${PGPASS}@localhost:5432/rag")
+    table = st.text_input("Table", placeholder="public.chunks")
+    c1, c2, c3, c4 = st.columns(4)
+    return {"dsn": dsn, "table": table, "id_column": c1.text_input("Id column", "id"),
+            "embedding_column": c2.text_input("Embedding column", "embedding"),
+            "text_column": c3.text_input("Text column", "text") or None,
+            "metric": c4.selectbox("Order", ["cosine", "inner_product"])}
+
+
+def _qdrant_settings() -> dict[str, Any]:
+    where = st.radio("Qdrant", ["server URL", "local folder"], horizontal=True)
+    url = st.text_input("URL", placeholder="http://localhost:6333") if where == "server URL" else None
+    path = st.text_input("Local folder (or :memory:)") if where == "local folder" else None
+    c1, c2, c3 = st.columns(3)
+    return {"collection": c1.text_input("Collection"), "url": url or None, "path": path or None,
+            "api_key": c2.text_input("API key (as ${VAR})", placeholder="${QDRANT_API_KEY}") or None,
+            "id_payload_key": c3.text_input("Payload field with the chunk id", "chunk_id") or None}
+
+
+def add_connection_form(ctx: Any) -> None:
+    """Connect an HTTP endpoint, a pgvector table or a Qdrant collection; test it; keep it."""
+    kind = st.radio("Kind", ["http", "pgvector", "qdrant"], key=KEY_KIND, horizontal=True,
+                    format_func={"http": "HTTP endpoint", "pgvector": "PostgreSQL + pgvector",
+                                 "qdrant": "Qdrant"}.get)
+    st.caption("Secrets are written as `${VAR}` and read from the environment or `.streamlit/secrets.toml` when "
+               "a request is sent; they are never saved, shown or put in a URL or an export. pgvector and Qdrant "
+               "are queried with the lab's encoder, so they must hold embeddings of the same model.")
+    name = st.text_input("Name", key=KEY_CONN_NAME, placeholder=f"my {kind}")
+    try:
+        settings = {"http": _http_settings, "pgvector": _pgvector_settings, "qdrant": _qdrant_settings}[kind]()
+    except InputError as e:
+        views.input_error(e)
+        return
+    c1, c2 = st.columns(2)
+    test = c1.button("Test on the first golden question", key="systems_test")
+    add = c2.button("Add system", key="systems_add", type="primary")
+    if test:
+        from rag_metrics.systems.store import SystemSpec, build_system
+
+        try:
+            system = build_system(SystemSpec(name or kind, kind, settings=settings), cache.encoder(), secrets_env())
+            q = next(iter(ctx.golden), None)
+            if q is None:
+                st.warning("The golden set has no question to send.")
+                return
+            hits = system.test(q.question, 5)
+        except InputError as e:
+            views.input_error(e, "Test failed")
+            return
+        st.success(f"Answered {views.esc(q.question)!s} with {len(hits)} result(s).", icon=":material/check_circle:")
+        st.dataframe(pd.DataFrame(hits, columns=["id", "score"]), hide_index=True)
+    if add:
+        try:
+            spec = store(ctx).add_connection(name, kind, settings)
+        except InputError as e:
+            views.input_error(e, "Not added")
+            return
+        state.notice(f"Added {views.esc(spec.name)} ({views.esc(spec.description)}).")
+        st.rerun()
+
+
+# ---- results -----------------------------------------------------------------------------------
+def systems_table(ctx: Any, evals: list[SystemEvaluation]) -> None:
+    """Metrics at K with judged@K beside them, one row per system; warnings under the table."""
+    k = ctx.k
+    ok = {e.name: e.result for e in evals if e.ok}
+    if ok:
+        df = system_table(ok, [m for m in ctx.settings.metrics if m != "judged"], k)
+        warn = df.pop("warning")
+        st.dataframe(df, hide_index=True, width="stretch",
+                     column_config={c: st.column_config.NumberColumn(c, format="%.3f") for c in df.columns[1:]})
+        for w in warn.dropna():
+            st.warning(w, icon=":material/help:")
+    for e in evals:
+        if not e.ok:
+            st.error(f"**{views.esc(e.name)}**: {views.esc(e.error or '')}", icon=":material/error:")
+
+
+def system_details(ctx: Any, evals: list[SystemEvaluation]) -> None:
+    """Per system: coverage, notes, match report, unmatched rows, failures; remove button."""
+    specs = {s.name: s for s in store(ctx).specs()}
+    for e in evals:
+        spec = specs.get(e.name)
+        title = f"{e.name} — {spec.description}" if spec else f"{e.name} — the sidebar's retriever"
+        with st.expander(title, expanded=False):
+            if e.system_run is not None:
+                cov = coverage(e.system_run, ctx.golden)
+                c = st.columns(5)
+                for col, (label, key) in zip(c, [("Questions", "questions"), ("Answered", "answered"),
+                                                 ("Failed", "failed"), ("Absent", "absent"),
+                                                 ("Unmatched rows", "unmatched_rows")]):
+                    col.metric(label, cov[key])
+                for note in e.system_run.notes:
+                    st.caption(views.esc(note))
+                cm = e.system_run.context_match
+                if cm is not None and (cm.fuzzy_examples or cm.unmatched_examples):
+                    st.dataframe(pd.DataFrame(cm.fuzzy_examples + cm.unmatched_examples,
+                                              columns=["where", "context", "matched id", "similarity"]),
+                                 hide_index=True, width="stretch")
+                if e.system_run.unmatched_rows:
+                    st.dataframe(pd.DataFrame([(u.where, u.key, u.question, u.reason)
+                                               for u in e.system_run.unmatched_rows],
+                                              columns=["where", "key", "question", "why not used"]),
+                                 hide_index=True, width="stretch")
+                if e.system_run.failures:
+                    st.dataframe(pd.DataFrame([(f.query_id, f.question, f.message) for f in e.system_run.failures],
+                                              columns=["query", "question", "failure"]), hide_index=True, width="stretch")
+            if spec is not None and st.button("Remove", key=f"systems_remove_{spec.name}"):
+                store(ctx).remove(spec.name)
+                state.notice(f"Removed {views.esc(spec.name)}.")
+                st.rerun()
+
+
+def pool_section(ctx: Any, evals: list[SystemEvaluation]) -> None:
+    """The pooled labelling queue, and labelling one chunk at a time into the golden set."""
+    runs = {e.name: e.system_run.run for e in evals if e.system_run is not None}
+    if not runs:
+        return
+    k = int(st.number_input("Pool depth K", 1, ctx.memo.depth, value=ctx.k, key=KEY_POOL_K))
+    pool = pooled_queue(ctx.golden, runs, k, ctx.id_text)
+    if pool.empty:
+        st.success(f"Every chunk in the top {k} of every system carries a label.", icon=":material/check_circle:")
+        return
+    st.caption(f"{len(pool)} unjudged chunk(s) in the top {k} of {len(runs)} system(s), grouped by question, the "
+               "chunks retrieved by the most systems first (TREC pooling). Labels go to the golden set like any "
+               "other edit.")
+    st.dataframe(pool, hide_index=True, width="stretch", height=300)
+    options = list(range(len(pool)))
+    pick = st.selectbox("Chunk to label", options, key="systems_pool_pick",
+                        format_func=lambda i: f"{pool.at[i, 'query_id']} · {pool.at[i, 'chunk_id']}")
+    grade = st.radio("Grade", [0, 1, 2, 3], horizontal=True, key="systems_pool_grade",
+                     format_func={0: "not relevant", 1: "1", 2: "2", 3: "3 (answers fully)"}.get)
+    if st.button("Save label", key="systems_pool_save"):
+        row = pool.iloc[int(pick)]
+        qid, cid = str(row["query_id"]), str(row["chunk_id"])
+        judge = getattr(state, "golden_judge", None)  # the golden session's labelling path, when present
+        try:
+            if callable(judge):
+                judge(qid, cid, int(grade))
+            else:
+                state.set_golden(apply_label(ctx.golden, qid, cid, int(grade)))
+                state.notice(f"Labelled {views.esc(cid)} for {views.esc(qid)}; every metric is updated.")
+        except InputError as e:
+            views.input_error(e)
+            return
+        st.rerun()
