@@ -3,10 +3,9 @@
 :func:`judge` turns a run and qrels into a per-rank grade matrix, in the spirit of trec_eval's
 ``form_res_rels``: every metric kernel afterwards is arithmetic over integers and never compares ids.
 
-Ranking rule (trec_eval): within a query, sort by score descending; ties by id in descending
-byte-wise string order ("b" before "a", "9" before "10").  The rank column of a TREC run file is
-ignored, as trec_eval ignores it.  A duplicate id inside one query keeps its best-ranked occurrence.
-NaN scores rank last.
+Ranking rule (trec_eval): :mod:`rag_metrics.ordering` (score descending, ties by id descending
+byte-wise, NaN last).  The rank column of a TREC run file is ignored, as trec_eval ignores it.
+A duplicate id inside one query keeps its best-ranked occurrence.
 """
 from __future__ import annotations
 
@@ -17,9 +16,10 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from rag_metrics.ordering import order_rows
 from rag_metrics.types import Run
 
-__all__ = ["Judged", "judge", "rank_order"]
+__all__ = ["Judged", "judge"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,43 +71,6 @@ class Judged:
         ids = self.id_uniques[self.ranked_codes[lo:hi]].tolist()
         scores = self.ranked_scores[lo:hi].tolist()
         return ids, scores, self.grades[q, : hi - lo].tolist()
-
-
-def _id_rank(uniques: NDArray[np.object_]) -> NDArray[np.int64]:
-    """Rank of each unique id in byte-wise order (UTF-8 order == code point order)."""
-    rank = np.empty(len(uniques), dtype=np.int64)
-    rank[np.argsort(uniques, kind="stable")] = np.arange(len(uniques), dtype=np.int64)
-    return rank
-
-
-def rank_order(qcodes: NDArray[np.int64], idcodes: NDArray[np.int64], iduniques: NDArray[np.object_],
-               scores: NDArray[np.float64]) -> NDArray[np.int64] | None:
-    """Row order grouping rows by query, then score descending, then id descending (trec_eval).
-
-    Returns None when the rows are already in that order (the usual case for TREC files and for
-    runs we produce), so the caller can skip the sort.  ``scores`` must have no NaN.
-    """
-    n = len(qcodes)
-    if n < 2:
-        return None
-    same_q = qcodes[1:] == qcodes[:-1]
-    n_groups = int(n - same_q.sum())
-    contiguous = n_groups == int(np.count_nonzero(np.bincount(qcodes))) if n_groups < n else True
-    if contiguous:
-        up = same_q & (scores[1:] > scores[:-1])
-        if not up.any():
-            tie = np.flatnonzero(same_q & (scores[1:] == scores[:-1]))
-            if tie.size == 0:
-                return None
-            a, b = iduniques[idcodes[tie]], iduniques[idcodes[tie + 1]]
-            if np.all(a > b):
-                return None
-    order = np.lexsort((-scores, qcodes))
-    sq, ss = qcodes[order], scores[order]
-    if np.any((sq[1:] == sq[:-1]) & (ss[1:] == ss[:-1])):
-        idkey = _id_rank(iduniques)[idcodes]
-        order = np.lexsort((-idkey, -scores, qcodes))
-    return order
 
 
 def _may_have_duplicates(sq: NDArray[np.int64], sic: NDArray[np.int64], nq: int,
@@ -237,10 +200,7 @@ def judge(
     if len(qcodes) and (qcodes < 0).any():
         rows = np.flatnonzero(qcodes >= 0)
         qcodes, scores, ic_run = qcodes[rows], scores[rows], ic_run[rows]
-    nan = np.isnan(scores)
-    if nan.any():
-        scores = np.where(nan, -np.inf, scores)
-    order = rank_order(qcodes, ic_run, iun, scores)
+    order = order_rows(qcodes, ic_run, iun, scores)
     if order is None:
         sq, sic, sscores = qcodes, ic_run, scores
     else:
