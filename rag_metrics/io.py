@@ -202,6 +202,7 @@ def _slow_run_parse(text: str, source: str, report: ValidationReport) -> Run:
     ids: list[str] = []
     scores: list[float] = []
     n_problems = 0
+    n_extra, first_extra = 0, 0
 
     def problem(msg: str, n: int) -> None:
         nonlocal n_problems
@@ -213,9 +214,12 @@ def _slow_run_parse(text: str, source: str, report: ValidationReport) -> Run:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         parts = line.split()
-        if len(parts) != 6:
+        if len(parts) < 6:
             problem(f"expected 6 fields 'qid Q0 docid rank score tag', found {len(parts)}: {line.strip()[:80]!r}", n)
             continue
+        if len(parts) > 6:  # trec_eval reads six fields and ignores the rest of the line
+            n_extra += 1
+            first_extra = first_extra or n
         try:
             s = float(parts[4])
         except ValueError:
@@ -229,6 +233,9 @@ def _slow_run_parse(text: str, source: str, report: ValidationReport) -> Run:
         scores.append(s)
     if n_problems > MAX_REPORTED:
         report.error(f"{n_problems - MAX_REPORTED} more malformed lines not listed", file=source)
+    if n_extra:
+        report.warning(f"{n_extra} line{'s have' if n_extra > 1 else ' has'} text after the sixth field (the tag), "
+                       f"first at line {first_extra}; it is ignored, as trec_eval does", file=source)
     return Run(np.array(qids, dtype=object), np.array(ids, dtype=object), np.array(scores, dtype=np.float64),
                name=Path(source).stem)
 
@@ -292,6 +299,11 @@ class _Codes:
 
     def uniques(self) -> np.ndarray:
         return np.asarray(self.values.to_pylist(), dtype=object)
+
+    def any_startswith(self, prefix: str) -> bool:
+        import pyarrow.compute as pc
+
+        return bool(pc.any(pc.starts_with(self.values, prefix)).as_py()) if len(self.values) else False
 
 
 def _arrow_run(path: Path) -> Run | None:
@@ -363,7 +375,7 @@ def _arrow_run(path: Path) -> Run | None:
                     break
     except (pa.ArrowInvalid, pa.ArrowTypeError, OSError, ValueError, UnicodeDecodeError):
         return None
-    if n == 0:
+    if n == 0 or qtab.any_startswith("#"):  # a comment line that happened to have six fields
         return None
     # views of the rows read: the unused tail of np.empty was never touched, so it is not resident
     qcodes, dcodes, scores = qcodes[:n], dcodes[:n], scores[:n]

@@ -208,3 +208,71 @@ def read_run_file(p):
     from rag_metrics.io import read_run
 
     return read_run(p)
+
+
+# ---- trec_eval corners in run files (issue 12) ----------------------------------------------
+
+def test_text_after_the_tag_is_ignored_with_one_warning_counting_lines():
+    # trec_eval reads six fields and ignores the rest of the line (its own test files do this)
+    text = ("q1 Q0 a 1 3.0 tag extra words here\n"
+            "q1 Q0 b 2 2.0 tag\n"
+            "q1 Q0 c 3 1.0 tag more\n"
+            "q2 Q0 a 1 1.0 tag x\n")
+    run, rep = parse_trec_run(text, "r.trec")
+    assert rep.ok and len(rep.warnings) == 1
+    w = str(rep.warnings[0])
+    assert "r.trec" in w and "3 lines have text after the sixth field" in w and "first at line 1" in w
+    assert run.rankings() == {"q1": [("a", 3.0), ("b", 2.0), ("c", 1.0)], "q2": [("a", 1.0)]}
+
+
+def test_text_after_the_tag_in_a_big_file_falls_back_and_warns(tmp_path):
+    from rag_metrics.io import read_run
+
+    text = _big_run_text()
+    lines = text.splitlines()
+    lines[100] += " trailing"  # one line in the middle of the file
+    p = tmp_path / "big.trec"
+    p.write_text("\n".join(lines) + "\n")
+    run, rep = read_run(p)
+    assert rep.ok and len(rep.warnings) == 1 and "1 line has text after the sixth field" in str(rep.warnings[0])
+    assert "first at line 101" in str(rep.warnings[0])
+    assert len(run) == len(lines)
+
+
+@pytest.mark.parametrize("big", [False, True])
+def test_rank_column_is_ignored_order_follows_scores_then_ids(tmp_path, big):
+    # ranks say a, b, c, 10, 9; scores say c (3.0), then b and a tied (2.0: b before a), then the
+    # tie 9 / 10 at 1.0 ("9" > "10" byte-wise)
+    text = ("rq Q0 a 1 2.0 t\n"
+            "rq Q0 b 2 2.0 t\n"
+            "rq Q0 c 3 3.0 t\n"
+            "rq Q0 10 4 1.0 t\n"
+            "rq Q0 9 5 1.0 t\n")
+    if big:  # large enough for the streaming reader: the same query block after many others
+        text = _big_run_text() + text
+    p = tmp_path / "r.trec"
+    p.write_text(text)
+    run = load_run(p)
+    if big:
+        assert run._qids is None, "expected the streaming fast path"
+    assert [i for i, _ in run.rankings()["rq"]] == ["c", "b", "a", "9", "10"]
+    res = evaluate(GoldenSet.from_qrels({"rq": {"a": 1}}), run)
+    assert res.judged.ranking(res.query_ids.index("rq"))[0] == ["c", "b", "a", "9", "10"]
+    assert res.mean("mrr") == 1 / 3  # a is third by score, first by the rank column
+
+
+def test_comment_lines_skipped_and_ids_may_contain_hash(tmp_path):
+    run_text = "# produced by a test\nq1 Q0 doc#1 1 2.0 t\n  # indented comment\nq1 Q0 doc#2 2 1.0 t#x\n"
+    run, rep = parse_trec_run(run_text, "r.trec")
+    assert rep.ok and run.rankings() == {"q1": [("doc#1", 2.0), ("doc#2", 1.0)]}
+    qrels, rep = parse_trec_qrels("# header\nq1 0 doc#2 1\nq1 0 a#b#c 2\n", "x.qrels")
+    assert rep.ok and qrels == {"q1": {"doc#2": 1, "a#b#c": 2}}
+
+
+def test_big_run_with_a_six_field_comment_line_skips_it(tmp_path):
+    text = _big_run_text() + "# q0 Q0 x 1 9.0 t\n"  # a comment that looks like a run line
+    p = tmp_path / "big.trec"
+    p.write_text(text)
+    run = load_run(p)
+    assert "#" not in set(run.qids.tolist())
+    assert len(run) == text.count("\n") - 1
