@@ -5,6 +5,11 @@
 - TREC run: ``qid Q0 docid rank score tag``.  The rank column is ignored: like trec_eval we rank
   by score (ties by docid descending).
 - BEIR folder: ``corpus.jsonl``, ``queries.jsonl`` and ``qrels/test.tsv`` or ``qrels.tsv``.
+- Lines starting with ``#`` are comments; ids may contain ``#``.
+
+Bounds at the edge: a grade is an integer in ``[GRADE_MIN, GRADE_MAX]``
+(:data:`rag_metrics.metrics.judge.GRADE_MIN`, -1000 .. 1000) written in ASCII digits; a score is a
+finite float64.  Anything else is reported with file:line, never converted, wrapped or crashed on.
 
 ``read_*`` functions return the value and a :class:`ValidationReport` (content problems never
 raise); ``load_*`` raise :class:`InputError` on the first error.
@@ -15,6 +20,7 @@ import io
 import json
 import math
 import os
+import re
 from pathlib import Path
 from typing import Callable, Collection
 
@@ -24,6 +30,7 @@ import pandas as pd
 from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.files import atomic_write_text, decode_utf8, read_bytes
 from rag_metrics.golden import GOLDEN_SUFFIXES, read_golden
+from rag_metrics.metrics.judge import GRADE_MAX, GRADE_MIN
 from rag_metrics.types import GoldenQuery, GoldenSet, Run
 
 __all__ = [
@@ -35,15 +42,52 @@ __all__ = [
 MAX_REPORTED = 200  # problems listed per file before summarising
 
 
-def _int_grade(tok: str) -> int | None:
+_INT = re.compile(r"[+-]?[0-9]+")
+_FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")  # ASCII, as C's strtod reads
+
+
+def _show(tok: str, limit: int = 40) -> str:
+    """A token for a message: quoted, and cut when long (a 5000-digit number is not echoed whole)."""
+    return repr(tok) if len(tok) <= limit else f"{tok[:limit]!r}... ({len(tok)} characters)"
+
+
+def _int_grade(tok: str, what: str = "grade") -> int | str:
+    """The grade in a file field, or a message saying why it is not one.
+
+    Accepted: an integer in [GRADE_MIN, GRADE_MAX] written with ASCII digits (``2``, ``-1``, ``+3``),
+    or a finite float with no fraction (``2.0``).  Rejected with a message: ``²`` and other
+    characters that ``str.isdigit`` accepts, fractions, ``inf``/``nan``, and anything outside the
+    range (``3000000000``, ``1e308``, a 5000-digit number), so no grade can overflow or wrap.
+    """
     t = tok.strip()
-    if t.lstrip("+-").isdigit():
-        return int(t)
-    try:
+    fix = f"use whole numbers from {GRADE_MIN} to {GRADE_MAX} (0 = not relevant, e.g. 0-3)"
+    if _INT.fullmatch(t):
+        digits = t.lstrip("+-").lstrip("0")
+        g = int(t) if len(digits) <= len(str(GRADE_MAX)) + 1 else None  # never convert a huge number
+    elif _FLOAT.fullmatch(t):
         f = float(t)
-    except ValueError:
-        return None
-    return int(f) if f.is_integer() else None
+        if not f.is_integer():  # fractions and inf (1e999)
+            return f"{what} {_show(tok)} is not an integer; {fix}"
+        g = int(f) if abs(f) <= 1e9 else None
+    else:
+        return f"{what} {_show(tok)} is not an integer; {fix}"
+    if g is None or not GRADE_MIN <= g <= GRADE_MAX:
+        return f"{what} {_show(tok)} is outside the accepted range [{GRADE_MIN}, {GRADE_MAX}]; {fix}"
+    return g
+
+
+def _score(tok: str) -> float | str:
+    """The score in a run field, or a message: a finite float64 written in ASCII (C's strtod)."""
+    if not _FLOAT.fullmatch(tok):
+        if tok.lower().lstrip("+-") in ("nan", "inf", "infinity"):
+            return (f"score {_show(tok)} is not a finite number (NaN and infinity cannot be ranked); "
+                    "every retrieved id needs a finite score")
+        return f"score {_show(tok)} is not a number (5th field of 'qid Q0 docid rank score tag')"
+    s = float(tok)
+    if not math.isfinite(s):
+        return (f"score {_show(tok)} is outside the float64 range (about ±1.8e308); "
+                "rescale the scores (only their order matters)")
+    return s
 
 
 def _qrels_rows(lines, source: str, report: ValidationReport, parse_line: Callable, start_line: int = 1):
@@ -77,9 +121,7 @@ def _trec_qrels_line(line: str):
         return (f"expected 4 fields 'qid iter docid grade', found {len(parts)}: {line.strip()[:80]!r}; "
                 "TREC qrels have one judgment per line")
     g = _int_grade(parts[3])
-    if g is None:
-        return f"grade {parts[3]!r} is not an integer; use whole numbers (0 = not relevant)"
-    return parts[0], parts[2], g
+    return g if isinstance(g, str) else (parts[0], parts[2], g)
 
 
 def _beir_qrels_line(line: str):
@@ -89,10 +131,8 @@ def _beir_qrels_line(line: str):
     if len(parts) != 3:
         return (f"expected 3 tab-separated fields 'query-id corpus-id score', found {len(parts)}: "
                 f"{line.strip()[:80]!r}")
-    g = _int_grade(parts[2])
-    if g is None:
-        return f"score {parts[2]!r} is not an integer; use whole numbers (0 = not relevant)"
-    return parts[0].strip(), parts[1].strip(), g
+    g = _int_grade(parts[2], "score")
+    return g if isinstance(g, str) else (parts[0].strip(), parts[1].strip(), g)
 
 
 def parse_trec_qrels(text: str, source: str = "qrels") -> tuple[dict[str, dict[str, int]], ValidationReport]:
@@ -220,13 +260,9 @@ def _slow_run_parse(text: str, source: str, report: ValidationReport) -> Run:
         if len(parts) > 6:  # trec_eval reads six fields and ignores the rest of the line
             n_extra += 1
             first_extra = first_extra or n
-        try:
-            s = float(parts[4])
-        except ValueError:
-            problem(f"score {parts[4]!r} is not a number (5th field of 'qid Q0 docid rank score tag')", n)
-            continue
-        if math.isnan(s):
-            problem("score is NaN; every retrieved id needs a numeric score", n)
+        s = _score(parts[4])
+        if isinstance(s, str):
+            problem(s, n)
             continue
         qids.append(parts[0])
         ids.append(parts[2])
@@ -254,8 +290,8 @@ def parse_trec_run(data: bytes | str, source: str = "run") -> tuple[Run, Validat
                          dtype={0: str, 1: str, 2: str, 3: str, 4: np.float64, 5: str},
                          names=list(range(6)), na_filter=False, skip_blank_lines=True,
                          on_bad_lines="error", encoding="utf-8")
-        ok = (len(df.columns) == 6 and not (df[5] == "").any() and not df[4].isna().any()
-              and df[4].dtype == np.float64)
+        ok = (len(df.columns) == 6 and not (df[5] == "").any() and df[4].dtype == np.float64
+              and bool(np.isfinite(df[4].to_numpy()).all()) and not df[0].str.startswith("#").any())
     except (ValueError, pd.errors.ParserError, UnicodeDecodeError):
         ok = False
     if ok and not df.empty and str(df.iat[0, 0]).startswith("#"):
@@ -379,7 +415,7 @@ def _arrow_run(path: Path) -> Run | None:
         return None
     # views of the rows read: the unused tail of np.empty was never touched, so it is not resident
     qcodes, dcodes, scores = qcodes[:n], dcodes[:n], scores[:n]
-    if np.isnan(scores).any():
+    if not np.isfinite(scores).all():  # NaN, inf, 1e999: the careful parser names the lines
         return None
     return Run.from_factorized(qcodes, qtab.uniques(), dcodes, dtab.uniques(), scores,
                                name=parts[5].decode("utf-8", "replace"))

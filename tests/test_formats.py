@@ -276,3 +276,70 @@ def test_big_run_with_a_six_field_comment_line_skips_it(tmp_path):
     run = load_run(p)
     assert "#" not in set(run.qids.tolist())
     assert len(run) == text.count("\n") - 1
+
+
+# ---- bounds at the edge (issue 11, classes 1-2) ---------------------------------------------
+
+@pytest.mark.parametrize("grade, kind", [
+    ("99999999999999999999999", "outside the accepted range"),
+    ("3000000000", "outside the accepted range"),
+    ("-3000000000", "outside the accepted range"),
+    ("1001", "outside the accepted range"),
+    ("1e308", "outside the accepted range"),
+    ("4" * 5000, "outside the accepted range"),
+    ("1e999", "not an integer"),
+    ("inf", "not an integer"),
+    ("nan", "not an integer"),
+    ("²", "not an integer"),
+    ("٣", "not an integer"),  # Arabic-Indic three: int() would accept it, trec_eval would not
+    ("1_000", "not an integer"),
+    ("2.5", "not an integer"),
+])
+@pytest.mark.parametrize("fmt", ["trec", "beir"])
+def test_grades_outside_the_range_are_reported_with_file_and_line(tmp_path, grade, kind, fmt):
+    p = tmp_path / ("q.qrels" if fmt == "trec" else "q.tsv")
+    if fmt == "trec":
+        p.write_text(f"q1 0 a 1\nq1 0 b {grade}\nq2 0 c 2\n", encoding="utf-8")
+    else:
+        p.write_text(f"query-id\tcorpus-id\tscore\nq1\ta\t1\nq1\tb\t{grade}\nq2\tc\t2\n", encoding="utf-8")
+    golden, rep = read_qrels(p, with_report=True)
+    assert len(rep.errors) == 1
+    msg = str(rep.errors[0])
+    assert f"{p}:{2 if fmt == 'trec' else 3}" in msg and kind in msg and "-1000 to 1000" in msg
+    assert len(msg) < 300  # a 5000-digit grade is not echoed whole
+    assert golden.qrels() == {"q1": {"a": 1}, "q2": {"c": 2}}  # the bad line is left out, nothing wrapped
+    with pytest.raises(InputError, match=kind):
+        read_qrels(p)
+
+
+@pytest.mark.parametrize("grade, value", [("1000", 1000), ("-1000", -1000), ("+3", 3), ("007", 7), ("2.0", 2),
+                                          ("0", 0), ("1e2", 100)])
+def test_grades_inside_the_range_are_read(grade, value):
+    qrels, rep = parse_trec_qrels(f"q 0 a {grade}\n")
+    assert rep.ok and qrels == {"q": {"a": value}}
+
+
+@pytest.mark.parametrize("score, kind", [
+    ("inf", "not a finite number"), ("-inf", "not a finite number"), ("nan", "NaN"), ("NaN", "NaN"),
+    ("1e999", "outside the float64 range"), ("-1e400", "outside the float64 range"),
+    ("²", "not a number"), ("0x10", "not a number"), ("1_0", "not a number"), ("high", "not a number"),
+])
+@pytest.mark.parametrize("big", [False, True])
+def test_scores_must_be_finite_float64(tmp_path, score, kind, big):
+    from rag_metrics.io import read_run
+
+    text = (_big_run_text() if big else "") + f"zq Q0 a 1 2.0 t\nzq Q0 b 2 {score} t\n"
+    p = tmp_path / "r.trec"
+    p.write_text(text, encoding="utf-8")
+    run, rep = read_run(p)
+    assert len(rep.errors) == 1
+    msg = str(rep.errors[0])
+    assert f"{p}:{text.count(chr(10))}" in msg and kind in msg
+    with pytest.raises(InputError, match=kind):
+        load_run(p)
+
+
+def test_extreme_finite_scores_are_kept_and_ranked():
+    run, rep = parse_trec_run("q Q0 a 1 1.7e308 t\nq Q0 b 2 -1.7e308 t\nq Q0 c 3 5e-324 t\n")
+    assert rep.ok
+    assert [i for i, _ in run.rankings()["q"]] == ["a", "c", "b"]
