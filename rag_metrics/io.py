@@ -211,6 +211,8 @@ def read_qrels(path: str | os.PathLike[str], with_report: bool = False):
         golden = _golden_from_qrels(qrels, questions, p.name)
     elif p.suffix.lower() in GOLDEN_SUFFIXES:
         golden, report = read_golden(p)
+    elif p.is_file() and p.stat().st_size >= _FAST_MIN and (fast := _arrow_qrels(p)) is not None:
+        golden, report = _golden_from_qrels(fast, {}, p.stem), ValidationReport()
     else:
         text = decode_utf8(read_bytes(p), str(p))
         first = next((l for l in text.splitlines() if l.strip()), "")
@@ -227,6 +229,69 @@ def read_qrels(path: str | os.PathLike[str], with_report: bool = False):
     if len(golden) == 0:
         raise InputError(f"{p}: no judgments found; expected TREC qrels 'qid 0 docid grade', BEIR qrels or a golden set")
     return golden
+
+
+_FAST_MIN = 1 << 20  # files at least this large (bytes) try the Arrow readers first
+
+
+def _arrow_qrels(path: Path) -> dict[str, dict[str, int]] | None:
+    """Fast path for large, regular TREC qrels (``qid iter docid grade``, one space or tab).
+
+    pyarrow's CSV reader splits and types the whole file in C++ (ids dictionary-encoded, grades
+    int64); the ``{qid: {id: grade}}`` dicts are then built one query at a time.  Returns None
+    (the caller parses line by line and reports every problem with file:line) when pyarrow is
+    missing or anything is irregular: another field count, a grade that is not a plain integer in
+    [0, GRADE_MAX] (negative grades get a warning per line), an id judged twice, a comment line.
+    """
+    try:
+        import pyarrow as pa
+        import pyarrow.csv as pacsv
+    except ImportError:  # pragma: no cover - pyarrow comes with pandas/streamlit
+        return None
+    data = path.read_bytes()
+    first = data[:4096].split(b"\n", 1)[0]
+    delim = "\t" if b"\t" in first else " "
+    if (first.startswith(b"#") or first != first.strip() or b"  " in first or (delim == "\t" and b" " in first)
+            or len(first.split()) != 4):
+        return None
+    import pyarrow.compute as pc
+
+    try:
+        tbl = pacsv.read_csv(
+            pa.py_buffer(data),
+            pacsv.ReadOptions(column_names=["q", "it", "d", "g"], use_threads=False, block_size=len(data) + 1),
+            pacsv.ParseOptions(delimiter=delim, quote_char=False, double_quote=False, escape_char=False,
+                               newlines_in_values=False, ignore_empty_lines=True),
+            pacsv.ConvertOptions(column_types={"q": pa.string(), "d": pa.string(), "g": pa.int64()},
+                                 include_columns=["q", "d", "g"], strings_can_be_null=False, null_values=[]))
+    except (pa.ArrowInvalid, pa.ArrowTypeError, OSError, ValueError, UnicodeDecodeError):
+        return None
+    del data
+    if tbl.num_rows == 0:
+        return None
+    # strings read plainly, then one hash pass each (about 3x faster than Arrow's dictionary columns)
+    q = pc.dictionary_encode(tbl.column("q").combine_chunks())
+    d = pc.dictionary_encode(tbl.column("d").combine_chunks())
+    grades = tbl.column("g").to_numpy()
+    if tbl.column("g").null_count or grades.min() < 0 or grades.max() > GRADE_MAX:
+        return None
+    qids = q.dictionary.to_pylist()
+    if any(x.startswith("#") for x in qids):
+        return None
+    qc = q.indices.to_numpy()
+    order = np.argsort(qc, kind="stable")  # lines grouped by query, queries in first-seen order
+    counts = np.bincount(qc, minlength=len(qids)).tolist()
+    ids = np.asarray(d.dictionary.to_pylist(), dtype=object)[d.indices.to_numpy()[order]].tolist()
+    gr = grades[order].tolist()
+    out: dict[str, dict[str, int]] = {}
+    lo = 0
+    for qid, c in zip(qids, counts):
+        rel = dict(zip(ids[lo:lo + c], gr[lo:lo + c]))
+        if len(rel) != c:  # an id judged twice: the careful parser warns with the line
+            return None
+        out[qid] = rel
+        lo += c
+    return out
 
 
 def load_qrels(path: str | os.PathLike[str]) -> GoldenSet:
@@ -306,7 +371,7 @@ def parse_trec_run(data: bytes | str, source: str = "run") -> tuple[Run, Validat
     return run, report
 
 
-_RUN_PIECE = 1 << 21  # bytes of whole lines handed to the CSV reader at a time (2 MiB)
+_RUN_PIECE = 1 << 23  # bytes of whole lines handed to the CSV reader at a time (8 MiB: fewer dictionary merges)
 
 
 class _Codes:
@@ -392,7 +457,7 @@ def _arrow_run(path: Path) -> Run | None:
                 data = rest + piece
                 cut = data.rfind(b"\n") + 1 if piece else len(data)
                 data, rest = data[:cut], data[cut:]
-                if data.strip():
+                if data and not data.isspace():
                     tbl = pacsv.read_csv(pa.py_buffer(data), read_opts, parse_opts, conv_opts, memory_pool=pool)
                     for batch in tbl.to_batches():
                         q, d, sc = batch.column(0), batch.column(1), batch.column(2)
@@ -423,7 +488,7 @@ def _arrow_run(path: Path) -> Run | None:
 
 def read_run(path: str | os.PathLike[str]) -> tuple[Run, ValidationReport]:
     p = Path(path)
-    if p.is_file() and p.stat().st_size > 1 << 20:
+    if p.is_file() and p.stat().st_size >= _FAST_MIN:
         run = _arrow_run(p)
         if run is not None:
             return run, ValidationReport()

@@ -214,8 +214,10 @@ def _ideal_grades(qrels: _Qrels, nq: int) -> NDArray[np.int32]:
     width = int(counts.max()) if len(rows) else 0
     ideal = np.zeros((nq, max(width, 1)), dtype=np.int32)
     if width:
-        o = np.lexsort((-grades, rows))
-        rows, grades = rows[o], grades[o]
+        # one sort of packed keys (row, GRADE_MAX - grade): rows ascending, grades descending
+        span = GRADE_MAX + 1
+        key = np.sort(rows * span + (GRADE_MAX - grades))
+        rows, grades = key // span, GRADE_MAX - key % span
         starts = np.cumsum(counts) - counts
         ideal[rows, np.arange(len(rows)) - starts[rows]] = grades
     return ideal
@@ -285,11 +287,16 @@ def _grade_matrix(qrels: _Qrels, ranked: _Ranked, nq: int) -> NDArray[np.int32]:
         return grades
     keys = qrels.rows[known] * nu + codes[known]
     values = qrels.grades[known]
-    o = np.lexsort((values, keys)) if _has_repeats(keys) else np.argsort(keys, kind="stable")
+    o = np.argsort(keys)
     keys, values = keys[o], values[o]
-    last = np.ones(len(keys), dtype=bool)
-    last[:-1] = keys[1:] != keys[:-1]  # the highest grade of a repeated key sorts last
-    keys, values = keys[last], values[last].astype(np.int32)
+    repeat = keys[1:] == keys[:-1]
+    if repeat.any():  # only after id_map merged two judged ids: keep the highest grade
+        o = np.lexsort((values, keys))
+        keys, values = keys[o], values[o]
+        last = np.ones(len(keys), dtype=bool)
+        last[:-1] = keys[1:] != keys[:-1]  # the highest grade of a repeated key sorts last
+        keys, values = keys[last], values[last]
+    values = values.astype(np.int32)
     flat = grades.reshape(-1)
     width = grades.shape[1]
     for lo in range(0, len(ranked.codes), _BLOCK):
@@ -300,11 +307,6 @@ def _grade_matrix(qrels: _Qrels, ranked: _Ranked, nq: int) -> NDArray[np.int32]:
         hit = np.flatnonzero(keys[at] == k)
         flat[q[hit] * width + ranked.positions[lo:lo + _BLOCK][hit]] = values[at[hit]]
     return grades
-
-
-def _has_repeats(keys: NDArray[np.int64]) -> bool:
-    """Whether any key occurs twice (only possible when ``id_map`` merged two judged ids)."""
-    return len(keys) > 1 and not pd.Index(keys).is_unique
 
 
 def _top_scores(ranked: _Ranked, nq: int) -> NDArray[np.float64]:
