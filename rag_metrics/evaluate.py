@@ -14,10 +14,10 @@ from functools import cached_property
 from typing import Iterable, Literal, Mapping, Sequence
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
 from rag_metrics.errors import InputError
+from rag_metrics.lazy import pandas as pd  # imported on first use: `rag-metrics evaluate` never needs it
 from rag_metrics.metrics.judge import Judged, judge
 from rag_metrics.metrics.kernels import Kernels
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS, MetricKey, parse_metric

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Callable, Collection
 
 import numpy as np
-import pandas as pd
 
 from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.files import atomic_write_text, decode_utf8, read_bytes
@@ -272,16 +271,19 @@ def _arrow_qrels(path: Path) -> dict[str, dict[str, int]] | None:
     # strings read plainly, then one hash pass each (about 3x faster than Arrow's dictionary columns)
     q = pc.dictionary_encode(tbl.column("q").combine_chunks())
     d = pc.dictionary_encode(tbl.column("d").combine_chunks())
-    grades = tbl.column("g").to_numpy()
-    if tbl.column("g").null_count or grades.min() < 0 or grades.max() > GRADE_MAX:
+    g = tbl.column("g").combine_chunks()
+    if g.null_count:
+        return None
+    grades = _numpy(g, np.int64)
+    if grades.min() < 0 or grades.max() > GRADE_MAX:
         return None
     qids = q.dictionary.to_pylist()
     if any(x.startswith("#") for x in qids):
         return None
-    qc = q.indices.to_numpy()
+    qc = _numpy(q.indices, np.int32)
     order = np.argsort(qc, kind="stable")  # lines grouped by query, queries in first-seen order
     counts = np.bincount(qc, minlength=len(qids)).tolist()
-    ids = np.asarray(d.dictionary.to_pylist(), dtype=object)[d.indices.to_numpy()[order]].tolist()
+    ids = np.asarray(d.dictionary.to_pylist(), dtype=object)[_numpy(d.indices, np.int32)[order]].tolist()
     gr = grades[order].tolist()
     out: dict[str, dict[str, int]] = {}
     lo = 0
@@ -350,6 +352,8 @@ def parse_trec_run(data: bytes | str, source: str = "run") -> tuple[Run, Validat
     if not data.strip():
         report.error("run file is empty; expected lines 'qid Q0 docid rank score tag'", file=source)
         return Run(np.array([], object), np.array([], object), np.array([], float), Path(source).stem), report
+    import pandas as pd
+
     try:
         df = pd.read_csv(io.BytesIO(data), sep=r"\s+", header=None, engine="c", comment=None,
                          dtype={0: str, 1: str, 2: str, 3: str, 4: np.float64, 5: str},
@@ -374,6 +378,25 @@ def parse_trec_run(data: bytes | str, source: str = "run") -> tuple[Run, Validat
 _RUN_PIECE = 1 << 23  # bytes of whole lines handed to the CSV reader at a time (8 MiB: fewer dictionary merges)
 
 
+def _numpy(arr, dtype) -> np.ndarray:
+    """The values of an Arrow array without nulls, as a read-only NumPy view of its buffer.
+
+    pyarrow's own ``to_numpy`` (like ``pa.array`` and Python scalars passed to compute functions)
+    imports pandas, about 0.3 s of CPU that the TREC readers otherwise never need.
+    """
+    dt = np.dtype(dtype)
+    return np.frombuffer(arr.buffers()[1], dtype=dt, count=len(arr) + arr.offset)[arr.offset:]
+
+
+def _valid(arr) -> np.ndarray:
+    """True where an Arrow array has a value (from its validity bitmap)."""
+    bitmap = arr.buffers()[0]
+    if bitmap is None or arr.null_count == 0:
+        return np.ones(len(arr), dtype=bool)
+    bits = np.unpackbits(np.frombuffer(bitmap, dtype=np.uint8), bitorder="little")
+    return bits[arr.offset:arr.offset + len(arr)].astype(bool)
+
+
 class _Codes:
     """Incremental string -> int32 code table across the pieces of one file (lookups in Arrow's C++)."""
 
@@ -382,29 +405,35 @@ class _Codes:
 
         self._pa = pa
         self._pool = pa.system_memory_pool()
-        self.values = pa.array([], type=pa.string())
+        self.values = None  # Arrow string array of every value seen, in code order
 
     def map_dictionary(self, dictionary) -> np.ndarray:
         """Global codes of a piece's dictionary values (unique strings); new values are appended."""
         import pyarrow.compute as pc
 
+        if self.values is None:
+            self.values = dictionary
+            return np.arange(len(dictionary), dtype=np.int32)
         pos = pc.index_in(dictionary, value_set=self.values, memory_pool=self._pool)
-        codes = pc.if_else(pc.is_null(pos, memory_pool=self._pool), -1, pos, memory_pool=self._pool)
-        codes = codes.to_numpy(zero_copy_only=False).astype(np.int32, copy=True)
-        new = codes < 0
+        codes = _numpy(pos, np.int32).copy()
+        new = ~_valid(pos)
         if new.any():
-            codes[new] = len(self.values) + np.arange(int(new.sum()), dtype=np.int32)
-            added = pc.filter(dictionary, self._pa.array(new), memory_pool=self._pool)
+            fresh = np.flatnonzero(new).astype(np.int32)
+            codes[fresh] = len(self.values) + np.arange(len(fresh), dtype=np.int32)
+            take = self._pa.Array.from_buffers(self._pa.int32(), len(fresh), [None, self._pa.py_buffer(fresh)])
+            added = pc.take(dictionary, take, memory_pool=self._pool)
             self.values = self._pa.concat_arrays([self.values, added], memory_pool=self._pool)
         return codes
 
     def uniques(self) -> np.ndarray:
-        return np.asarray(self.values.to_pylist(), dtype=object)
+        return np.asarray(self.values.to_pylist() if self.values is not None else [], dtype=object)
 
     def any_startswith(self, prefix: str) -> bool:
         import pyarrow.compute as pc
 
-        return bool(pc.any(pc.starts_with(self.values, prefix)).as_py()) if len(self.values) else False
+        if self.values is None or len(self.values) == 0:
+            return False
+        return bool(pc.any(pc.starts_with(self.values, prefix)).as_py())
 
 
 def _arrow_run(path: Path) -> Run | None:
@@ -467,9 +496,9 @@ def _arrow_run(path: Path) -> Run | None:
                         if n + m > cap:
                             cap = int((n + m) * 1.5)
                             qcodes, dcodes, scores = (np.resize(a, cap) for a in (qcodes, dcodes, scores))
-                        qcodes[n:n + m] = qtab.map_dictionary(q.dictionary)[q.indices.to_numpy()]
-                        dcodes[n:n + m] = dtab.map_dictionary(d.dictionary)[d.indices.to_numpy()]
-                        scores[n:n + m] = sc.to_numpy()
+                        qcodes[n:n + m] = qtab.map_dictionary(q.dictionary)[_numpy(q.indices, np.int32)]
+                        dcodes[n:n + m] = dtab.map_dictionary(d.dictionary)[_numpy(d.indices, np.int32)]
+                        scores[n:n + m] = _numpy(sc, np.float64)
                         n += m
                     del tbl
                 if not piece:
@@ -568,7 +597,7 @@ def run_to_text(run: Run, tag: str | None = None, depth: int | None = None) -> s
 
 
 def write_trec_run(run: Run, path: str | os.PathLike[str], tag: str | None = None, depth: int | None = None) -> None:
-    for i in pd.unique(run.ids):
+    for i in run.factorized_ids()[1]:
         if any(c.isspace() for c in str(i)):
             raise InputError(f"id {i!r} contains whitespace, which TREC runs cannot hold; rename it")
     atomic_write_text(path, run_to_text(run, tag, depth))

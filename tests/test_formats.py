@@ -343,3 +343,21 @@ def test_extreme_finite_scores_are_kept_and_ranked():
     run, rep = parse_trec_run("q Q0 a 1 1.7e308 t\nq Q0 b 2 -1.7e308 t\nq Q0 c 3 5e-324 t\n")
     assert rep.ok
     assert [i for i, _ in run.rankings()["q"]] == ["a", "c", "b"]
+
+
+def test_large_trec_files_are_read_and_judged_without_pandas(tmp_path):
+    """pandas costs about 0.3 s of CPU to import; the CLI's path over large TREC files never needs it."""
+    import subprocess
+    import sys
+
+    runp, qrelp = tmp_path / "big.trec", tmp_path / "big.qrels"
+    runp.write_text(_big_run_text())
+    qrelp.write_text("".join(f"q{q} 0 D{d} {1 + d % 3}\n" for q in range(600) for d in range(q, 5000, 7)))
+    assert qrelp.stat().st_size > 1 << 20
+    code = ("import sys; from rag_metrics.io import read_qrels, read_run, validate_run; "
+            "from rag_metrics.evaluate import evaluate; "
+            f"g = read_qrels({str(qrelp)!r}); r, rep = read_run({str(runp)!r}); validate_run(r, g); "
+            "res = evaluate(g, r); print(res.mean('ndcg', 10) > 0, 'pandas' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[1])
+    assert out.stdout.split() == ["True", "False"]

@@ -14,7 +14,6 @@ from itertools import chain
 from typing import Mapping
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
 from rag_metrics.errors import InputError
@@ -108,6 +107,8 @@ def duplicate_rows(qcodes: NDArray[np.integer], idcodes: NDArray[np.integer]) ->
         if not _may_have_duplicates(qcodes, idcodes, nq, counts, pos):
             return np.zeros(n, dtype=bool)
     nu = int(idcodes.max()) + 1
+    import pandas as pd
+
     return pd.Index(qcodes.astype(np.int64) * nu + idcodes).duplicated(keep="first")
 
 
@@ -140,6 +141,13 @@ GRADE_MIN, GRADE_MAX = -1000, 1000
 _BLOCK = 1 << 18  # rows looked up and placed at a time (bounded temporaries)
 
 
+class _CodeTable(dict):
+    """``{string: code}``; a missing string reads as -1 (lookups stay in C for the hits)."""
+
+    def __missing__(self, key: object) -> int:
+        return -1
+
+
 @dataclass(frozen=True)
 class _Qrels:
     """Judgments flattened to columns: entry ``j`` grades id ``ids[j]`` for query row ``rows[j]``."""
@@ -164,9 +172,9 @@ class _Ranked:
 
 def _golden_query_ids(qrels: Mapping[str, Mapping[str, int]]) -> tuple[str, ...]:
     query_ids = tuple(str(q) for q in qrels)
-    index = pd.Index(query_ids, dtype=object)
-    if not index.is_unique:
-        dup = index[index.duplicated()][0]
+    if len(set(query_ids)) != len(query_ids):
+        seen: set[str] = set()
+        dup = next(q for q in query_ids if q in seen or seen.add(q))  # type: ignore[func-returns-value]
         raise InputError(f"duplicate query id {dup!r} in qrels; query ids must be unique")
     return query_ids
 
@@ -201,6 +209,8 @@ def _flatten_qrels(qrels: Mapping[str, Mapping[str, int]], query_ids: tuple[str,
     if total and set(map(type, ids)) != {str}:
         ids = np.asarray([str(i) for i in ids], dtype=object)
     if id_map is not None and total:
+        import pandas as pd
+
         codes, uniques = pd.factorize(ids)
         ids = np.asarray([id_map.get(i, i) for i in uniques.tolist()], dtype=object)[codes]
     return _Qrels(np.repeat(np.arange(len(rels), dtype=np.int64), sizes), ids, grades)
@@ -230,8 +240,8 @@ def _ranked_rows(run: Run, query_ids: tuple[str, ...], id_map: Mapping[str, str]
     nq = len(query_ids)
     qc_run, qun = run.factorized_qids()
     ic, uniques = run.factorized_ids()
-    golden_row = pd.Index(query_ids, dtype=object).get_indexer(pd.Index(qun, dtype=object)) if nq else \
-        np.full(len(qun), -1)
+    row_of = _CodeTable(zip(query_ids, range(nq)))
+    golden_row = np.fromiter(map(row_of.__getitem__, qun.tolist()), dtype=np.int64, count=len(qun))
     sq = golden_row.astype(np.int32)[qc_run] if len(qc_run) else np.zeros(0, np.int32)
     scores = run.scores
     if len(sq) and (sq < 0).any():
@@ -242,6 +252,8 @@ def _ranked_rows(run: Run, query_ids: tuple[str, ...], id_map: Mapping[str, str]
         sq, ic, scores = sq[order], ic[order], scores[order]
     del order
     if id_map is not None and len(ic):
+        import pandas as pd
+
         # map the unique ids, then re-code: two chunks of one document share a code
         mapped = np.asarray([id_map.get(x, x) for x in uniques.tolist()], dtype=object)
         codes2, uniques = pd.factorize(mapped)
@@ -253,6 +265,8 @@ def _ranked_rows(run: Run, query_ids: tuple[str, ...], id_map: Mapping[str, str]
     starts, positions = _positions(sq, nq)
     # the first occurrence of a repeated (query, id) is the best-ranked one
     if len(ic) and _may_have_duplicates(sq, ic, nq, counts, positions):
+        import pandas as pd
+
         dup = pd.Index(sq * nu + ic).duplicated(keep="first")
         if dup.any():
             keep_mask = ~dup
@@ -281,7 +295,8 @@ def _grade_matrix(qrels: _Qrels, ranked: _Ranked, nq: int) -> NDArray[np.int32]:
     if not (len(ranked.codes) and len(qrels.ids)):
         return grades
     nu = len(ranked.uniques)
-    codes = pd.Index(ranked.uniques, dtype=object).get_indexer(pd.Index(qrels.ids, dtype=object))
+    code_of = _CodeTable(zip(ranked.uniques.tolist(), range(nu)))
+    codes = np.fromiter(map(code_of.__getitem__, qrels.ids.tolist()), dtype=np.int64, count=len(qrels.ids))
     known = codes >= 0  # judged ids that were never retrieved cannot be looked up
     if not known.any():
         return grades
@@ -380,6 +395,8 @@ def _max_per_id(qrels: _Qrels) -> _Qrels:
     """One entry per (query row, id) with the highest grade (ids merged by ``id_map``)."""
     if len(qrels.ids) == 0:
         return qrels
+    import pandas as pd
+
     codes, _ = pd.factorize(qrels.ids)
     key = qrels.rows * (int(codes.max()) + 1) + codes
     o = np.lexsort((qrels.grades, key))
