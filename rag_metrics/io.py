@@ -572,7 +572,7 @@ def validate_run(run: Run, golden: GoldenSet | None = None, known_ids: Collectio
             report.warning(f"{len(extra)} run quer{'y is' if len(extra) == 1 else 'ies are'} not in the golden set "
                            f"and ignored: {shown}", file=source)
         rset = set(rq)
-        missing = [q.id for q in golden if q.in_scope and q.id not in rset]
+        missing = [q.id for q in golden if q.id not in rset and q.in_scope]  # in_scope reads every grade: last
         if missing:
             shown = ", ".join(map(repr, missing[:10])) + (" ..." if len(missing) > 10 else "")
             report.warning(f"{len(missing)} golden quer{'y has' if len(missing) == 1 else 'ies have'} no line in the run "

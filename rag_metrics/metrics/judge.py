@@ -282,13 +282,18 @@ def _ranked_rows(run: Run, query_ids: tuple[str, ...], id_map: Mapping[str, str]
                    positions)
 
 
-def _grade_matrix(qrels: _Qrels, ranked: _Ranked, nq: int) -> NDArray[np.int32]:
+def _grade_matrix(qrels: _Qrels, ranked: _Ranked, nq: int, *, unique_pairs: bool) -> NDArray[np.int32]:
     """``grades[q, i]``: grade of the id at rank ``i + 1`` of query row ``q`` (0 when unjudged).
 
-    One sorted join on integer keys ``row * n_ids + id_code``: the judgments of retrieved ids are
-    sorted once (an id judged twice, possible after ``id_map``, keeps its highest grade), then every
-    ranked entry finds its grade by binary search.  Entries of one query are contiguous, so the
-    searches of a query land in one small stretch of the sorted keys.
+    Ids become integer codes (one dict lookup per judgment, in C for the hits); judgments of ids
+    never retrieved are dropped.  Then one of two joins on ``(query row, id code)``:
+
+    - dense (``unique_pairs``, the usual case): queries in blocks; a block's judgments are written
+      into a small ``(block, n_ids)`` table, its ranked entries read their grades from it, and the
+      table is cleared again.  Two passes over the entries, no sort, no search.
+    - sorted: judgment keys ``row * n_ids + code`` sorted once (an id judged twice, possible after
+      ``id_map``, keeps its highest grade), each ranked entry found by binary search.  Also used
+      when the blocks would be too many (millions of distinct ids).
     """
     width = int(ranked.counts.max()) if nq and len(ranked.rows) else 0
     grades = np.zeros((nq, max(width, 1)), dtype=np.int32)
@@ -297,15 +302,60 @@ def _grade_matrix(qrels: _Qrels, ranked: _Ranked, nq: int) -> NDArray[np.int32]:
     nu = len(ranked.uniques)
     code_of = _CodeTable(zip(ranked.uniques.tolist(), range(nu)))
     codes = np.fromiter(map(code_of.__getitem__, qrels.ids.tolist()), dtype=np.int64, count=len(qrels.ids))
-    known = codes >= 0  # judged ids that were never retrieved cannot be looked up
-    if not known.any():
+    known = np.flatnonzero(codes >= 0)  # judged ids that were never retrieved cannot be looked up
+    if known.size == 0:
         return grades
-    keys = qrels.rows[known] * nu + codes[known]
-    values = qrels.grades[known]
+    rows, codes, values = qrels.rows[known], codes[known], qrels.grades[known]
+    span = max(1, _DENSE_CELLS // nu)  # query rows per block
+    if unique_pairs and -(-nq // span) <= _MAX_BLOCKS:
+        _dense_join(grades, rows, codes, values, ranked, nu, span)
+    else:
+        _sorted_join(grades, rows * nu + codes, values, ranked, nu)
+    return grades
+
+
+_DENSE_CELLS = 1 << 22  # cells of the dense join's table (int16: 8 MiB)
+_MAX_BLOCKS = 512  # more blocks than this (a huge id vocabulary): the sorted join
+
+
+def _dense_join(grades: NDArray[np.int32], rows: NDArray[np.int64], codes: NDArray[np.int64],
+                values: NDArray[np.int64], ranked: _Ranked, nu: int, span: int) -> None:
+    """Block-wise table join (see :func:`_grade_matrix`); ``rows`` ascending, pairs unique."""
+    nq, width = grades.shape
+    flat = grades.reshape(-1)
+    table = np.zeros((span, nu), dtype=np.int16)  # grades are within GRADE_MIN..GRADE_MAX
+    edges = np.arange(0, nq + span, span)
+    j_bounds = np.searchsorted(rows, edges)
+    sq = ranked.rows
+    if len(sq) < 2 or bool(np.all(sq[1:] >= sq[:-1])):  # ranked rows in golden order: slices
+        order = None
+        r_bounds = np.searchsorted(sq, edges)
+    else:  # queries in another order: group entries by block (a radix sort on small integers)
+        block = (sq // span).astype(np.int16 if nq // span < 2**15 else np.int32)
+        order = np.argsort(block, kind="stable")
+        r_bounds = np.searchsorted(block[order], np.arange(len(edges)))
+    for b in range(len(edges) - 1):
+        ja, jb = j_bounds[b], j_bounds[b + 1]
+        ra, rb = r_bounds[b], r_bounds[b + 1]
+        if ja == jb or ra == rb:
+            continue
+        r0 = edges[b]
+        t_rows, t_codes = rows[ja:jb] - r0, codes[ja:jb]
+        table[t_rows, t_codes] = values[ja:jb]
+        sel = slice(ra, rb) if order is None else order[ra:rb]
+        q = sq[sel].astype(np.int64)
+        g = table[q - r0, ranked.codes[sel]]
+        hit = np.flatnonzero(g)
+        flat[q[hit] * width + ranked.positions[sel][hit]] = g[hit]
+        table[t_rows, t_codes] = 0
+
+
+def _sorted_join(grades: NDArray[np.int32], keys: NDArray[np.int64], values: NDArray[np.int64],
+                 ranked: _Ranked, nu: int) -> None:
+    """Sort-and-search join (see :func:`_grade_matrix`); repeated keys keep the highest grade."""
     o = np.argsort(keys)
     keys, values = keys[o], values[o]
-    repeat = keys[1:] == keys[:-1]
-    if repeat.any():  # only after id_map merged two judged ids: keep the highest grade
+    if np.any(keys[1:] == keys[:-1]):  # only after id_map merged two judged ids
         o = np.lexsort((values, keys))
         keys, values = keys[o], values[o]
         last = np.ones(len(keys), dtype=bool)
@@ -321,7 +371,6 @@ def _grade_matrix(qrels: _Qrels, ranked: _Ranked, nq: int) -> NDArray[np.int32]:
         np.minimum(at, len(keys) - 1, out=at)
         hit = np.flatnonzero(keys[at] == k)
         flat[q[hit] * width + ranked.positions[lo:lo + _BLOCK][hit]] = values[at[hit]]
-    return grades
 
 
 def _top_scores(ranked: _Ranked, nq: int) -> NDArray[np.float64]:
@@ -370,8 +419,8 @@ def judge(
     Notes
     -----
     Steps: golden query rows; judgments flattened to columns; ideal grades; run rows ranked
-    (:mod:`rag_metrics.ordering`), mapped, de-duplicated and cut; one sorted join gives the grade
-    matrix; the top score per query.
+    (:mod:`rag_metrics.ordering`), mapped, de-duplicated and cut; one join gives the grade
+    matrix (:func:`_grade_matrix`); the top score per query.
     """
     query_ids = _golden_query_ids(qrels)
     nq = len(query_ids)
@@ -379,7 +428,7 @@ def judge(
     ranked = _ranked_rows(run, query_ids, id_map, depth)
     return Judged(
         query_ids=query_ids,
-        grades=_grade_matrix(flat, ranked, nq),
+        grades=_grade_matrix(flat, ranked, nq, unique_pairs=id_map is None),
         n_retrieved=ranked.counts,
         ideal_grades=_ideal_grades(_max_per_id(flat) if id_map is not None else flat, nq),
         top_score=_top_scores(ranked, nq),
