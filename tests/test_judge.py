@@ -54,3 +54,40 @@ def test_grades_at_the_bounds_are_accepted():
 def test_duplicate_query_id_is_an_input_error():
     with pytest.raises(InputError, match="duplicate query id '1'"):
         judge({1: {"a": 1}, "1": {"a": 1}}, Run.from_rankings({"1": ["a"]}))
+
+
+def _reference_grades(qrels, run_dict):
+    """Plain Python: rank each query (score desc, id desc) and look every id up in its qrels."""
+    out = []
+    for q, rel in qrels.items():
+        items = sorted(run_dict.get(q, {}).items(), key=lambda t: t[0].encode(), reverse=True)
+        items.sort(key=lambda t: -t[1])
+        out.append([rel.get(i, 0) for i, _ in items])
+    return out
+
+
+@pytest.mark.parametrize("cells, max_blocks", [(1 << 22, 512), (7, 512), (7, 2), (1, 10**6)])
+@pytest.mark.parametrize("layout", ["golden order", "reversed", "shuffled rows"])
+def test_both_joins_and_every_block_layout_give_the_reference_grades(monkeypatch, cells, max_blocks, layout):
+    import importlib
+    import random
+
+    jm = importlib.import_module("rag_metrics.metrics.judge")
+    monkeypatch.setattr(jm, "_DENSE_CELLS", cells)  # tiny tables: many blocks of a few queries
+    monkeypatch.setattr(jm, "_MAX_BLOCKS", max_blocks)  # 2: the sorted join instead
+    rng = random.Random(7)
+    docs = [f"d{i}" for i in range(30)]
+    qrels = {f"q{i}": {d: rng.randint(-1, 3) for d in rng.sample(docs, rng.randint(0, 8))} for i in range(25)}
+    run_dict = {f"q{i}": {d: float(rng.randint(0, 5)) for d in rng.sample(docs, rng.randint(0, 12))}
+                for i in range(25) if i % 6}
+    rows = [(q, d, s) for q, r in run_dict.items() for d, s in r.items()]
+    if layout == "reversed":
+        rows = [(q, d, s) for q in reversed(list(run_dict)) for d, s in run_dict[q].items()]
+    elif layout == "shuffled rows":
+        rng.shuffle(rows)
+    run = Run([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
+    j = judge(qrels, run)
+    expected = _reference_grades(qrels, run_dict)
+    for qi, exp in enumerate(expected):
+        assert j.grades[qi, :len(exp)].tolist() == exp
+        assert not j.grades[qi, len(exp):].any()
