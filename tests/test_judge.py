@@ -19,6 +19,8 @@ def test_grade_matrix_ideal_and_top_score_by_hand():
     assert j.in_run.tolist() == [True, True, False]
     assert j.top_score[:2].tolist() == [3.0, 0.5] and np.isnan(j.top_score[2])
     assert j.ranking(0) == (["c", "b", "a"], [3.0, 2.0, 1.0], [1, 0, 2])
+    # is_judged tells a label of grade 0 (y would be) from an unjudged id (b, x)
+    assert j.is_judged.tolist() == [[True, False, True], [False, False, False], [False, False, False]]
 
 
 def test_id_map_keeps_best_rank_and_highest_grade():
@@ -62,7 +64,7 @@ def _reference_grades(qrels, run_dict):
     for q, rel in qrels.items():
         items = sorted(run_dict.get(q, {}).items(), key=lambda t: t[0].encode(), reverse=True)
         items.sort(key=lambda t: -t[1])
-        out.append([rel.get(i, 0) for i, _ in items])
+        out.append(([rel.get(i, 0) for i, _ in items], [i in rel for i, _ in items]))
     return out
 
 
@@ -88,6 +90,8 @@ def test_both_joins_and_every_block_layout_give_the_reference_grades(monkeypatch
     run = Run([r[0] for r in rows], [r[1] for r in rows], [r[2] for r in rows])
     j = judge(qrels, run)
     expected = _reference_grades(qrels, run_dict)
-    for qi, exp in enumerate(expected):
+    for qi, (exp, exp_judged) in enumerate(expected):
         assert j.grades[qi, :len(exp)].tolist() == exp
         assert not j.grades[qi, len(exp):].any()
+        assert j.is_judged[qi, :len(exp)].tolist() == exp_judged
+        assert not j.is_judged[qi, len(exp):].any()

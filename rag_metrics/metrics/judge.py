@@ -45,6 +45,10 @@ class Judged:
         True when the run has at least one row for the query.
     starts
         First ranked row of each query in ``ranked_codes`` / ``ranked_scores``.
+    is_judged
+        ``is_judged[q, i]`` is True when the id at rank ``i + 1`` has a label in the qrels (any
+        grade, 0 and negative included); tells grade-0 judgments from unjudged ids (``judged@k``).
+        None when the grades were given without ids.
     ranked_codes, id_uniques
         The ranked ids after id mapping (e.g. chunk -> document), aligned with ``order``, as codes
         into ``id_uniques`` (materialised per query by :meth:`ranking`).
@@ -60,6 +64,7 @@ class Judged:
     ranked_codes: NDArray[np.int64]
     id_uniques: NDArray[np.object_]
     ranked_scores: NDArray[np.float64]
+    is_judged: NDArray[np.bool_] | None = None
 
     @property
     def depth(self) -> int:
@@ -282,8 +287,10 @@ def _ranked_rows(run: Run, query_ids: tuple[str, ...], id_map: Mapping[str, str]
                    positions)
 
 
-def _grade_matrix(qrels: _Qrels, ranked: _Ranked, nq: int, *, unique_pairs: bool) -> NDArray[np.int32]:
-    """``grades[q, i]``: grade of the id at rank ``i + 1`` of query row ``q`` (0 when unjudged).
+def _grade_matrix(qrels: _Qrels, ranked: _Ranked, nq: int, *,
+                  unique_pairs: bool) -> tuple[NDArray[np.int32], NDArray[np.bool_]]:
+    """``grades[q, i]``: grade of the id at rank ``i + 1`` of query row ``q`` (0 when unjudged),
+    and ``is_judged[q, i]``: whether that id has a label for the query (any grade).
 
     Ids become integer codes (one dict lookup per judgment, in C for the hits); judgments of ids
     never retrieved are dropped.  Then one of two joins on ``(query row, id code)``:
@@ -297,33 +304,39 @@ def _grade_matrix(qrels: _Qrels, ranked: _Ranked, nq: int, *, unique_pairs: bool
     """
     width = int(ranked.counts.max()) if nq and len(ranked.rows) else 0
     grades = np.zeros((nq, max(width, 1)), dtype=np.int32)
+    judged = np.zeros(grades.shape, dtype=bool)
     if not (len(ranked.codes) and len(qrels.ids)):
-        return grades
+        return grades, judged
     nu = len(ranked.uniques)
     code_of = _CodeTable(zip(ranked.uniques.tolist(), range(nu)))
     codes = np.fromiter(map(code_of.__getitem__, qrels.ids.tolist()), dtype=np.int64, count=len(qrels.ids))
     known = np.flatnonzero(codes >= 0)  # judged ids that were never retrieved cannot be looked up
     if known.size == 0:
-        return grades
+        return grades, judged
     rows, codes, values = qrels.rows[known], codes[known], qrels.grades[known]
     span = max(1, _DENSE_CELLS // nu)  # query rows per block
     if unique_pairs and -(-nq // span) <= _MAX_BLOCKS:
-        _dense_join(grades, rows, codes, values, ranked, nu, span)
+        _dense_join(grades, judged, rows, codes, values, ranked, nu, span)
     else:
-        _sorted_join(grades, rows * nu + codes, values, ranked, nu)
-    return grades
+        _sorted_join(grades, judged, rows * nu + codes, values, ranked, nu)
+    return grades, judged
 
 
 _DENSE_CELLS = 1 << 22  # cells of the dense join's table (int16: 8 MiB)
 _MAX_BLOCKS = 512  # more blocks than this (a huge id vocabulary): the sorted join
 
 
-def _dense_join(grades: NDArray[np.int32], rows: NDArray[np.int64], codes: NDArray[np.int64],
-                values: NDArray[np.int64], ranked: _Ranked, nu: int, span: int) -> None:
-    """Block-wise table join (see :func:`_grade_matrix`); ``rows`` ascending, pairs unique."""
+def _dense_join(grades: NDArray[np.int32], judged: NDArray[np.bool_], rows: NDArray[np.int64],
+                codes: NDArray[np.int64], values: NDArray[np.int64], ranked: _Ranked, nu: int, span: int) -> None:
+    """Block-wise table join (see :func:`_grade_matrix`); ``rows`` ascending, pairs unique.
+
+    The table holds ``grade - GRADE_MIN + 1`` (1 .. 2001 in int16), so 0 means "no label" and a
+    label of grade 0 is told apart from an unjudged id.
+    """
     nq, width = grades.shape
-    flat = grades.reshape(-1)
-    table = np.zeros((span, nu), dtype=np.int16)  # grades are within GRADE_MIN..GRADE_MAX
+    flat, flat_judged = grades.reshape(-1), judged.reshape(-1)
+    shift = 1 - GRADE_MIN
+    table = np.zeros((span, nu), dtype=np.int16)
     edges = np.arange(0, nq + span, span)
     j_bounds = np.searchsorted(rows, edges)
     sq = ranked.rows
@@ -341,17 +354,19 @@ def _dense_join(grades: NDArray[np.int32], rows: NDArray[np.int64], codes: NDArr
             continue
         r0 = edges[b]
         t_rows, t_codes = rows[ja:jb] - r0, codes[ja:jb]
-        table[t_rows, t_codes] = values[ja:jb]
+        table[t_rows, t_codes] = values[ja:jb] + shift
         sel = slice(ra, rb) if order is None else order[ra:rb]
         q = sq[sel].astype(np.int64)
         g = table[q - r0, ranked.codes[sel]]
         hit = np.flatnonzero(g)
-        flat[q[hit] * width + ranked.positions[sel][hit]] = g[hit]
+        at = q[hit] * width + ranked.positions[sel][hit]
+        flat[at] = g[hit].astype(np.int32) - shift
+        flat_judged[at] = True
         table[t_rows, t_codes] = 0
 
 
-def _sorted_join(grades: NDArray[np.int32], keys: NDArray[np.int64], values: NDArray[np.int64],
-                 ranked: _Ranked, nu: int) -> None:
+def _sorted_join(grades: NDArray[np.int32], judged: NDArray[np.bool_], keys: NDArray[np.int64],
+                 values: NDArray[np.int64], ranked: _Ranked, nu: int) -> None:
     """Sort-and-search join (see :func:`_grade_matrix`); repeated keys keep the highest grade."""
     o = np.argsort(keys)
     keys, values = keys[o], values[o]
@@ -362,7 +377,7 @@ def _sorted_join(grades: NDArray[np.int32], keys: NDArray[np.int64], values: NDA
         last[:-1] = keys[1:] != keys[:-1]  # the highest grade of a repeated key sorts last
         keys, values = keys[last], values[last]
     values = values.astype(np.int32)
-    flat = grades.reshape(-1)
+    flat, flat_judged = grades.reshape(-1), judged.reshape(-1)
     width = grades.shape[1]
     for lo in range(0, len(ranked.codes), _BLOCK):
         q = ranked.rows[lo:lo + _BLOCK].astype(np.int64)
@@ -370,7 +385,9 @@ def _sorted_join(grades: NDArray[np.int32], keys: NDArray[np.int64], values: NDA
         at = np.searchsorted(keys, k)
         np.minimum(at, len(keys) - 1, out=at)
         hit = np.flatnonzero(keys[at] == k)
-        flat[q[hit] * width + ranked.positions[lo:lo + _BLOCK][hit]] = values[at[hit]]
+        where = q[hit] * width + ranked.positions[lo:lo + _BLOCK][hit]
+        flat[where] = values[at[hit]]
+        flat_judged[where] = True
 
 
 def _top_scores(ranked: _Ranked, nq: int) -> NDArray[np.float64]:
@@ -426,9 +443,10 @@ def judge(
     nq = len(query_ids)
     flat = _flatten_qrels(qrels, query_ids, id_map)
     ranked = _ranked_rows(run, query_ids, id_map, depth)
+    grades, is_judged = _grade_matrix(flat, ranked, nq, unique_pairs=id_map is None)
     return Judged(
         query_ids=query_ids,
-        grades=_grade_matrix(flat, ranked, nq, unique_pairs=id_map is None),
+        grades=grades,
         n_retrieved=ranked.counts,
         ideal_grades=_ideal_grades(_max_per_id(flat) if id_map is not None else flat, nq),
         top_score=_top_scores(ranked, nq),
@@ -437,6 +455,7 @@ def judge(
         ranked_codes=ranked.codes,
         id_uniques=ranked.uniques,
         ranked_scores=ranked.scores,
+        is_judged=is_judged,
     )
 
 
