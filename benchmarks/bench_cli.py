@@ -166,7 +166,7 @@ def _children_cpu() -> float:
 def run_ok(cmd: list[str], env: dict) -> subprocess.CompletedProcess:
     """Run a command to completion; ``p.cpu`` is its CPU time (user + system, all threads)."""
     c0 = _children_cpu()
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
     p.cpu = _children_cpu() - c0  # type: ignore[attr-defined]
     if p.returncode != 0:
         raise SystemExit(f"{cmd[:4]}... failed ({p.returncode}):\n{p.stderr}")
@@ -176,7 +176,8 @@ def run_ok(cmd: list[str], env: dict) -> subprocess.CompletedProcess:
 def bench_shape(label: str, runp: Path, qrelp: Path, repeat: int, env: dict) -> float:
     py = sys.executable
     mb_run, mb_qrels = runp.stat().st_size / 1e6, qrelp.stat().st_size / 1e6
-    n_lines = sum(1 for _ in open(runp, "rb"))
+    with open(runp, "rb") as f:
+        n_lines = sum(1 for _ in f)
     ours_cmd = [py, "-m", "rag_metrics", "evaluate", "--qrels", str(qrelp), "--run", str(runp),
                 "--k", "1-100", "--metrics", METRICS, "--format", "json"]
     # interleave the two tools so a burst of load hits both alike
@@ -212,7 +213,14 @@ def bench_shape(label: str, runp: Path, qrelp: Path, repeat: int, env: dict) -> 
         return n
 
     t_read, _ = best_of(plain_read, repeat)
-    t_split, _ = best_of(lambda: [open(p, "rb").read().split() for p in (runp, qrelp)], max(1, repeat // 2))
+    def read_split() -> int:
+        n = 0
+        for p in (runp, qrelp):
+            with open(p, "rb") as f:
+                n += len(f.read().split())
+        return n
+
+    t_split, _ = best_of(read_split, max(1, repeat // 2))
     parts: dict[str, float] = {}
     cpu: dict[str, float] = {}
     pandas_used = False

@@ -11,17 +11,21 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Iterable, Literal, Mapping, Sequence
+from typing import TYPE_CHECKING, Iterable, Literal, Mapping, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 
 from rag_metrics.errors import InputError
-from rag_metrics.lazy import pandas as pd  # imported on first use: `rag-metrics evaluate` never needs it
 from rag_metrics.metrics.judge import Judged, judge
 from rag_metrics.metrics.kernels import Kernels, check_k
 from rag_metrics.metrics.registry import DEFAULT_METRICS, MetricKey, get_metric, parse_metric
 from rag_metrics.types import OUT_OF_SCOPE, GoldenSet, Run
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported on first use: `rag-metrics evaluate` never needs pandas
+    from rag_metrics.lazy import pandas as pd
 
 __all__ = ["EvalOptions", "EvaluationResult", "evaluate", "bootstrap_ci", "CI_CONFIDENCE", "CI_RESAMPLES", "CI_SEED"]
 

@@ -21,8 +21,8 @@ import json
 import math
 import os
 import re
+from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import Callable, Collection
 
 import numpy as np
 
@@ -32,7 +32,7 @@ from rag_metrics.golden import GOLDEN_SUFFIXES, read_golden
 from rag_metrics.metrics.judge import GRADE_MAX, GRADE_MIN
 from rag_metrics.types import GoldenQuery, GoldenSet, Run
 
-__all__ = [
+__all__ = [  # noqa: RUF022 - grouped by kind
     "parse_trec_qrels", "parse_beir_qrels", "read_qrels", "load_qrels", "qrels_to_text",
     "parse_trec_run", "read_run", "load_run", "run_to_text", "write_trec_run", "write_trec_qrels",
     "read_queries_jsonl", "find_beir_qrels", "load_beir", "validate_run",

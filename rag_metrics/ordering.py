@@ -19,12 +19,12 @@ module without a cycle.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["desc_id_rank", "sort_scores", "trec_order", "order_rows"]
+__all__ = ["desc_id_rank", "order_rows", "sort_scores", "trec_order"]
 
 
 def desc_id_rank(ids: Sequence[str] | NDArray[np.object_]) -> NDArray[np.int64]:

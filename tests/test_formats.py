@@ -9,10 +9,24 @@ import pytest
 
 from rag_metrics import GoldenQuery, GoldenSet, InputError, Run
 from rag_metrics.evaluate import evaluate
-from rag_metrics.golden import (golden_to_text, load_golden, parse_golden, read_golden, save_golden,
-                                stable_query_id, validate_golden)
-from rag_metrics.io import (load_beir, load_run, parse_trec_qrels, parse_trec_run, qrels_to_text, read_qrels,
-                            run_to_text, validate_run, write_trec_run)
+from rag_metrics.golden import (
+    load_golden,
+    parse_golden,
+    read_golden,
+    save_golden,
+    stable_query_id,
+    validate_golden,
+)
+from rag_metrics.io import (
+    load_beir,
+    load_run,
+    parse_trec_qrels,
+    parse_trec_run,
+    qrels_to_text,
+    read_qrels,
+    validate_run,
+    write_trec_run,
+)
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 
@@ -63,7 +77,7 @@ def test_golden_report_collects_every_problem():
         json.dumps({"id": "q5", "question": "neg grade", "relevant": {"a": -1}}),
         json.dumps({"id": "q6", "question": "text grade", "relevant_chunk_ids": ["a"], "grades": ["high"]}),
     ])
-    g, rep = parse_golden(text, "jsonl", "g.jsonl")
+    _g, rep = parse_golden(text, "jsonl", "g.jsonl")
     msgs = [str(p) for p in rep.problems]
     assert any("g.jsonl:2" in m and "invalid JSON" in m for m in msgs)
     assert any("g.jsonl:3" in m and "duplicate query id 'q1' (first at line 1)" in m for m in msgs)
@@ -113,7 +127,7 @@ def test_trec_qrels_and_run_round_trip(tmp_path):
 
 def test_trec_run_problems_listed_with_lines():
     text = "q1 Q0 a 1 1.0 t\nq1 Q0 b 2\nq1 Q0 c 3 high t\nq1 Q0 d 4 nan t\n"
-    run, rep = parse_trec_run(text, "r.trec")
+    _run, rep = parse_trec_run(text, "r.trec")
     msgs = [str(p) for p in rep.errors]
     assert "r.trec:2" in msgs[0] and "expected 6 fields" in msgs[0]
     assert "r.trec:3" in msgs[1] and "score 'high' is not a number" in msgs[1]
@@ -121,7 +135,7 @@ def test_trec_run_problems_listed_with_lines():
 
 
 def test_trec_qrels_problems():
-    qrels, rep = parse_trec_qrels("1 0 a 1\n1 0 b\n1 0 c 2.5\n", "x.qrels")
+    _qrels, rep = parse_trec_qrels("1 0 a 1\n1 0 b\n1 0 c 2.5\n", "x.qrels")
     msgs = [str(p) for p in rep.errors]
     assert "x.qrels:2" in msgs[0] and "expected 4 fields" in msgs[0]
     assert "x.qrels:3" in msgs[1] and "not an integer" in msgs[1]
@@ -200,7 +214,7 @@ def test_irregular_big_run_falls_back_and_reports_lines(tmp_path):
     text += "q9 Q0 bad 1\n"
     p = tmp_path / "big.trec"
     p.write_text(text)
-    run, rep = read_run_file(p)
+    _run, rep = read_run_file(p)
     assert not rep.ok and f"{p}:{text.count(chr(10))}" in str(rep.errors[0])
 
 
@@ -331,7 +345,7 @@ def test_scores_must_be_finite_float64(tmp_path, score, kind, big):
     text = (_big_run_text() if big else "") + f"zq Q0 a 1 2.0 t\nzq Q0 b 2 {score} t\n"
     p = tmp_path / "r.trec"
     p.write_text(text, encoding="utf-8")
-    run, rep = read_run(p)
+    _run, rep = read_run(p)
     assert len(rep.errors) == 1
     msg = str(rep.errors[0])
     assert f"{p}:{text.count(chr(10))}" in msg and kind in msg

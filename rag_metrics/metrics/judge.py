@@ -9,9 +9,9 @@ A duplicate id inside one query keeps its best-ranked occurrence.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import chain
-from typing import Mapping
 
 import numpy as np
 from numpy.typing import NDArray
@@ -20,7 +20,7 @@ from rag_metrics.errors import InputError
 from rag_metrics.ordering import order_rows
 from rag_metrics.types import Run
 
-__all__ = ["Judged", "judge", "GRADE_MIN", "GRADE_MAX"]
+__all__ = ["GRADE_MAX", "GRADE_MIN", "Judged", "judge"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -176,6 +176,7 @@ class _Ranked:
 
 
 def _golden_query_ids(qrels: Mapping[str, Mapping[str, int]]) -> tuple[str, ...]:
+    """The qrels' query ids as strings, in order (one matrix row each); a repeat is an error."""
     query_ids = tuple(str(q) for q in qrels)
     if len(set(query_ids)) != len(query_ids):
         seen: set[str] = set()
@@ -195,8 +196,7 @@ def _bad_grade(qrels: Mapping[str, Mapping[str, int]]) -> InputError:
     return InputError("a grade is not an integer; use small whole numbers (0 = not relevant)")
 
 
-def _flatten_qrels(qrels: Mapping[str, Mapping[str, int]], query_ids: tuple[str, ...],
-                   id_map: Mapping[str, str] | None) -> _Qrels:
+def _flatten_qrels(qrels: Mapping[str, Mapping[str, int]], id_map: Mapping[str, str] | None) -> _Qrels:
     """One entry per judgment, in golden order; ids mapped through ``id_map`` when given."""
     rels = list(qrels.values())
     sizes = np.fromiter(map(len, rels), dtype=np.int64, count=len(rels))
@@ -391,6 +391,7 @@ def _sorted_join(grades: NDArray[np.int32], judged: NDArray[np.bool_], keys: NDA
 
 
 def _top_scores(ranked: _Ranked, nq: int) -> NDArray[np.float64]:
+    """Score of each query row's first ranked entry (NaN when it retrieved nothing)."""
     top = np.full(nq, np.nan)
     first = ranked.positions == 0
     top[ranked.rows[first]] = ranked.scores[first]
@@ -441,7 +442,7 @@ def judge(
     """
     query_ids = _golden_query_ids(qrels)
     nq = len(query_ids)
-    flat = _flatten_qrels(qrels, query_ids, id_map)
+    flat = _flatten_qrels(qrels, id_map)
     ranked = _ranked_rows(run, query_ids, id_map, depth)
     grades, is_judged = _grade_matrix(flat, ranked, nq, unique_pairs=id_map is None)
     return Judged(

@@ -11,7 +11,8 @@ Conventions
 """
 from __future__ import annotations
 
-from typing import Literal, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
@@ -20,7 +21,7 @@ from rag_metrics.errors import InputError
 from rag_metrics.ordering import desc_id_rank, sort_scores, trec_order
 from rag_metrics.types import Run
 
-__all__ = ["desc_id_rank", "top_k", "RunBuilder", "collapse_to_documents", "cut_run"]
+__all__ = ["RunBuilder", "collapse_to_documents", "cut_run", "desc_id_rank", "top_k"]
 
 
 def top_k(scores: NDArray[np.floating], id_rank: NDArray[np.int64], k: int,
