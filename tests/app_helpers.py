@@ -3,13 +3,11 @@ computed once per process, and the checks every page test starts with."""
 from __future__ import annotations
 
 import functools
-from pathlib import Path
 
 from rag_metrics.evaluate import EvaluationResult, evaluate
 from rag_metrics.golden import load_golden
+from rag_metrics.sample import sample_paths
 from rag_metrics.types import GoldenSet
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 @functools.lru_cache(maxsize=None)
@@ -22,7 +20,7 @@ def sample_index(kind: str = "dense"):
 
 
 def sample_golden() -> GoldenSet:
-    return load_golden(ROOT / "sample_corpus" / "golden.jsonl")
+    return load_golden(sample_paths().golden)
 
 
 @functools.lru_cache(maxsize=None)

@@ -13,7 +13,6 @@ from app_helpers import library_result, no_exception, sample_golden
 from app_helpers import open_page as _open_page
 from app_helpers import sample_index as _index
 
-ROOT = Path(__file__).resolve().parents[1]
 PAGE = "pages/corpus_map.py"
 
 

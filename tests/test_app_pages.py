@@ -10,6 +10,7 @@ import pytest
 from rag_metrics.evaluate import evaluate
 from rag_metrics.golden import load_golden
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
+from rag_metrics.sample import sample_paths
 from rag_metrics.types import GoldenQuery, GoldenSet
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -27,7 +28,7 @@ def _library_index(kind: str):
 
 
 def sample_golden() -> GoldenSet:
-    return load_golden(ROOT / "sample_corpus" / "golden.jsonl")
+    return load_golden(sample_paths().golden)
 
 
 def library_result(kind: str = "dense", golden: GoldenSet | None = None):

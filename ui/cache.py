@@ -86,9 +86,9 @@ class ChunkSet:
 def sample_corpus() -> tuple[Corpus, str]:
     """The bundled sample corpus and its fingerprint."""
     from rag_metrics.corpus import load_corpus
-    from rag_metrics.retrieval.build_sample_cache import sample_paths
+    from rag_metrics.sample import sample_paths
 
-    corpus = load_corpus(sample_paths()["docs"], name="sample_corpus")
+    corpus = load_corpus(sample_paths().docs, name="sample_corpus")
     return corpus, corpus.fingerprint()
 
 
@@ -96,9 +96,9 @@ def sample_corpus() -> tuple[Corpus, str]:
 def sample_golden() -> GoldenSet:
     """The shipped golden set (``sample_corpus/golden.jsonl``)."""
     from rag_metrics.golden import load_golden
-    from rag_metrics.retrieval.build_sample_cache import sample_paths
+    from rag_metrics.sample import sample_paths
 
-    g = load_golden(sample_paths()["golden"])
+    g = load_golden(sample_paths().golden)
     return GoldenSet(g.queries, name="sample")
 
 
@@ -115,21 +115,21 @@ def chunk_set(_corpus: Corpus, corpus_fp: str, size: int, overlap: int) -> Chunk
 @st.cache_resource(show_spinner=False)
 def embedding_cache(cache_dir: str) -> Any:
     """The on-disk embedding cache at ``cache_dir`` with the shipped sample embeddings layered in."""
-    from rag_metrics.retrieval.build_sample_cache import sample_paths
+    from rag_metrics.sample import sample_paths
     from rag_metrics.retrieval.cache import EmbeddingCache
 
     cache = EmbeddingCache(cache_dir)
-    cache.add_shipped(sample_paths()["embeddings"])
+    cache.add_shipped(sample_paths(required=False).embeddings)
     return cache
 
 
 @st.cache_resource(show_spinner=False)
 def encoder(model: str = "") -> LazyEncoder:
     """The embedding model, loaded only when a text is missing from the embedding cache."""
-    from rag_metrics.retrieval.build_sample_cache import sample_paths
+    from rag_metrics.sample import sample_paths
     from rag_metrics.retrieval.cache import read_shipped
 
-    shipped = read_shipped(sample_paths()["embeddings"])
+    shipped = read_shipped(sample_paths(required=False).embeddings)
     dim = shipped.vectors.shape[1] if shipped is not None else None
     enc = LazyEncoder(model or None)
     if shipped is not None and shipped.model == enc.name:
