@@ -375,3 +375,51 @@ def test_large_trec_files_are_read_and_judged_without_pandas(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[1])
     assert out.stdout.split() == ["True", "False"]
+
+
+@pytest.mark.parametrize("sep", [" ", "\t"])
+def test_large_qrels_fast_path_equals_careful_parser(tmp_path, sep):
+    # queries interleaved (not grouped), ids with '#', grades 0-3: same dicts, same order
+    rng = np.random.default_rng(11)
+    lines = [sep.join([f"q{q}", "0", f"d#{d}", str(int(rng.integers(0, 4)))])
+             for d in range(16_000) for q in rng.choice(40, size=5, replace=False)]
+    text = "\n".join(lines) + "\n"
+    p = tmp_path / "big.qrels"
+    p.write_text(text)
+    assert p.stat().st_size > 1 << 20
+    from rag_metrics.io import _arrow_qrels
+
+    fast = _arrow_qrels(p)
+    assert fast is not None, "expected the Arrow fast path"
+    slow, rep = parse_trec_qrels(text)
+    assert rep.ok
+    assert list(fast.items()) == list(slow.items())
+    assert [list(r) for r in fast.values()] == [list(r) for r in slow.values()]  # id order kept
+    assert read_qrels(p).qrels() == slow
+
+
+@pytest.mark.parametrize("change", ["negative grade", "judged twice", "comment", "fraction"])
+def test_large_qrels_irregular_lines_take_the_careful_parser(tmp_path, change):
+    from rag_metrics.io import _arrow_qrels
+
+    lines = [f"q{i % 50} 0 d{i} {i % 3}" for i in range(80_000)]
+    if change == "negative grade":
+        lines[500] = "q0 0 dneg -1"
+    elif change == "judged twice":
+        lines.append(lines[10])
+    elif change == "comment":
+        lines.insert(300, "# q1 0 x 1")
+    else:
+        lines[7] = "q7 0 d7 2.0"
+    p = tmp_path / "big.qrels"
+    p.write_text("\n".join(lines) + "\n")
+    assert p.stat().st_size > 1 << 20
+    assert _arrow_qrels(p) is None
+    golden, rep = read_qrels(p, with_report=True)
+    assert rep.ok
+    if change == "negative grade":
+        assert any("grade -1 is negative" in w.message for w in rep.warnings)
+    if change == "judged twice":
+        assert any("judged twice" in w.message for w in rep.warnings)
+    if change == "fraction":
+        assert golden.qrels()["q7"]["d7"] == 2
