@@ -5,7 +5,8 @@
 Prints wall times and ratios (machines here are shared and noisy: read the ratios, not the
 absolute times).  Targets (issue 2): in memory >= 5x faster than ranx after its JIT warm-up, with
 no warm-up of our own; CLI end to end <= 0.5x pytrec_eval's own parse + evaluate; CLI peak memory
-within 2x of the input files.
+within 2x of the input files.  ``bench_cli.py`` times the CLI against pytrec_eval on issue 13's two
+input shapes (target <= 0.35x) with a breakdown and the raw cost of reading the files.
 """
 from __future__ import annotations
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import numpy as np
-import pandas as pd
 from numpy.typing import NDArray
 
 from rag_metrics.errors import InputError
@@ -23,6 +22,11 @@ from rag_metrics.metrics.judge import Judged, judge
 from rag_metrics.metrics.kernels import Kernels, check_k
 from rag_metrics.metrics.registry import DEFAULT_METRICS, MetricKey, get_metric, parse_metric
 from rag_metrics.types import GoldenSet, Run
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported on first use: `rag-metrics evaluate` never needs pandas
+    from rag_metrics.lazy import pandas as pd
 
 __all__ = ["EvalOptions", "EvaluationResult", "evaluate", "bootstrap_ci", "CI_CONFIDENCE", "CI_RESAMPLES", "CI_SEED"]
 

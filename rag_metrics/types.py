@@ -310,18 +310,26 @@ class Run:
         return list(dict.fromkeys(self.qids.tolist()))
 
     def rankings(self) -> dict[str, list[tuple[str, float]]]:
-        """``{qid: [(id, score), ...]}`` ranked by score desc, ties by id desc (trec_eval order).
+        """``{qid: [(id, score), ...]}`` ranked by score desc, ties by id desc (trec_eval order,
+        :mod:`rag_metrics.ordering`), queries in first-seen order.
 
         Duplicate ids inside one query keep their best-ranked occurrence.
         """
-        out: dict[str, list[tuple[str, float]]] = {}
-        for q, i, s in zip(self.qids.tolist(), self.ids.tolist(), self.scores.tolist()):
-            out.setdefault(q, []).append((i, s))
+        from rag_metrics.ordering import order_rows
+
+        qc, qu = self.factorized_qids()
+        ic, iu = self.factorized_ids()
+        qs, ids = qu.tolist(), iu.tolist()
+        out: dict[str, list[tuple[str, float]]] = {qs[q]: [] for q in dict.fromkeys(qc.tolist())}
+        order = order_rows(qc, ic, iu, self.scores)
+        if order is not None:
+            qc, ic = qc[order], ic[order]
+        sc = self.scores if order is None else self.scores[order]
+        for q, i, s in zip(qc.tolist(), ic.tolist(), sc.tolist()):
+            out[qs[q]].append((ids[i], s))
         for q, items in out.items():
-            items.sort(key=lambda t: t[0].encode("utf-8"), reverse=True)
-            items.sort(key=lambda t: t[1], reverse=True)  # stable: keeps id-desc among ties
             seen: set[str] = set()
-            out[q] = [t for t in items if not (t[0] in seen or seen.add(t[0]))]
+            out[q] = [t for t in items if not (t[0] in seen or seen.add(t[0]))]  # type: ignore[func-returns-value]
         return out
 
     def to_dict(self) -> dict[str, dict[str, float]]:

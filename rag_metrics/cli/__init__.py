@@ -63,19 +63,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _return_freed_memory_promptly() -> None:
-    """Fix glibc's mmap threshold at 1 MiB for this command.
+    """Fix glibc's mmap threshold at 16 MiB for this command.
 
     By default glibc raises the threshold after large blocks are freed, so later large NumPy
-    temporaries come from the heap and stay resident after use; with a fixed threshold every large
-    temporary goes back to the OS when freed (about 10 % lower peak memory on a 2M-line run).
-    No effect, and no error, on other C libraries.
+    temporaries come from the heap and stay resident after use; with a fixed threshold every
+    temporary above it goes back to the OS when freed.  16 MiB rather than 1 MiB: the column
+    temporaries of a 2M-line run (8 bytes a row) are then reused from the heap instead of being
+    mapped and zero-filled anew each time, which cost about 0.35 s of system time on a 64 MB run
+    for a 2 % lower peak.  No effect, and no error, on other C libraries.
     """
     if not sys.platform.startswith("linux"):
         return
     try:
         import ctypes
 
-        ctypes.CDLL("libc.so.6").mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD
+        ctypes.CDLL("libc.so.6").mallopt(-3, 1 << 24)  # M_MMAP_THRESHOLD
     except (OSError, AttributeError):  # pragma: no cover - not glibc
         return
 

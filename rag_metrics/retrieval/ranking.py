@@ -3,34 +3,25 @@
 Conventions
 -----------
 - **Order (CONVENTIONS.md S1)**: score descending, ties by id in descending byte-wise order
-  (trec_eval).  Every retriever here returns its top ``k`` in exactly that order, so cutting,
+  (trec_eval), as defined once in :mod:`rag_metrics.ordering` (``desc_id_rank`` is re-exported
+  here for the retrievers).  Every retriever here returns its top ``k`` in exactly that order, so cutting,
   fusing or exporting a run never depends on an index's internal tie order.
 - Scores are kept as computed (float32 for dense and BM25, promoted exactly to float64 in
   :class:`~rag_metrics.types.Run`).
 """
 from __future__ import annotations
 
-from typing import Literal, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
 
 from rag_metrics.errors import InputError
+from rag_metrics.ordering import desc_id_rank, sort_scores, trec_order
 from rag_metrics.types import Run
 
-__all__ = ["desc_id_rank", "top_k", "RunBuilder", "collapse_to_documents", "cut_run"]
-
-
-def desc_id_rank(ids: Sequence[str]) -> NDArray[np.int64]:
-    """``r[i]`` = position of ``ids[i]`` when all ids are sorted byte-wise **descending**.
-
-    Used as the secondary sort key so equal scores resolve like trec_eval without comparing
-    strings at query time.
-    """
-    order = sorted(range(len(ids)), key=lambda i: ids[i].encode("utf-8"), reverse=True)
-    r = np.empty(len(ids), dtype=np.int64)
-    r[np.asarray(order, dtype=np.int64)] = np.arange(len(ids), dtype=np.int64)
-    return r
+__all__ = ["RunBuilder", "collapse_to_documents", "cut_run", "desc_id_rank", "top_k"]
 
 
 def top_k(scores: NDArray[np.floating], id_rank: NDArray[np.int64], k: int,
@@ -58,12 +49,13 @@ def top_k(scores: NDArray[np.floating], id_rank: NDArray[np.int64], k: int,
         candidates = np.arange(m, dtype=np.int64)
     if m == 0 or k <= 0:
         return np.zeros(0, dtype=np.int64)
+    s = sort_scores(scores)  # float64, NaN as -inf: the ordering rule's view of the scores
     if k < m:
-        kth = np.partition(scores, m - k)[m - k]
-        keep = np.flatnonzero(scores >= kth)
+        kth = np.partition(s, m - k)[m - k]
+        keep = np.flatnonzero(s >= kth)
     else:
         keep = np.arange(m)
-    order = np.lexsort((id_rank[candidates[keep]], -scores[keep].astype(np.float64)))
+    order = trec_order(s[keep], id_rank[candidates[keep]])
     return candidates[keep[order[:k]]]
 
 
