@@ -203,7 +203,7 @@ class Run:
         self._ids: NDArray[np.object_] | None = i
         self.scores = s
         self.name = name
-        self._fact: dict[str, tuple[NDArray[np.int64], NDArray[np.object_]]] = {}
+        self._fact: dict[str, tuple[NDArray[np.integer], NDArray[np.object_]]] = {}
 
     def __repr__(self) -> str:
         return f"Run(name={self.name!r}, rows={len(self)})"

@@ -61,7 +61,7 @@ class Judged:
     top_score: NDArray[np.float64]
     in_run: NDArray[np.bool_]
     starts: NDArray[np.int64]
-    ranked_codes: NDArray[np.int64]
+    ranked_codes: NDArray[np.integer]
     id_uniques: NDArray[np.object_]
     ranked_scores: NDArray[np.float64]
     is_judged: NDArray[np.bool_] | None = None
@@ -79,8 +79,8 @@ class Judged:
         return ids, scores, self.grades[q, : hi - lo].tolist()
 
 
-def _may_have_duplicates(sq: NDArray[np.int64], sic: NDArray[np.int64], nq: int,
-                         counts: NDArray[np.int64], pos: NDArray[np.int64]) -> bool:
+def _may_have_duplicates(sq: NDArray[np.integer], sic: NDArray[np.integer], nq: int,
+                         counts: NDArray[np.integer], pos: NDArray[np.integer]) -> bool:
     """Cheap exact test for a repeated id inside one query (rows grouped by query).
 
     Lays the ids out as a (query, position) matrix, sorts each short row and looks for equal

@@ -66,7 +66,7 @@ class LabelReport:
 
     def counts(self) -> dict[str, int]:
         """``{status: number of labels}`` for every status (zeros included)."""
-        out = {s: 0 for s in STATUSES}
+        out: dict[str, int] = {s: 0 for s in STATUSES}
         for c in self.changes:
             out[c.status] += 1
         return out
