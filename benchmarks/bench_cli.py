@@ -168,7 +168,7 @@ def run_ok(cmd: list[str], env: dict) -> subprocess.CompletedProcess:
     """Run a command to completion; ``p.cpu`` is its CPU time (user + system, all threads)."""
     c0 = _children_cpu()
     p = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
-    p.cpu = _children_cpu() - c0  # type: ignore[attr-defined]
+    p.cpu = _children_cpu() - c0  # type: ignore[attr-defined]  # extra attribute for the caller
     if p.returncode != 0:
         raise SystemExit(f"{cmd[:4]}... failed ({p.returncode}):\n{p.stderr}")
     return p

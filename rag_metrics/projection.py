@@ -90,7 +90,7 @@ def _fit_transform(x: NDArray[np.float32], q: NDArray[np.float32], method: str, 
             xy = np.hstack([xy, np.zeros((len(xy), 2 - n_comp))])
             qy = np.hstack([qy, np.zeros((len(qy), 2 - n_comp))])
         return xy, qy, (ev[0], ev[1])
-    import umap  # type: ignore[import-not-found]
+    import umap  # type: ignore[import-not-found]  # optional extra, not installed by default
 
     reducer = umap.UMAP(n_components=2, n_neighbors=min(15, max(2, x.shape[0] - 1)), metric="cosine",
                         random_state=random_state)

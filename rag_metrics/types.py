@@ -329,7 +329,7 @@ class Run:
             out[qs[q]].append((ids[i], s))
         for q, items in out.items():
             seen: set[str] = set()
-            out[q] = [t for t in items if not (t[0] in seen or seen.add(t[0]))]  # type: ignore[func-returns-value]
+            out[q] = [t for t in items if not (t[0] in seen or seen.add(t[0]))]  # type: ignore[func-returns-value]  # add() is None
         return out
 
     def to_dict(self) -> dict[str, dict[str, float]]:

@@ -121,7 +121,7 @@ def test_zero_overlap_chunks_are_disjoint() -> None:
 )
 def test_invalid_arguments(size: object, overlap: object, message: str) -> None:
     with pytest.raises(InputError) as err:
-        chunk_document(Document("d", "text"), size, overlap)  # type: ignore[arg-type]
+        chunk_document(Document("d", "text"), size, overlap)  # type: ignore[arg-type]  # bad input on purpose
     assert message in str(err.value)
 
 

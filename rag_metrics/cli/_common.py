@@ -11,7 +11,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from rag_metrics.errors import InputError
 
@@ -32,7 +32,7 @@ PROG = "rag-metrics"
 class Parser(argparse.ArgumentParser):
     """argparse with one-line errors (exit 2) that point to --help."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message}; see `{self.prog} --help`\n")
 
 

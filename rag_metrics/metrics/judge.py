@@ -180,7 +180,7 @@ def _golden_query_ids(qrels: Mapping[str, Mapping[str, int]]) -> tuple[str, ...]
     query_ids = tuple(str(q) for q in qrels)
     if len(set(query_ids)) != len(query_ids):
         seen: set[str] = set()
-        dup = next(q for q in query_ids if q in seen or seen.add(q))  # type: ignore[func-returns-value]
+        dup = next(q for q in query_ids if q in seen or seen.add(q))  # type: ignore[func-returns-value]  # set.add() is None: records q
         raise InputError(f"duplicate query id {dup!r} in qrels; query ids must be unique")
     return query_ids
 

@@ -45,7 +45,7 @@ def check_unique_ids(chunks: Sequence[Chunk]) -> list[str]:
     ids = [c.id for c in chunks]
     if len(set(ids)) != len(ids):
         seen: set[str] = set()
-        dup = next(i for i in ids if i in seen or seen.add(i))  # type: ignore[func-returns-value]
+        dup = next(i for i in ids if i in seen or seen.add(i))  # type: ignore[func-returns-value]  # set.add() is None: records i
         raise InputError(f"duplicate chunk id {dup!r}; chunk ids must be unique in an index.")
     return ids
 
