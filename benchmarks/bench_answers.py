@@ -18,16 +18,17 @@ Run::
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import time
 from pathlib import Path
-import sys
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
 from answers_server import JudgeServer, Scenario  # noqa: E402
+
 from rag_metrics.answers import agreement as ag  # noqa: E402
 from rag_metrics.answers.data import load_sample_answers  # noqa: E402
 from rag_metrics.answers.embed import add_shipped_answer_embeddings  # noqa: E402
@@ -103,7 +104,8 @@ def main() -> None:
         f"({un['fraction']:.2f})")
     f = order["failures"]
     for r in f.itertuples():
-        why = "sloppy has unsupported claims" if r.worse_has_unsupported else f"sloppy is supported but {r.worse_relevancy}"
+        why = ("sloppy has unsupported claims" if r.worse_has_unsupported
+               else f"sloppy is supported but {r.worse_relevancy}")
         say(f"  fails on {r.question_id}: careful {r.careful:.3f} <= sloppy {r.sloppy:.3f} ({why})")
     st = ag.sentence_table(ev, labels)
     s = ag.agreement_stats(st)

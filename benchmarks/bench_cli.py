@@ -71,7 +71,8 @@ def write_issue_shape(folder: Path, n_queries: int, seed: int = 13) -> tuple[Pat
     ranks = np.tile(np.arange(1, depth + 1), n_queries).astype(str).astype(object)
     runp, qrelp = folder / "issue_run.trec", folder / "issue_qrels.txt"
     _write_lines(runp, [np.repeat(q, depth), np.full(n_queries * depth, "Q0", dtype=object), d[ranked.ravel()], ranks,
-                        np.char.mod("%.6f", scores.ravel()).astype(object), np.full(n_queries * depth, "issue", dtype=object)])
+                        np.char.mod("%.6f", scores.ravel()).astype(object),
+                        np.full(n_queries * depth, "issue", dtype=object)])
     # half of the judged ids from the ranking, half from outside it
     judged = np.concatenate([docs[:, : n_judged // 2], docs[:, depth: depth + n_judged // 2]], axis=1)
     grades = rng.integers(0, 4, size=judged.shape)
@@ -167,7 +168,7 @@ def run_ok(cmd: list[str], env: dict) -> subprocess.CompletedProcess:
     """Run a command to completion; ``p.cpu`` is its CPU time (user + system, all threads)."""
     c0 = _children_cpu()
     p = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
-    p.cpu = _children_cpu() - c0  # type: ignore[attr-defined]
+    p.cpu = _children_cpu() - c0  # type: ignore[attr-defined]  # extra attribute for the caller
     if p.returncode != 0:
         raise SystemExit(f"{cmd[:4]}... failed ({p.returncode}):\n{p.stderr}")
     return p
@@ -234,7 +235,8 @@ def bench_shape(label: str, runp: Path, qrelp: Path, repeat: int, env: dict) -> 
     ratio = t_ours / t_trec
     print(f"\n[{label}: {n_lines:,} run lines ({mb_run:.0f} MB) + qrels ({mb_qrels:.0f} MB), K=1..100, six metrics]")
     print(f"  rag-metrics evaluate (subprocess)   {t_ours:6.2f} s   (median {np.median(all_ours):.2f} s)")
-    print(f"  pytrec_eval parse + evaluate        {t_trec:6.2f} s   (median {np.median(all_trec):.2f} s)   ratio ours/pytrec = {ratio:.2f}x "
+    print(f"  pytrec_eval parse + evaluate        {t_trec:6.2f} s   (median {np.median(all_trec):.2f} s)   "
+          f"ratio ours/pytrec = {ratio:.2f}x "
           f"(target <= {TARGET}x): {'MET' if ratio <= TARGET else 'NOT MET'}; "
           f"values equal: {'OK' if diff < 1e-9 else 'DIFFERENT'} (max |diff| {diff:.1e})")
     print(f"  CPU time (user + system, best of {repeat}; less sensitive to other load): ours {min(cpu_ours):.2f} s, "

@@ -126,7 +126,8 @@ def bench_in_memory(n_queries: int, ks: list[int], with_ranx: bool) -> None:
     print(f"  pytrec_eval   {t_trec:8.3f} s  ratio pytrec/ours = {t_trec / t_ours:6.1f}x   "
           + compare_values(v_ours, v_trec, keys, "equality vs pytrec_eval") + "  (includes its qrels parsing)")
     if with_ranx:
-        from ranx import Qrels, Run as RRun
+        from ranx import Qrels
+        from ranx import Run as RRun
 
         t_build, (qr, rr) = timed(lambda: (Qrels(qrels), RRun(run_dict)))
         small_q = Qrels({k: qrels[k] for k in list(qrels)[:10]})
@@ -144,7 +145,8 @@ def write_trec_files(n_queries: int, folder: Path) -> tuple[Path, Path]:
     runp, qrelp = folder / "run.trec", folder / "qrels.txt"
     ranks = np.tile(np.arange(1, 101), n_queries)
     with open(runp, "w") as f:
-        f.writelines(f"{q} Q0 {i} {r} {s:.0f} bench\n" for q, i, r, s in zip(qids.tolist(), ids.tolist(), ranks.tolist(), scores.tolist()))
+        f.writelines(f"{q} Q0 {i} {r} {s:.0f} bench\n"
+                     for q, i, r, s in zip(qids.tolist(), ids.tolist(), ranks.tolist(), scores.tolist()))
     with open(qrelp, "w") as f:
         f.writelines(f"{q} 0 {d} {g}\n" for q, rel in qrels.items() for d, g in rel.items())
     return runp, qrelp
@@ -156,7 +158,8 @@ qp, rp = sys.argv[1], sys.argv[2]
 with open(qp) as f: qrels = pytrec_eval.parse_qrel(f)
 with open(rp) as f: run = pytrec_eval.parse_run(f)
 ks = ",".join(str(k) for k in range(1, 101))
-ev = pytrec_eval.RelevanceEvaluator(qrels, {"success." + ks, "P." + ks, "recall." + ks, "ndcg_cut." + ks, "map_cut." + ks})
+ev = pytrec_eval.RelevanceEvaluator(qrels, {"success." + ks, "P." + ks, "recall." + ks, "ndcg_cut." + ks,
+                                            "map_cut." + ks})
 per = ev.evaluate(run)
 n = len(qrels)
 print(json.dumps({"ndcg@10": sum(v["ndcg_cut_10"] for v in per.values()) / n,
@@ -196,15 +199,15 @@ def bench_cli(n_queries: int) -> None:
         assert p2.returncode == 0, p2.stderr
         tv = json.loads(p2.stdout)
         mem = subprocess.run([sys.executable, "-c", MEM_SCRIPT] + cmd[3:], capture_output=True, text=True, env=env)
-        base_rss, peak_rss = map(int, [l for l in mem.stderr.splitlines() if l.startswith("PEAK")][0].split()[1:])
+        base_rss, peak_rss = map(int, [ln for ln in mem.stderr.splitlines() if ln.startswith("PEAK")][0].split()[1:])
         # the same at 3x the input, to separate the fixed overhead (reader threads, buffers) from the slope
         big = Path(d) / "big"
         big.mkdir()
         runp3, qrelp3 = write_trec_files(3 * n_queries, big)
         size3 = runp3.stat().st_size + qrelp3.stat().st_size
-        mem3 = subprocess.run([sys.executable, "-c", MEM_SCRIPT, "evaluate", "--qrels", str(qrelp3), "--run", str(runp3)]
-                              + cmd[8:], capture_output=True, text=True, env=env)
-        base3, peak3 = map(int, [l for l in mem3.stderr.splitlines() if l.startswith("PEAK")][0].split()[1:])
+        mem3 = subprocess.run([sys.executable, "-c", MEM_SCRIPT, "evaluate", "--qrels", str(qrelp3),
+                               "--run", str(runp3)] + cmd[8:], capture_output=True, text=True, env=env)
+        base3, peak3 = map(int, [ln for ln in mem3.stderr.splitlines() if ln.startswith("PEAK")][0].split()[1:])
         diff = max(abs(ours_v["ndcg@10"] - tv["ndcg@10"]), abs(ours_v["precision@5"] - tv["precision@5"]))
         print(f"\n[CLI end to end: {n_queries:,} queries x 100 TREC run ({size / 1e6:.0f} MB of input), K=1..100]")
         print(f"  rag-metrics evaluate           {t_ours:7.2f} s")

@@ -81,7 +81,8 @@ def bench_upload(n_queries: int, depth: int, n_chunks: int) -> None:
         wr = evaluate(warm, ws.rank(warm.questions(), 10).run)
         readouts.card_table(wr, 5, DEFAULT_METRICS), wr.curve(DEFAULT_METRICS, max_k=5), readouts.hit_rate_table(wr)
         wr.by_category(("ndcg",), ks=(5,), ci=True, n_resamples=1000), wr.failures(5)
-        system_table({"w": wr}, list(DEFAULT_METRICS), 5), pooled_queue(warm, {"w": ws.rank(warm.questions(), 10).run}, 5)
+        system_table({"w": wr}, list(DEFAULT_METRICS), 5)
+        pooled_queue(warm, {"w": ws.rank(warm.questions(), 10).run}, 5)
     print(f"1. uploaded run: {n_queries:,} questions x {depth} = {n_queries * depth:,} results")
     for label, (name, data) in files.items():
         t0 = _t()

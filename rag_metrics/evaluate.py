@@ -216,7 +216,7 @@ class EvaluationResult:
 
     def with_options(self, **changes: object) -> EvaluationResult:
         """Same judged run under other options (no re-judging unless the level changes)."""
-        opts = replace(self.options, **changes)  # type: ignore[arg-type]
+        opts = replace(self.options, **changes)  # type: ignore[arg-type]  # EvalOptions checks values
         if opts.level != self.options.level:
             raise InputError("changing the evaluation level needs a new evaluate() call with chunk_to_doc")
         return EvaluationResult(self.golden, self.run, self.judged, opts)

@@ -22,8 +22,9 @@ import difflib
 import hashlib
 import math
 import re
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Collection, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -46,8 +47,8 @@ __all__ = [
 #: Category label used for the row/line covering every included query.
 ALL_CATEGORIES = "(all)"
 
-#: English stop words removed before measuring word overlap (a compact list; pass your own).
-STOP_WORDS: frozenset[str] = frozenset("""
+# The stop words as text, one space between words (easier to read and edit than a list literal).
+_STOP_WORDS_TEXT = """
 a about above after again against all am an and any are aren't as at be because been before being
 below between both but by can can't cannot could couldn't did didn't do does doesn't doing don't down
 during each few for from further get gets got had hadn't has hasn't have haven't having he her here
@@ -58,7 +59,10 @@ there's these they they're this those through to too under until up very was was
 weren't what what's when where which while who whom why will with won't would wouldn't you you're your
 yours yourself yourselves whats hows wheres whos im ive id dont doesnt isnt cant wont also may might
 must shall one
-""".split())
+"""
+
+#: English stop words removed before measuring word overlap (a compact list; pass your own).
+STOP_WORDS: frozenset[str] = frozenset(_STOP_WORDS_TEXT.split())
 
 _WORD = re.compile(r"[\w']+", re.UNICODE)
 
@@ -388,7 +392,7 @@ def ci_width_curve(result: EvaluationResult, metric: str | MetricKey = "ndcg", k
 
 
 def ci_width_chart(curve: pd.DataFrame, target_half_width: float | None = 0.05,
-                   title: str = "Confidence-interval half-width vs number of queries") -> "alt.LayerChart":
+                   title: str = "Confidence-interval half-width vs number of queries") -> alt.LayerChart:
     """Altair chart of :func:`ci_width_curve`: one line per category, today's n as points, the
     target as a dashed rule."""
     import altair as alt

@@ -32,7 +32,7 @@ from rag_metrics.golden import GOLDEN_SUFFIXES, read_golden
 from rag_metrics.metrics.judge import GRADE_MAX, GRADE_MIN
 from rag_metrics.types import GoldenQuery, GoldenSet, Run
 
-__all__ = [  # noqa: RUF022 - grouped by kind
+__all__ = [  # grouped by kind, not sorted
     "parse_trec_qrels", "parse_beir_qrels", "read_qrels", "load_qrels", "qrels_to_text",
     "parse_trec_run", "read_run", "load_run", "run_to_text", "write_trec_run", "write_trec_qrels",
     "read_queries_jsonl", "find_beir_qrels", "load_beir", "validate_run",
@@ -214,7 +214,7 @@ def read_qrels(path: str | os.PathLike[str], with_report: bool = False):
         golden, report = _golden_from_qrels(fast, {}, p.stem), ValidationReport()
     else:
         text = decode_utf8(read_bytes(p), str(p))
-        first = next((l for l in text.splitlines() if l.strip()), "")
+        first = next((line for line in text.splitlines() if line.strip()), "")
         if not first:
             raise InputError(f"{p}: file is empty; expected TREC qrels lines 'qid 0 docid grade'")
         if first.lower().startswith("query-id") or (len(first.split("\t")) == 3 and len(first.split()) == 3):
@@ -226,7 +226,8 @@ def read_qrels(path: str | os.PathLike[str], with_report: bool = False):
         return golden, report
     report.raise_if_errors()
     if len(golden) == 0:
-        raise InputError(f"{p}: no judgments found; expected TREC qrels 'qid 0 docid grade', BEIR qrels or a golden set")
+        raise InputError(f"{p}: no judgments found; expected TREC qrels 'qid 0 docid grade', BEIR qrels "
+                         "or a golden set")
     return golden
 
 
@@ -495,7 +496,8 @@ def _arrow_run(path: Path) -> Run | None:
                         m = batch.num_rows
                         if n + m > cap:
                             cap = int((n + m) * 1.5)
-                            qcodes, dcodes, scores = (np.resize(a, cap) for a in (qcodes, dcodes, scores))
+                            qcodes, dcodes = np.resize(qcodes, cap), np.resize(dcodes, cap)
+                            scores = np.resize(scores, cap)
                         qcodes[n:n + m] = qtab.map_dictionary(q.dictionary)[_numpy(q.indices, np.int32)]
                         dcodes[n:n + m] = dtab.map_dictionary(d.dictionary)[_numpy(d.indices, np.int32)]
                         scores[n:n + m] = _numpy(sc, np.float64)
@@ -575,8 +577,8 @@ def validate_run(run: Run, golden: GoldenSet | None = None, known_ids: Collectio
         missing = [q.id for q in golden if q.id not in rset and q.in_scope]  # in_scope reads every grade: last
         if missing:
             shown = ", ".join(map(repr, missing[:10])) + (" ..." if len(missing) > 10 else "")
-            report.warning(f"{len(missing)} golden quer{'y has' if len(missing) == 1 else 'ies have'} no line in the run "
-                           f"and count 0: {shown}", file=source)
+            report.warning(f"{len(missing)} golden quer{'y has' if len(missing) == 1 else 'ies have'} "
+                           f"no line in the run and count 0: {shown}", file=source)
     if known_ids is not None:
         known = set(known_ids)
         unknown = [i for i in iu.tolist() if i not in known]
@@ -609,7 +611,8 @@ def qrels_to_text(golden: GoldenSet) -> str:
     for q in golden:
         for i, g in q.relevant.items():
             if any(c.isspace() for c in q.id + i):
-                raise InputError(f"query {q.id!r}: id {i!r} or the query id contains whitespace, which TREC qrels cannot hold")
+                raise InputError(f"query {q.id!r}: id {i!r} or the query id contains whitespace, "
+                                 "which TREC qrels cannot hold")
             lines.append(f"{q.id} 0 {i} {g}\n")
     return "".join(lines)
 

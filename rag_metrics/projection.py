@@ -90,7 +90,7 @@ def _fit_transform(x: NDArray[np.float32], q: NDArray[np.float32], method: str, 
             xy = np.hstack([xy, np.zeros((len(xy), 2 - n_comp))])
             qy = np.hstack([qy, np.zeros((len(qy), 2 - n_comp))])
         return xy, qy, (ev[0], ev[1])
-    import umap  # type: ignore[import-not-found]
+    import umap  # type: ignore[import-not-found]  # optional extra, not installed by default
 
     reducer = umap.UMAP(n_components=2, n_neighbors=min(15, max(2, x.shape[0] - 1)), metric="cosine",
                         random_state=random_state)
@@ -100,9 +100,11 @@ def _fit_transform(x: NDArray[np.float32], q: NDArray[np.float32], method: str, 
 
 
 def _resolve_level(level: str, chunks: Sequence[Chunk], golden: GoldenSet,
-                   result: EvaluationResult | None) -> str:
-    if level in ("chunk", "document"):
-        return level
+                   result: EvaluationResult | None) -> Literal["chunk", "document"]:
+    if level == "chunk":
+        return "chunk"
+    if level == "document":
+        return "document"
     if level != "auto":
         raise InputError(f"level must be 'auto', 'chunk' or 'document', got {level!r}")
     if result is not None:
@@ -246,7 +248,8 @@ def project_corpus(
     rows = []
     for j, gq in enumerate(golden):
         # map index of the chunk each label / retrieved id points to (None: not on the map)
-        at = {lid: (target.best(lid, j) if target is not None else pos.get(lid)) for lid in gq.relevant}
+        at: dict[str, int | None] = {lid: (target.best(lid, j) if target is not None else pos.get(lid))
+                                     for lid in gq.relevant}
         relevant = {lid: g for lid, g in gq.relevant.items() if g >= relevance_level and at[lid] is not None}
         retrieved: dict[str, int] = {}
         if result is not None:
@@ -261,12 +264,12 @@ def project_corpus(
                 kind = LINK_KINDS[0] if lid in retrieved else LINK_KINDS[1]
             else:
                 kind = LINK_KINDS[2]
-            i = at[lid]
-            if i is None:  # pragma: no cover - filtered above
+            point = at[lid]
+            if point is None:  # pragma: no cover - filtered above
                 continue
-            rows.append({"query_id": gq.id, "chunk_id": ids[i], "kind": kind, "rank": retrieved.get(lid, pd.NA),
-                         "grade": int(gq.relevant.get(lid, 0)), "x": qy[j, 0], "y": qy[j, 1],
-                         "x2": xy[i, 0], "y2": xy[i, 1]})
+            rows.append({"query_id": gq.id, "chunk_id": ids[point], "kind": kind,
+                         "rank": retrieved.get(lid, pd.NA), "grade": int(gq.relevant.get(lid, 0)),
+                         "x": qy[j, 0], "y": qy[j, 1], "x2": xy[point, 0], "y2": xy[point, 1]})
     links = pd.DataFrame(rows, columns=["query_id", "chunk_id", "kind", "rank", "grade", "x", "y", "x2", "y2"])
     links["rank"] = links["rank"].astype("Int64")
     if result is None:
@@ -303,7 +306,7 @@ def corpus_map_chart(
     x = alt.X("x:Q", title=xt, axis=alt.Axis(labels=False, ticks=False, grid=False))
     y = alt.Y("y:Q", title=yt, axis=alt.Axis(labels=False, ticks=False, grid=False))
     sel = alt.selection_point(name="query", fields=["query_id"], on="click", clear="dblclick", empty=False,
-                              **({"value": [{"query_id": query_id}]} if query_id is not None else {}))
+                              value=[{"query_id": query_id}] if query_id is not None else alt.Undefined)
     colour_title = {"doc_id": "document", "category": "question category", "cluster": "cluster"}[color]
     n_colours = int(chunks[color].nunique())
     # More than 20 values cannot get distinct colours (tableau20) and a long legend squeezes the

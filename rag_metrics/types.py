@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -163,7 +163,7 @@ class GoldenSet:
         qrels: Mapping[str, Mapping[str, int]],
         questions: Mapping[str, str] | None = None,
         name: str = "",
-    ) -> "GoldenSet":
+    ) -> GoldenSet:
         """Build from a pytrec_eval/ranx-shaped dict ``{qid: {id: grade}}``."""
         questions = questions or {}
         return cls(
@@ -203,7 +203,7 @@ class Run:
         self._ids: NDArray[np.object_] | None = i
         self.scores = s
         self.name = name
-        self._fact: dict[str, tuple[NDArray[np.int64], NDArray[np.object_]]] = {}
+        self._fact: dict[str, tuple[NDArray[np.integer], NDArray[np.object_]]] = {}
 
     def __repr__(self) -> str:
         return f"Run(name={self.name!r}, rows={len(self)})"
@@ -244,7 +244,7 @@ class Run:
     @classmethod
     def from_factorized(cls, qcodes: NDArray[np.integer], quniques: NDArray[np.object_] | Sequence[str],
                         idcodes: NDArray[np.integer], iduniques: NDArray[np.object_] | Sequence[str],
-                        scores: NDArray[np.float64], name: str = "run") -> "Run":
+                        scores: NDArray[np.float64], name: str = "run") -> Run:
         """Build from integer codes (e.g. a parser's dictionary encoding) without a string per row."""
         qcodes = np.asarray(qcodes)
         idcodes = np.asarray(idcodes)
@@ -261,7 +261,7 @@ class Run:
         return run
 
     @classmethod
-    def from_dict(cls, run: Mapping[str, Mapping[str, float]], name: str = "run") -> "Run":
+    def from_dict(cls, run: Mapping[str, Mapping[str, float]], name: str = "run") -> Run:
         """From a pytrec_eval/ranx-shaped dict ``{qid: {id: score}}``."""
         qids: list[str] = []
         ids: list[str] = []
@@ -279,7 +279,7 @@ class Run:
         cls,
         rankings: Mapping[str, Sequence[str] | Sequence[tuple[str, float]]],
         name: str = "run",
-    ) -> "Run":
+    ) -> Run:
         """From ranked lists.  Plain id lists get scores ``n - rank`` so the order is kept exactly."""
         qids: list[str] = []
         ids: list[str] = []
@@ -298,7 +298,7 @@ class Run:
                    np.array(scores, dtype=np.float64), name)
 
     @classmethod
-    def concat(cls, runs: Iterable["Run"], name: str = "run") -> "Run":
+    def concat(cls, runs: Iterable[Run], name: str = "run") -> Run:
         runs = list(runs)
         if not runs:
             return cls(np.array([], dtype=object), np.array([], dtype=object), np.array([]), name)
@@ -329,7 +329,7 @@ class Run:
             out[qs[q]].append((ids[i], s))
         for q, items in out.items():
             seen: set[str] = set()
-            out[q] = [t for t in items if not (t[0] in seen or seen.add(t[0]))]  # type: ignore[func-returns-value]
+            out[q] = [t for t in items if not (t[0] in seen or seen.add(t[0]))]  # type: ignore[func-returns-value]  # add() is None
         return out
 
     def to_dict(self) -> dict[str, dict[str, float]]:

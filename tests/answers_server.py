@@ -48,7 +48,7 @@ class Scenario:
 
 
 class _Handler(BaseHTTPRequestHandler):
-    server: JudgeServer  # type: ignore[assignment]
+    server: JudgeServer  # type: ignore[assignment]  # always our JudgeServer (narrower than the base)
 
     def log_message(self, *args: object) -> None:  # quiet
         pass

@@ -45,29 +45,28 @@ def server(tmp_path, app_cache_dir):
     port = _free_port()
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "RAG_METRICS_WORKSPACE": str(tmp_path / "workspace"),
            "RAG_METRICS_CACHE": str(app_cache_dir)}
-    log = open(tmp_path / "streamlit.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(120):
-            try:
-                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).status == 200:
-                    break
-            except OSError:
-                time.sleep(0.5)
-        else:
-            pytest.fail("streamlit did not start: " + (tmp_path / "streamlit.log").read_text()[-2000:])
-        yield url
-    finally:
-        proc.terminate()
+    with open(tmp_path / "streamlit.log", "w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+             "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
         try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+            for _ in range(120):
+                try:
+                    if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).status == 200:
+                        break
+                except OSError:
+                    time.sleep(0.5)
+            else:
+                pytest.fail("streamlit did not start: " + (tmp_path / "streamlit.log").read_text()[-2000:])
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
 
 
 def _wait_idle(page, title: str, timeout: float = 120.0) -> None:

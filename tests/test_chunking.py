@@ -67,7 +67,7 @@ def test_whitespace_only_document_gives_no_chunks() -> None:
 
 
 def test_prefers_paragraph_boundaries() -> None:
-    paras = [("P%d " % i) + "x" * 150 + "." for i in range(6)]  # 156 chars each
+    paras = [f"P{i} " + "x" * 150 + "." for i in range(6)]  # 156 chars each
     text = "\n\n".join(paras)
     spans = chunk_spans(text, 400, 0)
     # two paragraphs (314 chars) fit; the chunk must end at the end of a paragraph
@@ -79,7 +79,7 @@ def test_prefers_paragraph_boundaries() -> None:
 def test_falls_back_to_sentence_boundaries() -> None:
     text = _sentences(20)  # one paragraph, sentences of ~58 chars
     spans = chunk_spans(text, 150, 0)
-    for s, e in spans[:-1]:
+    for _, e in spans[:-1]:
         assert text[e - 1] == "."
 
 
@@ -96,7 +96,7 @@ def test_overlap_starts_on_a_sentence_when_possible() -> None:
     text = _sentences(20)
     spans = chunk_spans(text, 200, 80)
     assert len(spans) > 2
-    for (s1, e1), (s2, _) in zip(spans, spans[1:]):
+    for (_, e1), (s2, _) in zip(spans, spans[1:]):
         assert 0 < e1 - s2 <= 80  # really overlapping, bounded
         assert text[s2:].startswith("Sentence")  # starts at a sentence start
 
@@ -121,7 +121,7 @@ def test_zero_overlap_chunks_are_disjoint() -> None:
 )
 def test_invalid_arguments(size: object, overlap: object, message: str) -> None:
     with pytest.raises(InputError) as err:
-        chunk_document(Document("d", "text"), size, overlap)  # type: ignore[arg-type]
+        chunk_document(Document("d", "text"), size, overlap)  # type: ignore[arg-type]  # bad input on purpose
     assert message in str(err.value)
 
 

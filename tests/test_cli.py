@@ -113,7 +113,8 @@ BAD = [
     (["evaluate", "--qrels", "{q}", "--run", "{r}", "--fail-under", "ndcg@10=high"], "is not a number"),
     (["evaluate", "--qrels", "{q}", "--run", "{r}", "--fail-under", "ndcg@10=2"], "outside [0, 1]"),
     (["evaluate", "--qrels", "{q}", "--run", "{r}", "--fail-under", "hit_rate=0.5"], "needs a cutoff"),
-    (["evaluate", "--qrels", "{q}", "--run", "{r}", "--relevance-level", "0"], "relevance level must be an integer >= 1"),
+    (["evaluate", "--qrels", "{q}", "--run", "{r}", "--relevance-level", "0"],
+     "relevance level must be an integer >= 1"),
     (["evaluate", "--qrels", "{q}", "--run", "{r}", "--relevance-level", "x"], "invalid int value"),
     (["evaluate", "--qrels", "{q}", "--run", "{r}", "--format", "xml"], "invalid choice"),
     (["evaluate", "--qrels", "{q}", "--run", "{badrun}"], "badrun.trec:2: expected 6 fields"),
@@ -155,7 +156,7 @@ def test_bad_input_one_line_exit_2(files, capsys, argv, message):
     code, out, err = run_cli(capsys, *argv)
     assert code == 2, (out, err)
     assert message in err, err
-    errors = [l for l in err.strip().splitlines() if " error: " in l]
+    errors = [line for line in err.strip().splitlines() if " error: " in line]
     assert len(errors) == 1 and message in errors[0], err  # warnings may precede the one error line
     assert "Traceback" not in err
 
@@ -165,14 +166,16 @@ def test_module_entry_point_and_console_script(files):
     p = subprocess.run([sys.executable, "-m", "rag_metrics", "evaluate", "--qrels", str(q), "--run", str(r),
                         "--format", "json"], capture_output=True, text=True)
     assert p.returncode == 0 and json.loads(p.stdout)["n_queries"] == 2
-    p = subprocess.run([sys.executable, "-m", "rag_metrics", "evaluate", "--qrels", str(q)], capture_output=True, text=True)
+    p = subprocess.run([sys.executable, "-m", "rag_metrics", "evaluate", "--qrels", str(q)],
+                       capture_output=True, text=True)
     assert p.returncode == 2 and "Traceback" not in p.stderr
 
 
 def test_import_is_light():
     code = ("import sys, rag_metrics, rag_metrics.evaluate, rag_metrics.io, rag_metrics.golden, rag_metrics.compare, "
             "rag_metrics.cli, rag_metrics.retrieval; "
-            "bad = [m for m in ('streamlit', 'torch', 'sentence_transformers', 'faiss', 'bm25s', 'altair') if m in sys.modules]; "
+            "bad = [m for m in ('streamlit', 'torch', 'sentence_transformers', 'faiss', 'bm25s', 'altair') "
+            "if m in sys.modules]; "
             "print(','.join(bad))")
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert p.returncode == 0, p.stderr

@@ -91,7 +91,8 @@ def test_significant_hand_case():
     assert r["verdict"] == "B better"
     assert r["sentence"].startswith("MRR@10: B is better by 0.479")
     assert "95% CI +0.33" in r["sentence"] or "95% CI +0.3" in r["sentence"]
-    assert r["plain"].startswith("MRR@10: B does better than A (0.81 vs 0.33); the real gain is likely between 0.37 and 0.58.")
+    assert r["plain"].startswith("MRR@10: B does better than A (0.81 vs 0.33); "
+                                 "the real gain is likely between 0.37 and 0.58.")
     _agree(r)
 
 

@@ -77,7 +77,7 @@ def test_folder_without_documents(tmp_path: Path) -> None:
 
 
 def test_non_utf8_names_file_line_and_byte_offset(tmp_path: Path) -> None:
-    p = _write(tmp_path / "latin.md", "caf".encode() + b"\n\nna\xefve")
+    p = _write(tmp_path / "latin.md", b"caf\n\nna\xefve")
     with pytest.raises(InputError) as err:
         load_corpus(tmp_path)
     msg = str(err.value)

@@ -39,13 +39,14 @@ SAMPLE = GoldenSet((
 
 def test_lesson_shape_loads_as_is(tmp_path):
     lesson = [
-        {"question": "What is the refund window?", "relevant_chunk_ids": ["refunds#0", "refunds#1"], "category": "factual"},
+        {"question": "What is the refund window?", "relevant_chunk_ids": ["refunds#0", "refunds#1"],
+         "category": "factual"},
         {"question": "What is the capital of France?", "relevant_chunk_ids": [], "category": "out_of_scope"},
     ]
     p = tmp_path / "golden.json"
     p.write_text(json.dumps(lesson))
     g = load_golden(p)
-    assert [q.question for q in g] == [l["question"] for l in lesson]
+    assert [q.question for q in g] == [row["question"] for row in lesson]
     assert g.queries[0].relevant == {"refunds#0": 1, "refunds#1": 1}
     assert g.queries[0].id == stable_query_id("What is the refund window?")
     assert load_golden(p).ids == g.ids  # stable
@@ -171,7 +172,7 @@ def test_shared_collections_load(name):
         pytest.skip("shared datasets not present")
     stats = json.loads((folder / "stats.json").read_text())
     corpus, golden = load_beir(folder)
-    rows = [json.loads(l) for l in (folder / "corpus.jsonl").open(encoding="utf-8")]
+    rows = [json.loads(line) for line in (folder / "corpus.jsonl").open(encoding="utf-8")]
     assert len(rows) == stats["docs"]
     # documents with neither title nor text are skipped (Cranfield has two); title-only ones are kept (CACM)
     assert len(corpus) == sum(1 for r in rows if (r.get("title") or "").strip() or r["text"].strip())

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import pytrec_eval
 
-from rag_metrics import GoldenSet, Run
+from rag_metrics import Run
 from rag_metrics.evaluate import EvalOptions, evaluate
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
@@ -55,7 +55,7 @@ def assert_parity(qrels, run, ks=KS, level=1):
     assert expected, "pytrec_eval evaluated no query"
     idx = {q: i for i, q in enumerate(res.query_ids)}
     checked = 0
-    for (name, k) in next(iter(expected.values())).keys():
+    for (name, k) in next(iter(expected.values())):
         ours = res.values(name, k)
         for q, d in expected.items():
             assert ours[idx[q]] == pytest.approx(d[(name, k)], abs=1e-9), (q, name, k)
@@ -123,8 +123,8 @@ def _bm25ish_run(corpus_path: Path, queries_path: Path, depth=100):
     import math
     from collections import Counter, defaultdict
 
-    docs = [json.loads(l) for l in corpus_path.open(encoding="utf-8")]
-    qs = [json.loads(l) for l in queries_path.open(encoding="utf-8")]
+    docs = [json.loads(line) for line in corpus_path.open(encoding="utf-8")]
+    qs = [json.loads(line) for line in queries_path.open(encoding="utf-8")]
     index = defaultdict(list)
     for d in docs:
         for t, c in Counter((d.get("title", "") + " " + d["text"]).lower().split()).items():

@@ -109,7 +109,7 @@ def test_chart_spec():
     with pytest.raises(InputError, match="not on the map"):
         corpus_map_chart(cm, query_id="nope")
     with pytest.raises(InputError, match="color"):
-        corpus_map_chart(cm, color="x")  # type: ignore[arg-type]
+        corpus_map_chart(cm, color="x")  # type: ignore[arg-type]  # bad input on purpose
 
 
 def test_validation():
@@ -120,7 +120,7 @@ def test_validation():
     with pytest.raises(InputError, match="one row per golden query"):
         project_corpus(CHUNKS, x, GOLDEN, q[:1])
     with pytest.raises(InputError, match="unknown projection"):
-        project_corpus(CHUNKS, x, GOLDEN, q, method="tsne")  # type: ignore[arg-type]
+        project_corpus(CHUNKS, x, GOLDEN, q, method="tsne")  # type: ignore[arg-type]  # bad input on purpose
     if "umap" not in available_methods():
         with pytest.raises(InputError, match="umap-learn"):
             project_corpus(CHUNKS, x, GOLDEN, q, method="umap")

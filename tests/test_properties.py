@@ -57,7 +57,7 @@ def test_ideal_ranking_scores_one(case):
     qrels, _ = case
     ideal = {q: sorted([d for d, g in rel.items() if g > 0], key=lambda d: -rel[d]) for q, rel in qrels.items()}
     res = evaluate(qrels, Run.from_rankings(ideal))
-    for q, rel in qrels.items():
+    for q in qrels:
         n = len(ideal[q])
         i = res.query_ids.index(q)
         for m in ["hit_rate", "mrr", "ndcg", "ndcg_exp", "map"]:
@@ -67,10 +67,12 @@ def test_ideal_ranking_scores_one(case):
 
 
 @settings(max_examples=100, deadline=None)
-@given(cases(), st.integers(1, 6), st.lists(st.sampled_from([f"x{i}" for i in range(6)] + IDS), max_size=6, unique=True))
+@given(cases(), st.integers(1, 6),
+       st.lists(st.sampled_from([f"x{i}" for i in range(6)] + IDS), max_size=6, unique=True))
 def test_appending_after_rank_k_changes_nothing_at_k(case, k, extra):
     qrels, run = case
-    base = evaluate(qrels, Run.from_rankings({q: [d for d, _ in Run.from_dict({q: r}).rankings()[q]] for q, r in run.items() if r}))
+    base = evaluate(qrels, Run.from_rankings({q: [d for d, _ in Run.from_dict({q: r}).rankings()[q]]
+                                              for q, r in run.items() if r}))
     longer = {}
     for q, r in run.items():
         ranked = [d for d, _ in Run.from_dict({q: r}).rankings().get(q, [])]

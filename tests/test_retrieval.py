@@ -110,7 +110,7 @@ def test_dense_rejects_bad_input() -> None:
     with pytest.raises(InputError, match="k must be a positive whole number of results, got 0"):
         r.retrieve({"q": "x"}, k=0)
     with pytest.raises(InputError, match="unknown dense index 'ivf'"):
-        DenseRetriever(HashingEncoder(8), index="ivf")  # type: ignore[arg-type]
+        DenseRetriever(HashingEncoder(8), index="ivf")  # type: ignore[arg-type]  # bad input on purpose
 
 
 def test_k_larger_than_corpus() -> None:
@@ -170,7 +170,7 @@ def test_normalisations() -> None:
     np.testing.assert_allclose(normalise_scores(np.array([3.0, 3.0]), "minmax"), [1, 1])
     np.testing.assert_allclose(normalise_scores(np.array([3.0, 3.0]), "zscore"), [0, 0])
     with pytest.raises(InputError, match="unknown score normalisation 'l2'"):
-        normalise_scores(s, "l2")  # type: ignore[arg-type]
+        normalise_scores(s, "l2")  # type: ignore[arg-type]  # bad input on purpose
 
 
 def test_hybrid_retriever_combines_both() -> None:
@@ -186,7 +186,7 @@ def test_hybrid_retriever_combines_both() -> None:
     with pytest.raises(InputError, match="hybrid weight must be between 0 and 1, got 2"):
         HybridRetriever(None, None, weight=2)
     with pytest.raises(InputError, match="unknown fusion method 'sum'"):
-        HybridRetriever(None, None, method="sum")  # type: ignore[arg-type]
+        HybridRetriever(None, None, method="sum")  # type: ignore[arg-type]  # bad input on purpose
 
 
 # -- collapse --------------------------------------------------------------------------------------
@@ -211,7 +211,7 @@ def test_make_retriever_kinds() -> None:
     h = make_retriever("hybrid", "hashing-16", cache=False, fusion="weighted")
     assert isinstance(h, HybridRetriever) and h.method == "weighted"
     with pytest.raises(InputError, match="unknown retriever 'sparse'; use one of dense, bm25, hybrid"):
-        make_retriever("sparse")  # type: ignore[arg-type]
+        make_retriever("sparse")  # type: ignore[arg-type]  # bad input on purpose
 
 
 def test_importing_retrieval_is_light() -> None:

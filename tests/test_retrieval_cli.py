@@ -48,7 +48,7 @@ def test_retrieve_document_level_then_evaluate(beir: Path, tmp_path: Path, retri
     by_q: dict[str, list[list[str]]] = {}
     for r in rows:
         by_q.setdefault(r[0], []).append(r)
-    for q, rs in by_q.items():
+    for rs in by_q.values():
         assert [int(r[3]) for r in rs] == list(range(1, len(rs) + 1))  # ranks from 1
         scores = [float(r[4]) for r in rs]
         assert scores == sorted(scores, reverse=True)

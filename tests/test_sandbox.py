@@ -9,8 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from rag_metrics import GoldenQuery, GoldenSet, Run
-from rag_metrics import ab
+from rag_metrics import GoldenQuery, GoldenSet, Run, ab
 from rag_metrics import sandbox as S
 from rag_metrics.compare import compare, per_query_deltas
 from rag_metrics.errors import InputError
@@ -195,7 +194,6 @@ def test_golden_for_carries_labels_only_at_chunk_level_on_another_chunking():
 
 
 def _pair():
-    rng = np.random.default_rng(3)
     cats = ["factual", "comparison", "procedural"]
     golden = GoldenSet(tuple(GoldenQuery(f"q{i}", f"question {i}", cats[i % 3], {f"r{i}": 1}) for i in range(24)))
     def run(seed):

@@ -15,7 +15,7 @@ import argparse
 import importlib
 import os
 import sys
-from typing import Sequence
+from collections.abc import Sequence
 
 from rag_metrics.cli._common import PROG, Parser, stderr
 from rag_metrics.errors import InputError
@@ -112,7 +112,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as e:  # never a traceback for the user; RAG_METRICS_DEBUG=1 shows it
         if os.environ.get("RAG_METRICS_DEBUG"):
             raise
-        stderr(f"{PROG} {args.command}: error: unexpected {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+        first_line = str(e).splitlines()[0] if str(e) else ""
+        stderr(f"{PROG} {args.command}: error: unexpected {type(e).__name__}: {first_line}"
                " (set RAG_METRICS_DEBUG=1 for details and please report it)")
         return 2
 

@@ -10,7 +10,8 @@ import math
 import os
 import sys
 import time
-from typing import TYPE_CHECKING, Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from rag_metrics.errors import InputError
 
@@ -31,7 +32,7 @@ PROG = "rag-metrics"
 class Parser(argparse.ArgumentParser):
     """argparse with one-line errors (exit 2) that point to --help."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message}; see `{self.prog} --help`\n")
 
 
@@ -162,7 +163,8 @@ def fail_under(items: Sequence[str]) -> list[tuple[MetricKey, float]]:
             try:
                 val = float(val_s)
             except ValueError:
-                raise InputError(f"--fail-under: threshold {val_s!r} in {part!r} is not a number; e.g. ndcg@10=0.4") from None
+                raise InputError(f"--fail-under: threshold {val_s!r} in {part!r} is not a number; "
+                                 "e.g. ndcg@10=0.4") from None
             if not (0.0 <= val <= 1.0) or math.isnan(val):
                 raise InputError(f"--fail-under: threshold {val} in {part!r} is outside [0, 1]")
             out.append((key, val))

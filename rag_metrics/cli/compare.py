@@ -25,7 +25,8 @@ __all__ = ["add_parser", "run"]
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``compare`` on an ``argparse`` subparsers object."""
     cp = subparsers.add_parser("compare", help="paired comparison of two runs",
-                               description="Paired comparison of two runs: deltas, CIs, win/loss/tie, significance tests.")
+                               description="Paired comparison of two runs: deltas, CIs, win/loss/tie, "
+                                           "significance tests.")
     add_judgment_options(cp, "hit_rate,mrr,ndcg,recall", "5,10")
     cp.add_argument("--run", action="append", required=True, metavar="PATH", help="give twice: --run A --run B")
     return cp

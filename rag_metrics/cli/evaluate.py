@@ -52,7 +52,8 @@ def run(args: argparse.Namespace) -> int:
     progress.enabled = progress.enabled or len(trec_run) > 200_000
     opts = eval_options(args)
     t = time.perf_counter()
-    res = evaluate(golden, trec_run, opts, chunk_to_doc=id_to_doc(trec_run, golden) if opts.level == "document" else None)
+    chunk_to_doc = id_to_doc(trec_run, golden) if opts.level == "document" else None
+    res = evaluate(golden, trec_run, opts, chunk_to_doc=chunk_to_doc)
     if res.n_queries == 0:
         raise InputError(f"{args.run}: no golden query of {args.qrels} is in the run, and --missing skip leaves "
                          "nothing to average; check that the run and the qrels use the same query ids")
@@ -107,7 +108,8 @@ def run(args: argparse.Namespace) -> int:
                 else:
                     cells.append("")
             rows.append(cells)
-        oos = f", {res.n_out_of_scope} out of scope excluded" if res.n_out_of_scope and opts.out_of_scope == "exclude" else ""
+        oos = (f", {res.n_out_of_scope} out of scope excluded"
+               if res.n_out_of_scope and opts.out_of_scope == "exclude" else "")
         print(f"{res.n_queries} queries{oos}; run {trec_run.name!r}; relevance level {opts.relevance_level}", file=out)
         print(table(["k"] + names, rows), file=out)
         if per_query is not None:

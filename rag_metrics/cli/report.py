@@ -80,7 +80,8 @@ def run(args: argparse.Namespace) -> int:
     chunk_ids = {c.id for c in chunks}
     doc_ids = {c.doc_id for c in chunks}
     labelled = {i for q in golden for i in q.relevant}
-    level: Literal["chunk", "document"] = "document" if labelled and labelled <= doc_ids and not (labelled & chunk_ids) else "chunk"
+    level: Literal["chunk", "document"] = (
+        "document" if labelled and labelled <= doc_ids and not (labelled & chunk_ids) else "chunk")
     known = doc_ids if level == "document" else chunk_ids
     report = validate_golden(golden, known, source=str(args.golden))
     if report.errors:
@@ -134,7 +135,8 @@ def run(args: argparse.Namespace) -> int:
         config["corpus map"] = f"PCA of {enc.name} embeddings"
     html = build_report(result, k=args.k, corpus_map=cmap, chunk_text={c.id: c.text for c in chunks}, config=config,
                         comparison=comparison, comparison_names=names,
-                        title=args.title or f"Retrieval report: {corpus.name or Path(args.corpus).name} ({args.retriever})",
+                        title=args.title or (f"Retrieval report: {corpus.name or Path(args.corpus).name} "
+                                             f"({args.retriever})"),
                         max_k=depth)
     try:
         atomic_write_text(out, html)

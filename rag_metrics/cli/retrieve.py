@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
     tag = args.tag or retriever.name
 
     out = Path(args.out)
-    if out.parent and not out.parent.exists():
+    if not out.parent.exists():
         raise InputError(f"{out}: folder {out.parent} does not exist; create it or choose another "
                          "--out path.")
     from rag_metrics.io import write_trec_run
@@ -139,7 +139,7 @@ def _run_backend(args: argparse.Namespace) -> int:
 
     queries = load_queries(args.queries)
     out = Path(args.out)
-    if out.parent and not out.parent.exists():
+    if not out.parent.exists():
         raise InputError(f"{out}: folder {out.parent} does not exist; create it or choose another --out path.")
     t = time.monotonic()
     trec_run = run_backend(args, queries)

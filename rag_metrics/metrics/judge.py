@@ -61,7 +61,7 @@ class Judged:
     top_score: NDArray[np.float64]
     in_run: NDArray[np.bool_]
     starts: NDArray[np.int64]
-    ranked_codes: NDArray[np.int64]
+    ranked_codes: NDArray[np.integer]
     id_uniques: NDArray[np.object_]
     ranked_scores: NDArray[np.float64]
     is_judged: NDArray[np.bool_] | None = None
@@ -79,8 +79,8 @@ class Judged:
         return ids, scores, self.grades[q, : hi - lo].tolist()
 
 
-def _may_have_duplicates(sq: NDArray[np.int64], sic: NDArray[np.int64], nq: int,
-                         counts: NDArray[np.int64], pos: NDArray[np.int64]) -> bool:
+def _may_have_duplicates(sq: NDArray[np.integer], sic: NDArray[np.integer], nq: int,
+                         counts: NDArray[np.integer], pos: NDArray[np.integer]) -> bool:
     """Cheap exact test for a repeated id inside one query (rows grouped by query).
 
     Lays the ids out as a (query, position) matrix, sorts each short row and looks for equal
@@ -180,7 +180,7 @@ def _golden_query_ids(qrels: Mapping[str, Mapping[str, int]]) -> tuple[str, ...]
     query_ids = tuple(str(q) for q in qrels)
     if len(set(query_ids)) != len(query_ids):
         seen: set[str] = set()
-        dup = next(q for q in query_ids if q in seen or seen.add(q))  # type: ignore[func-returns-value]
+        dup = next(q for q in query_ids if q in seen or seen.add(q))  # type: ignore[func-returns-value]  # set.add() is None: records q
         raise InputError(f"duplicate query id {dup!r} in qrels; query ids must be unique")
     return query_ids
 

@@ -136,7 +136,8 @@ def parse_metric(text: str, where: str = "metric") -> MetricKey:
     t = text.strip().lower()
     m = _KEY.match(t)
     if not m:
-        raise InputError(f"{where}: cannot read {text!r}; write a metric name with an optional cutoff, e.g. ndcg@10 or mrr")
+        raise InputError(f"{where}: cannot read {text!r}; write a metric name with an optional cutoff, "
+                         "e.g. ndcg@10 or mrr")
     name, k = m.group(1), m.group(2)
     if name not in METRICS:
         raise InputError(f"{where}: unknown metric {name!r}; known metrics: {', '.join(METRICS)}")

@@ -205,7 +205,7 @@ class EmbeddingCache:
         if not layer.index:
             return
         keys = list(layer.index)
-        vecs = np.stack([layer.get(k) for k in keys]).astype(np.float32)  # type: ignore[misc]
+        vecs = np.stack([layer.get(k) for k in keys]).astype(np.float32)  # type: ignore[misc]  # every indexed key has a vector
         self._write_shard(model, keys, vecs)
         for s in shards:
             try:

@@ -13,7 +13,7 @@ Conventions
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Literal, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -24,6 +24,9 @@ from rag_metrics.retrieval.defaults import DEFAULT_DEPTH
 from rag_metrics.retrieval.encoders import Encoder, Progress
 from rag_metrics.retrieval.ranking import RunBuilder, desc_id_rank, top_k
 from rag_metrics.types import Chunk, Run
+
+if TYPE_CHECKING:  # pragma: no cover
+    import faiss
 
 __all__ = ["ExactRetriever", "DenseRetriever", "TIE_MARGIN", "check_k", "check_unique_ids"]
 
@@ -42,7 +45,7 @@ def check_unique_ids(chunks: Sequence[Chunk]) -> list[str]:
     ids = [c.id for c in chunks]
     if len(set(ids)) != len(ids):
         seen: set[str] = set()
-        dup = next(i for i in ids if i in seen or seen.add(i))  # type: ignore[func-returns-value]
+        dup = next(i for i in ids if i in seen or seen.add(i))  # type: ignore[func-returns-value]  # set.add() is None: records i
         raise InputError(f"duplicate chunk id {dup!r}; chunk ids must be unique in an index.")
     return ids
 
@@ -171,7 +174,7 @@ class DenseRetriever(ExactRetriever):
         self.hnsw_m = int(hnsw_m)
         self.ef_construction = int(ef_construction)
         self.ef_search = int(ef_search)
-        self._faiss_index: object | None = None
+        self._faiss_index: faiss.Index | None = None
 
     def _build(self) -> None:
         try:
@@ -180,11 +183,13 @@ class DenseRetriever(ExactRetriever):
             raise InputError("the dense retriever needs faiss; install it with "
                              "`pip install faiss-cpu`.") from None
         dim = self._vectors.shape[1]
+        idx: faiss.Index
         if self.index_type == "flat":
             idx = faiss.IndexFlatIP(dim)
         else:
-            idx = faiss.IndexHNSWFlat(dim, self.hnsw_m, faiss.METRIC_INNER_PRODUCT)
-            idx.hnsw.efConstruction = self.ef_construction
+            hnsw = faiss.IndexHNSWFlat(dim, self.hnsw_m, faiss.METRIC_INNER_PRODUCT)
+            hnsw.hnsw.efConstruction = self.ef_construction
+            idx = hnsw
         if len(self._vectors):
             idx.add(self._vectors)
         self._faiss_index = idx
@@ -196,9 +201,10 @@ class DenseRetriever(ExactRetriever):
             return [(np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)) for _ in q]
         fetch = min(n, k + TIE_MARGIN)
         idx = self._faiss_index
+        assert idx is not None  # built by index_vectors() whenever there are rows (n > 0)
         if self.index_type == "hnsw":
-            idx.hnsw.efSearch = max(self.ef_search, fetch)  # type: ignore[attr-defined]
-        dist, lab = idx.search(q, fetch)  # type: ignore[attr-defined]
+            cast("faiss.IndexHNSW", idx).hnsw.efSearch = max(self.ef_search, fetch)
+        dist, lab = idx.search(q, fetch)
         out: list[tuple[NDArray[np.int64] | None, NDArray[np.float32]]] = []
         for d, rows in zip(dist, lab):
             ok = rows >= 0

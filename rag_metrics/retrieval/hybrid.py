@@ -154,15 +154,15 @@ class HybridRetriever:
         self.name = f"hybrid-{method}({getattr(a, 'name', 'a')}+{getattr(b, 'name', 'b')})"
 
     def index(self, chunks: Sequence[Chunk], progress: Progress | None = None) -> None:
-        self.a.index(chunks, progress)  # type: ignore[attr-defined]
-        self.b.index(chunks, None)  # type: ignore[attr-defined]
+        self.a.index(chunks, progress)  # type: ignore[attr-defined]  # a, b: any retriever (duck-typed)
+        self.b.index(chunks, None)  # type: ignore[attr-defined]  # a, b: any retriever (duck-typed)
 
     def retrieve(self, queries: Mapping[str, str], k: int = DEFAULT_DEPTH,
                  progress: Progress | None = None) -> Run:
         k = check_k(k)
         depth = max(k, self.candidate_depth)
-        ra = self.a.retrieve(queries, depth, progress)  # type: ignore[attr-defined]
-        rb = self.b.retrieve(queries, depth, None)  # type: ignore[attr-defined]
+        ra = self.a.retrieve(queries, depth, progress)  # type: ignore[attr-defined]  # a, b: any retriever (duck-typed)
+        rb = self.b.retrieve(queries, depth, None)  # type: ignore[attr-defined]  # a, b: any retriever (duck-typed)
         if self.method == "rrf":
             run = rrf_fuse([ra, rb], self.rrf_k, [2 * self.weight, 2 * (1 - self.weight)], k,
                            self.name)

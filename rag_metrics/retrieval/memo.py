@@ -57,7 +57,7 @@ class LazyEncoder:
     def dim(self) -> int:
         if self._dim is None:
             self._load()
-        return int(self._dim)  # type: ignore[arg-type]
+        return int(self._dim)  # type: ignore[arg-type]  # _load() has set _dim
 
     def encode(self, texts: Sequence[str], progress: Callable[[int, int], None] | None = None):
         return self._load().encode(texts, progress=progress)

@@ -66,7 +66,7 @@ class LabelReport:
 
     def counts(self) -> dict[str, int]:
         """``{status: number of labels}`` for every status (zeros included)."""
-        out = {s: 0 for s in STATUSES}
+        out: dict[str, int] = {s: 0 for s in STATUSES}
         for c in self.changes:
             out[c.status] += 1
         return out
@@ -137,12 +137,12 @@ def _targets(old: Chunk, index: dict[str, tuple[list[int], list[Chunk]]]
     for lo, hi in sorted(covered):
         if cur_hi is None or lo > cur_hi:
             if cur_hi is not None:
-                total += cur_hi - cur_lo  # type: ignore[operator]
+                total += cur_hi - cur_lo  # type: ignore[operator]  # cur_lo is set with cur_hi
             cur_lo, cur_hi = lo, hi
         else:
             cur_hi = max(cur_hi, hi)
     if cur_hi is not None:
-        total += cur_hi - cur_lo  # type: ignore[operator]
+        total += cur_hi - cur_lo  # type: ignore[operator]  # cur_lo is set with cur_hi
     note = "document text changed under the span" if changed and not hits else ""
     return hits, total / span, note
 
