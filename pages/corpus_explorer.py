@@ -13,6 +13,7 @@ from ui.shell import ensure_shell
 ensure_shell()
 
 MAX_UPLOAD_TOTAL = 20 * 1024 * 1024  # bytes, all uploaded files together
+LABEL_REPORT = "_label_report"       # rows of the last re-chunking's label carry-over report
 
 ctx = state.current_or_stop()
 views.page_header("Corpus explorer", ctx)
@@ -124,10 +125,10 @@ with tab_chunk:
                 msg = f"Re-chunked at {int(size)}/{int(overlap)}."
                 if rep is not None:
                     msg += f" Labels: {rep.summary()}."
-                    st.session_state["_label_report"] = rep.to_rows()
+                    state.set_value(LABEL_REPORT, rep.to_rows())
                 state.notice(msg)
                 st.rerun()
-    rows = st.session_state.get("_label_report")
+    rows = state.value(LABEL_REPORT)
     if rows:
         with st.expander("Label carry-over report of the last re-chunking"):
             st.dataframe([r for r in rows if r["status"] != "kept"] or rows, hide_index=True, width="stretch")
@@ -135,7 +136,7 @@ with tab_chunk:
 # ---- load another corpus -------------------------------------------------------------------------------
 def _prewarm(name: str) -> None:
     """Embed a newly loaded corpus now, with a progress bar (dense and hybrid retrievers need it)."""
-    if st.session_state.get(state.KEY_RETRIEVER) == "bm25":
+    if state.value(state.KEY_RETRIEVER) == "bm25":
         return
     from ui import cache
 

@@ -22,7 +22,7 @@ views.page_header("Failures and drill-down", ctx)
 
 
 def _drill(qid: str) -> None:
-    st.session_state[DRILL] = qid
+    state.set_value(DRILL, qid)
 
 
 fails = readouts.failures_with_text(res, k, texts)
@@ -85,8 +85,7 @@ qs = {q.id: q for q in ctx.golden}
 if not qs:
     st.info("The golden set is empty.")
     st.stop()
-if st.session_state.get(DRILL) not in qs:
-    st.session_state[DRILL] = fails["query_id"].iloc[0] if len(fails) else next(iter(qs))
+state.keep_choice(DRILL, list(qs), fails["query_id"].iloc[0] if len(fails) else next(iter(qs)))
 qid = st.selectbox("Query", list(qs), key=DRILL, format_func=lambda i: f"{i} · {qs[i].question}")
 q = qs[qid]
 c1, c2 = st.columns([3, 2], gap="large")

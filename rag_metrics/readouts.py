@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from rag_metrics.errors import ValidationReport
+from rag_metrics.evaluate import CI_RESAMPLES
 
 if TYPE_CHECKING:  # pragma: no cover
     from rag_metrics.evaluate import EvaluationResult
@@ -95,7 +96,8 @@ def targets_caption(k: int) -> str:
 
 
 # ---- cards, hit rates, ranks, abstention -------------------------------------------------------
-def card_table(result: EvaluationResult, k: int, metrics: Sequence[str], n_resamples: int = 1000) -> pd.DataFrame:
+def card_table(result: EvaluationResult, k: int, metrics: Sequence[str], n_resamples: int = CI_RESAMPLES
+               ) -> pd.DataFrame:
     """metric, k, mean, ci_low, ci_high, n: one row per metric at ``k`` (95 % bootstrap CI)."""
     return result.summary(metrics, ks=(k,), ci=True, n_resamples=n_resamples)
 
