@@ -7,7 +7,7 @@ from rag_metrics import golden_edit, readouts
 from rag_metrics.corpus import MAX_FILE_BYTES, TEXT_SUFFIXES
 from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.retrieval.chunking import MIN_CHUNK_SIZE
-from ui import state, views
+from ui import cache, paging, state, views
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -42,14 +42,15 @@ with tab_browse:
     f1, f2 = st.columns([2, 2])
     pick = f1.multiselect("Documents", docs, key="browse_docs", placeholder="All documents")
     needle = f2.text_input("Text contains", key="browse_text", placeholder="e.g. refund")
-    table = golden_edit.chunk_table(chunks.chunks, ctx.golden if unit == "chunk" else None, level)
+    table = cache.chunk_table(chunks, ctx.golden if unit == "chunk" else None, chunks.fingerprint,
+                              ctx.golden_session.fingerprint if unit == "chunk" else "", level)
     if pick:
         table = table[table["document"].isin(pick)]
     if needle.strip():
         table = table[table["text"].str.contains(needle.strip(), case=False, regex=False)]
-    st.caption(f"{len(table)} chunk(s). Hover a text cell to read it whole; 'labelled' counts the golden "
+    st.caption(f"{len(table):,} chunk(s). Hover a text cell to read it whole; 'labelled' counts the golden "
                "questions that label the chunk relevant.")
-    st.dataframe(table, hide_index=True, width="stretch", height=460,
+    st.dataframe(paging.page(table, "browse_page", what="chunks"), hide_index=True, width="stretch", height=460,
                  column_config={"id": st.column_config.TextColumn("Chunk", width="medium"),
                                 "document": st.column_config.TextColumn("Document", width="medium"),
                                 "start": st.column_config.NumberColumn("Start", width="small"),
@@ -138,8 +139,6 @@ def _prewarm(name: str) -> None:
     """Embed a newly loaded corpus now, with a progress bar (dense and hybrid retrievers need it)."""
     if state.value(state.KEY_RETRIEVER) == "bm25":
         return
-    from ui import cache
-
     entry = state.corpus_entry(name)
     size, overlap = state.chunking(name)
     chunk_set = cache.chunk_set(entry.corpus, entry.fingerprint, size, overlap)
