@@ -150,3 +150,47 @@ def test_caches_are_bounded_by_memory_not_entries(app, monkeypatch):
     assert cache.budget().total() <= 2**20 or len(sizes) == 1
     goto(app, "pages/dashboard.py")
     assert app.metric
+
+
+# ---- progress and the fresh start ----------------------------------------------------------------------
+class _Bar:
+    def __init__(self) -> None:
+        self.shown: list[tuple[float, str]] = []
+
+    def progress(self, value: float, text: str = "") -> None:
+        self.shown.append((value, text))
+
+
+def test_progress_callback_shows_the_count_from_the_start():
+    from ui.views import progress_callback
+
+    bar = _Bar()
+    cb = progress_callback(bar, "Embedding chunks")
+    cb(0, 4839)
+    cb(128, 4839)
+    cb(4839, 4839)
+    assert bar.shown[0][0] == 0.0 and bar.shown[0][1].startswith("Embedding chunks: 0 / 4,839")
+    assert bar.shown[1] == (128 / 4839, "Embedding chunks: 128 / 4,839")
+    assert bar.shown[2] == (1.0, "Embedding chunks: 4,839 / 4,839")
+    cb(0, 0)
+    assert bar.shown[3] == (1.0, "Embedding chunks: all found in the embedding cache")
+
+
+def test_first_page_starts_loading_the_model_in_the_background(app):
+    """After the first page is drawn, the server loads the embedding model once in a daemon thread
+    (the sample's cards need no model: its vectors are shipped)."""
+    from ui import cache
+
+    thread = cache.warm_in_background()
+    assert thread is not None and thread.daemon and thread.name == "rag-metrics-warm"
+    thread.join(timeout=600)
+    assert cache.encoder().loaded
+    assert cache.warm_in_background() is thread  # once per process (until the caches are cleared)
+
+
+def test_warm_up_can_be_turned_off(app_env, monkeypatch):
+    from ui import cache
+
+    monkeypatch.setenv("RAG_METRICS_WARM", "0")
+    cache.clear_all()
+    assert cache.warm_in_background() is None

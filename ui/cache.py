@@ -61,7 +61,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "ChunkSet", "budget", "touch", "sample_corpus", "sample_golden", "chunk_set", "embedding_cache", "encoder",
-    "retrieval_memo", "embedded", "prewarm_embeddings", "evaluation", "evaluation_documents", "chunk_table", "summary_table", "curve_table", "category_table",
+    "retrieval_memo", "warm_in_background", "embedded", "prewarm_embeddings", "evaluation", "evaluation_documents", "chunk_table", "summary_table", "curve_table", "category_table",
     "hit_rate_table", "abstention_table", "abstention_setup", "abstention_counts", "worst_query", "document_text", "clear_all",
     # insights pages
     "chunk_embeddings", "question_embeddings", "corpus_map", "map_spec", "context_table", "context_summary",
@@ -161,6 +161,30 @@ def encoder(model: str = "") -> LazyEncoder:
     if shipped is not None and shipped.model == enc.name:
         enc = LazyEncoder(model or None, dim=int(dim))  # type: ignore[arg-type]
     return enc
+
+
+@st.cache_resource(show_spinner=False)
+def warm_in_background() -> Any:
+    """Once per server process, after the first page is drawn: load the embedding model in a
+    daemon thread, so the first question edit, live query or new chunking of any session does not
+    wait for it (the sample's index and question vectors come from the shipped embeddings and need
+    no model).  ``RAG_METRICS_WARM=0`` turns it off.  Returns the thread (``None`` when off)."""
+    import os
+    import threading
+
+    if os.environ.get("RAG_METRICS_WARM", "1").strip() in ("0", "false", "no"):
+        return None
+    enc = encoder()
+
+    def load() -> None:
+        try:
+            enc.encode(["warm up"])  # loads the model (LazyEncoder); the vector is not kept
+        except Exception:  # noqa: BLE001 - a missing model shows where it is needed, with its message
+            pass
+
+    t = threading.Thread(target=load, name="rag-metrics-warm", daemon=True)
+    t.start()
+    return t
 
 
 def _default_cache_dir() -> str:
