@@ -28,8 +28,7 @@ unit = "document" if ctx.corpus.level == "document" else "chunk"
 c = st.columns(4)
 c[0].metric("Documents", len(ctx.corpus.corpus), border=True)
 c[1].metric("Chunks", len(chunks.chunks), border=True)
-lengths = [len(x.text) for x in chunks.chunks]
-c[2].metric("Mean chunk length", f"{(sum(lengths) / len(lengths)) if lengths else 0:.0f} chars", border=True)
+c[2].metric("Mean chunk length", f"{cache.mean_chunk_length(chunks, chunks.fingerprint):.0f} chars", border=True)
 c[3].metric(f"Labelled {unit}s", len(golden_edit.label_counts(ctx.golden, level)), border=True,
             help=f"{unit.capitalize()}s labelled relevant by at least one golden question.")
 
@@ -134,10 +133,8 @@ with tab_chunk:
 def _prewarm(name: str) -> None:
     """Chunk, embed and index a newly loaded corpus now, each step with what it does and how far
     (the next run then finds everything cached)."""
-    entry = state.corpus_entry(name)
-    size, overlap = state.chunking(name)
-    bar = st.progress(0.0, text=f"Chunking {len(entry.corpus):,} documents…")
-    chunk_set = cache.chunk_set(entry.corpus, entry.fingerprint, size, overlap)
+    bar = st.progress(0.0, text=f"Chunking {len(state.corpus_entry(name).corpus):,} documents…")
+    chunk_set = state.chunk_set(name)
     kind = state.value(state.KEY_RETRIEVER) or DEFAULT_RETRIEVER
     try:
         if kind != "bm25":

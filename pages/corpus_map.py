@@ -49,7 +49,7 @@ method = state.keep_choice(KEY_METHOD, methods, methods[0])
 qids = [q.id for q in golden]
 qtext = {q.id: q.question for q in golden}
 if state.value(KEY_QUERY) not in (NONE, *qids):
-    # default: the worst in-scope question by NDCG@K (the most instructive picture; the report's choice)
+    # default: the worst in-scope question by NDCG@K (the most instructive picture)
     state.set_value(KEY_QUERY, cache.worst_query(ctx.result, ctx.key, ctx.settings.ndcg_metric, k) or NONE)
 
 c1, c2, c3 = st.columns([4, 2, 2])
@@ -75,7 +75,7 @@ except InputError as err:
     st.stop()
 
 chunks_df = cmap.chunks
-n_unc = int((~chunks_df["covered_by_any_question"]).sum())
+n_unc = cache.uncovered_count(cmap, ctx.key, k, method)
 m = st.columns(4)
 m[0].metric("Chunks", len(chunks_df), border=True)
 m[1].metric("Questions", len(cmap.queries), border=True)

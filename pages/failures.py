@@ -5,7 +5,7 @@ import streamlit as st
 
 from rag_metrics import readouts
 from rag_metrics.errors import InputError
-from ui import state, views
+from ui import cache, state, views
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -38,7 +38,7 @@ with left:
     c1, c2 = st.columns(2)
     c1.metric(f"Missed at K = {k}", f"{len(fails)} / {n_in}", border=True,
               help="In-scope queries whose top K holds no relevant chunk (hit rate = 0).")
-    beyond = int(fails["first_relevant_rank"].notna().sum()) if len(fails) else 0
+    beyond = cache.failures_found_lower(res, ctx.key, k)
     c2.metric(f"Found lower in the top {ctx.memo.depth}", f"{beyond} / {len(fails)}", border=True,
               help="Failures whose first relevant chunk was retrieved below K: a larger K or a reranker would fix them.")
 with right:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from app_helpers import (ROOT, edit_table, edited_golden, expected_cards, goto, library_result, no_exception,
-                         sample_golden, shown_cards)
+from app_helpers import (ROOT, edit_table, edited_golden, expected_cards, goto, library_result, load_beir_folder,
+                         load_corpus_files, no_exception, sample_golden, shown_cards)
 from rag_metrics.evaluate import evaluate
 from rag_metrics.metrics.registry import DEFAULT_METRICS
 from rag_metrics.types import GoldenQuery, GoldenSet
@@ -324,10 +324,7 @@ def test_upload_corpus_and_bad_upload(app):
     app.radio(key="retriever").set_value("bm25").run()
     docs = [("a.md", b"# Alpha\n\nAlpha notes are green and sync every hour.", "text/markdown"),
             ("b.txt", b"Beta invoices are sent monthly by email.", "text/plain")]
-    app.file_uploader(key="corpus_upload").set_value(docs).run()
-    app.text_input(key="corpus_upload_name").input("tiny").run()
-    app.button(key="corpus_upload_go").click().run()
-    no_exception(app)
+    load_corpus_files(app, docs, "tiny")
     assert app.session_state["corpus"] == "tiny"
     for page in PAGES:
         goto(app, page)
@@ -336,10 +333,7 @@ def test_upload_corpus_and_bad_upload(app):
 
 
 def test_bad_beir_path_is_an_error_not_a_traceback(app):
-    goto(app, "pages/corpus_explorer.py")
-    app.text_input(key="beir_path").input("/no/such/folder").run()
-    app.button(key="beir_go").click().run()
-    no_exception(app)
+    load_beir_folder(app, "/no/such/folder")
     assert any("Cannot load the BEIR folder" in e.value for e in app.error)
 
 
@@ -362,10 +356,7 @@ def test_beir_folder_is_evaluated_at_document_level(app, tmp_path):
 
     folder = _tiny_beir(tmp_path / "tinybeir")
     app.radio(key="retriever").set_value("bm25").run()
-    goto(app, "pages/corpus_explorer.py")
-    app.text_input(key="beir_path").input(str(folder)).run()
-    app.button(key="beir_go").click().run()
-    no_exception(app)
+    load_beir_folder(app, folder)
     assert app.session_state["corpus"] == "tinybeir"
     for page in PAGES:
         goto(app, page)
@@ -404,3 +395,21 @@ def test_other_session_save_is_announced_and_loadable(app, app_env):
     no_exception(b)
     goto(b, "pages/dashboard.py")
     assert shown_cards(b) == expected_cards(library_result("dense", edited_golden("q001")), 5)
+
+
+def test_corpus_of_one_chunk_has_k_1_without_a_slider(app):
+    """A slider needs min < max: with one chunk the depth is 1, K is clamped to 1 in one place and
+    shown as text; every page still renders."""
+    app.slider(key="k").set_value(10).run()
+    app.radio(key="retriever").set_value("bm25").run()
+    load_corpus_files(app, [("one.md", b"Alpha notes sync every hour.", "text/markdown")], "one")
+    assert app.session_state["corpus"] == "one"
+    for page in PAGES:
+        goto(app, page)
+        assert not [s for s in app.sidebar.slider if s.key == "k"]
+        assert any("K (cutoff) = 1" in c.value for c in app.sidebar.caption)
+        assert app.session_state["k"] == 1
+    # back on the sample corpus, the slider returns (K stays within its range)
+    app.selectbox(key="corpus").set_value("sample_corpus").run()
+    no_exception(app)
+    assert app.slider(key="k").value == 1

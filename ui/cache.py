@@ -67,7 +67,7 @@ __all__ = [
     "chunk_embeddings", "question_embeddings", "corpus_map", "map_spec", "context_table", "context_summary",
     "ragas_export", "health_unknown", "health_exact_duplicates", "health_near_duplicates", "health_unlabelled",
     "health_candidates", "health_too_easy", "health_duplicate_groups", "health_too_easy_count", "health_ci_overall", "health_ci_width", "health_ci_curve_spec", "report_content_for",
-    "chart_spec", "golden_export", "golden_validation", "golden_editor_options",
+    "chart_spec", "config_golden", "mean_chunk_length", "uncovered_count", "failures_found_lower", "golden_export", "golden_validation", "golden_editor_options",
 ]
 
 
@@ -141,8 +141,8 @@ def chunk_set(_corpus: Corpus, corpus_fp: str, size: int, overlap: int) -> Chunk
 @st.cache_resource(show_spinner=False)
 def embedding_cache(cache_dir: str) -> Any:
     """The on-disk embedding cache at ``cache_dir`` with the shipped sample embeddings layered in."""
-    from rag_metrics.sample import sample_paths
     from rag_metrics.retrieval.cache import EmbeddingCache
+    from rag_metrics.sample import sample_paths
 
     cache = EmbeddingCache(cache_dir)
     cache.add_shipped(sample_paths(required=False).embeddings)
@@ -152,8 +152,8 @@ def embedding_cache(cache_dir: str) -> Any:
 @st.cache_resource(show_spinner=False)
 def encoder(model: str = "") -> LazyEncoder:
     """The embedding model, loaded only when a text is missing from the embedding cache."""
-    from rag_metrics.sample import sample_paths
     from rag_metrics.retrieval.cache import read_shipped
+    from rag_metrics.sample import sample_paths
 
     shipped = read_shipped(sample_paths(required=False).embeddings)
     dim = shipped.vectors.shape[1] if shipped is not None else None
@@ -310,11 +310,8 @@ def abstention_counts(_result: EvaluationResult, key: EvalKey, threshold: float)
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def worst_query(_result: EvaluationResult, key: EvalKey, metric: str, k: int) -> str | None:
-    """The worst in-scope question by ``metric@k`` (the report's rule: ties in golden order)."""
-    from rag_metrics.report import best_and_worst
-
-    _, worst = best_and_worst(_result, k, None, metric, n=1)
-    return worst[0].query_id if worst else None
+    """The in-mean question with the lowest ``metric@k`` (:func:`rag_metrics.readouts.worst_query`)."""
+    return readouts.worst_query(_result, metric, k)
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
@@ -394,6 +391,18 @@ def config_memo(_chunks: ChunkSet, chunks_fp: str, kind: str, model: str) -> Ret
     budget().add(chunks_fp, f"index:{kind}:{model}", index_bytes(len(_chunks.chunks), kind, int(enc.dim)),
                  lambda: config_memo.clear(_chunks, chunks_fp, kind, model))
     return RetrievalMemo(retriever, _chunks.chunks, DEFAULT_DEPTH)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def config_golden(_golden: GoldenSet, _labelled: ChunkSet, _target: ChunkSet, golden_fp: str, labelled_fp: str,
+                  target_fp: str, level: str) -> tuple[GoldenSet, Any, dict[str, str] | None]:
+    """A configuration's golden set (labels carried to its chunking at chunk level), the carry-over
+    report, and ``chunk_to_doc`` at document level: once per golden version and pair of chunkings."""
+    from rag_metrics import ab
+
+    golden, report = ab.golden_for(_golden, level, _labelled.chunks, _target.chunks)  # type: ignore[arg-type]
+    c2d = ab.chunk_to_doc(_labelled.chunks, _target.chunks) if level == "document" else None
+    return golden, report, c2d
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -656,3 +665,24 @@ def golden_editor_options(_golden: GoldenSet, _known: Sequence[str], golden_fp: 
     categories = list(dict.fromkeys([*CATEGORIES, *(q.category for q in _golden if q.category)]))
     ids = list(dict.fromkeys([*_known, *(i for q in _golden for i in q.relevant)]))
     return categories, ids
+
+
+# ---- small counts the pages show (pages do no arithmetic) ---------------------------------------------------
+@st.cache_data(show_spinner=False, max_entries=16)
+def mean_chunk_length(_chunks: ChunkSet, chunks_fp: str) -> float:
+    """Mean chunk length in characters (0 without chunks)."""
+    n = len(_chunks.chunks)
+    return sum(len(c.text) for c in _chunks.chunks) / n if n else 0.0
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def uncovered_count(_cmap: Any, key: EvalKey, k: int, method: str) -> int:
+    """Chunks of a corpus map that no question labels or retrieves."""
+    return int((~_cmap.chunks["covered_by_any_question"]).sum())
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def failures_found_lower(_result: EvaluationResult, key: EvalKey, k: int) -> int:
+    """Failures at ``k`` whose first relevant id is retrieved below ``k`` (a larger K would fix them)."""
+    f = _result.failures(k)
+    return int(f["first_relevant_rank"].notna().sum()) if len(f) else 0

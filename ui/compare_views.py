@@ -62,8 +62,8 @@ def evaluate_config(ctx: state.Lab, cfg: ab.Config, level: str, step: Step | Non
         golden, report = ctx.golden, None
         c2d: dict[str, str] | None = dict(chunks.doc)
     else:
-        golden, report = ab.golden_for(ctx.golden, level, ctx.chunks.chunks, chunks.chunks)  # type: ignore[arg-type]
-        c2d = ab.chunk_to_doc(ctx.chunks.chunks, chunks.chunks) if level == "document" else None
+        golden, report, c2d = cache.config_golden(ctx.golden, ctx.chunks, chunks, ctx.golden_session.fingerprint,
+                                                  ctx.chunks.fingerprint, chunks.fingerprint, level)
     options = ab.options_for(ctx.settings.options, level)  # type: ignore[arg-type]
     key = state.EvalKey(entry.fingerprint, cfg.chunk_size, cfg.chunk_overlap, cfg.retriever,
                         ctx.golden_session.fingerprint, options, model=model, depth=cfg.depth,
