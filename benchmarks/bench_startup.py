@@ -16,7 +16,7 @@ Then (issue 12) the app on a fresh server and at corpus scale:
            after both (skipped without /usr/bin/chromium and Playwright);
 - memory:  one process running the app (``AppTest``): RSS after the sample dashboard, after
            loading a BEIR folder (``--beir``, default /work/shared/datasets/adi; dense retriever,
-           so its chunks are embedded) and after a second chunking of it (300/50), with each
+           so its chunks are embedded) and after a second chunking of it (``--second``, 300/50), with each
            step's time and the per-chunking caches' estimated bytes (``ui.budget``).
 
 Run::
@@ -75,7 +75,7 @@ def ok(at):
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
 
-app, beir = sys.argv[1], sys.argv[2]
+app, beir, second = sys.argv[1], sys.argv[2], [int(x) for x in sys.argv[3].split(",")]
 out = [("process start (imports)", rss_mb(), 0.0)]
 t = time.perf_counter()
 at = AppTest.from_file(app, default_timeout=1800)
@@ -91,26 +91,26 @@ from ui import cache
 at.switch_page("pages/corpus_explorer.py").run()
 chunks = {m.label: m.value for m in at.metric}
 out[-1] = (out[-1][0] + f" ({chunks.get('Documents')} docs, {chunks.get('Chunks')} chunks)",) + out[-1][1:]
-at.number_input(key="chunk_size_in").set_value(300)
-at.number_input(key="chunk_overlap_in").set_value(50)
+at.number_input(key="chunk_size_in").set_value(second[0])
+at.number_input(key="chunk_overlap_in").set_value(second[1])
 t = time.perf_counter()
 next(b for b in at.button if "Re-chunk" in str(b.label)).click().run(); ok(at)
 at.switch_page("pages/dashboard.py").run(); ok(at)
 at.switch_page("pages/corpus_explorer.py").run()
 n2 = {m.label: m.value for m in at.metric}.get("Chunks")
-out.append((f"second chunking (300/50, {n2} chunks), dashboard", rss_mb(), time.perf_counter() - t))
+out.append((f"second chunking ({second[0]}/{second[1]}, {n2} chunks), dashboard", rss_mb(), time.perf_counter() - t))
 b = cache.budget()
 print(json.dumps({"steps": out, "budget_mb": b.total() / 2**20, "groups": {k: v / 2**20 for k, v in b.sizes().items()},
                   "limit_mb": __import__("ui.budget", fromlist=["budget_bytes"]).budget_bytes() / 2**20}))
 """
 
 
-def memory(beir: str) -> int:
+def memory(beir: str, second: str = "300,50") -> int:
     """RSS of one app process through a BEIR load and a second chunking (see the module docstring)."""
     with tempfile.TemporaryDirectory() as tmp:
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "PYTHONPATH": str(ROOT), "RAG_METRICS_CACHE": f"{tmp}/cache",
                "RAG_METRICS_WORKSPACE": f"{tmp}/ws", "RAG_METRICS_WARM": "0"}
-        out = subprocess.run([sys.executable, "-c", MEMORY_CHILD, str(ROOT / "app.py"), beir], env=env,
+        out = subprocess.run([sys.executable, "-c", MEMORY_CHILD, str(ROOT / "app.py"), beir, second], env=env,
                              capture_output=True, text=True, cwd=ROOT)
     if out.returncode:
         print(out.stderr[-3000:])
@@ -197,6 +197,7 @@ def main(argv: list[str] | None = None) -> int:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--beir", default="/work/shared/datasets/adi", help="BEIR folder of the memory scenario")
+    ap.add_argument("--second", default="300,50", help="size,overlap of the memory scenario's second chunking")
     ap.add_argument("--only", default="library,server,memory", help="comma-separated: library, server, memory")
     args = ap.parse_args(argv)
     parts = set(args.only.split(","))
@@ -204,7 +205,7 @@ def main(argv: list[str] | None = None) -> int:
     if "server" in parts:
         code |= server()
     if "memory" in parts:
-        code |= memory(args.beir)
+        code |= memory(args.beir, args.second)
     return code
 
 

@@ -333,3 +333,25 @@ def test_another_chunking_for_b_reports_what_it_embeds(cmp, monkeypatch):
     assert calls[-1] in ((total, total), (0, 0))
     assert total <= len(chunks.chunks)
     assert table(cmp) is not None
+
+
+def test_presenter_says_the_compare_verdicts_in_plain_words(cmp):
+    """The Presenter view's sentences follow the Compare table row by row: a winner where the
+    table has one, "can't tell apart yet" where it says too small to tell; no p-value, no test name."""
+    cmp.radio(key="cmp_b_retriever").set_value("hybrid").run()
+    no_exception(cmp)
+    rows = table(cmp).to_dict("records")
+    goto(cmp, "pages/presenter.py")
+    said = [i.value.replace("\\", "") for i in cmp.main.info]
+    assert said[0].startswith("dense vs hybrid on 64 queries")
+    by_metric = {s.split(":")[0]: s for s in said[1:]}
+    assert set(by_metric) == {r["Metric"] for r in rows}
+    for r in rows:
+        s = by_metric[r["Metric"]]
+        assert "p =" not in s and "p-value" not in s and "t-test" not in s
+        if r["Verdict"] == "A better":
+            assert "dense does better than hybrid" in s
+            lo, hi = _interval(r[next(c for c in r if c.endswith("CI"))])
+            assert f"between {min(abs(lo), abs(hi)):.2f} and {max(abs(lo), abs(hi)):.2f}" in s
+        elif r["Verdict"] == "too small to tell":
+            assert "can't tell dense and hybrid apart yet" in s
