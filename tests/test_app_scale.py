@@ -23,6 +23,16 @@ def test_page_bounds(n, page, want):
     assert page_bounds(n, page, 100) == want
 
 
+def test_mrr_reading_names_what_labels_name():
+    from rag_metrics.readouts import mrr_reading, mrr_reading_rows, unit_word
+
+    assert unit_word("document") == "document" and unit_word("chunk") == "chunk"
+    assert mrr_reading(0.5, "document") == "Good: on average the first relevant document is around rank 2."
+    assert mrr_reading(0.05, "document").startswith("Very poor: the first relevant document")
+    assert mrr_reading(0.5) == "Good: on average the first relevant chunk is around rank 2."
+    assert not any("chunk" in r for r in mrr_reading_rows("document")["Reading"])
+
+
 # ---- labels as rows (library) ------------------------------------------------------------------------
 def test_labels_from_rows_make_the_list_exact():
     old = {"a": 1, "b": 2, "c": 3}
