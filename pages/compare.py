@@ -9,7 +9,7 @@ from rag_metrics.errors import InputError
 from rag_metrics.evaluate import CI_CONFIDENCE
 from rag_metrics.io import qrels_to_text, run_to_text
 from ui import compare_views as cv
-from ui import cache, report_ui, state, views
+from ui import answer_views, cache, report_ui, state, views
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -178,3 +178,6 @@ with st.expander("Reproduce with the command line", icon=":material/terminal:"):
     if level == "document":
         flags.append("--level document")
     st.code("rag-metrics compare --qrels golden.qrels --run run_a.trec --run run_b.trec " + " ".join(flags), language="bash")
+
+# ---- answer systems (when answers exist for the golden set) -------------------------------------------
+answer_views.compare_section(ctx)

@@ -6,7 +6,7 @@ import streamlit as st
 from rag_metrics import readouts
 from rag_metrics.evaluate import CI_RESAMPLES, CI_SEED
 from rag_metrics.metrics.registry import METRICS
-from ui import cache, state, views
+from ui import answer_views, cache, state, views
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -38,6 +38,7 @@ with st.expander("What each metric measures", icon=":material/help:"):
                                 "trec_eval": st.column_config.TextColumn("trec_eval", width="small")})
     st.caption("Conventions follow trec_eval; the sidebar's “Evaluation conventions” switch to the alternatives "
                "other tools use.")
+answer_views.dashboard_section(ctx)  # answer quality next to the retrieval metrics (when answers exist)
 
 # ---- reading and targets ----------------------------------------------------------------------
 left, right = st.columns([3, 2], gap="large")

@@ -6,7 +6,7 @@ import streamlit as st
 
 from rag_metrics.errors import InputError
 from rag_metrics.evaluate import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED
-from ui import cache, report_ui, state, views
+from ui import answer_views, cache, report_ui, state, views
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -70,6 +70,8 @@ with st.container(key="presenter"):
                    "test, the adjusted p-values and the rule).")
         for v in content.verdicts:
             st.info(views.esc(v), icon=":material/balance:")
+
+    answer_views.presenter_section(content)  # answer quality in plain words (when answers exist)
 
     # ---- charts -----------------------------------------------------------------------------------------
     st.header("Every metric against K", divider="gray")

@@ -625,11 +625,11 @@ def health_ci_curve_spec(_result: EvaluationResult, key: EvalKey, metric: str, k
 # ---- report ---------------------------------------------------------------------------------------------
 @st.cache_resource(show_spinner=False, max_entries=16)
 def report_content_for(_result: EvaluationResult, _text: dict, _config: dict, _comparison: Any, report_key: tuple,
-                       k: int, names: tuple[str, str], title: str, options: tuple = ()):
+                       k: int, names: tuple[str, str], title: str, options: tuple = (), _answers: Any = None):
     from rag_metrics.report import report_content
 
     return report_content(_result, k=k, chunk_text=_text, config=_config, comparison=_comparison,
-                          comparison_names=names, title=title, **dict(options))
+                          comparison_names=names, title=title, answers=_answers, **dict(options))
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -717,4 +717,44 @@ def answers_offline(_items: tuple, items_key: str, threshold: float) -> Any:
     enc = encoder()
     emb = add_shipped_answer_embeddings(embedding_cache(_default_cache_dir()))
     return evaluate_answers(list(_items), [OfflineJudge(enc, emb, threshold), ReferenceMetrics(enc, emb)])
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def answers_for_golden(_items: tuple, items_key: str, _golden: GoldenSet, golden_fp: str, _llm: Any,
+                       llm_key: str) -> Any:
+    """The answers of ``_items`` to questions of ``_golden``, scored offline (the Answers page's
+    cached run on the whole file, restricted) and by the LLM judge when ``_llm`` holds its run;
+    ``None`` when no answer matches a golden question."""
+    from rag_metrics.answers.offline import SUPPORT_THRESHOLD
+    from rag_metrics.answers.summary import answers_for_golden as match, combine, restrict
+
+    matched = match(_items, _golden)
+    if not matched:
+        return None
+    offline = answers_offline(_items, items_key, SUPPORT_THRESHOLD)
+    return combine([restrict(_llm, matched) if _llm is not None else None, restrict(offline, matched)])
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def answers_summary_rows(_ev: Any, ev_key: str) -> pd.DataFrame:
+    """:func:`rag_metrics.answers.summary.summary_rows` of an :func:`answers_for_golden` result."""
+    from rag_metrics.answers.summary import summary_rows
+
+    return summary_rows(_ev)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def answers_comparison(_ev: Any, ev_key: str, system_a: str, system_b: str) -> pd.DataFrame:
+    """:func:`rag_metrics.answers.summary.compare_systems` of an :func:`answers_for_golden` result."""
+    from rag_metrics.answers.summary import compare_systems
+
+    return compare_systems(_ev, system_a, system_b)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def answers_report_section(_ev: Any, ev_key: str, source: str) -> Any:
+    """:func:`rag_metrics.answers.summary.answer_section` (the report's and Presenter view's)."""
+    from rag_metrics.answers.summary import answer_section
+
+    return answer_section(_ev, source)
 # ==== end of the answers page block =====================================================================
