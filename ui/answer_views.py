@@ -99,7 +99,6 @@ def dashboard_section(ctx: Any) -> None:
     cur = current(ctx)
     if cur is None:
         st.caption(HOW_TO_ADD)
-        st.page_link(ANSWERS_PAGE, label="Open the Answers page", icon=":material/forum:")
         return
     rows = cache.answers_summary_rows(cur.ev, cur.key)
     recs = rows.to_dict("records")

@@ -1,0 +1,115 @@
+"""Answer quality next to the retrieval metrics under AppTest: Dashboard cards, Compare's answer-system
+table, the Presenter view's plain lines; every number equals the library's (rag_metrics.answers.summary)."""
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from app_helpers import goto, no_exception
+from streamlit.testing.v1 import AppTest
+
+from rag_metrics.answers.data import items_fingerprint, load_sample_answers
+from rag_metrics.answers.evaluate import evaluate_answers
+from rag_metrics.answers.offline import OfflineJudge
+from rag_metrics.answers.summary import compare_systems, plain_lines, summary_rows
+from ui import views
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def library():
+    items, _ = load_sample_answers()
+    ev = evaluate_answers(items, [OfflineJudge()])
+    return items, ev
+
+
+@pytest.fixture(scope="module")
+def at():
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
+    app.run()
+    no_exception(app)
+    return app
+
+
+def _cards(app) -> dict[str, str]:
+    return {m.label: m.value for m in app.metric if " · " in m.label}
+
+
+def test_dashboard_cards_equal_the_library(at, library):
+    _, ev = library
+    rows = summary_rows(ev)
+    cards = _cards(at)
+    assert cards == {f"{r['label']} · {r['system']}": views.fmt(r["mean"]) for r in rows.to_dict("records")}
+    assert len(cards) == 4 and not any(k.startswith(("Faithfulness", "Answer relevancy")) for k in cards)
+    captions = [c.value for c in at.caption]
+    for r in rows.to_dict("records"):
+        assert f"95% CI {views.fmt(r['ci_low'])} – {views.fmt(r['ci_high'])} · n = 64" in captions
+    assert any("Shipped sample answers: 128 answers · offline approximations only" in c for c in captions)
+
+
+def test_compare_answer_systems_table(at, library):
+    _, ev = library
+    goto(at, "pages/compare.py")
+    tables = [d.value for d in at.dataframe if "Metric" in d.value.columns
+              and d.value["Metric"].str.startswith("Context support").any()]
+    assert len(tables) == 1
+    shown = tables[0]
+    ref = compare_systems(ev, "careful", "sloppy")
+    assert list(shown["A"]) == [views.fmt(v) for v in ref["mean_a"]]
+    assert list(shown["B − A"]) == [f"{v:+.3f}" for v in ref["delta"]]
+    assert list(shown["Verdict"]) == list(ref["verdict"]) == ["A better", "too small to tell"]
+    assert list(shown.columns) == ["Metric", "A", "B", "B − A", "97.5% CI", "p adjusted", "Verdict",
+                                   "Detectable difference (MDE)", "B wins / loses / ties"]
+    # swap the systems: the difference changes sign, the verdict follows
+    at.selectbox(key="cmp_answers_a").set_value("sloppy")
+    at.selectbox(key="cmp_answers_b").set_value("careful").run()
+    no_exception(at)
+    shown = [d.value for d in at.dataframe if "Metric" in d.value.columns
+             and d.value["Metric"].str.startswith("Context support").any()][0]
+    back = compare_systems(ev, "sloppy", "careful")
+    assert list(shown["B − A"]) == [f"{v:+.3f}" for v in back["delta"]] and shown["Verdict"].iloc[0] == "B better"
+
+
+def test_presenter_plain_lines(at, library):
+    _, ev = library
+    goto(at, "pages/presenter.py")
+    md = [m.value for m in at.markdown]
+    for line in plain_lines(summary_rows(ev)):
+        assert f"- {views.esc(line)}" in md
+    assert "Answer quality" in [h.value for h in at.header]
+    infos = " ".join(i.value for i in at.info)
+    assert "careful does better than sloppy" in infos.replace("\\", "")
+    assert "p =" not in " ".join(md) and "adjusted p" not in infos
+
+
+def test_answers_from_the_answers_page_replace_the_sample(library):
+    items, _ = library
+    mine = tuple(replace(it, system="mine") for it in items if it.system == "careful")
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
+    app.session_state["_answers_published"] = (mine, items_fingerprint(mine), "Uploaded mine.jsonl")
+    app.run()
+    no_exception(app)
+    cards = _cards(app)
+    assert set(cards) == {"Context support (offline approximation) · mine",
+                          "Answer-question similarity (offline approximation) · mine"}
+    goto(app, "pages/compare.py")
+    assert any("one system (mine)" in i.value for i in app.info)
+
+
+def test_no_answers_for_another_golden_set():
+    def script():
+        from types import SimpleNamespace
+
+        from rag_metrics.types import GoldenQuery, GoldenSet
+        from ui import answer_views
+
+        g = GoldenSet((GoldenQuery("x1", "a question no shipped answer answers", "", {"c": 1}),))
+        answer_views.dashboard_section(SimpleNamespace(golden=g, key=SimpleNamespace(golden="other-golden")))
+
+    app = AppTest.from_function(script, default_timeout=300)
+    app.run()
+    no_exception(app)
+    assert any("No generated answers for this golden set" in c.value for c in app.caption)
+    assert not app.metric
