@@ -63,7 +63,8 @@ def test_sample_answers_all_answer_the_sample_golden_set(sample):
     matched = answers_for_golden(items, golden)
     assert len(matched) == 128 and {it.system for it in matched} == {"careful", "sloppy"}
     sub = restrict(ev, matched[:10])
-    assert [it.id for it in sub.items] == [it.id for it in matched[:10]] and set(sub.scores) == {it.id for it in matched[:10]}
+    ids = [it.id for it in matched[:10]]
+    assert [it.id for it in sub.items] == ids and set(sub.scores) == set(ids)
 
 
 def test_summary_rows_are_means_with_the_library_ci(sample):
@@ -180,7 +181,8 @@ def test_cli_report_with_answers(tmp_path, capsys, sample):
     assert "128 of 128 answers match golden questions" in html
     # answers to another golden set: a clear error, exit 2
     other = tmp_path / "other.jsonl"
-    other.write_text('{"question": "which colour is the tenth moon of Neptune in this notes app?", "answer": "Blue.", "contexts": ["Blue."]}\n')
+    other.write_text('{"question": "which colour is the tenth moon of Neptune in this notes app?", '
+                     '"answer": "Blue.", "contexts": ["Blue."]}\n')
     rc = main(["report", "--corpus", str(p.docs), "--golden", str(p.golden), "--retriever", "bm25",
                "--answers", str(other), "--out", str(tmp_path / "x.html")])
     assert rc == 2 and "none of its 1 answers is to a question of the golden set" in capsys.readouterr().err

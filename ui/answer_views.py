@@ -11,8 +11,9 @@ the LLM judge ran in this session, its scores.  Every number comes from ``ui.cac
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -134,7 +135,8 @@ def verdict_rows(table: pd.DataFrame) -> dict[str, list[str]]:
         "p adjusted": [f"{p:.4f}" for p in table["p_ttest_adj"]],
         "Verdict": list(table["verdict"]),
         "Detectable difference (MDE)": [views.fmt(v) for v in table["mde"]],
-        "B wins / loses / ties": [f"{w} / {lo} / {t}" for w, lo, t in zip(table["wins"], table["losses"], table["ties"])],
+        "B wins / loses / ties": [f"{w} / {lo} / {t}"
+                                  for w, lo, t in zip(table["wins"], table["losses"], table["ties"])],
     }
 
 
@@ -203,6 +205,5 @@ def presenter_section(content: Any) -> None:
         from rag_metrics.compare import comparison_summary
 
         x, y = a.comparison_names
-        st.markdown(f"**{views.esc(comparison_summary(a.comparison, x, y, plain=True))}**")
-        for t in a.comparison["plain"]:
-            st.info(views.esc(t), icon=":material/balance:")
+        st.markdown(f"**{views.esc(comparison_summary(a.comparison, x, y, plain=True))}**  \n"
+                    + "\n".join(f"- {views.esc(t)}" for t in a.comparison["plain"]))
