@@ -113,3 +113,32 @@ def test_no_answers_for_another_golden_set():
     no_exception(app)
     assert any("No generated answers for this golden set" in c.value for c in app.caption)
     assert not app.metric
+
+
+def test_llm_run_adds_faithfulness_and_the_report_has_the_section(library, downloads):
+    """An LLM judge run of this session (as the Answers page stores it) adds its cards; the app's
+    HTML report carries the answer section with the library's numbers."""
+    from rag_metrics.answers.evaluate import AnswerEvaluation
+    from rag_metrics.answers.types import MetricScore
+
+    items, ev = library
+    llm = AnswerEvaluation(tuple(items), "llm:canned@test", {
+        it.id: {"faithfulness": MetricScore(1.0 if it.system == "careful" else 0.5)} for it in items})
+    app = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
+    app.session_state["_answers_llm_result"] = (items_fingerprint(items), "llm:canned@test", llm, None)
+    app.run()
+    no_exception(app)
+    cards = _cards(app)
+    assert cards["Faithfulness · careful"] == "1.000" and cards["Faithfulness · sloppy"] == "0.500"
+    assert list(cards)[0] == "Faithfulness · careful"  # the LLM judge's metrics come first
+    assert any("LLM judge and offline approximations" in c.value for c in app.caption)
+    goto(app, "pages/presenter.py")
+    button = next(b for b in app.get("download_button") if b.proto.id.endswith("report_download_presenter"))
+    data = downloads.data(button)
+    html = data.decode() if isinstance(data, bytes) else data
+    section = html[html.index('<section id="answers">'):]
+    section = section[:section.index("</section>")]
+    r = summary_rows(ev).set_index(["system", "metric"]).loc[("sloppy", "context_support")]
+    assert (f'<td>sloppy</td><td>Context support (offline approximation)</td><td class="num">{r["mean"]:.3f}</td>'
+            in section)
+    assert '<td>careful</td><td>Faithfulness</td><td class="num">1.000</td>' in section
