@@ -10,7 +10,7 @@ from rag_metrics.answers.data import items_fingerprint
 from rag_metrics.answers.offline import SUPPORT_THRESHOLD
 from rag_metrics.answers.registry import ANSWER_METRICS
 from ui import answers as ua
-from ui import cache, views
+from ui import answer_views, cache, views
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -40,6 +40,8 @@ else:
     if not items:
         st.stop()
 items_key = items_fingerprint(items)
+answer_views.publish(items, items_key, "Shipped sample answers" if source == "Shipped sample answers"
+                     else f"Uploaded {st.session_state['answers_upload'].name}")  # for the other pages
 
 with st.spinner("Scoring the answers offline (sentence embeddings, cached on disk)…"):
     offline = cache.answers_offline(tuple(items), items_key, SUPPORT_THRESHOLD)

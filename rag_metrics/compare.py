@@ -47,7 +47,7 @@ from rag_metrics.errors import InputError
 from rag_metrics.evaluate import CI_CONFIDENCE, EvaluationResult
 from rag_metrics.metrics.registry import METRICS, MetricKey
 
-__all__ = ["paired_tests", "compare", "per_query_deltas", "disagreements", "verdict", "plain_verdict",
+__all__ = ["paired_tests", "compare", "compare_paired", "per_query_deltas", "disagreements", "verdict", "plain_verdict",
            "verdict_table", "comparison_summary", "paired_t_interval", "minimum_detectable_effect",
            "ComparisonRow", "ALPHA", "POWER", "MIN_EFFECT", "DECISION_RULE"]
 
@@ -175,24 +175,38 @@ def compare(a: EvaluationResult, b: EvaluationResult, keys: Sequence[str | Metri
     :data:`VERDICTS`), ``sentence`` (technical, with the interval and p) and ``plain`` (for
     stakeholders, without p-values).  Interval, p and verdict always agree (module docstring).
     """
-    from scipy import stats
-
     from rag_metrics.metrics.registry import parse_metric
 
     _check_same_golden(a, b)
+    inc = a.included & b.included
+    pairs = []
+    for key in keys:
+        mk = key if isinstance(key, MetricKey) else parse_metric(str(key))
+        pairs.append((mk.name, mk.k, a.values(mk)[inc], b.values(mk)[inc]))
+    return compare_paired(pairs, alpha=alpha, power=power, min_effect=min_effect, name_a=name_a, name_b=name_b)
+
+
+def compare_paired(pairs: Sequence[tuple[str, int | None, np.ndarray, np.ndarray]], alpha: float = ALPHA,
+                   power: float = POWER, min_effect: float = MIN_EFFECT, name_a: str = "A", name_b: str = "B"
+                   ) -> pd.DataFrame:
+    """:func:`compare`'s verdict table from paired values: ``(metric, k, values of A, values of B)``
+    per metric, the two arrays aligned on the same items (questions).  The one decision rule of this
+    module; :func:`compare` and the answer-system comparison both call it."""
+    from scipy import stats
+
     for name, v in (("alpha", alpha), ("power", power)):
         if not 0 < v < 1:
             raise InputError(f"{name} must be between 0 and 1 (exclusive), got {v!r}")
     if not min_effect >= 0:
         raise InputError(f"min_effect must be >= 0, got {min_effect!r}")
-    inc = a.included & b.included
     rows, diffs = [], []
-    for key in keys:
-        mk = key if isinstance(key, MetricKey) else parse_metric(str(key))
-        va, vb = a.values(mk)[inc], b.values(mk)[inc]
+    for metric, k, va, vb in pairs:
+        va, vb = np.asarray(va, dtype=np.float64), np.asarray(vb, dtype=np.float64)
+        if va.shape != vb.shape:
+            raise InputError(f"{metric}: A has {va.size} values and B {vb.size}; pair them on the same items")
         d = vb - va
         diffs.append(d)
-        rows.append(ComparisonRow(mk.name, mk.k, int(d.size), float(va.mean()) if va.size else math.nan,
+        rows.append(ComparisonRow(metric, k, int(d.size), float(va.mean()) if va.size else math.nan,
                                   float(vb.mean()) if vb.size else math.nan,
                                   float(d.mean()) if d.size else math.nan,
                                   int((d > 0).sum()), int((d < 0).sum()), int((d == 0).sum()),
@@ -280,7 +294,14 @@ def disagreements(a: EvaluationResult, b: EvaluationResult, k: int) -> pd.DataFr
 
 def _label(r: dict) -> str:
     k = r.get("k")
-    return METRICS[r["metric"]].label + ("" if k is None or pd.isna(k) else f"@{k}")
+    name = r["metric"]
+    if name in METRICS:
+        base = METRICS[name].label
+    else:  # an answer metric (rag_metrics.answers.registry: names and labels only, no heavy import)
+        from rag_metrics.answers.registry import ANSWER_METRICS
+
+        base = ANSWER_METRICS[name].label if name in ANSWER_METRICS else name
+    return base + ("" if k is None or pd.isna(k) else f"@{k}")
 
 
 def _level(r: dict) -> str:

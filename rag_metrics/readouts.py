@@ -52,8 +52,9 @@ MRR_BELOW_TABLE = "Very poor: the first relevant chunk is usually missing or far
 TARGETS: tuple[tuple[str, float], ...] = (("mrr", 0.7), ("precision", 0.6))
 
 
-def mrr_reading(mrr: float | None) -> str:
-    """Plain-language reading of an MRR value, from :data:`MRR_READING_TABLE`.
+def mrr_reading(mrr: float | None, unit: str = "chunk") -> str:
+    """Plain-language reading of an MRR value, from :data:`MRR_READING_TABLE` (``unit``: what a
+    label names, ``"chunk"`` or ``"document"``).
 
     The reading is the row with the largest value ``<= mrr`` (so 0.5 is "Good" and 0.4999
     "Acceptable"); below the last row (0.1) it is :data:`MRR_BELOW_TABLE`.
@@ -65,14 +66,14 @@ def mrr_reading(mrr: float | None) -> str:
         return "No in-scope queries: MRR is undefined."
     for value, reading in MRR_READING_TABLE:
         if mrr >= value:
-            return reading
-    return MRR_BELOW_TABLE
+            return reading.replace("chunk", unit)
+    return MRR_BELOW_TABLE.replace("chunk", unit)
 
 
-def mrr_reading_rows() -> pd.DataFrame:
+def mrr_reading_rows(unit: str = "chunk") -> pd.DataFrame:
     """The lesson's MRR table as the dashboard shows it: columns ``MRR`` (text) and ``Reading``."""
     return pd.DataFrame({"MRR": [str(v) for v, _ in MRR_READING_TABLE],
-                         "Reading": [r for _, r in MRR_READING_TABLE]})
+                         "Reading": [r.replace("chunk", unit) for _, r in MRR_READING_TABLE]})
 
 
 def target_checks(result: EvaluationResult, k: int) -> pd.DataFrame:

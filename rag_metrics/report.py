@@ -94,6 +94,7 @@ class ReportContent:
     comparison_names: tuple[str, str] = ("A", "B")
     notes: tuple[str, ...] = field(default_factory=tuple)
     map_chart: alt.LayerChart | None = None
+    answers: Any = None  # rag_metrics.answers.summary.AnswerSection, when answers exist
 
 
 def _label(metric: str, k: int | None) -> str:
@@ -203,13 +204,15 @@ def report_content(
     n_resamples: int = CI_RESAMPLES,
     generated_at: str | None = None,
     corpus_map: CorpusMap | None = None,
+    answers: Any = None,
 ) -> ReportContent:
     """Gather the report's content (also what the app's presenter view shows).
 
     ``comparison`` is a :func:`rag_metrics.compare.compare` table; its verdicts are written in
     plain language with ``comparison_names``.  ``corpus_map`` (from
     :func:`rag_metrics.projection.project_corpus`) adds the corpus map, with the worst question
-    preselected.  ``config`` is shown as given, after the
+    preselected.  ``answers`` (a :class:`rag_metrics.answers.summary.AnswerSection`) adds the
+    "Answer quality" section.  ``config`` is shown as given, after the
     evaluation options, which are always listed.
     """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
@@ -260,7 +263,7 @@ def report_content(
         n_queries=len(result.query_ids), n_in_scope=result.n_in_scope, n_out_of_scope=result.n_out_of_scope,
         config=cfg, context_metrics=ctx, comparison=comparison, verdicts=verdicts,
         comparison_names=tuple(comparison_names), notes=tuple(notes),  # type: ignore[arg-type]
-        map_chart=_map_chart(corpus_map, worst),
+        map_chart=_map_chart(corpus_map, worst), answers=answers,
     )
 
 
@@ -411,6 +414,43 @@ def _config_value(v: Any) -> str:
     return str(v)
 
 
+def _answers_html(a: Any) -> str:
+    """The "Answer quality" section: means with 95 % CIs per answer system, plain lines, and the
+    first two systems compared (the decision rule of :mod:`rag_metrics.compare`)."""
+    from rag_metrics.answers.registry import ANSWER_METRICS
+
+    rows = a.summary
+    table = _table(rows, [("system", "answer system", "text"), ("label", "metric", "text"),
+                          ("mean", "mean", "num"), ("ci_low", "95% CI low", "num"), ("ci_high", "95% CI high", "num"),
+                          ("n", "answers", "int"), ("n_failed", "not scored", "int")]) if len(rows) else \
+        '<p class="muted">No answer metric could be computed.</p>'
+    lines = "".join(f'<div class="verdict">{_e(t)}</div>' for t in a.lines)
+    offline = [m for m in dict.fromkeys(rows["metric"]) if ANSWER_METRICS[m].kind == "offline"] if len(rows) else []
+    note = ""
+    if offline:
+        note = ('<p class="muted">Offline approximations (sentence embeddings, no LLM): '
+                + "; ".join(f"<b>{_e(ANSWER_METRICS[m].label)}</b>: {_e(ANSWER_METRICS[m].definition)}" for m in offline)
+                + " They catch off-topic answers and invented facts far from the context, and miss contradictions "
+                  "built from the context's own words and noncommittal answers that repeat the question. "
+                  "They are not faithfulness or answer relevancy.</p>")
+    cmp_html = ""
+    if a.comparison is not None and len(a.comparison):
+        from rag_metrics.compare import comparison_summary
+
+        x, y = a.comparison_names
+        cmp = a.comparison.copy()
+        cmp["label"] = [ANSWER_METRICS[m].label if m in ANSWER_METRICS else m for m in cmp["metric"]]
+        cmp["verdict"] = cmp["verdict"].replace({"A better": f"{x} better", "B better": f"{y} better"})
+        cmp_html = (f"<h3>{_e(x)} vs {_e(y)}</h3><p class=\"muted\">{_e(comparison_summary(cmp, x, y))}</p>"
+                    + _table(cmp, [("label", "metric", "text"), ("mean_a", x, "num"), ("mean_b", y, "num"),
+                                   ("delta", f"{y} − {x}", "num"), ("ci_low", "CI low", "num"),
+                                   ("ci_high", "CI high", "num"), ("p_ttest_adj", "adjusted p", "p"),
+                                   ("verdict", "verdict", "text"), ("mde", "detectable difference", "num")]))
+    return (f'<section id="answers"><h2>Answer quality</h2><p class="muted">{_e(a.source)} · judge: {_e(a.judge)} · '
+            "means with 95% percentile-bootstrap confidence intervals over the answers each metric scored.</p>"
+            f"{lines}{table}{note}{cmp_html}</section>")
+
+
 def render_report(content: ReportContent, passage_chars: int = 420) -> str:
     """HTML text of a :class:`ReportContent` (self-contained; see the module notes)."""
     c = content
@@ -451,9 +491,12 @@ def render_report(content: ReportContent, passage_chars: int = 420) -> str:
                                          ("ours", "our metric", "text"), ("ours_mean", "our mean", "num"),
                                          ("n_equal", "queries where equal", "int"), ("relation", "relation", "text")])
             + f"<details><summary>How they relate</summary><pre class=\"ptext\">{_e(RELATION)}</pre></details>"
-            + "<h3>Not computed here: faithfulness and answer relevancy</h3><p class=\"muted\">They judge the "
-              "generated answer and need a judge model (an LLM); this report is computed offline without one.</p>"
-              "<ul class=\"muted\">" + "".join(f"<li><b>{_e(n.replace('_', ' '))}</b>: {_e(t)}</li>"
+            + ("<h3>Faithfulness and answer relevancy</h3><p class=\"muted\">They judge the generated answer "
+               "and need a judge model (an LLM); see <a href=\"#answers\">Answer quality</a> for what this "
+               "report has.</p>" if c.answers is not None else
+               "<h3>Not computed here: faithfulness and answer relevancy</h3><p class=\"muted\">They judge the "
+               "generated answer and need a judge model (an LLM); this report is computed offline without one.</p>")
+            + "<ul class=\"muted\">" + "".join(f"<li><b>{_e(n.replace('_', ' '))}</b>: {_e(t)}</li>"
                                                 for n, t in JUDGE_METRICS.items()) + "</ul></section>")
 
     cmp_html = ""
@@ -469,6 +512,8 @@ def render_report(content: ReportContent, passage_chars: int = 420) -> str:
         cmp_html = ('<section id="comparison"><h2>Comparison: ' + _e(a) + " vs " + _e(b) + "</h2>"
                     + "".join(f'<div class="verdict">{_e(v)}</div>' for v in c.verdicts)
                     + _table(cmp, cols) + "</section>")
+
+    ans_html = _answers_html(c.answers) if c.answers is not None else ""
 
     def examples(title: str, exs: Sequence[QueryExample], sid: str) -> str:
         body = "".join(_example_html(e, passage_chars) for e in exs) or '<p class="muted">No in-scope query.</p>'
@@ -510,6 +555,7 @@ def render_report(content: ReportContent, passage_chars: int = 420) -> str:
 <section id="categories"><h2>By question category</h2><div class="chart" id="chart-category"></div>
 <details><summary>Table</summary>{cat_table}</details></section>
 {ctx_html}
+{ans_html}
 {map_html}
 <section id="examples">
   <h2>Best and worst questions by {_e(c.ranking_metric)}</h2>

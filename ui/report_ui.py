@@ -48,6 +48,7 @@ class ReportInputs:
     metrics: tuple[str, ...]
     ndcg_metric: str
     file_name: str
+    answers: Callable[[], Any] = lambda: None  # the answer section (ui.answer_views.report_inputs)
 
 
 def _comparison_key(table: pd.DataFrame, names: tuple[str, str]) -> str:
@@ -113,9 +114,13 @@ def inputs(ctx) -> ReportInputs:
     if comparison is not None:
         published = st.session_state.get(COMPARISON_KEY) or {}
         cmp_key = published.get("key") or _comparison_key(comparison, names)
-    key = (ctx.key, ctx.k, s.ndcg_gain, cmp_key, title)
+    from ui.answer_views import report_inputs as answer_inputs
+
+    ans_key, answers = answer_inputs(ctx)
+    key = (ctx.key, ctx.k, s.ndcg_gain, cmp_key, title, ans_key)
     file_name = f"rag-metrics-report-{_slug(s.corpus)}-{s.retriever}-k{ctx.k}.html"
-    return ReportInputs(key, ctx.k, title, config, comparison, names, tuple(s.metrics), s.ndcg_metric, file_name)
+    return ReportInputs(key, ctx.k, title, config, comparison, names, tuple(s.metrics), s.ndcg_metric, file_name,
+                        answers)
 
 
 def _options(inp: ReportInputs) -> dict[str, Any]:
@@ -129,7 +134,7 @@ def content(ctx):
 
     inp = inputs(ctx)
     return cache.report_content_for(ctx.result, ctx.id_text, inp.config, inp.comparison, inp.key, inp.k,
-                                    inp.names, inp.title, tuple(sorted(_options(inp).items())))
+                                    inp.names, inp.title, tuple(sorted(_options(inp).items())), inp.answers())
 
 
 def html_builder(ctx) -> tuple[Callable[[], str], ReportInputs]:
@@ -146,7 +151,7 @@ def html_builder(ctx) -> tuple[Callable[[], str], ReportInputs]:
         from rag_metrics.report import build_report
 
         html = build_report(result, k=inp.k, chunk_text=text, config=inp.config, comparison=inp.comparison,
-                            comparison_names=inp.names, title=inp.title, **_options(inp))
+                            comparison_names=inp.names, title=inp.title, answers=inp.answers(), **_options(inp))
         with _HTML_LOCK:
             _HTML_CACHE[inp.key] = html
             while len(_HTML_CACHE) > _HTML_MAX:
@@ -163,7 +168,8 @@ def download_button(ctx, *, key: str, width: str = "stretch", type: str = "secon
                        icon=":material/summarize:", width=width, type=type, on_click="ignore",  # type: ignore[arg-type]
                        help="One self-contained HTML file that opens offline: headline metrics with 95% CIs, "
                             "metric-vs-K and per-category charts, best and worst questions with their passages, "
-                            "the comparison verdict (when the Compare page made one) and the configuration.")
+                            "the comparison verdict (when the Compare page made one), answer quality (when answers "
+                            "exist for the golden set) and the configuration.")
 
 
 def sidebar_button() -> None:

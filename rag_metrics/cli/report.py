@@ -47,6 +47,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--relevance-level", type=int, default=1, metavar="L", help="grade >= L is relevant (default 1)")
     p.add_argument("--corpus-map", action="store_true",
                    help="add the corpus map (2-D projection of chunk and question embeddings; uses --model)")
+    p.add_argument("--answers", default=None, metavar="FILE",
+                   help="RAG log with generated answers (.jsonl/.json/.csv: question, answer, contexts): adds an "
+                        "'Answer quality' section with the offline approximations (context support, "
+                        "answer-question similarity) of the answers to the golden questions")
     p.add_argument("--title", default=None, help="report title")
     p.add_argument("--out", default="report.html", metavar="PATH", help="output HTML file (default report.html)")
     return p
@@ -69,6 +73,9 @@ def run(args: argparse.Namespace) -> int:
     if out.exists() and out.is_dir():
         raise InputError(f"--out {args.out}: is a folder; give a file path such as {out / 'report.html'}")
     offline_javascript()  # fail early (InputError) when vl-convert-python is missing
+    if args.answers is not None and not Path(args.answers).is_file():
+        raise InputError(f"--answers {args.answers}: file not found; give a RAG log (.jsonl, .json, .csv) with "
+                         "question, answer and contexts columns")
 
     corpus = load_corpus(args.corpus)
     chunks = chunk_corpus(corpus, args.chunk_size, args.chunk_overlap)
@@ -133,7 +140,11 @@ def run(args: argparse.Namespace) -> int:
         qx = encode_with_cache(enc, [q.question for q in golden], cache)
         cmap = project_corpus(chunks, cx, golden, qx, result, k=args.k, relevance_level=args.relevance_level)
         config["corpus map"] = f"PCA of {enc.name} embeddings"
-    html = build_report(result, k=args.k, corpus_map=cmap, chunk_text={c.id: c.text for c in chunks}, config=config,
+    answers = _answer_section(args.answers, golden) if args.answers else None
+    if answers is not None:
+        config["answers"] = f"{args.answers} ({int(answers.summary['n'].max()) if len(answers.summary) else 0} "\
+                            f"answers per system, judge: {answers.judge})"
+    html = build_report(result, k=args.k, corpus_map=cmap, answers=answers, chunk_text={c.id: c.text for c in chunks}, config=config,
                         comparison=comparison, comparison_names=names,
                         title=args.title or (f"Retrieval report: {corpus.name or Path(args.corpus).name} "
                                              f"({args.retriever})"),
@@ -145,3 +156,23 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {out} ({len(html) // 1024} KiB): {result.n_queries} in-scope questions, "
           f"ndcg@{args.k} = {result.mean('ndcg', args.k):.3f}")
     return 0
+
+
+def _answer_section(path: str, golden: Any) -> Any:
+    """The report's answer section: the answers of ``path`` to questions of ``golden``, scored by
+    the offline judge (cached sentence vectors; the shipped ones for the sample answers)."""
+    from rag_metrics.answers.data import read_answers
+    from rag_metrics.answers.evaluate import evaluate_answers
+    from rag_metrics.answers.offline import OfflineJudge
+    from rag_metrics.answers.summary import answer_section, answers_for_golden
+
+    items, rep = read_answers(path)
+    rep.raise_if_errors(f"--answers {path}")
+    matched = answers_for_golden(items, golden)
+    if not matched:
+        raise InputError(f"--answers {path}: none of its {len(items)} answers is to a question of the golden set "
+                         "(an answer matches a golden question by its question text, and by question_id when "
+                         "given); give the answers to these golden questions")
+    stderr(f"rag-metrics report: scoring {len(matched)} answers offline ...")
+    ev = evaluate_answers(matched, [OfflineJudge()])
+    return answer_section(ev, f"{Path(path).name}: {len(matched)} of {len(items)} answers match golden questions")

@@ -1,0 +1,209 @@
+"""Answer metrics next to the retrieval metrics: the answer-quality blocks of the Dashboard, the
+Compare page and the Presenter view, and the answer section of the report.
+
+Where the answers come from (:func:`current`): the RAG log last uploaded on the Answers page in this
+session (:func:`publish`), else the shipped sample answers; only the answers to questions of the
+current golden set count (:func:`rag_metrics.answers.summary.answers_for_golden`).  Scores are the
+Answers page's cached offline run (the shipped sentence vectors: nothing is re-embedded) and, when
+the LLM judge ran in this session, its scores.  Every number comes from ``ui.cache`` wrappers of
+:mod:`rag_metrics.answers.summary`.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from rag_metrics.answers.evaluate import AnswerEvaluation
+from rag_metrics.answers.registry import ANSWER_METRICS
+from rag_metrics.evaluate import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED
+from ui import cache, views
+
+__all__ = ["CurrentAnswers", "compare_section", "current", "dashboard_section", "presenter_section", "publish",
+           "report_inputs"]
+
+_PUBLISHED = "_answers_published"
+ANSWERS_PAGE = "pages/answers.py"
+KEY_A, KEY_B = "cmp_answers_a", "cmp_answers_b"
+HOW_TO_ADD = ("No generated answers for this golden set. To see answer quality here, open the **Answers** page "
+              "and upload a RAG log (question, answer, contexts) whose questions are this golden set's; the "
+              "shipped sample answers cover the sample golden set.")
+
+
+@dataclass(frozen=True, eq=False)
+class CurrentAnswers:
+    """The answers to the current golden set and their scores."""
+
+    ev: AnswerEvaluation
+    key: str        # cache key of ``ev`` (items, golden set, LLM judge run)
+    source: str
+    has_llm: bool
+
+
+def publish(items: Any, items_key: str, source: str) -> None:
+    """Called by the Answers page: the answers it shows become the other pages' answers."""
+    st.session_state[_PUBLISHED] = (tuple(items), items_key, source)
+
+
+def _sources() -> list[tuple[tuple, str, str, Any, str]]:
+    """``(items, items key, source, LLM judge run or None, its key)``: the published answers, then
+    the shipped sample (cheap: reads the session and cached files, scores nothing)."""
+    from rag_metrics.answers.data import items_fingerprint
+    from ui import answers as ua
+
+    found = []
+    pub = st.session_state.get(_PUBLISHED)
+    if isinstance(pub, tuple) and len(pub) == 3:
+        found.append(pub)
+    items, _ = cache.answers_sample()
+    sample = tuple(items)
+    key = items_fingerprint(sample)
+    if not found or found[0][1] != key:
+        found.append((sample, key, "Shipped sample answers"))
+    out = []
+    for its, k, source in found:
+        llm = ua.llm_result(k)
+        llm_ev = llm[0] if llm else None
+        out.append((its, k, source, llm_ev, llm_ev.judge if llm_ev is not None else ""))
+    return out
+
+
+def _resolve(sources: list, golden: Any, golden_fp: str) -> CurrentAnswers | None:
+    """The first source with answers to ``golden`` (``ui.cache`` calls only: safe off the script thread)."""
+    for items, items_key, source, llm_ev, llm_key in sources:
+        ev = cache.answers_for_golden(items, items_key, golden, golden_fp, llm_ev, llm_key)
+        if ev is not None:
+            return CurrentAnswers(ev, f"{items_key}:{golden_fp}:{llm_key}", source, llm_ev is not None)
+    return None
+
+
+def current(ctx: Any) -> CurrentAnswers | None:
+    """The answers to ``ctx``'s golden set (see the module doc), or ``None``."""
+    with st.spinner("Scoring the answers offline (cached sentence vectors)…"):
+        return _resolve(_sources(), ctx.golden, ctx.key.golden)
+
+
+def _ci(r: dict) -> str:
+    if math.isnan(r["ci_low"]):
+        return f"n = {r['n']}"
+    return f"{CI_CONFIDENCE:.0%} CI {views.fmt(r['ci_low'])} – {views.fmt(r['ci_high'])} · n = {r['n']}"
+
+
+# ---- Dashboard ---------------------------------------------------------------------------------------
+def dashboard_section(ctx: Any) -> None:
+    """A compact "Answer quality" row of cards per answer system, or how to add answers."""
+    views.section("Answer quality", "The generated answers to this golden set, next to the retrieval metrics.")
+    cur = current(ctx)
+    if cur is None:
+        st.caption(HOW_TO_ADD)
+        return
+    rows = cache.answers_summary_rows(cur.ev, cur.key)
+    recs = rows.to_dict("records")
+    per_row = 4
+    for i in range(0, len(recs), per_row):
+        cols = st.columns(per_row)
+        for col, r in zip(cols, recs[i:i + per_row]):
+            meta = ANSWER_METRICS[r["metric"]]
+            col.metric(f"{meta.label} · {r['system'] or 'answers'}", views.fmt(r["mean"]), help=meta.definition,
+                       border=True)
+            col.caption(_ci(r) + (f" · {r['n_failed']} not scored" if r["n_failed"] else ""))
+    judge = ("LLM judge and offline approximations" if cur.has_llm else
+             "offline approximations only (no LLM judge has run in this session: faithfulness and answer "
+             "relevancy need one, on the Answers page)")
+    st.caption(f"{views.esc(cur.source)}: {len(cur.ev.items)} answers · {judge}. Means over the answers each metric "
+               f"scored, {CI_CONFIDENCE:.0%} percentile-bootstrap CIs ({CI_RESAMPLES:,} resamples, seed {CI_SEED}). "
+               "Context support and answer-question similarity are embedding approximations, not faithfulness or "
+               "answer relevancy.")
+    st.page_link(ANSWERS_PAGE, label="Answers page: each answer statement by statement, judge vs people",
+                 icon=":material/forum:")
+
+
+# ---- Compare -----------------------------------------------------------------------------------------
+def verdict_rows(table: pd.DataFrame) -> dict[str, list[str]]:
+    """The retrieval verdict table's columns for an answer-system comparison."""
+    level = f"{table['ci_level'].iloc[0] * 100:.4g}% CI" if len(table) else "CI"
+    return {
+        "Metric": [ANSWER_METRICS[m].label if m in ANSWER_METRICS else m for m in table["metric"]],
+        "A": [views.fmt(v) for v in table["mean_a"]],
+        "B": [views.fmt(v) for v in table["mean_b"]],
+        "B − A": [f"{v:+.3f}" for v in table["delta"]],
+        level: [f"[{lo:+.3f}, {hi:+.3f}]" for lo, hi in zip(table["ci_low"], table["ci_high"])],
+        "p adjusted": [f"{p:.4f}" for p in table["p_ttest_adj"]],
+        "Verdict": list(table["verdict"]),
+        "Detectable difference (MDE)": [views.fmt(v) for v in table["mde"]],
+        "B wins / loses / ties": [f"{w} / {lo} / {t}"
+                                  for w, lo, t in zip(table["wins"], table["losses"], table["ties"])],
+    }
+
+
+def compare_section(ctx: Any) -> None:
+    """Two answer systems compared on the questions both answered: the retrieval verdict table's
+    shape and decision rule."""
+    from rag_metrics.answers.summary import systems
+    from rag_metrics.compare import DECISION_RULE, comparison_summary
+
+    views.section("Answer systems: A vs B", "Two systems' answers to the same golden questions, paired by "
+                  "question; the same decision rule as the retrieval table.")
+    cur = current(ctx)
+    if cur is None:
+        st.caption(HOW_TO_ADD)
+        return
+    names = systems(cur.ev)
+    if len(names) < 2:
+        st.info(f"The answers come from one system ({views.esc(names[0] if names else '-')}); a comparison needs "
+                "answers from two (a `system` field per row, or one uploaded file per system).",
+                icon=":material/info:")
+        return
+    c1, c2 = st.columns(2)
+    for key, fallback in ((KEY_A, names[0]), (KEY_B, names[1])):
+        if st.session_state.get(key) not in names:
+            st.session_state[key] = fallback
+    a = c1.selectbox("Answer system A", names, key=KEY_A)
+    b = c2.selectbox("Answer system B", names, key=KEY_B)
+    if a == b:
+        st.warning("Pick two different answer systems.", icon=":material/warning:")
+        return
+    table = cache.answers_comparison(cur.ev, cur.key, a, b)
+    st.markdown(f"**{views.esc(comparison_summary(table, a, b))}**")
+    st.dataframe(verdict_rows(table), hide_index=True, width="stretch",
+                 column_config={"Verdict": st.column_config.TextColumn(width="medium")})
+    st.caption(f"n = questions both systems answered and the metric scored. {DECISION_RULE} Context support and "
+               "answer-question similarity are offline approximations, not faithfulness or answer relevancy.")
+    with st.expander("Each verdict in a sentence (the same numbers)", icon=":material/notes:"):
+        st.markdown("\n".join(f"- {views.esc(t)}" for t in table["sentence"]))
+
+
+# ---- report and Presenter view -----------------------------------------------------------------------
+def report_inputs(ctx: Any) -> tuple[str, Callable[[], Any]]:
+    """``(cache key, compute)`` of the report's answer section: the key is cheap (which answers, which
+    golden set, which LLM run); ``compute()`` returns the
+    :class:`~rag_metrics.answers.summary.AnswerSection` or ``None`` (it scores on first use, cached)."""
+    sources, golden, golden_fp = _sources(), ctx.golden, ctx.key.golden
+    key = golden_fp + "|" + "|".join(f"{s[1]}:{s[4]}" for s in sources)
+
+    def compute() -> Any:
+        cur = _resolve(sources, golden, golden_fp)
+        return None if cur is None else cache.answers_report_section(cur.ev, cur.key, cur.source)
+
+    return key, compute
+
+
+def presenter_section(content: Any) -> None:
+    """One plain-words line per answer metric (and the first two systems compared), no p-values."""
+    a = getattr(content, "answers", None)
+    if a is None:
+        return
+    st.header("Answer quality", divider="gray")
+    st.caption(f"{views.esc(a.source)} · judge: {views.esc(a.judge)}. Likely ranges are 95% confidence intervals.")
+    for line in a.lines:
+        st.markdown(f"- {views.esc(line)}")
+    if a.comparison is not None and len(a.comparison):
+        from rag_metrics.compare import comparison_summary
+
+        x, y = a.comparison_names
+        st.markdown(f"**{views.esc(comparison_summary(a.comparison, x, y, plain=True))}**  \n"
+                    + "\n".join(f"- {views.esc(t)}" for t in a.comparison["plain"]))
