@@ -358,7 +358,7 @@ code { font-size:12.5px; background:#f1f3f7; padding:0 4px; border-radius:3px; }
 details summary { cursor:pointer; color:var(--accent); font-size:13px; }
 footer { color:var(--muted); font-size:12px; text-align:center; padding:10px 0 30px; }
 @media print { body { background:#fff; } section { break-inside:avoid; } header { -webkit-print-color-adjust:exact; print-color-adjust:exact; } }
-"""
+"""  # noqa: E501  (one CSS rule a line; wrapping would change the stylesheet this module emits)
 
 
 def _table(df: pd.DataFrame, columns: Sequence[tuple[str, str, str]]) -> str:
@@ -374,7 +374,8 @@ def _table(df: pd.DataFrame, columns: Sequence[tuple[str, str, str]]) -> str:
                 cells.append(f'<td class="num">{_num(v)}</td>')
             elif kind == "p":
                 f = float(v) if v is not None and not pd.isna(v) else math.nan
-                cells.append(f'<td class="num">{"–" if math.isnan(f) else ("< 0.001" if f < 0.001 else f"{f:.3f}")}</td>')
+                shown = "–" if math.isnan(f) else ("< 0.001" if f < 0.001 else f"{f:.3f}")
+                cells.append(f'<td class="num">{shown}</td>')
             elif kind == "int":
                 cells.append(f'<td class="num">{_e(v)}</td>')
             else:
@@ -396,8 +397,10 @@ def _example_html(ex: QueryExample, passage_chars: int) -> str:
     items = []
     for p in ex.passages:
         rel = f'<span class="pill good">relevant (grade {p.grade})</span>' if p.relevant else ""
-        text = _e(_truncate(" ".join(p.text.split()), passage_chars)) if p.text else '<span class="muted">(text not available)</span>'
-        items.append(f'<li class="{"rel" if p.relevant else ""}"><div class="pmeta">#{p.rank} · <code>{_e(p.chunk_id)}</code>'
+        text = (_e(_truncate(" ".join(p.text.split()), passage_chars)) if p.text
+                else '<span class="muted">(text not available)</span>')
+        items.append(f'<li class="{"rel" if p.relevant else ""}">'
+                     f'<div class="pmeta">#{p.rank} · <code>{_e(p.chunk_id)}</code>'
                      f" · score {_num(p.score)} {rel}</div><div class=\"ptext\">{text}</div></li>")
     expected = ", ".join(f"<code>{_e(i)}</code>" for i in ex.expected_ids) or "–"
     answer = (f'<div class="muted">Expected answer: {_e(ex.expected_answer)}</div>' if ex.expected_answer else "")
@@ -429,7 +432,8 @@ def _answers_html(a: Any) -> str:
     note = ""
     if offline:
         note = ('<p class="muted">Offline approximations (sentence embeddings, no LLM): '
-                + "; ".join(f"<b>{_e(ANSWER_METRICS[m].label)}</b>: {_e(ANSWER_METRICS[m].definition)}" for m in offline)
+                + "; ".join(f"<b>{_e(ANSWER_METRICS[m].label)}</b>: {_e(ANSWER_METRICS[m].definition)}"
+                            for m in offline)
                 + " They catch off-topic answers and invented facts far from the context, and miss contradictions "
                   "built from the context's own words and noncommittal answers that repeat the question. "
                   "They are not faithfulness or answer relevancy.</p>")
@@ -454,7 +458,8 @@ def _answers_html(a: Any) -> str:
 def render_report(content: ReportContent, passage_chars: int = 420) -> str:
     """HTML text of a :class:`ReportContent` (self-contained; see the module notes)."""
     c = content
-    charts: list[tuple[str, dict]] = [("chart-curve", _spec(c.curve_chart)), ("chart-category", _spec(c.category_chart))]
+    charts: list[tuple[str, dict]] = [("chart-curve", _spec(c.curve_chart)),
+                                      ("chart-category", _spec(c.category_chart))]
     map_html = ""
     if c.map_chart is not None:
         charts.append(("chart-map", _spec(c.map_chart)))
@@ -526,6 +531,7 @@ def render_report(content: ReportContent, passage_chars: int = 420) -> str:
         "{actions: false, renderer: 'svg'}).catch(function (e) { "
         f"document.getElementById({json.dumps(cid)}).textContent = 'Chart failed to render: ' + e; }});"
         for cid, spec in charts)
+    version = _e(__import__("rag_metrics").__version__)
 
     return f"""<!DOCTYPE html>
 <html lang="en">
@@ -565,7 +571,7 @@ def render_report(content: ReportContent, passage_chars: int = 420) -> str:
 </section>
 <section id="config"><h2>Configuration</h2><table>{config_rows}</table></section>
 </main>
-<footer>rag-metrics {_e(__import__("rag_metrics").__version__)} · self-contained report: opens offline, no data leaves this file.</footer>
+<footer>rag-metrics {version} · self-contained report: opens offline, no data leaves this file.</footer>
 <script>
 {scripts}
 </script>

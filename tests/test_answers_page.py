@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 from answers_server import JudgeServer, Scenario
-from app_helpers import no_exception
 from streamlit.testing.v1 import AppTest
 
+from app_helpers import no_exception
 from rag_metrics.answers import agreement as ag
 from rag_metrics.answers.data import load_sample_answers
 from rag_metrics.answers.evaluate import evaluate_answers

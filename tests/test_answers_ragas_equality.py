@@ -53,8 +53,10 @@ async def main():
         out[it["id"]] = {"faithfulness": f.value, "answer_relevancy": r.value}
     it = items[0]
     out["_prompts"] = {
-        "statements": StatementGeneratorPrompt().to_string(StatementGeneratorInput(question=it["question"], answer=it["answer"])),
-        "verdicts": NLIStatementPrompt().to_string(NLIStatementInput(context="\n".join(it["contexts"]), statements=["a", "b"])),
+        "statements": StatementGeneratorPrompt().to_string(
+            StatementGeneratorInput(question=it["question"], answer=it["answer"])),
+        "verdicts": NLIStatementPrompt().to_string(
+            NLIStatementInput(context="\n".join(it["contexts"]), statements=["a", "b"])),
         "questions": AnswerRelevancePrompt().to_string(AnswerRelevanceInput(response=it["answer"])),
     }
     print(json.dumps(out))

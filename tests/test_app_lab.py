@@ -2,16 +2,15 @@
 fingerprints and the workspace."""
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 import threading
 
-import numpy as np
 import pandas as pd
 import pytest
 
 from rag_metrics import golden_edit, readouts
+from rag_metrics.errors import InputError
 from rag_metrics.evaluate import evaluate
 from rag_metrics.retrieval.memo import RetrievalMemo
 from rag_metrics.types import Chunk, GoldenQuery, GoldenSet, Run
@@ -80,7 +79,7 @@ def test_upsert_labels_updates_or_appends():
     assert g.queries[-1].question == "a brand new question" and dict(g.queries[-1].relevant) == {"b#0": 3}
     g = golden_edit.upsert_labels(G, "capital of France?", {"a#0": 1}, query_id="q2", category="factual")
     assert g.get("q2").category == "factual"
-    with pytest.raises(Exception):
+    with pytest.raises(InputError, match="type a question"):
         golden_edit.upsert_labels(G, "  ", {})
 
 

@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from rag_metrics.projection import project_corpus
-from app_helpers import (library_result, load_beir_folder, load_corpus_files, no_exception, sample_golden,
-                         set_app_golden)
+from app_helpers import library_result, load_beir_folder, load_corpus_files, no_exception, sample_golden, set_app_golden
 from app_helpers import open_page as _open_page
 from app_helpers import sample_index as _index
+from rag_metrics.projection import project_corpus
 
 PAGE = "pages/corpus_map.py"
 
@@ -21,7 +20,7 @@ def open_page(app):
     return _open_page(app, PAGE)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def library_map(k: int = 5):
     golden, idx, res = sample_golden(), _index(), library_result()
     qx = idx.retriever.embed_queries(golden.questions())

@@ -223,7 +223,8 @@ def test_http_system_helper_fingerprint_has_no_secret(server, monkeypatch):
     monkeypatch.setenv("TOK", "zzz-secret")
     system = http_system(HttpConfig(server, headers=(("X-Api-Key", "${TOK}"),)), name="prod")
     a = system.fingerprint
-    assert system.name == "prod" and a == http_system(HttpConfig(server, headers=(("X-Api-Key", "${TOK}"),))).fingerprint
+    assert system.name == "prod"
+    assert a == http_system(HttpConfig(server, headers=(("X-Api-Key", "${TOK}"),))).fingerprint
     assert a != http_system(HttpConfig(server, results_path="x")).fingerprint
 
 

@@ -107,7 +107,8 @@ def test_pgvector_clear_errors(pg):
         pgvector_system(cfg, ENC).rank(GOLDEN.questions(), 3)
     with pytest.raises(InputError, match=r"table 'nope' not found .*tables with a vector column: .*wide_chunks"):
         pgvector_system(PgvectorConfig(pg, "nope"), ENC).rank(GOLDEN.questions(), 3)
-    with pytest.raises(InputError, match=r"id_column 'chunk' is not a column of 'wide_chunks' \(columns: id, embedding, text\)"):
+    with pytest.raises(InputError,
+                       match=r"id_column 'chunk' is not a column of 'wide_chunks' \(columns: id, embedding, text\)"):
         pgvector_system(PgvectorConfig(pg, "wide_chunks", id_column="chunk"), ENC).rank(GOLDEN.questions(), 3)
     with pytest.raises(InputError, match="embedding_column 'text' of 'wide_chunks' has type text, not vector"):
         pgvector_system(PgvectorConfig(pg, "wide_chunks", embedding_column="text"), ENC).rank(GOLDEN.questions(), 3)
@@ -151,7 +152,8 @@ def test_qdrant_memory_index_query_and_errors():
     assert sr.ok and _rankings(sr) == _expected(4)
     system.rank(GOLDEN.questions(), 3)
     assert memo.queried == 3
-    with pytest.raises(InputError, match=r"collection 'other' not found at local path ':memory:'; collections there: lab"):
+    with pytest.raises(InputError,
+                       match=r"collection 'other' not found at local path ':memory:'; collections there: lab"):
         qdrant_system(QdrantConfig("other", path=":memory:"), ENC, client=client).rank(GOLDEN.questions(), 3)
     with pytest.raises(InputError, match="holds 32-dimensional vectors but the lab's encoder"):
         qdrant_system(cfg, HashingEncoder(dim=16), client=client).rank(GOLDEN.questions(), 3)

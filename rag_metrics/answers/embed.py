@@ -6,7 +6,6 @@ shipped sample embeddings and earlier runs make most texts hits).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np

@@ -280,7 +280,8 @@ class LLMJudge:
                     self.cache.put(key, "chat", reply)
             self._stats.add(hit, reply.get("usage"), planned=attempt == 0)
             if reply.get("refusal") or reply.get("finish_reason") == "content_filter":
-                raise JudgeCallError("refusal", f"the judge refused: {str(reply.get('refusal') or 'content filter')[:200]}")
+                refused = str(reply.get("refusal") or "content filter")[:200]
+                raise JudgeCallError("refusal", f"the judge refused: {refused}")
             try:
                 return _parse(reply["content"], model)
             except Exception as err:  # noqa: BLE001 - pydantic or JSON errors
@@ -364,7 +365,8 @@ class LLMJudge:
         verdict_rows = tuple(StatementVerdict(v.statement, SUPPORTED if v.verdict else UNSUPPORTED,
                                               reason=v.reason) for v in verdicts)
         note = "" if len(verdicts) == len(statements) else \
-            f" (the judge returned {len(verdicts)} verdicts for {len(statements)} statements; ragas divides by the verdicts)"
+            (f" (the judge returned {len(verdicts)} verdicts for {len(statements)} statements; "
+             "ragas divides by the verdicts)")
         return MetricScore(value, statements=verdict_rows,
                            arithmetic=f"{supported} of {len(verdicts)} statements supported = "
                                       f"{supported}/{len(verdicts)} = {value:.3f}{note}")

@@ -491,7 +491,8 @@ def _rows_csv(text: str, source: str, report: ValidationReport, delimiter: str) 
     return rows
 
 
-def parse_rag_log(data: bytes | str, filename: str, max_bytes: int = MAX_RAG_LOG_BYTES) -> tuple[RagLog, ValidationReport]:
+def parse_rag_log(data: bytes | str, filename: str,
+                  max_bytes: int = MAX_RAG_LOG_BYTES) -> tuple[RagLog, ValidationReport]:
     """Parse a RAG log (see the module docstring for formats and columns).
 
     Parameters

@@ -273,7 +273,8 @@ def _json_run(text: str, source: str, report: ValidationReport, jsonl: bool) -> 
     return UploadedRun(_empty_run(name), source=source)
 
 
-def parse_run_upload(data: bytes, filename: str, max_bytes: int = MAX_UPLOAD_BYTES) -> tuple[UploadedRun, ValidationReport]:
+def parse_run_upload(data: bytes, filename: str,
+                     max_bytes: int = MAX_UPLOAD_BYTES) -> tuple[UploadedRun, ValidationReport]:
     """Parse a run file of any supported format (see the module docstring).  Never raises on content."""
     from rag_metrics.io import parse_trec_run
 

@@ -182,7 +182,8 @@ class HttpBackend:
                    404: "check the url path",
                    405: "the endpoint must accept POST",
                    400: "the endpoint must accept the body {\"query\": ..., \"k\": ...}",
-                   422: "the endpoint must accept the body {\"query\": ..., \"k\": ...}"}.get(e.code, "check the url and headers")
+                   422: "the endpoint must accept the body {\"query\": ..., \"k\": ...}",
+                   }.get(e.code, "check the url and headers")
             raise BackendError(f"HTTP {e.code} from {cfg.url}{detail}; {fix}") from None
         except TimeoutError:
             raise _Retryable(f"no answer from {cfg.url} within the timeout of {cfg.timeout:g} s; raise the timeout "

@@ -155,7 +155,8 @@ class PgvectorBackend:
                 cur.execute("SELECT table_schema || '.' || table_name FROM information_schema.columns "
                             "WHERE udt_name = 'vector' GROUP BY 1 ORDER BY 1 LIMIT 10")
                 found = [r[0] for r in cur.fetchall()]
-                raise InputError(f"table {cfg.table!r} not found in {redact_dsn(cfg.dsn)}; tables with a vector column: "
+                raise InputError(f"table {cfg.table!r} not found in {redact_dsn(cfg.dsn)}; "
+                                 "tables with a vector column: "
                                  f"{', '.join(found) or 'none'}")
             cur.execute("SELECT a.attname, format_type(a.atttypid, a.atttypmod), t.typname FROM pg_attribute a "
                         "JOIN pg_type t ON t.oid = a.atttypid WHERE a.attrelid = to_regclass(%s) AND a.attnum > 0 "
@@ -182,8 +183,9 @@ class PgvectorBackend:
                 dim = int(row[0]) if row else None
         want = int(self.encoder.dim)
         if dim is not None and dim != want:
-            raise InputError(f"embedding_column {cfg.embedding_column!r} of {cfg.table!r} holds {dim}-dimensional "
-                             f"vectors but the lab's encoder ({getattr(self.encoder, 'name', 'encoder')}) gives {want}; "
+            raise InputError(f"embedding_column {cfg.embedding_column!r} of {cfg.table!r} "
+                             f"holds {dim}-dimensional vectors but the lab's encoder "
+                             f"({getattr(self.encoder, 'name', 'encoder')}) gives {want}; "
                              "the table must be embedded with the same model (or index the lab's corpus into a new "
                              "table)")
         self.dim = dim or want
@@ -205,7 +207,7 @@ class PgvectorBackend:
         vecs = np.asarray(self.encoder.encode(list(questions)), dtype=np.float32)
         query = self._query()
         out: list[list[tuple[str, float]] | BackendError] = []
-        for q, v in zip(questions, vecs):
+        for _q, v in zip(questions, vecs):
             try:
                 with conn.cursor() as cur:
                     cur.execute(query, {"q": v, "k": int(k)})

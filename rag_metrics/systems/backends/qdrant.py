@@ -129,7 +129,7 @@ def close_local_clients() -> None:
         for client in _LOCAL_CLIENTS.values():
             try:
                 client.close()
-            except Exception:  # closing at interpreter exit must never raise
+            except Exception:  # noqa: BLE001  closing at interpreter exit must never raise
                 pass
         _LOCAL_CLIENTS.clear()
 
@@ -175,7 +175,9 @@ class QdrantBackend:
             info = self.client.get_collection(cfg.collection)
         except InputError:
             raise
-        except Exception as e:  # qdrant-client raises transport-specific errors (httpx, grpc, UnexpectedResponse)
+        # Blind on purpose: qdrant-client raises per transport: REST ApiException (UnexpectedResponse,
+        # ResponseHandlingException), QdrantException, grpc.RpcError, and local mode ValueError/OSError.
+        except Exception as e:  # noqa: BLE001  any of them means "cannot reach" (see above)
             raise InputError(f"cannot reach Qdrant at {cfg.where} ({type(e).__name__}: {str(e).strip()[:200]}); "
                              "check the url, the api key variable and that the server runs") from None
         vectors = info.config.params.vectors
@@ -234,7 +236,7 @@ class QdrantBackend:
                     for v in vecs[lo:lo + _BATCH]]
             try:
                 responses = self.client.query_batch_points(cfg.collection, requests=reqs)
-            except Exception as e:  # transport errors: every question of the batch failed
+            except Exception as e:  # noqa: BLE001  any transport's error (see check()): the whole batch failed
                 err = BackendError(f"Qdrant query failed at {cfg.where} ({type(e).__name__}: {str(e).strip()[:200]})")
                 out.extend([err] * len(reqs))
                 continue
