@@ -145,9 +145,10 @@ def category_chart(result: EvaluationResult, metrics: Sequence[str] = ("hit_rate
     y = alt.Y("category_n:N", title=None, sort=list(dict.fromkeys(df["category_n"])))
     color = alt.Color("label:N", title="metric", sort=order,
                       scale=alt.Scale(**metric_scale(metrics, lambda m: _label(m, k))))
-    tip = ["category:N", alt.Tooltip("label:N", title="metric"), alt.Tooltip("mean:Q", format=".3f"),
-           alt.Tooltip("ci_low:Q", format=".3f", title="95% CI low"),
-           alt.Tooltip("ci_high:Q", format=".3f", title="95% CI high"), "n:Q"]
+    tip: list[str | alt.Tooltip] = [
+        "category:N", alt.Tooltip("label:N", title="metric"), alt.Tooltip("mean:Q", format=".3f"),
+        alt.Tooltip("ci_low:Q", format=".3f", title="95% CI low"),
+        alt.Tooltip("ci_high:Q", format=".3f", title="95% CI high"), "n:Q"]
     base = alt.Chart(df).encode(y=y, yOffset=alt.YOffset("label:N", sort=order), color=color, tooltip=tip)
     bars = base.mark_bar(opacity=0.85, height={"band": 0.9}).encode(
         x=alt.X("mean:Q", title="mean (bars) with 95% CI (whiskers)", scale=alt.Scale(domain=[0, 1]),
@@ -262,7 +263,7 @@ def report_content(
         by_category=by_cat, best=best, worst=worst, ranking_metric=f"{ranking_metric}@{k}",
         n_queries=len(result.query_ids), n_in_scope=result.n_in_scope, n_out_of_scope=result.n_out_of_scope,
         config=cfg, context_metrics=ctx, comparison=comparison, verdicts=verdicts,
-        comparison_names=tuple(comparison_names), notes=tuple(notes),  # type: ignore[arg-type]
+        comparison_names=tuple(comparison_names), notes=tuple(notes),  # type: ignore[arg-type]  # tuple() widens the 2-tuple
         map_chart=_map_chart(corpus_map, worst), answers=answers,
     )
 
@@ -286,7 +287,7 @@ def offline_javascript() -> str:
     except ImportError:
         raise InputError("the offline HTML report needs the vl-convert-python package (it provides the "
                          "Vega JavaScript to embed); install it with `pip install vl-convert-python`") from None
-    js = vl_convert.javascript_bundle()
+    js = vl_convert.javascript_bundle()  # type: ignore[call-arg]  # the stub marks the optional `snippet` required
     if "</script" in js.lower():  # never expected; would break the page
         js = js.replace("</script", "<\\/script").replace("</SCRIPT", "<\\/SCRIPT")
     return js

@@ -125,7 +125,7 @@ def test_pgvector_config_validation_and_redaction():
     with pytest.raises(InputError, match="must be 'name' or 'schema.name'"):
         PgvectorConfig("postgresql://x", "a.b.c")
     with pytest.raises(InputError, match="metric 'l2' is not one of cosine, inner_product"):
-        PgvectorConfig("postgresql://x", "t", metric="l2")  # type: ignore[arg-type]
+        PgvectorConfig("postgresql://x", "t", metric="l2")  # type: ignore[arg-type]  # a bad value on purpose
     cfg = PgvectorConfig("postgresql://me:hunter2@db:5432/x", "t")
     assert "hunter2" not in str(cfg.public()) and "me:***@db:5432" in cfg.public()["dsn"]
     assert "hunter2" not in str(PgvectorConfig("host=db password=hunter2", "t").public())

@@ -126,7 +126,7 @@ def relevancy_table(ev: AnswerEvaluation, labels: Mapping[str, HumanLabels], met
         lab = labels.get(it.id)
         s = ev.scores.get(it.id, {}).get(metric)
         if lab is not None and s is not None and s.ok:
-            vals.setdefault(lab.relevancy, []).append(float(s.value))  # type: ignore[arg-type]
+            vals.setdefault(lab.relevancy, []).append(float(s.value))  # type: ignore[arg-type]  # s.ok: value is not None
     from rag_metrics.answers.data import RELEVANCY_LABELS
 
     return pd.DataFrame([{"relevancy": r, "mean": float(np.mean(vals[r])), "n": len(vals[r])}

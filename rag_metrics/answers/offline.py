@@ -61,7 +61,7 @@ class OfflineJudge:
         Sentence verdict threshold on the best cosine, in [-1, 1].
     """
 
-    metrics = OFFLINE_METRICS
+    metrics: tuple[str, ...] = OFFLINE_METRICS
 
     def __init__(self, encoder: Any = None, cache: Any = None, threshold: float = SUPPORT_THRESHOLD
                  ) -> None:

@@ -136,7 +136,7 @@ class MetricScore:
     def failed(status: str, message: str = "", **kw: object) -> MetricScore:
         if status not in STATUSES or status == "ok":
             raise ValueError(f"unknown failure status {status!r}")
-        return MetricScore(None, status, message or STATUSES[status], **kw)  # type: ignore[arg-type]
+        return MetricScore(None, status, message or STATUSES[status], **kw)  # type: ignore[arg-type]  # kw: other MetricScore fields, passed through
 
 
 @dataclass(frozen=True)

@@ -58,8 +58,8 @@ def system_table(results: Mapping[str, object], metrics: Sequence[str], k: int) 
     for sname, res in results.items():
         row: dict[str, object] = {"system": sname}
         for m in names:
-            row[f"{m}@{k}"] = res.mean(m, k)  # type: ignore[attr-defined]
-        row["warning"] = judged_warning(float(row[f"judged@{k}"]), k, sname)  # type: ignore[arg-type]
+            row[f"{m}@{k}"] = res.mean(m, k)  # type: ignore[attr-defined]  # results: EvaluationResult-like (duck-typed)
+        row["warning"] = judged_warning(float(row[f"judged@{k}"]), k, sname)  # type: ignore[arg-type]  # judged@k: the float set above
         rows.append(row)
     return pd.DataFrame(rows, columns=["system"] + [f"{m}@{k}" for m in names] + ["warning"])
 

@@ -127,15 +127,15 @@ def _csv_run(data: bytes, source: str, report: ValidationReport) -> UploadedRun:
                      "query_id,chunk_id,score", file=source, line=1)
         return UploadedRun(_empty_run(name), source=source)
     lines = np.arange(2, len(df) + 2)  # header is line 1 (multi-line cells are not expected in runs)
-    keys = df[qk] if qk is not None else df[tk]  # type: ignore[index]
+    keys = df[qk] if qk is not None else df[tk]
     keys = keys.str.strip()
-    ids = df[ik].str.strip()  # type: ignore[index]
-    num = pd.to_numeric(df[sk] if sk is not None else df[rk], errors="coerce")  # type: ignore[index]
+    ids = df[ik].str.strip()
+    num = pd.to_numeric(df[sk] if sk is not None else df[rk], errors="coerce")
     bad = num.isna().to_numpy() | (keys == "").to_numpy() | (ids == "").to_numpy()
     if bad.any():
         col = sk or rk
         for n in np.flatnonzero(bad)[:_MAX_REPORTED]:
-            what = (f"{col} {df[col].iat[n]!r} is not a number" if math.isnan(num.iat[n]) else  # type: ignore[index]
+            what = (f"{col} {df[col].iat[n]!r} is not a number" if math.isnan(num.iat[n]) else
                     "empty query or id cell")
             report.error(f"{what}; every row needs a query, an id and a numeric {col}", file=source,
                          line=int(lines[n]))
@@ -407,7 +407,7 @@ class RagLogSystem:
             raise InputError(f"{log.source or 'RAG log'}: rows have contexts without ids, so they are matched to "
                              "the corpus by text; give the corpus (the app's current corpus, or --corpus PATH)")
         if needs_text:
-            self._matcher = ContextMatcher(chunks, threshold)  # type: ignore[arg-type]
+            self._matcher = ContextMatcher(chunks, threshold)  # type: ignore[arg-type]  # chunks is not None (checked above)
         corpus_fp = fingerprint(self._matcher.ids, self._matcher.norm) if self._matcher else ""
         self._fp = fingerprint("raglog", [(r.id, r.question, r.contexts, r.context_ids) for r in log],
                                corpus_fp, threshold if needs_text else None)
