@@ -6,6 +6,7 @@ import streamlit as st
 from rag_metrics import ab
 from rag_metrics.compare import DECISION_RULE, comparison_summary, disagreements, per_query_deltas
 from rag_metrics.errors import InputError
+from rag_metrics.evaluate import CI_CONFIDENCE
 from rag_metrics.io import qrels_to_text, run_to_text
 from ui import compare_views as cv
 from ui import cache, report_ui, state, views
@@ -57,11 +58,13 @@ if ctx.corpus.level == "chunk" and cfg_a.chunking != cfg_b.chunking:
 else:
     st.caption(f"Both use the same chunking: evaluated at **{level} level** against the same labels.")
 
+working = st.empty()  # what is being computed, and how far (cleared when done)
 try:
-    with st.spinner("Retrieving and evaluating both configurations (cached once computed)…"):
-        ea = cv.evaluate_config(ctx, cfg_a, level)
-        eb = cv.evaluate_config(ctx, cfg_b, level)
+    ea = cv.evaluate_config(ctx, cfg_a, level, cv.progress_step(working, "Configuration A"))
+    eb = cv.evaluate_config(ctx, cfg_b, level, cv.progress_step(working, "Configuration B"))
+    working.empty()
 except InputError as err:
+    working.empty()
     views.input_error(err, "Cannot evaluate this configuration")
     st.stop()
 for e, side in ((ea, "A"), (eb, "B")):
@@ -86,30 +89,16 @@ keys = tuple(ab.comparison_keys(metrics, k))
 table = cache.comparison(a, b, ea.key, eb.key, keys)
 # the stakeholder report and the Presenter view show these verdicts (while the golden set is unchanged)
 report_ui.publish_comparison(table, cv.report_names(cfg_a, cfg_b), ctx.golden_session.fingerprint)
-views.section(f"Per metric at K = {k}", "Delta = B − A over the same questions (paired). " + DECISION_RULE)
-for r in table.to_dict("records"):
-    if r["significant"] and r["delta"] > 0:
-        st.success(r["sentence"], icon=":material/trending_up:")
-    elif r["significant"]:
-        st.warning(r["sentence"], icon=":material/trending_down:")
-    else:
-        st.info(r["sentence"], icon=":material/balance:")
-st.caption("Green: B significantly better; orange: A significantly better; blue: no significant difference.")
-shown = {
-    "Metric": [f"{views.label(m)}@{kk}" for m, kk in zip(table["metric"], table["k"])],
-    "A": [views.fmt(v) for v in table["mean_a"]],
-    "B": [views.fmt(v) for v in table["mean_b"]],
-    "B − A": [f"{v:+.3f}" for v in table["delta"]],
-    f"{table['ci_level'].iloc[0] * 100:.4g}% CI": [f"[{lo:+.3f}, {hi:+.3f}]" for lo, hi in zip(table["ci_low"], table["ci_high"])],
-    "B wins / loses / ties": [f"{w} / {lo} / {t}" for w, lo, t in zip(table["wins"], table["losses"], table["ties"])],
-    "p t-test": [f"{p:.4f}" for p in table["p_ttest"]],
-    "p t-test (BH)": [f"{p:.4f}" for p in table["p_ttest_adj"]],
-    "Verdict": list(table["verdict"]),
-    "Detectable difference": [views.fmt(v) for v in table["mde"]],
-}
-st.dataframe(shown, hide_index=True, width="stretch")
-st.caption(f"n = {int(table['n'].iloc[0])} paired questions. {comparison_summary(table)} "
-           "The same numbers as `rag-metrics compare` on these two runs.")
+views.section(f"Per metric at K = {k}", "Delta = B − A over the same questions (paired).")
+st.markdown(f"**{views.esc(comparison_summary(table))}**")
+st.dataframe(cv.verdict_rows(table), hide_index=True, width="stretch",
+             column_config={"Verdict": st.column_config.TextColumn(width="medium")})
+with st.container(border=True):
+    st.markdown("**How the verdict is decided**")
+    st.caption(DECISION_RULE + f" Here: n = {int(table['n'].iloc[0])} paired questions.")
+with st.expander("Each verdict in a sentence (the same numbers)", icon=":material/notes:"):
+    st.markdown("\n".join(f"- {views.esc(t)}" for t in table["sentence"]))
+st.caption("The same numbers as `rag-metrics compare` on these two runs.")
 
 # ---- per query ---------------------------------------------------------------------------------------
 views.section("Per question: who wins?", "B − A for every question, sorted; green = B better, red = A better.")
@@ -126,7 +115,8 @@ with right:
     st.altair_chart(cv.per_query_chart(deltas, f"{views.label(metric)}@{k}"), width="stretch")
 
 views.section(f"Per category: {views.label(metric)}@{k}", "So a gain in one kind of question cannot hide a loss in "
-              "another. Bars: mean B − A; black lines: 95% bootstrap CI.")
+              f"another. Bars: mean B − A; black lines: {CI_CONFIDENCE:.0%} paired t-interval of each category "
+              "(descriptive: not corrected across categories).")
 cat = cache.ab_category_table(a, b, ea.key, eb.key, metric, k)
 left, right = st.columns([1, 1], gap="large")
 with left:
@@ -135,7 +125,7 @@ with right:
     st.dataframe(
         {"Category": cat["category"], "n": cat["n"], "A": [views.fmt(v) for v in cat["mean_a"]],
          "B": [views.fmt(v) for v in cat["mean_b"]], "B − A": [f"{v:+.3f}" for v in cat["delta"]],
-         "95% CI": [f"[{lo:+.3f}, {hi:+.3f}]" for lo, hi in zip(cat["ci_low"], cat["ci_high"])],
+         f"{CI_CONFIDENCE:.0%} CI": [f"[{lo:+.3f}, {hi:+.3f}]" for lo, hi in zip(cat["ci_low"], cat["ci_high"])],
          "W / L / T": [f"{w} / {lo} / {t}" for w, lo, t in zip(cat["wins"], cat["losses"], cat["ties"])]},
         hide_index=True, width="stretch")
 

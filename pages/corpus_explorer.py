@@ -7,7 +7,8 @@ from rag_metrics import golden_edit, readouts
 from rag_metrics.corpus import MAX_FILE_BYTES, TEXT_SUFFIXES
 from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.retrieval.chunking import MIN_CHUNK_SIZE
-from ui import cache, state, views
+from rag_metrics.retrieval.defaults import DEFAULT_RETRIEVER
+from ui import cache, paging, state, views
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -41,14 +42,15 @@ with tab_browse:
     f1, f2 = st.columns([2, 2])
     pick = f1.multiselect("Documents", docs, key="browse_docs", placeholder="All documents")
     needle = f2.text_input("Text contains", key="browse_text", placeholder="e.g. refund")
-    table = golden_edit.chunk_table(chunks.chunks, ctx.golden if unit == "chunk" else None, level)
+    table = cache.chunk_table(chunks, ctx.golden if unit == "chunk" else None, chunks.fingerprint,
+                              ctx.golden_session.fingerprint if unit == "chunk" else "", level)
     if pick:
         table = table[table["document"].isin(pick)]
     if needle.strip():
         table = table[table["text"].str.contains(needle.strip(), case=False, regex=False)]
-    st.caption(f"{len(table)} chunk(s). Hover a text cell to read it whole; 'labelled' counts the golden "
+    st.caption(f"{len(table):,} chunk(s). Hover a text cell to read it whole; 'labelled' counts the golden "
                "questions that label the chunk relevant.")
-    st.dataframe(table, hide_index=True, width="stretch", height=460,
+    st.dataframe(paging.page(table, "browse_page", what="chunks"), hide_index=True, width="stretch", height=460,
                  column_config={"id": st.column_config.TextColumn("Chunk", width="medium"),
                                 "document": st.column_config.TextColumn("Document", width="medium"),
                                 "start": st.column_config.NumberColumn("Start", width="small"),
@@ -108,14 +110,9 @@ with tab_chunk:
         if (int(size), int(overlap)) == (size0, overlap0):
             st.info("These are the current settings.")
         else:
-            bar = st.progress(0.0, text="Embedding new chunk texts…")
-
-            def progress(done: int, total: int) -> None:
-                bar.progress(1.0 if total == 0 else min(done / total, 1.0),
-                             text=f"Embedding new chunk texts: {done} / {total}" if total else "All embeddings cached")
-
+            bar = st.progress(0.0, text=f"Chunking {len(ctx.corpus.corpus):,} documents…")
             try:
-                rep = state.rechunk(int(size), int(overlap), progress)
+                rep = state.rechunk(int(size), int(overlap), views.progress_callback(bar, "Embedding new chunk texts"))
             except InputError as err:
                 bar.empty()
                 views.input_error(err)
@@ -134,20 +131,22 @@ with tab_chunk:
 
 # ---- load another corpus -------------------------------------------------------------------------------
 def _prewarm(name: str) -> None:
-    """Embed a newly loaded corpus now, with a progress bar (dense and hybrid retrievers need it)."""
-    if state.value(state.KEY_RETRIEVER) == "bm25":
-        return
+    """Chunk, embed and index a newly loaded corpus now, each step with what it does and how far
+    (the next run then finds everything cached)."""
+    bar = st.progress(0.0, text=f"Chunking {len(state.corpus_entry(name).corpus):,} documents…")
     chunk_set = state.chunk_set(name)
-    bar = st.progress(0.0, text="Embedding the new corpus…")
-
-    def progress(done: int, total: int) -> None:
-        bar.progress(1.0 if total == 0 else min(done / total, 1.0), text=f"Embedding chunks: {done} / {total}")
-
+    kind = state.value(state.KEY_RETRIEVER) or DEFAULT_RETRIEVER
     try:
-        cache.prewarm_embeddings(chunk_set, progress)
+        if kind != "bm25":
+            bar.progress(0.0, text=f"{len(chunk_set.chunks):,} chunks: loading the embedding model…")
+            cache.prewarm_embeddings(chunk_set, views.progress_callback(bar, "Embedding chunks"))
+        bar.progress(1.0, text=f"Indexing {len(chunk_set.chunks):,} chunks ({kind})…")
+        cache.retrieval_memo(chunk_set, chunk_set.fingerprint, kind)
     except InputError as err:
+        bar.empty()
         views.input_error(err, "Cannot embed the corpus (switch the retriever to BM25 to use it without a model)")
         st.stop()
+    bar.empty()
 
 
 with tab_load:
@@ -189,7 +188,8 @@ with tab_load:
         from rag_metrics.io import load_beir
 
         try:
-            corpus, golden = load_beir(path.strip())
+            with st.spinner("Reading the BEIR folder (corpus, queries, qrels)…"):
+                corpus, golden = load_beir(path.strip())
         except InputError as err:
             views.input_error(err, "Cannot load the BEIR folder")
         else:

@@ -6,7 +6,7 @@ import streamlit as st
 
 from rag_metrics.errors import InputError
 from rag_metrics.projection import NOT_COVERED, available_methods
-from ui import cache, state, views
+from ui import cache, paging, state, views
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -115,6 +115,6 @@ if query is not None:
 
 with st.expander(f"Chunks no question covers ({n_unc})", icon=":material/crop_square:"):
     unc = chunks_df[~chunks_df["covered_by_any_question"]][["chunk_id", "doc_id", "preview"]]
-    st.dataframe(unc, hide_index=True, width="stretch",
+    st.dataframe(paging.page(unc, "map_uncovered_page", what="chunks"), hide_index=True, width="stretch",
                  column_config={"preview": st.column_config.TextColumn("Text", width="large")})
     st.caption(f"Category '{NOT_COVERED}' in the colour-by-category view.")

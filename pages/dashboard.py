@@ -14,6 +14,7 @@ ensure_shell()
 ctx = state.current_or_stop()
 k = ctx.k
 res = ctx.result
+unit = readouts.unit_word(ctx.corpus.level)  # labels name documents (BEIR) or chunks
 views.page_header("Dashboard", ctx)
 
 if res.n_queries == 0:
@@ -47,7 +48,7 @@ with left:
 with right:
     views.section("Reading the numbers")
     mrr = res.mean("mrr", k)
-    st.markdown(f"**MRR@{k} = {views.fmt(mrr)}.** {readouts.mrr_reading(mrr)}")
+    st.markdown(f"**MRR@{k} = {views.fmt(mrr)}.** {readouts.mrr_reading(mrr, unit)}")
     targets = readouts.target_checks(res, k)
     for t in targets.to_dict("records"):
         name = f"{views.label(t['metric'])}@{t['k']}"
@@ -55,8 +56,8 @@ with right:
         msg = f"{name} = {views.fmt(t['value'])} (target > {t['target']:.1f})"
         (st.success if ok else st.warning)(msg, icon=":material/check_circle:" if ok else ":material/flag:")
     with st.expander("What MRR values mean (the lesson's table)"):
-        st.dataframe(readouts.mrr_reading_rows(), hide_index=True, width="stretch")
-        st.caption("Typical rank of the first relevant chunk ≈ 1 / MRR. Targets from the lesson: "
+        st.dataframe(readouts.mrr_reading_rows(unit), hide_index=True, width="stretch")
+        st.caption(f"Typical rank of the first relevant {unit} ≈ 1 / MRR. Targets from the lesson: "
                    f"{readouts.targets_caption(k)}.")
 
 # ---- per category and hit rates -----------------------------------------------------------------
@@ -72,7 +73,7 @@ with left:
         views.chart(views.category_chart(cat, metric))
         st.caption(METRICS[metric].description)
 with right:
-    views.section("Hit rate at 1, 3, 5, 10", "Did any relevant chunk appear in the top K?")
+    views.section("Hit rate at 1, 3, 5, 10", f"Did any relevant {unit} appear in the top K?")
     views.chart(views.hit_rate_chart(ctx.hit_rates()))
 
 # ---- out-of-scope abstention -----------------------------------------------------------------------

@@ -11,7 +11,7 @@ from rag_metrics.errors import InputError
 from rag_metrics.golden import LIST_SEPARATOR
 from rag_metrics.golden_session import labelling_rows
 from rag_metrics.types import OUT_OF_SCOPE
-from ui import cache, state, views
+from ui import cache, label_editor, state, views
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -83,6 +83,7 @@ with tab_edit:
             "expected_answer": st.column_config.TextColumn("Expected answer", width="medium"),
         },
     )
+    label_editor.render(ctx, label_ids, as_text)  # long label lists, one row per label
     if not session.edit_report.ok:
         st.error(f"Not saved: {len(session.edit_report.errors)} problem(s) to fix in the table. The metrics use "
                  "the last valid version.", icon=":material/error:")

@@ -5,6 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from rag_metrics.errors import InputError
+from rag_metrics.evaluate import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED
 from ui import cache, report_ui, state, views
 from ui.shell import ensure_shell
 
@@ -56,14 +57,17 @@ with st.container(key="presenter"):
         kk = None if pd.isna(r["k"]) else int(r["k"])
         col.metric(f"{views.label(r['metric'])}" + (f"@{kk}" if kk is not None else ""), views.fmt(r["mean"]),
                    border=True)
-        col.caption(f"95% CI {views.fmt(r['ci_low'])} – {views.fmt(r['ci_high'])}")
+        col.caption(f"{CI_CONFIDENCE:.0%} CI {views.fmt(r['ci_low'])} – {views.fmt(r['ci_high'])}")
     n_inc = int(content.headline["n"].iloc[0]) if len(content.headline) else 0
     notes = " ".join(content.notes)
-    st.caption(f"Means over {n_inc} questions; 95% percentile-bootstrap confidence intervals. {notes}")
+    st.caption(f"Means over {n_inc} questions; {CI_CONFIDENCE:.0%} percentile-bootstrap confidence intervals "
+               f"({CI_RESAMPLES:,} resamples, seed {CI_SEED}: the Dashboard's, the report's and the CLI's). {notes}")
 
     if content.verdicts:
         a, b = content.comparison_names
         st.header(f"Comparison: {views.esc(a)} vs {views.esc(b)}", divider="gray")
+        st.caption("In plain words, from the same verdicts as the Compare page's table (which also gives the "
+                   "test, the adjusted p-values and the rule).")
         for v in content.verdicts:
             st.info(views.esc(v), icon=":material/balance:")
 
@@ -107,10 +111,14 @@ with st.container(key="presenter"):
     if content.context_metrics is not None and len(content.context_metrics):
         st.header("RAGAS context metrics (from the labels, no LLM)", divider="gray")
         cm = content.context_metrics
-        st.dataframe(cm[["label", "mean", "ci_low", "ci_high", "ours", "ours_mean", "n_equal"]], hide_index=True,
-                     width="stretch",
+        st.dataframe(cm[["label", "mean", "ci_low", "ci_high", "ragas_evaluate_mean", "ours", "ours_mean", "n_equal"]],
+                     hide_index=True, width="stretch",
                      column_config={"label": "RAGAS metric",
-                                    "mean": st.column_config.NumberColumn("Mean", format="%.3f"),
+                                    "mean": st.column_config.NumberColumn("Mean (in scope)", format="%.3f"),
+                                    "ragas_evaluate_mean": st.column_config.NumberColumn(
+                                        "ragas.evaluate (every row)", format="%.3f",
+                                        help="What ragas.evaluate reports on the export: every question, "
+                                             "out-of-scope ones included (ID precision scores them 0)."),
                                     "ci_low": st.column_config.NumberColumn("95% CI low", format="%.3f"),
                                     "ci_high": st.column_config.NumberColumn("95% CI high", format="%.3f"),
                                     "ours": "Our metric",

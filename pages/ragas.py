@@ -7,11 +7,15 @@ import math
 import streamlit as st
 
 from rag_metrics.errors import InputError
+from rag_metrics.evaluate import CI_CONFIDENCE
 from rag_metrics.ragas import JUDGE_METRICS, JUDGE_METRICS_NOTE, RAGAS_VERSION_CHECKED, RELATION
 from ui import cache, state, views
 from ui.shell import ensure_shell
 
 ensure_shell()
+
+RAGAS_IN_SCOPE = "RAGAS, in scope"
+RAGAS_EVALUATE = "ragas.evaluate"
 
 ctx = state.current_or_stop()
 k = ctx.k
@@ -36,24 +40,37 @@ st.caption(f"RAGAS scores retrieval with context precision and context recall. I
            f"cut to the top K = {k} before RAGAS sees it.")
 
 # ---- means side by side ---------------------------------------------------------------------------------
-views.section(f"Means at K = {k}, with 95% confidence intervals",
-              "Each RAGAS metric beside the trec_eval-style metric it resembles. RAGAS leaves out queries where "
-              "it returns NaN (nothing retrieved, no reference id), as ragas.evaluate does.")
+views.section(f"Means at K = {k}, with {CI_CONFIDENCE:.0%} confidence intervals",
+              "Each RAGAS metric beside the trec_eval-style metric it resembles, with two means of the RAGAS "
+              "values: over the questions in scope (the questions our metrics average) and over every row, "
+              "which is what ragas.evaluate reports on this page's export.")
 cols = st.columns(len(summary), gap="medium")
 for col, r in zip(cols, summary.to_dict("records")):
     ours = r["ours"]
     with col, st.container(border=True):
         st.markdown(f"**{views.esc(r['label'])}**")
-        a, b = st.columns(2)
-        a.metric("RAGAS", views.fmt(r["mean"]), help=f"{r['ragas_metric']} · n = {r['n']} queries")
-        a.caption(f"95% CI {views.fmt(r['ci_low'])} – {views.fmt(r['ci_high'])}")
+        a, e, b = st.columns(3)
+        a.metric(RAGAS_IN_SCOPE, views.fmt(r["mean"]),
+                 help=f"{r['ragas_metric']}: mean over the {r['n']} in-scope questions of our means (NaN left out).")
+        a.caption(f"{CI_CONFIDENCE:.0%} CI {views.fmt(r['ci_low'])} – {views.fmt(r['ci_high'])}")
+        e.metric(RAGAS_EVALUATE, views.fmt(r["ragas_evaluate_mean"]),
+                 help="ragas.evaluate's own aggregate on the export at this K: the mean over every row with a "
+                      "value (np.nanmean), out-of-scope questions included.")
+        e.caption(f"over {r['ragas_evaluate_n']} of {len(table)} rows")
         metric, _, kk = ours.partition("@")
         b.metric(f"{views.label(metric)}@{kk}" if kk else ours, views.fmt(r["ours_mean"]),
                  help=f"n = {r['ours_n']} queries")
-        b.caption(f"95% CI {views.fmt(r['ours_ci_low'])} – {views.fmt(r['ours_ci_high'])}")
+        b.caption(f"{CI_CONFIDENCE:.0%} CI {views.fmt(r['ours_ci_low'])} – {views.fmt(r['ours_ci_high'])}")
         n_eq, n = int(r["n_equal"]), int(r["ours_n"])
         rel = str(r["relation"])
         st.caption(f"Equal on {n_eq} of {n} queries: {rel[:1].upper() + rel[1:]}.")
+st.caption(f"**{RAGAS_IN_SCOPE}**: the mean over the questions that enter our means, the same questions as "
+           f"P@{k}, R@{k} and AP@{k}. **{RAGAS_EVALUATE}**: what `ragas.evaluate` prints for this page's export, "
+           "the mean over every row: an out-of-scope question (no reference id) scores 0 on ID-based precision "
+           "(something was retrieved, nothing matches) and is left out of recall (NaN). **Repeated ids**: the "
+           "RAGAS values score the retrieved list as ranked, a repeated id included, as ragas does; P@K, R@K and "
+           "AP@K keep each id's best-ranked occurrence, as trec_eval does, so the two can differ on a run that "
+           "repeats an id.")
 
 # ---- relation --------------------------------------------------------------------------------------------
 with st.expander("How the RAGAS context metrics relate to precision@K, recall@K and AP@K", expanded=True,

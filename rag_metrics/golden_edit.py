@@ -24,7 +24,7 @@ from rag_metrics.types import OUT_OF_SCOPE, Chunk, GoldenQuery, GoldenSet
 
 __all__ = [
     "CATEGORIES", "TABLE_COLUMNS", "golden_to_table", "table_to_golden", "upsert_labels", "MAX_IMPORT_BYTES",
-    "EXPORT_FORMATS", "import_golden", "export_golden", "label_counts", "chunk_table",
+    "EXPORT_FORMATS", "import_golden", "export_golden", "label_counts", "chunk_table", "label_rows", "labels_from_rows",
 ]
 
 #: Categories of the sample golden set (the editor offers these plus any found in the data).
@@ -98,6 +98,50 @@ def table_to_golden(table: pd.DataFrame, known_ids: Collection[str] | None = Non
     golden = GoldenSet(golden.queries, name=name)
     validate_golden(golden, known_ids, report)
     return golden, report
+
+
+def label_rows(query: GoldenQuery) -> pd.DataFrame:
+    """One row per label of ``query`` (``id``, ``grade``), in the golden order: the per-question
+    label editor's table (usable with 50-155 labels, where one cell of ids is not)."""
+    return pd.DataFrame({"id": list(query.relevant), "grade": [int(g) for g in query.relevant.values()]},
+                        columns=["id", "grade"])
+
+
+def labels_from_rows(old: Mapping[str, int], rows: Sequence[Mapping[str, Any]], query_id: str = "") -> dict[str, int]:
+    """The ``labels`` argument of :func:`upsert_labels` that makes a question's labels exactly
+    ``rows`` (``id``, ``grade``; an empty grade is 1): every row's id with its grade, and grade 0
+    (removed) for each ``old`` id no row names.  Empty rows are skipped.
+
+    Raises
+    ------
+    InputError
+        A grade that is not a whole number from 1 to 3, or an id given twice (naming the row).
+    """
+    out: dict[str, int] = {}
+    for n, row in enumerate(rows, start=1):
+        rid = str(row.get("id") or "").strip()
+        raw = row.get("grade")
+        if not rid:
+            if raw is None or (isinstance(raw, float) and math.isnan(raw)) or str(raw).strip() == "":
+                continue
+            raise InputError(f"question {query_id or '?'}, label row {n}: a grade without an id; type the id or "
+                             "delete the row")
+        if raw is None or (isinstance(raw, float) and math.isnan(raw)) or str(raw).strip() == "":
+            grade = 1
+        else:
+            try:
+                grade = int(float(str(raw)))
+            except ValueError:
+                grade = -1
+            if grade not in (1, 2, 3) or float(str(raw)) != grade:
+                raise InputError(f"question {query_id or '?'}, label row {n} ({rid}): grade {raw!r}; use 1, 2 or 3 "
+                                 "(delete the row to remove the label)")
+        if rid in out:
+            raise InputError(f"question {query_id or '?'}, label row {n}: {rid} is listed twice; keep one row")
+        out[rid] = grade
+    for i in old:
+        out.setdefault(i, 0)
+    return out
 
 
 def upsert_labels(golden: GoldenSet, question: str, labels: Mapping[str, int], category: str = "",

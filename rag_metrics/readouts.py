@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from rag_metrics.retrieval.memo import RetrievalMemo
 
 __all__ = [
-    "MRR_READING_TABLE", "MRR_BELOW_TABLE", "mrr_reading", "mrr_reading_rows", "TARGETS", "target_checks",
+    "MRR_READING_TABLE", "MRR_BELOW_TABLE", "unit_word", "mrr_reading", "mrr_reading_rows", "TARGETS", "target_checks",
     "targets_caption", "card_table", "hit_rate_table", "first_rank_histogram", "score_range", "abstention_sweep",
     "suggest_threshold", "failures_with_text", "ranking_with_text", "report_table", "explanation_table",
     "live_results", "metric_glossary", "worst_query",
@@ -52,8 +52,15 @@ MRR_BELOW_TABLE = "Very poor: the first relevant chunk is usually missing or far
 TARGETS: tuple[tuple[str, float], ...] = (("mrr", 0.7), ("precision", 0.6))
 
 
-def mrr_reading(mrr: float | None) -> str:
-    """Plain-language reading of an MRR value, from :data:`MRR_READING_TABLE`.
+def unit_word(level: str) -> str:
+    """What a label names at an evaluation ``level``: ``"document"`` or ``"chunk"`` (the word the
+    pages use in "first relevant chunk", "relevant chunks", ...)."""
+    return "document" if level == "document" else "chunk"
+
+
+def mrr_reading(mrr: float | None, unit: str = "chunk") -> str:
+    """Plain-language reading of an MRR value, from :data:`MRR_READING_TABLE` (``unit``: what a
+    label names, :func:`unit_word`).
 
     The reading is the row with the largest value ``<= mrr`` (so 0.5 is "Good" and 0.4999
     "Acceptable"); below the last row (0.1) it is :data:`MRR_BELOW_TABLE`.
@@ -65,14 +72,14 @@ def mrr_reading(mrr: float | None) -> str:
         return "No in-scope queries: MRR is undefined."
     for value, reading in MRR_READING_TABLE:
         if mrr >= value:
-            return reading
-    return MRR_BELOW_TABLE
+            return reading.replace("chunk", unit)
+    return MRR_BELOW_TABLE.replace("chunk", unit)
 
 
-def mrr_reading_rows() -> pd.DataFrame:
+def mrr_reading_rows(unit: str = "chunk") -> pd.DataFrame:
     """The lesson's MRR table as the dashboard shows it: columns ``MRR`` (text) and ``Reading``."""
     return pd.DataFrame({"MRR": [str(v) for v, _ in MRR_READING_TABLE],
-                         "Reading": [r for _, r in MRR_READING_TABLE]})
+                         "Reading": [r.replace("chunk", unit) for _, r in MRR_READING_TABLE]})
 
 
 def target_checks(result: EvaluationResult, k: int) -> pd.DataFrame:

@@ -25,11 +25,14 @@ def cmp(app):
 
 def table(at):
     """The per-metric table as shown (strings)."""
-    return next(d.value for d in at.main.dataframe if "p t-test (BH)" in d.value.columns)
+    return next(d.value for d in at.main.dataframe if "p adjusted" in d.value.columns)
 
 
 def verdicts(at) -> list[str]:
-    return [e.value for e in [*at.main.success, *at.main.warning, *at.main.info] if "@5:" in e.value]
+    """The technical sentences (one markdown list in the expander under the table)."""
+    box = next(e for e in at.main.expander if "verdict in a sentence" in e.label)
+    lines = [line[2:].replace("\\", "") for m in box.markdown for line in m.value.splitlines()]
+    return [line for line in lines if "@5:" in line]
 
 
 def ci_header(df) -> str:
@@ -40,9 +43,9 @@ def ci_header(df) -> str:
 def expected_rows(df) -> list[dict]:
     return [{"Metric": f"{METRICS[r.metric].label}@{r.k}", "A": f"{r.mean_a:.3f}", "B": f"{r.mean_b:.3f}",
              "B − A": f"{r.delta:+.3f}", ci_header(df): f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}]",
-             "B wins / loses / ties": f"{r.wins} / {r.losses} / {r.ties}",
-             "p t-test": f"{r.p_ttest:.4f}", "p t-test (BH)": f"{r.p_ttest_adj:.4f}",
-             "Verdict": r.verdict, "Detectable difference": f"{r.mde:.3f}"} for r in df.itertuples()]
+             "p adjusted": f"{r.p_ttest_adj:.4f}", "Verdict": r.verdict,
+             "Detectable difference (MDE)": f"{r.mde:.3f}",
+             "B wins / loses / ties": f"{r.wins} / {r.losses} / {r.ties}"} for r in df.itertuples()]
 
 
 def test_default_is_sidebar_vs_bm25_with_library_numbers(cmp):
@@ -81,8 +84,7 @@ def test_cli_compare_gives_the_page_numbers(cmp, tmp_path):
         assert page["B − A"] == f"{cli['delta']:+.3f}"
         assert page[ci_header(pd.DataFrame(rows))] == f"[{cli['ci_low']:+.3f}, {cli['ci_high']:+.3f}]"
         assert page["B wins / loses / ties"] == f"{cli['wins']} / {cli['losses']} / {cli['ties']}"
-        for col, key in (("p t-test", "p_ttest"), ("p t-test (BH)", "p_ttest_adj")):
-            assert page[col] == f"{cli[key]:.4f}"
+        assert page["p adjusted"] == f"{cli['p_ttest_adj']:.4f}"
         assert page["Verdict"] == cli["verdict"]
     # and (beyond the shown decimals) the library's comparison of the page's runs; the CLI's JSON
     # carries 10 significant decimals (pandas to_json), hence 1e-9
@@ -257,3 +259,99 @@ def test_comparison_reaches_the_presenter_view_and_the_report(cmp, downloads):
     assert not any(h.value.startswith("Comparison") for h in cmp.header)
     assert not cmp.main.info
     assert "Comparison: dense vs bm25" not in report_html(cmp, downloads)
+
+
+def _interval(text: str) -> tuple[float, float]:
+    lo, hi = text.strip("[]").split(",")
+    return float(lo), float(hi)
+
+
+def test_one_table_whose_interval_p_and_sentence_agree(cmp):
+    """Dense vs hybrid on the sample: significant rows (A better) and 'too small to tell' rows. One
+    table, one summary line, the rule stated; per row the interval excludes 0 exactly when the
+    adjusted p is <= 0.05 and the verdict names a winner; the sentence carries the same numbers."""
+    from rag_metrics.compare import ALPHA, DECISION_RULE
+
+    cmp.radio(key="cmp_b_retriever").set_value("hybrid").run()
+    no_exception(cmp)
+    want = compare(library_result("dense"), library_result("hybrid"), KEYS)
+    shown = table(cmp)
+    assert shown.to_dict("records") == expected_rows(want)
+    # no paragraph per metric any more: the verdicts live in the table
+    assert not [e for e in [*cmp.main.success, *cmp.main.warning, *cmp.main.info] if "@5:" in e.value]
+    assert any(m.value.replace("\\", "") == f"**{comparison_summary(want)}**" for m in cmp.main.markdown)
+    assert any(DECISION_RULE in c.value for c in cmp.main.caption)
+    kinds = set()
+    sentences = dict(zip([s.split(":")[0] for s in verdicts(cmp)], verdicts(cmp)))
+    for row in shown.to_dict("records"):
+        lo, hi = _interval(row[ci_header(want)])
+        p = float(row["p adjusted"])
+        significant = row["Verdict"] in ("A better", "B better")
+        kinds.add(row["Verdict"])
+        assert significant == (p <= ALPHA) == (lo > 0 or hi < 0), row
+        if row["Verdict"] == "A better":
+            assert hi < 0 and float(row["B − A"]) < 0
+        s = sentences[row["Metric"]]
+        assert f"CI {lo:+.3f} to {hi:+.3f}" in s, s
+        if significant:
+            assert f"A is better by {abs(float(row['B − A'])):.3f}" in s
+        else:
+            assert "no significant difference" in s and "the interval includes 0" in s
+            if row["Verdict"] == "too small to tell":
+                assert float(row["Detectable difference (MDE)"]) > 0.05
+                assert f"about {float(row['Detectable difference (MDE)']):.2f} or more" in s
+    assert {"A better", "too small to tell"} <= kinds
+
+
+def test_another_chunking_for_b_reports_what_it_embeds(cmp, monkeypatch):
+    """B with a new chunking embeds its chunks with a progress callback that knows the count before
+    the first batch (n / N on the page), and the page ends without a leftover progress bar."""
+    import rag_metrics.retrieval.cache as rcache
+
+    calls: list[tuple[int, int]] = []
+    real = rcache.encode_with_cache
+
+    def spy(encoder, texts, cache, progress=None):
+        def record(done, total):
+            calls.append((done, total))
+            if progress is not None:
+                progress(done, total)
+        return real(encoder, texts, cache, record if progress is not None else None)
+
+    monkeypatch.setattr(rcache, "encode_with_cache", spy)
+    cmp.radio(key="cmp_b_retriever").set_value("dense").run()
+    cmp.number_input(key="cmp_b_size").set_value(450).run()
+    no_exception(cmp)
+    from ui import cache
+
+    corpus, fp = cache.sample_corpus()
+    chunks = cache.chunk_set(corpus, fp, 450, 100)
+    assert cache.embedded(chunks)
+    assert calls, "the embedding step reported its progress"
+    total = calls[0][1]
+    assert calls[0] == (0, total) or calls == [(0, 0)]
+    assert calls[-1] in ((total, total), (0, 0))
+    assert total <= len(chunks.chunks)
+    assert table(cmp) is not None
+
+
+def test_presenter_says_the_compare_verdicts_in_plain_words(cmp):
+    """The Presenter view's sentences follow the Compare table row by row: a winner where the
+    table has one, "can't tell apart yet" where it says too small to tell; no p-value, no test name."""
+    cmp.radio(key="cmp_b_retriever").set_value("hybrid").run()
+    no_exception(cmp)
+    rows = table(cmp).to_dict("records")
+    goto(cmp, "pages/presenter.py")
+    said = [i.value.replace("\\", "") for i in cmp.main.info]
+    assert said[0].startswith("dense vs hybrid on 64 queries")
+    by_metric = {s.split(":")[0]: s for s in said[1:]}
+    assert set(by_metric) == {r["Metric"] for r in rows}
+    for r in rows:
+        s = by_metric[r["Metric"]]
+        assert "p =" not in s and "p-value" not in s and "t-test" not in s
+        if r["Verdict"] == "A better":
+            assert "dense does better than hybrid" in s
+            lo, hi = _interval(r[next(c for c in r if c.endswith("CI"))])
+            assert f"between {min(abs(lo), abs(hi)):.2f} and {max(abs(lo), abs(hi)):.2f}" in s
+        elif r["Verdict"] == "too small to tell":
+            assert "can't tell dense and hybrid apart yet" in s

@@ -29,7 +29,8 @@ def expected_pairs(result, k: int) -> list[tuple[str, str]]:
     out = []
     for r in context_metrics_summary(result, k).to_dict("records"):
         metric = r["ours"].split("@")[0]
-        out += [("RAGAS", f"{r['mean']:.3f}"), (f"{METRICS[metric].label}@{k}", f"{r['ours_mean']:.3f}")]
+        out += [("RAGAS, in scope", f"{r['mean']:.3f}"), ("ragas.evaluate", f"{r['ragas_evaluate_mean']:.3f}"),
+                (f"{METRICS[metric].label}@{k}", f"{r['ours_mean']:.3f}")]
     return out
 
 
@@ -38,7 +39,8 @@ def test_ragas_page_shows_library_values(app):
     assert app.title[0].value == "RAGAS context metrics"
     assert shown_pairs(app) == expected_pairs(library_result("dense"), 5)
     # ID-based recall and precision equal recall@K and precision@K on the sample (>= K retrieved)
-    pairs = dict(zip(["p_ragas", "p", "r_ragas", "r", "cp", "ap"], [v for _, v in shown_pairs(app)]))
+    pairs = dict(zip(["p_ragas", "p_eval", "p", "r_ragas", "r_eval", "r", "cp", "cp_eval", "ap"],
+                     [v for _, v in shown_pairs(app)]))
     assert pairs["p_ragas"] == pairs["p"] and pairs["r_ragas"] == pairs["r"]
     captions = " ".join(c.value for c in app.caption)
     assert "95% CI" in captions and "Equal on" in captions
@@ -103,3 +105,29 @@ def test_judge_metrics_are_explained_not_computed(app):
     text = " ".join(m.value for m in app.markdown)
     for explanation in JUDGE_METRICS.values():
         assert explanation[:40] in text
+
+
+@pytest.mark.parametrize("k", [3, 5])
+def test_ragas_evaluate_numbers_are_ragas_aggregate_of_the_page_export(app, downloads, k):
+    """The page's "ragas.evaluate" numbers equal ragas's aggregate computed here from the page's own
+    JSONL export with ragas's per-row formulas (set-based ID precision/recall, np.nanmean over every
+    row); the in-scope mean leaves the out-of-scope rows out, so the two differ on the sample."""
+    import numpy as np
+
+    from rag_metrics.ragas import id_context_precision, id_context_recall
+
+    open_page(app)
+    app.slider(key="k").set_value(k).run()
+    no_exception(app)
+    buttons = {b.proto.label: b for b in app.get("download_button")}
+    text = downloads.data(buttons["Download JSONL"])
+    rows = [json.loads(line) for line in (text.decode() if isinstance(text, bytes) else text).splitlines()]
+    prec = np.nanmean([id_context_precision(r["retrieved_context_ids"], r["reference_context_ids"])
+                       if r["retrieved_context_ids"] else np.nan for r in rows])
+    rec = np.nanmean([id_context_recall(r["retrieved_context_ids"], r["reference_context_ids"]) for r in rows])
+    shown = [v for label, v in shown_pairs(app) if label == "ragas.evaluate"]
+    assert shown[0] == f"{prec:.3f}" and shown[1] == f"{rec:.3f}"
+    in_scope = [v for label, v in shown_pairs(app) if label == "RAGAS, in scope"]
+    assert in_scope[0] != shown[0]  # out-of-scope rows score 0 in ragas.evaluate's precision
+    captions = " ".join(c.value for c in app.caption)
+    assert "every row" in captions and "repeated id included" in captions

@@ -132,7 +132,8 @@ def test_read_only_cache_never_writes(tmp_path: Path) -> None:
 def test_progress_reports_only_embedded_texts(tmp_path: Path) -> None:
     calls: list[tuple[int, int]] = []
     cache = EmbeddingCache(tmp_path)
-    encode_with_cache(CountingEncoder(), ["a", "b"], cache, lambda d, t: calls.append((d, t)))
+    encode_with_cache(CountingEncoder(), ["a", "b", "a"], cache, lambda d, t: calls.append((d, t)))
+    assert calls[0] == (0, 2)  # the count is known before the first batch (and the model load)
     assert calls[-1] == (2, 2)
     calls.clear()
     encode_with_cache(CountingEncoder(), ["a", "b"], cache, lambda d, t: calls.append((d, t)))

@@ -5,6 +5,8 @@ not hash them):
 
 ``sample_corpus()``                          the bundled corpus, read once per process
 ``chunk_set(_corpus, corpus_fp, size, ov)``  chunks + lookups (text, document) for one chunking
+``budget()``                                 memory bound of the per-chunking entries (chunk sets,
+                                             indexes, chunk vectors; :mod:`ui.budget`)
 ``embedding_cache(cache_dir)``               on-disk embedding cache + shipped sample embeddings
 ``encoder(model)``                           lazy sentence-transformers encoder (loads on a miss)
 ``retrieval_memo(_chunks, chunks_fp, kind)`` indexed retriever + rankings memoised per question
@@ -58,8 +60,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ui.state import EvalKey
 
 __all__ = [
-    "ChunkSet", "sample_corpus", "sample_golden", "chunk_set", "embedding_cache", "encoder",
-    "retrieval_memo", "evaluation", "evaluation_documents", "summary_table", "curve_table", "category_table",
+    "ChunkSet", "budget", "touch", "sample_corpus", "sample_golden", "chunk_set", "embedding_cache", "encoder",
+    "retrieval_memo", "warm_in_background", "embedded", "prewarm_embeddings", "evaluation", "evaluation_documents", "chunk_table", "summary_table", "curve_table", "category_table",
     "hit_rate_table", "abstention_table", "abstention_setup", "abstention_counts", "worst_query", "document_text", "clear_all",
     # insights pages
     "chunk_embeddings", "question_embeddings", "corpus_map", "map_spec", "context_table", "context_summary",
@@ -107,13 +109,32 @@ def sample_golden() -> GoldenSet:
     return GoldenSet(g.queries, name="sample")
 
 
+# ---- the memory budget of the per-chunking caches (ui.budget) ----------------------------------------
+@st.cache_resource(show_spinner=False)
+def budget() -> Any:
+    """The process's :class:`ui.budget.Budget`: chunk sets, indexes and chunk vectors registered by
+    chunking fingerprint, least recently used chunkings dropped beyond ``RAG_METRICS_CACHE_MB``."""
+    from ui.budget import Budget
+
+    return Budget()
+
+
+def touch(chunks: ChunkSet) -> None:
+    """Mark a chunking used (its cached chunk set, indexes and vectors are dropped last)."""
+    budget().touch(chunks.fingerprint)
+
+
 @st.cache_resource(show_spinner=False, max_entries=16)
 def chunk_set(_corpus: Corpus, corpus_fp: str, size: int, overlap: int) -> ChunkSet:
     from rag_metrics.retrieval.chunking import chunk_corpus
+    from ui.budget import chunking_bytes
 
     chunks = tuple(chunk_corpus(_corpus, size, overlap))
-    return ChunkSet(_corpus, chunks, size, overlap, f"{corpus_fp}:{size}:{overlap}",
-                    {c.id: c.text for c in chunks}, {c.id: c.doc_id for c in chunks})
+    out = ChunkSet(_corpus, chunks, size, overlap, f"{corpus_fp}:{size}:{overlap}",
+                   {c.id: c.text for c in chunks}, {c.id: c.doc_id for c in chunks})
+    budget().add(out.fingerprint, "chunks", chunking_bytes(c.text for c in chunks),
+                 lambda: chunk_set.clear(_corpus, corpus_fp, size, overlap))
+    return out
 
 
 # ---- embeddings and retrieval ------------------------------------------------------------------
@@ -140,6 +161,30 @@ def encoder(model: str = "") -> LazyEncoder:
     if shipped is not None and shipped.model == enc.name:
         enc = LazyEncoder(model or None, dim=int(dim))  # type: ignore[arg-type]
     return enc
+
+
+@st.cache_resource(show_spinner=False)
+def warm_in_background() -> Any:
+    """Once per server process, after the first page is drawn: load the embedding model in a
+    daemon thread, so the first question edit, live query or new chunking of any session does not
+    wait for it (the sample's index and question vectors come from the shipped embeddings and need
+    no model).  ``RAG_METRICS_WARM=0`` turns it off.  Returns the thread (``None`` when off)."""
+    import os
+    import threading
+
+    if os.environ.get("RAG_METRICS_WARM", "1").strip() in ("0", "false", "no"):
+        return None
+    enc = encoder()
+
+    def load() -> None:
+        try:
+            enc.encode(["warm up"])  # loads the model (LazyEncoder); the vector is not kept
+        except Exception:  # noqa: BLE001 - a missing model shows where it is needed, with its message
+            pass
+
+    t = threading.Thread(target=load, name="rag-metrics-warm", daemon=True)
+    t.start()
+    return t
 
 
 def _default_cache_dir() -> str:
@@ -173,8 +218,12 @@ def retrieval_memo(_chunks: ChunkSet, chunks_fp: str, kind: str) -> RetrievalMem
 
     if kind not in RETRIEVER_KINDS:
         raise InputError(f"unknown retriever {kind!r}; use one of {', '.join(RETRIEVER_KINDS)}")
+    from ui.budget import index_bytes
+
     retriever = _make_retriever(kind)
     retriever.index(list(_chunks.chunks))
+    budget().add(chunks_fp, f"index:{kind}", index_bytes(len(_chunks.chunks), kind),
+                 lambda: retrieval_memo.clear(_chunks, chunks_fp, kind))
     return RetrievalMemo(retriever, _chunks.chunks, DEFAULT_DEPTH)
 
 
@@ -193,6 +242,16 @@ def evaluation_documents(_memo: RetrievalMemo, _golden: GoldenSet, _chunks: Chun
     of its first chunk (the library's ``evaluate(..., chunk_to_doc=...)``)."""
     run = _memo.run_for(_golden)
     return evaluate(_golden, run, key.options, chunk_to_doc=_chunks.doc)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def chunk_table(_chunks: ChunkSet, _golden: GoldenSet | None, chunks_fp: str, golden_fp: str,
+                relevance_level: int) -> pd.DataFrame:
+    """The Corpus explorer's chunk table (:func:`rag_metrics.golden_edit.chunk_table`), kept on the
+    server: pages filter it and send one page.  Read-only (shared by every session)."""
+    from rag_metrics.golden_edit import chunk_table as table
+
+    return table(_chunks.chunks, _golden, relevance_level)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -276,6 +335,17 @@ def clear_all() -> None:
     st.cache_resource.clear()
 
 
+@st.cache_resource(show_spinner=False)
+def _embedded() -> set[str]:
+    """Fingerprints of the chunkings whose texts are all in the embedding cache (this process)."""
+    return set()
+
+
+def embedded(chunks: ChunkSet) -> bool:
+    """Whether :func:`prewarm_embeddings` already embedded ``chunks`` in this process."""
+    return chunks.fingerprint in _embedded()
+
+
 def prewarm_embeddings(chunks: ChunkSet, progress=None) -> int:
     """Embed (through the on-disk cache) every chunk text not embedded yet, reporting
     ``progress(done, total)``; the dense index built next then finds every vector cached.
@@ -284,6 +354,7 @@ def prewarm_embeddings(chunks: ChunkSet, progress=None) -> int:
 
     texts = [c.text for c in chunks.chunks]
     encode_with_cache(encoder(), texts, embedding_cache(_default_cache_dir()), progress)
+    _embedded().add(chunks.fingerprint)
     return len(texts)
 
 
@@ -315,6 +386,10 @@ def config_memo(_chunks: ChunkSet, chunks_fp: str, kind: str, model: str) -> Ret
 
         retriever = HybridRetriever(dense, BM25Retriever())
     retriever.index(list(_chunks.chunks))
+    from ui.budget import index_bytes
+
+    budget().add(chunks_fp, f"index:{kind}:{model}", index_bytes(len(_chunks.chunks), kind, int(enc.dim)),
+                 lambda: config_memo.clear(_chunks, chunks_fp, kind, model))
     return RetrievalMemo(retriever, _chunks.chunks, DEFAULT_DEPTH)
 
 
@@ -376,6 +451,7 @@ def chunk_embeddings(_chunks: ChunkSet, chunks_fp: str) -> np.ndarray:
     """Vectors of every chunk of one chunking (row i = ``_chunks.chunks[i]``)."""
     v = _encode([c.text for c in _chunks.chunks])
     v.setflags(write=False)
+    budget().add(chunks_fp, "vectors", int(v.nbytes), lambda: chunk_embeddings.clear(_chunks, chunks_fp))
     return v
 
 

@@ -4,6 +4,7 @@ its widgets, and its charts."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Callable
 from typing import Any
 
 import altair as alt
@@ -13,7 +14,10 @@ import streamlit as st
 from rag_metrics import ab
 from rag_metrics.errors import InputError
 from rag_metrics.evaluate import EvaluationResult
-from ui import cache, sidebar, state
+from ui import cache, sidebar, state, views
+
+#: ``step(text, done=0, total=0)``: what :func:`evaluate_config` is doing, and how far.
+Step = Callable[..., None]
 
 SAVED = "_cmp_saved"
 LEVEL = "cmp_level"
@@ -34,10 +38,24 @@ class Evaluated:
     label_report: Any  # LabelReport when labels were carried, else None
 
 
-def evaluate_config(ctx: state.Lab, cfg: ab.Config, level: str) -> Evaluated:
-    """Evaluate ``cfg`` on the sidebar corpus's golden set at ``level`` (cached)."""
+def evaluate_config(ctx: state.Lab, cfg: ab.Config, level: str, step: Step | None = None) -> Evaluated:
+    """Evaluate ``cfg`` on the sidebar corpus's golden set at ``level`` (cached).
+
+    ``step(text, done, total)`` is told what is being done: chunking, embedding the chunks not
+    embedded yet (``done`` / ``total`` texts, from the encoder's progress), indexing and retrieving.
+    Nothing is reported when the configuration is already cached.
+    """
     entry = ctx.corpus
+    say = step or (lambda text, done=0, total=0: None)
+    say("chunking the corpus")
     chunks = cache.chunk_set(entry.corpus, entry.fingerprint, cfg.chunk_size, cfg.chunk_overlap)
+    cache.touch(chunks)
+    if cfg.retriever != "bm25" and cfg.uses_default_model and not cache.embedded(chunks):
+        cache.prewarm_embeddings(chunks, lambda done, total: say(
+            f"embedding {len(chunks.chunks):,} chunks (loading the model first)" if total and not done else
+            f"embedding chunks: {done:,} / {total:,}" if total else "embeddings found in the cache",
+            done, total))
+    say(f"indexing {len(chunks.chunks):,} chunks and retrieving {len(ctx.golden)} questions")
     model = "" if cfg.uses_default_model else cfg.model_name
     memo = cache.config_memo(chunks, chunks.fingerprint, cfg.retriever, model)
     if entry.level == "document":
@@ -52,6 +70,14 @@ def evaluate_config(ctx: state.Lab, cfg: ab.Config, level: str) -> Evaluated:
                         labels_on=ctx.chunks.fingerprint)
     result = cache.config_evaluation(memo, golden, c2d, key)
     return Evaluated(cfg, result, key, chunks, report)
+
+
+def progress_step(slot: Any, prefix: str) -> Step:
+    """A :data:`Step` that shows ``prefix: text`` and a bar at ``done / total`` in ``slot`` (an
+    ``st.empty()``)."""
+    def step(text: str, done: int = 0, total: int = 0) -> None:
+        slot.progress(min(done / total, 1.0) if total else 0.0, text=f"{prefix}: {text}")
+    return step
 
 
 # ---- widgets -------------------------------------------------------------------------------------
@@ -122,6 +148,25 @@ def report_names(a: ab.Config, b: ab.Config) -> tuple[str, str]:
     if not differ:
         return ("A", "B")
     return (" · ".join(fa[f] for f in differ), " · ".join(fb[f] for f in differ))
+
+# ---- the verdict table -------------------------------------------------------------------------------
+def verdict_rows(table: pd.DataFrame) -> dict[str, list[str]]:
+    """The Compare page's one table, as shown: metric, A, B, difference, interval (at the rule's
+    level), adjusted p, verdict, minimum detectable effect, wins / losses / ties (strings from a
+    :func:`rag_metrics.compare.compare` table, one row per metric)."""
+    level = f"{table['ci_level'].iloc[0] * 100:.4g}% CI" if len(table) else "CI"
+    return {
+        "Metric": [f"{views.label(m)}@{kk}" for m, kk in zip(table["metric"], table["k"])],
+        "A": [views.fmt(v) for v in table["mean_a"]],
+        "B": [views.fmt(v) for v in table["mean_b"]],
+        "B − A": [f"{v:+.3f}" for v in table["delta"]],
+        level: [f"[{lo:+.3f}, {hi:+.3f}]" for lo, hi in zip(table["ci_low"], table["ci_high"])],
+        "p adjusted": [f"{p:.4f}" for p in table["p_ttest_adj"]],
+        "Verdict": list(table["verdict"]),
+        "Detectable difference (MDE)": [views.fmt(v) for v in table["mde"]],
+        "B wins / loses / ties": [f"{w} / {lo} / {t}" for w, lo, t in zip(table["wins"], table["losses"], table["ties"])],
+    }
+
 
 # ---- charts --------------------------------------------------------------------------------------
 def per_query_chart(deltas: pd.DataFrame, metric_label: str, height: int = 280) -> alt.Chart:

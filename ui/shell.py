@@ -110,6 +110,9 @@ def main() -> None:
         _LOCAL.in_shell = False
     with report_slot:  # after the page: it needs the page's evaluation (cached by then)
         report_ui.sidebar_button()
+    from ui import cache
+
+    cache.warm_in_background()  # once per process, after the first page: the model loads meanwhile
 
 
 def ensure_shell() -> None:

@@ -438,6 +438,7 @@ def current() -> Lab:
     s = settings()
     entry = corpus_entry(s.corpus)
     chunks = cache.chunk_set(entry.corpus, entry.fingerprint, s.chunk_size, s.chunk_overlap)
+    cache.touch(chunks)  # the chunking in use is dropped last by the memory budget
     memo = cache.retrieval_memo(chunks, chunks.fingerprint, s.retriever)
     g = golden_session(s.corpus)
     key = EvalKey(entry.fingerprint, s.chunk_size, s.chunk_overlap, s.retriever, g.fingerprint, s.options,

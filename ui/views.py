@@ -287,3 +287,15 @@ def show_notice() -> None:
         st.toast(message, icon=":material/save:")
     else:
         getattr(st, kind, st.info)(message)
+
+
+def progress_callback(bar, what: str):
+    """A ``progress(done, total)`` callback for ``bar`` (an ``st.progress``): ``what: n / N``; the
+    count shows from ``(0, N)``, before the first batch; ``(0, 0)`` means everything was cached."""
+    def progress(done: int, total: int) -> None:
+        if not total:
+            bar.progress(1.0, text=f"{what}: all found in the embedding cache")
+        else:
+            bar.progress(min(done / total, 1.0), text=f"{what}: {done:,} / {total:,}"
+                         + (" (starting; the model loads first if needed)" if done == 0 else ""))
+    return progress

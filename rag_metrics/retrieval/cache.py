@@ -309,8 +309,8 @@ def encode_with_cache(
     cache : EmbeddingCache or None
         ``None`` embeds everything (still de-duplicated).
     progress : callable, optional
-        ``progress(done, total)`` over the texts actually embedded; called once with
-        ``(0, 0)`` when everything was cached.
+        ``progress(done, total)`` over the texts actually embedded, first with ``(0, total)``
+        before anything is encoded; called once with ``(0, 0)`` when everything was cached.
 
     Returns
     -------
@@ -324,6 +324,8 @@ def encode_with_cache(
     found = cache.get_many(encoder.name, list(unique), encoder.dim) if cache is not None else {}
     missing = [k for k in unique if k not in found]
     if missing:
+        if progress is not None:
+            progress(0, len(missing))  # the count shows before the first batch (and the model load)
         vecs = np.asarray(encoder.encode([unique[k] for k in missing], progress=progress),
                           dtype=np.float32)
         if vecs.shape != (len(missing), encoder.dim):
