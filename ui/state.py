@@ -31,7 +31,7 @@ from rag_metrics.evaluate import EvalOptions, EvaluationResult
 from rag_metrics.golden_session import GoldenSession
 from rag_metrics.metrics.registry import DEFAULT_METRICS
 from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
-from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, DEFAULT_RETRIEVER
+from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, DEFAULT_RETRIEVER, RETRIEVER_KINDS
 from rag_metrics.retrieval.memo import RetrievalMemo
 from rag_metrics.types import Corpus, GoldenSet
 from rag_metrics.workspace import Workspace
@@ -39,7 +39,8 @@ from ui import cache
 
 # ---- keys --------------------------------------------------------------------------------------
 KEY_CORPUS = "corpus"
-KEY_RETRIEVER = "retriever"
+KEY_RETRIEVER = "retriever"    # the bundled retriever behind live searches (the last bundled system chosen)
+KEY_SYSTEM = "system"          # the sidebar's system: a bundled retriever kind or a stored system's name
 KEY_K = "k"
 KEY_LEVEL = "relevance_level"
 KEY_OOS = "out_of_scope"
@@ -61,6 +62,7 @@ SAMPLE = "sample_corpus"
 DEFAULTS: dict[str, Any] = {
     KEY_CORPUS: SAMPLE,
     KEY_RETRIEVER: DEFAULT_RETRIEVER,
+    KEY_SYSTEM: DEFAULT_RETRIEVER,
     KEY_K: 5,
     KEY_LEVEL: 1,
     KEY_OOS: "exclude",
@@ -88,6 +90,12 @@ class Settings:
     ndcg_gain: str
     chunk_size: int
     chunk_overlap: int
+    system: str = ""            # the stored system evaluated ("" = the bundled ``retriever``)
+
+    @property
+    def system_name(self) -> str:
+        """What is evaluated: the stored system's name, else the bundled retriever's kind."""
+        return self.system or self.retriever
 
     @property
     def ndcg_metric(self) -> str:
@@ -108,7 +116,7 @@ class EvalKey:
     corpus: str                 # corpus fingerprint
     chunk_size: int
     chunk_overlap: int
-    system: str                 # retriever kind
+    system: str                 # retriever kind, or "<stored name>#<system fingerprint>"
     golden: str                 # golden-set fingerprint
     options: EvalOptions        # conventions, evaluation level included
     model: str = ""             # embedding model ("" = the bundled default)
@@ -143,6 +151,15 @@ def init_state() -> None:
         ss[k] = v
     if ss[KEY_CORPUS] != SAMPLE and ss[KEY_CORPUS] not in ss[_CORPORA]:
         ss[KEY_CORPUS] = SAMPLE
+    if ss[KEY_SYSTEM] in RETRIEVER_KINDS:  # a bundled system is also the retriever of live searches
+        ss[KEY_RETRIEVER] = ss[KEY_SYSTEM]
+
+
+def system_names(corpus_name: str | None = None) -> list[str]:
+    """The sidebar's systems: the bundled retrievers, then the systems stored for the corpus."""
+    from ui.systems import stored_names
+
+    return [*RETRIEVER_KINDS, *stored_names(corpus_name or st.session_state.get(KEY_CORPUS, SAMPLE))]
 
 
 # ---- page widgets' values (pages never touch st.session_state) -----------------------------------
@@ -276,8 +293,9 @@ def settings() -> Settings:
                        recall_denominator=ss.get(KEY_RECALL, "all"),
                        missing_queries=ss.get(KEY_MISSING, "zero"), level=level)  # type: ignore[arg-type]
     size, overlap = chunking(name)
+    system = str(ss.get(KEY_SYSTEM) or DEFAULT_RETRIEVER)
     return Settings(name, ss.get(KEY_RETRIEVER, DEFAULT_RETRIEVER), int(ss.get(KEY_K, DEFAULTS[KEY_K])), opts,
-                    ss.get(KEY_GAIN, "linear"), size, overlap)
+                    ss.get(KEY_GAIN, "linear"), size, overlap, "" if system in RETRIEVER_KINDS else system)
 
 
 # ---- the golden session --------------------------------------------------------------------------
@@ -443,7 +461,13 @@ def current() -> Lab:
     g = golden_session(s.corpus)
     key = EvalKey(entry.fingerprint, s.chunk_size, s.chunk_overlap, s.retriever, g.fingerprint, s.options,
                   depth=memo.depth)
-    if s.options.level == "document":
+    if s.system:  # a stored system (upload, RAG log, live backend): ranked once, memoised in the library
+        from ui.systems import evaluate_named
+
+        result, identity = evaluate_named(s.system, s.corpus, chunks, g.golden, s.options, memo.depth)
+        key = EvalKey(entry.fingerprint, s.chunk_size, s.chunk_overlap, identity, g.fingerprint, s.options,
+                      depth=memo.depth)
+    elif s.options.level == "document":
         result = cache.evaluation_documents(memo, g.golden, chunks, key)
     else:
         result = cache.evaluation(memo, g.golden, key)
