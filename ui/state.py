@@ -149,7 +149,7 @@ def init_state() -> None:
     ss.setdefault(_CHUNKING, {})
     for k, v in ss.pop(_PENDING, {}).items():  # values set by a page for sidebar widgets
         ss[k] = v
-    if ss[KEY_CORPUS] != SAMPLE and ss[KEY_CORPUS] not in ss[_CORPORA]:
+    if ss[KEY_CORPUS] != SAMPLE and ss[KEY_CORPUS] not in corpus_names():
         ss[KEY_CORPUS] = SAMPLE
     if ss[KEY_SYSTEM] in RETRIEVER_KINDS:  # a bundled system is also the retriever of live searches
         ss[KEY_RETRIEVER] = ss[KEY_SYSTEM]
@@ -190,15 +190,27 @@ def keep_choice(key: str, options: list, fallback: Any) -> Any:
 
 
 # ---- corpora -----------------------------------------------------------------------------------
+def _kept() -> dict[str, Any]:
+    """Corpora kept in the workspace (uploads of earlier sessions): name -> StoredCorpus."""
+    from rag_metrics.corpus_store import stored_corpora
+
+    return {c.name: c for c in stored_corpora() if c.name != SAMPLE}
+
+
 def corpus_names() -> list[str]:
-    return [SAMPLE, *st.session_state.get(_CORPORA, {})]
+    """The sample, the corpora loaded in this session, then those kept in the workspace."""
+    loaded = list(st.session_state.get(_CORPORA, {}))
+    return [SAMPLE, *loaded, *(n for n in _kept() if n not in loaded)]
 
 
 def corpus_label(name: str) -> str:
     if name == SAMPLE:
         return "Sample: Lumen Notes handbook"
     e = st.session_state.get(_CORPORA, {}).get(name)
-    return (e.label or name) if e else name
+    if e is None:
+        kept = _kept().get(name)
+        return kept.label if kept else name
+    return e.label or name
 
 
 def corpus_entry(name: str | None = None) -> CorpusEntry:
@@ -206,17 +218,29 @@ def corpus_entry(name: str | None = None) -> CorpusEntry:
     if name == SAMPLE:
         corpus, fp = cache.sample_corpus()
         return CorpusEntry(corpus, fp, "chunk", cache.sample_golden(), corpus_label(SAMPLE))
-    entries = st.session_state.get(_CORPORA, {})
-    if name not in entries:
-        raise InputError(f"corpus {name!r} is not loaded in this session; load it on the Corpus explorer page")
+    entries = st.session_state.setdefault(_CORPORA, {})
+    if name not in entries:  # kept in the workspace by an earlier session: read it back once
+        from rag_metrics.corpus_store import load_corpus
+
+        corpus, info, seed = load_corpus(name)
+        entries[name] = CorpusEntry(corpus, corpus.fingerprint(), info.level, seed, info.label)
     return entries[name]
 
 
 def add_corpus(name: str, corpus: Corpus, *, level: str = "chunk", golden: GoldenSet | None = None,
                label: str = "") -> str:
-    """Register a corpus loaded in this session and select it.  Returns its name."""
+    """Register a corpus loaded in this session, keep it in the workspace (it comes back after a
+    reload or a restart; a corpus over the size cap stays in this session only, and its label says
+    so) and select it.  Returns its name."""
+    from rag_metrics.corpus_store import save_corpus
+
     ss = st.session_state
-    entry = CorpusEntry(corpus, corpus.fingerprint(), level, golden, label or name)
+    label = label or name
+    try:
+        save_corpus(name, corpus, level=level, label=label, seed_golden=golden)
+    except (InputError, OSError):
+        label = f"{label} (this session only: not kept)"
+    entry = CorpusEntry(corpus, corpus.fingerprint(), level, golden, label)
     ss[_CORPORA][name] = entry
     ss[_GOLDEN].pop(name, None)
     set_widget(KEY_CORPUS, name)
