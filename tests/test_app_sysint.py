@@ -145,9 +145,61 @@ def test_url_with_an_unknown_system_is_ignored(uploaded):
 
 def test_report_names_the_system_and_its_judged_share(uploaded, capsys):
     at = _open({"system": "prod run"})
-    from ui import report_ui  # noqa: F401  (the report's inputs are built from the same state)
-
     at.switch_page("pages/presenter.py").run()
     no_exception(at)
     text = " ".join(m.value for m in at.markdown)
     assert "prod run" in text
+
+
+def test_report_html_has_the_system_and_its_judged_share(uploaded, downloads, capsys):
+    from tests.test_app_presenter import html_cards, report_html
+
+    at = _open({"system": "prod run"})
+    at.switch_page("pages/presenter.py").run()
+    no_exception(at)
+    html = report_html(at, downloads)
+    cli = _cli(uploaded, 5, capsys)
+    assert html_cards(html) == {f"{METRICS[m].label}@5": f"{cli[f'{m}@5']:.3f}" for m in DEFAULT_METRICS}
+    assert "prod run" in html and f"{cli['judged@5']:.3f}" in html
+
+
+def test_live_system_secret_stays_out_of_url_workspace_and_report(app_env, downloads, monkeypatch):
+    """An HTTP system whose header reads a secret from the environment: selected in the sidebar, its
+    numbers show, and the secret is nowhere in the URL, the workspace files or the HTML report."""
+    import threading
+    from http.server import ThreadingHTTPServer
+
+    from tests.test_app_presenter import report_html
+    from tests.test_app_systems import _Search
+
+    secret = "s3cr3t-token-value-42"
+    monkeypatch.setenv("SYSINT_TOKEN", secret)
+    seen: list[str] = []
+
+    class Checking(_Search):
+        def do_POST(self):
+            seen.append(self.headers.get("Authorization", ""))
+            super().do_POST()
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Checking)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        SystemStore.for_corpus("sample_corpus").add_connection(
+            "prod http", "http", {"url": f"http://127.0.0.1:{srv.server_address[1]}/search",
+                                  "headers": [["Authorization", "Bearer ${SYSINT_TOKEN}"]]})
+        at = _open({"system": "prod http"})
+        dense = library_result("dense")
+        # the endpoint serves the bundled dense ranking: the same cards
+        assert _cards(at)["NDCG@5"] == f"{dense.mean('ndcg', 5):.3f}"
+        at.switch_page("pages/presenter.py").run()
+        no_exception(at)
+        html = report_html(at, downloads)
+    finally:
+        srv.shutdown()
+        srv.server_close()
+    assert seen and all(h == f"Bearer {secret}" for h in seen)      # the secret was sent to the server…
+    assert secret not in html and "prod http" in html               # …and nowhere else
+    assert secret not in str(dict(at.query_params))
+    for f in app_env.rglob("*"):
+        if f.is_file():
+            assert secret.encode() not in f.read_bytes(), f
