@@ -106,6 +106,22 @@ def test_every_page_runs_with_a_stored_system(uploaded, page):
     assert not at.error, [e.value for e in at.error]
 
 
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_runs_with_a_rag_log_with_unmatched_contexts(app_env, page):
+    from tests.test_app_systems import _rag_log
+
+    chunks = _sample_chunks()
+    spec, rep = SystemStore.for_corpus("sample_corpus").add_upload("my log", "log.jsonl", _rag_log(chunks).encode(),
+                                                                   chunks)
+    assert spec is not None, rep.lines()
+    at = _open({"system": "my log"})
+    at.switch_page(page).run()
+    no_exception(at)
+    assert not at.error, [e.value for e in at.error]
+    assert any("system: my log" in c.value for c in at.caption) or page in ("pages/presenter.py",
+                                                                           "pages/compare.py")
+
+
 def test_compare_offers_the_system_as_a_or_b(uploaded, capsys):
     at = _open()
     at.switch_page("pages/compare.py").run()
