@@ -4,12 +4,17 @@ from __future__ import annotations
 import streamlit as st
 
 from rag_metrics import ab
-from rag_metrics.compare import DECISION_RULE, comparison_summary, disagreements, per_query_deltas
+from rag_metrics.compare import (
+    DECISION_RULE,
+    comparison_summary,
+    disagreements,
+    per_query_deltas,
+)
 from rag_metrics.errors import InputError
 from rag_metrics.evaluate import CI_CONFIDENCE
 from rag_metrics.io import qrels_to_text, run_to_text
-from ui import compare_views as cv
 from ui import cache, report_ui, state, views
+from ui import compare_views as cv
 from ui.shell import ensure_shell
 
 ensure_shell()

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from app_helpers import app_golden, goto, no_exception, open_page, set_app_golden
+
 from rag_metrics import golden_edit
 from rag_metrics.errors import InputError
 from rag_metrics.types import GoldenQuery
@@ -146,7 +146,7 @@ def test_caches_are_bounded_by_memory_not_entries(app, monkeypatch):
 
     monkeypatch.setenv("RAG_METRICS_CACHE_MB", "1")
     app.selectbox(key="system").set_value("bm25").run()
-    corpus, fp = cache.sample_corpus()
+    _, fp = cache.sample_corpus()
     old = f"{fp}:500:100"
     assert old in cache.budget().sizes()
     goto(app, "pages/corpus_explorer.py")

@@ -352,9 +352,20 @@ def prewarm_embeddings(chunks: ChunkSet, progress=None) -> int:
     Returns the number of chunks."""
     from rag_metrics.retrieval.cache import encode_with_cache
 
+    from ui.budget import release_freed_memory
+
     texts = [c.text for c in chunks.chunks]
-    encode_with_cache(encoder(), texts, embedding_cache(_default_cache_dir()), progress)
+    embedded_now = [0]
+
+    def counting(done: int, total: int) -> None:
+        embedded_now[0] = total
+        if progress is not None:
+            progress(done, total)
+
+    encode_with_cache(encoder(), texts, embedding_cache(_default_cache_dir()), counting)
     _embedded().add(chunks.fingerprint)
+    if embedded_now[0] >= 256:  # a large embedding step: hand the encoder's freed memory back
+        release_freed_memory()
     return len(texts)
 
 

@@ -3,8 +3,8 @@
 its widgets, and its charts."""
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import altair as alt

@@ -28,14 +28,17 @@ def render(ctx: state.Lab, label_ids: list[str], as_text: bool) -> None:
     if not len(golden):
         return
     counts = {q.id: len(q.relevant) for q in golden}
+    texts = {q.id: q.question for q in golden}
     long = [i for i, n in counts.items() if n >= LONG]
     title = f"One question's labels, one row each ({len(long)} question(s) with {LONG} or more labels)"
     with st.expander(title, expanded=bool(long), icon=":material/format_list_numbered:"):
         order = sorted(counts, key=lambda i: -counts[i]) if long else list(counts)
         state.keep_choice(PICK, order, order[0])
         qid = st.selectbox("Question", order, key=PICK,
-                           format_func=lambda i: f"{i} · {counts[i]} label(s) · {golden.get(i).question[:80]}")
+                           format_func=lambda i: f"{i} · {counts[i]} label(s) · {texts[i][:80]}")
         q = golden.get(qid)
+        if q is None:
+            return
         rows = golden_edit.label_rows(q)
         id_col = (st.column_config.TextColumn(f"{ctx.unit.capitalize()} id", required=True) if as_text else
                   st.column_config.SelectboxColumn(f"{ctx.unit.capitalize()} id", options=label_ids, required=True))

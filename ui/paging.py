@@ -11,7 +11,7 @@ import math
 import pandas as pd
 import streamlit as st
 
-__all__ = ["PAGE_SIZE", "page_bounds", "page"]
+__all__ = ["PAGE_SIZE", "page", "page_bounds"]
 
 #: Rows sent per page.
 PAGE_SIZE = 100
