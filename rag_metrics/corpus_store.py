@@ -117,7 +117,8 @@ def load_corpus(name: str, root: str | os.PathLike[str] | None = None
     folder = _folder(name, root)
     meta = _meta(folder)
     if meta is None:
-        raise InputError(f"corpus {name!r} is not kept in the workspace ({folder}); load it on the Corpus explorer page")
+        raise InputError(f"corpus {name!r} is not kept in the workspace ({folder}); "
+                         "load it on the Corpus explorer page")
     docs = []
     with open(folder / _DOCS, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):

@@ -107,7 +107,8 @@ def _restore(side: str, default: ab.Config) -> None:
     """Give the widgets their last values back (widget state is dropped while the page is hidden)."""
     ss = st.session_state
     saved = ss.setdefault(SAVED, {})
-    values = {"system": default.system, "retriever": default.retriever, "size": default.chunk_size, "overlap": default.chunk_overlap,
+    values = {"system": default.system, "retriever": default.retriever, "size": default.chunk_size,
+              "overlap": default.chunk_overlap,
               "model": default.model, "depth": default.depth}
     for f in FIELDS:
         k = _wkey(side, f)
@@ -159,7 +160,8 @@ def report_names(a: ab.Config, b: ab.Config) -> tuple[str, str]:
     (``("dense", "bm25")``, ``("dense · chunks 500/100", "dense · chunks 300/50")``); ``("A", "B")``
     when the two configurations are the same."""
     def fields(c: ab.Config) -> dict[str, str]:
-        return {"retriever": c.system or c.retriever, "model": c.model_name, "chunks": f"chunks {c.chunk_size}/{c.chunk_overlap}",
+        return {"retriever": c.system or c.retriever, "model": c.model_name,
+                "chunks": f"chunks {c.chunk_size}/{c.chunk_overlap}",
                 "depth": f"depth {c.depth}"}
 
     fa, fb = fields(a), fields(b)
