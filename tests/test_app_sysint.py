@@ -219,3 +219,41 @@ def test_live_system_secret_stays_out_of_url_workspace_and_report(app_env, downl
     for f in app_env.rglob("*"):
         if f.is_file():
             assert secret.encode() not in f.read_bytes(), f
+
+
+def test_failed_questions_of_a_live_system_are_shown(app_env):
+    """A backend that fails on one question: the Dashboard still shows the numbers, with a warning."""
+    import threading
+    from http.server import ThreadingHTTPServer
+
+    from tests.app_helpers import sample_golden
+    from tests.test_app_systems import _Search
+
+    first = next(iter(sample_golden())).question
+
+    class HalfDown(_Search):
+        def do_POST(self):
+            length = int(self.headers["Content-Length"])
+            data = self.rfile.read(length)
+            if json.loads(data)["query"] == first:
+                self.send_response(500)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            import io
+
+            self.rfile = io.BytesIO(data)
+            super().do_POST()
+
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), HalfDown)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        SystemStore.for_corpus("sample_corpus").add_connection(
+            "flaky http", "http", {"url": f"http://127.0.0.1:{srv.server_address[1]}/search", "retries": 0})
+        at = _open({"system": "flaky http"})
+    finally:
+        srv.shutdown()
+        srv.server_close()
+    assert any("1 question(s) failed on flaky http" in w.value.replace("\\", "") for w in at.warning), \
+        [w.value for w in at.warning]
+    assert _cards(at)  # the numbers are shown

@@ -81,7 +81,12 @@ def evaluate_named(name: str, corpus_name: str, chunks: Any, golden: Any, option
                              chunk_to_doc=chunks.doc if options.level == "document" else None)
     if ev.result is None:
         raise InputError(f"system {name!r} cannot be evaluated: {ev.error}. Fix or remove it on the Systems page")
-    return ev.result, f"{name}#{fp}"
+    identity = f"{name}#{fp}"
+    _FAILED[identity] = len(ev.system_run.failures) if ev.system_run is not None else 0
+    return ev.result, identity
+
+
+_FAILED: dict[str, int] = {}  # questions a live system failed on, per system identity (for judged_note)
 
 
 def judged_note(ctx: Any) -> None:
@@ -94,6 +99,10 @@ def judged_note(ctx: Any) -> None:
     warn = judged_warning(value, ctx.k, ctx.settings.system_name)
     if warn:
         st.warning(warn[0].upper() + warn[1:] + " (Systems page).", icon=":material/help:")
+    failed = _FAILED.get(ctx.key.system, 0)
+    if failed:
+        st.warning(f"{failed} question(s) failed on {views.esc(ctx.settings.system_name)} and count as retrieving "
+                   "nothing; see which and retry them on the Systems page.", icon=":material/warning:")
 
 
 def systems_of(ctx: Any) -> tuple[list[tuple[str, Any]], dict[str, str]]:
