@@ -257,3 +257,14 @@ def test_failed_questions_of_a_live_system_are_shown(app_env):
     assert any("1 question(s) failed on flaky http" in w.value.replace("\\", "") for w in at.warning), \
         [w.value for w in at.warning]
     assert _cards(at)  # the numbers are shown
+
+
+def test_compare_starts_a_as_the_sidebar_system(uploaded, capsys):
+    at = _open({"system": "prod run"})
+    at.switch_page("pages/compare.py").run()
+    no_exception(at)
+    assert at.selectbox(key="cmp_a_system").value == "prod run"
+    table = next(d.value for d in at.dataframe if "Verdict" in d.value.columns).set_index("Metric")
+    cli = _cli(uploaded, 5, capsys)
+    assert table.loc["NDCG@5", "A"] == f"{cli['ndcg@5']:.3f}"
+    assert table.loc["NDCG@5", "B"] == f"{library_result('bm25').mean('ndcg', 5):.3f}"
