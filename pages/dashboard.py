@@ -15,7 +15,7 @@ ensure_shell()
 ctx = state.current_or_stop()
 k = ctx.k
 res = ctx.result
-unit = readouts.unit_word(ctx.corpus.level)  # labels name documents (BEIR) or chunks
+unit = ctx.unit  # labels name documents (BEIR) or chunks
 views.page_header("Dashboard", ctx)
 
 if res.n_queries == 0:

@@ -25,6 +25,7 @@ def _drill(qid: str) -> None:
     state.set_value(DRILL, qid)
 
 
+unit = ctx.unit  # labels name documents (BEIR) or chunks
 fails = readouts.failures_with_text(res, k, texts)
 hist = readouts.first_rank_histogram(res)
 
@@ -32,24 +33,25 @@ hist = readouts.first_rank_histogram(res)
 left, right = st.columns([3, 2], gap="large")
 with left:
     views.section(f"Failures at K = {k}",
-                  "In-scope questions with no relevant chunk in the top K: what was expected, what came back, "
-                  "and at which K the first relevant chunk would have counted.")
+                  f"In-scope questions with no relevant {unit} in the top K: what was expected, what came back, "
+                  f"and at which K the first relevant {unit} would have counted.")
     n_in = res.n_in_scope
     c1, c2 = st.columns(2)
     c1.metric(f"Missed at K = {k}", f"{len(fails)} / {n_in}", border=True,
-              help="In-scope queries whose top K holds no relevant chunk (hit rate = 0).")
+              help=f"In-scope queries whose top K holds no relevant {unit} (hit rate = 0).")
     beyond = cache.failures_found_lower(res, ctx.key, k)
     c2.metric(f"Found lower in the top {ctx.memo.depth}", f"{beyond} / {len(fails)}", border=True,
-              help="Failures whose first relevant chunk was retrieved below K: a larger K or a reranker would fix them.")
+              help=f"Failures whose first relevant {unit} was retrieved below K: a larger K or a reranker would fix "
+                   "them.")
 with right:
-    views.section("First relevant rank", "Where the first relevant chunk lands, per in-scope query.")
+    views.section("First relevant rank", f"Where the first relevant {unit} lands, per in-scope query.")
     if hist.empty:
         st.info("No in-scope query.")
     else:
         views.chart(views.rank_histogram(hist, k))
 
 if len(fails) == 0:
-    st.success(f"No failure at K = {k}: every in-scope question has a relevant chunk in its top {k}.",
+    st.success(f"No failure at K = {k}: every in-scope question has a relevant {unit} in its top {k}.",
                icon=":material/check_circle:")
 records = fails.to_dict("records")
 if len(records) > MAX_LISTED:
@@ -59,7 +61,7 @@ if len(records) > MAX_LISTED:
         records = records[:MAX_LISTED]
 for f in records:
     rank = f["first_relevant_rank"]
-    verdict = "no relevant chunk in the whole ranking" if rank is None or str(rank) == "<NA>" \
+    verdict = f"no relevant {unit} in the whole ranking" if rank is None or str(rank) == "<NA>" \
         else f"would hit at K={int(rank)}"
     with st.expander(f"{views.esc(f['query_id'])} · {views.esc(f['question'])} — {verdict}"):
         st.caption(f"Category: {views.esc(f['category'] or '—')} · top score {views.fmt(f['top_score'])} · {verdict}")
@@ -100,7 +102,7 @@ with c2:
     if q.relevant:
         st.dataframe({"id": list(q.relevant), "grade": list(q.relevant.values())}, hide_index=True, width="stretch")
     else:
-        st.caption("No relevant chunk: an out-of-scope question (measured by abstention on the Dashboard).")
+        st.caption(f"No relevant {unit}: an out-of-scope question (measured by abstention on the Dashboard).")
 try:
     ranked = readouts.ranking_with_text(res, qid, k, texts, ctx.chunks.doc)
     expl = readouts.explanation_table(res.explain(qid, k), ctx.settings.metrics)

@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from rag_metrics.retrieval.memo import RetrievalMemo
 
 __all__ = [
-    "MRR_READING_TABLE", "MRR_BELOW_TABLE", "unit_word", "mrr_reading", "mrr_reading_rows", "TARGETS", "target_checks",
+    "MRR_READING_TABLE", "MRR_BELOW_TABLE", "mrr_reading", "mrr_reading_rows", "TARGETS", "target_checks",
     "targets_caption", "card_table", "hit_rate_table", "first_rank_histogram", "score_range", "abstention_sweep",
     "suggest_threshold", "failures_with_text", "ranking_with_text", "report_table", "explanation_table",
     "live_results", "metric_glossary", "worst_query",
@@ -52,15 +52,9 @@ MRR_BELOW_TABLE = "Very poor: the first relevant chunk is usually missing or far
 TARGETS: tuple[tuple[str, float], ...] = (("mrr", 0.7), ("precision", 0.6))
 
 
-def unit_word(level: str) -> str:
-    """What a label names at an evaluation ``level``: ``"document"`` or ``"chunk"`` (the word the
-    pages use in "first relevant chunk", "relevant chunks", ...)."""
-    return "document" if level == "document" else "chunk"
-
-
 def mrr_reading(mrr: float | None, unit: str = "chunk") -> str:
     """Plain-language reading of an MRR value, from :data:`MRR_READING_TABLE` (``unit``: what a
-    label names, :func:`unit_word`).
+    label names, ``"chunk"`` or ``"document"``).
 
     The reading is the row with the largest value ``<= mrr`` (so 0.5 is "Good" and 0.4999
     "Acceptable"); below the last row (0.1) it is :data:`MRR_BELOW_TABLE`.

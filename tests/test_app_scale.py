@@ -24,9 +24,8 @@ def test_page_bounds(n, page, want):
 
 
 def test_mrr_reading_names_what_labels_name():
-    from rag_metrics.readouts import mrr_reading, mrr_reading_rows, unit_word
+    from rag_metrics.readouts import mrr_reading, mrr_reading_rows
 
-    assert unit_word("document") == "document" and unit_word("chunk") == "chunk"
     assert mrr_reading(0.5, "document") == "Good: on average the first relevant document is around rank 2."
     assert mrr_reading(0.05, "document").startswith("Very poor: the first relevant document")
     assert mrr_reading(0.5) == "Good: on average the first relevant chunk is around rank 2."
@@ -136,6 +135,11 @@ def test_document_level_dashboard_says_document(app):
     joined = " ".join(texts).replace("\\", "")
     assert "first relevant document" in joined
     assert "first relevant chunk" not in joined and "relevant chunk appear" not in joined
+    goto(app, "pages/failures.py")
+    texts = [m.value for m in app.markdown] + [c.value for c in app.caption] + [s.value for s in app.success]
+    texts += [i.value for i in app.info] + [m.help or "" for m in app.metric]
+    joined = " ".join(texts).replace("\\", "")
+    assert "relevant document" in joined and "relevant chunk" not in joined
 
 
 # ---- caches bounded by memory ------------------------------------------------------------------------
