@@ -159,7 +159,7 @@ else:
     if c2.button("Open in drill-down", key="cmp_open_drill", icon=":material/zoom_in:", width="stretch"):
         state.set_value(DRILL, pick)
         st.switch_page("pages/failures.py")
-    st.caption(f"The drill-down shows the sidebar's configuration ({ctx.settings.retriever}, chunks "
+    st.caption(f"The drill-down shows the sidebar's configuration ({ctx.settings.system_name}, chunks "
                f"{ctx.settings.chunk_size}/{ctx.settings.chunk_overlap}), which is A unless you changed A.")
 
 # ---- reproduce ---------------------------------------------------------------------------------------

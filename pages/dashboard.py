@@ -7,6 +7,7 @@ from rag_metrics import readouts
 from rag_metrics.evaluate import CI_RESAMPLES, CI_SEED
 from rag_metrics.metrics.registry import METRICS
 from ui import answer_views, cache, state, views
+from ui import systems as systems_ui
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -24,6 +25,7 @@ if res.n_queries == 0:
 
 summary = ctx.summary()
 views.metric_cards(summary)
+systems_ui.judged_note(ctx)
 st.caption(f"Means over {res.n_queries} queries"
            + (" (out-of-scope queries excluded: they are measured by abstention below)."
               if ctx.settings.options.out_of_scope == "exclude" else
@@ -85,7 +87,7 @@ if res.n_out_of_scope == 0:
     st.info("The golden set has no out-of-scope question (category out_of_scope with no relevant chunk).")
 else:
     setup = ctx.abstention_setup()  # range and Youden's-J start, cached per evaluation
-    key = f"abstain_{ctx.settings.retriever}"
+    key = f"abstain_{ctx.key.system}"
     c1, c2 = st.columns([2, 3], gap="large")
     with c1:
         threshold = st.slider("Refuse when the top score is below", min_value=float(setup["lo"]),

@@ -44,8 +44,8 @@ with st.container(key="presenter"):
     top.title("Retrieval report")
     with btn:
         report_ui.download_button(ctx, key="report_download_presenter", type="primary")
-    st.markdown(f"**{views.esc(ctx.corpus.label or ctx.settings.corpus)}** · retriever "
-                f"**{views.esc(ctx.settings.retriever)}** · cutoff **K = {content.k}**")
+    st.markdown(f"**{views.esc(ctx.corpus.label or ctx.settings.corpus)}** · system "
+                f"**{views.esc(ctx.settings.system_name)}** · cutoff **K = {content.k}**")
     st.caption(f"{content.n_queries} questions · {content.n_in_scope} in scope · {content.n_out_of_scope} out of "
                f"scope · generated {content.generated_at}")
 

@@ -49,6 +49,7 @@ class Config:
     chunk_overlap: int = DEFAULT_CHUNK_OVERLAP
     model: str = ""
     depth: int = MAX_DEPTH
+    system: str = ""            # a stored system's name (Systems page): it ranks instead of ``retriever``
 
     def __post_init__(self) -> None:
         from rag_metrics.retrieval.chunking import validate_chunk_args
@@ -59,6 +60,8 @@ class Config:
         d = self.depth
         if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or not 1 <= d <= MAX_DEPTH:
             raise InputError(f"depth must be an integer from 1 to {MAX_DEPTH}, got {d!r}")
+        if not isinstance(self.system, str) or len(self.system) > 60 or "\n" in self.system:
+            raise InputError(f"system must be a stored system's name (at most 60 characters), got {self.system!r}")
         if not isinstance(self.model, str) or len(self.model) > 200 or "\n" in self.model:
             raise InputError("model must be a single-line name of at most 200 characters")
 
@@ -67,7 +70,7 @@ class Config:
         """The embedding model actually used ("" for BM25)."""
         from rag_metrics.retrieval.encoders import DEFAULT_MODEL, DEFAULT_MODEL_ALIASES
 
-        if self.retriever == "bm25":
+        if self.retriever == "bm25" or self.system:
             return ""
         m = self.model.strip()
         return DEFAULT_MODEL if not m or m in DEFAULT_MODEL_ALIASES else m
@@ -83,6 +86,8 @@ class Config:
         return (self.chunk_size, self.chunk_overlap)
 
     def describe(self) -> str:
+        if self.system:
+            return f"{self.system} (yours) · chunks {self.chunk_size}/{self.chunk_overlap} · depth {self.depth}"
         parts = [self.retriever]
         if self.model_name:
             parts.append(self.model_name)

@@ -189,7 +189,7 @@ def test_small_golden_set_verdict_says_too_small(app_env):
     Workspace("sample_corpus").save(small, None)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
     at.run()
-    at.radio(key="retriever").set_value("dense").run()
+    at.selectbox(key="system").set_value("dense").run()
     at.switch_page(PAGE).run()
     no_exception(at)
     at.radio(key="cmp_b_retriever").set_value("hybrid").run()

@@ -126,7 +126,7 @@ ISSUE6_PAGES = ["pages/ragas.py", "pages/health.py", "pages/corpus_map.py", "pag
 def test_uploaded_corpus_with_markup_is_shown_as_text(app):
     """An uploaded corpus (BM25, so its chunks are embedded only for the map and the near-duplicate
     check) with markup in the text and in a labelled question: every page renders, no HTML runs."""
-    app.radio(key="retriever").set_value("bm25").run()
+    app.selectbox(key="system").set_value("bm25").run()
     docs = [("a.md", b"# Alpha\n\n<script>alert(1)</script> Alpha notes are **green** and sync every hour.",
              "text/markdown"),
             ("b.txt", b"Beta invoices are sent monthly by email. <img src=x onerror=alert(2)>", "text/plain")]
@@ -154,7 +154,7 @@ def test_uploaded_corpus_with_markup_is_shown_as_text(app):
 
 @pytest.mark.skipif(not Path("/work/shared/datasets/adi/corpus.jsonl").exists(), reason="ADI dataset not available")
 def test_document_level_corpus_on_issue6_pages(app):
-    app.radio(key="retriever").set_value("bm25").run()
+    app.selectbox(key="system").set_value("bm25").run()
     load_beir_folder(app, "/work/shared/datasets/adi")
     for page in ISSUE6_PAGES:
         app.switch_page(page).run()

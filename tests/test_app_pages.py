@@ -23,7 +23,7 @@ def test_every_page_renders(app, page):
     assert not app.error, [e.value for e in app.error]
     # the shared sidebar is on every page
     assert app.slider(key="k").value == 5
-    assert app.radio(key="retriever").value == "dense"
+    assert app.selectbox(key="system").value == "dense"
 
 
 def test_dashboard_shows_library_values_and_cis(app):
@@ -43,7 +43,7 @@ def test_k_slider_changes_metrics_to_library_values(app):
 
 def test_retriever_switch_changes_metrics(app):
     for kind in ("bm25", "hybrid", "dense"):
-        app.radio(key="retriever").set_value(kind).run()
+        app.selectbox(key="system").set_value(kind).run()
         no_exception(app)
         assert shown_cards(app) == expected_cards(library_result(kind), 5), kind
 
@@ -64,7 +64,7 @@ def test_conventions_follow_the_library_options(app):
 
 
 def test_every_page_after_switching_retriever_and_k(app):
-    app.radio(key="retriever").set_value("bm25").run()
+    app.selectbox(key="system").set_value("bm25").run()
     app.slider(key="k").set_value(1).run()
     for page in PAGES:
         goto(app, page)
@@ -300,7 +300,7 @@ def test_failures_match_the_library_and_drill_down_explains(app):
 
 # ---- corpus explorer ------------------------------------------------------------------------------
 def test_live_query_and_rechunk_carry_labels(app, app_env):
-    app.radio(key="retriever").set_value("bm25").run()
+    app.selectbox(key="system").set_value("bm25").run()
     goto(app, "pages/corpus_explorer.py")
     app.text_input(key="live_text").input("refund after cancelling").run()
     no_exception(app)
@@ -321,7 +321,7 @@ def test_upload_corpus_and_bad_upload(app):
     app.button(key="corpus_upload_go").click().run()
     no_exception(app)
     assert any("Upload rejected" in e.value for e in app.error)
-    app.radio(key="retriever").set_value("bm25").run()
+    app.selectbox(key="system").set_value("bm25").run()
     docs = [("a.md", b"# Alpha\n\nAlpha notes are green and sync every hour.", "text/markdown"),
             ("b.txt", b"Beta invoices are sent monthly by email.", "text/plain")]
     load_corpus_files(app, docs, "tiny")
@@ -355,7 +355,7 @@ def test_beir_folder_is_evaluated_at_document_level(app, tmp_path):
     from rag_metrics.evaluate import EvalOptions
 
     folder = _tiny_beir(tmp_path / "tinybeir")
-    app.radio(key="retriever").set_value("bm25").run()
+    app.selectbox(key="system").set_value("bm25").run()
     load_beir_folder(app, folder)
     assert app.session_state["corpus"] == "tinybeir"
     for page in PAGES:
@@ -401,7 +401,7 @@ def test_corpus_of_one_chunk_has_k_1_without_a_slider(app):
     """A slider needs min < max: with one chunk the depth is 1, K is clamped to 1 in one place and
     shown as text; every page still renders."""
     app.slider(key="k").set_value(10).run()
-    app.radio(key="retriever").set_value("bm25").run()
+    app.selectbox(key="system").set_value("bm25").run()
     load_corpus_files(app, [("one.md", b"Alpha notes sync every hour.", "text/markdown")], "one")
     assert app.session_state["corpus"] == "one"
     for page in PAGES:

@@ -46,7 +46,7 @@ def test_presenter_shows_library_headline(app):
 def test_download_report_has_the_headline_numbers(app, downloads, kind, k):
     open_page(app)
     if kind != "dense":
-        app.radio(key="retriever").set_value(kind).run()
+        app.selectbox(key="system").set_value(kind).run()
     if k != 5:
         app.slider(key="k").set_value(k).run()
     no_exception(app)

@@ -59,7 +59,7 @@ def test_ragas_page_follows_k(app, k):
 
 def test_ragas_page_follows_retriever(app):
     open_page(app)
-    app.radio(key="retriever").set_value("bm25").run()
+    app.selectbox(key="system").set_value("bm25").run()
     no_exception(app)
     assert shown_pairs(app) == expected_pairs(library_result("bm25"), 5)
 

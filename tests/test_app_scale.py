@@ -124,7 +124,7 @@ def test_bad_grade_in_the_label_rows_is_a_message_not_a_save(app):
 # ---- document level: the dashboard speaks of documents ---------------------------------------------
 @pytest.mark.skipif(not (ADI / "corpus.jsonl").exists(), reason="ADI dataset not available")
 def test_document_level_dashboard_says_document(app):
-    app.radio(key="retriever").set_value("bm25").run()
+    app.selectbox(key="system").set_value("bm25").run()
     app.switch_page("pages/corpus_explorer.py").run()
     app.text_input(key="beir_path").input(str(ADI)).run()
     app.button(key="beir_go").click().run()
@@ -149,7 +149,7 @@ def test_caches_are_bounded_by_memory_not_entries(app, monkeypatch):
     from ui import cache
 
     monkeypatch.setenv("RAG_METRICS_CACHE_MB", "1")
-    app.radio(key="retriever").set_value("bm25").run()
+    app.selectbox(key="system").set_value("bm25").run()
     _, fp = cache.sample_corpus()
     old = f"{fp}:500:100"
     assert old in cache.budget().sizes()

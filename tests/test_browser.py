@@ -177,8 +177,8 @@ def test_link_map_and_report_download_in_chromium(server, tmp_path):
             # a link opens the map with K and retriever from the URL
             page.goto(f"{server}/?page=corpus_map&k=3&retriever=bm25")
             _wait_idle(page, "Corpus map")
-            page.get_by_text("retriever: bm25 · K = 3").first.wait_for(timeout=60_000)
-            assert "k=3" in page.url and "retriever=bm25" in page.url and "page=corpus_map" in page.url
+            page.get_by_text("system: bm25 · K = 3").first.wait_for(timeout=60_000)
+            assert "k=3" in page.url and "system=bm25" in page.url and "page=corpus_map" in page.url
             chart = page.locator('[data-testid="stVegaLiteChart"]').first
             chart.wait_for(timeout=60_000)
             page.wait_for_timeout(1500)

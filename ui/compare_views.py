@@ -23,7 +23,7 @@ SAVED = "_cmp_saved"
 LEVEL = "cmp_level"
 METRIC = "cmp_metric"
 DISAGREE = "cmp_disagree_query"
-FIELDS = ("retriever", "size", "overlap", "model", "depth")
+FIELDS = ("system", "retriever", "size", "overlap", "model", "depth")
 
 OUTCOME_COLORS = {"B better": "#54A24B", "A better": "#E45756", "tie": "#9AA5B1"}
 
@@ -47,6 +47,15 @@ def evaluate_config(ctx: state.Lab, cfg: ab.Config, level: str, step: Step | Non
     """
     entry = ctx.corpus
     say = step or (lambda text, done=0, total=0: None)
+    if cfg.system:  # a stored system ranks the sidebar chunking's ids: judged against the golden set as it is
+        from ui.systems import evaluate_named
+
+        say(f"ranking {len(ctx.golden)} questions with {cfg.system}")
+        options = ab.options_for(ctx.settings.options, level)  # type: ignore[arg-type]
+        result, identity = evaluate_named(cfg.system, ctx.settings.corpus, ctx.chunks, ctx.golden, options, cfg.depth)
+        key = state.EvalKey(entry.fingerprint, cfg.chunk_size, cfg.chunk_overlap, identity,
+                            ctx.golden_session.fingerprint, options, depth=cfg.depth)
+        return Evaluated(cfg, result, key, ctx.chunks, None)
     say("chunking the corpus")
     chunks = cache.chunk_set(entry.corpus, entry.fingerprint, cfg.chunk_size, cfg.chunk_overlap)
     cache.touch(chunks)
@@ -88,8 +97,9 @@ def _wkey(side: str, field: str) -> str:
 def defaults(ctx: state.Lab) -> dict[str, ab.Config]:
     """A = the sidebar's configuration; B = the same with another retriever (BM25, or dense after BM25)."""
     s = ctx.settings
-    a = ab.Config(s.retriever, s.chunk_size, s.chunk_overlap, "", ab.MAX_DEPTH)
-    b = ab.Config("bm25" if s.retriever != "bm25" else "dense", s.chunk_size, s.chunk_overlap, "", ab.MAX_DEPTH)
+    a = ab.Config(s.retriever, s.chunk_size, s.chunk_overlap, "", ab.MAX_DEPTH, s.system)
+    b = ab.Config("bm25" if s.retriever != "bm25" or s.system else "dense", s.chunk_size, s.chunk_overlap, "",
+                  ab.MAX_DEPTH)
     return {"A": a, "B": b}
 
 
@@ -97,7 +107,8 @@ def _restore(side: str, default: ab.Config) -> None:
     """Give the widgets their last values back (widget state is dropped while the page is hidden)."""
     ss = st.session_state
     saved = ss.setdefault(SAVED, {})
-    values = {"retriever": default.retriever, "size": default.chunk_size, "overlap": default.chunk_overlap,
+    values = {"system": default.system, "retriever": default.retriever, "size": default.chunk_size,
+              "overlap": default.chunk_overlap,
               "model": default.model, "depth": default.depth}
     for f in FIELDS:
         k = _wkey(side, f)
@@ -110,24 +121,34 @@ def config_widgets(side: str, default: ab.Config) -> ab.Config | None:
     the values are invalid)."""
     _restore(side, default)
     ss = st.session_state
+    stored = [n for n in state.system_names() if n not in sidebar.RETRIEVER_LABELS]
+    mine = state.keep_choice(_wkey(side, "system"), ["", *stored], "")
+    if stored:
+        st.selectbox("System", ["", *stored], key=_wkey(side, "system"),
+                     format_func=lambda n: f"Yours: {n}" if n else "A bundled retriever (choose below)",
+                     help="Your systems (uploaded runs, RAG logs, live backends) from the Systems page. They rank "
+                          "the sidebar's chunking, so chunk size and overlap follow the sidebar.")
+    if mine:  # a stored system ranks the chunk ids of the sidebar's chunking
+        size, overlap = state.chunking()
+        ss[_wkey(side, "size")], ss[_wkey(side, "overlap")] = size, overlap
     st.radio("Retriever", list(sidebar.RETRIEVER_LABELS), key=_wkey(side, "retriever"),
-             format_func=sidebar.RETRIEVER_LABELS.get, horizontal=True)
+             format_func=sidebar.RETRIEVER_LABELS.get, horizontal=True, disabled=bool(mine))
     c1, c2, c3 = st.columns(3)
-    c1.number_input("Chunk size", min_value=50, max_value=5000, step=50, key=_wkey(side, "size"),
+    c1.number_input("Chunk size", min_value=50, max_value=5000, step=50, key=_wkey(side, "size"), disabled=bool(mine),
                     help="Characters per chunk. Another chunking re-embeds the corpus once (cached).")
-    c2.number_input("Overlap", min_value=0, max_value=4999, step=25, key=_wkey(side, "overlap"))
+    c2.number_input("Overlap", min_value=0, max_value=4999, step=25, key=_wkey(side, "overlap"), disabled=bool(mine))
     c3.number_input("Depth", min_value=1, max_value=ab.MAX_DEPTH, step=1, key=_wkey(side, "depth"),
                     help="How many results the retriever returns per question (a run cut to this depth).")
     st.text_input("Embedding model (dense and hybrid)", key=_wkey(side, "model"), max_chars=200,
                   placeholder="all-MiniLM-L6-v2 (bundled)",
-                  disabled=ss[_wkey(side, "retriever")] == "bm25",
+                  disabled=ss[_wkey(side, "retriever")] == "bm25" or bool(mine),
                   help="Only models already on this machine work offline; leave empty for the bundled default.")
     saved = ss.setdefault(SAVED, {})
     for f in FIELDS:
         saved[_wkey(side, f)] = ss[_wkey(side, f)]
     try:
         return ab.Config(ss[_wkey(side, "retriever")], int(ss[_wkey(side, "size")]), int(ss[_wkey(side, "overlap")]),
-                         str(ss[_wkey(side, "model")] or "").strip(), int(ss[_wkey(side, "depth")]))
+                         str(ss[_wkey(side, "model")] or "").strip(), int(ss[_wkey(side, "depth")]), mine)
     except InputError as err:
         st.error(f"Configuration {side}: {err}", icon=":material/error:")
         return None
@@ -139,7 +160,8 @@ def report_names(a: ab.Config, b: ab.Config) -> tuple[str, str]:
     (``("dense", "bm25")``, ``("dense · chunks 500/100", "dense · chunks 300/50")``); ``("A", "B")``
     when the two configurations are the same."""
     def fields(c: ab.Config) -> dict[str, str]:
-        return {"retriever": c.retriever, "model": c.model_name, "chunks": f"chunks {c.chunk_size}/{c.chunk_overlap}",
+        return {"retriever": c.system or c.retriever, "model": c.model_name,
+                "chunks": f"chunks {c.chunk_size}/{c.chunk_overlap}",
                 "depth": f"depth {c.depth}"}
 
     fa, fb = fields(a), fields(b)

@@ -90,6 +90,15 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()[:60] or "report"
 
 
+def _judged(ctx) -> str:
+    """judged@K of the report's system, with the warning when it is low (the numbers then underestimate)."""
+    from rag_metrics.systems.pooling import judged_warning
+
+    value = float(ctx.result.mean("judged", ctx.k))
+    warn = judged_warning(value, ctx.k, ctx.settings.system_name)
+    return f"{value:.3f}" + (f" ({warn})" if warn else "")
+
+
 def inputs(ctx) -> ReportInputs:
     """The report inputs of the current view (``ctx`` from :func:`ui.state.current`)."""
     s = ctx.settings
@@ -102,14 +111,15 @@ def inputs(ctx) -> ReportInputs:
         "chunk size / overlap (characters)": f"{s.chunk_size} / {s.chunk_overlap}",
         "golden set": f"{len(ctx.golden)} questions ({ctx.result.n_in_scope} in scope, "
                       f"{ctx.result.n_out_of_scope} out of scope)",
-        "retriever": s.retriever,
-        "embedding model": "-" if s.retriever == "bm25" else "all-MiniLM-L6-v2",
+        "system": s.system_name if not s.system else f"{s.system} (yours)",
+        "embedding model": "-" if s.retriever == "bm25" or s.system else "all-MiniLM-L6-v2",
         "retrieval depth": ctx.memo.depth,
         "NDCG gain": s.ndcg_gain,
+        f"judged@{ctx.k}": _judged(ctx),
     }
     if comparison is not None:
         config["compared"] = f"{names[0]} vs {names[1]}"
-    title = f"Retrieval report: {corpus_label} ({s.retriever}, K = {ctx.k})"
+    title = f"Retrieval report: {corpus_label} ({s.system_name}, K = {ctx.k})"
     cmp_key = ""
     if comparison is not None:
         published = st.session_state.get(COMPARISON_KEY) or {}
@@ -118,7 +128,7 @@ def inputs(ctx) -> ReportInputs:
 
     ans_key, answers = answer_inputs(ctx)
     key = (ctx.key, ctx.k, s.ndcg_gain, cmp_key, title, ans_key)
-    file_name = f"rag-metrics-report-{_slug(s.corpus)}-{s.retriever}-k{ctx.k}.html"
+    file_name = f"rag-metrics-report-{_slug(s.corpus)}-{_slug(s.system_name)}-k{ctx.k}.html"
     return ReportInputs(key, ctx.k, title, config, comparison, names, tuple(s.metrics), s.ndcg_metric, file_name,
                         answers)
 

@@ -1,4 +1,4 @@
-"""The shared sidebar: corpus, retriever, K and the evaluation conventions (CONVENTIONS.md)."""
+"""The shared sidebar: corpus, system (bundled retriever or your own), K and the conventions (CONVENTIONS.md)."""
 from __future__ import annotations
 
 import streamlit as st
@@ -29,6 +29,11 @@ MISSING_LABELS = {
 }
 
 
+def system_label(name: str) -> str:
+    """How the System select shows a name: the bundled retrievers' labels; a stored system as itself."""
+    return f"Bundled: {RETRIEVER_LABELS[name]}" if name in RETRIEVER_LABELS else f"Yours: {name}"
+
+
 def depth_for(name: str) -> int:
     """Upper end of K: the retrieval depth of the corpus's chunking (:func:`ui.state.depth_of`)."""
     try:
@@ -45,10 +50,12 @@ def render() -> None:
         labels = {n: state.corpus_label(n) for n in names}  # a pure format_func (AppTest calls it later)
         st.selectbox("Corpus", names, key=state.KEY_CORPUS, format_func=lambda n: labels.get(n, n),
                      help="Load another corpus on the Corpus explorer page.")
-        st.radio("Retriever", list(RETRIEVER_LABELS), key=state.KEY_RETRIEVER,
-                 format_func=RETRIEVER_LABELS.get,
-                 help=f"Each question is retrieved once to depth {DEFAULT_DEPTH} per retriever and chunking; "
-                      "switching back is instant.")
+        systems = state.system_names(ss[state.KEY_CORPUS])
+        state.keep_choice(state.KEY_SYSTEM, systems, ss.get(state.KEY_RETRIEVER, systems[0]))
+        st.selectbox("System", systems, key=state.KEY_SYSTEM, format_func=system_label,
+                     help=f"A bundled retriever (each question is retrieved once to depth {DEFAULT_DEPTH} per "
+                          "retriever and chunking; switching back is instant) or one of your systems: an uploaded "
+                          "run or RAG log, or a live backend, added on the Systems page.")
         depth = depth_for(ss[state.KEY_CORPUS])
         state.sync_k(depth)
         if depth > 1:

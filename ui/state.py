@@ -32,7 +32,7 @@ from rag_metrics.evaluate import EvalOptions, EvaluationResult
 from rag_metrics.golden_session import GoldenSession
 from rag_metrics.metrics.registry import DEFAULT_METRICS
 from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
-from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, DEFAULT_RETRIEVER
+from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, DEFAULT_RETRIEVER, RETRIEVER_KINDS
 from rag_metrics.retrieval.memo import RetrievalMemo
 from rag_metrics.types import Corpus, GoldenSet
 from rag_metrics.workspace import Workspace
@@ -40,7 +40,8 @@ from ui import cache
 
 # ---- keys --------------------------------------------------------------------------------------
 KEY_CORPUS = "corpus"
-KEY_RETRIEVER = "retriever"
+KEY_RETRIEVER = "retriever"    # the bundled retriever behind live searches (the last bundled system chosen)
+KEY_SYSTEM = "system"          # the sidebar's system: a bundled retriever kind or a stored system's name
 KEY_K = "k"
 KEY_LEVEL = "relevance_level"
 KEY_OOS = "out_of_scope"
@@ -62,6 +63,7 @@ SAMPLE = "sample_corpus"
 DEFAULTS: dict[str, Any] = {
     KEY_CORPUS: SAMPLE,
     KEY_RETRIEVER: DEFAULT_RETRIEVER,
+    KEY_SYSTEM: DEFAULT_RETRIEVER,
     KEY_K: 5,
     KEY_LEVEL: 1,
     KEY_OOS: "exclude",
@@ -89,6 +91,12 @@ class Settings:
     ndcg_gain: str
     chunk_size: int
     chunk_overlap: int
+    system: str = ""            # the stored system evaluated ("" = the bundled ``retriever``)
+
+    @property
+    def system_name(self) -> str:
+        """What is evaluated: the stored system's name, else the bundled retriever's kind."""
+        return self.system or self.retriever
 
     @property
     def ndcg_metric(self) -> str:
@@ -109,7 +117,7 @@ class EvalKey:
     corpus: str                 # corpus fingerprint
     chunk_size: int
     chunk_overlap: int
-    system: str                 # retriever kind
+    system: str                 # retriever kind, or "<stored name>#<system fingerprint>"
     golden: str                 # golden-set fingerprint
     options: EvalOptions        # conventions, evaluation level included
     model: str = ""             # embedding model ("" = the bundled default)
@@ -142,8 +150,17 @@ def init_state() -> None:
     ss.setdefault(_CHUNKING, {})
     for k, v in ss.pop(_PENDING, {}).items():  # values set by a page for sidebar widgets
         ss[k] = v
-    if ss[KEY_CORPUS] != SAMPLE and ss[KEY_CORPUS] not in ss[_CORPORA]:
+    if ss[KEY_CORPUS] != SAMPLE and ss[KEY_CORPUS] not in corpus_names():
         ss[KEY_CORPUS] = SAMPLE
+    if ss[KEY_SYSTEM] in RETRIEVER_KINDS:  # a bundled system is also the retriever of live searches
+        ss[KEY_RETRIEVER] = ss[KEY_SYSTEM]
+
+
+def system_names(corpus_name: str | None = None) -> list[str]:
+    """The sidebar's systems: the bundled retrievers, then the systems stored for the corpus."""
+    from ui.systems import stored_names
+
+    return [*RETRIEVER_KINDS, *stored_names(corpus_name or st.session_state.get(KEY_CORPUS, SAMPLE))]
 
 
 # ---- page widgets' values (pages never touch st.session_state) -----------------------------------
@@ -174,15 +191,27 @@ def keep_choice(key: str, options: list, fallback: Any) -> Any:
 
 
 # ---- corpora -----------------------------------------------------------------------------------
+def _kept() -> dict[str, Any]:
+    """Corpora kept in the workspace (uploads of earlier sessions): name -> StoredCorpus."""
+    from rag_metrics.corpus_store import stored_corpora
+
+    return {c.name: c for c in stored_corpora() if c.name != SAMPLE}
+
+
 def corpus_names() -> list[str]:
-    return [SAMPLE, *st.session_state.get(_CORPORA, {})]
+    """The sample, the corpora loaded in this session, then those kept in the workspace."""
+    loaded = list(st.session_state.get(_CORPORA, {}))
+    return [SAMPLE, *loaded, *(n for n in _kept() if n not in loaded)]
 
 
 def corpus_label(name: str) -> str:
     if name == SAMPLE:
         return "Sample: Lumen Notes handbook"
     e = st.session_state.get(_CORPORA, {}).get(name)
-    return (e.label or name) if e else name
+    if e is None:
+        kept = _kept().get(name)
+        return kept.label if kept else name
+    return e.label or name
 
 
 def corpus_entry(name: str | None = None) -> CorpusEntry:
@@ -190,17 +219,29 @@ def corpus_entry(name: str | None = None) -> CorpusEntry:
     if name == SAMPLE:
         corpus, fp = cache.sample_corpus()
         return CorpusEntry(corpus, fp, "chunk", cache.sample_golden(), corpus_label(SAMPLE))
-    entries = st.session_state.get(_CORPORA, {})
-    if name not in entries:
-        raise InputError(f"corpus {name!r} is not loaded in this session; load it on the Corpus explorer page")
+    entries = st.session_state.setdefault(_CORPORA, {})
+    if name not in entries:  # kept in the workspace by an earlier session: read it back once
+        from rag_metrics.corpus_store import load_corpus
+
+        corpus, info, seed = load_corpus(name)
+        entries[name] = CorpusEntry(corpus, corpus.fingerprint(), info.level, seed, info.label)
     return entries[name]
 
 
 def add_corpus(name: str, corpus: Corpus, *, level: str = "chunk", golden: GoldenSet | None = None,
                label: str = "") -> str:
-    """Register a corpus loaded in this session and select it.  Returns its name."""
+    """Register a corpus loaded in this session, keep it in the workspace (it comes back after a
+    reload or a restart; a corpus over the size cap stays in this session only, and its label says
+    so) and select it.  Returns its name."""
+    from rag_metrics.corpus_store import save_corpus
+
     ss = st.session_state
-    entry = CorpusEntry(corpus, corpus.fingerprint(), level, golden, label or name)
+    label = label or name
+    try:
+        save_corpus(name, corpus, level=level, label=label, seed_golden=golden)
+    except (InputError, OSError):
+        label = f"{label} (this session only: not kept)"
+    entry = CorpusEntry(corpus, corpus.fingerprint(), level, golden, label)
     ss[_CORPORA][name] = entry
     ss[_GOLDEN].pop(name, None)
     set_widget(KEY_CORPUS, name)
@@ -277,8 +318,9 @@ def settings() -> Settings:
                        recall_denominator=ss.get(KEY_RECALL, "all"),
                        missing_queries=ss.get(KEY_MISSING, "zero"), level=level)  # type: ignore[arg-type]
     size, overlap = chunking(name)
+    system = str(ss.get(KEY_SYSTEM) or DEFAULT_RETRIEVER)
     return Settings(name, ss.get(KEY_RETRIEVER, DEFAULT_RETRIEVER), int(ss.get(KEY_K, DEFAULTS[KEY_K])), opts,
-                    ss.get(KEY_GAIN, "linear"), size, overlap)
+                    ss.get(KEY_GAIN, "linear"), size, overlap, "" if system in RETRIEVER_KINDS else system)
 
 
 # ---- the golden session --------------------------------------------------------------------------
@@ -444,7 +486,13 @@ def current() -> Lab:
     g = golden_session(s.corpus)
     key = EvalKey(entry.fingerprint, s.chunk_size, s.chunk_overlap, s.retriever, g.fingerprint, s.options,
                   depth=memo.depth)
-    if s.options.level == "document":
+    if s.system:  # a stored system (upload, RAG log, live backend): ranked once, memoised in the library
+        from ui.systems import evaluate_named
+
+        result, identity = evaluate_named(s.system, s.corpus, chunks, g.golden, s.options, memo.depth)
+        key = EvalKey(entry.fingerprint, s.chunk_size, s.chunk_overlap, identity, g.fingerprint, s.options,
+                      depth=memo.depth)
+    elif s.options.level == "document":
         result = cache.evaluation_documents(memo, g.golden, chunks, key)
     else:
         result = cache.evaluation(memo, g.golden, key)

@@ -14,7 +14,7 @@ import streamlit as st
 
 from rag_metrics.errors import InputError
 from rag_metrics.systems.bundled import BundledSystem
-from rag_metrics.systems.evaluation import SystemEvaluation, coverage, evaluate_systems
+from rag_metrics.systems.evaluation import SystemEvaluation, coverage, evaluate_stored, evaluate_systems
 from rag_metrics.systems.pooling import apply_label, pooled_queue, system_table
 from rag_metrics.systems.store import MAX_STORED_BYTES, SystemStore
 from ui import cache, state, views
@@ -24,12 +24,15 @@ __all__ = [
     "KEY_UPLOAD",
     "add_connection_form",
     "add_upload_form",
+    "evaluate_named",
     "evaluations",
+    "judged_note",
     "pool_section",
     "secrets_env",
     "store",
     "system_details",
     "systems_of",
+    "stored_names",
     "systems_table",
 ]
 
@@ -57,6 +60,49 @@ def secrets_env() -> Mapping[str, str]:
     except Exception:  # no secrets.toml: the environment only  # noqa: BLE001
         pass
     return env
+
+
+def stored_names(corpus_name: str) -> list[str]:
+    """Names of the systems kept for a corpus (the sidebar's and Compare's choices beside the bundled ones)."""
+    from rag_metrics.retrieval.defaults import RETRIEVER_KINDS
+
+    return [n for n in SystemStore.for_corpus(corpus_name).names() if n.lower() not in RETRIEVER_KINDS]
+
+
+def evaluate_named(name: str, corpus_name: str, chunks: Any, golden: Any, options: Any, depth: int
+                   ) -> tuple[Any, str]:
+    """``(EvaluationResult, cache identity)`` of the system ``name`` stored for ``corpus_name``,
+    ranked to ``depth`` and judged under ``options`` (memoised in the library: a rerun, a K change or
+    a page switch re-queries nothing).  ``chunks``: the :class:`ui.cache.ChunkSet` in use.
+    Raises ``InputError`` when it cannot be built or evaluated."""
+    ev, fp = evaluate_stored(SystemStore.for_corpus(corpus_name), name, golden, options, depth,
+                             chunks=chunks.chunks, encoder=cache.encoder(), corpus_key=chunks.fingerprint,
+                             env=secrets_env(),
+                             chunk_to_doc=chunks.doc if options.level == "document" else None)
+    if ev.result is None:
+        raise InputError(f"system {name!r} cannot be evaluated: {ev.error}. Fix or remove it on the Systems page")
+    identity = f"{name}#{fp}"
+    _FAILED[identity] = len(ev.system_run.failures) if ev.system_run is not None else 0
+    return ev.result, identity
+
+
+_FAILED: dict[str, int] = {}  # questions a live system failed on, per system identity (for judged_note)
+
+
+def judged_note(ctx: Any) -> None:
+    """judged@K of the current system under the metrics, and a warning when it is low."""
+    from rag_metrics.systems.pooling import judged_warning
+
+    value = float(ctx.result.mean("judged", ctx.k))
+    st.caption(f"judged@{ctx.k} = {views.fmt(value)}: the share of the top {ctx.k} that carry a label (any grade). "
+               "Unlabelled results count as non-relevant.")
+    warn = judged_warning(value, ctx.k, ctx.settings.system_name)
+    if warn:
+        st.warning(warn[0].upper() + warn[1:] + " (Systems page).", icon=":material/help:")
+    failed = _FAILED.get(ctx.key.system, 0)
+    if failed:
+        st.warning(f"{failed} question(s) failed on {views.esc(ctx.settings.system_name)} and count as retrieving "
+                   "nothing; see which and retry them on the Systems page.", icon=":material/warning:")
 
 
 def systems_of(ctx: Any) -> tuple[list[tuple[str, Any]], dict[str, str]]:

@@ -1,11 +1,14 @@
-"""The view in the URL: page, K and retriever as query parameters, so a link reproduces the view.
+"""The view in the URL: page, K, corpus and system as query parameters, so a link reproduces the view.
 
 Called by the shell (:func:`ui.shell.main`) around the shared sidebar:
 
 - :func:`apply_once` (before the sidebar widgets are drawn, once per session): reads
-  ``?page=…&k=…&retriever=…`` into the session state.  A value that is not valid (``k=abc``,
-  ``k=0``, ``retriever=foo``, an unknown page) is ignored with a gentle warning; never a traceback.
-- :func:`write` (after the sidebar, every run): writes the current page, K and retriever back,
+  ``?page=…&k=…&corpus=…&system=…`` into the session state.  A value that is not valid (``k=abc``,
+  ``k=0``, ``system=foo``, a corpus not loaded, an unknown page) is ignored with a gentle warning;
+  never a traceback.  ``system`` is a bundled retriever (dense, bm25, hybrid) or the name of a
+  system stored for the corpus (Systems page); the older ``retriever=`` is read as ``system=``.
+  Names only: a system's settings, and never a secret, stay in the workspace.
+- :func:`write` (after the sidebar, every run): writes the current page, K, corpus and system back,
   only when they differ from what the URL already says (no needless browser history entries).
 
 The page is also in the URL path (``/failures``); the ``page`` parameter lets a link to the root
@@ -13,7 +16,8 @@ The page is also in the URL path (``/failures``); the ``page`` parameter lets a 
 """
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import streamlit as st
 
@@ -22,7 +26,9 @@ from ui import state
 
 PARAM_PAGE = "page"
 PARAM_K = "k"
-PARAM_RETRIEVER = "retriever"
+PARAM_RETRIEVER = "retriever"   # older links; read as PARAM_SYSTEM
+PARAM_CORPUS = "corpus"
+PARAM_SYSTEM = "system"
 
 _APPLIED = "_url_applied"        # session flag: the URL was read into the state
 _WARNINGS = "_url_warnings"      # messages shown once, on the page the link opened
@@ -35,10 +41,12 @@ def _shown(value: str) -> str:
     return esc(repr(value[:40]))
 
 
-def parse(params: Mapping[str, Any], pages: Mapping[str, str]) -> tuple[dict[str, Any], list[str]]:
+def parse(params: Mapping[str, Any], pages: Mapping[str, str], corpora: Sequence[str] = (state.SAMPLE,),
+          systems: Callable[[str], Sequence[str]] | None = None) -> tuple[dict[str, Any], list[str]]:
     """Validate URL parameters.  Returns ``(values, warnings)``: ``values`` has the valid ones
-    (``page`` as the page's url path, ``k`` as an int, ``retriever``), ``warnings`` one line per
-    ignored value.  ``pages`` maps url paths to page titles."""
+    (``page`` as the page's url path, ``k`` as an int, ``corpus``, ``system``), ``warnings`` one
+    line per ignored value.  ``pages`` maps url paths to page titles; ``corpora`` are the corpus
+    names loaded; ``systems(corpus)`` the system names of a corpus (default: the bundled ones)."""
     values: dict[str, Any] = {}
     warnings: list[str] = []
 
@@ -58,12 +66,23 @@ def parse(params: Mapping[str, Any], pages: Mapping[str, str]) -> tuple[dict[str
             warnings.append(f"Ignored k={_shown(k)} from the link: K must be a whole number from 1 to {DEFAULT_DEPTH}.")
         else:
             values["k"] = kv
-    r = one(PARAM_RETRIEVER)
-    if r is not None and r != "":
-        if r in RETRIEVER_KINDS:
-            values["retriever"] = r
+    c = one(PARAM_CORPUS)
+    corpus = state.SAMPLE
+    if c is not None and c != "":
+        if c in corpora:
+            values["corpus"] = corpus = c
         else:
-            warnings.append(f"Ignored retriever={_shown(r)} from the link: use one of {', '.join(RETRIEVER_KINDS)}.")
+            warnings.append(f"Ignored corpus={_shown(c)} from the link: it is not loaded here; load it on the "
+                            "Corpus explorer page.")
+    param = PARAM_SYSTEM if one(PARAM_SYSTEM) not in (None, "") else PARAM_RETRIEVER
+    r = one(param)
+    if r is not None and r != "":
+        names = list(systems(corpus) if systems is not None else RETRIEVER_KINDS)
+        if r in names:
+            values["system"] = r
+        else:
+            warnings.append(f"Ignored {param}={_shown(r)} from the link: use one of {', '.join(RETRIEVER_KINDS)}"
+                            " or a system added on the Systems page for this corpus.")
     p = one(PARAM_PAGE)
     if p is not None and p != "":
         if p in pages:
@@ -82,13 +101,17 @@ def apply_once(current_page: str, pages: Mapping[str, str], page_files: Mapping[
         return
     ss[_APPLIED] = True
     try:
-        values, warnings = parse(st.query_params.to_dict(), pages)
+        values, warnings = parse(st.query_params.to_dict(), pages, state.corpus_names(), state.system_names)
     except Exception as err:  # noqa: BLE001 - a malformed URL must never stop the app
         values, warnings = {}, [f"Ignored the link's parameters ({type(err).__name__})."]
     if "k" in values:
         ss[state.KEY_K] = values["k"]
-    if "retriever" in values:
-        ss[state.KEY_RETRIEVER] = values["retriever"]
+    if "corpus" in values:
+        ss[state.KEY_CORPUS] = values["corpus"]
+    if "system" in values:
+        ss[state.KEY_SYSTEM] = values["system"]
+        if values["system"] in RETRIEVER_KINDS:
+            ss[state.KEY_RETRIEVER] = values["system"]
     if warnings:
         ss[_WARNINGS] = warnings
     target = values.get("page")
@@ -107,14 +130,18 @@ def wanted(page: str) -> dict[str, str]:
     """The query parameters of the current view."""
     ss = st.session_state
     return {PARAM_PAGE: page, PARAM_K: str(int(ss.get(state.KEY_K, state.DEFAULTS[state.KEY_K]))),
-            PARAM_RETRIEVER: str(ss.get(state.KEY_RETRIEVER, state.DEFAULTS[state.KEY_RETRIEVER]))}
+            PARAM_CORPUS: str(ss.get(state.KEY_CORPUS, state.SAMPLE)),
+            PARAM_SYSTEM: str(ss.get(state.KEY_SYSTEM, state.DEFAULTS[state.KEY_SYSTEM]))}
 
 
 def write(page: str) -> None:
-    """Write page, K and retriever into the URL when they differ from it."""
+    """Write page, K, corpus and system into the URL when they differ from it (an older
+    ``retriever=`` is replaced by ``system=``)."""
     try:
         want = wanted(page)
         qp = st.query_params
+        if PARAM_RETRIEVER in qp:
+            del qp[PARAM_RETRIEVER]
         for name, value in want.items():
             if qp.get(name) != value:
                 qp[name] = value

@@ -16,7 +16,7 @@ from rag_metrics.evaluate import EvalOptions, EvaluationResult, evaluate
 from rag_metrics.systems.base import SystemRun
 from rag_metrics.types import GoldenSet
 
-__all__ = ["SystemEvaluation", "coverage", "evaluate_systems"]
+__all__ = ["SystemEvaluation", "coverage", "evaluate_stored", "evaluate_systems"]
 
 
 @dataclass(frozen=True)
@@ -92,6 +92,36 @@ def evaluate_systems(systems: Sequence[tuple[str, Any]], golden: GoldenSet, opti
             _RESULTS[key] = ev
         out.append(ev)
     return out
+
+
+def evaluate_stored(store: Any, name: str, golden: GoldenSet, options: EvalOptions | None = None,
+                    depth: int = 100, *, chunks: Any = None, encoder: Any = None, corpus_key: str = "",
+                    env: Mapping[str, str] | None = None, chunk_to_doc: Mapping[str, str] | None = None,
+                    retry_failed: bool = False) -> tuple[SystemEvaluation, str]:
+    """Resolve the system stored as ``name`` in ``store`` (a :class:`~rag_metrics.systems.store.SystemStore`)
+    and evaluate it like :func:`evaluate_systems`, whatever its kind.
+
+    Returns
+    -------
+    (SystemEvaluation, str)
+        The evaluation (its ``error`` set when the system cannot be built or ranked) and the
+        system's fingerprint ("" when it could not be built): what a cache key of it needs.
+
+    Raises
+    ------
+    InputError
+        When no system of that name is stored.
+    """
+    spec = store.get(name)
+    if spec is None:
+        raise InputError(f"no system named {name!r} is stored for this corpus; add it on the Systems page "
+                         f"(stored: {', '.join(store.names()) or 'none'})")
+    try:
+        system = store.system(spec, chunks, encoder, corpus_key, env)
+    except InputError as e:
+        return SystemEvaluation(name, None, None, str(e)), ""
+    ev = evaluate_systems([(name, system)], golden, options, depth, chunk_to_doc, retry_failed)[0]
+    return ev, str(system.fingerprint)
 
 
 _RESULTS: dict[tuple[Any, ...], SystemEvaluation] = {}  # small LRU-ish memo: a rerun re-evaluates nothing

@@ -141,6 +141,14 @@ class SystemStore:
         except (ValueError, KeyError, TypeError, OSError):
             return []
 
+    def names(self) -> list[str]:
+        """Names of the stored systems, in the order they were added."""
+        return [s.name for s in self.specs()]
+
+    def get(self, name: str) -> SystemSpec | None:
+        """The stored system called ``name`` (None when there is none)."""
+        return next((s for s in self.specs() if s.name == name), None)
+
     def _write(self, specs: Sequence[SystemSpec]) -> None:
         atomic_write_text(self.folder / _INDEX,
                           json.dumps({"version": 1, "systems": [s.to_json() for s in specs]}, indent=2) + "\n")
@@ -149,6 +157,10 @@ class SystemStore:
         name = " ".join(str(name).split())
         if not _NAME.match(name):
             raise InputError(f"system name {name!r}: use 1-60 letters, digits, spaces or . : ( ) + - _")
+        from rag_metrics.retrieval.defaults import RETRIEVER_KINDS
+
+        if name.lower() in RETRIEVER_KINDS:
+            raise InputError(f"system name {name!r} is the name of a bundled retriever; choose another name")
         if any(s.name == name for s in self.specs()):
             raise InputError(f"a system named {name!r} exists already; choose another name or remove it first")
         if len(self.specs()) >= MAX_SYSTEMS:
