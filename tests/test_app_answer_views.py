@@ -33,16 +33,24 @@ def at():
     return app
 
 
-def _cards(app) -> dict[str, str]:
-    return {m.label: m.value for m in app.metric if " · " in m.label}
+ANSWER_CARD_LABELS = ("Context support", "Answer-question similarity", "Faithfulness", "Answer relevancy",
+                      "Semantic similarity", "String similarity")
+
+
+def _cards(app) -> list[tuple[str, str]]:
+    """The answer cards in page order: (label, value)."""
+    return [(m.label, m.value) for m in app.metric if m.label.startswith(ANSWER_CARD_LABELS)]
 
 
 def test_dashboard_cards_equal_the_library(at, library):
     _, ev = library
     rows = summary_rows(ev)
     cards = _cards(at)
-    assert cards == {f"{r['label']} · {r['system']}": views.fmt(r["mean"]) for r in rows.to_dict("records")}
-    assert len(cards) == 4 and not any(k.startswith(("Faithfulness", "Answer relevancy")) for k in cards)
+    recs = rows.to_dict("records")
+    assert cards == [(r["label"].replace(" (offline approximation)", ""), views.fmt(r["mean"])) for r in recs]
+    assert len(cards) == 4 and not any(k.startswith(("Faithfulness", "Answer relevancy")) for k, _ in cards)
+    headers = [m.value for m in at.markdown if m.value.endswith("(answer system)")]
+    assert headers == [f"**{s}** (answer system)" for s in dict.fromkeys(r["system"] for r in recs)]
     captions = [c.value for c in at.caption]
     for r in rows.to_dict("records"):
         assert f"95% CI {views.fmt(r['ci_low'])} – {views.fmt(r['ci_high'])} · n = 64" in captions
@@ -91,9 +99,8 @@ def test_answers_from_the_answers_page_replace_the_sample(library):
     app.session_state["_answers_published"] = (mine, items_fingerprint(mine), "Uploaded mine.jsonl")
     app.run()
     no_exception(app)
-    cards = _cards(app)
-    assert set(cards) == {"Context support (offline approximation) · mine",
-                          "Answer-question similarity (offline approximation) · mine"}
+    assert {label for label, _ in _cards(app)} == {"Context support", "Answer-question similarity"}
+    assert not [m for m in app.markdown if m.value.endswith("(answer system)")]  # one system: no group header
     goto(app, "pages/compare.py")
     assert any("one system (mine)" in i.value for i in app.info)
 
@@ -129,8 +136,11 @@ def test_llm_run_adds_faithfulness_and_the_report_has_the_section(library, downl
     app.run()
     no_exception(app)
     cards = _cards(app)
-    assert cards["Faithfulness · careful"] == "1.000" and cards["Faithfulness · sloppy"] == "0.500"
-    assert list(cards)[0] == "Faithfulness · careful"  # the LLM judge's metrics come first
+    headers = [m.value for m in app.markdown if m.value.endswith("(answer system)")]
+    assert headers == ["**careful** (answer system)", "**sloppy** (answer system)"]
+    faith = [v for label, v in cards if label == "Faithfulness"]
+    assert faith == ["1.000", "0.500"]  # careful's group first, then sloppy's
+    assert cards[0] == ("Faithfulness", "1.000")  # the LLM judge's metrics come first
     assert any("LLM judge and offline approximations" in c.value for c in app.caption)
     goto(app, "pages/presenter.py")
     button = next(b for b in app.get("download_button") if b.proto.id.endswith("report_download_presenter"))

@@ -103,13 +103,16 @@ def dashboard_section(ctx: Any) -> None:
         return
     rows = cache.answers_summary_rows(cur.ev, cur.key)
     recs = rows.to_dict("records")
-    per_row = 4
-    for i in range(0, len(recs), per_row):
-        cols = st.columns(per_row)
-        for col, r in zip(cols, recs[i:i + per_row]):
+    systems = list(dict.fromkeys(r["system"] or "answers" for r in recs))
+    for system in systems:
+        mine = [r for r in recs if (r["system"] or "answers") == system]
+        st.markdown(f"**{views.esc(system)}**" + (" (answer system)" if len(systems) > 1 else ""))
+        cols = st.columns(max(len(mine), 4))
+        for col, r in zip(cols, mine):
             meta = ANSWER_METRICS[r["metric"]]
-            col.metric(f"{meta.label} · {r['system'] or 'answers'}", views.fmt(r["mean"]), help=meta.definition,
-                       border=True)
+            short = meta.label.replace(" (offline approximation)", "")
+            kind = " An offline approximation." if meta.label != short else ""
+            col.metric(short, views.fmt(r["mean"]), help=meta.definition + kind, border=True)
             col.caption(_ci(r) + (f" · {r['n_failed']} not scored" if r["n_failed"] else ""))
     judge = ("LLM judge and offline approximations" if cur.has_llm else
              "offline approximations only (no LLM judge has run in this session: faithfulness and answer "
