@@ -84,7 +84,7 @@ views.section("Out-of-scope questions: would the system refuse?",
               "A RAG system can refuse to answer when the best retrieval score is below a threshold. "
               "Out-of-scope questions should be refused; in-scope ones should not.")
 if res.n_out_of_scope == 0:
-    st.info("The golden set has no out-of-scope question (category out_of_scope with no relevant chunk).")
+    st.info("The golden set has no out-of-scope question (category out_of_scope, or a question with no judgment).")
 else:
     setup = ctx.abstention_setup()  # range and Youden's-J start, cached per evaluation
     key = f"abstain_{ctx.key.system}"

@@ -252,7 +252,7 @@ def report_content(
     cfg.update(dict(config or {}))
     notes = []
     if result.n_out_of_scope:
-        notes.append(f"{result.n_out_of_scope} out-of-scope question(s) (no relevant chunk) are "
+        notes.append(f"{result.n_out_of_scope} out-of-scope question(s) (category out_of_scope, or no judgment) are "
                      + ("left out of the means." if opts.out_of_scope == "exclude" else "counted as misses."))
     return ReportContent(
         title=title, k=k,

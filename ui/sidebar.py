@@ -69,8 +69,9 @@ def render() -> None:
                             key=state.KEY_LEVEL, help="trec_eval `-l`, ranx `-lN`. NDCG uses the grades "
                             "themselves and ignores L (as trec_eval does).")
             st.radio("Out-of-scope queries", list(OOS_LABELS), key=state.KEY_OOS, format_func=OOS_LABELS.get,
-                     help="Queries with no relevant chunk. trec_eval never sees them; the classic lesson "
-                          "code divides by all queries.")
+                     help="Questions the golden set marks out of scope (category out_of_scope, or no judgment at "
+                          "all). trec_eval never sees them; the classic lesson code divides by all queries. A "
+                          "question judged with none relevant is in scope and scores 0, as in trec_eval.")
             st.radio("Recall denominator", list(RECALL_LABELS), key=state.KEY_RECALL,
                      format_func=RECALL_LABELS.get)
             st.radio("NDCG gain", list(GAIN_LABELS), key=state.KEY_GAIN, format_func=GAIN_LABELS.get,
