@@ -317,8 +317,7 @@ def _docs_from_named_bytes(
             continue
         if doc_id in seen:
             report.error(f"duplicate document id {doc_id!r}: also from {seen[doc_id]}; rename "
-                         "one of the files (ids are paths without extension, spaces as '_').",
-                         file=source)
+                         "one of the files (ids are paths without extension).", file=source)
             continue
         seen[doc_id] = source
         if not text.strip():

@@ -79,7 +79,8 @@ def loads_json(text: str, *, max_depth: int = MAX_JSON_DEPTH) -> tuple[Any, str 
     try:
         value = json.loads(text)
     except json.JSONDecodeError as e:
-        return None, f"invalid JSON ({e.msg} at line {e.lineno} column {e.colno})", e.lineno
+        at = f"column {e.colno}" if e.lineno == 1 else f"line {e.lineno} column {e.colno}"
+        return None, f"invalid JSON ({e.msg} at {at})", e.lineno
     except RecursionError:
         return None, (f"JSON nested too deeply (more than {max_depth} levels of [ ] or {{ }}); "
                       "flatten the structure"), None

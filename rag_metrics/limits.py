@@ -61,7 +61,7 @@ def parse_int(value: Any, lo: int, hi: int, what: str = "value") -> tuple[int | 
         if not math.isfinite(value):
             return None, f"{what} {shown} is not a finite number; use {rng}"
         if not value.is_integer():
-            return None, f"{what} {shown} is not a whole number; use {rng}"
+            return None, f"{what} {shown} is not an integer; use {rng}"
         if abs(value) > 10 ** MAX_INT_DIGITS:
             return None, f"{what} {shown} is out of range; use {rng}"
         n = int(value)
@@ -80,7 +80,7 @@ def parse_int(value: Any, lo: int, hi: int, what: str = "value") -> tuple[int | 
         elif _ASCII_FLOAT.fullmatch(s) and len(s) <= 64:
             return parse_int(float(s), lo, hi, what)
         else:
-            return None, f"{what} {shown} is not a whole number; use {rng}"
+            return None, f"{what} {shown} is not an integer; use {rng}"
     else:
         return None, f"{what} {shown} is not a number ({type(value).__name__}); use {rng}"
     if not lo <= n <= hi:
