@@ -87,6 +87,7 @@ MAX_ARCHIVE_BYTES = 20 * 1024 * 1024
 MAX_ARCHIVE_UNPACKED = 60 * 1024 * 1024
 MAX_ARCHIVE_ENTRIES = 200
 ARCHIVE_FORMAT = "rag-metrics-workspace"
+_MEMBER = re.compile(r"[0-9]{1,4}/(golden\.jsonl|settings\.json)")
 #: Bounds of the saved chunking settings (characters).
 _SETTING_BOUNDS = {"chunk_size": (1, 10_000_000), "chunk_overlap": (0, 10_000_000)}
 _MAX_NAME_CHARS = 200
@@ -133,7 +134,8 @@ def space_dir(space: str = DEFAULT_SPACE, root: str | os.PathLike[str] | None = 
 
 def _read_name(folder: Path) -> str | None:
     try:
-        return (folder / NAME_FILE).read_text(encoding="utf-8").rstrip("\n") or None
+        text = (folder / NAME_FILE).read_text(encoding="utf-8")
+        return text[:-1] if text.endswith("\n") else text
     except (OSError, UnicodeDecodeError):
         return None
 
@@ -671,6 +673,10 @@ def read_archive(data: bytes, source: str = "archive") -> tuple[list[ArchiveEntr
     members = {i.filename: i for i in infos}
 
     def text_of(member: str) -> str | None:
+        if member != "manifest.json" and not _MEMBER.fullmatch(member):
+            report.error(f"member name {member[:60]!r} is not one this app writes "
+                         "(<number>/golden.jsonl or <number>/settings.json); refused", file=source)
+            return None
         info = members.get(member)
         if info is None:
             report.error(f"{member!r} is listed in the manifest but missing", file=source)
