@@ -34,8 +34,9 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
-from typing import Any, Mapping
+from typing import Any
 
 from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.files import loads_json
@@ -47,13 +48,13 @@ __all__ = [
     "MAX_FILE_BYTES_LIMIT",
     "MAX_FOLDER_ENTRIES",
     "TEXT_SUFFIXES",
-    "load_corpus",
-    "load_corpus_jsonl",
-    "load_corpus_folder",
-    "parse_corpus_jsonl",
     "corpus_from_files",
     "document_from_text",
     "file_doc_id",
+    "load_corpus",
+    "load_corpus_folder",
+    "load_corpus_jsonl",
+    "parse_corpus_jsonl",
     "resolve_max_file_bytes",
 ]
 

@@ -9,7 +9,7 @@ from typing import Any
 from rag_metrics.errors import InputError
 from rag_metrics.limits import MAX_JSON_DEPTH
 
-__all__ = ["read_bytes", "decode_utf8", "read_text", "atomic_write_text", "loads_json", "parse_json"]
+__all__ = ["atomic_write_text", "decode_utf8", "loads_json", "parse_json", "read_bytes", "read_text"]
 
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:

@@ -25,8 +25,9 @@ import io
 import json
 import math
 import os
+from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import Any, Collection, Mapping
+from typing import Any
 
 from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.files import atomic_write_text, loads_json, read_text
@@ -34,8 +35,16 @@ from rag_metrics.limits import grade_error, id_problem
 from rag_metrics.types import OUT_OF_SCOPE, GoldenQuery, GoldenSet
 
 __all__ = [
-    "LIST_SEPARATOR", "parse_golden", "read_golden", "load_golden", "golden_to_text", "save_golden",
-    "validate_golden", "golden_to_rows", "golden_from_rows", "stable_query_id",
+    "LIST_SEPARATOR",
+    "golden_from_rows",
+    "golden_to_rows",
+    "golden_to_text",
+    "load_golden",
+    "parse_golden",
+    "read_golden",
+    "save_golden",
+    "stable_query_id",
+    "validate_golden",
 ]
 
 #: Separator of ids and grades inside one CSV cell.

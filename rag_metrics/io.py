@@ -12,11 +12,10 @@ raise); ``load_*`` raise :class:`InputError` on the first error.
 from __future__ import annotations
 
 import io
-import json
 import math
 import os
+from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import Callable, Collection
 
 import numpy as np
 import pandas as pd
@@ -27,9 +26,21 @@ from rag_metrics.golden import GOLDEN_SUFFIXES, read_golden
 from rag_metrics.types import GoldenQuery, GoldenSet, Run
 
 __all__ = [
-    "parse_trec_qrels", "parse_beir_qrels", "read_qrels", "load_qrels", "qrels_to_text",
-    "parse_trec_run", "read_run", "load_run", "run_to_text", "write_trec_run", "write_trec_qrels",
-    "read_queries_jsonl", "find_beir_qrels", "load_beir", "validate_run",
+    "find_beir_qrels",
+    "load_beir",
+    "load_qrels",
+    "load_run",
+    "parse_beir_qrels",
+    "parse_trec_qrels",
+    "parse_trec_run",
+    "qrels_to_text",
+    "read_qrels",
+    "read_queries_jsonl",
+    "read_run",
+    "run_to_text",
+    "validate_run",
+    "write_trec_qrels",
+    "write_trec_run",
 ]
 
 MAX_REPORTED = 200  # problems listed per file before summarising

@@ -25,8 +25,17 @@ import math
 import re
 from typing import Any
 
-__all__ = ["GRADE_MIN", "GRADE_MAX", "K_MAX", "MAX_INT_DIGITS", "MAX_JSON_DEPTH", "MAX_ID_CHARS",
-           "parse_int", "grade_error", "id_problem"]
+__all__ = [
+    "GRADE_MAX",
+    "GRADE_MIN",
+    "K_MAX",
+    "MAX_ID_CHARS",
+    "MAX_INT_DIGITS",
+    "MAX_JSON_DEPTH",
+    "grade_error",
+    "id_problem",
+    "parse_int",
+]
 
 #: Smallest accepted relevance grade.
 GRADE_MIN = -1000

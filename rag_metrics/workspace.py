@@ -54,9 +54,9 @@ import shutil
 import sys
 import time
 import zipfile
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Mapping, Sequence
 
 from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.files import atomic_write_text, loads_json
@@ -65,9 +65,22 @@ from rag_metrics.limits import parse_int
 from rag_metrics.types import GoldenSet
 
 __all__ = [
-    "default_workspace_dir", "Workspace", "SaveResult", "WorkspaceProblem", "WorkspaceCheck",
-    "folder_name", "DEFAULT_SPACE", "list_spaces", "ensure_space", "space_dir", "list_corpora",
-    "class_mode", "private_space_name", "HISTORY_SIZE", "MAX_GOLDEN_BYTES", "MAX_ARCHIVE_BYTES",
+    "DEFAULT_SPACE",
+    "HISTORY_SIZE",
+    "MAX_ARCHIVE_BYTES",
+    "MAX_GOLDEN_BYTES",
+    "SaveResult",
+    "Workspace",
+    "WorkspaceCheck",
+    "WorkspaceProblem",
+    "class_mode",
+    "default_workspace_dir",
+    "ensure_space",
+    "folder_name",
+    "list_corpora",
+    "list_spaces",
+    "private_space_name",
+    "space_dir",
 ]
 
 GOLDEN_FILE = "golden.jsonl"
@@ -135,7 +148,7 @@ def space_dir(space: str = DEFAULT_SPACE, root: str | os.PathLike[str] | None = 
 def _read_name(folder: Path) -> str | None:
     try:
         text = (folder / NAME_FILE).read_text(encoding="utf-8")
-        return text[:-1] if text.endswith("\n") else text
+        return text.removesuffix("\n")
     except (OSError, UnicodeDecodeError):
         return None
 
@@ -629,7 +642,8 @@ def export_archive(workspaces: Sequence[Workspace]) -> bytes:
     Only plain JSON/JSONL text inside (no pickle); member names are numbers, never user text.
     """
     buf = io.BytesIO()
-    manifest = {"format": ARCHIVE_FORMAT, "version": 1, "corpora": []}
+    corpora: list[dict] = []
+    manifest = {"format": ARCHIVE_FORMAT, "version": 1, "corpora": corpora}
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
         for n, ws in enumerate(workspaces):
             item: dict = {"name": ws.name, "folder": str(n)}
@@ -641,7 +655,7 @@ def export_archive(workspaces: Sequence[Workspace]) -> bytes:
             if s:
                 z.writestr(f"{n}/{SETTINGS_FILE}", json.dumps(s, indent=1, sort_keys=True))
                 item["settings"] = f"{n}/{SETTINGS_FILE}"
-            manifest["corpora"].append(item)
+            corpora.append(item)
         z.writestr("manifest.json", json.dumps(manifest, indent=1, ensure_ascii=False))
     return buf.getvalue()
 
@@ -766,4 +780,4 @@ def import_space_archive(data: bytes, space: str, root: str | os.PathLike[str] |
     return report
 
 
-__all__ += ["ArchiveEntry", "export_archive", "read_archive", "export_space_archive", "import_space_archive"]
+__all__ += ["ArchiveEntry", "export_archive", "export_space_archive", "import_space_archive", "read_archive"]

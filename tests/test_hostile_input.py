@@ -12,8 +12,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from rag_metrics.corpus import corpus_from_files, file_doc_id, load_corpus, parse_corpus_jsonl, \
-    resolve_max_file_bytes
+from rag_metrics.corpus import (
+    corpus_from_files,
+    file_doc_id,
+    load_corpus,
+    parse_corpus_jsonl,
+    resolve_max_file_bytes,
+)
 from rag_metrics.errors import InputError
 from rag_metrics.files import loads_json, parse_json
 from rag_metrics.golden import parse_golden
@@ -54,7 +59,7 @@ def _try_import(ws: Workspace, data: bytes, filename: str) -> None:
     """What the app does with an upload: import, save only when accepted."""
     loaded = ws.load()
     assert loaded is not None
-    golden, _, version = loaded
+    golden = loaded[0]
     new, report = edit.import_golden(data, filename, golden, known_ids=None)
     assert new is None and not report.ok, report.lines()
     for line in report.lines():  # one line each, no traceback text

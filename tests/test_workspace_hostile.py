@@ -10,10 +10,22 @@ import pytest
 
 from rag_metrics.golden import golden_to_text
 from rag_metrics.types import GoldenQuery, GoldenSet
-from rag_metrics.workspace import (DEFAULT_SPACE, HISTORY_SIZE, MAX_ARCHIVE_BYTES, Workspace, _slug,
-                                   class_mode, ensure_space, export_space_archive, folder_name,
-                                   import_space_archive, list_corpora, list_spaces, private_space_name,
-                                   read_archive)
+from rag_metrics.workspace import (
+    DEFAULT_SPACE,
+    HISTORY_SIZE,
+    MAX_ARCHIVE_BYTES,
+    Workspace,
+    _slug,
+    class_mode,
+    ensure_space,
+    export_space_archive,
+    folder_name,
+    import_space_archive,
+    list_corpora,
+    list_spaces,
+    private_space_name,
+    read_archive,
+)
 
 A = GoldenSet((GoldenQuery("q1", "How big?", "", {"a#0": 1}),))
 B = GoldenSet((GoldenQuery("q1", "How big?", "", {"b#0": 2}),))
