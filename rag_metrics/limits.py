@@ -41,8 +41,6 @@ __all__ = [
 GRADE_MIN = -1000
 #: Largest accepted relevance grade (see the module docstring for why).
 GRADE_MAX = 1000
-#: Largest K (cut-off) accepted anywhere a user types one.
-K_MAX = 100_000
 #: Longest whole number read from text (digits); longer ones are refused before ``int()``.
 MAX_INT_DIGITS = 18
 #: JSON nesting deeper than this in user files is refused (Python's parser recurses per level).
