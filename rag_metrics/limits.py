@@ -28,7 +28,6 @@ from typing import Any
 __all__ = [
     "GRADE_MAX",
     "GRADE_MIN",
-    "K_MAX",
     "MAX_ID_CHARS",
     "MAX_INT_DIGITS",
     "MAX_JSON_DEPTH",
