@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import EvalOptions, EvaluationResult, bootstrap_ci
+from rag_metrics.evaluate import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED, EvalOptions, EvaluationResult, bootstrap_ci
 from rag_metrics.types import Chunk, GoldenSet
 
 __all__ = ["Config", "RETRIEVER_KINDS", "MAX_DEPTH", "comparison_level", "golden_for", "category_deltas",
@@ -128,13 +128,14 @@ def chunk_to_doc(*chunkings: Sequence[Chunk]) -> dict[str, str]:
 
 def comparison_keys(metrics: Sequence[str], k: int) -> list[str]:
     """``["hit_rate@5", ...]``: the rows of the comparison table (also the CLI's ``--metrics``/``--k``)."""
-    if k < 1:
-        raise InputError(f"K must be >= 1, got {k}")
+    from rag_metrics.metrics.kernels import check_k
+
+    k = check_k(k, "K")
     return [f"{m}@{k}" for m in metrics]
 
 
 def category_deltas(a: EvaluationResult, b: EvaluationResult, metric: str, k: int,
-                    n_resamples: int = 2000, seed: int = 0) -> pd.DataFrame:
+                    n_resamples: int = CI_RESAMPLES, seed: int = CI_SEED) -> pd.DataFrame:
     """Per category: n, mean_a, mean_b, delta (B - A), 95 % bootstrap CI of the delta, wins,
     losses, ties.  Categories in golden order; an ``(all)`` row last."""
     from rag_metrics.compare import per_query_deltas
@@ -144,7 +145,7 @@ def category_deltas(a: EvaluationResult, b: EvaluationResult, metric: str, k: in
     groups = [(c, d[d["category"] == c]) for c in dict.fromkeys(d["category"].tolist())] + [("(all)", d)]
     for cat, g in groups:
         delta = g["delta"].to_numpy(dtype=float)
-        lo, hi = bootstrap_ci(delta, 0.95, n_resamples, seed)
+        lo, hi = bootstrap_ci(delta, CI_CONFIDENCE, n_resamples, seed)
         rows.append({"category": cat, "n": int(len(g)),
                      "mean_a": float(g["a"].mean()) if len(g) else math.nan,
                      "mean_b": float(g["b"].mean()) if len(g) else math.nan,

@@ -88,7 +88,7 @@ def compare(a: EvaluationResult, b: EvaluationResult, keys: Sequence[str | Metri
         mk = key if isinstance(key, MetricKey) else parse_metric(str(key))
         va, vb = a.values(mk)[inc], b.values(mk)[inc]
         d = vb - va
-        lo, hi = bootstrap_ci(d, 0.95, 2000, seed)
+        lo, hi = bootstrap_ci(d, seed=seed)
         p_r, p_t = paired_tests(va, vb, n_resamples, seed)
         rows.append(ComparisonRow(mk.name, mk.k, float(va.mean()) if va.size else math.nan,
                                   float(vb.mean()) if vb.size else math.nan,

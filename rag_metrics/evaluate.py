@@ -19,11 +19,11 @@ from numpy.typing import NDArray
 
 from rag_metrics.errors import InputError
 from rag_metrics.metrics.judge import Judged, judge
-from rag_metrics.metrics.kernels import Kernels
-from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS, MetricKey, parse_metric
-from rag_metrics.types import GoldenSet, Run
+from rag_metrics.metrics.kernels import Kernels, check_k
+from rag_metrics.metrics.registry import DEFAULT_METRICS, MetricKey, get_metric, parse_metric
+from rag_metrics.types import OUT_OF_SCOPE, GoldenSet, Run
 
-__all__ = ["EvalOptions", "EvaluationResult", "evaluate", "bootstrap_ci"]
+__all__ = ["EvalOptions", "EvaluationResult", "evaluate", "bootstrap_ci", "CI_CONFIDENCE", "CI_RESAMPLES", "CI_SEED"]
 
 
 @dataclass(frozen=True)
@@ -35,9 +35,18 @@ class EvalOptions:
     relevance_level
         Grade at or above which an id is relevant (trec_eval ``-l``).  NDCG ignores it.
     out_of_scope
-        ``"exclude"``: queries with no relevant id are left out of ranking-metric means and
-        reported separately (measured by abstention).  ``"miss"``: they count as 0 in every mean
-        (the classic lesson code that divides by all queries).
+        What to do with out-of-scope queries (see ``out_of_scope_rule`` for which those are).
+        ``"exclude"``: left out of ranking-metric means and reported separately (measured by
+        abstention).  ``"miss"``: they enter every mean (with no relevant id they score 0: the
+        classic lesson code that divides by all queries).
+    out_of_scope_rule
+        Which queries are out of scope.  ``"golden_set"`` (default): what the golden set says,
+        category ``out_of_scope`` or a question with no judgment at all; a query that is judged
+        but has no relevant id (every grade <= 0, common in TREC qrels) is **in scope** and
+        scores 0, as trec_eval counts it in every mean.  ``"no_relevant_id"``: a query with no
+        positive grade is out of scope (this library's reading before issue 12; the same set of
+        queries RAGAS drops from ID-based context recall, which is NaN without a reference id and
+        left out by ``ragas.evaluate``'s ``nanmean``).
     recall_denominator
         ``"all"``: ``h_k / |R|`` (trec_eval).  ``"cap"``: ``h_k / min(k, |R|)`` (BEIR ``R_cap``).
     missing_queries
@@ -50,6 +59,7 @@ class EvalOptions:
 
     relevance_level: int = 1
     out_of_scope: Literal["exclude", "miss"] = "exclude"
+    out_of_scope_rule: Literal["golden_set", "no_relevant_id"] = "golden_set"
     recall_denominator: Literal["all", "cap"] = "all"
     missing_queries: Literal["zero", "skip"] = "zero"
     level: Literal["chunk", "document"] = "chunk"
@@ -58,18 +68,31 @@ class EvalOptions:
         rl = self.relevance_level
         if isinstance(rl, bool) or not isinstance(rl, (int, np.integer)) or rl < 1:
             raise InputError(f"relevance level must be an integer >= 1, got {rl!r}")
-        for name, allowed in [("out_of_scope", ("exclude", "miss")), ("recall_denominator", ("all", "cap")),
+        for name, allowed in [("out_of_scope", ("exclude", "miss")),
+                              ("out_of_scope_rule", ("golden_set", "no_relevant_id")),
+                              ("recall_denominator", ("all", "cap")),
                               ("missing_queries", ("zero", "skip")), ("level", ("chunk", "document"))]:
             v = getattr(self, name)
             if v not in allowed:
                 raise InputError(f"option {name} must be one of {', '.join(allowed)}; got {v!r}")
 
 
-def bootstrap_ci(values: NDArray[np.float64], confidence: float = 0.95, n_resamples: int = 2000,
-                 seed: int = 0) -> tuple[float, float]:
+#: The one confidence-interval setting of the library: every interval of a mean (the Dashboard's
+#: cards, the Presenter view, the report, the CLI, the RAGAS page, Compare's per-category table)
+#: uses this level, this many bootstrap resamples and this seed, so one metric shows one interval
+#: everywhere.  Compare's verdicts use the same level (``1 - CI_CONFIDENCE`` is their alpha).
+CI_CONFIDENCE = 0.95
+CI_RESAMPLES = 2000
+CI_SEED = 0
+
+
+def bootstrap_ci(values: NDArray[np.float64], confidence: float = CI_CONFIDENCE, n_resamples: int = CI_RESAMPLES,
+                 seed: int = CI_SEED) -> tuple[float, float]:
     """Percentile bootstrap confidence interval of the mean (scipy.stats.bootstrap).
 
-    Returns ``(nan, nan)`` for no values and ``(v, v)`` when every value is the same.
+    Defaults: :data:`CI_CONFIDENCE`, :data:`CI_RESAMPLES`, :data:`CI_SEED` (one setting for
+    every page, the report and the CLI).  Returns ``(nan, nan)`` for no values and ``(v, v)``
+    when every value is the same.
     """
     from scipy import stats
 
@@ -149,8 +172,17 @@ class EvaluationResult:
 
     @cached_property
     def in_scope(self) -> NDArray[np.bool_]:
-        """Queries with at least one positive grade (trec_eval would see them in the qrels)."""
-        return self.judged.ideal_grades[:, 0] > 0
+        """Queries in scope under ``options.out_of_scope_rule``.
+
+        Default (``"golden_set"``): every query except those the golden set marks out of scope,
+        category ``out_of_scope`` or no judgment at all.  A query judged with no relevant id is in
+        scope and scores 0 (trec_eval counts it in every mean).  With ``"no_relevant_id"``: the
+        queries with at least one positive grade.
+        """
+        if self.options.out_of_scope_rule == "no_relevant_id":
+            return self.judged.ideal_grades[:, 0] > 0
+        return np.fromiter((bool(q.relevant) and q.category != OUT_OF_SCOPE for q in self.golden.queries),
+                           dtype=bool, count=len(self.golden.queries))
 
     @cached_property
     def included(self) -> NDArray[np.bool_]:
@@ -189,35 +221,12 @@ class EvaluationResult:
     def values(self, metric: str | MetricKey, k: int | None = None) -> NDArray[np.float64]:
         """Per-query values (golden order, every query) of ``metric`` at ``k``.
 
-        Out-of-scope queries get 0 (they have no relevant id).  Use :attr:`included` to select
-        the queries that enter the mean.
+        Every query gets its value (0 for a query with no relevant id); use :attr:`included` to
+        select the queries that enter the mean.
         """
         key = metric if isinstance(metric, MetricKey) else (
-            parse_metric(metric) if k is None else MetricKey(metric, int(k)))
-        if key.name not in METRICS:
-            raise InputError(f"unknown metric {key.name!r}; known metrics: {', '.join(METRICS)}")
-        if key.k is not None and key.k < 1:
-            raise InputError(f"cutoff must be >= 1, got {key.k}")
-        kn = self.kernels
-        if key.name == "hit_rate":
-            return kn.hit_rate(self._need_k(key))
-        if key.name == "precision":
-            return kn.precision(self._need_k(key))
-        if key.name == "recall":
-            return kn.recall(self._need_k(key), self.options.recall_denominator)
-        if key.name == "mrr":
-            return kn.mrr(key.k)
-        if key.name == "map":
-            return kn.map(key.k)
-        if key.name == "ndcg":
-            return kn.ndcg(key.k, "linear")
-        return kn.ndcg(key.k, "exponential")
-
-    @staticmethod
-    def _need_k(key: MetricKey) -> int:
-        if key.k is None:
-            raise InputError(f"{key.name} needs a cutoff, e.g. {key.name}@10")
-        return key.k
+            parse_metric(metric) if k is None else MetricKey(metric, k))
+        return get_metric(key.name).compute(self.kernels, key.k, self.options)
 
     def mean(self, metric: str | MetricKey, k: int | None = None) -> float:
         v = self.values(metric, k)[self.included]
@@ -225,7 +234,7 @@ class EvaluationResult:
 
     def curve(self, metrics: Sequence[str] = DEFAULT_METRICS, max_k: int | None = None) -> pd.DataFrame:
         """Mean of each metric for k = 1..max_k (default: the ranking depth): columns metric, k, value."""
-        max_k = max_k or max(self.depth, 1)
+        max_k = max(self.depth, 1) if max_k is None else check_k(max_k, "max_k")
         inc = self.included
         rows = []
         for m in metrics:
@@ -240,9 +249,7 @@ class EvaluationResult:
         keys = []
         ks = list(ks)
         for m in metrics:
-            spec = METRICS.get(m)
-            if spec is None:
-                raise InputError(f"unknown metric {m!r}; known metrics: {', '.join(METRICS)}")
+            spec = get_metric(m)
             for k in ks:
                 if k is None and spec.cutoff == "required":
                     continue
@@ -275,20 +282,22 @@ class EvaluationResult:
         return pd.DataFrame(data)
 
     def summary(self, metrics: Iterable[str] = DEFAULT_METRICS, ks: Iterable[int | None] = (10,),
-                ci: bool = True, confidence: float = 0.95, n_resamples: int = 2000) -> pd.DataFrame:
-        """metric, k, mean, ci_low, ci_high, n (included queries)."""
+                ci: bool = True, confidence: float = CI_CONFIDENCE, n_resamples: int = CI_RESAMPLES,
+                seed: int = CI_SEED) -> pd.DataFrame:
+        """metric, k, mean, ci_low, ci_high, n (included queries); intervals from :func:`bootstrap_ci`."""
         inc = self.included
         rows = []
         for key in self._keys(metrics, ks):
             v = self.values(key)[inc]
-            lo, hi = bootstrap_ci(v, confidence, n_resamples) if ci else (np.nan, np.nan)
+            lo, hi = bootstrap_ci(v, confidence, n_resamples, seed) if ci else (np.nan, np.nan)
             rows.append((key.name, key.k, float(v.mean()) if v.size else np.nan, lo, hi, int(v.size)))
         out = pd.DataFrame(rows, columns=["metric", "k", "mean", "ci_low", "ci_high", "n"])
         out["k"] = out["k"].astype("Int64")
         return out
 
     def by_category(self, metrics: Iterable[str] = DEFAULT_METRICS, ks: Iterable[int | None] = (10,),
-                    ci: bool = True, confidence: float = 0.95, n_resamples: int = 2000) -> pd.DataFrame:
+                    ci: bool = True, confidence: float = CI_CONFIDENCE, n_resamples: int = CI_RESAMPLES,
+                    seed: int = CI_SEED) -> pd.DataFrame:
         """category, metric, k, mean, ci_low, ci_high, n, for each category with included queries."""
         inc = self.included
         cats = self.categories
@@ -298,7 +307,7 @@ class EvaluationResult:
             sel = inc & (cats == cat)
             for key in keys:
                 v = self.values(key)[sel]
-                lo, hi = bootstrap_ci(v, confidence, n_resamples) if ci else (np.nan, np.nan)
+                lo, hi = bootstrap_ci(v, confidence, n_resamples, seed) if ci else (np.nan, np.nan)
                 rows.append((cat, key.name, key.k, float(v.mean()), lo, hi, int(v.size)))
         out = pd.DataFrame(rows, columns=["category", "metric", "k", "mean", "ci_low", "ci_high", "n"])
         out["k"] = out["k"].astype("Int64")
@@ -326,8 +335,7 @@ class EvaluationResult:
         Columns: query_id, category, question, expected_ids, retrieved_ids (top k), top_score,
         first_relevant_rank (beyond k, or <NA> when no relevant id was retrieved at all).
         """
-        if k < 1:
-            raise InputError(f"k must be >= 1, got {k}")
+        k = check_k(k)
         hits = self.kernels.hit_rate(k)
         first = self.kernels.first_relevant_rank
         rows = []

@@ -13,7 +13,7 @@ from typing import Sequence
 import numpy as np
 
 from rag_metrics.metrics.judge import Judged
-from rag_metrics.metrics.kernels import Kernels
+from rag_metrics.metrics.kernels import Kernels, check_k
 
 __all__ = ["MetricExplanation", "explain_ranking", "judged_from_grades"]
 
@@ -64,6 +64,7 @@ def explain_ranking(grades: Sequence[int], judged_grades: Sequence[int], k: int,
     judged_grades
         Grades of *all* judged ids of the query, retrieved or not (defines ``|R|`` and the ideal DCG).
     """
+    k = check_k(k)
     kn = Kernels(judged_from_grades([list(grades)], [list(judged_grades)]), relevance_level)
     L = relevance_level
     topk = list(grades[:k])

@@ -346,6 +346,7 @@ def validate_golden(golden: GoldenSet, known_ids: Collection[str] | None = None,
             report.warning(f"no relevant id; label at least one or set the category to {OUT_OF_SCOPE!r}",
                            file=source, query_id=q.id, field="relevant")
         if q.in_scope and q.category == OUT_OF_SCOPE:
-            report.warning(f"marked {OUT_OF_SCOPE!r} but has relevant ids; it is evaluated as in scope",
+            report.warning(f"marked {OUT_OF_SCOPE!r} but has relevant ids; it is left out of the means as out of "
+                           f"scope; remove the category to evaluate it",
                            file=source, query_id=q.id, field="category")
     return report

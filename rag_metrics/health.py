@@ -204,7 +204,8 @@ def judging_candidates(result: EvaluationResult, k: int = 10, min_queries: int =
 
     "Labelled" means the id appears in any query's labels, with any grade (a grade 0 is a
     judgement too).  Columns: ``id, n_queries, share`` (of the golden queries), ``best_rank``,
-    ``mean_rank``, ``query_ids``, ``questions`` (lists, in golden order), and ``preview`` when
+    ``mean_rank``, ``query_ids``, ``questions``, ``ranks`` (lists, in golden order: the id's rank in
+    each of those questions' rankings), and ``preview`` when
     ``chunk_text`` is given.  Most frequent first.  To label one, add it to a query's
     ``relevant`` map (e.g. :func:`rag_metrics.lab.upsert_labels`).
     """
@@ -228,11 +229,11 @@ def judging_candidates(result: EvaluationResult, k: int = 10, min_queries: int =
         row = {"id": i, "n_queries": len(hits), "share": len(hits) / nq, "best_rank": min(ranks),
                "mean_rank": float(np.mean(ranks)),
                "query_ids": [result.query_ids[q] for q, _ in hits],
-               "questions": [result.golden.queries[q].question for q, _ in hits]}
+               "questions": [result.golden.queries[q].question for q, _ in hits], "ranks": ranks}
         if chunk_text is not None:
             row["preview"] = " ".join(chunk_text.get(i, "").split())[:preview_chars]
         rows.append(row)
-    cols = ["id", "n_queries", "share", "best_rank", "mean_rank", "query_ids", "questions"] + \
+    cols = ["id", "n_queries", "share", "best_rank", "mean_rank", "query_ids", "questions", "ranks"] + \
         (["preview"] if chunk_text is not None else [])
     out = pd.DataFrame(rows, columns=cols)
     if len(out):

@@ -58,7 +58,7 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import EvaluationResult, bootstrap_ci
+from rag_metrics.evaluate import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED, EvaluationResult, bootstrap_ci
 from rag_metrics.types import Chunk
 
 __all__ = [
@@ -179,9 +179,9 @@ def rank_weighted_context_precision(verdicts: Sequence[int | bool], epsilon: flo
 
 # ---- per query, from an evaluation ------------------------------------------------------------
 def _check_k(k: object) -> int:
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or int(k) < 1:
-        raise InputError(f"k must be an integer >= 1, got {k!r}")
-    return int(k)
+    from rag_metrics.metrics.kernels import check_k
+
+    return check_k(k)
 
 
 def _ragas_arrays(result: EvaluationResult, k: int) -> dict[str, NDArray[np.float64]]:
@@ -248,8 +248,8 @@ _PAIRS = (
 )
 
 
-def context_metrics_summary(result: EvaluationResult, k: int, ci: bool = True, confidence: float = 0.95,
-                            n_resamples: int = 2000) -> pd.DataFrame:
+def context_metrics_summary(result: EvaluationResult, k: int, ci: bool = True, confidence: float = CI_CONFIDENCE,
+                            n_resamples: int = CI_RESAMPLES, seed: int = CI_SEED) -> pd.DataFrame:
     """Means at ``k`` of each RAGAS context metric beside its trec_eval-style counterpart.
 
     Means are over the queries that enter our means (:attr:`EvaluationResult.included`); RAGAS
@@ -268,8 +268,8 @@ def context_metrics_summary(result: EvaluationResult, k: int, ci: bool = True, c
         v = per[col].to_numpy(np.float64)[inc]
         o = per[f"{ours}@{k}"].to_numpy(np.float64)[inc]
         vv = v[~np.isnan(v)]
-        lo, hi = bootstrap_ci(vv, confidence, n_resamples) if ci else (math.nan, math.nan)
-        olo, ohi = bootstrap_ci(o, confidence, n_resamples) if ci else (math.nan, math.nan)
+        lo, hi = bootstrap_ci(vv, confidence, n_resamples, seed) if ci else (math.nan, math.nan)
+        olo, ohi = bootstrap_ci(o, confidence, n_resamples, seed) if ci else (math.nan, math.nan)
         rows.append({
             "ragas_metric": col, "label": label,
             "mean": float(vv.mean()) if vv.size else math.nan, "ci_low": lo, "ci_high": hi,
@@ -330,7 +330,7 @@ def ragas_rows(result: EvaluationResult, chunks: Sequence[Chunk] | Mapping[str, 
     chunk_rankings = result.run.rankings() if doc_level else {}
     rows: list[dict[str, Any]] = []
     for qi, q in enumerate(result.golden.queries):
-        if not include_out_of_scope and not q.in_scope:
+        if not include_out_of_scope and not result.in_scope[qi]:
             continue
         retrieved = [str(i) for i in result.judged.ranking(qi)[0][:k]]
         source = retrieved  # the chunk behind each id: at document level, the document's best chunk

@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import EvaluationResult
+from rag_metrics.evaluate import CI_RESAMPLES, EvaluationResult
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -107,14 +107,16 @@ def metric_curve_chart(result: EvaluationResult, metrics: Sequence[str] = DEFAUL
     """Mean of each metric for k = 1..max_k, one line per metric, with a rule at the chosen ``k``."""
     import altair as alt
 
+    from rag_metrics.chart_style import K_TITLE, k_axis, k_scale, metric_scale
+
     curve = result.curve(metrics, max_k).assign(label=lambda d: d["metric"].map(lambda m: METRICS[m].label))
     order = [METRICS[m].label for m in metrics]
+    top = int(curve["k"].max()) if len(curve) else 2
     lines = alt.Chart(curve).mark_line(point=alt.OverlayMarkDef(size=28)).encode(
-        x=alt.X("k:Q", title="cutoff k", axis=alt.Axis(format="d", **(
-                {"values": list(range(1, int(curve["k"].max()) + 1))} if curve["k"].max() <= 25 else {"tickMinStep": 1})),
-                scale=alt.Scale(domain=[1, max(int(curve["k"].max()), 2)], nice=False)),
+        x=alt.X("k:Q", title=K_TITLE, axis=alt.Axis(**k_axis(top)), scale=alt.Scale(**k_scale(top))),
         y=alt.Y("value:Q", title="mean over in-scope queries", scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color("label:N", title="metric", sort=order, scale=alt.Scale(scheme="tableau10")),
+        color=alt.Color("label:N", title="metric", sort=order,
+                        scale=alt.Scale(**metric_scale(metrics, lambda m: METRICS[m].label))),
         tooltip=[alt.Tooltip("label:N", title="metric"), "k:Q", alt.Tooltip("value:Q", format=".3f")])
     layers: list[Any] = [lines]
     if k is not None:
@@ -135,9 +137,12 @@ def category_chart(result: EvaluationResult, metrics: Sequence[str] = ("hit_rate
     df["label"] = [_label(m, kk) for m, kk in zip(df["metric"], df["k"])]
     df["category_n"] = [f"{c} (n={n})" for c, n in zip(df["category"], df["n"])]
     df["k"] = df["k"].astype(float)
+    from rag_metrics.chart_style import metric_scale
+
     order = [_label(m, k) for m in metrics]
     y = alt.Y("category_n:N", title=None, sort=list(dict.fromkeys(df["category_n"])))
-    color = alt.Color("label:N", title="metric", sort=order, scale=alt.Scale(scheme="tableau10"))
+    color = alt.Color("label:N", title="metric", sort=order,
+                      scale=alt.Scale(**metric_scale(metrics, lambda m: _label(m, k))))
     tip = ["category:N", alt.Tooltip("label:N", title="metric"), alt.Tooltip("mean:Q", format=".3f"),
            alt.Tooltip("ci_low:Q", format=".3f", title="95% CI low"),
            alt.Tooltip("ci_high:Q", format=".3f", title="95% CI high"), "n:Q"]
@@ -194,7 +199,7 @@ def report_content(
     config: Mapping[str, Any] | None = None,
     title: str = "Retrieval evaluation report",
     context_metrics: bool = True,
-    n_resamples: int = 2000,
+    n_resamples: int = CI_RESAMPLES,
     generated_at: str | None = None,
     corpus_map: "CorpusMap | None" = None,
 ) -> ReportContent:

@@ -389,13 +389,15 @@ class Workspace:
         self._write_name()
 
     def save(self, golden: GoldenSet, expected_version: str | None, *, session: str = "session",
-             force: bool = False) -> SaveResult:
+             force: bool = False, text: str | None = None) -> SaveResult:
         """Save unless another session saved since ``expected_version`` (then save beside it).
 
         ``expected_version`` is the version this session last loaded or saved (``None`` when it
         started from the sample and nothing was saved).  ``force`` overwrites regardless.
+        ``text``: the set's JSONL text when the caller already made it (saves a serialisation).
         """
-        text = golden_to_text(golden, "jsonl")
+        if text is None:
+            text = golden_to_text(golden, "jsonl")
         data = text.encode("utf-8")
         with _locked(self.path):
             current = self.version()

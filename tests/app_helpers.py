@@ -1,17 +1,22 @@
 """Helpers shared by the page tests (AppTest): the library's own numbers on the sample corpus,
-computed once per process, and the checks every page test starts with."""
+computed once per process, and the checks and interactions every page test uses."""
 from __future__ import annotations
 
 import functools
+import json
 from pathlib import Path
+from typing import Any, Iterable, Mapping
 
 from rag_metrics.evaluate import EvaluationResult, evaluate
 from rag_metrics.golden import load_golden
-from rag_metrics.types import GoldenSet
+from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
+from rag_metrics.types import GoldenQuery, GoldenSet
 
 ROOT = Path(__file__).resolve().parents[1]
+SAMPLE = "sample_corpus"
 
 
+# ---- the library's numbers (independent of the app's caches) -------------------------------------
 @functools.lru_cache(maxsize=None)
 def sample_index(kind: str = "dense"):
     """The sample corpus indexed with ``kind``, from the shipped embeddings (read-only cache)."""
@@ -38,13 +43,69 @@ def library_result(kind: str = "dense", golden: GoldenSet | None = None) -> Eval
     return evaluate(golden, run)
 
 
+def expected_cards(result: EvaluationResult, k: int, metrics: Iterable[str] = DEFAULT_METRICS) -> dict[str, str]:
+    """The dashboard's cards as the library computes them (label@k -> 3 decimals)."""
+    return {f"{METRICS[m].label}@{k}": f"{result.mean(m, k):.3f}" for m in metrics}
+
+
+def edited_golden(qid: str = "q001") -> GoldenSet:
+    """The sample set with the labels of ``qid`` removed."""
+    g = sample_golden()
+    return GoldenSet(tuple(GoldenQuery(q.id, q.question, q.category, {} if q.id == qid else q.relevant,
+                                       q.expected_answer) for q in g))
+
+
+# ---- page checks ---------------------------------------------------------------------------------
 def no_exception(at) -> None:
     assert not at.exception, [e.value for e in at.exception]
 
 
+def goto(at, page: str):
+    """Switch an AppTest to ``page`` and run it (no exception)."""
+    at.switch_page(page).run()
+    no_exception(at)
+    return at
+
+
 def open_page(app, page: str):
     """Switch an AppTest to ``page``, run it, and check it shows no exception and no error."""
-    app.switch_page(page).run()
-    no_exception(app)
+    goto(app, page)
     assert not app.error, [e.value for e in app.error]
     return app
+
+
+def shown_cards(at) -> dict[str, str]:
+    """Every metric card whose label names a cutoff (``MRR@5``)."""
+    return {m.label: m.value for m in at.metric if "@" in m.label}
+
+
+# ---- interactions --------------------------------------------------------------------------------
+def edit_table(at, edits: Mapping[str, Any], key_prefix: str = "golden_editor_"):
+    """Send a data editor edit the way the browser does (the editor's widget state, so its
+    ``on_change`` callback runs) and rerun.  ``edits``: ``edited_rows`` / ``added_rows`` /
+    ``deleted_rows`` relative to the table the editor shows.
+
+    AppTest cannot edit a data editor (``set_value`` raises) and a value assigned through
+    ``at.session_state`` does not run callbacks; this builds the widget states of the next run from
+    the page's widgets plus the editor's JSON edit state, which is what the browser sends."""
+    from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+    editor = next(d for d in at.data_editor if (d.key or "").startswith(key_prefix))
+    states = at._tree.get_widget_states()
+    full = {"edited_rows": {}, "added_rows": [], "deleted_rows": [], **edits}
+    full["edited_rows"] = {str(r): v for r, v in full["edited_rows"].items()}
+    states.widgets.append(WidgetState(id=editor.proto.id, string_value=json.dumps(full)))
+    at._run(states)
+    no_exception(at)
+    return at
+
+
+def app_golden(at, corpus: str = SAMPLE) -> GoldenSet:
+    """The golden set the app's session works on."""
+    return at.session_state["_golden"][corpus].golden
+
+
+def set_app_golden(at, queries: Iterable[GoldenQuery], corpus: str = SAMPLE) -> None:
+    """Replace the app session's golden set (saved to the test's workspace), as an edit would."""
+    session = at.session_state["_golden"][corpus]
+    session.replace(GoldenSet(tuple(queries), name=corpus))

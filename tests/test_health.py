@@ -97,6 +97,7 @@ def test_judging_candidates():
     row = t.iloc[0]
     assert row["n_queries"] == 3 and row["best_rank"] == 1 and row["mean_rank"] == pytest.approx((1 + 2 + 3) / 3)
     assert row["query_ids"] == ["a", "b", "c"] and row["questions"] == ["qa", "qb", "qc"]
+    assert row["ranks"] == [1, 2, 3]  # hub's rank in a, b and c
     assert row["preview"] == "the hub text"
     # at k=2, hub is seen by a and b only
     assert judging_candidates(res, k=2, min_queries=3).empty

@@ -188,3 +188,28 @@ def test_presorted_with_wrong_tie_order_is_resorted():
     # scores sorted but tied ids in ascending order: must be re-ranked "b" before "a"
     r = Run(np.array(["q", "q"], dtype=object), np.array(["a", "b"], dtype=object), np.array([1.0, 1.0]))
     assert evaluate({"q": {"b": 1}}, r).mean("mrr") == 1.0
+
+
+def test_queries_judged_only_non_relevant_count_zero_in_every_mean_like_trec_eval():
+    """A query whose every grade is 0 is in scope: trec_eval reports it (0) and -c counts it in the mean."""
+    rng = random.Random(21)
+    qrels, run = random_case(rng)
+    for qid in ("2", "5", "9"):
+        qrels[qid] = {d: 0 for d in qrels[qid]}
+    run.pop("5", None)  # one all-zero query also missing from the run
+    assert_parity(qrels, run, ks=[1, 3, 5, 10])
+    res = evaluate(qrels, run)
+    assert res.n_queries == len(qrels) and res.n_out_of_scope == 0
+    kstr = "1,3,5,10"
+    per = pytrec_eval.RelevanceEvaluator(qrels, {f"P.{kstr}", f"recall.{kstr}", f"success.{kstr}",
+                                                 f"ndcg_cut.{kstr}", f"map_cut.{kstr}"}).evaluate(run)
+    assert "2" in per and per["2"]["P_5"] == 0.0  # trec_eval reports the all-zero query
+    for name, te in [("precision", "P"), ("recall", "recall"), ("hit_rate", "success"), ("ndcg", "ndcg_cut"),
+                     ("map", "map_cut")]:
+        for k in (1, 3, 5, 10):
+            c_mean = sum(v[f"{te}_{k}"] for v in per.values()) / len(qrels)  # -c: missing queries count 0
+            assert res.mean(name, k) == pytest.approx(c_mean, abs=1e-12), (name, k)
+    # the old reading (labelled option) leaves them out and shifts the mean
+    old = res.with_options(out_of_scope_rule="no_relevant_id")
+    assert old.n_queries == len(qrels) - 3
+    assert old.mean("precision", 5) == pytest.approx(res.mean("precision", 5) * len(qrels) / (len(qrels) - 3))

@@ -160,7 +160,7 @@ def test_relevance_level_applies():
 
 def test_k_validation(result):
     from rag_metrics.errors import InputError
-    with pytest.raises(InputError, match="k must be"):
+    with pytest.raises(InputError, match="cutoff must be >= 1, got 0"):
         context_metrics(result, 0)
 
 

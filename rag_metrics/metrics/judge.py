@@ -44,6 +44,10 @@ class Judged:
         True when the run has at least one row for the query.
     starts
         First ranked row of each query in ``ranked_codes`` / ``ranked_scores``.
+    is_judged
+        ``is_judged[q, i]`` is True when the id at rank ``i + 1`` has a label in the qrels (any
+        grade, 0 and negative included); tells grade-0 judgments from unjudged ids (``judged@k``).
+        None when the grades were given without ids.
     ranked_codes, id_uniques
         The ranked ids after id mapping (e.g. chunk -> document), aligned with ``order``, as codes
         into ``id_uniques`` (materialised per query by :meth:`ranking`).
@@ -59,6 +63,7 @@ class Judged:
     ranked_codes: NDArray[np.int64]
     id_uniques: NDArray[np.object_]
     ranked_scores: NDArray[np.float64]
+    is_judged: NDArray[np.bool_] | None = None
 
     @property
     def depth(self) -> int:
@@ -274,6 +279,7 @@ def judge(
 
     # --- grade of every ranked id: only rows whose id is judged somewhere need a lookup ----
     grades = np.zeros((nq, max(max_depth, 1)), dtype=np.int32)
+    is_judged = np.zeros(grades.shape, dtype=bool)
     if len(sic) and len(q_ids):
         qr_codes = pd.Index(iun).get_indexer(np.asarray(q_ids, dtype=object))
         known = qr_codes >= 0
@@ -295,7 +301,9 @@ def judge(
                 blk_q = sq[lo:lo + step][cand].astype(np.int64)
                 hit = lookup.get_indexer(blk_q * nu + blk_ic[cand])
                 found = hit >= 0
-                flat[blk_q[found] * width + pos_in_q[lo:lo + step][cand[found]]] = g_values[hit[found]]
+                at = blk_q[found] * width + pos_in_q[lo:lo + step][cand[found]]
+                flat[at] = g_values[hit[found]]
+                is_judged.reshape(-1)[at] = True
     top = np.full(nq, np.nan)
     if len(sq):
         top[sq[pos_in_q == 0]] = sscores[pos_in_q == 0]
@@ -310,4 +318,5 @@ def judge(
         ranked_codes=sic,
         id_uniques=iun,
         ranked_scores=sscores,
+        is_judged=is_judged,
     )

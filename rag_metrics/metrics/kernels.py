@@ -11,9 +11,31 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import NDArray
 
+from rag_metrics.errors import InputError
 from rag_metrics.metrics.judge import Judged
 
-__all__ = ["Kernels"]
+__all__ = ["Kernels", "check_k", "check_optional_k"]
+
+
+def check_k(k: object, where: str = "k") -> int:
+    """Validate a required cutoff wherever it enters the library: a whole number >= 1 (NumPy
+    integers accepted; ``None``, ``True``, floats and strings refused).
+
+    Raises :class:`InputError` naming the setting, the value received and the fix.
+    """
+    if k is None:
+        raise InputError(f"{where}: this metric needs a cutoff, got None; pass a whole number >= 1, e.g. {where}=10")
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
+        raise InputError(f"{where}: cutoff must be a whole number >= 1, got {k!r} ({type(k).__name__}); "
+                         f"pass e.g. {where}=10")
+    if k < 1:
+        raise InputError(f"{where}: cutoff must be >= 1, got {k!r}; pass e.g. {where}=10")
+    return int(k)
+
+
+def check_optional_k(k: object, where: str = "k") -> int | None:
+    """:func:`check_k` for metrics whose cutoff is optional: ``None`` means the whole ranking."""
+    return None if k is None else check_k(k, where)
 
 
 def _safe_div(num: NDArray[np.float64], den: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -66,6 +88,15 @@ class Kernels:
         return np.where(any_rel, rel.argmax(axis=1) + 1, 0).astype(np.int64)
 
     @cached_property
+    def judged_prefix(self) -> NDArray[np.int32]:
+        """``judged_prefix[q, k-1]`` = ids with a label (any grade, 0 included) among the first k."""
+        mask = self.judged.is_judged
+        if mask is None:
+            raise InputError("judged@k needs to know which retrieved ids carry a label; build the Judged "
+                             "with rag_metrics.metrics.judge (grades alone cannot tell grade 0 from unjudged)")
+        return np.cumsum(mask, axis=1, dtype=np.int32)
+
+    @cached_property
     def _ap_prefix(self) -> NDArray[np.float64]:
         """cumsum over ranks of (h_i / i if rank i is relevant else 0); in place to bound memory."""
         a = self.hits.astype(np.float64)
@@ -112,20 +143,24 @@ class Kernels:
         return self._idcg_prefix("exponential")
 
     def _col(self, k: int | None) -> int:
+        """Column of cutoff ``k`` (already validated; None = the last column)."""
         d = self.judged.depth
         return d - 1 if k is None else min(int(k), d) - 1
 
     def hits_at(self, k: int) -> NDArray[np.int64]:
+        k = check_k(k)
         return self.hits[:, self._col(k)].astype(np.int64)
 
-    # ---- metrics ---------------------------------------------------------------------------
+    # ---- metrics (every cutoff validated by check_k) ---------------------------------------
     def hit_rate(self, k: int) -> NDArray[np.float64]:
         return (self.hits_at(k) > 0).astype(np.float64)
 
     def precision(self, k: int) -> NDArray[np.float64]:
+        k = check_k(k)
         return self.hits_at(k) / float(k)
 
     def recall(self, k: int, denominator: str = "all") -> NDArray[np.float64]:
+        k = check_k(k)
         r = self.n_relevant.astype(np.float64)
         if denominator == "cap":
             r = np.minimum(r, float(k))
@@ -134,14 +169,17 @@ class Kernels:
         return _safe_div(self.hits_at(k).astype(np.float64), r)
 
     def mrr(self, k: int | None = None) -> NDArray[np.float64]:
+        k = check_optional_k(k)
         f = self.first_relevant_rank
         ok = (f > 0) if k is None else (f > 0) & (f <= k)
         return _safe_div(ok.astype(np.float64), f.astype(np.float64))
 
     def map(self, k: int | None = None) -> NDArray[np.float64]:
+        k = check_optional_k(k)
         return _safe_div(self._ap_prefix[:, self._col(k)], self.n_relevant.astype(np.float64))
 
     def ndcg(self, k: int | None = None, gain: str = "linear") -> NDArray[np.float64]:
+        k = check_optional_k(k)
         if gain == "linear":
             dcg, idcg = self._dcg_linear, self._idcg_linear
         elif gain == "exponential":
@@ -154,3 +192,14 @@ class Kernels:
 
     def ndcg_exp(self, k: int | None = None) -> NDArray[np.float64]:
         return self.ndcg(k, gain="exponential")
+
+    def judged_at(self, k: int | None = None) -> NDArray[np.float64]:
+        """Share of the top k that carry a label, any grade (ir_measures ``Judged@k``).
+
+        The divisor is ``min(k, n)`` (n = ids retrieved), as in ir_measures' ``JudgedProvider``;
+        no cutoff divides by n.  A query that retrieved nothing gets 0.
+        """
+        k = check_optional_k(k)
+        n = self.judged.n_retrieved.astype(np.float64)
+        den = n if k is None else np.minimum(n, float(k))
+        return _safe_div(self.judged_prefix[:, self._col(k)].astype(np.float64), den)
