@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rag_metrics import lab as L
+from rag_metrics import golden_edit, readouts
 from rag_metrics.corpus import MAX_FILE_BYTES, TEXT_SUFFIXES
 from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.retrieval.chunking import MIN_CHUNK_SIZE
@@ -28,7 +28,7 @@ c[0].metric("Documents", len(ctx.corpus.corpus), border=True)
 c[1].metric("Chunks", len(chunks.chunks), border=True)
 lengths = [len(x.text) for x in chunks.chunks]
 c[2].metric("Mean chunk length", f"{(sum(lengths) / len(lengths)) if lengths else 0:.0f} chars", border=True)
-c[3].metric(f"Labelled {unit}s", len(L.label_counts(ctx.golden, level)), border=True,
+c[3].metric(f"Labelled {unit}s", len(golden_edit.label_counts(ctx.golden, level)), border=True,
             help=f"{unit.capitalize()}s labelled relevant by at least one golden question.")
 
 tab_browse, tab_query, tab_chunk, tab_load = st.tabs([
@@ -41,7 +41,7 @@ with tab_browse:
     f1, f2 = st.columns([2, 2])
     pick = f1.multiselect("Documents", docs, key="browse_docs", placeholder="All documents")
     needle = f2.text_input("Text contains", key="browse_text", placeholder="e.g. refund")
-    table = L.chunk_table(chunks.chunks, ctx.golden if unit == "chunk" else None, level)
+    table = golden_edit.chunk_table(chunks.chunks, ctx.golden if unit == "chunk" else None, level)
     if pick:
         table = table[table["document"].isin(pick)]
     if needle.strip():
@@ -75,7 +75,7 @@ with tab_query:
     if text.strip():
         try:
             with st.spinner("Retrieving…"):
-                live = L.live_results(ctx.memo, text, int(n), chunks.text, chunks.doc, labels, level)
+                live = readouts.live_results(ctx.memo, text, int(n), chunks.text, chunks.doc, labels, level)
         except InputError as err:
             views.input_error(err, "Retrieval failed")
         else:

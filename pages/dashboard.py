@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rag_metrics import lab as L
+from rag_metrics import readouts
 from rag_metrics.metrics.registry import METRICS
 from ui import state, views
 from ui.shell import ensure_shell
@@ -28,7 +28,7 @@ st.caption(f"Means over {res.n_queries} queries"
               " (out-of-scope queries counted as misses, as in the lesson code).")
            + " 95% bootstrap confidence intervals (1,000 resamples).")
 with st.expander("What each metric measures", icon=":material/help:"):
-    st.dataframe(L.metric_glossary(ctx.settings.metrics), hide_index=True, width="stretch",
+    st.dataframe(readouts.metric_glossary(ctx.settings.metrics), hide_index=True, width="stretch",
                  column_config={"metric": st.column_config.TextColumn("Metric", width="small"),
                                 "description": st.column_config.TextColumn("What it measures", width="large"),
                                 "formula": st.column_config.TextColumn("Formula", width="medium"),
@@ -45,19 +45,17 @@ with left:
 with right:
     views.section("Reading the numbers")
     mrr = float(summary.loc[summary["metric"] == "mrr", "mean"].iloc[0])
-    st.markdown(f"**MRR@{k} = {views.fmt(mrr)}.** {L.mrr_reading(mrr)}")
-    targets = L.target_checks(res, k)
+    st.markdown(f"**MRR@{k} = {views.fmt(mrr)}.** {readouts.mrr_reading(mrr)}")
+    targets = readouts.target_checks(res, k)
     for t in targets.to_dict("records"):
         name = f"{views.label(t['metric'])}@{t['k']}"
         ok = t["met"]
         msg = f"{name} = {views.fmt(t['value'])} (target > {t['target']:.1f})"
         (st.success if ok else st.warning)(msg, icon=":material/check_circle:" if ok else ":material/flag:")
     with st.expander("What MRR values mean (the lesson's table)"):
-        st.dataframe(
-            {"MRR": [r[1] for r in L.MRR_READING_TABLE], "Reading": [r[2] for r in L.MRR_READING_TABLE]},
-            hide_index=True, width="stretch")
+        st.dataframe(readouts.mrr_reading_rows(), hide_index=True, width="stretch")
         st.caption("Typical rank of the first relevant chunk ≈ 1 / MRR. Targets from the lesson: "
-                   "MRR > 0.7 and precision@5 > 0.6.")
+                   f"{readouts.targets_caption(k)}.")
 
 # ---- per category and hit rates -----------------------------------------------------------------
 left, right = st.columns([3, 2], gap="large")
@@ -82,9 +80,9 @@ views.section("Out-of-scope questions: would the system refuse?",
 if res.n_out_of_scope == 0:
     st.info("The golden set has no out-of-scope question (category out_of_scope with no relevant chunk).")
 else:
-    lo, hi = L.score_range(res)
+    lo, hi = readouts.score_range(res)
     key = f"abstain_{ctx.settings.retriever}"
-    suggested = L.suggest_threshold(res)
+    suggested = readouts.suggest_threshold(res)
     default = round(suggested if suggested is not None else lo + (hi - lo) / 2, 3)
     default = min(max(default, round(lo, 3)), round(hi, 3))
     c1, c2 = st.columns([2, 3], gap="large")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rag_metrics import lab as L
+from rag_metrics import readouts
 from rag_metrics.errors import InputError
 from ui import state, views
 from ui.shell import ensure_shell
@@ -25,8 +25,8 @@ def _drill(qid: str) -> None:
     st.session_state[DRILL] = qid
 
 
-fails = L.failures_with_text(res, k, texts)
-hist = L.first_rank_histogram(res)
+fails = readouts.failures_with_text(res, k, texts)
+hist = readouts.first_rank_histogram(res)
 
 # ---- failures ---------------------------------------------------------------------------------------
 left, right = st.columns([3, 2], gap="large")
@@ -103,8 +103,8 @@ with c2:
     else:
         st.caption("No relevant chunk: an out-of-scope question (measured by abstention on the Dashboard).")
 try:
-    ranked = L.ranking_with_text(res, qid, k, texts, ctx.chunks.doc)
-    expl = L.explanation_table(res.explain(qid, k), ctx.settings.metrics)
+    ranked = readouts.ranking_with_text(res, qid, k, texts, ctx.chunks.doc)
+    expl = readouts.explanation_table(res.explain(qid, k), ctx.settings.metrics)
 except InputError as err:
     views.input_error(err)
     st.stop()

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rag_metrics import lab as L
+from rag_metrics import golden_edit
 from rag_metrics.errors import InputError
 from rag_metrics.golden import LIST_SEPARATOR, validate_golden
 from rag_metrics.types import OUT_OF_SCOPE
@@ -71,14 +71,14 @@ with tab_edit:
     key = f"golden_editor_{eb['nonce']}" if eb else ""
     if eb is None or eb["corpus"] != corpus or eb["rev"] != entry.revision or key not in ss:
         nonce = eb["nonce"] + 1 if eb else 0
-        table = L.golden_to_table(golden)
+        table = golden_edit.golden_to_table(golden)
         if len(known) > MULTISELECT_MAX:
             table["relevant"] = [LIST_SEPARATOR.join(ids) for ids in table["relevant"]]
         eb = {"corpus": corpus, "rev": entry.revision, "table": table, "nonce": nonce}
         ss[EDITOR] = eb
         key = f"golden_editor_{nonce}"
 
-    categories = list(dict.fromkeys([*L.CATEGORIES, *(q.category for q in golden if q.category)]))
+    categories = list(dict.fromkeys([*golden_edit.CATEGORIES, *(q.category for q in golden if q.category)]))
     label_ids = list(dict.fromkeys([*known, *(i for q in golden for i in q.relevant)]))
     if len(known) > MULTISELECT_MAX:
         relevant_col = st.column_config.TextColumn(
@@ -103,7 +103,7 @@ with tab_edit:
             "expected_answer": st.column_config.TextColumn("Expected answer", width="medium"),
         },
     )
-    parsed, parse_report = L.table_to_golden(edited, None, name=golden.name)
+    parsed, parse_report = golden_edit.table_to_golden(edited, None, name=golden.name)
     problems = validate_golden(parsed, known)
     problems.extend(parse_report.problems)
     if parse_report.ok:
@@ -136,7 +136,7 @@ with tab_label:
     n_show = c2.number_input("Results shown", 3, 30, 10, key="label_n")
     if pick == NEW:
         question = st.text_input("New question", key="label_new_q", placeholder="e.g. How do I export my notes?")
-        category = st.selectbox("Category", list(L.CATEGORIES), key="label_new_cat")
+        category = st.selectbox("Category", list(golden_edit.CATEGORIES), key="label_new_cat")
         current_labels: dict[str, int] = {}
         qid = None
     else:
@@ -175,7 +175,7 @@ with tab_label:
             saved = st.form_submit_button("Save labels", type="primary")
         if saved:
             try:
-                new = L.upsert_labels(golden, question, picks, category=category if pick == NEW else "",
+                new = golden_edit.upsert_labels(golden, question, picks, category=category if pick == NEW else "",
                                       query_id=qid)
                 state.set_golden(new)
                 n = sum(1 for g in picks.values() if g > 0)
@@ -190,12 +190,12 @@ with tab_label:
 with tab_io:
     st.markdown("**Import**")
     st.caption(f"CSV, JSON or JSONL golden sets replace the whole set; TREC qrels (`qid 0 id grade`) replace "
-               f"the labels of matching query ids. Limit {L.MAX_IMPORT_BYTES // (1024 * 1024)} MB. A file with "
+               f"the labels of matching query ids. Limit {golden_edit.MAX_IMPORT_BYTES // (1024 * 1024)} MB. A file with "
                "errors is rejected and your current set is kept.")
     up = st.file_uploader("Golden set or qrels file", type=["csv", "json", "jsonl", "txt", "qrels", "tsv"],
                           key="golden_upload")
     if st.button("Import", key="golden_import", disabled=up is None):
-        new, rep = L.import_golden(up.getvalue(), up.name, golden, known)
+        new, rep = golden_edit.import_golden(up.getvalue(), up.name, golden, known)
         if new is None:
             st.error(f"Import rejected: {rep.summary()} in {views.esc(up.name)}. Your golden set is unchanged.",
                      icon=":material/error:")
@@ -207,11 +207,11 @@ with tab_io:
 
     st.markdown("**Export**")
     cols = st.columns(4)
-    for col, fmt in zip(cols, L.EXPORT_FORMATS):
+    for col, fmt in zip(cols, golden_edit.EXPORT_FORMATS):
         try:
-            data = L.export_golden(golden, fmt)
+            data = golden_edit.export_golden(golden, fmt)
             col.download_button(f"{fmt.upper()}", data, file_name=f"golden.{fmt if fmt != 'qrels' else 'qrels'}",
-                                mime=L.EXPORT_FORMATS[fmt], key=f"export_{fmt}", icon=":material/download:",
+                                mime=golden_edit.EXPORT_FORMATS[fmt], key=f"export_{fmt}", icon=":material/download:",
                                 width="stretch")
         except InputError as err:
             col.button(fmt.upper(), disabled=True, key=f"export_{fmt}", width="stretch")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rag_metrics import lab as L
+from rag_metrics import golden_edit
 from rag_metrics.errors import InputError
 from rag_metrics.health import ALL_CATEGORIES
 from rag_metrics.types import GoldenQuery, GoldenSet
@@ -24,13 +24,13 @@ KEY_TARGET = "health_ci_target"
 
 def judge(golden: GoldenSet, query_id: str, item_id: str, grade: int) -> GoldenSet:
     """``golden`` with ``item_id`` judged for ``query_id``: relevant with ``grade`` (> 0) through the
-    golden editor's own :func:`rag_metrics.lab.upsert_labels`, or judged not relevant (grade 0 kept
+    golden editor's own :func:`rag_metrics.golden_edit.upsert_labels`, or judged not relevant (grade 0 kept
     as a judgement, so the id stops being a candidate)."""
     q = next((q for q in golden if q.id == query_id), None)
     if q is None:
         raise InputError(f"query {query_id!r} is no longer in the golden set")
     if grade > 0:
-        return L.upsert_labels(golden, q.question, {item_id: int(grade)}, query_id=query_id)
+        return golden_edit.upsert_labels(golden, q.question, {item_id: int(grade)}, query_id=query_id)
     rel = dict(q.relevant)
     rel[item_id] = 0
     out = tuple(GoldenQuery(x.id, x.question, x.category, rel, x.expected_answer) if x.id == query_id else x

@@ -26,14 +26,15 @@ import pandas as pd
 
 from rag_metrics.errors import InputError
 from rag_metrics.evaluate import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED, EvalOptions, EvaluationResult, bootstrap_ci
+from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
+from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, DEFAULT_RETRIEVER, RETRIEVER_KINDS
 from rag_metrics.types import Chunk, GoldenSet
 
 __all__ = ["Config", "RETRIEVER_KINDS", "MAX_DEPTH", "comparison_level", "golden_for", "category_deltas",
            "outcome_counts", "comparison_keys"]
 
-RETRIEVER_KINDS = ("dense", "bm25", "hybrid")
-#: Deepest retrieval the lab memoises (``rag_metrics.lab.DEPTH``).
-MAX_DEPTH = 100
+#: Deepest retrieval the app memoises (:data:`rag_metrics.retrieval.defaults.DEFAULT_DEPTH`).
+MAX_DEPTH = DEFAULT_DEPTH
 
 Level = Literal["chunk", "document"]
 
@@ -42,9 +43,9 @@ Level = Literal["chunk", "document"]
 class Config:
     """One retrieval configuration.  ``model`` is ignored by BM25; empty = the bundled default."""
 
-    retriever: str = "dense"
-    chunk_size: int = 500
-    chunk_overlap: int = 100
+    retriever: str = DEFAULT_RETRIEVER
+    chunk_size: int = DEFAULT_CHUNK_SIZE
+    chunk_overlap: int = DEFAULT_CHUNK_OVERLAP
     model: str = ""
     depth: int = MAX_DEPTH
 

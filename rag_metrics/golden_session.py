@@ -6,8 +6,8 @@ owner of the golden set a user is editing:
 - **one copy**: the current :class:`~rag_metrics.types.GoldenSet` and its fingerprint; the editor
   table (the base the data editor's edits are relative to) is built only when asked for and dropped
   on any change that did not come from that editor;
-- **edits**: every change goes through :meth:`GoldenSession.replace`, which serialises the set
-  **once** (that text gives both the fingerprint and the saved file) and autosaves it;
+- **edits**: every change goes through :meth:`GoldenSession.replace`: an unchanged set costs one
+  fingerprint (a hash, no serialisation); a changed one is serialised **once**, for the save;
 - **autosave** (atomic, through the workspace) and **conflicts**: when another session saved since
   this one loaded, the workspace keeps the other session's file and writes ours beside it;
   :meth:`keep_mine` overwrites, :meth:`reload` takes the saved one;
@@ -20,11 +20,11 @@ The app keeps one ``GoldenSession`` per corpus in its session state; tests drive
 """
 from __future__ import annotations
 
-import hashlib
 import os
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -36,16 +36,7 @@ from rag_metrics.workspace import SaveResult, Workspace
 if TYPE_CHECKING:  # pragma: no cover
     from rag_metrics.retrieval.relabel import LabelReport
 
-__all__ = ["GoldenSession", "TableEdit", "apply_table_edits", "judge_label", "labelling_rows", "text_fingerprint"]
-
-
-def text_fingerprint(jsonl_text: str) -> str:
-    """Fingerprint of a golden set from its JSONL text (equal to the library's golden fingerprint,
-    which hashes the same text); lets one serialisation serve both the fingerprint and the save."""
-    h = hashlib.sha256()
-    h.update(jsonl_text.encode("utf-8"))
-    h.update(b"\x00")
-    return h.hexdigest()[:16]
+__all__ = ["GoldenSession", "TableEdit", "apply_table_edits", "judge_label", "labelling_rows"]
 
 
 def apply_table_edits(base: pd.DataFrame, edits: Mapping[str, Any]) -> pd.DataFrame:
@@ -87,7 +78,7 @@ def judge_label(golden: GoldenSet, query_id: str, item_id: str, grade: int) -> G
     A grade > 0 labels it relevant through the editor's own ``upsert_labels``; grade 0 keeps it as
     a judged non-relevant id (so it stops being a judging candidate, as in TREC qrels).
     """
-    from rag_metrics.lab import upsert_labels
+    from rag_metrics.golden_edit import upsert_labels
 
     q = golden.get(query_id)
     if q is None:
@@ -196,7 +187,7 @@ class GoldenSession:
             self.version: str | None = version
         else:
             self.golden, self.version = self.seed, None
-        self.fingerprint = text_fingerprint(golden_to_text(self.golden, "jsonl"))
+        self.fingerprint = self.golden.fingerprint()
         self._disk_stat = self._stat()
         self._table = None
 
@@ -235,10 +226,10 @@ class GoldenSession:
         memory).  A conflicting save is written beside the saved file (:attr:`conflict_path`).
         """
         golden = GoldenSet(golden.queries, name=self.name)
-        text = golden_to_text(golden, "jsonl")
-        fp = text_fingerprint(text)
+        fp = golden.fingerprint()
         if fp == self.fingerprint and not force:
             return None
+        text = golden_to_text(golden, "jsonl")
         self.golden, self.fingerprint = golden, fp
         self.revision += 1
         if not _keep_table:
@@ -268,7 +259,7 @@ class GoldenSession:
         change (labelling, judging, import, reset, reload) drops it.  ``rebuild`` forces a new base
         (the editor's own state was lost, e.g. after visiting another page)."""
         if self._table is None or rebuild or relevant_as_text != self._table_as_text:
-            from rag_metrics.lab import golden_to_table
+            from rag_metrics.golden_edit import golden_to_table
 
             table = golden_to_table(self.golden)
             if relevant_as_text:
@@ -282,7 +273,7 @@ class GoldenSession:
 
         A table with errors is not saved (the report lists them; the set stays the last valid
         one).  Validation against the corpus ids is :meth:`problems`' job, not a reason to refuse."""
-        from rag_metrics.lab import table_to_golden
+        from rag_metrics.golden_edit import table_to_golden
 
         if self._table is None or table_id != self._table_id:
             report = ValidationReport()
@@ -315,7 +306,7 @@ class GoldenSession:
     def save_labels(self, question: str, labels: Mapping[str, int], *, category: str = "",
                     query_id: str | None = None) -> SaveResult | None:
         """Set one question's labels (the labelling helper); appends the question when new."""
-        from rag_metrics.lab import upsert_labels
+        from rag_metrics.golden_edit import upsert_labels
 
         return self.replace(upsert_labels(self.golden, question, labels, category=category, query_id=query_id))
 
@@ -327,7 +318,7 @@ class GoldenSession:
                     ) -> tuple[GoldenSet | None, ValidationReport]:
         """Import an uploaded golden set or qrels file; the set is replaced only when the file has
         no error.  Returns the imported set (``None`` when rejected) and the report."""
-        from rag_metrics.lab import import_golden
+        from rag_metrics.golden_edit import import_golden
 
         new, report = import_golden(data, filename, self.golden, known_ids)
         if new is not None:
@@ -362,7 +353,7 @@ class GoldenSession:
         self.edit_report = ValidationReport()
         return self.replace(seed, force=True)
 
-    def carry_over(self, old_chunks: Sequence[Chunk], new_chunks: Sequence[Chunk]) -> "LabelReport":
+    def carry_over(self, old_chunks: Sequence[Chunk], new_chunks: Sequence[Chunk]) -> LabelReport:
         """Carry every label from ``old_chunks`` to ``new_chunks`` (re-chunking) and save."""
         from rag_metrics.retrieval.relabel import carry_labels
 

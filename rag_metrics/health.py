@@ -207,7 +207,7 @@ def judging_candidates(result: EvaluationResult, k: int = 10, min_queries: int =
     ``mean_rank``, ``query_ids``, ``questions``, ``ranks`` (lists, in golden order: the id's rank in
     each of those questions' rankings), and ``preview`` when
     ``chunk_text`` is given.  Most frequent first.  To label one, add it to a query's
-    ``relevant`` map (e.g. :func:`rag_metrics.lab.upsert_labels`).
+    ``relevant`` map (e.g. :func:`rag_metrics.golden_edit.upsert_labels`).
     """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise InputError(f"k must be an integer >= 1, got {k!r}")

@@ -4,16 +4,33 @@ All types are frozen dataclasses.  Nothing here imports heavy libraries beyond N
 """
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass, field
 from typing import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Document", "Chunk", "Corpus", "GoldenQuery", "GoldenSet", "Run", "OUT_OF_SCOPE"]
+__all__ = ["Document", "Chunk", "Corpus", "GoldenQuery", "GoldenSet", "Run", "OUT_OF_SCOPE", "content_hash"]
 
 #: Category name used for questions the corpus cannot answer (no relevant id).
 OUT_OF_SCOPE = "out_of_scope"
+
+
+def content_hash(parts: Iterable[str]) -> str:
+    """A 16-hex-digit SHA-256 of a sequence of strings (each ended by NUL, so boundaries count).
+
+    The fingerprints of corpora, chunk lists and golden sets (cache keys) are built on it.
+
+    >>> content_hash(["a", "b"]) == content_hash(["ab"])
+    False
+    """
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p.encode("utf-8"))
+        h.update(b"\x00")
+    return h.hexdigest()[:16]
 
 
 @dataclass(frozen=True)
@@ -61,6 +78,10 @@ class Corpus:
             if d.id == doc_id:
                 return d
         return None
+
+    def fingerprint(self) -> str:
+        """Content hash of the documents' ids and texts (the name, titles and sources do not count)."""
+        return content_hash(x for d in self.documents for x in (d.id, d.text))
 
 
 @dataclass(frozen=True)
@@ -113,6 +134,13 @@ class GoldenSet:
             if q.id == query_id:
                 return q
         return None
+
+    def fingerprint(self) -> str:
+        """Content hash of the queries in order: ids, questions, categories, labels with their grades
+        (in order) and expected answers (``None`` counts as empty); the set's name does not count."""
+        return content_hash(x for q in self.queries for x in (
+            q.id, q.question, q.category or "", json.dumps([[i, int(g)] for i, g in q.relevant.items()]),
+            q.expected_answer or ""))
 
     def qrels(self) -> dict[str, dict[str, int]]:
         """pytrec_eval-shaped ``{qid: {id: grade}}`` (out-of-scope queries included, empty)."""

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import functools
 import json
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from rag_metrics.evaluate import EvaluationResult, evaluate
 from rag_metrics.golden import load_golden
@@ -17,7 +18,7 @@ SAMPLE = "sample_corpus"
 
 
 # ---- the library's numbers (independent of the app's caches) -------------------------------------
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def sample_index(kind: str = "dense"):
     """The sample corpus indexed with ``kind``, from the shipped embeddings (read-only cache)."""
     from rag_metrics.retrieval import load_sample_index
@@ -30,7 +31,7 @@ def sample_golden() -> GoldenSet:
     return load_golden(ROOT / "sample_corpus" / "golden.jsonl")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _sample_result(kind: str) -> EvaluationResult:
     return library_result(kind, sample_golden())
 

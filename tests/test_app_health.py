@@ -127,12 +127,11 @@ def test_queries_needed_per_category(app):
 
 
 def _replace_golden(at, queries) -> None:
-    from rag_metrics import lab
     from rag_metrics.types import GoldenSet
 
     entry = at.session_state["_golden"]["sample_corpus"]
     entry.golden = GoldenSet(tuple(queries), name="sample_corpus")
-    entry.fingerprint = lab.golden_fingerprint(entry.golden)
+    entry.fingerprint = entry.golden.fingerprint()
     entry.revision += 1
 
 

@@ -1,4 +1,5 @@
-"""Unit tests of the app's plain-Python support modules: rag_metrics.lab and rag_metrics.workspace."""
+"""Unit tests of the app's plain-Python support modules: golden editing, readouts, the retrieval memo,
+fingerprints and the workspace."""
 from __future__ import annotations
 
 import json
@@ -10,8 +11,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from rag_metrics import lab
+from rag_metrics import golden_edit, readouts
 from rag_metrics.evaluate import evaluate
+from rag_metrics.retrieval.memo import RetrievalMemo
 from rag_metrics.types import Chunk, GoldenQuery, GoldenSet, Run
 from rag_metrics.workspace import Workspace
 
@@ -23,62 +25,63 @@ KNOWN = ["a#0", "a#1", "b#0", "b#1"]
 
 
 def test_support_modules_never_import_streamlit():
-    code = "import sys, rag_metrics.lab, rag_metrics.workspace; print('streamlit' in sys.modules)"
+    code = ("import sys, rag_metrics.golden_edit, rag_metrics.readouts, rag_metrics.retrieval.memo, "
+            "rag_metrics.workspace; print('streamlit' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
 
 def test_table_round_trip():
-    table = lab.golden_to_table(G)
-    assert list(table.columns) == list(lab.TABLE_COLUMNS)
+    table = golden_edit.golden_to_table(G)
+    assert list(table.columns) == list(golden_edit.TABLE_COLUMNS)
     assert table.loc[0, "relevant"] == ["a#0", "b#1"] and table.loc[0, "grades"] == "3|1"
-    back, report = lab.table_to_golden(table, KNOWN)
+    back, report = golden_edit.table_to_golden(table, KNOWN)
     assert report.ok and not report.problems
-    assert lab.golden_fingerprint(back) == lab.golden_fingerprint(G)
+    assert back.fingerprint() == G.fingerprint()
 
 
 def test_table_grade_count_mismatch_is_a_warning_not_a_loss():
-    table = lab.golden_to_table(G)
+    table = golden_edit.golden_to_table(G)
     table.at[0, "relevant"] = ["a#0"]  # one id removed, grades still "3|1"
-    back, report = lab.table_to_golden(table, KNOWN)
+    back, report = golden_edit.table_to_golden(table, KNOWN)
     assert report.ok and report.warnings
     assert dict(back.get("q1").relevant) == {"a#0": 3}
     table.at[0, "relevant"] = ["a#0", "b#1", "b#0"]  # one more id than grades
-    back, report = lab.table_to_golden(table, KNOWN)
+    back, report = golden_edit.table_to_golden(table, KNOWN)
     assert dict(back.get("q1").relevant) == {"a#0": 3, "b#1": 1, "b#0": 1}
 
 
 def test_table_errors_block_and_unknown_ids_are_reported():
-    table = lab.golden_to_table(G)
+    table = golden_edit.golden_to_table(G)
     table.at[0, "grades"] = "x|1"
-    _, report = lab.table_to_golden(table, KNOWN)
+    _, report = golden_edit.table_to_golden(table, KNOWN)
     assert not report.ok
-    table = lab.golden_to_table(G)
+    table = golden_edit.golden_to_table(G)
     table.at[0, "relevant"] = ["zzz#0"]
     table.at[0, "grades"] = ""
-    _, report = lab.table_to_golden(table, KNOWN)
+    _, report = golden_edit.table_to_golden(table, KNOWN)
     assert any("not in the corpus" in p.message for p in report.errors)
 
 
 def test_new_rows_get_stable_ids_and_empty_rows_are_skipped():
-    table = pd.concat([lab.golden_to_table(G), pd.DataFrame([
+    table = pd.concat([golden_edit.golden_to_table(G), pd.DataFrame([
         {"id": None, "question": "new one?", "category": "factual", "relevant": ["a#1"], "grades": None,
          "expected_answer": None},
         {"id": None, "question": None, "category": None, "relevant": None, "grades": None, "expected_answer": None},
     ])], ignore_index=True)
-    back, report = lab.table_to_golden(table, KNOWN)
+    back, report = golden_edit.table_to_golden(table, KNOWN)
     assert report.ok and len(back) == 3 and back.queries[2].id.startswith("q-")
 
 
 def test_upsert_labels_updates_or_appends():
-    g = lab.upsert_labels(G, "how big?", {"a#0": 0, "a#1": 2}, query_id="q1")
+    g = golden_edit.upsert_labels(G, "how big?", {"a#0": 0, "a#1": 2}, query_id="q1")
     assert dict(g.get("q1").relevant) == {"b#1": 1, "a#1": 2}
-    g = lab.upsert_labels(G, "a brand new question", {"b#0": 3})
+    g = golden_edit.upsert_labels(G, "a brand new question", {"b#0": 3})
     assert g.queries[-1].question == "a brand new question" and dict(g.queries[-1].relevant) == {"b#0": 3}
-    g = lab.upsert_labels(G, "capital of France?", {"a#0": 1}, query_id="q2", category="factual")
+    g = golden_edit.upsert_labels(G, "capital of France?", {"a#0": 1}, query_id="q2", category="factual")
     assert g.get("q2").category == "factual"
     with pytest.raises(Exception):
-        lab.upsert_labels(G, "  ", {})
+        golden_edit.upsert_labels(G, "  ", {})
 
 
 @pytest.mark.parametrize("name,data,msg", [
@@ -90,24 +93,24 @@ def test_upsert_labels_updates_or_appends():
     ("x.txt", b"", "empty"),
 ])
 def test_import_rejections(name, data, msg):
-    new, report = lab.import_golden(data, name, G, KNOWN)
+    new, report = golden_edit.import_golden(data, name, G, KNOWN)
     assert new is None and not report.ok
     assert any(msg in p.message for p in report.errors), report.lines()
 
 
 def test_import_size_cap():
-    new, report = lab.import_golden(b"x" * 100, "big.csv", G, KNOWN, max_bytes=10)
+    new, report = golden_edit.import_golden(b"x" * 100, "big.csv", G, KNOWN, max_bytes=10)
     assert new is None and "limit" in report.errors[0].message
 
 
 def test_import_qrels_merges_labels_and_export_round_trips():
-    new, report = lab.import_golden(b"q1 0 a#1 2\n", "labels.qrels", G, KNOWN)
+    new, report = golden_edit.import_golden(b"q1 0 a#1 2\n", "labels.qrels", G, KNOWN)
     assert report.ok and dict(new.get("q1").relevant) == {"a#1": 2} and new.get("q2") is not None
     for fmt in ("csv", "json", "jsonl"):
-        text = lab.export_golden(G, fmt)
-        back, rep = lab.import_golden(text.encode(), f"g.{fmt}", G, KNOWN)
-        assert rep.ok and lab.golden_fingerprint(back) == lab.golden_fingerprint(G)
-    assert lab.export_golden(G, "qrels").splitlines() == ["q1 0 a#0 3", "q1 0 b#1 1"]
+        text = golden_edit.export_golden(G, fmt)
+        back, rep = golden_edit.import_golden(text.encode(), f"g.{fmt}", G, KNOWN)
+        assert rep.ok and back.fingerprint() == G.fingerprint()
+    assert golden_edit.export_golden(G, "qrels").splitlines() == ["q1 0 a#0 3", "q1 0 b#1 1"]
 
 
 class CountingRetriever:
@@ -124,7 +127,7 @@ class CountingRetriever:
 def test_memo_retrieves_each_text_once():
     chunks = [Chunk(i, i.split("#")[0], "t", 0, 1) for i in KNOWN]
     r = CountingRetriever()
-    memo = lab.RetrievalMemo(r, chunks, depth=100)
+    memo = RetrievalMemo(r, chunks, depth=100)
     assert memo.depth == 4
     run = memo.run_for(G)
     assert sorted(r.calls) == sorted(q.question for q in G)
@@ -138,25 +141,23 @@ def test_memo_retrieves_each_text_once():
 
 def test_views_data_shaping():
     chunks = [Chunk(i, i.split("#")[0], f"text of {i}", 0, 1) for i in KNOWN]
-    memo = lab.RetrievalMemo(CountingRetriever(), chunks)
+    memo = RetrievalMemo(CountingRetriever(), chunks)
     res = evaluate(G, memo.run_for(G))
-    h = lab.hit_rate_table(res, (1, 3))
+    h = readouts.hit_rate_table(res, (1, 3))
     assert h["hit_rate"].tolist() == [1.0, 1.0] and h["n"].tolist() == [1, 1]
-    hist = lab.first_rank_histogram(res)
+    hist = readouts.first_rank_histogram(res)
     assert hist.to_dict("records") == [{"rank_label": "1", "rank": 1, "count": 1}]
-    t = lab.target_checks(res, 3)
-    assert t["met"].tolist() == [True, False]  # MRR@3 = 1 > 0.7; P@5 = 2/5 = 0.4
-    assert lab.mrr_reading(1.0).startswith("Perfect") and lab.mrr_reading(0.1).startswith("Poor")
-    sweep = lab.abstention_sweep(res, n=5)
+    assert readouts.mrr_reading(1.0).startswith("Perfect") and readouts.mrr_reading(0.1).startswith("Poor")
+    sweep = readouts.abstention_sweep(res, n=5)
     assert len(sweep) == 5 and sweep["oos_refused_rate"].between(0, 1).all()
-    f = lab.failures_with_text(res, 1, {c.id: c.text for c in chunks})
+    f = readouts.failures_with_text(res, 1, {c.id: c.text for c in chunks})
     assert f.empty
-    live = lab.live_results(memo, "how big?", 2, {c.id: c.text for c in chunks}, {c.id: c.doc_id for c in chunks},
-                            {"a#0": 3})
+    live = readouts.live_results(memo, "how big?", 2, {c.id: c.text for c in chunks},
+                                 {c.id: c.doc_id for c in chunks}, {"a#0": 3})
     assert live["relevant"].tolist() == [True, False] and live["text"][0] == "text of a#0"
-    table = lab.chunk_table(chunks, G)
+    table = golden_edit.chunk_table(chunks, G)
     assert table.set_index("id")["labelled"].to_dict() == {"a#0": 1, "a#1": 0, "b#0": 0, "b#1": 1}
-    e = lab.explanation_table(res.explain("q1", 3), ["mrr", "precision"])
+    e = readouts.explanation_table(res.explain("q1", 3), ["mrr", "precision"])
     assert e["metric"].tolist() == ["mrr", "precision"] and e["value"].tolist() == [1.0, 2 / 3]
 
 
@@ -169,10 +170,10 @@ def test_workspace_save_load_and_conflict(tmp_path):
     golden, report, version = ws.load()
     assert report.ok and version == r.version and golden.ids == G.ids
     # session B loaded the same version, A saves again, then B saves: conflict, kept beside
-    g_a = lab.upsert_labels(G, "how big?", {"a#1": 1}, query_id="q1")
+    g_a = golden_edit.upsert_labels(G, "how big?", {"a#1": 1}, query_id="q1")
     r_a = ws.save(g_a, version, session="A")
     assert r_a.saved
-    g_b = lab.upsert_labels(G, "how big?", {"b#0": 1}, query_id="q1")
+    g_b = golden_edit.upsert_labels(G, "how big?", {"b#0": 1}, query_id="q1")
     r_b = ws.save(g_b, version, session="B")
     assert not r_b.saved and r_b.conflict and r_b.version == r_a.version
     assert "b#0" in r_b.conflict_path.read_text() and "b#0" not in ws.path.read_text()
@@ -184,7 +185,7 @@ def test_workspace_save_load_and_conflict(tmp_path):
 
 def test_workspace_concurrent_saves_never_corrupt(tmp_path):
     ws = Workspace("c", tmp_path)
-    sets = [lab.upsert_labels(G, f"question {n}", {"a#0": 1}) for n in range(8)]
+    sets = [golden_edit.upsert_labels(G, f"question {n}", {"a#0": 1}) for n in range(8)]
 
     def save(g):
         for _ in range(10):
@@ -214,9 +215,61 @@ def test_workspace_settings_and_env(tmp_path, monkeypatch):
 def test_suggest_threshold_separates_in_and_out_of_scope():
     run = Run.from_dict({"q1": {"a#0": 0.9, "b#0": 0.5}, "q2": {"b#0": 0.2}})
     res = evaluate(G, run)
-    t = lab.suggest_threshold(res)
+    t = readouts.suggest_threshold(res)
     assert 0.2 < t <= 0.9
     a = res.abstention(t)
     assert a["out_of_scope_refused"] == 1 and a["in_scope_refused"] == 0
     only_in = GoldenSet(G.queries[:1])
-    assert lab.suggest_threshold(evaluate(only_in, run)) is None
+    assert readouts.suggest_threshold(evaluate(only_in, run)) is None
+
+
+@pytest.mark.parametrize(("k", "precision", "met"), [
+    (3, 2 / 3, [True, True]),     # q1 ranks a#0, b#1 (both relevant), a#1: P@3 = 2/3 > 0.6
+    (10, 2 / 10, [True, False]),  # P@10 = 2/10: the divisor is k
+])
+def test_targets_are_checked_and_named_at_the_current_k(k, precision, met):
+    chunks = [Chunk(i, i.split("#")[0], "t", 0, 1) for i in KNOWN]
+    res = evaluate(G, RetrievalMemo(CountingRetriever(), chunks).run_for(G))
+    t = readouts.target_checks(res, k)
+    assert t["metric"].tolist() == ["mrr", "precision"] and t["k"].tolist() == [k, k]
+    assert t["value"].tolist() == pytest.approx([1.0, precision])
+    assert t["met"].tolist() == met
+    assert readouts.targets_caption(k) == f"MRR@{k} > 0.7 and Precision@{k} > 0.6"
+
+
+@pytest.mark.parametrize(("mrr", "reading"), [
+    (1.0, "Perfect"), (0.9999, "Good"), (0.5, "Good"), (0.4999, "Acceptable"), (1 / 3, "Acceptable"),
+    (0.33, "Acceptable"), (0.3299, "Weak"), (0.25, "Weak"), (0.2499, "Poor"), (0.1, "Poor"),
+    (0.0999, "Very poor"), (0.0, "Very poor"),
+])
+def test_mrr_reading_follows_the_lessons_table_at_each_boundary(mrr, reading):
+    assert readouts.mrr_reading(mrr).split(":")[0] == reading
+
+
+def test_mrr_reading_table_is_the_lessons_table():
+    rows = readouts.mrr_reading_rows()
+    assert rows["MRR"].tolist() == ["1.0", "0.5", "0.33", "0.25", "0.1"]
+    assert [r.split(":")[0] for r in rows["Reading"]] == ["Perfect", "Good", "Acceptable", "Weak", "Poor"]
+    # every row's own value reads as that row
+    assert [readouts.mrr_reading(v) for v, _ in readouts.MRR_READING_TABLE] == rows["Reading"].tolist()
+    assert readouts.mrr_reading(float("nan")).startswith("No in-scope")
+
+
+def test_fingerprints_change_with_content_only():
+    from rag_metrics.retrieval.chunking import chunk_corpus, chunks_fingerprint
+    from rag_metrics.types import Corpus, Document
+
+    assert G.fingerprint() == GoldenSet(G.queries, name="other").fingerprint()
+    regraded = GoldenSet((GoldenQuery("q1", "how big?", "factual", {"a#0": 2, "b#1": 1}, "2 GB"), G.queries[1]))
+    reordered = GoldenSet((GoldenQuery("q1", "how big?", "factual", {"b#1": 1, "a#0": 3}, "2 GB"), G.queries[1]))
+    assert len({G.fingerprint(), regraded.fingerprint(), reordered.fingerprint()}) == 3
+    no_answer = GoldenSet((GoldenQuery("q1", "how big?", "factual", {"a#0": 3, "b#1": 1}, ""), G.queries[1]))
+    assert GoldenSet((G.queries[0], GoldenQuery("q2", "capital of France?", "out_of_scope", {}, ""))).fingerprint() \
+        == G.fingerprint() != no_answer.fingerprint()
+    c1 = Corpus((Document("a", "alpha beta"), Document("b", "gamma")), name="x")
+    c2 = Corpus((Document("a", "alpha beta", title="T"), Document("b", "gamma")), name="y")
+    c3 = Corpus((Document("a", "alpha bet"), Document("b", "agamma")))
+    assert c1.fingerprint() == c2.fingerprint() != c3.fingerprint()
+    assert len(c1.fingerprint()) == 16
+    assert chunks_fingerprint(chunk_corpus(c1, 100, 10)) == chunks_fingerprint(chunk_corpus(c2, 100, 10))
+    assert chunks_fingerprint(chunk_corpus(c1, 100, 10)) != chunks_fingerprint(chunk_corpus(c3, 100, 10))

@@ -137,7 +137,7 @@ def test_uploaded_corpus_with_markup_is_shown_as_text(app):
     app.button(key="corpus_upload_go").click().run()
     no_exception(app)
     assert app.session_state["corpus"] == "tiny"
-    from rag_metrics import lab
+
     from rag_metrics.types import GoldenQuery, GoldenSet
 
     entry = app.session_state["_golden"].get("tiny")
@@ -149,7 +149,7 @@ def test_uploaded_corpus_with_markup_is_shown_as_text(app):
     first_chunk = app.dataframe[0].value["id"].iloc[0]
     q = GoldenQuery("qx", "<b>when</b> do *alpha* notes sync? [link](http://x)", "factual", {first_chunk: 2}, None)
     entry.golden = GoldenSet((q,), name="tiny")
-    entry.fingerprint = lab.golden_fingerprint(entry.golden)
+    entry.fingerprint = entry.golden.fingerprint()
     entry.revision += 1
     for page in ISSUE6_PAGES:
         app.switch_page(page).run()

@@ -186,3 +186,48 @@ def test_library_never_imports_streamlit():
     offenders = [str(p) for p in root.rglob("*.py") if "import streamlit" in p.read_text(encoding="utf-8")
                  or "from streamlit" in p.read_text(encoding="utf-8")]
     assert offenders == []
+
+
+def test_every_subcommand_is_registered_from_one_list(capsys):
+    import rag_metrics.cli as cli
+
+    assert cli.SUBCOMMANDS == ("evaluate", "compare", "validate", "retrieve", "report")
+    sub = next(a for a in cli.build_parser()._actions if a.dest == "command")
+    assert list(sub.choices) == list(cli.SUBCOMMANDS)
+
+
+def test_a_subcommand_that_fails_to_import_is_an_error_not_skipped(monkeypatch, capsys, files):
+    import importlib
+
+    import rag_metrics.cli as cli
+
+    real = importlib.import_module
+
+    def fake_import(name, *a, **kw):
+        if name == "rag_metrics.cli.report":
+            raise ImportError("No module named 'vl_convert'")
+        return real(name, *a, **kw)
+
+    monkeypatch.setattr(cli.importlib, "import_module", fake_import)
+    monkeypatch.delenv("RAG_METRICS_DEBUG", raising=False)
+    _, q, r = files
+    code, out, err = run_cli(capsys, "evaluate", "--qrels", str(q), "--run", str(r))
+    assert code == 2 and out == ""
+    assert err.strip() == ("rag-metrics: error: the 'report' command cannot be loaded (ImportError: No module "
+                           "named 'vl_convert'); reinstall rag-metrics with its requirements "
+                           "(set RAG_METRICS_DEBUG=1 for details)")
+    assert "Traceback" not in err
+
+
+def test_a_subcommand_module_without_run_is_an_error(monkeypatch, capsys):
+    import types
+
+    import rag_metrics.cli as cli
+
+    broken = types.ModuleType("rag_metrics.cli.broken")
+    broken.add_parser = lambda sub: sub.add_parser("broken")
+    monkeypatch.setitem(sys.modules, "rag_metrics.cli.broken", broken)
+    monkeypatch.setattr(cli, "SUBCOMMANDS", cli.SUBCOMMANDS + ("broken",))
+    code, out, err = run_cli(capsys, "--help")
+    assert code == 2 and out == ""
+    assert "the 'broken' command module rag_metrics.cli.broken lacks run" in err

@@ -6,9 +6,7 @@ import json
 
 import pytest
 
-from rag_metrics.golden import golden_to_text
-from rag_metrics.golden_session import GoldenSession, apply_table_edits, judge_label, text_fingerprint
-from rag_metrics.lab import golden_fingerprint
+from rag_metrics.golden_session import GoldenSession, apply_table_edits, judge_label
 from rag_metrics.types import OUT_OF_SCOPE, Chunk, GoldenQuery, GoldenSet
 from rag_metrics.workspace import Workspace
 
@@ -37,16 +35,12 @@ def test_starts_from_the_seed_without_writing(ws):
     assert [q.id for q in s.golden] == ["q1", "q2"] and s.golden.name == "corpus"
     assert s.version is None and not s.saved
     assert not ws.path.exists()
-    assert s.fingerprint == golden_fingerprint(s.golden)
-
-
-def test_fingerprint_is_the_library_fingerprint_of_the_same_text():
-    assert text_fingerprint(golden_to_text(SEED, "jsonl")) == golden_fingerprint(SEED)
+    assert s.fingerprint == s.golden.fingerprint()
 
 
 def test_table_edit_saves_once_and_a_new_session_reloads_it(ws):
     s = session(ws)
-    tid, table = s.table()
+    tid, _ = s.table()
     out = s.apply_table_edits(tid, {"edited_rows": {0: {"question": "How big is the free plan, in GB?"}},
                                     "added_rows": [], "deleted_rows": []})
     assert out.ok and out.saved is not None and out.saved.saved
@@ -71,7 +65,7 @@ def test_added_and_deleted_rows(ws):
                               "added_rows": [{"question": "Can I pay by bank transfer?", "category": "factual",
                                               "relevant": ["b#0"], "grades": "3"}]})
     rows = saved_rows(ws)
-    assert [r["id"] for r in rows][0] == "q1" and len(rows) == 2
+    assert rows[0]["id"] == "q1" and len(rows) == 2
     assert rows[1]["question"] == "Can I pay by bank transfer?" and rows[1]["relevant"] == {"b#0": 3}
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from rag_metrics.cli import main
-from rag_metrics.retrieval.cli import load_queries
+from rag_metrics.cli.retrieve import load_queries
 
 DOCS = {
     "1": ("Refund policy", "Refunds are issued within 14 days of purchase. Contact billing."),

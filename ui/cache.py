@@ -46,8 +46,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from rag_metrics import lab
+from rag_metrics import readouts
 from rag_metrics.evaluate import EvalOptions, EvaluationResult, evaluate
+from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, RETRIEVER_KINDS
+from rag_metrics.retrieval.memo import LazyEncoder, RetrievalMemo
 from rag_metrics.types import Chunk, Corpus, GoldenSet
 
 __all__ = [
@@ -87,7 +89,7 @@ def sample_corpus() -> tuple[Corpus, str]:
     from rag_metrics.retrieval.build_sample_cache import sample_paths
 
     corpus = load_corpus(sample_paths()["docs"], name="sample_corpus")
-    return corpus, lab.corpus_fingerprint(corpus)
+    return corpus, corpus.fingerprint()
 
 
 @st.cache_resource(show_spinner=False)
@@ -122,16 +124,16 @@ def embedding_cache(cache_dir: str) -> Any:
 
 
 @st.cache_resource(show_spinner=False)
-def encoder(model: str = "") -> lab.LazyEncoder:
+def encoder(model: str = "") -> LazyEncoder:
     """The embedding model, loaded only when a text is missing from the embedding cache."""
     from rag_metrics.retrieval.build_sample_cache import sample_paths
     from rag_metrics.retrieval.cache import read_shipped
 
     shipped = read_shipped(sample_paths()["embeddings"])
     dim = shipped.vectors.shape[1] if shipped is not None else None
-    enc = lab.LazyEncoder(model or None)
+    enc = LazyEncoder(model or None)
     if shipped is not None and shipped.model == enc.name:
-        enc = lab.LazyEncoder(model or None, dim=int(dim))  # type: ignore[arg-type]
+        enc = LazyEncoder(model or None, dim=int(dim))  # type: ignore[arg-type]
     return enc
 
 
@@ -160,19 +162,19 @@ def _make_retriever(kind: str) -> Any:
 
 
 @st.cache_resource(show_spinner=False, max_entries=12)
-def retrieval_memo(_chunks: ChunkSet, chunks_fp: str, kind: str) -> lab.RetrievalMemo:
+def retrieval_memo(_chunks: ChunkSet, chunks_fp: str, kind: str) -> RetrievalMemo:
     """An indexed retriever for one chunking, with rankings memoised per question text."""
     from rag_metrics.errors import InputError
 
-    if kind not in lab.RETRIEVERS:
-        raise InputError(f"unknown retriever {kind!r}; use one of {', '.join(lab.RETRIEVERS)}")
+    if kind not in RETRIEVER_KINDS:
+        raise InputError(f"unknown retriever {kind!r}; use one of {', '.join(RETRIEVER_KINDS)}")
     retriever = _make_retriever(kind)
     retriever.index(list(_chunks.chunks))
-    return lab.RetrievalMemo(retriever, _chunks.chunks, lab.DEPTH)
+    return RetrievalMemo(retriever, _chunks.chunks, DEFAULT_DEPTH)
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def evaluation(_memo: lab.RetrievalMemo, _golden: GoldenSet, _options: EvalOptions,
+def evaluation(_memo: RetrievalMemo, _golden: GoldenSet, _options: EvalOptions,
                eval_key: str) -> EvaluationResult:
     """Judge the memoised run of ``_golden`` (``eval_key`` = memo key + golden fp + options)."""
     run = _memo.run_for(_golden)
@@ -180,7 +182,7 @@ def evaluation(_memo: lab.RetrievalMemo, _golden: GoldenSet, _options: EvalOptio
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def evaluation_documents(_memo: lab.RetrievalMemo, _golden: GoldenSet, _options: EvalOptions,
+def evaluation_documents(_memo: RetrievalMemo, _golden: GoldenSet, _options: EvalOptions,
                          _chunks: ChunkSet, eval_key: str) -> EvaluationResult:
     """Document-level evaluation (labels are document ids, e.g. BEIR): a document takes the rank
     of its first chunk (the library's ``evaluate(..., chunk_to_doc=...)``)."""
@@ -191,7 +193,7 @@ def evaluation_documents(_memo: lab.RetrievalMemo, _golden: GoldenSet, _options:
 # ---- tables derived from one evaluation --------------------------------------------------------
 @st.cache_data(show_spinner=False, max_entries=512)
 def summary_table(_result: EvaluationResult, eval_key: str, k: int, metrics: tuple[str, ...]) -> pd.DataFrame:
-    return lab.card_table(_result, k, metrics)
+    return readouts.card_table(_result, k, metrics)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -220,12 +222,12 @@ def category_table(_result: EvaluationResult, eval_key: str, metric: str, k: int
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def hit_rate_table(_result: EvaluationResult, eval_key: str) -> pd.DataFrame:
-    return lab.hit_rate_table(_result)
+    return readouts.hit_rate_table(_result)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def abstention_table(_result: EvaluationResult, eval_key: str) -> pd.DataFrame:
-    return lab.abstention_sweep(_result)
+    return readouts.abstention_sweep(_result)
 
 
 def clear_all() -> None:
@@ -247,7 +249,7 @@ def prewarm_embeddings(chunks: ChunkSet, progress=None) -> int:
 
 # ---- A vs B (the Compare page) ------------------------------------------------------------------
 @st.cache_resource(show_spinner=False, max_entries=8)
-def config_memo(_chunks: ChunkSet, chunks_fp: str, kind: str, model: str) -> lab.RetrievalMemo:
+def config_memo(_chunks: ChunkSet, chunks_fp: str, kind: str, model: str) -> RetrievalMemo:
     """An indexed retriever for one chunking and model ("" = the bundled default)."""
     from rag_metrics.errors import InputError
 
@@ -273,11 +275,11 @@ def config_memo(_chunks: ChunkSet, chunks_fp: str, kind: str, model: str) -> lab
 
         retriever = HybridRetriever(dense, BM25Retriever())
     retriever.index(list(_chunks.chunks))
-    return lab.RetrievalMemo(retriever, _chunks.chunks, lab.DEPTH)
+    return RetrievalMemo(retriever, _chunks.chunks, DEFAULT_DEPTH)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def config_evaluation(_memo: lab.RetrievalMemo, _golden: GoldenSet, _options: EvalOptions,
+def config_evaluation(_memo: RetrievalMemo, _golden: GoldenSet, _options: EvalOptions,
                       _c2d: dict[str, str] | None, key: str, depth: int) -> EvaluationResult:
     """One configuration's evaluation (``key`` names chunking, retriever, model, golden, options)."""
     run = _memo.run_for(_golden)

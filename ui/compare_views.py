@@ -10,7 +10,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from rag_metrics import ab, lab
+from rag_metrics import ab
 from rag_metrics.errors import InputError
 from rag_metrics.evaluate import EvaluationResult
 from ui import cache, sidebar, state
@@ -48,7 +48,7 @@ def evaluate_config(ctx: state.Lab, cfg: ab.Config, level: str) -> Evaluated:
         c2d = ab.chunk_to_doc(ctx.chunks.chunks, chunks.chunks) if level == "document" else None
     options = ab.options_for(ctx.settings.options, level)  # type: ignore[arg-type]
     key = (f"{chunks.fingerprint}/{cfg.retriever}/{model}/{cfg.depth}/{level}/"
-           f"{ctx.golden_entry.fingerprint}@{ctx.chunks.fingerprint}/{lab.options_key(options)}")
+           f"{ctx.golden_entry.fingerprint}@{ctx.chunks.fingerprint}/{repr(options)}")
     result = cache.config_evaluation(memo, golden, options, c2d, key, cfg.depth)
     return Evaluated(cfg, result, key, chunks, report)
 

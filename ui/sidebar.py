@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rag_metrics.lab import DEPTH
+from rag_metrics.retrieval.defaults import DEFAULT_DEPTH
 from ui import state
 
 RETRIEVER_LABELS = {
@@ -37,9 +37,9 @@ def depth_for(name: str) -> int:
 
         size, overlap = state.chunking(name)
         n = len(cache.chunk_set(entry.corpus, entry.fingerprint, size, overlap).chunks)
-        return max(1, min(DEPTH, n))
+        return max(1, min(DEFAULT_DEPTH, n))
     except Exception:  # noqa: BLE001 - the page shows the real error
-        return DEPTH
+        return DEFAULT_DEPTH
 
 
 def render() -> None:
@@ -52,7 +52,7 @@ def render() -> None:
                      help="Load another corpus on the Corpus explorer page.")
         st.radio("Retriever", list(RETRIEVER_LABELS), key=state.KEY_RETRIEVER,
                  format_func=RETRIEVER_LABELS.get,
-                 help="Each question is retrieved once to depth 100 per retriever and chunking; "
+                 help=f"Each question is retrieved once to depth {DEFAULT_DEPTH} per retriever and chunking; "
                       "switching back is instant.")
         depth = depth_for(ss[state.KEY_CORPUS])
         if ss.get(state.KEY_K, 5) > depth:

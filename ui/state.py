@@ -24,11 +24,12 @@ from typing import Any
 
 import streamlit as st
 
-from rag_metrics import lab
 from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.evaluate import EvalOptions, EvaluationResult
 from rag_metrics.metrics.registry import DEFAULT_METRICS
 from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
+from rag_metrics.retrieval.defaults import DEFAULT_RETRIEVER
+from rag_metrics.retrieval.memo import RetrievalMemo
 from rag_metrics.types import Corpus, GoldenSet
 from rag_metrics.workspace import SaveResult, Workspace
 from ui import cache
@@ -55,7 +56,7 @@ SAMPLE = "sample_corpus"
 #: Defaults of the sidebar settings (trec_eval conventions; K = 5 as in the lesson).
 DEFAULTS: dict[str, Any] = {
     KEY_CORPUS: SAMPLE,
-    KEY_RETRIEVER: "dense",
+    KEY_RETRIEVER: DEFAULT_RETRIEVER,
     KEY_K: 5,
     KEY_LEVEL: 1,
     KEY_OOS: "exclude",
@@ -154,7 +155,7 @@ def add_corpus(name: str, corpus: Corpus, *, level: str = "chunk", golden: Golde
                label: str = "") -> str:
     """Register a corpus loaded in this session and select it.  Returns its name."""
     ss = st.session_state
-    entry = CorpusEntry(corpus, lab.corpus_fingerprint(corpus), level, golden, label or name)
+    entry = CorpusEntry(corpus, corpus.fingerprint(), level, golden, label or name)
     ss[_CORPORA][name] = entry
     ss[_GOLDEN].pop(name, None)
     set_widget(KEY_CORPUS, name)
@@ -201,7 +202,7 @@ def settings() -> Settings:
                        recall_denominator=ss.get(KEY_RECALL, "all"),
                        missing_queries=ss.get(KEY_MISSING, "zero"), level=level)  # type: ignore[arg-type]
     size, overlap = chunking(name)
-    return Settings(name, ss.get(KEY_RETRIEVER, "dense"), int(ss.get(KEY_K, 5)), opts,
+    return Settings(name, ss.get(KEY_RETRIEVER, DEFAULT_RETRIEVER), int(ss.get(KEY_K, 5)), opts,
                     ss.get(KEY_GAIN, "linear"), size, overlap)
 
 
@@ -226,7 +227,7 @@ def golden_entry(name: str | None = None) -> GoldenEntry:
     else:
         seed = corpus_entry(name).seed_golden
         golden, version = (seed if seed is not None else GoldenSet((), name=name)), None
-    entry = GoldenEntry(golden, lab.golden_fingerprint(golden), version, ws, load_report=report)
+    entry = GoldenEntry(golden, golden.fingerprint(), version, ws, load_report=report)
     ss[_GOLDEN][name] = entry
     return entry
 
@@ -237,7 +238,7 @@ def set_golden(golden: GoldenSet, *, force: bool = False, name: str | None = Non
     Returns the save result, or ``None`` when nothing changed.
     """
     entry = golden_entry(name)
-    fp = lab.golden_fingerprint(golden)
+    fp = golden.fingerprint()
     if fp == entry.fingerprint and not force:
         return None
     entry.golden, entry.fingerprint = golden, fp
@@ -303,7 +304,7 @@ class Lab:
     settings: Settings
     corpus: CorpusEntry
     chunks: cache.ChunkSet
-    memo: lab.RetrievalMemo
+    memo: RetrievalMemo
     golden_entry: GoldenEntry
     result: EvaluationResult
     eval_key: str
@@ -363,10 +364,10 @@ def current() -> Lab:
     g = golden_entry(s.corpus)
     options = s.options
     if options.level == "document":
-        eval_key = f"{chunks.fingerprint}/{s.retriever}/{g.fingerprint}/{lab.options_key(options)}"
+        eval_key = f"{chunks.fingerprint}/{s.retriever}/{g.fingerprint}/{repr(options)}"
         result = cache.evaluation_documents(memo, g.golden, options, chunks, eval_key)
     else:
-        eval_key = f"{chunks.fingerprint}/{s.retriever}/{g.fingerprint}/{lab.options_key(options)}"
+        eval_key = f"{chunks.fingerprint}/{s.retriever}/{g.fingerprint}/{repr(options)}"
         result = cache.evaluation(memo, g.golden, options, eval_key)
     return Lab(s, entry, chunks, memo, g, result, eval_key)
 
@@ -397,7 +398,7 @@ def rechunk(size: int, overlap: int, progress=None):
     old_size, old_overlap = chunking(name)
     old = cache.chunk_set(entry.corpus, entry.fingerprint, old_size, old_overlap)
     new = cache.chunk_set(entry.corpus, entry.fingerprint, size, overlap)
-    if st.session_state.get(KEY_RETRIEVER, "dense") != "bm25":
+    if st.session_state.get(KEY_RETRIEVER, DEFAULT_RETRIEVER) != "bm25":
         cache.prewarm_embeddings(new, progress)
     report = None
     if entry.level == "chunk":

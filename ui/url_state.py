@@ -17,7 +17,7 @@ from typing import Any, Mapping
 
 import streamlit as st
 
-from rag_metrics.lab import DEPTH, RETRIEVERS
+from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, RETRIEVER_KINDS
 from ui import state
 
 PARAM_PAGE = "page"
@@ -54,16 +54,16 @@ def parse(params: Mapping[str, Any], pages: Mapping[str, str]) -> tuple[dict[str
             kv = int(k)
         except ValueError:
             kv = None
-        if kv is None or not 1 <= kv <= DEPTH:
-            warnings.append(f"Ignored k={_shown(k)} from the link: K must be a whole number from 1 to {DEPTH}.")
+        if kv is None or not 1 <= kv <= DEFAULT_DEPTH:
+            warnings.append(f"Ignored k={_shown(k)} from the link: K must be a whole number from 1 to {DEFAULT_DEPTH}.")
         else:
             values["k"] = kv
     r = one(PARAM_RETRIEVER)
     if r is not None and r != "":
-        if r in RETRIEVERS:
+        if r in RETRIEVER_KINDS:
             values["retriever"] = r
         else:
-            warnings.append(f"Ignored retriever={_shown(r)} from the link: use one of {', '.join(RETRIEVERS)}.")
+            warnings.append(f"Ignored retriever={_shown(r)} from the link: use one of {', '.join(RETRIEVER_KINDS)}.")
     p = one(PARAM_PAGE)
     if p is not None and p != "":
         if p in pages:

@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from rag_metrics.errors import InputError, ValidationReport
-from rag_metrics.lab import report_table
+from rag_metrics.readouts import report_table
 from rag_metrics.metrics.registry import METRICS
 
 DECIMALS = 3

@@ -25,6 +25,7 @@ from rag_metrics.retrieval.chunking import (
     chunk_document,
     chunk_to_doc,
 )
+from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, DEFAULT_RETRIEVER, RETRIEVER_KINDS
 from rag_metrics.retrieval.ranking import collapse_to_documents, cut_run
 from rag_metrics.types import Chunk, Run
 
@@ -43,7 +44,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from rag_metrics.retrieval.build_sample_cache import SAMPLE_CORPUS_DIR, load_sample_index
 
 __all__ = [
-    "Retriever", "Progress", "RETRIEVER_KINDS", "make_retriever", "get_encoder",
+    "Retriever", "Progress", "RETRIEVER_KINDS", "DEFAULT_RETRIEVER", "DEFAULT_DEPTH", "make_retriever", "get_encoder",
     "collapse_to_documents", "cut_run",
     "DEFAULT_CHUNK_SIZE", "DEFAULT_CHUNK_OVERLAP", "chunk_document", "chunk_corpus",
     "chunk_to_doc",
@@ -64,9 +65,6 @@ _LAZY = {
     "carry_labels": "relabel", "LabelReport": "relabel",
     "SAMPLE_CORPUS_DIR": "build_sample_cache", "load_sample_index": "build_sample_cache",
 }
-
-#: Accepted ``kind`` values of :func:`make_retriever`.
-RETRIEVER_KINDS = ("dense", "bm25", "hybrid")
 
 Progress = Any  # Callable[[int, int], None]; kept loose to avoid importing typing aliases eagerly
 
@@ -93,7 +91,7 @@ class Retriever(Protocol):
     def index(self, chunks: Sequence[Chunk], progress: Progress | None = None) -> None:
         ...
 
-    def retrieve(self, queries: Mapping[str, str], k: int = 100,
+    def retrieve(self, queries: Mapping[str, str], k: int = DEFAULT_DEPTH,
                  progress: Progress | None = None) -> Run:
         ...
 
@@ -127,7 +125,7 @@ def get_encoder(model: str | None = None) -> "Encoder":
 
 
 def make_retriever(
-    kind: Literal["dense", "bm25", "hybrid"] = "dense",
+    kind: str = DEFAULT_RETRIEVER,
     model: str | None = None,
     cache: "EmbeddingCache | None | Literal[False]" = None,
     *,
@@ -139,7 +137,7 @@ def make_retriever(
 
     Parameters
     ----------
-    kind : {"dense", "bm25", "hybrid"}
+    kind : {"dense", "bm25", "hybrid"} (:data:`RETRIEVER_KINDS`)
         ``"hybrid"`` fuses dense and BM25 (RRF by default).
     model : str, optional
         Embedding model (default ``all-MiniLM-L6-v2``, bundled); ignored for ``"bm25"``.

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from rag_metrics.errors import InputError
-from rag_metrics.types import Chunk, Corpus, Document
+from rag_metrics.types import Chunk, Corpus, Document, content_hash
 
 __all__ = [
     "DEFAULT_CHUNK_SIZE",
@@ -38,6 +38,7 @@ __all__ = [
     "chunk_document",
     "chunk_corpus",
     "chunk_to_doc",
+    "chunks_fingerprint",
     "validate_chunk_args",
 ]
 
@@ -222,3 +223,8 @@ def chunk_corpus(
 def chunk_to_doc(chunks: Iterable[Chunk]) -> dict[str, str]:
     """``{chunk_id: doc_id}`` for :func:`rag_metrics.retrieval.collapse_to_documents`."""
     return {c.id: c.doc_id for c in chunks}
+
+
+def chunks_fingerprint(chunks: Iterable[Chunk]) -> str:
+    """Content hash of a chunk list: ids and texts in order (a cache key for indexes and memos)."""
+    return content_hash(x for c in chunks for x in (c.id, c.text))

@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rag_metrics.errors import InputError
+from rag_metrics.retrieval.defaults import DEFAULT_DEPTH
 from rag_metrics.retrieval.cache import EmbeddingCache, encode_with_cache
 from rag_metrics.retrieval.encoders import Encoder, Progress
 from rag_metrics.retrieval.ranking import RunBuilder, desc_id_rank, top_k
@@ -105,7 +106,7 @@ class ExactRetriever:
         """Query vectors (through the cache), rows in ``queries`` order."""
         return encode_with_cache(self.encoder, list(queries.values()), self.cache)
 
-    def retrieve(self, queries: Mapping[str, str], k: int = 100,
+    def retrieve(self, queries: Mapping[str, str], k: int = DEFAULT_DEPTH,
                  progress: Progress | None = None) -> Run:
         """Top ``k`` chunks per query; ``Run`` ids are chunk ids."""
         if not self._indexed:

@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rag_metrics.errors import InputError
+from rag_metrics.retrieval.defaults import DEFAULT_DEPTH
 from rag_metrics.retrieval.dense import check_k
 from rag_metrics.retrieval.encoders import Progress
 from rag_metrics.retrieval.ranking import RunBuilder
@@ -155,7 +156,7 @@ class HybridRetriever:
         self.a.index(chunks, progress)  # type: ignore[attr-defined]
         self.b.index(chunks, None)  # type: ignore[attr-defined]
 
-    def retrieve(self, queries: Mapping[str, str], k: int = 100,
+    def retrieve(self, queries: Mapping[str, str], k: int = DEFAULT_DEPTH,
                  progress: Progress | None = None) -> Run:
         k = check_k(k)
         depth = max(k, self.candidate_depth)

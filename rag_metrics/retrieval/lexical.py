@@ -18,6 +18,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from rag_metrics.errors import InputError
+from rag_metrics.retrieval.defaults import DEFAULT_DEPTH
 from rag_metrics.retrieval.dense import check_k, check_unique_ids
 from rag_metrics.retrieval.encoders import Progress
 from rag_metrics.retrieval.ranking import RunBuilder, desc_id_rank, top_k
@@ -89,7 +90,7 @@ class BM25Retriever:
     def __len__(self) -> int:
         return len(self._ids)
 
-    def retrieve(self, queries: Mapping[str, str], k: int = 100,
+    def retrieve(self, queries: Mapping[str, str], k: int = DEFAULT_DEPTH,
                  progress: Progress | None = None) -> Run:
         """Top ``k`` chunks per query with a positive BM25 score."""
         if self._bm25 is None:

@@ -20,56 +20,18 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
+from rag_metrics.cli._common import counter_progress
 from rag_metrics.errors import InputError
+from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, DEFAULT_RETRIEVER, RETRIEVER_KINDS
 from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 
-__all__ = ["add_retrieve_parser", "cmd_retrieve", "load_queries", "DOC_LEVEL_MIN_CHUNKS"]
+__all__ = ["add_parser", "run", "load_queries", "DOC_LEVEL_MIN_CHUNKS"]
 
 #: With ``--level document`` at least this many chunks (and ``10 * k``) are retrieved per query
 #: before collapsing to documents.
 DOC_LEVEL_MIN_CHUNKS = 1000
-
-
-def _stderr_progress(label: str) -> Callable[[int, int], None]:
-    """A progress callback printing ``label done/total`` to stderr (``\\r`` on a terminal)."""
-    tty = sys.stderr.isatty()
-    state = {"last": -1.0}
-
-    def cb(done: int, total: int) -> None:
-        if total <= 0:
-            return
-        now = time.monotonic()
-        if done < total and now - state["last"] < (0.2 if tty else 10.0):
-            return
-        state["last"] = now
-        msg = f"{label}: {done}/{total} ({100 * done // total}%)"
-        if tty:
-            print("\r" + msg, end="\n" if done >= total else "", file=sys.stderr, flush=True)
-        else:
-            print(msg, file=sys.stderr, flush=True)
-    return cb
-
-
-def _read_queries_jsonl(path: Path) -> dict[str, str]:
-    """Fallback reader for BEIR queries.jsonl (used only if rag_metrics.io lacks one)."""
-    try:
-        from rag_metrics.io import read_queries_jsonl
-    except ImportError:  # pragma: no cover - fallback, queries.jsonl only
-        out: dict[str, str] = {}
-        for n, line in enumerate(path.read_text(encoding="utf-8-sig").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-                out[str(obj.get("id", obj.get("_id")))] = str(obj["text"])
-            except (json.JSONDecodeError, KeyError, AttributeError):
-                raise InputError(f'{path}:{n}: expected {{"id": ..., "text": ...}}') from None
-        return out
-    queries, report = read_queries_jsonl(path)
-    report.raise_if_errors(str(path))
-    return queries
 
 
 def _looks_like_beir_queries(path: Path) -> bool:
@@ -103,7 +65,10 @@ def load_queries(path: str | Path) -> dict[str, str]:
                              "set file.")
         p = q
     if p.suffix.lower() == ".jsonl" and _looks_like_beir_queries(p):
-        queries = _read_queries_jsonl(p)
+        from rag_metrics.io import read_queries_jsonl
+
+        queries, report = read_queries_jsonl(p)
+        report.raise_if_errors(str(p))
     else:
         from rag_metrics.golden import load_golden
 
@@ -113,7 +78,7 @@ def load_queries(path: str | Path) -> dict[str, str]:
     return queries
 
 
-def cmd_retrieve(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """Handler of ``rag-metrics retrieve``; returns the exit code (0)."""
     from rag_metrics.corpus import load_corpus
     from rag_metrics.errors import ValidationReport
@@ -143,38 +108,27 @@ def cmd_retrieve(args: argparse.Namespace) -> int:
     retriever = make_retriever(args.retriever, args.model, cache, index=args.index,
                                fusion=args.fusion)
     t = time.monotonic()
-    retriever.index(chunks, _stderr_progress("indexing chunks"))
+    retriever.index(chunks, counter_progress("indexing chunks"))
     depth = args.k if args.level == "chunk" else min(len(chunks), max(DOC_LEVEL_MIN_CHUNKS,
                                                                       10 * args.k))
-    run = retriever.retrieve(queries, depth, _stderr_progress("queries"))
+    trec_run = retriever.retrieve(queries, depth, counter_progress("queries"))
     if args.level == "document":
-        run = collapse_to_documents(run, chunk_to_doc(chunks), k=args.k)
+        trec_run = collapse_to_documents(trec_run, chunk_to_doc(chunks), k=args.k)
     tag = args.tag or retriever.name
 
     out = Path(args.out)
     if out.parent and not out.parent.exists():
         raise InputError(f"{out}: folder {out.parent} does not exist; create it or choose another "
                          "--out path.")
-    try:
-        from rag_metrics.io import write_trec_run
-    except ImportError:  # pragma: no cover - fallback when the I/O module is absent
-        _write_trec_run(run, out, tag)
-    else:
-        write_trec_run(run, out, tag=tag)
-    print(f"wrote {len(run)} rows ({args.level} level, {len(run.query_ids())} queries, "
+    from rag_metrics.io import write_trec_run
+
+    write_trec_run(trec_run, out, tag=tag)
+    print(f"wrote {len(trec_run)} rows ({args.level} level, {len(trec_run.query_ids())} queries, "
           f"{retriever.name}) to {out} in {time.monotonic() - t:.1f}s", file=sys.stderr)
     return 0
 
 
-def _write_trec_run(run: Any, path: Path, tag: str) -> None:
-    tag = tag.replace(" ", "_")
-    with open(path, "w", encoding="utf-8") as fh:
-        for q, items in run.rankings().items():
-            for r, (i, s) in enumerate(items, 1):
-                fh.write(f"{q} Q0 {i} {r} {s!r} {tag}\n")
-
-
-def add_retrieve_parser(subparsers: Any) -> argparse.ArgumentParser:
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register the ``retrieve`` subcommand on an ``argparse`` subparsers object."""
     p = subparsers.add_parser(
         "retrieve", help="retrieve chunks for queries and write a TREC run",
@@ -184,7 +138,7 @@ def add_retrieve_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="folder of .md/.txt files, .jsonl corpus, or BEIR folder")
     p.add_argument("--queries", required=True, metavar="PATH",
                    help="BEIR queries.jsonl or folder, or a golden set (.jsonl/.json/.csv)")
-    p.add_argument("--retriever", choices=["dense", "bm25", "hybrid"], default="dense",
+    p.add_argument("--retriever", choices=RETRIEVER_KINDS, default=DEFAULT_RETRIEVER,
                    help="dense (MiniLM + FAISS, default), bm25, or hybrid (RRF of both)")
     p.add_argument("--model", default=None, metavar="NAME",
                    help="sentence-transformers model name or local folder "
@@ -195,7 +149,7 @@ def add_retrieve_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help=f"chunk overlap in characters (default {DEFAULT_CHUNK_OVERLAP})")
     p.add_argument("--level", choices=["chunk", "document"], default="chunk",
                    help="chunk ids (default) or document ids (each document at its best chunk)")
-    p.add_argument("--k", type=int, default=100, help="results per query (default 100)")
+    p.add_argument("--k", type=int, default=DEFAULT_DEPTH, help=f"results per query (default {DEFAULT_DEPTH})")
     p.add_argument("--out", required=True, metavar="PATH", help="TREC run file to write")
     p.add_argument("--index", choices=["flat", "hnsw"], default="flat",
                    help="FAISS index for dense retrieval: flat (exact, default) or hnsw")
@@ -205,5 +159,4 @@ def add_retrieve_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="embedding cache folder (default $RAG_METRICS_CACHE or ~/.cache/rag_metrics)")
     p.add_argument("--no-cache", action="store_true", help="do not read or write the cache")
     p.add_argument("--tag", default=None, help="run tag in the last column (default: retriever)")
-    p.set_defaults(func=cmd_retrieve)
     return p

@@ -3,26 +3,25 @@
     rag-metrics report --corpus sample_corpus/docs --golden sample_corpus/golden.jsonl \\
         --retriever bm25 --k 5 --out report.html
 
-Registered by :func:`add_report_parser` on the main CLI's sub-parsers; the handler returns an exit
-code and raises :class:`~rag_metrics.errors.InputError` for bad input (printed as one line, exit 2).
+Registered by :func:`add_parser` on the main CLI's sub-parsers; :func:`run` returns an exit code and
+raises :class:`~rag_metrics.errors.InputError` for bad input (printed as one line, exit 2).
 """
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
+from rag_metrics.cli._common import check_int, stderr
 from rag_metrics.errors import InputError
+from rag_metrics.retrieval.defaults import DEFAULT_RETRIEVER, RETRIEVER_KINDS
+from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 
-__all__ = ["add_report_parser", "run_report"]
-
-_KINDS = ("dense", "bm25", "hybrid")
+__all__ = ["add_parser", "run"]
 
 
-def add_report_parser(subparsers: Any) -> argparse.ArgumentParser:
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``report`` command to ``subparsers`` (from ``ArgumentParser.add_subparsers``)."""
-    from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 
     p = subparsers.add_parser(
         "report", help="retrieve, evaluate and write a self-contained HTML report",
@@ -32,7 +31,8 @@ def add_report_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--corpus", required=True, metavar="PATH",
                    help="folder of .md/.txt files, a .jsonl corpus, or a BEIR folder")
     p.add_argument("--golden", required=True, metavar="PATH", help="golden set (.csv/.json/.jsonl)")
-    p.add_argument("--retriever", choices=_KINDS, default="dense", help="retriever (default dense)")
+    p.add_argument("--retriever", choices=RETRIEVER_KINDS, default=DEFAULT_RETRIEVER,
+                   help=f"retriever (default {DEFAULT_RETRIEVER})")
     p.add_argument("--k", type=int, default=5, metavar="K", help="cutoff of the headline metrics (default 5)")
     p.add_argument("--model", default=None, metavar="NAME",
                    help="embedding model for dense/hybrid (default all-MiniLM-L6-v2, bundled)")
@@ -42,23 +42,17 @@ def add_report_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help=f"chunk overlap in characters (default {DEFAULT_CHUNK_OVERLAP})")
     p.add_argument("--depth", type=int, default=20, metavar="N",
                    help="retrieval depth, the right end of the metric-vs-k chart (default 20)")
-    p.add_argument("--compare-with", choices=_KINDS, default=None, metavar="RETRIEVER",
+    p.add_argument("--compare-with", choices=RETRIEVER_KINDS, default=None, metavar="RETRIEVER",
                    help="also run this retriever and add the paired comparison verdict (dense, bm25 or hybrid)")
     p.add_argument("--relevance-level", type=int, default=1, metavar="L", help="grade >= L is relevant (default 1)")
     p.add_argument("--corpus-map", action="store_true",
                    help="add the corpus map (2-D projection of chunk and question embeddings; uses --model)")
     p.add_argument("--title", default=None, help="report title")
     p.add_argument("--out", default="report.html", metavar="PATH", help="output HTML file (default report.html)")
-    p.set_defaults(func=run_report)
     return p
 
 
-def _check_int(name: str, value: int, low: int) -> None:
-    if value < low:
-        raise InputError(f"{name} must be >= {low}, got {value}")
-
-
-def run_report(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     """Handler of ``rag-metrics report``; returns the exit code (0 when the file was written)."""
     from rag_metrics.compare import compare
     from rag_metrics.corpus import load_corpus
@@ -67,8 +61,8 @@ def run_report(args: argparse.Namespace) -> int:
     from rag_metrics.report import build_report, offline_javascript
     from rag_metrics.retrieval import chunk_corpus, make_retriever
 
-    _check_int("--k", args.k, 1)
-    _check_int("--depth", args.depth, 1)
+    check_int("--k", args.k, 1)
+    check_int("--depth", args.depth, 1)
     out = Path(args.out)
     if out.suffix.lower() not in (".html", ".htm"):
         raise InputError(f"--out {args.out}: the report is an HTML file; give a path ending in .html")
@@ -100,21 +94,21 @@ def run_report(args: argparse.Namespace) -> int:
     questions = {q.id: q.question for q in golden if q.question.strip()}
     depth = max(args.depth, args.k)
 
-    def run(kind: str):
+    def evaluate_with(kind: str):
         retriever = make_retriever(kind, model=args.model)
-        _stderr(f"rag-metrics report: {kind}: indexing {len(chunks)} chunks, retrieving {len(questions)} questions ...")
+        stderr(f"rag-metrics report: {kind}: indexing {len(chunks)} chunks, retrieving {len(questions)} questions ...")
         retriever.index(chunks)
         r = retriever.retrieve(questions, k=depth)
         r = type(r)(r.qids, r.ids, r.scores, name=kind)
         return evaluate(golden, r, options, chunk_to_doc=c2d if level == "document" else None)
 
-    result = run(args.retriever)
+    result = evaluate_with(args.retriever)
     comparison = None
     names = (args.retriever, args.compare_with or "")
     if args.compare_with:
         if args.compare_with == args.retriever:
             raise InputError("--compare-with names the same retriever as --retriever; choose another one")
-        other = run(args.compare_with)
+        other = evaluate_with(args.compare_with)
         keys = [f"hit_rate@{args.k}", f"mrr@{args.k}", f"ndcg@{args.k}", f"recall@{args.k}"]
         comparison = compare(result, other, keys)
     model = "-" if args.retriever == "bm25" and not args.compare_with else (args.model or "all-MiniLM-L6-v2 (default)")
@@ -133,7 +127,7 @@ def run_report(args: argparse.Namespace) -> int:
 
         enc = get_encoder(args.model)
         cache = EmbeddingCache()
-        _stderr(f"rag-metrics report: corpus map: embedding with {enc.name} ...")
+        stderr(f"rag-metrics report: corpus map: embedding with {enc.name} ...")
         cx = encode_with_cache(enc, [c.text for c in chunks], cache)
         qx = encode_with_cache(enc, [q.question for q in golden], cache)
         cmap = project_corpus(chunks, cx, golden, qx, result, k=args.k, relevance_level=args.relevance_level)
@@ -149,7 +143,3 @@ def run_report(args: argparse.Namespace) -> int:
     print(f"wrote {out} ({len(html) // 1024} KiB): {result.n_queries} in-scope questions, "
           f"ndcg@{args.k} = {result.mean('ndcg', args.k):.3f}")
     return 0
-
-
-def _stderr(msg: str) -> None:
-    print(msg, file=sys.stderr, flush=True)

@@ -1,0 +1,204 @@
+"""Helpers shared by the ``rag-metrics`` subcommands: messages, progress, tables, options.
+
+Light on purpose: only the standard library and :mod:`rag_metrics.errors` are imported here; each
+helper imports the library modules it needs when called, so ``rag-metrics --help`` stays fast.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+import time
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
+from rag_metrics.errors import InputError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from rag_metrics.evaluate import EvalOptions
+    from rag_metrics.metrics.registry import MetricKey
+    from rag_metrics.types import GoldenSet, Run
+
+__all__ = [
+    "PROG", "Parser", "stderr", "Progress", "counter_progress", "fmt", "table", "check_int",
+    "add_judgment_options", "eval_options", "metric_keys", "fail_under", "id_to_doc", "load_inputs",
+]
+
+#: The command's name in messages.
+PROG = "rag-metrics"
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (exit 2) that point to --help."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message}; see `{self.prog} --help`\n")
+
+
+def stderr(msg: str) -> None:
+    """Print one message line on stderr (flushed)."""
+    print(msg, file=sys.stderr, flush=True)
+
+
+class Progress:
+    """Stage messages on stderr, only for long inputs (or when RAG_METRICS_PROGRESS=1)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled or os.environ.get("RAG_METRICS_PROGRESS") == "1"
+        self.t0 = time.perf_counter()
+
+    def __call__(self, msg: str) -> None:
+        if self.enabled:
+            stderr(f"{PROG}: [{time.perf_counter() - self.t0:6.1f}s] {msg}")
+
+
+def counter_progress(label: str) -> Callable[[int, int], None]:
+    """A ``progress(done, total)`` callback printing ``label: done/total (p%)`` on stderr.
+
+    On a terminal the line is rewritten in place (``\\r``) at most every 0.2 s; otherwise a line is
+    printed at most every 10 s, and always at the end.
+    """
+    tty = sys.stderr.isatty()
+    state = {"last": -1.0}
+
+    def cb(done: int, total: int) -> None:
+        if total <= 0:
+            return
+        now = time.monotonic()
+        if done < total and now - state["last"] < (0.2 if tty else 10.0):
+            return
+        state["last"] = now
+        msg = f"{label}: {done}/{total} ({100 * done // total}%)"
+        if tty:
+            print("\r" + msg, end="\n" if done >= total else "", file=sys.stderr, flush=True)
+        else:
+            print(msg, file=sys.stderr, flush=True)
+    return cb
+
+
+def fmt(v: float) -> str:
+    """A metric value with four decimals (``nan`` for NaN)."""
+    return "nan" if isinstance(v, float) and math.isnan(v) else f"{v:.4f}"
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    """A plain-text table: first column left-aligned, the others right-aligned."""
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths)))
+    return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in rows])
+
+
+def check_int(name: str, value: int, low: int) -> None:
+    """Raise :class:`InputError` when the integer option ``name`` is below ``low``."""
+    if value < low:
+        raise InputError(f"{name} must be >= {low}, got {value}")
+
+
+def add_judgment_options(sp: argparse.ArgumentParser, metrics_default: str, k_default: str) -> None:
+    """The options shared by ``evaluate`` and ``compare``: qrels, cutoffs, metrics, conventions, format."""
+    sp.add_argument("--qrels", required=True, metavar="PATH",
+                    help="TREC qrels, BEIR qrels .tsv, BEIR folder, or a golden set (.csv/.json/.jsonl)")
+    sp.add_argument("--k", default=k_default, metavar="KS", help=f"cutoffs: 1,3,5,10 or 1-100 (default {k_default})")
+    sp.add_argument("--metrics", default=metrics_default, metavar="LIST",
+                    help=f"comma-separated metrics (default {metrics_default}); known: "
+                         "hit_rate, mrr, precision, recall, ndcg, ndcg_exp, map")
+    sp.add_argument("--relevance-level", type=int, default=1, metavar="L",
+                    help="grade >= L is relevant (trec_eval -l; default 1)")
+    sp.add_argument("--out-of-scope", choices=["exclude", "miss"], default="exclude",
+                    help="queries with no relevant id: excluded from means (default) or counted as misses")
+    sp.add_argument("--recall-denominator", choices=["all", "cap"], default="all",
+                    help="recall divides by |R| (default, trec_eval) or min(k, |R|) (BEIR R_cap)")
+    sp.add_argument("--missing", choices=["zero", "skip"], default="zero",
+                    help="golden queries absent from the run: 0 in the mean (default, trec_eval -c) or skipped")
+    sp.add_argument("--level", choices=["chunk", "document"], default="chunk",
+                    help="document: collapse ids '<doc>#<n>' to '<doc>' (first chunk's rank wins)")
+    sp.add_argument("--format", choices=["table", "json", "csv"], default="table")
+
+
+def eval_options(args: argparse.Namespace) -> EvalOptions:
+    """The :class:`~rag_metrics.evaluate.EvalOptions` of the judgment options."""
+    from rag_metrics.evaluate import EvalOptions
+
+    return EvalOptions(relevance_level=args.relevance_level, out_of_scope=args.out_of_scope,
+                       recall_denominator=args.recall_denominator, missing_queries=args.missing,
+                       level="document" if args.level == "document" else "chunk")
+
+
+def metric_keys(args: argparse.Namespace) -> list[MetricKey]:
+    """Metric keys ``name@k`` for every requested metric and k (``name@k`` entries kept as given)."""
+    from rag_metrics.metrics.registry import METRICS, MetricKey, parse_ks, parse_metric
+
+    ks = parse_ks(args.k, "--k")
+    keys: list[MetricKey] = []
+    for tok in [t.strip() for t in args.metrics.split(",") if t.strip()]:
+        if "@" in tok:
+            keys.append(parse_metric(tok, "--metrics"))
+            continue
+        name = tok.lower()
+        if name not in METRICS:
+            raise InputError(f"--metrics: unknown metric {tok!r}; known metrics: {', '.join(METRICS)}")
+        keys.extend(MetricKey(name, k) for k in ks)
+    if not keys:
+        raise InputError("--metrics: no metric given; e.g. --metrics hit_rate,mrr,ndcg")
+    return list(dict.fromkeys(keys))
+
+
+def fail_under(items: Sequence[str]) -> list[tuple[MetricKey, float]]:
+    """``(key, threshold)`` pairs of the ``--fail-under METRIC@K=VALUE`` options."""
+    from rag_metrics.metrics.registry import parse_metric
+
+    out = []
+    for item in items:
+        for part in [p for p in item.split(",") if p.strip()]:
+            if "=" not in part:
+                raise InputError(f"--fail-under: cannot read {part!r}; write METRIC@K=VALUE, e.g. ndcg@10=0.4")
+            key_s, val_s = part.split("=", 1)
+            key = parse_metric(key_s, "--fail-under")
+            try:
+                val = float(val_s)
+            except ValueError:
+                raise InputError(f"--fail-under: threshold {val_s!r} in {part!r} is not a number; e.g. ndcg@10=0.4") from None
+            if not (0.0 <= val <= 1.0) or math.isnan(val):
+                raise InputError(f"--fail-under: threshold {val} in {part!r} is outside [0, 1]")
+            out.append((key, val))
+    return out
+
+
+def id_to_doc(run: Run, golden: GoldenSet) -> dict[str, str]:
+    """Chunk id ``<doc_id>#<n>`` -> doc id, for --level document without a corpus."""
+    ids = set(run.factorized_ids()[1].tolist())
+    for q in golden:
+        ids.update(q.relevant)
+    return {i: i.rsplit("#", 1)[0] for i in ids if "#" in i}
+
+
+def load_inputs(args: argparse.Namespace, run_paths: Sequence[str], progress: Progress) -> tuple[GoldenSet, list[Any]]:
+    """Read ``--qrels`` and the runs, stopping on errors and printing warnings on stderr."""
+    from rag_metrics.io import read_qrels, read_run, validate_run
+
+    golden, report = read_qrels(args.qrels, with_report=True)
+    report.raise_if_errors()
+    if len(golden) == 0:
+        raise InputError(f"{args.qrels}: no judgments found")
+    if not any(q.in_scope for q in golden):
+        raise InputError(f"{args.qrels}: no query has a relevant id (grade >= 1), so there is nothing to evaluate; "
+                         "--qrels takes TREC qrels, a BEIR qrels .tsv or folder, or a golden set with relevant ids "
+                         "(a corpus.jsonl or queries.jsonl holds no judgments)")
+    runs = []
+    for rp in run_paths:
+        t = time.perf_counter()
+        run, rrep = read_run(rp)
+        rrep.raise_if_errors(hint=f"run `{PROG} validate {args.qrels} --run {rp}` to list all")
+        if len(run) == 0:
+            raise InputError(f"{rp}: run has no lines; expected 'qid Q0 docid rank score tag'")
+        progress(f"read {len(run):,} lines of {rp} in {time.perf_counter() - t:.1f}s")
+        for p in validate_run(run, golden, source=str(rp)).problems:
+            stderr(f"{PROG}: {p}")
+        runs.append(run)
+    for p in report.warnings[:20]:
+        stderr(f"{PROG}: {p}")
+    if len(report.warnings) > 20:
+        stderr(f"{PROG}: ... {len(report.warnings) - 20} more warnings (run `{PROG} validate {args.qrels}`)")
+    return golden, runs

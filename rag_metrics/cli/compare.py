@@ -1,0 +1,71 @@
+"""``rag-metrics compare``: paired comparison of two runs (deltas, CIs, win/loss/tie, tests)."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rag_metrics.cli._common import (
+    Progress,
+    add_judgment_options,
+    eval_options,
+    fmt,
+    id_to_doc,
+    load_inputs,
+    metric_keys,
+    table,
+)
+from rag_metrics.errors import InputError
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``compare`` on an ``argparse`` subparsers object."""
+    cp = subparsers.add_parser("compare", help="paired comparison of two runs",
+                               description="Paired comparison of two runs: deltas, CIs, win/loss/tie, significance tests.")
+    add_judgment_options(cp, "hit_rate,mrr,ndcg,recall", "5,10")
+    cp.add_argument("--run", action="append", required=True, metavar="PATH", help="give twice: --run A --run B")
+    cp.add_argument("--resamples", type=int, default=10_000, help="randomization-test resamples (default 10000)")
+    return cp
+
+
+def run(args: argparse.Namespace) -> int:
+    """Handler of ``rag-metrics compare``; returns the exit code (0)."""
+    from rag_metrics.compare import compare, verdict
+    from rag_metrics.evaluate import evaluate
+
+    if len(args.run) != 2:
+        raise InputError(f"--run: give exactly two runs (--run A --run B), got {len(args.run)}")
+    keys = metric_keys(args)
+    golden, (ra, rb) = load_inputs(args, args.run, Progress(False))
+    opts = eval_options(args)
+    c2d = {**id_to_doc(ra, golden), **id_to_doc(rb, golden)} if opts.level == "document" else None
+    a = evaluate(golden, ra, opts, chunk_to_doc=c2d)
+    b = evaluate(golden, rb, opts, chunk_to_doc=c2d)
+    df = compare(a, b, keys, n_resamples=args.resamples)
+    name_a, name_b = Path(args.run[0]).name, Path(args.run[1]).name
+    if args.format == "json":
+        rows = json.loads(df.to_json(orient="records"))
+        for r, (_, row) in zip(rows, df.iterrows()):
+            r["verdict"] = verdict(row, name_a, name_b)
+        json.dump({"a": args.run[0], "b": args.run[1], "n_queries": int(a.n_queries), "rows": rows}, sys.stdout, indent=2)
+        print()
+    elif args.format == "csv":
+        df.to_csv(sys.stdout, index=False)
+    else:
+        print(f"A = {args.run[0]}\nB = {args.run[1]}\n{a.n_queries} queries; delta = B - A; "
+              "p: paired randomization / paired t-test, adj: Benjamini-Hochberg over the rows below")
+        rows = []
+        for _, r in df.iterrows():
+            key = r["metric"] + ("" if r["k"] is None or str(r["k"]) == "<NA>" else f"@{r['k']}")
+            rows.append([key, fmt(r.mean_a), fmt(r.mean_b), f"{r.delta:+.4f}", f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}]",
+                         f"{r.wins}/{r.losses}/{r.ties}", f"{r.p_randomization:.4f}", f"{r.p_ttest:.4f}",
+                         f"{r.p_randomization_adj:.4f}", "yes" if r.significant else "no"])
+        print(table(["metric", "A", "B", "delta", "95% CI", "W/L/T", "p rand", "p t", "p adj", "signif."], rows))
+        print()
+        for _, r in df.iterrows():
+            print(verdict(r, "A", "B"))
+    return 0

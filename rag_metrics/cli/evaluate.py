@@ -1,0 +1,120 @@
+"""``rag-metrics evaluate``: score a TREC run against relevance judgments.
+
+Exit code 1 when a ``--fail-under`` threshold is missed.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+from rag_metrics.cli._common import (
+    PROG,
+    Progress,
+    add_judgment_options,
+    eval_options,
+    fail_under,
+    fmt,
+    id_to_doc,
+    load_inputs,
+    metric_keys,
+    stderr,
+    table,
+)
+from rag_metrics.errors import InputError
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``evaluate`` on an ``argparse`` subparsers object."""
+    ev = subparsers.add_parser("evaluate", help="score a TREC run against relevance judgments",
+                               description="Score a TREC run (qid Q0 docid rank score tag) against judgments.")
+    add_judgment_options(ev, "hit_rate,mrr,precision,recall,ndcg,map", "1,3,5,10")
+    ev.add_argument("--run", required=True, metavar="PATH", help="TREC run file")
+    ev.add_argument("--per-query", action="store_true", help="also print every query's values")
+    ev.add_argument("--ci", action="store_true", help="add 95%% bootstrap confidence intervals")
+    ev.add_argument("--fail-under", action="append", metavar="METRIC@K=VALUE",
+                    help="exit 1 when a mean is below the threshold (repeatable), e.g. ndcg@10=0.4")
+    return ev
+
+
+def run(args: argparse.Namespace) -> int:
+    """Handler of ``rag-metrics evaluate``; returns the exit code (1 when a threshold is missed)."""
+    from rag_metrics.evaluate import evaluate
+
+    progress = Progress(False)
+    keys = metric_keys(args)
+    thresholds = fail_under(args.fail_under or [])
+    golden, (trec_run,) = load_inputs(args, [args.run], progress)
+    progress.enabled = progress.enabled or len(trec_run) > 200_000
+    opts = eval_options(args)
+    t = time.perf_counter()
+    res = evaluate(golden, trec_run, opts, chunk_to_doc=id_to_doc(trec_run, golden) if opts.level == "document" else None)
+    if res.n_queries == 0:
+        raise InputError(f"{args.run}: no golden query of {args.qrels} is in the run, and --missing skip leaves "
+                         "nothing to average; check that the run and the qrels use the same query ids")
+    all_keys = list(dict.fromkeys(keys + [k for k, _ in thresholds]))
+    means = {str(k): res.mean(k) for k in all_keys}
+    progress(f"evaluated {res.n_queries:,} queries in {time.perf_counter() - t:.1f}s")
+    cis = {}
+    if args.ci:
+        from rag_metrics.evaluate import bootstrap_ci
+
+        cis = {str(k): bootstrap_ci(res.values(k)[res.included]) for k in keys}
+    per_query = None
+    if args.per_query:
+        qids = [q for q, inc in zip(res.query_ids, res.included) if inc]
+        cols = {str(k): res.values(k)[res.included] for k in keys}
+        per_query = {q: {name: float(col[i]) for name, col in cols.items()} for i, q in enumerate(qids)}
+
+    out = sys.stdout
+    if args.format == "json":
+        doc: dict = {"n_queries": res.n_queries, "metrics": {str(k): means[str(k)] for k in keys}}
+        if cis:
+            doc["ci95"] = {k: list(v) for k, v in cis.items()}
+        doc["n_out_of_scope"] = res.n_out_of_scope
+        if per_query is not None:
+            doc["per_query"] = per_query
+        json.dump(doc, out, indent=2 if not args.per_query else None, allow_nan=True)
+        out.write("\n")
+    elif args.format == "csv":
+        import csv
+
+        w = csv.writer(out, lineterminator="\n")
+        w.writerow(["query_id", "metric", "k", "value"])
+        for k in keys:
+            w.writerow(["all", k.name, "" if k.k is None else k.k, repr(means[str(k)])])
+        if per_query is not None:
+            for q, vals in per_query.items():
+                for k in keys:
+                    w.writerow([q, k.name, "" if k.k is None else k.k, repr(vals[str(k)])])
+    else:
+        names = list(dict.fromkeys(k.name for k in keys))
+        ks = list(dict.fromkeys(k.k for k in keys))
+        rows = []
+        for kk in ks:
+            cells = ["-" if kk is None else str(kk)]
+            for n in names:
+                key = f"{n}@{kk}" if kk is not None else n
+                if key in means:
+                    cell = fmt(means[key])
+                    if key in cis:
+                        cell += f" [{fmt(cis[key][0])}, {fmt(cis[key][1])}]"
+                    cells.append(cell)
+                else:
+                    cells.append("")
+            rows.append(cells)
+        oos = f", {res.n_out_of_scope} out of scope excluded" if res.n_out_of_scope and opts.out_of_scope == "exclude" else ""
+        print(f"{res.n_queries} queries{oos}; run {trec_run.name!r}; relevance level {opts.relevance_level}", file=out)
+        print(table(["k"] + names, rows), file=out)
+        if per_query is not None:
+            print(file=out)
+            hdr = ["query"] + [str(k) for k in keys]
+            print(table(hdr, [[q] + [fmt(v[h]) for h in hdr[1:]] for q, v in per_query.items()]), file=out)
+    failed = [(k, v, means[str(k)]) for k, v in thresholds if not (means[str(k)] >= v)]
+    for k, v, got in failed:
+        stderr(f"{PROG}: FAIL {k} = {fmt(got)} is below --fail-under {v}")
+    return 1 if failed else 0

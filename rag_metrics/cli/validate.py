@@ -1,0 +1,53 @@
+"""``rag-metrics validate``: list every problem in a golden set (and optionally a run).
+
+Exit code 1 when the validated files have errors.
+"""
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
+
+__all__ = ["add_parser", "run"]
+
+
+def add_parser(subparsers: Any) -> argparse.ArgumentParser:
+    """Register ``validate`` on an ``argparse`` subparsers object."""
+    va = subparsers.add_parser("validate", help="list every problem in a golden set (and optionally a run)",
+                               description="Validate a golden set / qrels file; exit 1 when it has errors.")
+    va.add_argument("golden", metavar="GOLDEN", help="golden set (.csv/.json/.jsonl), TREC/BEIR qrels, or BEIR folder")
+    va.add_argument("--corpus", metavar="PATH", help="corpus to check ids against (folder, .jsonl, BEIR folder)")
+    va.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK_SIZE,
+                    help=f"chunking used for the corpus ids (default {DEFAULT_CHUNK_SIZE})")
+    va.add_argument("--chunk-overlap", type=int, default=DEFAULT_CHUNK_OVERLAP,
+                    help=f"chunk overlap (default {DEFAULT_CHUNK_OVERLAP})")
+    va.add_argument("--run", metavar="PATH", help="also validate a TREC run against the golden set")
+    return va
+
+
+def run(args: argparse.Namespace) -> int:
+    """Handler of ``rag-metrics validate``; returns 1 when there are errors, else 0."""
+    from rag_metrics.golden import validate_golden
+    from rag_metrics.io import read_qrels, read_run, validate_run
+
+    golden, report = read_qrels(args.golden, with_report=True)
+    known = None
+    if args.corpus:
+        from rag_metrics.corpus import load_corpus
+        from rag_metrics.retrieval.chunking import chunk_corpus
+
+        corpus = load_corpus(args.corpus)
+        chunks = chunk_corpus(corpus, size=args.chunk_size, overlap=args.chunk_overlap)
+        known = {c.id for c in chunks} | {d.id for d in corpus}
+    validate_golden(golden, known, report, source=str(args.golden))
+    if args.run:
+        trec_run, rrep = read_run(args.run)
+        report.extend(rrep.problems)
+        if len(trec_run):
+            validate_run(trec_run, golden, known, report, source=str(args.run))
+    n_oos = sum(1 for q in golden if not q.in_scope)
+    for line in report.lines():
+        print(line)
+    print(f"{args.golden}: {len(golden)} queries ({n_oos} out of scope); {report.summary()}")
+    return 1 if report.errors else 0
