@@ -195,8 +195,10 @@ def test_loads_json_never_raises(text, needle):
 def test_json_parsed_from_users_goes_through_loads_json():
     """Every json.loads on user input in the library is the safe one (grep guard)."""
     root = Path(__file__).resolve().parents[1] / "rag_metrics"
-    allowed = {"files.py", "cli.py", "encoders.py", "cache.py", "ragas.py"}  # own files / docs only
-    offenders = [p.name for p in root.rglob("*.py") if "json.loads(" in p.read_text() and p.name not in allowed]
+    # the safe parser itself; JSON the library wrote; model/cache files; a docstring
+    allowed = {"files.py", "cli/compare.py", "retrieval/encoders.py", "retrieval/cache.py", "ragas.py"}
+    offenders = [p.relative_to(root).as_posix() for p in root.rglob("*.py")
+                 if "json.loads(" in p.read_text() and p.relative_to(root).as_posix() not in allowed]
     assert offenders == []
 
 
