@@ -61,7 +61,7 @@ from pathlib import Path
 from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.files import atomic_write_text, loads_json
 from rag_metrics.golden import golden_to_text, parse_golden
-from rag_metrics.limits import parse_int
+from rag_metrics.limits import grade_error, id_problem, parse_int
 from rag_metrics.types import GoldenSet
 
 __all__ = [
@@ -251,6 +251,22 @@ class WorkspaceCheck:
         return [str(p) for p in self.problems]
 
 
+def _check_saveable(golden: GoldenSet) -> None:
+    """The last guard before disk: grades within the shared bounds, ids TREC can hold.
+
+    Every edit path validates earlier with a friendlier message; this makes sure a label that would
+    be dropped (or crash) when read back is never written."""
+    for q in golden:
+        for what, value in (("query id", q.id), *(("relevant id", i) for i in q.relevant)):
+            msg = id_problem(value, what)
+            if msg is not None:
+                raise InputError(f"not saved: query {q.id[:60]!r}: {msg}")
+        for i, g in q.relevant.items():
+            _, msg = grade_error(g)
+            if msg is not None:
+                raise InputError(f"not saved: query {q.id!r}, id {i!r}: {msg}")
+
+
 @contextlib.contextmanager
 def _locked(path: Path) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -396,6 +412,7 @@ class Workspace:
         started from the sample and nothing was saved).  ``force`` overwrites regardless.
         ``text``: the set's JSONL text when the caller already made it (saves a serialisation).
         """
+        _check_saveable(golden)
         if text is None:
             text = golden_to_text(golden, "jsonl")
         data = text.encode("utf-8")

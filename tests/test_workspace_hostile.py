@@ -285,3 +285,16 @@ def test_private_space_names_are_distinct_folders(tmp_path):
     ensure_space(a, tmp_path)
     ensure_space(b, tmp_path)
     assert Workspace("c", tmp_path, space=a).folder != Workspace("c", tmp_path, space=b).folder
+
+
+@pytest.mark.parametrize("query", [GoldenQuery("q1", "a", "", {"a#0": 10**20}), GoldenQuery("q1", "a", "", {"a#0": True}),
+                                   GoldenQuery("q 1", "a", "", {"a#0": 1}), GoldenQuery("q1", "a", "", {"a\tb": 1})])
+def test_save_refuses_what_could_not_be_read_back(tmp_path, query):
+    from rag_metrics.errors import InputError
+
+    ws = Workspace("c", tmp_path)
+    v = ws.save(A, None).version
+    before = ws.path.read_bytes()
+    with pytest.raises(InputError, match="not saved"):
+        ws.save(GoldenSet((query,)), v)
+    assert ws.path.read_bytes() == before
