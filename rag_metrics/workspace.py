@@ -211,6 +211,34 @@ def private_space_name(token: str) -> str:
     return f"private-{token}"
 
 
+def choose_space(requested: str | None, token: str, *, class_mode_on: bool | None = None,
+                 root: str | os.PathLike[str] | None = None) -> tuple[str, str | None]:
+    """The space a browser session works in, and a warning when the request was refused.
+
+    ``requested`` (e.g. the URL's ``?ws=``) wins when it is a valid name; a new named space starts as
+    a copy of the shared one.  Otherwise: in class mode (:func:`class_mode`) a private space for
+    this session (``private-<token>``, a copy of the shared space); else :data:`DEFAULT_SPACE`.
+    Carry the returned name in the URL so a reload finds the same space.
+    """
+    on = class_mode() if class_mode_on is None else class_mode_on
+    warning = None
+    if requested is not None and requested.strip():
+        name = requested.strip()
+        try:
+            _check_name(name, "workspace")
+        except InputError as err:
+            warning = f"Ignored the workspace from the link: {err}."
+        else:
+            if name != DEFAULT_SPACE:
+                ensure_space(name, root)
+            return name, None
+    if on:
+        name = private_space_name(token)
+        ensure_space(name, root)
+        return name, warning
+    return DEFAULT_SPACE, warning
+
+
 # ---- results -----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class SaveResult:

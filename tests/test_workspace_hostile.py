@@ -298,3 +298,21 @@ def test_save_refuses_what_could_not_be_read_back(tmp_path, query):
     with pytest.raises(InputError, match="not saved"):
         ws.save(GoldenSet((query,)), v)
     assert ws.path.read_bytes() == before
+
+
+def test_choose_space(tmp_path):
+    from rag_metrics.workspace import choose_space
+
+    Workspace("c", tmp_path).save(A, None)
+    assert choose_space(None, "t1", class_mode_on=False, root=tmp_path) == (DEFAULT_SPACE, None)
+    space, warn = choose_space(None, "t1", class_mode_on=True, root=tmp_path)
+    assert space == "private-t1" and warn is None
+    assert _disk(Workspace("c", tmp_path, space=space)).queries == A.queries  # a private copy
+    Workspace("c", tmp_path, space=space).save(B, Workspace("c", tmp_path, space=space).version())
+    assert _disk(Workspace("c", tmp_path)).queries == A.queries  # the shared one is untouched
+    # a reload carries the name in the URL and finds the same copy
+    assert choose_space(space, "t2", class_mode_on=True, root=tmp_path) == (space, None)
+    assert _disk(Workspace("c", tmp_path, space=space)).queries == B.queries
+    for bad in ("x\x00y", "y" * 500):
+        space, warn = choose_space(bad, "t3", class_mode_on=False, root=tmp_path)
+        assert space == DEFAULT_SPACE and "Ignored the workspace" in warn
