@@ -17,6 +17,13 @@ PAGES = ["pages/dashboard.py", "pages/failures.py", "pages/golden_set.py", "page
 EDITOR_KEY = "golden_editor_0"  # the golden editor's data_editor key on its first render
 
 
+def _ws(root: Path) -> Path:
+    """The sample corpus's workspace folder under ``root`` (folder names are slug + hash)."""
+    from rag_metrics.workspace import Workspace
+
+    return Workspace("sample_corpus", root).folder
+
+
 # ---- the library's numbers (independent of the app's caches) -------------------------------------
 @functools.lru_cache(maxsize=None)
 def _library_index(kind: str):
@@ -125,7 +132,7 @@ def test_editing_a_golden_row_changes_metrics_and_autosaves(app, app_env):
                                      "added_rows": [], "deleted_rows": []}
     app.run()
     no_exception(app)
-    saved = app_env / "sample_corpus" / "golden.jsonl"
+    saved = _ws(app_env) / "golden.jsonl"
     rows = [json.loads(line) for line in saved.read_text().splitlines()]
     assert rows[0]["id"] == "q001" and rows[0]["relevant"] == {}
     goto(app, "pages/dashboard.py")
@@ -165,7 +172,7 @@ def test_adding_and_deleting_rows(app, app_env):
                         "relevant": ["billing-and-invoices#0"], "grades": "2"}]}
     app.run()
     no_exception(app)
-    rows = [json.loads(line) for line in (app_env / "sample_corpus" / "golden.jsonl").read_text().splitlines()]
+    rows = [json.loads(line) for line in (_ws(app_env) / "golden.jsonl").read_text().splitlines()]
     assert "q003" not in [r["id"] for r in rows]
     assert rows[-1]["question"] == "Can I pay by bank transfer?"
     assert rows[-1]["relevant"] == {"billing-and-invoices#0": 2}
@@ -177,7 +184,7 @@ def test_invalid_edit_is_reported_and_not_saved(app, app_env):
     app.run()
     no_exception(app)
     assert any("Not saved" in e.value for e in app.error)
-    assert not (app_env / "sample_corpus" / "golden.jsonl").exists()
+    assert not (_ws(app_env) / "golden.jsonl").exists()
 
 
 def test_edits_survive_page_switch_and_restart(app, app_env):
@@ -216,13 +223,13 @@ def test_second_session_conflict_is_reported_not_lost(app, app_env):
     b.run()
     no_exception(b)
     assert any("Another session saved" in w.value for w in b.warning)
-    saved = (app_env / "sample_corpus" / "golden.jsonl").read_text()
+    saved = (_ws(app_env) / "golden.jsonl").read_text()
     assert "from A" in saved and "from B" not in saved
-    beside = list((app_env / "sample_corpus").glob("golden.conflict-*.jsonl"))
+    beside = list(_ws(app_env).glob("golden.conflict-*.jsonl"))
     assert len(beside) == 1 and "from B" in beside[0].read_text()
     b.button(key="conflict_keep").click().run()
     no_exception(b)
-    assert "from B" in (app_env / "sample_corpus" / "golden.jsonl").read_text()
+    assert "from B" in (_ws(app_env) / "golden.jsonl").read_text()
 
 
 def test_reset_to_sample_needs_confirmation(app, app_env):
@@ -256,7 +263,7 @@ def test_bad_import_shows_error_and_keeps_data(app, app_env, name, data):
     no_exception(app)
     assert any("Import rejected" in e.value for e in app.error), [e.value for e in app.error]
     assert app.dataframe, "the validation report is listed"
-    assert not (app_env / "sample_corpus" / "golden.jsonl").exists()
+    assert not (_ws(app_env) / "golden.jsonl").exists()
     goto(app, "pages/dashboard.py")
     assert shown_cards(app) == expected_cards(library_result("dense"), 5)
 
@@ -269,7 +276,7 @@ def test_good_import_replaces_the_set(app, app_env):
     app.button(key="golden_import").click().run()
     no_exception(app)
     assert any("Imported 1 queries" in s.value for s in app.success)
-    rows = [json.loads(line) for line in (app_env / "sample_corpus" / "golden.jsonl").read_text().splitlines()]
+    rows = [json.loads(line) for line in (_ws(app_env) / "golden.jsonl").read_text().splitlines()]
     assert len(rows) == 1
 
 
@@ -279,7 +286,7 @@ def test_qrels_import_replaces_labels_of_matching_queries(app, app_env):
                                                       "text/plain")).run()
     app.button(key="golden_import").click().run()
     no_exception(app)
-    rows = [json.loads(line) for line in (app_env / "sample_corpus" / "golden.jsonl").read_text().splitlines()]
+    rows = [json.loads(line) for line in (_ws(app_env) / "golden.jsonl").read_text().splitlines()]
     assert rows[0]["relevant"] == {"billing-and-invoices#0": 2} and len(rows) == len(sample_golden())
 
 
@@ -301,7 +308,7 @@ def test_labelling_helper_adds_a_label(app, app_env):
     app.button[[b.label for b in app.button].index("Save labels")].click().run()
     no_exception(app)
     rows = {json.loads(line)["id"]: json.loads(line) for line in
-            (app_env / "sample_corpus" / "golden.jsonl").read_text().splitlines()}
+            (_ws(app_env) / "golden.jsonl").read_text().splitlines()}
     assert target.key.removeprefix("lbl_q007_") in rows["q007"]["relevant"]
 
 
@@ -332,7 +339,7 @@ def test_live_query_and_rechunk_carry_labels(app, app_env):
     app.button[[b.label for b in app.button].index("Re-chunk and re-index")].click().run()
     no_exception(app)
     assert any("Re-chunked at 800/100" in s.value for s in app.success)
-    settings = json.loads((app_env / "sample_corpus" / "settings.json").read_text())
+    settings = json.loads((_ws(app_env) / "settings.json").read_text())
     assert settings["chunk_size"] == 800
     goto(app, "pages/dashboard.py")
     assert "(800/100)" in app.caption[0].value
