@@ -24,6 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from rag_metrics.sample import sample_paths
+
 ROOT = Path(__file__).resolve().parents[1]
 
 CHILD = r"""
@@ -59,7 +61,7 @@ def main() -> int:
         rows.append(("shipped embeddings, empty user cache", run_child(env)))
         rows.append(("shipped embeddings, second start", run_child(env)))
         copy = t / "sample_corpus"
-        shutil.copytree(ROOT / "sample_corpus" / "docs", copy / "docs")
+        shutil.copytree(sample_paths().docs, copy / "docs")
         env = {**base, "RAG_METRICS_CACHE": str(t / "cache2"), "RAG_METRICS_SAMPLE_DIR": str(copy)}
         rows.append(("no shipped embeddings, empty user cache", run_child(env)))
         rows.append(("no shipped embeddings, warm user cache", run_child(env)))

@@ -16,7 +16,6 @@ ensure_shell()
 DRILL = "drill_query"  # the failures page's query selector (pages/failures.py)
 
 ctx = state.current_or_stop()
-ss = st.session_state
 k = ctx.k
 st.title("Compare A vs B")
 st.caption(f"Two retrieval configurations on the same golden set ({ctx.corpus.label or ctx.settings.corpus}, "
@@ -86,7 +85,7 @@ metrics = ctx.settings.metrics
 keys = tuple(ab.comparison_keys(metrics, k))
 table = cache.comparison(a, b, ea.key, eb.key, keys)
 # the stakeholder report and the Presenter view show these verdicts (while the golden set is unchanged)
-report_ui.publish_comparison(table, cv.report_names(cfg_a, cfg_b), ctx.golden_entry.fingerprint)
+report_ui.publish_comparison(table, cv.report_names(cfg_a, cfg_b), ctx.golden_session.fingerprint)
 views.section(f"Per metric at K = {k}",
               "Delta = B − A over the same questions (paired). 95% bootstrap CI of the mean delta; paired "
               "randomization test and paired t-test, both two-sided, with the Benjamini–Hochberg correction over "
@@ -120,8 +119,7 @@ st.caption(f"n = {int(table['n'].iloc[0])} paired questions. Significant = BH-ad
 views.section("Per question: who wins?", "B − A for every question, sorted; green = B better, red = A better.")
 left, right = st.columns([1, 3], gap="large")
 with left:
-    if ss.get(cv.METRIC) not in metrics:
-        ss[cv.METRIC] = ctx.settings.ndcg_metric
+    state.keep_choice(cv.METRIC, list(metrics), ctx.settings.ndcg_metric)
     metric = st.selectbox("Metric", list(metrics), key=cv.METRIC, format_func=lambda m: f"{views.label(m)}@{k}")
     deltas = per_query_deltas(a, b, f"{metric}@{k}")
     counts = ab.outcome_counts(deltas)
@@ -164,12 +162,11 @@ else:
                                 "question": st.column_config.TextColumn(width="large")})
     questions = dict(zip(dis["query_id"], dis["question"]))
     c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
-    if ss.get(cv.DISAGREE) not in questions:
-        ss[cv.DISAGREE] = next(iter(questions))
+    state.keep_choice(cv.DISAGREE, list(questions), next(iter(questions)))
     pick = c1.selectbox("Open a question in the drill-down", list(questions), key=cv.DISAGREE,
                         format_func=lambda q: f"{q} · {questions[q]}")
     if c2.button("Open in drill-down", key="cmp_open_drill", icon=":material/zoom_in:", width="stretch"):
-        ss[DRILL] = pick
+        state.set_value(DRILL, pick)
         st.switch_page("pages/failures.py")
     st.caption(f"The drill-down shows the sidebar's configuration ({ctx.settings.retriever}, chunks "
                f"{ctx.settings.chunk_size}/{ctx.settings.chunk_overlap}), which is A unless you changed A.")

@@ -7,12 +7,13 @@ from rag_metrics import golden_edit, readouts
 from rag_metrics.corpus import MAX_FILE_BYTES, TEXT_SUFFIXES
 from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.retrieval.chunking import MIN_CHUNK_SIZE
-from ui import state, views
+from ui import cache, state, views
 from ui.shell import ensure_shell
 
 ensure_shell()
 
 MAX_UPLOAD_TOTAL = 20 * 1024 * 1024  # bytes, all uploaded files together
+LABEL_REPORT = "_label_report"       # rows of the last re-chunking's label carry-over report
 
 ctx = state.current_or_stop()
 views.page_header("Corpus explorer", ctx)
@@ -26,8 +27,7 @@ unit = "document" if ctx.corpus.level == "document" else "chunk"
 c = st.columns(4)
 c[0].metric("Documents", len(ctx.corpus.corpus), border=True)
 c[1].metric("Chunks", len(chunks.chunks), border=True)
-lengths = [len(x.text) for x in chunks.chunks]
-c[2].metric("Mean chunk length", f"{(sum(lengths) / len(lengths)) if lengths else 0:.0f} chars", border=True)
+c[2].metric("Mean chunk length", f"{cache.mean_chunk_length(chunks, chunks.fingerprint):.0f} chars", border=True)
 c[3].metric(f"Labelled {unit}s", len(golden_edit.label_counts(ctx.golden, level)), border=True,
             help=f"{unit.capitalize()}s labelled relevant by at least one golden question.")
 
@@ -124,10 +124,10 @@ with tab_chunk:
                 msg = f"Re-chunked at {int(size)}/{int(overlap)}."
                 if rep is not None:
                     msg += f" Labels: {rep.summary()}."
-                    st.session_state["_label_report"] = rep.to_rows()
+                    state.set_value(LABEL_REPORT, rep.to_rows())
                 state.notice(msg)
                 st.rerun()
-    rows = st.session_state.get("_label_report")
+    rows = state.value(LABEL_REPORT)
     if rows:
         with st.expander("Label carry-over report of the last re-chunking"):
             st.dataframe([r for r in rows if r["status"] != "kept"] or rows, hide_index=True, width="stretch")
@@ -135,13 +135,9 @@ with tab_chunk:
 # ---- load another corpus -------------------------------------------------------------------------------
 def _prewarm(name: str) -> None:
     """Embed a newly loaded corpus now, with a progress bar (dense and hybrid retrievers need it)."""
-    if st.session_state.get(state.KEY_RETRIEVER) == "bm25":
+    if state.value(state.KEY_RETRIEVER) == "bm25":
         return
-    from ui import cache
-
-    entry = state.corpus_entry(name)
-    size, overlap = state.chunking(name)
-    chunk_set = cache.chunk_set(entry.corpus, entry.fingerprint, size, overlap)
+    chunk_set = state.chunk_set(name)
     bar = st.progress(0.0, text="Embedding the new corpus…")
 
     def progress(done: int, total: int) -> None:

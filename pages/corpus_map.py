@@ -22,7 +22,7 @@ METHODS = {"pca": "PCA (scikit-learn)", "umap": "UMAP (umap-learn)"}
 
 def _on_chart_select() -> None:
     """A click on a question in the chart selects it in the question box."""
-    event = st.session_state.get(KEY_CHART)
+    event = state.value(KEY_CHART)
     try:
         picked = event["selection"]["query"]
     except (KeyError, TypeError):
@@ -30,9 +30,9 @@ def _on_chart_select() -> None:
     if picked:
         qid = picked[0].get("query_id")
         if qid:
-            st.session_state[KEY_QUERY] = qid
+            state.set_value(KEY_QUERY, qid)
     else:  # double-click cleared the selection
-        st.session_state[KEY_QUERY] = NONE
+        state.set_value(KEY_QUERY, NONE)
 
 
 ctx = state.current_or_stop()
@@ -45,19 +45,12 @@ if ctx.corpus.level == "document":
             "chunks of its relevant documents only where chunk and document ids coincide.", icon=":material/info:")
 
 methods = available_methods()
-ss = st.session_state
-if ss.get(KEY_METHOD) not in methods:
-    ss[KEY_METHOD] = methods[0]
+method = state.keep_choice(KEY_METHOD, methods, methods[0])
 qids = [q.id for q in golden]
 qtext = {q.id: q.question for q in golden}
-if ss.get(KEY_QUERY) not in (NONE, *qids):
+if state.value(KEY_QUERY) not in (NONE, *qids):
     # default: the worst in-scope question by NDCG@K (the most instructive picture)
-    worst = NONE
-    if ctx.result.n_queries:
-        vals = ctx.result.values(ctx.settings.ndcg_metric, k)
-        inc = [(float(v), q) for q, v, ok in zip(ctx.result.query_ids, vals, ctx.result.included) if ok]
-        worst = min(inc)[1] if inc else NONE
-    ss[KEY_QUERY] = worst
+    state.set_value(KEY_QUERY, cache.worst_query(ctx.result, ctx.key, ctx.settings.ndcg_metric, k) or NONE)
 
 c1, c2, c3 = st.columns([4, 2, 2])
 c1.selectbox("Question", [NONE, *qids], key=KEY_QUERY,
@@ -70,21 +63,19 @@ c3.radio("Projection", methods, key=KEY_METHOD, format_func=lambda m: METHODS.ge
 if "umap" not in methods:
     c3.caption("UMAP: `pip install umap-learn` to enable.")
 
-method = ss[KEY_METHOD]
-query = ss[KEY_QUERY]
+query = state.value(KEY_QUERY)
 query = None if query == NONE else query
 try:
     with st.spinner("Projecting the chunk embeddings (once per chunking and golden set)…"):
-        cmap = cache.corpus_map(ctx.chunks, golden, ctx.result, ctx.chunks.fingerprint, ctx.eval_key, k, method,
+        cmap = cache.corpus_map(ctx.chunks, golden, ctx.result, ctx.chunks.fingerprint, ctx.key, k, method,
                                 ctx.settings.options.relevance_level)
-    map_key = f"{ctx.eval_key}|{k}|{method}|{ctx.settings.options.relevance_level}"
-    spec = cache.map_spec(cmap, map_key, query, ss.get(KEY_COLOR, "doc_id"))
+    spec = cache.map_spec(cmap, ctx.key, k, method, query, state.value(KEY_COLOR, "doc_id"))
 except InputError as err:
     views.input_error(err, "Cannot draw the corpus map")
     st.stop()
 
 chunks_df = cmap.chunks
-n_unc = int((~chunks_df["covered_by_any_question"]).sum())
+n_unc = cache.uncovered_count(cmap, ctx.key, k, method)
 m = st.columns(4)
 m[0].metric("Chunks", len(chunks_df), border=True)
 m[1].metric("Questions", len(cmap.queries), border=True)

@@ -4,8 +4,9 @@ from __future__ import annotations
 import streamlit as st
 
 from rag_metrics import readouts
+from rag_metrics.evaluate import CI_RESAMPLES, CI_SEED
 from rag_metrics.metrics.registry import METRICS
-from ui import state, views
+from ui import cache, state, views
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -26,7 +27,8 @@ st.caption(f"Means over {res.n_queries} queries"
            + (" (out-of-scope queries excluded: they are measured by abstention below)."
               if ctx.settings.options.out_of_scope == "exclude" else
               " (out-of-scope queries counted as misses, as in the lesson code).")
-           + " 95% bootstrap confidence intervals (1,000 resamples).")
+           + f" 95% bootstrap confidence intervals ({CI_RESAMPLES:,} resamples, seed {CI_SEED}: the same intervals "
+             "as the Presenter view, the report and the CLI).")
 with st.expander("What each metric measures", icon=":material/help:"):
     st.dataframe(readouts.metric_glossary(ctx.settings.metrics), hide_index=True, width="stretch",
                  column_config={"metric": st.column_config.TextColumn("Metric", width="small"),
@@ -44,7 +46,7 @@ with left:
     views.chart(views.curve_chart(ctx.curve_records(), k, ctx.settings.metrics))
 with right:
     views.section("Reading the numbers")
-    mrr = float(summary.loc[summary["metric"] == "mrr", "mean"].iloc[0])
+    mrr = res.mean("mrr", k)
     st.markdown(f"**MRR@{k} = {views.fmt(mrr)}.** {readouts.mrr_reading(mrr)}")
     targets = readouts.target_checks(res, k)
     for t in targets.to_dict("records"):
@@ -80,26 +82,21 @@ views.section("Out-of-scope questions: would the system refuse?",
 if res.n_out_of_scope == 0:
     st.info("The golden set has no out-of-scope question (category out_of_scope with no relevant chunk).")
 else:
-    lo, hi = readouts.score_range(res)
+    setup = ctx.abstention_setup()  # range and Youden's-J start, cached per evaluation
     key = f"abstain_{ctx.settings.retriever}"
-    suggested = readouts.suggest_threshold(res)
-    default = round(suggested if suggested is not None else lo + (hi - lo) / 2, 3)
-    default = min(max(default, round(lo, 3)), round(hi, 3))
     c1, c2 = st.columns([2, 3], gap="large")
     with c1:
-        threshold = st.slider("Refuse when the top score is below", min_value=float(round(lo, 3)),
-                              max_value=float(round(hi, 3)), value=default, step=0.001, format="%.3f", key=key)
-        a = res.abstention(threshold)
-        oos_total = a["out_of_scope_refused"] + a["out_of_scope_answered"]
-        in_total = a["in_scope_refused"] + a["in_scope_answered"]
+        threshold = st.slider("Refuse when the top score is below", min_value=float(setup["lo"]),
+                              max_value=float(setup["hi"]), value=setup["start"], step=0.001, format="%.3f", key=key)
+        a = cache.abstention_counts(res, ctx.key, threshold)
         m1, m2 = st.columns(2)
-        m1.metric("Correct refusals", f"{a['out_of_scope_refused']} / {oos_total}", border=True,
+        m1.metric("Correct refusals", f"{a['out_of_scope_refused']} / {a['out_of_scope']}", border=True,
                   help="Out-of-scope questions whose top score is below the threshold (refused, as they should be).")
-        m2.metric("Wrong refusals", f"{a['in_scope_refused']} / {in_total}", border=True,
+        m2.metric("Wrong refusals", f"{a['in_scope_refused']} / {a['in_scope']}", border=True,
                   help="In-scope questions whose top score is below the threshold (refused although the corpus "
                        "answers them).")
-        st.caption(f"Top scores range from {views.fmt(lo)} to {views.fmt(hi)} with this retriever "
+        st.caption(f"Top scores range from {views.fmt(setup['lo'])} to {views.fmt(setup['hi'])} with this retriever "
                    "(BM25 scores are not on the cosine scale). The slider starts at the threshold that best "
-                   f"separates the two groups (Youden's J): {views.fmt(suggested)}.")
+                   f"separates the two groups (Youden's J): {views.fmt(setup['suggested'])}.")
     with c2:
         views.chart(views.abstention_chart(ctx.abstention_records(), threshold))

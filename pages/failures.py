@@ -5,7 +5,7 @@ import streamlit as st
 
 from rag_metrics import readouts
 from rag_metrics.errors import InputError
-from ui import state, views
+from ui import cache, state, views
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -22,7 +22,7 @@ views.page_header("Failures and drill-down", ctx)
 
 
 def _drill(qid: str) -> None:
-    st.session_state[DRILL] = qid
+    state.set_value(DRILL, qid)
 
 
 fails = readouts.failures_with_text(res, k, texts)
@@ -38,7 +38,7 @@ with left:
     c1, c2 = st.columns(2)
     c1.metric(f"Missed at K = {k}", f"{len(fails)} / {n_in}", border=True,
               help="In-scope queries whose top K holds no relevant chunk (hit rate = 0).")
-    beyond = int(fails["first_relevant_rank"].notna().sum()) if len(fails) else 0
+    beyond = cache.failures_found_lower(res, ctx.key, k)
     c2.metric(f"Found lower in the top {ctx.memo.depth}", f"{beyond} / {len(fails)}", border=True,
               help="Failures whose first relevant chunk was retrieved below K: a larger K or a reranker would fix them.")
 with right:
@@ -85,8 +85,7 @@ qs = {q.id: q for q in ctx.golden}
 if not qs:
     st.info("The golden set is empty.")
     st.stop()
-if st.session_state.get(DRILL) not in qs:
-    st.session_state[DRILL] = fails["query_id"].iloc[0] if len(fails) else next(iter(qs))
+state.keep_choice(DRILL, list(qs), fails["query_id"].iloc[0] if len(fails) else next(iter(qs)))
 qid = st.selectbox("Query", list(qs), key=DRILL, format_func=lambda i: f"{i} · {qs[i].question}")
 q = qs[qid]
 c1, c2 = st.columns([3, 2], gap="large")

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rag_metrics import golden_edit
 from rag_metrics.errors import InputError
-from rag_metrics.health import ALL_CATEGORIES
-from rag_metrics.types import GoldenQuery, GoldenSet
 from ui import cache, state, views
 from ui.shell import ensure_shell
 
@@ -22,84 +19,50 @@ KEY_METRIC = "health_ci_metric"
 KEY_TARGET = "health_ci_target"
 
 
-def judge(golden: GoldenSet, query_id: str, item_id: str, grade: int) -> GoldenSet:
-    """``golden`` with ``item_id`` judged for ``query_id``: relevant with ``grade`` (> 0) through the
-    golden editor's own :func:`rag_metrics.golden_edit.upsert_labels`, or judged not relevant (grade 0 kept
-    as a judgement, so the id stops being a candidate)."""
-    q = next((q for q in golden if q.id == query_id), None)
-    if q is None:
-        raise InputError(f"query {query_id!r} is no longer in the golden set")
-    if grade > 0:
-        return golden_edit.upsert_labels(golden, q.question, {item_id: int(grade)}, query_id=query_id)
-    rel = dict(q.relevant)
-    rel[item_id] = 0
-    out = tuple(GoldenQuery(x.id, x.question, x.category, rel, x.expected_answer) if x.id == query_id else x
-                for x in golden)
-    return GoldenSet(out, golden.name)
-
-
-def _on_judge(query_id: str, item_id: str, grade: int) -> None:
-    """Button callback: label through the same path as the golden set editor (autosaved)."""
-    try:
-        g = state.golden_entry()
-        new = judge(g.golden, query_id, item_id, grade)
-        res = state.set_golden(new)
-        what = f"relevant (grade {grade})" if grade > 0 else "not relevant"
-        saved = "" if res is None or res.saved else " Not saved: another session changed the set (see the editor)."
-        state.notice(f"Labelled {views.esc(item_id)} as {what} for {views.esc(query_id)}; every metric is "
-                     f"updated.{saved}",
-                     "success" if not saved else "warning")
-    except InputError as err:
-        state.notice(f"Could not label: {views.esc(str(err))}", "error")
-
-
 ctx = state.current_or_stop()
 k = ctx.k
 res = ctx.result
 golden = ctx.golden
-gfp = ctx.golden_entry.fingerprint
-unit = "document" if ctx.corpus.level == "document" else "chunk"
+gfp = ctx.golden_session.fingerprint
+unit = ctx.unit
 views.page_header("Golden-set health", ctx)
-note = state.notice()
-if note:
-    getattr(st, note[0])(note[1])
+views.show_notice()
 
 texts = ctx.id_text
-text_key = f"{ctx.chunks.fingerprint}:{ctx.corpus.level}"
 level = ctx.settings.options.relevance_level
-ss = st.session_state
-ss.setdefault(KEY_NEAR, 0.95)
-ss.setdefault(KEY_EASY, 0.8)
-ss.setdefault(KEY_MIN_Q, 2)
-ss.setdefault(KEY_TARGET, 0.05)
+near_threshold = float(state.default(KEY_NEAR, 0.95))
+easy_threshold = float(state.default(KEY_EASY, 0.8))
+min_queries = int(state.default(KEY_MIN_Q, 2))
+state.default(KEY_TARGET, 0.05)
 
 try:
-    unknown = cache.health_unknown(golden, ctx.known_ids, gfp, text_key)
+    unknown = cache.health_unknown(golden, ctx.known_ids, gfp, ctx.ids_key)
     exact = cache.health_exact_duplicates(ctx.chunks, ctx.chunks.fingerprint)
     unlabelled = cache.health_unlabelled(golden, gfp)
-    candidates = cache.health_candidates(res, texts, ctx.eval_key, k, int(ss[KEY_MIN_Q]))
-    easy_all = cache.health_too_easy(golden, texts, gfp, text_key, float(ss[KEY_EASY]), level)
+    candidates = cache.health_candidates(res, texts, ctx.key, k, min_queries)
+    easy_all = cache.health_too_easy(golden, texts, gfp, ctx.ids_key, easy_threshold, level)
 except InputError as err:
     views.input_error(err, "Cannot run the health checks")
     st.stop()
 near, near_error = None, None
 try:  # needs the chunk embeddings (embedding cache; the model only for chunks never embedded)
     with st.spinner("Embedding the chunks for the near-duplicate check (once per chunking)…"):
-        near = cache.health_near_duplicates(ctx.chunks, ctx.chunks.fingerprint, float(ss[KEY_NEAR]))
+        near = cache.health_near_duplicates(ctx.chunks, ctx.chunks.fingerprint, near_threshold)
 except InputError as err:
     near_error = str(err)
-easy = easy_all[easy_all["too_easy"]] if len(easy_all) else easy_all
+n_groups = cache.health_duplicate_groups(ctx.chunks, ctx.chunks.fingerprint)
+n_easy = cache.health_too_easy_count(golden, texts, gfp, ctx.ids_key, easy_threshold, level)
 
 # ---- overview ------------------------------------------------------------------------------------------
 cards = [
     ("Unknown ids", len(unknown), "Labelled ids that are not in the corpus: they can never be retrieved."),
-    ("Duplicates", int(exact["group"].nunique()) if len(exact) else 0,
+    ("Duplicates", n_groups,
      "Groups of chunks with identical text (ignoring case and whitespace)."),
-    ("Near duplicates", "—" if near is None else len(near), f"Chunk pairs with embedding cosine ≥ {ss[KEY_NEAR]:.2f}."),
+    ("Near duplicates", "—" if near is None else len(near), f"Chunk pairs with embedding cosine ≥ {near_threshold:.2f}."),
     ("Unlabelled", len(unlabelled), "No relevant id and not marked out_of_scope."),
-    ("To judge", len(candidates), f"Retrieved in the top {k} of ≥ {ss[KEY_MIN_Q]} questions, "
+    ("To judge", len(candidates), f"Retrieved in the top {k} of ≥ {min_queries} questions, "
                                              "labelled for none."),
-    ("Too easy", len(easy), f"Word overlap with the relevant {unit} ≥ {ss[KEY_EASY]:.2f}."),
+    ("Too easy", n_easy, f"Word overlap with the relevant {unit} ≥ {easy_threshold:.2f}."),
 ]
 cols = st.columns(len(cards))
 for col, (name, n, help_) in zip(cols, cards):
@@ -116,33 +79,28 @@ c1.slider("Retrieved for at least … questions", 1, 10, key=KEY_MIN_Q)
 c2.radio("Grade given by “Relevant”", [1, 2, 3], index=0, key=KEY_GRADE, horizontal=True,
          help="3 = answers fully, 2 = mostly, 1 = partly (the editor's scale).")
 n_show = c3.number_input("Candidates shown", 1, 50, 3, key=KEY_SHOW)
-grade = int(ss.get(KEY_GRADE, 1))
+grade = int(state.value(KEY_GRADE, 1))
 if candidates.empty:
-    st.success(f"No {unit} is retrieved in the top {k} of {ss[KEY_MIN_Q]} or more questions without a label.",
+    st.success(f"No {unit} is retrieved in the top {k} of {min_queries} or more questions without a label.",
                icon=":material/check_circle:")
 else:
-    qindex = {q: j for j, q in enumerate(res.query_ids)}
-    for cand in candidates.head(int(n_show)).to_dict("records"):
+    shown = candidates.head(int(n_show))
+    for cand in shown.to_dict("records"):
         cid = cand["id"]
         with st.container(border=True):
             st.markdown(f"**{views.esc(cid)}** · in the top {k} of {cand['n_queries']} questions "
                         f"({cand['share']:.0%} of the set) · best rank {cand['best_rank']}")
             views.plain_text(texts.get(cid, "(text not available)"), height=110)
-            for qid, question in zip(cand["query_ids"], cand["questions"]):
-                j = qindex.get(qid)
-                rank = None
-                if j is not None:
-                    ids = list(res.judged.ranking(j)[0][:k])
-                    rank = ids.index(cid) + 1 if cid in ids else None
+            for qid, question, rank in zip(cand["query_ids"], cand["questions"], cand["ranks"]):
                 a, b, c, d = st.columns([6.5, 0.9, 1.5, 1.7], vertical_alignment="center")
                 a.markdown(f"{views.esc(qid)} · {views.esc(question)}")
-                b.caption(f"rank {rank}" if rank else "")
+                b.caption(f"rank {rank}")
                 c.button("Relevant", key=f"judge_rel_{cid}_{qid}", icon=":material/check:", width="stretch",
-                         on_click=_on_judge, args=(qid, cid, grade))
+                         on_click=state.golden_judge, args=(qid, cid, grade))
                 d.button("Not relevant", key=f"judge_not_{cid}_{qid}", icon=":material/close:", width="stretch",
-                         on_click=_on_judge, args=(qid, cid, 0))
-    if len(candidates) > n_show:
-        st.caption(f"{len(candidates) - int(n_show)} more candidate(s); raise “Candidates shown” to see them.")
+                         on_click=state.golden_judge, args=(qid, cid, 0))
+    if len(shown) < len(candidates):
+        st.caption(f"{len(candidates) - len(shown)} more candidate(s); raise “Candidates shown” to see them.")
 
 # ---- labels that cannot work ---------------------------------------------------------------------------
 left, right = st.columns(2, gap="large")
@@ -167,7 +125,7 @@ views.section("Duplicate and near-duplicate chunks",
               "or remove one.")
 left, right = st.columns([1, 2], gap="large")
 with left:
-    st.markdown(f"**Identical text** · {int(exact['group'].nunique()) if len(exact) else 0} group(s)")
+    st.markdown(f"**Identical text** · {n_groups} group(s)")
     if exact.empty:
         st.caption("No two chunks have the same text (ignoring case and whitespace).")
     else:
@@ -180,10 +138,10 @@ with right:
         st.warning(f"Near duplicates need the chunk embeddings, which are not available: {near_error}",
                    icon=":material/warning:")
     elif near.empty:
-        st.markdown(f"**Near duplicates** · 0 pairs with cosine ≥ {ss[KEY_NEAR]:.2f}")
+        st.markdown(f"**Near duplicates** · 0 pairs with cosine ≥ {near_threshold:.2f}")
         st.caption("No pair at this threshold; lower it to see the closest pairs.")
     else:
-        st.markdown(f"**Near duplicates** · {len(near)} pair(s) with cosine ≥ {ss[KEY_NEAR]:.2f}")
+        st.markdown(f"**Near duplicates** · {len(near)} pair(s) with cosine ≥ {near_threshold:.2f}")
         st.dataframe(near, hide_index=True, width="stretch", height=min(38 + 35 * len(near), 320),
                      column_config={"cosine": st.column_config.NumberColumn("Cosine", format="%.3f")})
 
@@ -196,7 +154,7 @@ st.slider("Flag questions whose word overlap is at least", 0.30, 1.00, step=0.05
 if easy_all.empty:
     st.caption("No in-scope question to check.")
 else:
-    st.caption(f"{len(easy)} of {len(easy_all)} in-scope questions at or above {ss[KEY_EASY]:.2f} "
+    st.caption(f"{n_easy} of {len(easy_all)} in-scope questions at or above {easy_threshold:.2f} "
                "(all shown, flagged first).")
     st.dataframe(easy_all, hide_index=True, width="stretch", height=300,
                  column_order=["query_id", "question", "overlap", "too_easy", "chunk_id", "shared_words",
@@ -224,14 +182,14 @@ metric = c1.selectbox("Metric", ctx.settings.metrics, format_func=views.label, k
                       index=list(ctx.settings.metrics).index(ctx.settings.ndcg_metric))
 target = c2.slider("Target half-width (±)", 0.01, 0.20, step=0.01, key=KEY_TARGET)
 try:
-    ci = cache.health_ci_width(res, ctx.eval_key, metric, k, float(target))
-    spec = cache.health_ci_curve_spec(res, ctx.eval_key, metric, k, float(target))
+    ci = cache.health_ci_width(res, ctx.key, metric, k, float(target))
+    all_row = cache.health_ci_overall(res, ctx.key, metric, k, float(target))
+    spec = cache.health_ci_curve_spec(res, ctx.key, metric, k, float(target))
 except InputError as err:
     views.input_error(err)
     st.stop()
-allrow = ci[ci["category"] == ALL_CATEGORIES]
-if len(allrow):
-    r = allrow.iloc[0]
+if all_row is not None:
+    r = all_row
     m1, m2, m3 = st.columns(3)
     m1.metric(f"{views.label(metric)}@{k} today", f"± {views.fmt(r['half_width'])}", border=True,
               help=f"Half-width of the 95% bootstrap CI over all {int(r['n'])} queries in the mean.")

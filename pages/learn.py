@@ -12,7 +12,6 @@ from ui.shell import ensure_shell
 ensure_shell()
 
 ctx = state.current_or_stop()
-ss = st.session_state
 opts = ctx.settings.options
 L, recall_den, gain = opts.relevance_level, opts.recall_denominator, ctx.settings.ndcg_gain
 
@@ -29,9 +28,9 @@ views.section("Guided scenarios", "One click loads a list from the lesson; switc
 cols = st.columns(len(S.SCENARIOS))
 for col, sc in zip(cols, S.SCENARIOS):
     col.button(sc.title, key=f"learn_sc_{sc.key}", on_click=learn.load_scenario, args=(sc.key, "before"),
-               width="stretch", type="primary" if ss.get(learn.SCENARIO) == sc.key else "secondary")
+               width="stretch", type="primary" if state.value(learn.SCENARIO) == sc.key else "secondary")
 
-active = ss.get(learn.SCENARIO)
+active = state.value(learn.SCENARIO)
 if active:
     sc = S.scenario(active)
     with st.container(border=True):
@@ -45,7 +44,7 @@ if active:
                  f"{sc.after_label} (K = {sc.k_after})": [views.fmt(v) for v in table["after"]]},
                 hide_index=True, width="stretch")
         with right:
-            side = ss.get(learn.SIDE, "before")
+            side = state.value(learn.SIDE, "before")
             st.caption(f"Showing in the sandbox below: **{sc.before_label if side == 'before' else sc.after_label}**.")
             st.button(f"Show: {sc.before_label}", key="learn_side_before", on_click=learn.load_scenario,
                       args=(sc.key, "before"), width="stretch", disabled=side == "before")
@@ -64,8 +63,7 @@ with src_l:
 with src_m:
     if source == "golden" and in_scope:
         by_id = {q.id: q for q in in_scope}
-        if ss.get(learn.QUESTION) not in by_id:
-            ss[learn.QUESTION] = in_scope[0].id
+        state.keep_choice(learn.QUESTION, list(by_id), in_scope[0].id)
         qid = st.selectbox("Golden question", list(by_id), key=learn.QUESTION,
                            format_func=lambda i: f"{i} · {by_id[i].question}")
     elif source == "golden":
@@ -113,8 +111,7 @@ with left:
     new_grades: dict[str, int] = {}
     for i, item in enumerate(sb.items):
         key = learn.grade_key(item.id)
-        if key not in ss:
-            ss[key] = item.grade
+        state.default(key, item.grade)
         row = st.columns([0.7, 3.4, 1.2, 4.4], vertical_alignment="center")
         row[0].markdown(f"**{i + 1}**")
         with row[1]:
@@ -133,13 +130,12 @@ with left:
                     help=item.text[:1500] if flat else None)
     sb = sb.with_grades(new_grades)
     ukey = learn.unretrieved_key()
-    if ukey not in ss:
-        ss[ukey] = len(sb.unretrieved)
+    state.default(ukey, len(sb.unretrieved))
     missing = st.number_input("Relevant but not retrieved", min_value=0, max_value=50, step=1, key=ukey,
                               help="Relevant ids the retriever did not return. They count in |R| (recall, MAP) and "
                                    "in the ideal DCG. Golden labels keep their grades; new ones get grade 1.")
     sb = sb.with_unretrieved(int(missing))
-    ss[learn.SANDBOX] = sb
+    learn.store(sb)
     if sb.unretrieved:
         st.caption("Their grades: " + ", ".join(str(g) for g in sb.unretrieved) + ".")
 

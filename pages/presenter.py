@@ -69,9 +69,9 @@ with st.container(key="presenter"):
 
     # ---- charts -----------------------------------------------------------------------------------------
     st.header("Every metric against K", divider="gray")
-    views.chart(cache.chart_spec(content.curve_chart, f"curve|{rkey}"))
+    views.chart(cache.chart_spec(content.curve_chart, ("curve", rkey)))
     st.header("Per category", divider="gray")
-    views.chart(cache.chart_spec(content.category_chart, f"category|{rkey}"))
+    views.chart(cache.chart_spec(content.category_chart, ("category", rkey)))
 
     # ---- best and worst ---------------------------------------------------------------------------------
     def examples(title: str, exs) -> None:

@@ -24,8 +24,8 @@ if res.n_queries == 0:
     st.stop()
 
 try:
-    summary = cache.context_summary(res, ctx.eval_key, k)
-    table = cache.context_table(res, ctx.eval_key, k)
+    summary = cache.context_summary(res, ctx.key, k)
+    table = cache.context_table(res, ctx.key, k)
 except InputError as err:
     views.input_error(err, "Cannot compute the RAGAS metrics")
     st.stop()
@@ -120,7 +120,7 @@ doc_level = ctx.corpus.level == "document"
 c1, c2, _ = st.columns([1, 1, 2])
 for col, fmt, mime in ((c1, "jsonl", "application/jsonl"), (c2, "csv", "text/csv")):
     try:
-        data = cache.ragas_export(res, ctx.chunks, ctx.eval_key, k, fmt, doc_level)
+        data = cache.ragas_export(res, ctx.chunks, ctx.key, k, fmt, doc_level)
         col.download_button(f"Download {fmt.upper()}", data, file_name=f"ragas_dataset_k{k}.{fmt}", mime=mime,
                             key=f"ragas_export_{fmt}", icon=":material/download:", width="stretch",
                             on_click="ignore")

@@ -17,10 +17,20 @@ Examples
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
-__all__ = ["METRIC_COLORS", "FALLBACK_COLOR", "metric_color", "metric_scale", "K_TICKS", "K_TITLE", "k_scale",
-           "k_ticks", "k_axis"]
+__all__ = [
+    "FALLBACK_COLOR",
+    "K_TICKS",
+    "K_TITLE",
+    "METRIC_COLORS",
+    "k_axis",
+    "k_scale",
+    "k_ticks",
+    "metric_color",
+    "metric_scale",
+]
 
 #: One colour per metric (Vega's tableau10 hues).  NDCG's two gains share a colour: they are two
 #: readings of one metric and never drawn together (the gain setting picks one).

@@ -12,7 +12,7 @@ No streamlit import here.
 from __future__ import annotations
 
 import math
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Collection, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -58,7 +58,7 @@ def _cell(v: Any) -> Any:
     return v
 
 
-def table_to_golden(table: pd.DataFrame, known_ids: Iterable[str] | None = None, name: str = ""
+def table_to_golden(table: pd.DataFrame, known_ids: Collection[str] | None = None, name: str = ""
                     ) -> tuple[GoldenSet, ValidationReport]:
     """Parse the editor table back into a golden set, with every problem (parse + validation).
 
@@ -145,7 +145,7 @@ EXPORT_FORMATS = {"csv": "text/csv", "json": "application/json", "jsonl": "appli
                   "qrels": "text/plain"}
 
 
-def import_golden(data: bytes, filename: str, current: GoldenSet, known_ids: Iterable[str] | None = None,
+def import_golden(data: bytes, filename: str, current: GoldenSet, known_ids: Collection[str] | None = None,
                   max_bytes: int = MAX_IMPORT_BYTES) -> tuple[GoldenSet | None, ValidationReport]:
     """Parse an uploaded golden set; ``(None, report)`` when it must not replace the current set.
 

@@ -167,6 +167,7 @@ class GoldenSession:
         self._table: pd.DataFrame | None = None
         self._table_id = -1
         self._table_as_text = False
+        self._table_fp = ""
         self._load()
 
     def __repr__(self) -> str:
@@ -264,9 +265,14 @@ class GoldenSession:
             table = golden_to_table(self.golden)
             if relevant_as_text:
                 table["relevant"] = [LIST_SEPARATOR.join(ids) for ids in table["relevant"]]
-            self._table, self._table_as_text = table, relevant_as_text
+            self._table, self._table_as_text, self._table_fp = table, relevant_as_text, self.fingerprint
             self._table_id += 1
         return self._table_id, self._table
+
+    @property
+    def table_is_current(self) -> bool:
+        """Whether the editor's base table shows the current set (no edit applied on it since)."""
+        return self._table is not None and self._table_fp == self.fingerprint
 
     def apply_table_edits(self, table_id: int, edits: Mapping[str, Any]) -> TableEdit:
         """Apply a data editor's edit state (relative to the base ``table_id``) and autosave.

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from rag_metrics.errors import ValidationReport
+from rag_metrics.evaluate import CI_RESAMPLES
 
 if TYPE_CHECKING:  # pragma: no cover
     from rag_metrics.evaluate import EvaluationResult
@@ -29,7 +30,7 @@ __all__ = [
     "MRR_READING_TABLE", "MRR_BELOW_TABLE", "mrr_reading", "mrr_reading_rows", "TARGETS", "target_checks",
     "targets_caption", "card_table", "hit_rate_table", "first_rank_histogram", "score_range", "abstention_sweep",
     "suggest_threshold", "failures_with_text", "ranking_with_text", "report_table", "explanation_table",
-    "live_results", "metric_glossary",
+    "live_results", "metric_glossary", "worst_query",
 ]
 
 # ---- the lesson's MRR table and targets --------------------------------------------------------
@@ -95,7 +96,8 @@ def targets_caption(k: int) -> str:
 
 
 # ---- cards, hit rates, ranks, abstention -------------------------------------------------------
-def card_table(result: EvaluationResult, k: int, metrics: Sequence[str], n_resamples: int = 1000) -> pd.DataFrame:
+def card_table(result: EvaluationResult, k: int, metrics: Sequence[str], n_resamples: int = CI_RESAMPLES
+               ) -> pd.DataFrame:
     """metric, k, mean, ci_low, ci_high, n: one row per metric at ``k`` (95 % bootstrap CI)."""
     return result.summary(metrics, ks=(k,), ci=True, n_resamples=n_resamples)
 
@@ -226,3 +228,11 @@ def metric_glossary(metrics: Sequence[str]) -> pd.DataFrame:
 
     return pd.DataFrame([{"metric": METRICS[m].label, "description": METRICS[m].description,
                           "formula": METRICS[m].formula, "trec_eval": METRICS[m].trec_eval} for m in metrics])
+
+
+def worst_query(result: EvaluationResult, metric: str, k: int) -> str | None:
+    """The in-mean query with the lowest ``metric@k`` (ties: the smallest query id); ``None`` when no
+    query enters the mean.  The corpus map opens on it (the most instructive picture)."""
+    values = result.values(metric, k)
+    pairs = [(float(v), q) for q, v, ok in zip(result.query_ids, values, result.included) if ok]
+    return min(pairs)[1] if pairs else None

@@ -11,6 +11,7 @@ from typing import Any
 from rag_metrics.evaluate import EvaluationResult, evaluate
 from rag_metrics.golden import load_golden
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
+from rag_metrics.sample import sample_paths
 from rag_metrics.types import GoldenQuery, GoldenSet
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,7 +29,7 @@ def sample_index(kind: str = "dense"):
 
 
 def sample_golden() -> GoldenSet:
-    return load_golden(ROOT / "sample_corpus" / "golden.jsonl")
+    return load_golden(sample_paths().golden)
 
 
 @functools.cache
@@ -110,3 +111,22 @@ def set_app_golden(at, queries: Iterable[GoldenQuery], corpus: str = SAMPLE) -> 
     """Replace the app session's golden set (saved to the test's workspace), as an edit would."""
     session = at.session_state["_golden"][corpus]
     session.replace(GoldenSet(tuple(queries), name=corpus))
+
+
+def load_corpus_files(at, files: list[tuple[str, bytes, str]], name: str = "tiny"):
+    """Upload ``files`` ``(name, bytes, mime)`` as a corpus on the Corpus explorer page."""
+    goto(at, "pages/corpus_explorer.py")
+    at.file_uploader(key="corpus_upload").set_value(files).run()
+    at.text_input(key="corpus_upload_name").input(name).run()
+    at.button(key="corpus_upload_go").click().run()
+    no_exception(at)
+    return at
+
+
+def load_beir_folder(at, path: str | Path):
+    """Load a BEIR folder on the Corpus explorer page."""
+    goto(at, "pages/corpus_explorer.py")
+    at.text_input(key="beir_path").input(str(path)).run()
+    at.button(key="beir_go").click().run()
+    no_exception(at)
+    return at

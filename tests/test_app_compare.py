@@ -11,21 +11,15 @@ from rag_metrics import ab
 from rag_metrics.compare import compare, disagreements, verdict
 from rag_metrics.evaluate import EvalOptions, evaluate
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
-from tests.test_app_pages import ROOT, library_result, sample_golden
+from app_helpers import ROOT, edit_table, goto, library_result, no_exception, sample_golden
 
 PAGE = "pages/compare.py"
 KEYS = [f"{m}@5" for m in DEFAULT_METRICS]
 
 
-def no_exception(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-
-
 @pytest.fixture
 def cmp(app):
-    app.switch_page(PAGE).run()
-    no_exception(app)
-    return app
+    return goto(app, PAGE)
 
 
 def table(at):
@@ -234,7 +228,6 @@ def test_comparison_reaches_the_presenter_view_and_the_report(cmp, downloads):
     the downloaded report show them, named by what differs (dense vs bm25); a golden-set edit drops them."""
     import html as html_lib
 
-    from tests.test_app_pages import EDITOR_KEY
     from tests.test_app_presenter import report_html
 
     want = compare(library_result("dense"), library_result("bm25"), KEYS)
@@ -251,11 +244,8 @@ def test_comparison_reaches_the_presenter_view_and_the_report(cmp, downloads):
         assert html_lib.escape(v, quote=False)[:60] in html
 
     # another golden set: the comparison no longer describes it, so it leaves the report
-    cmp.switch_page("pages/golden_set.py").run()
-    cmp.session_state[EDITOR_KEY] = {"edited_rows": {0: {"relevant": [], "grades": ""}},
-                                     "added_rows": [], "deleted_rows": []}
-    cmp.run()
-    no_exception(cmp)
+    goto(cmp, "pages/golden_set.py")
+    edit_table(cmp, {"edited_rows": {0: {"relevant": [], "grades": ""}}})
     cmp.switch_page("pages/presenter.py").run()
     no_exception(cmp)
     assert not any(h.value.startswith("Comparison") for h in cmp.header)

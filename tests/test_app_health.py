@@ -8,11 +8,10 @@ import pytest
 
 from rag_metrics import health
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
-from app_helpers import library_result, no_exception, sample_golden
+from app_helpers import app_golden, library_result, no_exception, sample_golden, set_app_golden
 from app_helpers import open_page as _open_page
 from app_helpers import sample_index as _index
 
-ROOT = Path(__file__).resolve().parents[1]
 PAGE = "pages/health.py"
 
 
@@ -22,10 +21,6 @@ def open_page(app):
 
 def cards(at) -> dict[str, str]:
     return {m.label: str(m.value) for m in at.metric}
-
-
-def app_golden(at):
-    return at.session_state["_golden"]["sample_corpus"].golden
 
 
 def test_health_counts_equal_the_library(app):
@@ -126,15 +121,6 @@ def test_queries_needed_per_category(app):
     assert cards(app)["MRR@5 today"] == f"± {table.iloc[0]['half_width']:.3f}"
 
 
-def _replace_golden(at, queries) -> None:
-    from rag_metrics.types import GoldenSet
-
-    entry = at.session_state["_golden"]["sample_corpus"]
-    entry.golden = GoldenSet(tuple(queries), name="sample_corpus")
-    entry.fingerprint = entry.golden.fingerprint()
-    entry.revision += 1
-
-
 @pytest.mark.parametrize("which", ["empty", "out_of_scope_only", "one_query"])
 @pytest.mark.parametrize("page", ["pages/ragas.py", "pages/health.py", "pages/corpus_map.py", "pages/presenter.py"])
 def test_issue6_pages_with_degenerate_golden_sets(app, page, which):
@@ -142,7 +128,7 @@ def test_issue6_pages_with_degenerate_golden_sets(app, page, which):
     g = sample_golden()
     queries = {"empty": [], "out_of_scope_only": [q for q in g if not q.in_scope],
                "one_query": [next(q for q in g if q.in_scope)]}[which]
-    _replace_golden(app, queries)
+    set_app_golden(app, queries)
     app.switch_page(page).run()
     no_exception(app)
     assert not app.error, [e.value for e in app.error]

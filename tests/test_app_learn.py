@@ -6,18 +6,14 @@ import pytest
 from rag_metrics import sandbox as S
 from rag_metrics.metrics.registry import METRICS
 
+from app_helpers import goto, no_exception
+
 PAGE = "pages/learn.py"
-
-
-def no_exception(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
 
 
 @pytest.fixture
 def learn(app):
-    app.switch_page(PAGE).run()
-    no_exception(app)
-    return app
+    return goto(app, PAGE)
 
 
 def cards(at) -> dict[str, str]:

@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from rag_metrics.projection import project_corpus
-from app_helpers import library_result, no_exception, sample_golden
+from app_helpers import (library_result, load_beir_folder, load_corpus_files, no_exception, sample_golden,
+                         set_app_golden)
 from app_helpers import open_page as _open_page
 from app_helpers import sample_index as _index
 
-ROOT = Path(__file__).resolve().parents[1]
 PAGE = "pages/corpus_map.py"
 
 
@@ -128,29 +128,19 @@ def test_uploaded_corpus_with_markup_is_shown_as_text(app):
     """An uploaded corpus (BM25, so its chunks are embedded only for the map and the near-duplicate
     check) with markup in the text and in a labelled question: every page renders, no HTML runs."""
     app.radio(key="retriever").set_value("bm25").run()
-    app.switch_page("pages/corpus_explorer.py").run()
     docs = [("a.md", b"# Alpha\n\n<script>alert(1)</script> Alpha notes are **green** and sync every hour.",
              "text/markdown"),
             ("b.txt", b"Beta invoices are sent monthly by email. <img src=x onerror=alert(2)>", "text/plain")]
-    app.file_uploader(key="corpus_upload").set_value(docs).run()
-    app.text_input(key="corpus_upload_name").input("tiny").run()
-    app.button(key="corpus_upload_go").click().run()
-    no_exception(app)
+    load_corpus_files(app, docs, "tiny")
     assert app.session_state["corpus"] == "tiny"
 
-    from rag_metrics.types import GoldenQuery, GoldenSet
+    from rag_metrics.types import GoldenQuery
 
-    entry = app.session_state["_golden"].get("tiny")
-    if entry is None:  # created on first visit of a page
-        app.switch_page("pages/dashboard.py").run()
-        entry = app.session_state["_golden"]["tiny"]
     # label the first chunk of a.md for a question full of markup
     app.switch_page("pages/corpus_explorer.py").run()
     first_chunk = app.dataframe[0].value["id"].iloc[0]
     q = GoldenQuery("qx", "<b>when</b> do *alpha* notes sync? [link](http://x)", "factual", {first_chunk: 2}, None)
-    entry.golden = GoldenSet((q,), name="tiny")
-    entry.fingerprint = entry.golden.fingerprint()
-    entry.revision += 1
+    set_app_golden(app, [q], corpus="tiny")
     for page in ISSUE6_PAGES:
         app.switch_page(page).run()
         no_exception(app)
@@ -166,10 +156,7 @@ def test_uploaded_corpus_with_markup_is_shown_as_text(app):
 @pytest.mark.skipif(not Path("/work/shared/datasets/adi/corpus.jsonl").exists(), reason="ADI dataset not available")
 def test_document_level_corpus_on_issue6_pages(app):
     app.radio(key="retriever").set_value("bm25").run()
-    app.switch_page("pages/corpus_explorer.py").run()
-    app.text_input(key="beir_path").input("/work/shared/datasets/adi").run()
-    app.button(key="beir_go").click().run()
-    no_exception(app)
+    load_beir_folder(app, "/work/shared/datasets/adi")
     for page in ISSUE6_PAGES:
         app.switch_page(page).run()
         no_exception(app)

@@ -1,20 +1,18 @@
 """AppTest of every page and the main interactions, checked against the library's own numbers."""
 from __future__ import annotations
 
-import functools
 import json
 from pathlib import Path
 
 import pytest
 
+from app_helpers import (ROOT, edit_table, edited_golden, expected_cards, goto, library_result, load_beir_folder,
+                         load_corpus_files, no_exception, sample_golden, shown_cards)
 from rag_metrics.evaluate import evaluate
-from rag_metrics.golden import load_golden
-from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
+from rag_metrics.metrics.registry import DEFAULT_METRICS
 from rag_metrics.types import GoldenQuery, GoldenSet
 
-ROOT = Path(__file__).resolve().parents[1]
 PAGES = ["pages/dashboard.py", "pages/failures.py", "pages/golden_set.py", "pages/corpus_explorer.py"]
-EDITOR_KEY = "golden_editor_0"  # the golden editor's data_editor key on its first render
 
 
 def _ws(root: Path) -> Path:
@@ -22,44 +20,6 @@ def _ws(root: Path) -> Path:
     from rag_metrics.workspace import Workspace
 
     return Workspace("sample_corpus", root).folder
-
-
-# ---- the library's numbers (independent of the app's caches) -------------------------------------
-@functools.lru_cache(maxsize=None)
-def _library_index(kind: str):
-    from rag_metrics.retrieval import load_sample_index
-    from rag_metrics.retrieval.cache import EmbeddingCache
-
-    return load_sample_index(kind=kind, cache=EmbeddingCache(read_only=True))
-
-
-def sample_golden() -> GoldenSet:
-    return load_golden(ROOT / "sample_corpus" / "golden.jsonl")
-
-
-def library_result(kind: str = "dense", golden: GoldenSet | None = None):
-    golden = golden or sample_golden()
-    idx = _library_index(kind)
-    run = idx.retriever.retrieve(golden.questions(), k=100)
-    return evaluate(golden, run)
-
-
-def expected_cards(result, k: int, metrics=DEFAULT_METRICS) -> dict[str, str]:
-    return {f"{METRICS[m].label}@{k}": f"{result.mean(m, k):.3f}" for m in metrics}
-
-
-def shown_cards(at) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric if "@" in m.label}
-
-
-def no_exception(at) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-
-
-def goto(at, page: str):
-    at.switch_page(page).run()
-    no_exception(at)
-    return at
 
 
 # ---- rendering ---------------------------------------------------------------------------------
@@ -119,24 +79,16 @@ def test_every_page_after_switching_retriever_and_k(app):
 
 
 # ---- golden set editing -------------------------------------------------------------------------
-def _edited_golden(qid: str = "q001") -> GoldenSet:
-    g = sample_golden()
-    return GoldenSet(tuple(GoldenQuery(q.id, q.question, q.category, {} if q.id == qid else q.relevant,
-                                       q.expected_answer) for q in g))
-
-
 def test_editing_a_golden_row_changes_metrics_and_autosaves(app, app_env):
     goto(app, "pages/golden_set.py")
     before = library_result("dense")
-    app.session_state[EDITOR_KEY] = {"edited_rows": {0: {"relevant": [], "grades": ""}},
-                                     "added_rows": [], "deleted_rows": []}
-    app.run()
+    edit_table(app, {"edited_rows": {0: {"relevant": [], "grades": ""}}})
     no_exception(app)
     saved = _ws(app_env) / "golden.jsonl"
     rows = [json.loads(line) for line in saved.read_text().splitlines()]
     assert rows[0]["id"] == "q001" and rows[0]["relevant"] == {}
     goto(app, "pages/dashboard.py")
-    after = library_result("dense", _edited_golden("q001"))
+    after = library_result("dense", edited_golden("q001"))
     assert shown_cards(app) == expected_cards(after, 5)
     assert shown_cards(app) != expected_cards(before, 5)
 
@@ -149,9 +101,7 @@ def test_editing_a_question_retrieves_only_that_text(app):
     chunks = cache.chunk_set(corpus, fp, 500, 100)
     memo = cache.retrieval_memo(chunks, chunks.fingerprint, "dense")  # the app's (shared) memo
     before = memo.retrieved
-    app.session_state[EDITOR_KEY] = {"edited_rows": {1: {"question": "how big can an attachment be on Plus?"}},
-                                     "added_rows": [], "deleted_rows": []}
-    app.run()
+    edit_table(app, {"edited_rows": {1: {"question": "how big can an attachment be on Plus?"}}})
     no_exception(app)
     goto(app, "pages/dashboard.py")
     assert memo.retrieved == before + 1  # only the changed question text was retrieved
@@ -164,13 +114,36 @@ def test_editing_a_question_retrieves_only_that_text(app):
     assert shown_cards(app) == expected_cards(library_result("dense", edited), 5)
 
 
+def test_an_edit_saves_once_and_a_rerun_saves_nothing(app, app_env, monkeypatch):
+    """The editor saves from its on_change callback: one save per edit, none on later reruns."""
+    from rag_metrics.workspace import Workspace
+
+    saves = []
+    real_save = Workspace.save
+
+    def counting_save(self, *args, **kwargs):
+        saves.append(kwargs.get("text"))
+        return real_save(self, *args, **kwargs)
+
+    monkeypatch.setattr(Workspace, "save", counting_save)
+    goto(app, "pages/golden_set.py")
+    assert saves == []
+    edit_table(app, {"edited_rows": {0: {"expected_answer": "Two gigabytes."}}})
+    assert len(saves) == 1 and saves[0] is not None  # serialised once, by the session, for the save
+    path = _ws(app_env) / "golden.jsonl"
+    mtime = path.stat().st_mtime_ns
+    app.run()
+    app.slider(key="k").set_value(3).run()
+    goto(app, "pages/golden_set.py")
+    assert len(saves) == 1 and path.stat().st_mtime_ns == mtime
+    assert json.loads(path.read_text().splitlines()[0])["expected_answer"] == "Two gigabytes."
+
+
 def test_adding_and_deleting_rows(app, app_env):
     goto(app, "pages/golden_set.py")
-    app.session_state[EDITOR_KEY] = {
-        "edited_rows": {}, "deleted_rows": [2],
-        "added_rows": [{"question": "Can I pay by bank transfer?", "category": "factual",
-                        "relevant": ["billing-and-invoices#0"], "grades": "2"}]}
-    app.run()
+    edit_table(app, {"deleted_rows": [2],
+                     "added_rows": [{"question": "Can I pay by bank transfer?", "category": "factual",
+                                     "relevant": ["billing-and-invoices#0"], "grades": "2"}]})
     no_exception(app)
     rows = [json.loads(line) for line in (_ws(app_env) / "golden.jsonl").read_text().splitlines()]
     assert "q003" not in [r["id"] for r in rows]
@@ -180,8 +153,7 @@ def test_adding_and_deleting_rows(app, app_env):
 
 def test_invalid_edit_is_reported_and_not_saved(app, app_env):
     goto(app, "pages/golden_set.py")
-    app.session_state[EDITOR_KEY] = {"edited_rows": {0: {"grades": "x|3|2"}}, "added_rows": [], "deleted_rows": []}
-    app.run()
+    edit_table(app, {"edited_rows": {0: {"grades": "x|3|2"}}})
     no_exception(app)
     assert any("Not saved" in e.value for e in app.error)
     assert not (_ws(app_env) / "golden.jsonl").exists()
@@ -191,14 +163,18 @@ def test_edits_survive_page_switch_and_restart(app, app_env):
     from streamlit.testing.v1 import AppTest
 
     goto(app, "pages/golden_set.py")
-    app.session_state[EDITOR_KEY] = {"edited_rows": {0: {"relevant": [], "grades": ""}},
-                                     "added_rows": [], "deleted_rows": []}
-    app.run()
+    edit_table(app, {"edited_rows": {0: {"relevant": [], "grades": ""}}})
     goto(app, "pages/failures.py")
     goto(app, "pages/golden_set.py")
-    editor = app.session_state[[k for k in ("golden_editor_1", "golden_editor_0") if k in app.session_state][0]]
-    assert editor is not None
-    expected = expected_cards(library_result("dense", _edited_golden("q001")), 5)
+    # the editor's own state was dropped with the page: a new base table that shows the edit
+    editor = next(d for d in app.data_editor if d.key.startswith("golden_editor_"))
+    assert editor.key == "golden_editor_1"
+    assert list(editor.value.iloc[0]["relevant"]) == [] and editor.value.iloc[0]["id"] == "q001"
+    # an edit on the new base keeps the earlier one
+    edit_table(app, {"edited_rows": {1: {"expected_answer": "Up to 25 MB on Plus."}}})
+    rows = [json.loads(line) for line in (_ws(app_env) / "golden.jsonl").read_text().splitlines()]
+    assert rows[0]["relevant"] == {} and rows[1]["expected_answer"] == "Up to 25 MB on Plus."
+    expected = expected_cards(library_result("dense", edited_golden("q001")), 5)
     goto(app, "pages/dashboard.py")
     assert shown_cards(app) == expected
     # a new session (browser refresh / app restart) loads the workspace
@@ -215,17 +191,13 @@ def test_second_session_conflict_is_reported_not_lost(app, app_env):
     b.run()
     goto(b, "pages/golden_set.py")
     goto(app, "pages/golden_set.py")
-    app.session_state[EDITOR_KEY] = {"edited_rows": {0: {"expected_answer": "from A"}}, "added_rows": [],
-                                     "deleted_rows": []}
-    app.run()
-    b.session_state[EDITOR_KEY] = {"edited_rows": {0: {"expected_answer": "from B"}}, "added_rows": [],
-                                   "deleted_rows": []}
-    b.run()
+    edit_table(app, {"edited_rows": {0: {"expected_answer": "from A"}}})
+    edit_table(b, {"edited_rows": {0: {"expected_answer": "from B"}}})
     no_exception(b)
     assert any("Another session saved" in w.value for w in b.warning)
     saved = (_ws(app_env) / "golden.jsonl").read_text()
     assert "from A" in saved and "from B" not in saved
-    beside = list(_ws(app_env).glob("golden.conflict-*.jsonl"))
+    beside = list((_ws(app_env)).glob("golden.conflict-*.jsonl"))
     assert len(beside) == 1 and "from B" in beside[0].read_text()
     b.button(key="conflict_keep").click().run()
     no_exception(b)
@@ -234,9 +206,7 @@ def test_second_session_conflict_is_reported_not_lost(app, app_env):
 
 def test_reset_to_sample_needs_confirmation(app, app_env):
     goto(app, "pages/golden_set.py")
-    app.session_state[EDITOR_KEY] = {"edited_rows": {0: {"relevant": [], "grades": ""}},
-                                     "added_rows": [], "deleted_rows": []}
-    app.run()
+    edit_table(app, {"edited_rows": {0: {"relevant": [], "grades": ""}}})
     app.button(key="reset_ask").click().run()
     no_exception(app)
     assert any("Replace your golden set" in w.value for w in app.warning)
@@ -290,10 +260,17 @@ def test_qrels_import_replaces_labels_of_matching_queries(app, app_env):
     assert rows[0]["relevant"] == {"billing-and-invoices#0": 2} and len(rows) == len(sample_golden())
 
 
-def test_export_buttons_exist(app):
+def test_export_builds_the_chosen_format_only(app, downloads):
+    from rag_metrics.golden_edit import EXPORT_FORMATS, export_golden
+
     goto(app, "pages/golden_set.py")
-    labels = {b.label for b in app.get("download_button")}
-    assert {"CSV", "JSON", "JSONL", "QRELS"} <= labels
+    for fmt in EXPORT_FORMATS:
+        app.segmented_control(key="golden_export_format").set_value(fmt).run()
+        no_exception(app)
+        buttons = [b for b in app.get("download_button") if b.proto.id.endswith("golden_export")]
+        assert len(buttons) == 1 and buttons[0].label == fmt.upper()  # one button: the chosen format
+        data = downloads.data(buttons[0])
+        assert (data.decode() if isinstance(data, bytes) else data) == export_golden(sample_golden(), fmt)
 
 
 # ---- labelling helper ----------------------------------------------------------------------------
@@ -354,10 +331,7 @@ def test_upload_corpus_and_bad_upload(app):
     app.radio(key="retriever").set_value("bm25").run()
     docs = [("a.md", b"# Alpha\n\nAlpha notes are green and sync every hour.", "text/markdown"),
             ("b.txt", b"Beta invoices are sent monthly by email.", "text/plain")]
-    app.file_uploader(key="corpus_upload").set_value(docs).run()
-    app.text_input(key="corpus_upload_name").input("tiny").run()
-    app.button(key="corpus_upload_go").click().run()
-    no_exception(app)
+    load_corpus_files(app, docs, "tiny")
     assert app.session_state["corpus"] == "tiny"
     for page in PAGES:
         goto(app, page)
@@ -366,10 +340,7 @@ def test_upload_corpus_and_bad_upload(app):
 
 
 def test_bad_beir_path_is_an_error_not_a_traceback(app):
-    goto(app, "pages/corpus_explorer.py")
-    app.text_input(key="beir_path").input("/no/such/folder").run()
-    app.button(key="beir_go").click().run()
-    no_exception(app)
+    load_beir_folder(app, "/no/such/folder")
     assert any("Cannot load the BEIR folder" in e.value for e in app.error)
 
 
@@ -392,10 +363,7 @@ def test_beir_folder_is_evaluated_at_document_level(app, tmp_path):
 
     folder = _tiny_beir(tmp_path / "tinybeir")
     app.radio(key="retriever").set_value("bm25").run()
-    goto(app, "pages/corpus_explorer.py")
-    app.text_input(key="beir_path").input(str(folder)).run()
-    app.button(key="beir_go").click().run()
-    no_exception(app)
+    load_beir_folder(app, folder)
     assert app.session_state["corpus"] == "tinybeir"
     for page in PAGES:
         goto(app, page)
@@ -411,9 +379,7 @@ def test_beir_folder_is_evaluated_at_document_level(app, tmp_path):
 
 def test_markdown_in_user_text_is_shown_literally(app):
     goto(app, "pages/golden_set.py")
-    app.session_state[EDITOR_KEY] = {"edited_rows": {3: {"question": "**bold** <b>x</b> [link](http://e.x)"}},
-                                     "added_rows": [], "deleted_rows": []}
-    app.run()
+    edit_table(app, {"edited_rows": {3: {"question": "**bold** <b>x</b> [link](http://e.x)"}}})
     no_exception(app)
     goto(app, "pages/failures.py")
     labels = [e.label for e in app.expander]
@@ -429,12 +395,28 @@ def test_other_session_save_is_announced_and_loadable(app, app_env):
     b.run()
     goto(b, "pages/golden_set.py")
     goto(app, "pages/golden_set.py")
-    app.session_state[EDITOR_KEY] = {"edited_rows": {0: {"relevant": [], "grades": ""}}, "added_rows": [],
-                                     "deleted_rows": []}
-    app.run()
+    edit_table(app, {"edited_rows": {0: {"relevant": [], "grades": ""}}})
     b.run()
     assert any("changed by another session" in i.value for i in b.info)
     b.button(key="stale_load").click().run()
     no_exception(b)
     goto(b, "pages/dashboard.py")
-    assert shown_cards(b) == expected_cards(library_result("dense", _edited_golden("q001")), 5)
+    assert shown_cards(b) == expected_cards(library_result("dense", edited_golden("q001")), 5)
+
+
+def test_corpus_of_one_chunk_has_k_1_without_a_slider(app):
+    """A slider needs min < max: with one chunk the depth is 1, K is clamped to 1 in one place and
+    shown as text; every page still renders."""
+    app.slider(key="k").set_value(10).run()
+    app.radio(key="retriever").set_value("bm25").run()
+    load_corpus_files(app, [("one.md", b"Alpha notes sync every hour.", "text/markdown")], "one")
+    assert app.session_state["corpus"] == "one"
+    for page in PAGES:
+        goto(app, page)
+        assert not [s for s in app.sidebar.slider if s.key == "k"]
+        assert any("K (cutoff) = 1" in c.value for c in app.sidebar.caption)
+        assert app.session_state["k"] == 1
+    # back on the sample corpus, the slider returns (K stays within its range)
+    app.selectbox(key="corpus").set_value("sample_corpus").run()
+    no_exception(app)
+    assert app.slider(key="k").value == 1

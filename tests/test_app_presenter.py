@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
@@ -12,7 +11,6 @@ from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
 from app_helpers import library_result, no_exception
 from app_helpers import open_page as _open_page
 
-ROOT = Path(__file__).resolve().parents[1]
 PAGE = "pages/presenter.py"
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-from pathlib import Path
 
 import pytest
 
@@ -13,7 +12,6 @@ from app_helpers import library_result, no_exception
 from app_helpers import open_page as _open_page
 from app_helpers import sample_index as _index
 
-ROOT = Path(__file__).resolve().parents[1]
 PAGE = "pages/ragas.py"
 
 

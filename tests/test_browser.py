@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from rag_metrics.sample import sample_paths
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
 PAGES = [("failures", "Failures and drill-down"), ("", "Dashboard"), ("dashboard", "Dashboard"),
@@ -163,7 +165,7 @@ def test_link_map_and_report_download_in_chromium(server, tmp_path):
     from rag_metrics.retrieval import load_sample_index
     from rag_metrics.retrieval.cache import EmbeddingCache
 
-    golden = load_golden(ROOT / "sample_corpus" / "golden.jsonl")
+    golden = load_golden(sample_paths().golden)
     idx = load_sample_index(kind="dense", cache=EmbeddingCache(read_only=True))
     result = evaluate(golden, idx.retriever.retrieve(golden.questions(), k=100))
     out = Path(os.environ.get("RAG_METRICS_SCREENSHOT_DIR") or tmp_path / "screenshots")

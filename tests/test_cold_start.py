@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from rag_metrics.sample import sample_paths
+
 ROOT = Path(__file__).resolve().parents[1]
 
 SCRIPT = r"""
@@ -33,9 +35,9 @@ def test_first_start_with_empty_user_cache_loads_no_model(tmp_path):
 
 
 def test_shipped_sample_embeddings_are_up_to_date():
-    p = subprocess.run([sys.executable, "-m", "rag_metrics.retrieval.build_sample_cache", "--check"], cwd=ROOT,
+    p = subprocess.run([sys.executable, "sample_corpus/build_embeddings.py", "--check"], cwd=ROOT,
                        env={**os.environ, "HF_HUB_OFFLINE": "1"}, capture_output=True, text=True, timeout=120)
     assert p.returncode == 0 and p.stdout.strip() == "up to date", (
-        p.stdout + p.stderr + "\nrebuild with: python -m rag_metrics.retrieval.build_sample_cache")
-    manifest = json.loads((ROOT / "sample_corpus" / "embeddings" / "manifest.json").read_text())
+        p.stdout + p.stderr + "\nrebuild with: python sample_corpus/build_embeddings.py")
+    manifest = json.loads((sample_paths().embeddings / "manifest.json").read_text())
     assert sum(i.startswith("question:") for i in manifest["chunk_ids"]) >= 60

@@ -181,3 +181,13 @@ def test_labelling_rows_chunks_and_documents():
     # b takes the rank of its best chunk b#1; b#0 is dropped; three documents are listed
     assert docs.to_dict("list") == {"rank": [1, 2, 3], "id": ["b", "a", "c"], "score": [0.9, 0.8, 0.5],
                                     "grade": [0, 0, 1], "text": ["B one", "A zero", "C two"]}
+
+
+def test_table_is_current_until_an_edit_is_applied(ws):
+    s = session(ws)
+    assert not s.table_is_current  # no table yet
+    tid, _ = s.table()
+    assert s.table_is_current
+    s.apply_table_edits(tid, {"edited_rows": {1: {"expected_answer": "Nobody here knows."}}})
+    assert not s.table_is_current and s.table()[0] == tid
+    assert s.table(rebuild=True)[0] == tid + 1 and s.table_is_current

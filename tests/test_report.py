@@ -13,8 +13,8 @@ from rag_metrics.compare import compare
 from rag_metrics.errors import InputError
 from rag_metrics.evaluate import evaluate
 from rag_metrics.report import best_and_worst, build_report, report_content
+from rag_metrics.sample import sample_paths
 
-ROOT = Path(__file__).resolve().parents[1]
 EVIL = '</script><script>window.__pwned = 1</script><img src=x onerror="window.__pwned=2">'
 CHROMIUM = "/usr/bin/chromium"
 
@@ -134,8 +134,8 @@ def test_cli_report_bm25(tmp_path, capsys):
     from rag_metrics.cli import main
 
     out = tmp_path / "r.html"
-    rc = main(["report", "--corpus", str(ROOT / "sample_corpus" / "docs"), "--golden",
-               str(ROOT / "sample_corpus" / "golden.jsonl"), "--retriever", "bm25", "--k", "5", "--depth", "10",
+    rc = main(["report", "--corpus", str(sample_paths().docs), "--golden",
+               str(sample_paths().golden), "--retriever", "bm25", "--k", "5", "--depth", "10",
                "--out", str(out)])
     assert rc == 0
     html = out.read_text(encoding="utf-8")
@@ -148,8 +148,8 @@ def test_cli_report_compare_with_hashing_dense(tmp_path, monkeypatch):
 
     monkeypatch.setenv("RAG_METRICS_CACHE", str(tmp_path / "cache"))
     out = tmp_path / "r.html"
-    rc = main(["report", "--corpus", str(ROOT / "sample_corpus" / "docs"), "--golden",
-               str(ROOT / "sample_corpus" / "golden.jsonl"), "--retriever", "bm25", "--compare-with", "dense",
+    rc = main(["report", "--corpus", str(sample_paths().docs), "--golden",
+               str(sample_paths().golden), "--retriever", "bm25", "--compare-with", "dense",
                "--model", "hashing-64", "--k", "3", "--corpus-map", "--out", str(out)])
     assert rc == 0
     html = out.read_text(encoding="utf-8")
@@ -166,7 +166,7 @@ def test_cli_report_compare_with_hashing_dense(tmp_path, monkeypatch):
 def test_cli_report_bad_input(tmp_path, capsys, argv, message):
     from rag_metrics.cli import main
 
-    base = {"--corpus": str(ROOT / "sample_corpus" / "docs"), "--golden": str(ROOT / "sample_corpus" / "golden.jsonl"),
+    base = {"--corpus": str(sample_paths().docs), "--golden": str(sample_paths().golden),
             "--out": str(tmp_path / "r.html"), "--retriever": "bm25"}
     args = dict(base)
     extra = []

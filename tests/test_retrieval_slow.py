@@ -12,12 +12,23 @@ import numpy as np
 import pytest
 
 from rag_metrics.errors import InputError
+from rag_metrics.sample import sample_paths
 
 pytestmark = pytest.mark.slow
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 ROOT = Path(__file__).resolve().parents[1]
-GOLDEN = ROOT / "sample_corpus" / "golden.jsonl"
+GOLDEN = sample_paths().golden
+
+
+def _build_embeddings():
+    """The build script ``sample_corpus/build_embeddings.py`` as a module (it is not in the package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("build_embeddings", ROOT / "sample_corpus" / "build_embeddings.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @pytest.fixture(scope="module")
@@ -49,13 +60,12 @@ def test_unknown_model_names_the_default() -> None:
 
 def test_shipped_sample_embeddings_are_current(encoder, tmp_path: Path) -> None:
     from rag_metrics.retrieval import EmbeddingCache, load_sample_index
-    from rag_metrics.retrieval.build_sample_cache import main as build_main
     from rag_metrics.retrieval.cache import read_shipped
 
-    assert build_main(["--check"]) == 0
+    assert _build_embeddings().main(["--check"]) == 0
     index = load_sample_index(cache=EmbeddingCache(tmp_path))
     assert index.shipped_ok and index.stale == []
-    shipped = read_shipped(ROOT / "sample_corpus" / "embeddings")
+    shipped = read_shipped(sample_paths().embeddings)
     assert shipped is not None
     fresh = encoder.encode([c.text for c in index.chunks[:8]])
     np.testing.assert_allclose(fresh, shipped.vectors[:8], atol=1e-4)

@@ -3,7 +3,8 @@
 - :mod:`ui.shell`   ``st.navigation`` over ``pages/`` (the ``PAGES`` table), the shared sidebar, and
                     :func:`ui.shell.ensure_shell`, the first call of every page
 - :mod:`ui.sidebar` the shared sidebar (corpus, retriever, K, evaluation conventions)
-- :mod:`ui.state`   session keys, defaults, the golden working copy, :func:`ui.state.current`
+- :mod:`ui.state`   session keys, defaults, the golden session, the evaluation key, :func:`ui.state.current`;
+                    pages read and set session values only through it
 - :mod:`ui.cache`   every ``st.cache_*`` (corpus, chunks, retrieval memo, evaluations, tables)
 - :mod:`ui.views`   formatting (3 decimals), cards, Altair chart templates, reports, escaping
 
@@ -21,6 +22,6 @@ Adding a page
 
 2. Add ``("pages/<stem>.py", "Title", ":material/icon:")`` to ``ui.shell.PAGES`` (``url_path`` is the
    file stem; the first page is the default, served at "/" and, through a hidden alias, at its stem).  3. Put any new ``st.cache_*`` in :mod:`ui.cache`, keyed by an explicit fingerprint
-   (``ctx.eval_key`` for anything derived from the current evaluation).  4. Add an AppTest in
+   (``ctx.key``, the :class:`ui.state.EvalKey`, for anything derived from the current evaluation).  4. Add an AppTest in
    ``tests/test_app_*.py`` and the page to ``tests/test_browser.py``.
 """

@@ -10,8 +10,11 @@ not hash them):
 ``retrieval_memo(_chunks, chunks_fp, kind)`` indexed retriever + rankings memoised per question
                                              text (depth >= 100): K never retrieves, a golden edit
                                              retrieves only new or changed question texts
-``evaluation(_memo, _golden, eval_key)``     EvaluationResult (judge + kernels, cheap)
-``summary_table / curve_table / category_table / ...``  small DataFrames per (eval_key, k, ...)
+``evaluation(_memo, _golden, key)``          EvaluationResult (judge + kernels, cheap); ``key`` is the
+                                             :class:`ui.state.EvalKey` of the evaluation, the key of
+                                             every table derived from it
+``summary_table / category_table / ...``     small DataFrames per (key, k, ...); intervals use the
+                                             library's one CI setting (``CI_*`` in evaluate.py)
 ``config_memo / config_evaluation``          a Compare-page configuration (A or B): chunking,
                                              retriever, model, depth (the default model reuses
                                              ``retrieval_memo``)
@@ -24,7 +27,7 @@ Insights pages (RAGAS, golden-set health, corpus map, presenter / report):
                                              chunking and process, never a re-embedding on a rerun
 ``question_embeddings(questions)``           question vectors, keyed by the question texts
 ``corpus_map(...)``                          the projection, keyed by chunking fingerprint + question
-                                             texts + labels/evaluation (eval_key) + K + method
+                                             texts + labels/evaluation (key) + K + method
 ``map_spec(...)``                            the Altair chart as a Vega-Lite dict (building it costs
                                              ~0.3 s; filling from the cache costs nothing)
 ``context_table / context_summary``          RAGAS context metrics at K
@@ -39,28 +42,30 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
 from rag_metrics import readouts
-from rag_metrics.evaluate import EvalOptions, EvaluationResult, evaluate
+from rag_metrics.evaluate import EvaluationResult, evaluate
 from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, RETRIEVER_KINDS
 from rag_metrics.retrieval.memo import LazyEncoder, RetrievalMemo
 from rag_metrics.types import Chunk, Corpus, GoldenSet
 
+if TYPE_CHECKING:  # pragma: no cover
+    from ui.state import EvalKey
+
 __all__ = [
     "ChunkSet", "sample_corpus", "sample_golden", "chunk_set", "embedding_cache", "encoder",
     "retrieval_memo", "evaluation", "evaluation_documents", "summary_table", "curve_table", "category_table",
-    "hit_rate_table", "abstention_table", "clear_all",
+    "hit_rate_table", "abstention_table", "abstention_setup", "abstention_counts", "worst_query", "document_text", "clear_all",
     # insights pages
     "chunk_embeddings", "question_embeddings", "corpus_map", "map_spec", "context_table", "context_summary",
     "ragas_export", "health_unknown", "health_exact_duplicates", "health_near_duplicates", "health_unlabelled",
-    "health_candidates", "health_too_easy", "health_ci_width", "health_ci_curve_spec", "report_content_for",
-    "chart_spec",
+    "health_candidates", "health_too_easy", "health_duplicate_groups", "health_too_easy_count", "health_ci_overall", "health_ci_width", "health_ci_curve_spec", "report_content_for",
+    "chart_spec", "config_golden", "mean_chunk_length", "uncovered_count", "failures_found_lower", "golden_export", "golden_validation", "golden_editor_options",
 ]
 
 
@@ -86,9 +91,9 @@ class ChunkSet:
 def sample_corpus() -> tuple[Corpus, str]:
     """The bundled sample corpus and its fingerprint."""
     from rag_metrics.corpus import load_corpus
-    from rag_metrics.retrieval.build_sample_cache import sample_paths
+    from rag_metrics.sample import sample_paths
 
-    corpus = load_corpus(sample_paths()["docs"], name="sample_corpus")
+    corpus = load_corpus(sample_paths().docs, name="sample_corpus")
     return corpus, corpus.fingerprint()
 
 
@@ -96,9 +101,9 @@ def sample_corpus() -> tuple[Corpus, str]:
 def sample_golden() -> GoldenSet:
     """The shipped golden set (``sample_corpus/golden.jsonl``)."""
     from rag_metrics.golden import load_golden
-    from rag_metrics.retrieval.build_sample_cache import sample_paths
+    from rag_metrics.sample import sample_paths
 
-    g = load_golden(sample_paths()["golden"])
+    g = load_golden(sample_paths().golden)
     return GoldenSet(g.queries, name="sample")
 
 
@@ -115,21 +120,21 @@ def chunk_set(_corpus: Corpus, corpus_fp: str, size: int, overlap: int) -> Chunk
 @st.cache_resource(show_spinner=False)
 def embedding_cache(cache_dir: str) -> Any:
     """The on-disk embedding cache at ``cache_dir`` with the shipped sample embeddings layered in."""
-    from rag_metrics.retrieval.build_sample_cache import sample_paths
     from rag_metrics.retrieval.cache import EmbeddingCache
+    from rag_metrics.sample import sample_paths
 
     cache = EmbeddingCache(cache_dir)
-    cache.add_shipped(sample_paths()["embeddings"])
+    cache.add_shipped(sample_paths(required=False).embeddings)
     return cache
 
 
 @st.cache_resource(show_spinner=False)
 def encoder(model: str = "") -> LazyEncoder:
     """The embedding model, loaded only when a text is missing from the embedding cache."""
-    from rag_metrics.retrieval.build_sample_cache import sample_paths
     from rag_metrics.retrieval.cache import read_shipped
+    from rag_metrics.sample import sample_paths
 
-    shipped = read_shipped(sample_paths()["embeddings"])
+    shipped = read_shipped(sample_paths(required=False).embeddings)
     dim = shipped.vectors.shape[1] if shipped is not None else None
     enc = LazyEncoder(model or None)
     if shipped is not None and shipped.model == enc.name:
@@ -174,59 +179,94 @@ def retrieval_memo(_chunks: ChunkSet, chunks_fp: str, kind: str) -> RetrievalMem
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def evaluation(_memo: RetrievalMemo, _golden: GoldenSet, _options: EvalOptions,
-               eval_key: str) -> EvaluationResult:
-    """Judge the memoised run of ``_golden`` (``eval_key`` = memo key + golden fp + options)."""
+def evaluation(_memo: RetrievalMemo, _golden: GoldenSet, key: EvalKey) -> EvaluationResult:
+    """Judge the memoised run of ``_golden`` under ``key.options`` (``key`` names the memo, the
+    golden set and the options)."""
     run = _memo.run_for(_golden)
-    return evaluate(_golden, run, _options)
+    return evaluate(_golden, run, key.options)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def evaluation_documents(_memo: RetrievalMemo, _golden: GoldenSet, _options: EvalOptions,
-                         _chunks: ChunkSet, eval_key: str) -> EvaluationResult:
+def evaluation_documents(_memo: RetrievalMemo, _golden: GoldenSet, _chunks: ChunkSet, key: EvalKey
+                         ) -> EvaluationResult:
     """Document-level evaluation (labels are document ids, e.g. BEIR): a document takes the rank
     of its first chunk (the library's ``evaluate(..., chunk_to_doc=...)``)."""
     run = _memo.run_for(_golden)
-    return evaluate(_golden, run, _options, chunk_to_doc=_chunks.doc)
+    return evaluate(_golden, run, key.options, chunk_to_doc=_chunks.doc)
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def document_text(_corpus: Corpus, corpus_fp: str) -> dict[str, str]:
+    """``{document id: text}`` of a corpus (document-level labels name documents)."""
+    return {d.id: d.text for d in _corpus}
 
 
 # ---- tables derived from one evaluation --------------------------------------------------------
 @st.cache_data(show_spinner=False, max_entries=512)
-def summary_table(_result: EvaluationResult, eval_key: str, k: int, metrics: tuple[str, ...]) -> pd.DataFrame:
+def summary_table(_result: EvaluationResult, key: EvalKey, k: int, metrics: tuple[str, ...]) -> pd.DataFrame:
+    """The cards: mean and 95 % CI per metric at ``k`` (the library's CI setting, as the report)."""
     return readouts.card_table(_result, k, metrics)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def curve_table(_result: EvaluationResult, eval_key: str, metrics: tuple[str, ...]) -> pd.DataFrame:
+def curve_table(_result: EvaluationResult, key: EvalKey, metrics: tuple[str, ...]) -> pd.DataFrame:
     return _result.curve(metrics, max_k=max(_result.depth, 1))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def curve_records(_result: EvaluationResult, eval_key: str, metrics: tuple[str, ...]) -> list[dict]:
+def curve_records(_result: EvaluationResult, key: EvalKey, metrics: tuple[str, ...]) -> list[dict]:
     from ui.views import curve_records as shape
 
-    return shape(curve_table(_result, eval_key, metrics))
+    return shape(curve_table(_result, key, metrics))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def abstention_records(_result: EvaluationResult, eval_key: str) -> list[dict]:
+def abstention_records(_result: EvaluationResult, key: EvalKey) -> list[dict]:
     from ui.views import abstention_records as shape
 
-    return shape(abstention_table(_result, eval_key))
+    return shape(abstention_table(_result, key))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def abstention_setup(_result: EvaluationResult, key: EvalKey) -> dict[str, float | None]:
+    """The abstention slider's range and start: ``lo``, ``hi`` (top-score range), ``suggested``
+    (Youden's J, ``None`` without both kinds of query) and ``start`` (suggested, else the middle),
+    rounded to the slider's step (0.001)."""
+    lo, hi = readouts.score_range(_result)
+    suggested = readouts.suggest_threshold(_result)
+    lo_r, hi_r = round(lo, 3), round(hi, 3)
+    start = round(suggested if suggested is not None else lo + (hi - lo) / 2, 3)
+    return {"lo": lo_r, "hi": hi_r, "suggested": suggested, "start": min(max(start, lo_r), hi_r)}
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def abstention_counts(_result: EvaluationResult, key: EvalKey, threshold: float) -> dict[str, int]:
+    """:meth:`EvaluationResult.abstention` at ``threshold`` plus the two totals (``out_of_scope``,
+    ``in_scope``)."""
+    a = dict(_result.abstention(float(threshold)))
+    a["out_of_scope"] = a["out_of_scope_refused"] + a["out_of_scope_answered"]
+    a["in_scope"] = a["in_scope_refused"] + a["in_scope_answered"]
+    return a
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def worst_query(_result: EvaluationResult, key: EvalKey, metric: str, k: int) -> str | None:
+    """The in-mean question with the lowest ``metric@k`` (:func:`rag_metrics.readouts.worst_query`)."""
+    return readouts.worst_query(_result, metric, k)
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
-def category_table(_result: EvaluationResult, eval_key: str, metric: str, k: int) -> pd.DataFrame:
-    return _result.by_category((metric,), ks=(k,), ci=True, n_resamples=1000)
+def category_table(_result: EvaluationResult, key: EvalKey, metric: str, k: int) -> pd.DataFrame:
+    return _result.by_category((metric,), ks=(k,), ci=True)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def hit_rate_table(_result: EvaluationResult, eval_key: str) -> pd.DataFrame:
+def hit_rate_table(_result: EvaluationResult, key: EvalKey) -> pd.DataFrame:
     return readouts.hit_rate_table(_result)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def abstention_table(_result: EvaluationResult, eval_key: str) -> pd.DataFrame:
+def abstention_table(_result: EvaluationResult, key: EvalKey) -> pd.DataFrame:
     return readouts.abstention_sweep(_result)
 
 
@@ -279,15 +319,27 @@ def config_memo(_chunks: ChunkSet, chunks_fp: str, kind: str, model: str) -> Ret
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def config_evaluation(_memo: RetrievalMemo, _golden: GoldenSet, _options: EvalOptions,
-                      _c2d: dict[str, str] | None, key: str, depth: int) -> EvaluationResult:
+def config_golden(_golden: GoldenSet, _labelled: ChunkSet, _target: ChunkSet, golden_fp: str, labelled_fp: str,
+                  target_fp: str, level: str) -> tuple[GoldenSet, Any, dict[str, str] | None]:
+    """A configuration's golden set (labels carried to its chunking at chunk level), the carry-over
+    report, and ``chunk_to_doc`` at document level: once per golden version and pair of chunkings."""
+    from rag_metrics import ab
+
+    golden, report = ab.golden_for(_golden, level, _labelled.chunks, _target.chunks)  # type: ignore[arg-type]
+    c2d = ab.chunk_to_doc(_labelled.chunks, _target.chunks) if level == "document" else None
+    return golden, report, c2d
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def config_evaluation(_memo: RetrievalMemo, _golden: GoldenSet, _c2d: dict[str, str] | None,
+                      key: EvalKey) -> EvaluationResult:
     """One configuration's evaluation (``key`` names chunking, retriever, model, golden, options)."""
     run = _memo.run_for(_golden)
-    return evaluate(_golden, run, _options, chunk_to_doc=_c2d, depth=depth)
+    return evaluate(_golden, run, key.options, chunk_to_doc=_c2d, depth=key.depth)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def comparison(_a: EvaluationResult, _b: EvaluationResult, key_a: str, key_b: str,
+def comparison(_a: EvaluationResult, _b: EvaluationResult, key_a: EvalKey, key_b: EvalKey,
                keys: tuple[str, ...]) -> pd.DataFrame:
     """``compare(a, b, keys)`` (10,000 resamples, seed 0: the CLI's defaults) with a verdict column."""
     from rag_metrics.compare import compare, verdict
@@ -298,7 +350,7 @@ def comparison(_a: EvaluationResult, _b: EvaluationResult, key_a: str, key_b: st
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def ab_category_table(_a: EvaluationResult, _b: EvaluationResult, key_a: str, key_b: str, metric: str,
+def ab_category_table(_a: EvaluationResult, _b: EvaluationResult, key_a: EvalKey, key_b: EvalKey, metric: str,
                    k: int) -> pd.DataFrame:
     from rag_metrics.ab import category_deltas
 
@@ -344,7 +396,7 @@ def question_embeddings(questions: Sequence[str]) -> np.ndarray:
 # ---- corpus map ------------------------------------------------------------------------------------
 @st.cache_resource(show_spinner=False, max_entries=24)
 def corpus_map(_chunks: ChunkSet, _golden: GoldenSet, _result: EvaluationResult, chunks_fp: str,
-               eval_key: str, k: int, method: str, relevance_level: int):
+               key: EvalKey, k: int, method: str, relevance_level: int):
     """:func:`rag_metrics.projection.project_corpus` of the current chunks, golden set and run."""
     from rag_metrics.projection import project_corpus
 
@@ -357,8 +409,10 @@ def corpus_map(_chunks: ChunkSet, _golden: GoldenSet, _result: EvaluationResult,
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def map_spec(_cmap: Any, map_key: str, query_id: str | None, color: str, height: int = 860) -> dict:
-    """The corpus map chart as a Vega-Lite spec (width follows the container)."""
+def map_spec(_cmap: Any, key: EvalKey, k: int, method: str, query_id: str | None, color: str,
+             height: int = 860) -> dict:
+    """The corpus map chart as a Vega-Lite spec (width follows the container); ``key``, ``k`` and
+    ``method`` name the projection ``_cmap``."""
     from rag_metrics.projection import corpus_map_chart
 
     chart = corpus_map_chart(_cmap, query_id=query_id, color=color, width="container", height=height,  # type: ignore[arg-type]
@@ -386,21 +440,21 @@ def map_spec(_cmap: Any, map_key: str, query_id: str | None, color: str, height:
 
 # ---- RAGAS ------------------------------------------------------------------------------------------
 @st.cache_data(show_spinner=False, max_entries=64)
-def context_table(_result: EvaluationResult, eval_key: str, k: int) -> pd.DataFrame:
+def context_table(_result: EvaluationResult, key: EvalKey, k: int) -> pd.DataFrame:
     from rag_metrics.ragas import context_metrics
 
     return context_metrics(_result, k)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def context_summary(_result: EvaluationResult, eval_key: str, k: int) -> pd.DataFrame:
+def context_summary(_result: EvaluationResult, key: EvalKey, k: int) -> pd.DataFrame:
     from rag_metrics.ragas import context_metrics_summary
 
     return context_metrics_summary(_result, k)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def ragas_export(_result: EvaluationResult, _chunks: ChunkSet, eval_key: str, k: int, fmt: str,
+def ragas_export(_result: EvaluationResult, _chunks: ChunkSet, key: EvalKey, k: int, fmt: str,
                  document_level: bool) -> str:
     """RAGAS-ready dataset text (``fmt`` ``jsonl`` or ``csv``)."""
     from rag_metrics.ragas import ragas_csv, ragas_jsonl
@@ -411,7 +465,7 @@ def ragas_export(_result: EvaluationResult, _chunks: ChunkSet, eval_key: str, k:
 
 # ---- golden-set health --------------------------------------------------------------------------------
 @st.cache_data(show_spinner=False, max_entries=32)
-def health_unknown(_golden: GoldenSet, _known: Sequence[str], golden_fp: str, known_key: str) -> pd.DataFrame:
+def health_unknown(_golden: GoldenSet, _known: Sequence[str], golden_fp: str, ids_key: str) -> pd.DataFrame:
     from rag_metrics.health import unknown_ids
 
     return unknown_ids(_golden, set(_known))
@@ -422,6 +476,13 @@ def health_exact_duplicates(_chunks: ChunkSet, chunks_fp: str) -> pd.DataFrame:
     from rag_metrics.health import exact_duplicates
 
     return exact_duplicates(_chunks.chunks)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def health_duplicate_groups(_chunks: ChunkSet, chunks_fp: str) -> int:
+    """How many groups of identical chunks there are."""
+    t = health_exact_duplicates(_chunks, chunks_fp)
+    return int(t["group"].nunique()) if len(t) else 0
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -440,14 +501,14 @@ def health_unlabelled(_golden: GoldenSet, golden_fp: str) -> pd.DataFrame:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def health_candidates(_result: EvaluationResult, _text: dict, eval_key: str, k: int, min_queries: int) -> pd.DataFrame:
+def health_candidates(_result: EvaluationResult, _text: dict, key: EvalKey, k: int, min_queries: int) -> pd.DataFrame:
     from rag_metrics.health import judging_candidates
 
     return judging_candidates(_result, k, min_queries, _text)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def health_too_easy(_golden: GoldenSet, _text: dict, golden_fp: str, text_key: str, threshold: float,
+def health_too_easy(_golden: GoldenSet, _text: dict, golden_fp: str, ids_key: str, threshold: float,
                     relevance_level: int) -> pd.DataFrame:
     from rag_metrics.health import too_easy_queries
 
@@ -455,14 +516,32 @@ def health_too_easy(_golden: GoldenSet, _text: dict, golden_fp: str, text_key: s
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def health_ci_width(_result: EvaluationResult, eval_key: str, metric: str, k: int, target: float) -> pd.DataFrame:
+def health_too_easy_count(_golden: GoldenSet, _text: dict, golden_fp: str, ids_key: str, threshold: float,
+                          relevance_level: int) -> int:
+    """How many in-scope questions are flagged too easy at ``threshold``."""
+    t = health_too_easy(_golden, _text, golden_fp, ids_key, threshold, relevance_level)
+    return int(t["too_easy"].sum()) if len(t) else 0
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def health_ci_width(_result: EvaluationResult, key: EvalKey, metric: str, k: int, target: float) -> pd.DataFrame:
     from rag_metrics.health import ci_width_by_category
 
     return ci_width_by_category(_result, metric, k, target)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def health_ci_curve_spec(_result: EvaluationResult, eval_key: str, metric: str, k: int, target: float) -> dict:
+def health_ci_overall(_result: EvaluationResult, key: EvalKey, metric: str, k: int, target: float) -> dict | None:
+    """The ``(all)`` row of :func:`health_ci_width` (``None`` when no query enters the mean)."""
+    from rag_metrics.health import ALL_CATEGORIES
+
+    t = health_ci_width(_result, key, metric, k, target)
+    rows = t[t["category"] == ALL_CATEGORIES].to_dict("records")
+    return rows[0] if rows else None
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def health_ci_curve_spec(_result: EvaluationResult, key: EvalKey, metric: str, k: int, target: float) -> dict:
     from rag_metrics.health import ci_width_chart, ci_width_curve
 
     curve = ci_width_curve(_result, metric, k, target_half_width=target)
@@ -471,7 +550,7 @@ def health_ci_curve_spec(_result: EvaluationResult, eval_key: str, metric: str, 
 
 # ---- report ---------------------------------------------------------------------------------------------
 @st.cache_resource(show_spinner=False, max_entries=16)
-def report_content_for(_result: EvaluationResult, _text: dict, _config: dict, _comparison: Any, report_key: str,
+def report_content_for(_result: EvaluationResult, _text: dict, _config: dict, _comparison: Any, report_key: tuple,
                        k: int, names: tuple[str, str], title: str, options: tuple = ()):
     from rag_metrics.report import report_content
 
@@ -480,6 +559,56 @@ def report_content_for(_result: EvaluationResult, _text: dict, _config: dict, _c
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def chart_spec(_chart: Any, key: str) -> dict:
+def chart_spec(_chart: Any, key: tuple) -> dict:
     """An Altair chart of a cached report content, as a Vega-Lite dict (validated once)."""
     return _chart.to_dict()
+
+
+# ---- golden set editor (keyed by the golden fingerprint: nothing is redone on a rerun) ---------------------
+@st.cache_data(show_spinner=False, max_entries=32)
+def golden_export(_golden: GoldenSet, golden_fp: str, fmt: str) -> str:
+    """The golden set as ``csv`` / ``json`` / ``jsonl`` / TREC ``qrels`` text (one format, on demand)."""
+    from rag_metrics.golden_edit import export_golden
+
+    return export_golden(_golden, fmt)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def golden_validation(_golden: GoldenSet, _known: Sequence[str], golden_fp: str, ids_key: str) -> Any:
+    """Validation of the golden set against the corpus ids (unknown ids, unlabelled questions)."""
+    from rag_metrics.golden import validate_golden
+
+    return validate_golden(_golden, set(_known))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def golden_editor_options(_golden: GoldenSet, _known: Sequence[str], golden_fp: str, ids_key: str
+                          ) -> tuple[list[str], list[str]]:
+    """The editor's choices: categories (the usual ones plus any in the set) and label ids (the
+    corpus ids plus any id the set names)."""
+    from rag_metrics.golden_edit import CATEGORIES
+
+    categories = list(dict.fromkeys([*CATEGORIES, *(q.category for q in _golden if q.category)]))
+    ids = list(dict.fromkeys([*_known, *(i for q in _golden for i in q.relevant)]))
+    return categories, ids
+
+
+# ---- small counts the pages show (pages do no arithmetic) ---------------------------------------------------
+@st.cache_data(show_spinner=False, max_entries=16)
+def mean_chunk_length(_chunks: ChunkSet, chunks_fp: str) -> float:
+    """Mean chunk length in characters (0 without chunks)."""
+    n = len(_chunks.chunks)
+    return sum(len(c.text) for c in _chunks.chunks) / n if n else 0.0
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def uncovered_count(_cmap: Any, key: EvalKey, k: int, method: str) -> int:
+    """Chunks of a corpus map that no question labels or retrieves."""
+    return int((~_cmap.chunks["covered_by_any_question"]).sum())
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def failures_found_lower(_result: EvaluationResult, key: EvalKey, k: int) -> int:
+    """Failures at ``k`` whose first relevant id is retrieved below ``k`` (a larger K would fix them)."""
+    f = _result.failures(k)
+    return int(f["first_relevant_rank"].notna().sum()) if len(f) else 0

@@ -29,7 +29,7 @@ OUTCOME_COLORS = {"B better": "#54A24B", "A better": "#E45756", "tie": "#9AA5B1"
 class Evaluated:
     config: ab.Config
     result: EvaluationResult
-    key: str
+    key: state.EvalKey
     chunks: cache.ChunkSet
     label_report: Any  # LabelReport when labels were carried, else None
 
@@ -44,12 +44,13 @@ def evaluate_config(ctx: state.Lab, cfg: ab.Config, level: str) -> Evaluated:
         golden, report = ctx.golden, None
         c2d: dict[str, str] | None = dict(chunks.doc)
     else:
-        golden, report = ab.golden_for(ctx.golden, level, ctx.chunks.chunks, chunks.chunks)  # type: ignore[arg-type]
-        c2d = ab.chunk_to_doc(ctx.chunks.chunks, chunks.chunks) if level == "document" else None
+        golden, report, c2d = cache.config_golden(ctx.golden, ctx.chunks, chunks, ctx.golden_session.fingerprint,
+                                                  ctx.chunks.fingerprint, chunks.fingerprint, level)
     options = ab.options_for(ctx.settings.options, level)  # type: ignore[arg-type]
-    key = (f"{chunks.fingerprint}/{cfg.retriever}/{model}/{cfg.depth}/{level}/"
-           f"{ctx.golden_entry.fingerprint}@{ctx.chunks.fingerprint}/{repr(options)}")
-    result = cache.config_evaluation(memo, golden, options, c2d, key, cfg.depth)
+    key = state.EvalKey(entry.fingerprint, cfg.chunk_size, cfg.chunk_overlap, cfg.retriever,
+                        ctx.golden_session.fingerprint, options, model=model, depth=cfg.depth,
+                        labels_on=ctx.chunks.fingerprint)
+    result = cache.config_evaluation(memo, golden, c2d, key)
     return Evaluated(cfg, result, key, chunks, report)
 
 

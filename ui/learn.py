@@ -101,6 +101,11 @@ def unretrieved_key() -> str:
     return f"learn_unret_{st.session_state.get(VERSION, 0)}"
 
 
+def store(sb: S.Sandbox) -> None:
+    """Keep the list as edited on the page (grades, unretrieved count)."""
+    st.session_state[SANDBOX] = sb
+
+
 def move(index: int, step: int) -> None:
     st.session_state[SANDBOX] = st.session_state[SANDBOX].move(index, step)
 
@@ -142,15 +147,15 @@ def _convention_widget(shared: str, local: str) -> None:
 # ---- charts ------------------------------------------------------------------------------------
 def curve_chart(curve: pd.DataFrame, k: int, highlight: tuple[str, ...] = ("precision", "recall")) -> alt.LayerChart:
     """Every metric against K for the sandbox list; precision and recall drawn bold."""
-    from ui.views import METRIC_COLORS, label
+    from ui.views import k_x, label, metric_scale
 
     df = curve.copy()
     df["Metric"] = [label(m) for m in df["metric"]]
     df["bold"] = df["metric"].isin(highlight)
     metrics = list(dict.fromkeys(df["metric"]))
-    scale = alt.Scale(domain=[label(m) for m in metrics], range=[METRIC_COLORS.get(m, "#888") for m in metrics])
+    scale = metric_scale(metrics)
     base = alt.Chart(df).encode(
-        x=alt.X("k:Q", title="K", axis=alt.Axis(tickMinStep=1, format="d")),
+        x=k_x(int(df["k"].max()) if len(df) else 2),
         y=alt.Y("value:Q", title="value", scale=alt.Scale(domain=[0, 1])),
         color=alt.Color("Metric:N", scale=scale, legend=alt.Legend(orient="bottom", title=None, columns=3)),
         tooltip=["Metric", "k", alt.Tooltip("value:Q", format=".3f")])

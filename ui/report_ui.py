@@ -30,7 +30,7 @@ from rag_metrics.errors import InputError
 from ui import state
 
 COMPARISON_KEY = "report_comparison"
-_HTML_CACHE: dict[str, str] = {}
+_HTML_CACHE: dict[tuple, str] = {}
 _HTML_LOCK = threading.Lock()
 _HTML_MAX = 8
 
@@ -39,7 +39,7 @@ _HTML_MAX = 8
 class ReportInputs:
     """Everything the report of the current view is made of."""
 
-    key: str                       # cache key: evaluation, K, comparison, title
+    key: tuple                     # cache key: evaluation (EvalKey), K, gain, comparison, title
     k: int
     title: str
     config: dict[str, Any]
@@ -64,7 +64,7 @@ def _comparison_key(table: pd.DataFrame, names: tuple[str, str]) -> str:
 def publish_comparison(table: pd.DataFrame, names: tuple[str, str], golden_fp: str | None = None) -> None:
     """Make a comparison (a :func:`rag_metrics.compare.compare` table) part of the report."""
     if golden_fp is None:
-        golden_fp = state.golden_entry().fingerprint
+        golden_fp = state.golden_session().fingerprint
     names = (str(names[0]), str(names[1]))
     st.session_state[COMPARISON_KEY] = {"table": table, "names": names, "golden_fp": golden_fp,
                                         "key": _comparison_key(table, names)}
@@ -79,7 +79,7 @@ def comparison_for(ctx) -> tuple[pd.DataFrame | None, tuple[str, str]]:
     c = st.session_state.get(COMPARISON_KEY)
     if not isinstance(c, dict) or not isinstance(c.get("table"), pd.DataFrame) or not len(c["table"]):
         return None, ("A", "B")
-    if c.get("golden_fp") not in (None, ctx.golden_entry.fingerprint):
+    if c.get("golden_fp") not in (None, ctx.golden_session.fingerprint):
         return None, ("A", "B")
     names = tuple(c.get("names") or ("A", "B"))
     return c["table"], (str(names[0]), str(names[1]))  # type: ignore[index]
@@ -113,7 +113,7 @@ def inputs(ctx) -> ReportInputs:
     if comparison is not None:
         published = st.session_state.get(COMPARISON_KEY) or {}
         cmp_key = published.get("key") or _comparison_key(comparison, names)
-    key = f"{ctx.eval_key}|{ctx.k}|{s.ndcg_gain}|{cmp_key}"
+    key = (ctx.key, ctx.k, s.ndcg_gain, cmp_key, title)
     file_name = f"rag-metrics-report-{_slug(s.corpus)}-{s.retriever}-k{ctx.k}.html"
     return ReportInputs(key, ctx.k, title, config, comparison, names, tuple(s.metrics), s.ndcg_metric, file_name)
 

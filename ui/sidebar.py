@@ -30,14 +30,9 @@ MISSING_LABELS = {
 
 
 def depth_for(name: str) -> int:
-    """Upper end of the K slider: the retrieval depth (bounded by the number of chunks)."""
+    """Upper end of K: the retrieval depth of the corpus's chunking (:func:`ui.state.depth_of`)."""
     try:
-        entry = state.corpus_entry(name)
-        from ui import cache
-
-        size, overlap = state.chunking(name)
-        n = len(cache.chunk_set(entry.corpus, entry.fingerprint, size, overlap).chunks)
-        return max(1, min(DEFAULT_DEPTH, n))
+        return state.depth_of(state.chunk_set(name))
     except Exception:  # noqa: BLE001 - the page shows the real error
         return DEFAULT_DEPTH
 
@@ -55,10 +50,12 @@ def render() -> None:
                  help=f"Each question is retrieved once to depth {DEFAULT_DEPTH} per retriever and chunking; "
                       "switching back is instant.")
         depth = depth_for(ss[state.KEY_CORPUS])
-        if ss.get(state.KEY_K, 5) > depth:
-            ss[state.KEY_K] = depth
-        st.slider("K (cutoff)", 1, depth, key=state.KEY_K,
-                  help="Metrics are read at this cutoff. Changing K never re-runs retrieval.")
+        state.sync_k(depth)
+        if depth > 1:
+            st.slider("K (cutoff)", 1, depth, key=state.KEY_K,
+                      help="Metrics are read at this cutoff. Changing K never re-runs retrieval.")
+        else:  # a slider needs min < max
+            st.caption("K (cutoff) = 1: the corpus has a single chunk.")
         with st.expander("Evaluation conventions", icon=":material/tune:"):
             st.caption("Defaults follow trec_eval; each alternative is labelled with where it comes from.")
             st.number_input("Relevance level (grade ≥ L is relevant)", min_value=1, max_value=10, step=1,

@@ -1,37 +1,40 @@
-"""Session state of the app: one place for keys, defaults and the golden working copy.
+"""Session state of the app: one place for keys, defaults, the golden session and the evaluation key.
 
 Everything a page needs comes from :func:`current`, which returns a :class:`Lab` (the settings
-chosen in the shared sidebar, the chunk set, the retrieval memo, the golden set and its
-evaluation).  Pages never read ``st.session_state`` keys directly except through this module.
+chosen in the shared sidebar, the chunk set, the retrieval memo, the golden session, the
+evaluation and its :class:`EvalKey`).  Pages never read ``st.session_state`` themselves: their
+own widgets' values go through :func:`value` / :func:`default` / :func:`set_value`.
 
 State kinds
 -----------
-- **Sidebar widgets** (``KEY_*``): rendered by ``app.py`` on every run, so they survive page
+- **Sidebar widgets** (``KEY_*``): rendered by the shell on every run, so they survive page
   switches.  Defaults in :data:`DEFAULTS`; :func:`init_state` applies them once per session
   (a later URL-query-parameter sync can override them there).
-- **Golden working copy** per corpus (:class:`GoldenEntry` in ``st.session_state[_GOLDEN]``):
-  loaded from the workspace (or the shipped sample), changed only through :func:`set_golden`,
-  which autosaves atomically and records conflicts.
+- **Golden sessions** per corpus (:class:`rag_metrics.golden_session.GoldenSession` in
+  ``st.session_state[_GOLDEN]``): the one working copy, loaded from the workspace (or the shipped
+  set) and changed only through its methods, which autosave atomically and record conflicts.  The
+  golden editor saves from its ``on_change`` callback (:func:`on_golden_edit`), never on a rerun.
 - **Corpora** (``_CORPORA``): the sample plus corpora loaded in this session (uploads, BEIR).
 - **Chunking** per corpus (``_CHUNKING``): size and overlap.
+- **K**: clamped to the retrieval depth in one place, :func:`clamp_k`.
 """
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Callable
 
 import streamlit as st
 
-from rag_metrics.errors import InputError, ValidationReport
+from rag_metrics.errors import InputError
 from rag_metrics.evaluate import EvalOptions, EvaluationResult
+from rag_metrics.golden_session import GoldenSession
 from rag_metrics.metrics.registry import DEFAULT_METRICS
 from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
-from rag_metrics.retrieval.defaults import DEFAULT_RETRIEVER
+from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, DEFAULT_RETRIEVER
 from rag_metrics.retrieval.memo import RetrievalMemo
 from rag_metrics.types import Corpus, GoldenSet
-from rag_metrics.workspace import SaveResult, Workspace
+from rag_metrics.workspace import Workspace
 from ui import cache
 
 # ---- keys --------------------------------------------------------------------------------------
@@ -50,6 +53,7 @@ _CHUNKING = "_chunking"
 _TOKEN = "_session_token"
 _NOTICE = "_notice"
 _PENDING = "_pending_widgets"
+EDITOR_PREFIX = "golden_editor_"   # the golden editor's widget key: EDITOR_PREFIX + table id
 
 SAMPLE = "sample_corpus"
 
@@ -75,26 +79,11 @@ class CorpusEntry:
     label: str = ""
 
 
-@dataclass
-class GoldenEntry:
-    """The golden working copy of one corpus in this session."""
-
-    golden: GoldenSet
-    fingerprint: str
-    version: str | None                 # workspace version last loaded or saved by this session
-    workspace: Workspace
-    last_save: SaveResult | None = None
-    conflict_path: Path | None = None
-    load_report: ValidationReport = field(default_factory=ValidationReport)
-    revision: int = 0                   # bumped on every change (editors rebase on it)
-    save_error: str | None = None       # last autosave failure (disk), shown by the editor
-
-
 @dataclass(frozen=True)
 class Settings:
     corpus: str
     retriever: str
-    k: int
+    k: int                      # as chosen; read the clamped value from Lab.k
     options: EvalOptions
     ndcg_gain: str
     chunk_size: int
@@ -108,6 +97,34 @@ class Settings:
     def metrics(self) -> tuple[str, ...]:
         """The dashboard's metrics (NDCG with the chosen gain)."""
         return tuple(self.ndcg_metric if m == "ndcg" else m for m in DEFAULT_METRICS)
+
+
+@dataclass(frozen=True)
+class EvalKey:
+    """What one evaluation depends on: the cache key of the evaluation and of every table, chart
+    and report derived from it (built once per rerun by :func:`current`; the Compare page builds
+    one per configuration).  Hashable, and hashed by Streamlit's caches field by field."""
+
+    corpus: str                 # corpus fingerprint
+    chunk_size: int
+    chunk_overlap: int
+    system: str                 # retriever kind
+    golden: str                 # golden-set fingerprint
+    options: EvalOptions        # conventions, evaluation level included
+    model: str = ""             # embedding model ("" = the bundled default)
+    depth: int = DEFAULT_DEPTH
+    labels_on: str = ""         # chunking the labels were made on, when carried to this one
+
+    @property
+    def chunks(self) -> str:
+        """The chunking's fingerprint (``ChunkSet.fingerprint``)."""
+        return f"{self.corpus}:{self.chunk_size}:{self.chunk_overlap}"
+
+    def __str__(self) -> str:
+        o = self.options
+        return (f"{self.chunks}/{self.system}{'/' + self.model if self.model else ''}/d{self.depth}/g{self.golden}"
+                f"{'@' + self.labels_on if self.labels_on else ''}/L{o.relevance_level}/{o.out_of_scope}/"
+                f"{o.recall_denominator}/{o.missing_queries}/{o.level}")
 
 
 # ---- init --------------------------------------------------------------------------------------
@@ -126,6 +143,33 @@ def init_state() -> None:
         ss[k] = v
     if ss[KEY_CORPUS] != SAMPLE and ss[KEY_CORPUS] not in ss[_CORPORA]:
         ss[KEY_CORPUS] = SAMPLE
+
+
+# ---- page widgets' values (pages never touch st.session_state) -----------------------------------
+def value(key: str, default_value: Any = None) -> Any:
+    """The value of a widget or page setting (``default_value`` when it has none yet)."""
+    return st.session_state.get(key, default_value)
+
+
+def default(key: str, default_value: Any) -> Any:
+    """Give a widget its starting value once (before it is drawn); returns its value."""
+    return st.session_state.setdefault(key, default_value)
+
+
+def set_value(key: str, new_value: Any) -> None:
+    """Set a page setting (or, before it is drawn, a widget of this page)."""
+    st.session_state[key] = new_value
+
+
+def pop(key: str, default_value: Any = None) -> Any:
+    return st.session_state.pop(key, default_value)
+
+
+def keep_choice(key: str, options: list, fallback: Any) -> Any:
+    """Make a selection widget's value one of ``options`` (``fallback`` when it is not); returns it."""
+    if st.session_state.get(key) not in options:
+        st.session_state[key] = fallback
+    return st.session_state[key]
 
 
 # ---- corpora -----------------------------------------------------------------------------------
@@ -162,10 +206,10 @@ def add_corpus(name: str, corpus: Corpus, *, level: str = "chunk", golden: Golde
     return name
 
 
-def set_widget(key: str, value: Any) -> None:
+def set_widget(key: str, new_value: Any) -> None:
     """Set a sidebar widget's value from a page: applied at the start of the next run
     (a widget's value cannot change after it was drawn in the current run).  Call st.rerun()."""
-    st.session_state.setdefault(_PENDING, {})[key] = value
+    st.session_state.setdefault(_PENDING, {})[key] = new_value
 
 
 def chunking(name: str | None = None) -> tuple[int, int]:
@@ -193,6 +237,36 @@ def set_chunking(size: int, overlap: int, name: str | None = None) -> None:
     Workspace(name).save_settings(chunk_size=int(size), chunk_overlap=int(overlap))
 
 
+def chunk_set(name: str | None = None) -> cache.ChunkSet:
+    """The chunks of a corpus under its current chunking (cached)."""
+    entry = corpus_entry(name)
+    size, overlap = chunking(name)
+    return cache.chunk_set(entry.corpus, entry.fingerprint, size, overlap)
+
+
+# ---- K: clamped here and nowhere else ----------------------------------------------------------------
+def depth_of(chunks: cache.ChunkSet) -> int:
+    """Retrieval depth of a chunking: :data:`DEFAULT_DEPTH`, or fewer when the corpus has fewer chunks
+    (the retrieval memo's own bound)."""
+    return max(1, min(DEFAULT_DEPTH, len(chunks.chunks)))
+
+
+def clamp_k(k: Any, depth: int) -> int:
+    """K within ``1..depth`` (a corpus of one chunk has K = 1)."""
+    try:
+        k = int(k)
+    except (TypeError, ValueError):
+        k = int(DEFAULTS[KEY_K])
+    return max(1, min(k, max(int(depth), 1)))
+
+
+def sync_k(depth: int) -> int:
+    """Clamp the sidebar's K to ``depth`` before the K widget is drawn; returns it."""
+    ss = st.session_state
+    ss[KEY_K] = clamp_k(ss.get(KEY_K, DEFAULTS[KEY_K]), depth)
+    return ss[KEY_K]
+
+
 # ---- settings ----------------------------------------------------------------------------------
 def settings() -> Settings:
     ss = st.session_state
@@ -202,90 +276,90 @@ def settings() -> Settings:
                        recall_denominator=ss.get(KEY_RECALL, "all"),
                        missing_queries=ss.get(KEY_MISSING, "zero"), level=level)  # type: ignore[arg-type]
     size, overlap = chunking(name)
-    return Settings(name, ss.get(KEY_RETRIEVER, DEFAULT_RETRIEVER), int(ss.get(KEY_K, 5)), opts,
+    return Settings(name, ss.get(KEY_RETRIEVER, DEFAULT_RETRIEVER), int(ss.get(KEY_K, DEFAULTS[KEY_K])), opts,
                     ss.get(KEY_GAIN, "linear"), size, overlap)
 
 
-# ---- golden working copy -----------------------------------------------------------------------
-def golden_entry(name: str | None = None) -> GoldenEntry:
-    """The golden working copy of a corpus: loaded from the workspace, else the seed set."""
+# ---- the golden session --------------------------------------------------------------------------
+def golden_session(name: str | None = None) -> GoldenSession:
+    """The golden session of a corpus: loaded from the workspace, else the seed set."""
     ss = st.session_state
     name = name or ss.get(KEY_CORPUS, SAMPLE)
-    entry = ss[_GOLDEN].get(name)
-    if entry is not None:
-        return entry
-    ws = Workspace(name)
-    report = ValidationReport()
-    loaded = None
+    session = ss[_GOLDEN].get(name)
+    if session is None:
+        session = GoldenSession(Workspace(name), corpus_entry(name).seed_golden, name=name,
+                                session_id=ss.get(_TOKEN, "session"))
+        ss[_GOLDEN][name] = session
+    return session
+
+
+def golden_editor(relevant_as_text: bool) -> tuple[str, int, Any]:
+    """``(widget key, table id, base table)`` of the golden editor.  A new base (and key) when the
+    set changed elsewhere or the editor's own state was dropped (another page was shown)."""
+    session = golden_session()
+    tid, table = session.table(relevant_as_text=relevant_as_text)
+    if EDITOR_PREFIX + str(tid) not in st.session_state and not session.table_is_current:
+        tid, table = session.table(relevant_as_text=relevant_as_text, rebuild=True)
+    return EDITOR_PREFIX + str(tid), tid, table
+
+
+def on_golden_edit(key: str, table_id: int) -> None:
+    """The golden editor's ``on_change``: apply its edit state and autosave (once per edit)."""
+    out = golden_session().apply_table_edits(table_id, st.session_state.get(key) or {})
+    if out.saved is not None and out.saved.saved:
+        notice("Saved", "toast")
+
+
+def _golden_action(action: Callable[[GoldenSession], Any], done: str, kind: str = "success") -> Any:
+    """Run ``action`` on the golden session with a notice for the next run; an ``InputError``
+    becomes an error notice."""
+    from ui.views import esc
+
     try:
-        loaded = ws.load()
+        res = action(golden_session())
     except InputError as err:
-        report.error(str(err))
-    if loaded is not None:
-        golden, report, version = loaded
-        golden = GoldenSet(golden.queries, name=name)
-    else:
-        seed = corpus_entry(name).seed_golden
-        golden, version = (seed if seed is not None else GoldenSet((), name=name)), None
-    entry = GoldenEntry(golden, golden.fingerprint(), version, ws, load_report=report)
-    ss[_GOLDEN][name] = entry
-    return entry
-
-
-def set_golden(golden: GoldenSet, *, force: bool = False, name: str | None = None) -> SaveResult | None:
-    """Replace the working copy and autosave it (atomic; a conflicting save is kept beside).
-
-    Returns the save result, or ``None`` when nothing changed.
-    """
-    entry = golden_entry(name)
-    fp = golden.fingerprint()
-    if fp == entry.fingerprint and not force:
+        notice(f"Could not change the golden set: {esc(str(err))}", "error")
         return None
-    entry.golden, entry.fingerprint = golden, fp
-    entry.revision += 1
-    try:
-        res = entry.workspace.save(golden, entry.version, session=st.session_state[_TOKEN], force=force)
-    except OSError as err:  # unwritable workspace: keep working in memory, say so
-        entry.save_error = (f"Cannot save to {entry.workspace.path} ({err.strerror or err}); your edits are kept "
-                            "in this browser session only. Set RAG_METRICS_WORKSPACE to a writable folder.")
-        return None
-    entry.save_error = None
-    entry.last_save = res
-    if res.saved:
-        entry.version = res.version
-        entry.conflict_path = None
+    if res is not None and getattr(res, "conflict", False):
+        notice(f"{done} Not saved over the file: another session changed it (see the Golden set editor).",
+               "warning")
     else:
-        entry.conflict_path = res.conflict_path
+        notice(done, kind)
     return res
 
 
-def reload_from_workspace(name: str | None = None) -> None:
-    """Drop this session's copy and load the saved one (resolves a conflict in favour of disk)."""
-    ss = st.session_state
-    name = name or ss.get(KEY_CORPUS, SAMPLE)
-    old = ss[_GOLDEN].pop(name, None)
-    new = golden_entry(name)
-    if old is not None:
-        new.revision = old.revision + 1
+def golden_keep_mine() -> None:
+    _golden_action(lambda s: s.keep_mine(), "Your version is saved.")
 
 
-def reset_to_seed(name: str | None = None) -> SaveResult | None:
-    """Restore the shipped (seed) golden set and save it over the workspace.
+def golden_reload() -> None:
+    session = golden_session()
+    beside = session.conflict_path
+    session.reload()
+    from ui.views import esc
 
-    The shipped labels are made on the default chunking; under another chunking they are carried
-    across (``carry_labels``) so they name the current chunks.
-    """
-    name = name or st.session_state.get(KEY_CORPUS, SAMPLE)
+    notice("Loaded the saved golden set." + (f" Your copy stays in {esc(str(beside))}." if beside else ""), "info")
+
+
+def golden_judge(query_id: str, item_id: str, grade: int) -> None:
+    """A label queue button: judge one id for one question (the editor's path; autosaved)."""
+    from ui.views import esc
+
+    what = f"relevant (grade {grade})" if grade > 0 else "not relevant"
+    _golden_action(lambda s: s.judge(query_id, item_id, grade),
+                   f"Labelled {esc(item_id)} as {what} for {esc(query_id)}; every metric is updated.")
+
+
+def golden_reset() -> None:
+    """Restore the shipped set, its labels carried to the current chunking when it differs."""
+    name = st.session_state.get(KEY_CORPUS, SAMPLE)
     entry = corpus_entry(name)
-    seed = entry.seed_golden or GoldenSet(())
     size, overlap = chunking(name)
-    if entry.level == "chunk" and len(seed) and (size, overlap) != (DEFAULT_CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP):
-        from rag_metrics.retrieval.relabel import carry_labels
-
-        old = cache.chunk_set(entry.corpus, entry.fingerprint, DEFAULT_CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP)
-        new = cache.chunk_set(entry.corpus, entry.fingerprint, size, overlap)
-        seed, _ = carry_labels(seed, old.chunks, new.chunks)
-    return set_golden(GoldenSet(seed.queries, name=name), force=True, name=name)
+    old = new = None
+    if entry.level == "chunk" and (size, overlap) != (DEFAULT_CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP):
+        old = cache.chunk_set(entry.corpus, entry.fingerprint, DEFAULT_CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP).chunks
+        new = cache.chunk_set(entry.corpus, entry.fingerprint, size, overlap).chunks
+    _golden_action(lambda s: s.reset(old, new), "Golden set reset to the shipped version.")
 
 
 def notice(message: str | None = None, kind: str = "success") -> tuple[str, str] | None:
@@ -299,23 +373,30 @@ def notice(message: str | None = None, kind: str = "success") -> tuple[str, str]
 # ---- the lab context ---------------------------------------------------------------------------
 @dataclass(frozen=True, eq=False)
 class Lab:
-    """Everything a page reads: settings, chunks, retrieval, golden set, evaluation."""
+    """Everything a page reads: settings, chunks, retrieval, golden session, evaluation and its key."""
 
     settings: Settings
     corpus: CorpusEntry
     chunks: cache.ChunkSet
     memo: RetrievalMemo
-    golden_entry: GoldenEntry
+    golden_session: GoldenSession
     result: EvaluationResult
-    eval_key: str
+    key: EvalKey
+    k: int                      # the sidebar's K, clamped to the retrieval depth
 
     @property
     def golden(self) -> GoldenSet:
-        return self.golden_entry.golden
+        return self.golden_session.golden
 
     @property
-    def k(self) -> int:
-        return min(self.settings.k, self.memo.depth)
+    def unit(self) -> str:
+        """What a label names: ``"chunk"`` or ``"document"``."""
+        return "document" if self.corpus.level == "document" else "chunk"
+
+    @property
+    def ids_key(self) -> str:
+        """Cache key of :attr:`known_ids` and :attr:`id_text` (the chunking and the label level)."""
+        return f"{self.chunks.fingerprint}:{self.corpus.level}"
 
     @property
     def known_ids(self) -> list[str]:
@@ -328,30 +409,27 @@ class Lab:
     def id_text(self) -> dict[str, str]:
         """Text of every id a ranking or a label can name (chunk texts, or document texts)."""
         if self.corpus.level == "document":
-            return {d.id: d.text for d in self.corpus.corpus}
+            return cache.document_text(self.corpus.corpus, self.corpus.fingerprint)
         return self.chunks.text
 
     def summary(self):
-        return cache.summary_table(self.result, self.eval_key, self.k, self.settings.metrics)
-
-    def curve(self):
-        return cache.curve_table(self.result, self.eval_key, self.settings.metrics)
+        return cache.summary_table(self.result, self.key, self.k, self.settings.metrics)
 
     def curve_records(self):
         """The metric-vs-K table shaped for the chart (cached per evaluation)."""
-        return cache.curve_records(self.result, self.eval_key, self.settings.metrics)
+        return cache.curve_records(self.result, self.key, self.settings.metrics)
 
     def by_category(self, metric: str):
-        return cache.category_table(self.result, self.eval_key, metric, self.k)
+        return cache.category_table(self.result, self.key, metric, self.k)
 
     def hit_rates(self):
-        return cache.hit_rate_table(self.result, self.eval_key)
-
-    def abstention_curve(self):
-        return cache.abstention_table(self.result, self.eval_key)
+        return cache.hit_rate_table(self.result, self.key)
 
     def abstention_records(self):
-        return cache.abstention_records(self.result, self.eval_key)
+        return cache.abstention_records(self.result, self.key)
+
+    def abstention_setup(self):
+        return cache.abstention_setup(self.result, self.key)
 
 
 def current() -> Lab:
@@ -361,15 +439,14 @@ def current() -> Lab:
     entry = corpus_entry(s.corpus)
     chunks = cache.chunk_set(entry.corpus, entry.fingerprint, s.chunk_size, s.chunk_overlap)
     memo = cache.retrieval_memo(chunks, chunks.fingerprint, s.retriever)
-    g = golden_entry(s.corpus)
-    options = s.options
-    if options.level == "document":
-        eval_key = f"{chunks.fingerprint}/{s.retriever}/{g.fingerprint}/{repr(options)}"
-        result = cache.evaluation_documents(memo, g.golden, options, chunks, eval_key)
+    g = golden_session(s.corpus)
+    key = EvalKey(entry.fingerprint, s.chunk_size, s.chunk_overlap, s.retriever, g.fingerprint, s.options,
+                  depth=memo.depth)
+    if s.options.level == "document":
+        result = cache.evaluation_documents(memo, g.golden, chunks, key)
     else:
-        eval_key = f"{chunks.fingerprint}/{s.retriever}/{g.fingerprint}/{repr(options)}"
-        result = cache.evaluation(memo, g.golden, options, eval_key)
-    return Lab(s, entry, chunks, memo, g, result, eval_key)
+        result = cache.evaluation(memo, g.golden, key)
+    return Lab(s, entry, chunks, memo, g, result, key, clamp_k(s.k, depth_of(chunks)))
 
 
 def current_or_stop() -> Lab:
@@ -390,7 +467,6 @@ def rechunk(size: int, overlap: int, progress=None):
     ``progress``), carry the golden labels across, save both.  Returns the library's
     ``LabelReport`` (``None`` for document-level corpora, whose labels do not depend on chunks)."""
     from rag_metrics.retrieval.chunking import validate_chunk_args
-    from rag_metrics.retrieval.relabel import carry_labels
 
     size, overlap = validate_chunk_args(size, overlap)
     name = st.session_state.get(KEY_CORPUS, SAMPLE)
@@ -402,8 +478,6 @@ def rechunk(size: int, overlap: int, progress=None):
         cache.prewarm_embeddings(new, progress)
     report = None
     if entry.level == "chunk":
-        g = golden_entry(name)
-        carried, report = carry_labels(g.golden, old.chunks, new.chunks)
-        set_golden(GoldenSet(carried.queries, name=g.golden.name), name=name)
+        report = golden_session(name).carry_over(old.chunks, new.chunks)
     set_chunking(size, overlap, name)
     return report

@@ -7,22 +7,20 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Iterable, Sequence
+from typing import Sequence
 
 import altair as alt
 import pandas as pd
 import streamlit as st
 
+from rag_metrics import chart_style
 from rag_metrics.errors import InputError, ValidationReport
-from rag_metrics.readouts import report_table
 from rag_metrics.metrics.registry import METRICS
+from rag_metrics.readouts import report_table
 
 DECIMALS = 3
-#: One colour per metric, the same in every chart.
-METRIC_COLORS = {
-    "hit_rate": "#4C78A8", "mrr": "#F58518", "precision": "#54A24B", "recall": "#B279A2",
-    "ndcg": "#E45756", "ndcg_exp": "#E45756", "map": "#72B7B2",
-}
+#: One colour per metric, the same in every chart and in the report (defined in the library).
+METRIC_COLORS = chart_style.METRIC_COLORS
 ACCENT = "#4C78A8"
 MUTED = "#9AA5B1"
 
@@ -97,17 +95,22 @@ def _fill(template: dict, **datasets: pd.DataFrame | list[dict]) -> dict:
     return spec
 
 
-def _metric_scale(metrics: Sequence[str]) -> alt.Scale:
-    return alt.Scale(domain=[label(m) for m in metrics], range=[METRIC_COLORS.get(m, ACCENT) for m in metrics])
+def metric_scale(metrics: Sequence[str]) -> alt.Scale:
+    """Colour scale of a chart whose colour field holds metric labels: each metric its colour."""
+    return alt.Scale(**chart_style.metric_scale(metrics, label))
+
+
+def k_x(max_k: int, title: str = chart_style.K_TITLE) -> alt.X:
+    """The K axis of every metric-against-K chart (log scale from 1, the same ticks)."""
+    return alt.X("k:Q", title=title, scale=alt.Scale(**chart_style.k_scale(max_k)),
+                 axis=alt.Axis(**chart_style.k_axis(max_k)))
 
 
 @functools.lru_cache(maxsize=64)
 def _curve_template(metrics: tuple[str, ...], max_k: int, height: int) -> dict:
-    ticks = [v for v in (1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 500, 1000) if v <= max_k]
-    x = alt.X("k:Q", title="K (cutoff, log scale)", scale=alt.Scale(type="log", domain=[1, max_k], nice=False),
-              axis=alt.Axis(values=ticks, format="d"))
+    x = k_x(max_k)
     y = alt.Y("value:Q", title="Mean over queries", scale=alt.Scale(domain=[0, 1]))
-    color = alt.Color("Metric:N", scale=_metric_scale(metrics), legend=alt.Legend(orient="bottom", title=None))
+    color = alt.Color("Metric:N", scale=metric_scale(metrics), legend=alt.Legend(orient="bottom", title=None))
     curve = alt.Data(name="curve")
     lines = alt.Chart(curve).mark_line(strokeWidth=2).encode(x=x, y=y, color=color)
     hover = alt.selection_point(fields=["k"], nearest=True, on="pointerover", empty=False)
@@ -120,7 +123,7 @@ def _curve_template(metrics: tuple[str, ...], max_k: int, height: int) -> dict:
     text = alt.Chart(marker).mark_text(align="left", dx=4, color="#333", fontWeight="bold").encode(
         x="k:Q", y=alt.value(8), text="text:N")
     dots = alt.Chart(alt.Data(name="at_k")).mark_point(filled=True, size=70).encode(
-        x="k:Q", y="value:Q", color=alt.Color("Metric:N", scale=_metric_scale(metrics), legend=None),
+        x="k:Q", y="value:Q", color=alt.Color("Metric:N", scale=metric_scale(metrics), legend=None),
         tooltip=[alt.Tooltip("Metric:N"), alt.Tooltip("value_fmt:N", title="Mean at K")])
     return (lines + points + rule + text + dots).properties(height=height).to_dict()
 
@@ -147,7 +150,7 @@ def _category_template(metric: str, height: int) -> dict:
     tooltip = [alt.Tooltip("category:N", title="Category"), alt.Tooltip("n:Q", title="Queries"),
                alt.Tooltip("mean_fmt:N", title="Mean"), alt.Tooltip("ci_fmt:N", title="95% CI")]
     data = alt.Data(name="cat")
-    bars = alt.Chart(data).mark_bar(color=METRIC_COLORS.get(metric, ACCENT), opacity=0.85, height=22).encode(
+    bars = alt.Chart(data).mark_bar(color=chart_style.metric_color(metric), opacity=0.85, height=22).encode(
         x=alt.X("mean:Q", title=f"{label(metric)} (mean)", scale=alt.Scale(domain=[0, 1])), y=y, tooltip=tooltip)
     err = alt.Chart(data).mark_errorbar(color="#333", thickness=1.5, ticks=True).encode(
         x=alt.X("ci_low:Q", title=""), x2="ci_high:Q", y=y, tooltip=tooltip)
@@ -169,7 +172,7 @@ def category_chart(cat: pd.DataFrame, metric: str, height: int = 260) -> dict:
 def _hit_rate_template(height: int) -> dict:
     base = alt.Chart(alt.Data(name="hits")).encode(
         x=alt.X("K:N", title="Hit rate at", sort=None, axis=alt.Axis(labelAngle=0)))
-    bars = base.mark_bar(color=METRIC_COLORS["hit_rate"], width=38).encode(
+    bars = base.mark_bar(color=chart_style.metric_color("hit_rate"), width=38).encode(
         y=alt.Y("hit_rate:Q", title="Hit rate", scale=alt.Scale(domain=[0, 1])),
         tooltip=[alt.Tooltip("K:N"), alt.Tooltip("value_fmt:N", title="Hit rate"), alt.Tooltip("detail:N", title="")])
     text = base.mark_text(dy=-8, color="#333").encode(y="hit_rate:Q", text="value_fmt:N")
@@ -191,7 +194,7 @@ def _histogram_template(height: int) -> dict:
                 axis=alt.Axis(labelAngle=0)),
         y=alt.Y("count:Q", title="Queries"),
         color=alt.Color("outcome:N", scale=alt.Scale(domain=["hit at K", "beyond K", "not found"],
-                                                     range=[METRIC_COLORS["precision"], "#F2A541", MUTED]),
+                                                     range=[chart_style.metric_color("hit_rate"), "#F2A541", MUTED]),
                         legend=alt.Legend(orient="bottom", title=None)),
         tooltip=[alt.Tooltip("rank_label:N", title="First relevant rank"), alt.Tooltip("count:Q", title="Queries")],
     ).properties(height=height).to_dict()
@@ -270,3 +273,17 @@ _MD_SPECIAL = "\\`*_{}[]()#+-.!|<>~$:"
 def esc(text: str) -> str:
     """Escape markdown (and HTML-significant) characters so ``text`` shows literally in st.markdown."""
     return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(text))
+
+
+def show_notice() -> None:
+    """Show the one-shot message a callback or the previous run left (:func:`ui.state.notice`)."""
+    from ui import state
+
+    note = state.notice()
+    if not note:
+        return
+    kind, message = note
+    if kind == "toast":
+        st.toast(message, icon=":material/save:")
+    else:
+        getattr(st, kind, st.info)(message)

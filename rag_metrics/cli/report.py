@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from rag_metrics.cli._common import check_int, stderr
 from rag_metrics.errors import InputError
-from rag_metrics.retrieval.defaults import DEFAULT_RETRIEVER, RETRIEVER_KINDS
 from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
+from rag_metrics.retrieval.defaults import DEFAULT_RETRIEVER, RETRIEVER_KINDS
 
 __all__ = ["add_parser", "run"]
 
@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
     chunk_ids = {c.id for c in chunks}
     doc_ids = {c.doc_id for c in chunks}
     labelled = {i for q in golden for i in q.relevant}
-    level = "document" if labelled and labelled <= doc_ids and not (labelled & chunk_ids) else "chunk"
+    level: Literal["chunk", "document"] = "document" if labelled and labelled <= doc_ids and not (labelled & chunk_ids) else "chunk"
     known = doc_ids if level == "document" else chunk_ids
     report = validate_golden(golden, known, source=str(args.golden))
     if report.errors:

@@ -24,8 +24,8 @@ from typing import Any
 
 from rag_metrics.cli._common import counter_progress
 from rag_metrics.errors import InputError
-from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, DEFAULT_RETRIEVER, RETRIEVER_KINDS
 from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
+from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, DEFAULT_RETRIEVER, RETRIEVER_KINDS
 
 __all__ = ["add_parser", "run", "load_queries", "DOC_LEVEL_MIN_CHUNKS"]
 

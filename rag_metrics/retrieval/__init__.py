@@ -41,7 +41,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from rag_metrics.retrieval.hybrid import HybridRetriever, rrf_fuse, weighted_fuse
     from rag_metrics.retrieval.lexical import BM25Retriever
     from rag_metrics.retrieval.relabel import LabelReport, carry_labels
-    from rag_metrics.retrieval.build_sample_cache import SAMPLE_CORPUS_DIR, load_sample_index
+    from rag_metrics.retrieval.sample_index import SampleIndex, load_sample_index
 
 __all__ = [
     "Retriever", "Progress", "RETRIEVER_KINDS", "DEFAULT_RETRIEVER", "DEFAULT_DEPTH", "make_retriever", "get_encoder",
@@ -52,7 +52,7 @@ __all__ = [
     "EmbeddingCache", "encode_with_cache",
     "DenseRetriever", "ExactRetriever", "BM25Retriever", "HybridRetriever",
     "rrf_fuse", "weighted_fuse", "carry_labels", "LabelReport",
-    "SAMPLE_CORPUS_DIR", "load_sample_index",
+    "SampleIndex", "load_sample_index",
 ]
 
 _LAZY = {
@@ -63,7 +63,7 @@ _LAZY = {
     "BM25Retriever": "lexical",
     "HybridRetriever": "hybrid", "rrf_fuse": "hybrid", "weighted_fuse": "hybrid",
     "carry_labels": "relabel", "LabelReport": "relabel",
-    "SAMPLE_CORPUS_DIR": "build_sample_cache", "load_sample_index": "build_sample_cache",
+    "SampleIndex": "sample_index", "load_sample_index": "sample_index",
 }
 
 Progress = Any  # Callable[[int, int], None]; kept loose to avoid importing typing aliases eagerly
