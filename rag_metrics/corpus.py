@@ -68,7 +68,9 @@ MAX_FOLDER_ENTRIES = 50_000
 #: File suffixes read as documents from a folder or an upload.
 TEXT_SUFFIXES = (".md", ".markdown", ".txt")
 
-_HEADING = re.compile(r"^[ ]{0,3}#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$", re.MULTILINE)
+# A heading line; the closing "#"s and blanks are stripped in Python (a lazy group followed by
+# optional runs, as in ``(.+?)[ \t]*#*[ \t]*$``, backtracks cubically on a long line of blanks).
+_HEADING = re.compile(r"^[ ]{0,3}#{1,6}[ \t]+(.+)$", re.MULTILINE)
 
 
 def resolve_max_file_bytes(override: int | None = None) -> int:
@@ -120,7 +122,11 @@ def _check_size(n_bytes: int, source: str, limit: int, report: ValidationReport)
 
 def _title_from_markdown(text: str, stem: str) -> str:
     m = _HEADING.search(text)
-    return m.group(1).strip() if m else stem
+    if not m:
+        return stem
+    body = m.group(1)
+    title = body.rstrip(" \t").rstrip("#").rstrip(" \t")
+    return (title or body[:1]).strip()
 
 
 def document_from_text(doc_id: str, text: str, source: str = "", suffix: str = ".md") -> Document:

@@ -83,7 +83,7 @@ def parse_int(value: Any, lo: int, hi: int, what: str = "value") -> tuple[int | 
             if len(digits) > MAX_INT_DIGITS:
                 return None, f"{what} {shown} has {len(digits)} digits and is out of range; use {rng}"
             n = int(s)
-        elif _ASCII_FLOAT.fullmatch(s) and len(s) <= 64:
+        elif len(s) <= 64 and _ASCII_FLOAT.fullmatch(s):
             return parse_int(float(s), lo, hi, what)
         else:
             return None, f"{what} {shown} is not an integer; use {rng}"

@@ -300,3 +300,33 @@ def test_single_chunk_corpus_loads_and_chunks():
     corpus = corpus_from_files({"one.md": b"# One\n\nA single short document."})
     chunks = chunk_corpus(corpus)
     assert len(chunks) == 1 and chunks[0].id == "one#0"
+
+
+# ---- pathological text (regular expressions that backtrack) -----------------------------------
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("line", ["# a" + " " * 1_000_000 + "x", "#" + " \t" * 500_000 + "#x", "# " + "#" * 1_000_000])
+def test_markdown_heading_on_a_long_line_is_linear(line):
+    corpus = corpus_from_files({"d.md": (line + "\nbody").encode()})
+    assert corpus.documents[0].title  # found (not hung)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("text", ["1" * 200_000 + "x", "1." + "1" * 200_000 + "e", "-" + "9" * 100_000 + ".5x"])
+def test_long_number_like_strings_are_refused_quickly(text):
+    n, msg = parse_int(text, GRADE_MIN, GRADE_MAX, "grade")
+    assert n is None and msg
+
+
+def test_heading_rule_is_unchanged():
+    """The linear heading rule gives the titles the old regular expression gave (random short texts)."""
+    import random
+    import re
+
+    from rag_metrics.corpus import _title_from_markdown
+
+    old = re.compile(r"^[ ]{0,3}#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$", re.MULTILINE)
+    rng = random.Random(7)
+    for _ in range(20_000):
+        t = "".join(rng.choice(["#", " ", "\t", "a", "\n", "\r", "C#"]) for _ in range(rng.randint(0, 12)))
+        m = old.search(t)
+        assert _title_from_markdown(t, "s") == (m.group(1).strip() if m else "s"), repr(t)
