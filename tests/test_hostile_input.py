@@ -330,3 +330,13 @@ def test_heading_rule_is_unchanged():
         t = "".join(rng.choice(["#", " ", "\t", "a", "\n", "\r", "C#"]) for _ in range(rng.randint(0, 12)))
         m = old.search(t)
         assert _title_from_markdown(t, "s") == (m.group(1).strip() if m else "s"), repr(t)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("text", ["a" + " " * 1_000_000 + "x", "a" + " \t" * 300_000 + "\u00a0x",
+                                  "a\n" + " " * 1_000_000 + "x"])
+def test_chunking_a_long_run_of_blanks_is_linear(text):
+    from rag_metrics.retrieval.chunking import chunk_corpus
+
+    chunks = chunk_corpus(corpus_from_files({"d.md": text.encode()}))
+    assert chunks[0].text.startswith("a") and chunks[-1].text.endswith("x")
