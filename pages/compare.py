@@ -4,7 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from rag_metrics import ab
-from rag_metrics.compare import disagreements, per_query_deltas
+from rag_metrics.compare import DECISION_RULE, comparison_summary, disagreements, per_query_deltas
 from rag_metrics.errors import InputError
 from rag_metrics.io import qrels_to_text, run_to_text
 from ui import compare_views as cv
@@ -86,34 +86,30 @@ keys = tuple(ab.comparison_keys(metrics, k))
 table = cache.comparison(a, b, ea.key, eb.key, keys)
 # the stakeholder report and the Presenter view show these verdicts (while the golden set is unchanged)
 report_ui.publish_comparison(table, cv.report_names(cfg_a, cfg_b), ctx.golden_session.fingerprint)
-views.section(f"Per metric at K = {k}",
-              "Delta = B − A over the same questions (paired). 95% bootstrap CI of the mean delta; paired "
-              "randomization test and paired t-test, both two-sided, with the Benjamini–Hochberg correction over "
-              "the metrics below.")
+views.section(f"Per metric at K = {k}", "Delta = B − A over the same questions (paired). " + DECISION_RULE)
 for r in table.to_dict("records"):
     if r["significant"] and r["delta"] > 0:
-        st.success(r["verdict"], icon=":material/trending_up:")
+        st.success(r["sentence"], icon=":material/trending_up:")
     elif r["significant"]:
-        st.warning(r["verdict"], icon=":material/trending_down:")
+        st.warning(r["sentence"], icon=":material/trending_down:")
     else:
-        st.info(r["verdict"], icon=":material/balance:")
+        st.info(r["sentence"], icon=":material/balance:")
 st.caption("Green: B significantly better; orange: A significantly better; blue: no significant difference.")
 shown = {
     "Metric": [f"{views.label(m)}@{kk}" for m, kk in zip(table["metric"], table["k"])],
     "A": [views.fmt(v) for v in table["mean_a"]],
     "B": [views.fmt(v) for v in table["mean_b"]],
     "B − A": [f"{v:+.3f}" for v in table["delta"]],
-    "95% CI": [f"[{lo:+.3f}, {hi:+.3f}]" for lo, hi in zip(table["ci_low"], table["ci_high"])],
+    f"{table['ci_level'].iloc[0] * 100:.4g}% CI": [f"[{lo:+.3f}, {hi:+.3f}]" for lo, hi in zip(table["ci_low"], table["ci_high"])],
     "B wins / loses / ties": [f"{w} / {lo} / {t}" for w, lo, t in zip(table["wins"], table["losses"], table["ties"])],
-    "p randomization": [f"{p:.4f}" for p in table["p_randomization"]],
     "p t-test": [f"{p:.4f}" for p in table["p_ttest"]],
-    "p randomization (BH)": [f"{p:.4f}" for p in table["p_randomization_adj"]],
     "p t-test (BH)": [f"{p:.4f}" for p in table["p_ttest_adj"]],
-    "Significant": ["yes" if s else "no" for s in table["significant"]],
+    "Verdict": list(table["verdict"]),
+    "Detectable difference": [views.fmt(v) for v in table["mde"]],
 }
 st.dataframe(shown, hide_index=True, width="stretch")
-st.caption(f"n = {int(table['n'].iloc[0])} paired questions. Significant = BH-adjusted randomization p < 0.05. "
-           "The same numbers as `rag-metrics compare` on these two runs (10,000 resamples, seed 0).")
+st.caption(f"n = {int(table['n'].iloc[0])} paired questions. {comparison_summary(table)} "
+           "The same numbers as `rag-metrics compare` on these two runs.")
 
 # ---- per query ---------------------------------------------------------------------------------------
 views.section("Per question: who wins?", "B − A for every question, sorted; green = B better, red = A better.")

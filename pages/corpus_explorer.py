@@ -17,9 +17,7 @@ LABEL_REPORT = "_label_report"       # rows of the last re-chunking's label carr
 
 ctx = state.current_or_stop()
 views.page_header("Corpus explorer", ctx)
-note = state.notice()
-if note:
-    getattr(st, note[0])(note[1])
+views.show_notice()
 chunks = ctx.chunks
 level = ctx.settings.options.relevance_level
 unit = "document" if ctx.corpus.level == "document" else "chunk"

@@ -60,8 +60,7 @@ cards = [
      "Groups of chunks with identical text (ignoring case and whitespace)."),
     ("Near duplicates", "—" if near is None else len(near), f"Chunk pairs with embedding cosine ≥ {near_threshold:.2f}."),
     ("Unlabelled", len(unlabelled), "No relevant id and not marked out_of_scope."),
-    ("To judge", len(candidates), f"Retrieved in the top {k} of ≥ {min_queries} questions, "
-                                             "labelled for none."),
+    ("To judge", len(candidates), f"Retrieved in the top {k} of ≥ {min_queries} questions, labelled for none."),
     ("Too easy", n_easy, f"Word overlap with the relevant {unit} ≥ {easy_threshold:.2f}."),
 ]
 cols = st.columns(len(cards))

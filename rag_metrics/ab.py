@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED, EvalOptions, EvaluationResult, bootstrap_ci
+from rag_metrics.evaluate import CI_CONFIDENCE, EvalOptions, EvaluationResult
 from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, DEFAULT_RETRIEVER, RETRIEVER_KINDS
 from rag_metrics.types import Chunk, GoldenSet
@@ -136,17 +136,22 @@ def comparison_keys(metrics: Sequence[str], k: int) -> list[str]:
 
 
 def category_deltas(a: EvaluationResult, b: EvaluationResult, metric: str, k: int,
-                    n_resamples: int = CI_RESAMPLES, seed: int = CI_SEED) -> pd.DataFrame:
-    """Per category: n, mean_a, mean_b, delta (B - A), 95 % bootstrap CI of the delta, wins,
-    losses, ties.  Categories in golden order; an ``(all)`` row last."""
-    from rag_metrics.compare import per_query_deltas
+                    confidence: float = CI_CONFIDENCE) -> pd.DataFrame:
+    """Per category: n, mean_a, mean_b, delta (B - A), the paired t-interval of the delta at
+    ``confidence``, wins, losses, ties.  Categories in golden order; an ``(all)`` row last.
+
+    The interval is Compare's (:func:`rag_metrics.compare.paired_t_interval`): with
+    ``confidence`` = the verdict table's ``ci_level`` the ``(all)`` row shows the verdict's
+    interval.  Per-category intervals are descriptive (not corrected for the categories).
+    """
+    from rag_metrics.compare import paired_t_interval, per_query_deltas
 
     d = per_query_deltas(a, b, f"{metric}@{k}")
     rows = []
     groups = [(c, d[d["category"] == c]) for c in dict.fromkeys(d["category"].tolist())] + [("(all)", d)]
     for cat, g in groups:
         delta = g["delta"].to_numpy(dtype=float)
-        lo, hi = bootstrap_ci(delta, CI_CONFIDENCE, n_resamples, seed)
+        lo, hi = paired_t_interval(delta, confidence)
         rows.append({"category": cat, "n": int(len(g)),
                      "mean_a": float(g["a"].mean()) if len(g) else math.nan,
                      "mean_b": float(g["b"].mean()) if len(g) else math.nan,

@@ -1,46 +1,96 @@
-"""Paired comparison of two runs on the same golden set.
+"""Paired comparison of two runs on the same golden set, with one decision rule.
 
-Per metric at k: mean of A and B, the mean per-query delta (B - A) with a 95 % bootstrap CI,
-wins/losses/ties, a paired randomization (sign-flip permutation) test and a paired t-test
-(both scipy.stats), with a Benjamini-Hochberg correction across the metrics compared
-(``scipy.stats.false_discovery_control``), and a plain-language verdict.
+The decision rule (also :data:`DECISION_RULE`, shown on the Compare page and in the report)
+-------------------------------------------------------------------------------------------
+For each metric compared, ``d = B - A`` per query, over the queries both evaluations include.
+
+1. **Test.** Two-sided paired t-test of mean(d) = 0 (``scipy.stats.ttest_rel``): ``p``.
+   The t-test is the usual choice for IR comparisons (Urbano, Lima & Hanjalic, "Statistical
+   significance testing in information retrieval: an empirical analysis of type I, type II and
+   type III errors", SIGIR 2019); it gives the same decisions as the randomization test on
+   these sizes (Smucker, Allan & Carterette, CIKM 2007), and, unlike a resampling test, has an
+   exact interval to go with it.
+2. **Correction.** Benjamini-Hochberg over the ``m`` metrics compared
+   (``scipy.stats.false_discovery_control``): ``p_adj``.  A metric is *significant* when
+   ``p_adj <= alpha`` (``alpha = 1 - CI_CONFIDENCE = 0.05``).
+3. **Interval.** The paired t-interval of mean(d) at level ``1 - alpha'`` with
+   ``alpha' = alpha * max(R, 1) / m`` (``R`` = the number of significant metrics): the
+   false-coverage-rate adjusted intervals of Benjamini & Yekutieli (JASA 2005).  BH rejects
+   exactly the metrics with ``p <= alpha * R / m``, and t-test/t-interval duality makes the
+   interval exclude 0 exactly when ``p < alpha'``, so **the interval excludes 0 if and only if
+   the metric is significant**.  With one metric this is the ordinary 95 % t-interval.
+4. **Too small to tell.** The minimum detectable effect at 80 % power,
+   ``mde = (t(1 - alpha'/2, n-1) + t(power, n-1)) * sd(d) / sqrt(n)``: the normal-approximation
+   formula for a paired test, ``delta = (z(1 - alpha/2) + z(power)) * sigma / sqrt(n)`` (Cohen,
+   *Statistical Power Analysis*, 1988, ch. 2), with t quantiles so that a non-significant
+   difference is always smaller than its ``mde``.
+5. **Verdict.** Significant: the better side (``"B better"`` / ``"A better"``).  Otherwise
+   ``"too small to tell"`` when ``mde > min_effect`` (the set cannot see a difference of the
+   size that matters, default 0.05), else ``"no difference"`` (a difference of ``mde`` or more
+   would have been detected 80 % of the time).  ``"identical"`` when no query changed;
+   ``"too few queries"`` below 2.
+
+:func:`compare` returns the rule's numbers, the verdict, the technical sentence and a plain
+stakeholder sentence (no p-values) per metric; :func:`verdict_table` and
+:func:`comparison_summary` give the table and the one-line summary.
 """
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import EvaluationResult, bootstrap_ci
+from rag_metrics.evaluate import CI_CONFIDENCE, EvaluationResult
 from rag_metrics.metrics.registry import METRICS, MetricKey
 
-__all__ = ["paired_tests", "compare", "per_query_deltas", "disagreements", "verdict", "ComparisonRow"]
+__all__ = ["paired_tests", "compare", "per_query_deltas", "disagreements", "verdict", "plain_verdict",
+           "verdict_table", "comparison_summary", "paired_t_interval", "minimum_detectable_effect",
+           "ComparisonRow", "ALPHA", "POWER", "MIN_EFFECT", "DECISION_RULE"]
+
+#: Significance level of the verdicts (the library's one CI setting: ``1 - CI_CONFIDENCE``).
+ALPHA = round(1 - CI_CONFIDENCE, 10)
+#: Power of the minimum-detectable-effect computation.
+POWER = 0.8
+#: The smallest difference worth detecting on a 0-1 metric: above it, a set whose ``mde`` is
+#: larger is "too small to tell".
+MIN_EFFECT = 0.05
+
+DECISION_RULE = (
+    "Paired t-test per metric on the per-query differences (B - A); Benjamini-Hochberg correction "
+    "across the metrics compared; significant when the adjusted p <= {alpha:g}. The interval is the paired "
+    "t-interval at the false-coverage-adjusted level 1 - {alpha:g} x max(R, 1) / m (Benjamini-Yekutieli; "
+    "R significant of m metrics), so it excludes 0 exactly when the metric is significant. 'Too small to "
+    "tell': not significant and the minimum detectable effect (80 % power, from the observed spread of "
+    "the differences and n) is above {min_effect:g}."
+).format(alpha=ALPHA, min_effect=MIN_EFFECT)
+
+#: Verdict codes, in the order the summary lists them.
+VERDICTS = ("B better", "A better", "no difference", "too small to tell", "identical", "too few queries")
 
 
 @dataclass(frozen=True)
 class ComparisonRow:
     metric: str
     k: int | None
+    n: int
     mean_a: float
     mean_b: float
     delta: float
-    ci_low: float
-    ci_high: float
     wins: int
     losses: int
     ties: int
-    p_randomization: float
+    sd: float
     p_ttest: float
-    n: int
 
 
 def paired_tests(a: np.ndarray, b: np.ndarray, n_resamples: int = 10_000, seed: int = 0) -> tuple[float, float]:
     """Two-sided p-values: paired randomization test (exact when 2^n <= n_resamples) and paired t-test.
 
+    A cross-check for users; :func:`compare` decides with the t-test only (see the module docstring).
     Identical samples give p = 1 for both.
     """
     from scipy import stats
@@ -59,13 +109,54 @@ def paired_tests(a: np.ndarray, b: np.ndarray, n_resamples: int = 10_000, seed: 
     perm = stats.permutation_test((a, b), mean_diff, permutation_type="samples", vectorized=True,
                                   n_resamples=n_resamples, alternative="two-sided",
                                   random_state=np.random.default_rng(seed))
-    p_rand = float(perm.pvalue)
-    if d.size < 2 or np.all(d == d[0]):
-        # constant non-zero difference: t statistic is infinite
-        p_t = 0.0 if d.size >= 2 else float("nan")
-    else:
-        p_t = float(stats.ttest_rel(b, a).pvalue)
-    return (p_rand, p_t)
+    return (float(perm.pvalue), _ttest_p(d))
+
+
+def _ttest_p(d: np.ndarray) -> float:
+    """Two-sided paired t-test p of mean(d) = 0: 1 when d is all 0, 0 when d is constant non-zero."""
+    from scipy import stats
+
+    if d.size < 2:
+        return math.nan
+    if np.all(d == 0):
+        return 1.0
+    if np.all(d == d[0]):
+        return 0.0  # constant non-zero difference: the t statistic is infinite
+    return float(stats.ttest_1samp(d, 0.0).pvalue)
+
+
+def paired_t_interval(d: np.ndarray, confidence: float = CI_CONFIDENCE) -> tuple[float, float]:
+    """t-interval of mean(d) at ``confidence``: ``mean +- t(1 - a/2, n-1) * sd / sqrt(n)``.
+
+    Dual to the paired t-test: it excludes 0 exactly when the test's p < 1 - confidence.
+    ``(nan, nan)`` below 2 values; ``(m, m)`` when every value is m.
+    """
+    from scipy import stats
+
+    d = np.asarray(d, dtype=np.float64)
+    if d.size < 2:
+        return (math.nan, math.nan)
+    m = float(d.mean())
+    sd = float(d.std(ddof=1))
+    if sd == 0 or np.all(d == d[0]):
+        return (m, m)
+    half = float(stats.t.ppf(1 - (1 - confidence) / 2, d.size - 1)) * sd / math.sqrt(d.size)
+    return (m - half, m + half)
+
+
+def minimum_detectable_effect(sd: float, n: int, alpha: float = ALPHA, power: float = POWER) -> float:
+    """Smallest true mean difference a two-sided paired t-test at ``alpha`` detects with ``power``.
+
+    ``(t(1 - alpha/2, n-1) + t(power, n-1)) * sd / sqrt(n)``: Cohen's (1988) normal-approximation
+    formula ``(z(1 - alpha/2) + z(power)) * sd / sqrt(n)`` with t quantiles for small n.  NaN below
+    2 queries; 0 when the differences do not vary.
+    """
+    from scipy import stats
+
+    if n < 2 or math.isnan(sd):
+        return math.nan
+    df = n - 1
+    return float((stats.t.ppf(1 - alpha / 2, df) + stats.t.ppf(power, df)) * sd / math.sqrt(n))
 
 
 def _check_same_golden(a: EvaluationResult, b: EvaluationResult) -> None:
@@ -74,39 +165,72 @@ def _check_same_golden(a: EvaluationResult, b: EvaluationResult) -> None:
 
 
 def compare(a: EvaluationResult, b: EvaluationResult, keys: Sequence[str | MetricKey],
-            n_resamples: int = 10_000, seed: int = 0) -> pd.DataFrame:
-    """One row per metric key: mean_a, mean_b, delta (B - A), CI, wins/losses/ties, p-values
-    (raw and BH-adjusted), and whether the difference is significant at 0.05 after correction."""
+            alpha: float = ALPHA, power: float = POWER, min_effect: float = MIN_EFFECT,
+            name_a: str = "A", name_b: str = "B") -> pd.DataFrame:
+    """The verdict table: one row per metric key, every number from the module's decision rule.
+
+    Columns: ``metric, k, n, mean_a, mean_b, delta`` (B - A), ``ci_low, ci_high, ci_level``,
+    ``wins, losses, ties`` (for B), ``sd`` (of the per-query differences), ``p_ttest``,
+    ``p_ttest_adj`` (Benjamini-Hochberg), ``significant``, ``mde``, ``verdict`` (one of
+    :data:`VERDICTS`), ``sentence`` (technical, with the interval and p) and ``plain`` (for
+    stakeholders, without p-values).  Interval, p and verdict always agree (module docstring).
+    """
     from scipy import stats
 
     from rag_metrics.metrics.registry import parse_metric
 
     _check_same_golden(a, b)
+    for name, v in (("alpha", alpha), ("power", power)):
+        if not 0 < v < 1:
+            raise InputError(f"{name} must be between 0 and 1 (exclusive), got {v!r}")
+    if not min_effect >= 0:
+        raise InputError(f"min_effect must be >= 0, got {min_effect!r}")
     inc = a.included & b.included
-    rows = []
+    rows, diffs = [], []
     for key in keys:
         mk = key if isinstance(key, MetricKey) else parse_metric(str(key))
         va, vb = a.values(mk)[inc], b.values(mk)[inc]
         d = vb - va
-        lo, hi = bootstrap_ci(d, seed=seed)
-        p_r, p_t = paired_tests(va, vb, n_resamples, seed)
-        rows.append(ComparisonRow(mk.name, mk.k, float(va.mean()) if va.size else math.nan,
+        diffs.append(d)
+        rows.append(ComparisonRow(mk.name, mk.k, int(d.size), float(va.mean()) if va.size else math.nan,
                                   float(vb.mean()) if vb.size else math.nan,
-                                  float(d.mean()) if d.size else math.nan, lo, hi,
-                                  int((d > 0).sum()), int((d < 0).sum()), int((d == 0).sum()), p_r, p_t, int(d.size)))
+                                  float(d.mean()) if d.size else math.nan,
+                                  int((d > 0).sum()), int((d < 0).sum()), int((d == 0).sum()),
+                                  float(d.std(ddof=1)) if d.size > 1 else math.nan, _ttest_p(d)))
+    cols = ["metric", "k", "n", "mean_a", "mean_b", "delta", "ci_low", "ci_high", "ci_level", "wins", "losses",
+            "ties", "sd", "p_ttest", "p_ttest_adj", "significant", "mde", "verdict", "sentence", "plain"]
+    if not rows:
+        return pd.DataFrame(columns=cols)
     df = pd.DataFrame([r.__dict__ for r in rows])
-    if df.empty:
-        return df
-    for col in ("p_randomization", "p_ttest"):
-        p = df[col].to_numpy(dtype=float)
-        ok = ~np.isnan(p)
-        adj = np.full_like(p, np.nan)
-        if ok.any():
-            adj[ok] = stats.false_discovery_control(p[ok], method="bh")
-        df[col + "_adj"] = adj
-    df["significant"] = df["p_randomization_adj"] < 0.05
+    p = df["p_ttest"].to_numpy(dtype=float)
+    ok = ~np.isnan(p)
+    adj = np.full_like(p, np.nan)
+    if ok.any():
+        adj[ok] = stats.false_discovery_control(p[ok], method="bh")
+    df["p_ttest_adj"] = adj
+    df["significant"] = ok & (np.nan_to_num(adj, nan=1.0) <= alpha)
+    m = max(int(ok.sum()), 1)
+    alpha_ci = alpha * max(int(df["significant"].sum()), 1) / m
+    ci = [paired_t_interval(d, 1 - alpha_ci) for d in diffs]
+    df["ci_low"] = [c[0] for c in ci]
+    df["ci_high"] = [c[1] for c in ci]
+    df["ci_level"] = 1 - alpha_ci
+    df["mde"] = [minimum_detectable_effect(sd, n, alpha_ci, power) for sd, n in zip(df["sd"], df["n"])]
+    df["verdict"] = [_verdict_code(r, min_effect) for r in df.to_dict("records")]
     df["k"] = df["k"].astype("Int64")
-    return df
+    df["sentence"] = [verdict(r, name_a, name_b) for r in df.to_dict("records")]
+    df["plain"] = [plain_verdict(r, name_a, name_b) for r in df.to_dict("records")]
+    return df[cols]
+
+
+def _verdict_code(r: dict, min_effect: float) -> str:
+    if r["n"] < 2:
+        return "too few queries"
+    if r["wins"] == 0 and r["losses"] == 0:
+        return "identical"
+    if r["significant"]:
+        return "B better" if r["delta"] > 0 else "A better"
+    return "too small to tell" if r["mde"] > min_effect else "no difference"
 
 
 def per_query_deltas(a: EvaluationResult, b: EvaluationResult, key: str | MetricKey) -> pd.DataFrame:
@@ -154,27 +278,82 @@ def disagreements(a: EvaluationResult, b: EvaluationResult, k: int) -> pd.DataFr
     return pd.DataFrame(rows)
 
 
+def _label(r: dict) -> str:
+    k = r.get("k")
+    return METRICS[r["metric"]].label + ("" if k is None or pd.isna(k) else f"@{k}")
+
+
+def _level(r: dict) -> str:
+    return f"{float(r['ci_level']) * 100:.4g}%"
+
+
 def verdict(row: pd.Series | dict, name_a: str = "A", name_b: str = "B") -> str:
-    """Plain-language reading of one comparison row, saying when the golden set is too small."""
+    """The technical sentence of one :func:`compare` row (interval, p, verdict: one rule)."""
     r = dict(row)
-    label = METRICS[r["metric"]].label + (f"@{r['k']}" if r.get("k") is not None and not pd.isna(r["k"]) else "")
-    n = int(r["n"])
-    d = float(r["delta"])
-    if n == 0:
-        return f"{label}: no query to compare."
-    if d == 0 and r["wins"] == 0 and r["losses"] == 0:
+    label, v, n, d = _label(r), r["verdict"], int(r["n"]), float(r["delta"])
+    if v == "too few queries":
+        return f"{label}: {n} quer{'y' if n == 1 else 'ies'} to compare; at least 2 are needed for a verdict."
+    if v == "identical":
         return f"{label}: identical on all {n} queries."
+    lo, hi, p = float(r["ci_low"]), float(r["ci_high"]), float(r["p_ttest_adj"])
+    nums = (f"{name_b} - {name_a} = {d:+.3f}, {_level(r)} CI {lo:+.3f} to {hi:+.3f}, "
+            f"paired t-test adjusted p = {p:.3g}")
+    if v in ("B better", "A better"):
+        better = name_b if v == "B better" else name_a
+        return (f"{label}: {better} is better by {abs(d):.3f} ({nums}; {name_b} wins {r['wins']}, loses "
+                f"{r['losses']}, ties {r['ties']} of {n} queries).")
+    mde = float(r["mde"])
+    if v == "too small to tell":
+        tail = (f"too small to tell: with {n} queries only differences of about {mde:.2f} or more are "
+                f"detected (80% power); add queries to decide.")
+    else:
+        tail = f"no difference: one of {mde:.2f} or more would have been detected (80% power)."
+    return f"{label}: no significant difference ({nums}; the interval includes 0); {tail}"
+
+
+def plain_verdict(row: pd.Series | dict, name_a: str = "A", name_b: str = "B") -> str:
+    """The same verdict in plain words for stakeholders (no p-values, no test names)."""
+    r = dict(row)
+    label, v, n = _label(r), r["verdict"], int(r["n"])
+    if v == "too few queries":
+        return f"{label}: too few questions to compare {name_a} and {name_b}."
+    if v == "identical":
+        return f"{label}: {name_a} and {name_b} give the same result on every question."
+    ma, mb, d = float(r["mean_a"]), float(r["mean_b"]), float(r["delta"])
     lo, hi = float(r["ci_low"]), float(r["ci_high"])
-    width = hi - lo
-    better = name_b if d > 0 else name_a
-    p = r.get("p_randomization_adj", r.get("p_randomization"))
-    if p is not None and not pd.isna(p) and p < 0.05:
-        return (f"{label}: {better} is better by {abs(d):.3f} ({name_b} - {name_a} = {d:+.3f}, 95% CI {lo:+.3f} to "
-                f"{hi:+.3f}, adjusted p = {p:.3g}; {name_b} wins {r['wins']}, loses {r['losses']}, ties {r['ties']} "
-                f"of {n} queries).")
-    small = n < 30
-    tail = (f" With only {n} queries the set is too small to tell differences smaller than about "
-            f"{width / 2:.2f}; add queries to decide." if small or width > 0.2 else
-            f" The difference, if any, is likely smaller than {max(abs(lo), abs(hi)):.2f}.")
-    return (f"{label}: no significant difference ({name_b} - {name_a} = {d:+.3f}, 95% CI {lo:+.3f} to {hi:+.3f}, "
-            f"adjusted p = {p:.3g}).{tail}")
+    if v in ("B better", "A better"):
+        better, worse = (name_b, name_a) if v == "B better" else (name_a, name_b)
+        return (f"{label}: {better} does better than {worse} ({mb if v == 'B better' else ma:.2f} vs "
+                f"{ma if v == 'B better' else mb:.2f}); the real gain is likely between {min(abs(lo), abs(hi)):.2f} "
+                f"and {max(abs(lo), abs(hi)):.2f}.")
+    mde = float(r["mde"])
+    if v == "too small to tell":
+        return (f"{label}: we can't tell {name_a} and {name_b} apart yet ({ma:.2f} vs {mb:.2f}); with {n} "
+                f"questions only a difference of about {mde:.2f} or more would reliably show. Add questions to decide.")
+    return (f"{label}: {name_a} and {name_b} perform about the same ({ma:.2f} vs {mb:.2f}); a difference of "
+            f"{mde:.2f} or more would have shown.")
+
+
+def verdict_table(df: pd.DataFrame) -> pd.DataFrame:
+    """The compact verdict table of a :func:`compare` result: one row per metric with mean A,
+    mean B, difference, interval, p, adjusted p, verdict and minimum detectable effect."""
+    out = pd.DataFrame({
+        "metric": [_label(r) for r in df.to_dict("records")],
+        "mean A": df["mean_a"], "mean B": df["mean_b"], "difference (B - A)": df["delta"],
+        "CI low": df["ci_low"], "CI high": df["ci_high"], "CI level": df["ci_level"],
+        "p": df["p_ttest"], "adjusted p": df["p_ttest_adj"], "verdict": df["verdict"],
+        "detectable difference": df["mde"],
+    })
+    return out.reset_index(drop=True)
+
+
+def comparison_summary(df: pd.DataFrame, name_a: str = "A", name_b: str = "B", plain: bool = False) -> str:
+    """One line: how many metrics went each way, and the rule that decided (left out when ``plain``)."""
+    if df.empty:
+        return "No metric compared."
+    counts = df["verdict"].value_counts().to_dict()
+    names = {"B better": f"{name_b} better", "A better": f"{name_a} better"}
+    parts = [f"{names.get(v, v)} on {counts[v]}" for v in VERDICTS if counts.get(v)]
+    n = int(df["n"].max())
+    return (f"{name_a} vs {name_b} on {n} queries, {len(df)} metric{'s' if len(df) != 1 else ''}: "
+            + ", ".join(parts) + ("." if plain else f" (paired t-test, Benjamini-Hochberg at {ALPHA:g})."))

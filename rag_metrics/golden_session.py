@@ -21,7 +21,7 @@ The app keeps one ``GoldenSession`` per corpus in its session state; tests drive
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -320,7 +320,7 @@ class GoldenSession:
         """Judge one id for one question: relevant with ``grade`` (> 0) or not relevant (0)."""
         return self.replace(judge_label(self.golden, query_id, item_id, grade))
 
-    def import_file(self, data: bytes, filename: str, known_ids: Iterable[str] | None = None
+    def import_file(self, data: bytes, filename: str, known_ids: Collection[str] | None = None
                     ) -> tuple[GoldenSet | None, ValidationReport]:
         """Import an uploaded golden set or qrels file; the set is replaced only when the file has
         no error.  Returns the imported set (``None`` when rejected) and the report."""

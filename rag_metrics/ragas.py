@@ -42,6 +42,20 @@ reference passages).  Here ``v_k = 1`` exactly when the chunk at rank k is a lab
 we compute the exact value (pass ``epsilon=1e-10`` to :func:`rank_weighted_context_precision`
 to reproduce RAGAS bit for bit).
 
+Parity with ragas
+-----------------
+- **Duplicates.** ragas scores the list it is given.  With ``duplicates="raw"`` (default) the
+  RAGAS-named values and the export use the retrieved list as ranked, a repeated id included
+  (ID-based metrics count it once through ``set``, the rank-weighted precision sees it at every
+  position), so ``ragas.evaluate`` on our export gives our numbers.  ``duplicates="first"``
+  keeps each id's best-ranked occurrence, the rule our trec_eval metrics use.  At document level
+  the list is always the collapsed document ranking (a document at the rank of its best chunk).
+- **Aggregates.** ``ragas.evaluate`` averages each metric over every row of the dataset with
+  ``np.nanmean``: an out-of-scope question (no reference id) scores 0 for ID-based precision
+  (something was retrieved, nothing matches) and NaN for ID-based recall (left out).
+  :func:`context_metrics_summary` gives both named aggregates: ``mean`` over the queries that
+  enter our means (in scope), and ``ragas_evaluate_mean`` over every exported row, ragas's way.
+
 See :data:`RELATION` for how these relate to precision@k, recall@k and AP@k, and
 :data:`JUDGE_METRICS_NOTE` for faithfulness and answer relevancy (not computed offline).
 """
@@ -51,14 +65,21 @@ import csv
 import io
 import json
 import math
-from typing import Any, Collection, Literal, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED, EvaluationResult, bootstrap_ci
+from rag_metrics.evaluate import (
+    CI_CONFIDENCE,
+    CI_RESAMPLES,
+    CI_SEED,
+    EvaluationResult,
+    bootstrap_ci,
+)
 from rag_metrics.types import Chunk
 
 __all__ = [
@@ -184,8 +205,52 @@ def _check_k(k: object) -> int:
     return check_k(k)
 
 
-def _ragas_arrays(result: EvaluationResult, k: int) -> dict[str, NDArray[np.float64]]:
-    """RAGAS values for every golden query (golden order), from the judged relevance arrays."""
+Duplicates = Literal["raw", "first"]
+
+
+def _check_duplicates(duplicates: object) -> None:
+    if duplicates not in ("raw", "first"):
+        raise InputError(f"duplicates must be 'raw' (score the list as ragas does) or 'first' (best-ranked "
+                         f"occurrence, as trec_eval), got {duplicates!r}")
+
+
+def _raw_top_k(result: EvaluationResult, k: int) -> dict[int, list[str]]:
+    """Golden row -> the raw top-``k`` ids, for the queries whose raw top k repeats an id.
+
+    Raw = the run's rows of the query ranked trec_eval's way (score descending, ties by id
+    descending, NaN last) without removing repeated ids.  Every other query's raw top k equals
+    its deduplicated one.  Chunk level only (document level collapses by definition).
+    """
+    from rag_metrics.metrics.judge import duplicate_rows
+
+    run = result.run
+    if result.options.level != "chunk" or len(run) < 2:
+        return {}
+    qc, qun = run.factorized_qids()
+    ic, iun = run.factorized_ids()
+    dup = duplicate_rows(qc, ic)
+    if not dup.any():
+        return {}
+    pos = {q: i for i, q in enumerate(result.query_ids)}
+    out: dict[int, list[str]] = {}
+    for code in np.unique(qc[dup]).tolist():
+        qid = str(qun[code])
+        if qid not in pos:
+            continue
+        rows = np.flatnonzero(qc == code)
+        items = [(str(iun[ic[r]]), float(run.scores[r])) for r in rows]
+        items = [(i, -math.inf if math.isnan(s) else s) for i, s in items]
+        items.sort(key=lambda t: t[0].encode("utf-8"), reverse=True)
+        items.sort(key=lambda t: t[1], reverse=True)  # stable: id descending among equal scores
+        top = [i for i, _ in items[:k]]
+        if len(set(top)) < len(top):
+            out[pos[qid]] = top
+    return out
+
+
+def _ragas_arrays(result: EvaluationResult, k: int, duplicates: Duplicates = "raw") -> dict[str, NDArray[np.float64]]:
+    """RAGAS values for every golden query (golden order), from the judged relevance arrays;
+    with ``duplicates="raw"``, queries whose raw top k repeats an id are scored on that list."""
     judged = result.judged
     level = result.options.relevance_level
     depth = judged.depth
@@ -204,22 +269,31 @@ def _ragas_arrays(result: EvaluationResult, k: int) -> dict[str, NDArray[np.floa
         prec = np.where(n_ret > 0, h_k / np.where(n_ret > 0, n_ret, 1), np.nan)
         rec = np.where(n_rel > 0, h_k / np.where(n_rel > 0, n_rel, 1), np.nan)
         cp = np.where(h_k > 0, ap_sum / np.where(h_k > 0, h_k, 1), 0.0)
+    if duplicates == "raw":
+        for qi, top in _raw_top_k(result, k).items():
+            q = result.golden.queries[qi]
+            ref = {i for i, g in q.relevant.items() if g >= level}
+            prec[qi] = id_context_precision(top, ref)
+            rec[qi] = id_context_recall(top, ref)
+            cp[qi] = rank_weighted_context_precision([i in ref for i in top])
     return {"hits": h_k, "n_retrieved": n_ret, "n_relevant": n_rel,
             "ragas_id_context_precision": prec, "ragas_id_context_recall": rec,
             "ragas_context_precision": cp}
 
 
-def context_metrics(result: EvaluationResult, k: int) -> pd.DataFrame:
+def context_metrics(result: EvaluationResult, k: int, duplicates: Duplicates = "raw") -> pd.DataFrame:
     """Per-query RAGAS context metrics at ``k`` next to precision@k, recall@k and AP@k.
 
     One row per golden query (golden order).  Columns: ``query_id, category, in_scope, included,
-    n_relevant, n_retrieved`` (in the top k), ``hits`` (relevant in the top k), ``precision@k``,
-    ``ragas_id_context_precision``, ``recall@k``, ``ragas_id_context_recall``, ``map@k``,
-    ``ragas_context_precision``.  RAGAS columns are NaN where RAGAS returns NaN (nothing
-    retrieved; no reference id).  See :data:`RELATION`.
+    n_relevant, n_retrieved`` (distinct ids in the top k), ``hits`` (relevant in the top k),
+    ``precision@k``, ``ragas_id_context_precision``, ``recall@k``, ``ragas_id_context_recall``,
+    ``map@k``, ``ragas_context_precision``.  RAGAS columns are NaN where RAGAS returns NaN
+    (nothing retrieved; no reference id) and follow ``duplicates`` (module docstring); the
+    other columns use the deduplicated ranking, as our metrics do.  See :data:`RELATION`.
     """
     k = _check_k(k)
-    r = _ragas_arrays(result, k)
+    _check_duplicates(duplicates)
+    r = _ragas_arrays(result, k, duplicates)
     df = pd.DataFrame({
         "query_id": list(result.query_ids),
         "category": result.categories,
@@ -249,22 +323,31 @@ _PAIRS = (
 
 
 def context_metrics_summary(result: EvaluationResult, k: int, ci: bool = True, confidence: float = CI_CONFIDENCE,
-                            n_resamples: int = CI_RESAMPLES, seed: int = CI_SEED) -> pd.DataFrame:
+                            n_resamples: int = CI_RESAMPLES, seed: int = CI_SEED,
+                            duplicates: Duplicates = "raw") -> pd.DataFrame:
     """Means at ``k`` of each RAGAS context metric beside its trec_eval-style counterpart.
 
-    Means are over the queries that enter our means (:attr:`EvaluationResult.included`); RAGAS
-    values that are NaN (nothing retrieved, no reference id) are left out of the RAGAS mean, as
-    ``ragas.evaluate`` does (``np.nanmean``).
+    Two named aggregates of each RAGAS metric:
 
-    Columns: ``ragas_metric, label, mean, ci_low, ci_high, n, ours`` (e.g. ``precision@5``),
-    ``ours_mean, ours_ci_low, ours_ci_high, ours_n, n_equal`` (queries where both values agree
-    to 1e-12), ``relation``.
+    - ``mean`` (with ``ci_low, ci_high, n``): the **in-scope mean**, over the queries that enter
+      our means (:attr:`EvaluationResult.included`), NaN values (nothing retrieved, no reference
+      id) left out.  Comparable with ``ours_mean``.
+    - ``ragas_evaluate_mean`` (with ``ragas_evaluate_n``): **ragas's own aggregate**, what
+      ``ragas.evaluate`` reports on :func:`ragas_rows`' export at the same ``k``: ``np.nanmean``
+      over every golden query, out-of-scope ones included (ID-based precision scores them 0
+      when something was retrieved; ID-based recall is NaN for them and left out).
+
+    Other columns: ``ragas_metric, label, ours`` (e.g. ``precision@5``), ``ours_mean,
+    ours_ci_low, ours_ci_high, ours_n, n_equal`` (included queries where both values agree to
+    1e-12), ``relation``.
     """
     k = _check_k(k)
-    per = context_metrics(result, k)
+    per = context_metrics(result, k, duplicates)
     inc = per["included"].to_numpy(bool)
     rows = []
     for col, ours, label, relation in _PAIRS:
+        every = per[col].to_numpy(np.float64)
+        every = every[~np.isnan(every)]
         v = per[col].to_numpy(np.float64)[inc]
         o = per[f"{ours}@{k}"].to_numpy(np.float64)[inc]
         vv = v[~np.isnan(v)]
@@ -273,7 +356,9 @@ def context_metrics_summary(result: EvaluationResult, k: int, ci: bool = True, c
         rows.append({
             "ragas_metric": col, "label": label,
             "mean": float(vv.mean()) if vv.size else math.nan, "ci_low": lo, "ci_high": hi,
-            "n": int(vv.size), "ours": f"{ours}@{k}",
+            "n": int(vv.size),
+            "ragas_evaluate_mean": float(every.mean()) if every.size else math.nan,
+            "ragas_evaluate_n": int(every.size), "ours": f"{ours}@{k}",
             "ours_mean": float(o.mean()) if o.size else math.nan, "ours_ci_low": olo, "ours_ci_high": ohi,
             "ours_n": int(o.size), "n_equal": int(np.sum(np.isclose(v, o, rtol=0, atol=1e-12))),
             "relation": relation,
@@ -301,7 +386,8 @@ def ragas_rows(result: EvaluationResult, chunks: Sequence[Chunk] | Mapping[str, 
                answers: Mapping[str, str] | None = None,
                columns: Literal["both", "ragas", "legacy"] = "both",
                include_out_of_scope: bool = True,
-               chunk_to_doc: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+               chunk_to_doc: Mapping[str, str] | None = None,
+               duplicates: Duplicates = "raw") -> list[dict[str, Any]]:
     """One RAGAS sample per golden query: the top-``k`` retrieved chunks and the labels.
 
     The ids are exactly those our metrics judge: at document level (``EvalOptions(level=
@@ -318,9 +404,15 @@ def ragas_rows(result: EvaluationResult, chunks: Sequence[Chunk] | Mapping[str, 
     ragas 0.1 names ``question, contexts, ground_truth, answer``; ``"both"`` (default) gives all.
     ``query_id`` and ``category`` are always included (ragas ignores unknown fields).
 
+    ``duplicates="raw"`` (default) exports the top k as ranked, a repeated id included (what
+    :func:`context_metrics` scores, so ragas on this export gives its numbers); ``"first"`` keeps
+    each id's best-ranked occurrence.
+
     Raises :class:`InputError` when a retrieved id has no text in ``chunks``.
     """
     k = _check_k(k)
+    _check_duplicates(duplicates)
+    raw = _raw_top_k(result, k) if duplicates == "raw" else {}
     if columns not in ("both", "ragas", "legacy"):
         raise InputError(f"columns must be 'both', 'ragas' or 'legacy', got {columns!r}")
     texts = _chunk_texts(chunks)
@@ -332,7 +424,7 @@ def ragas_rows(result: EvaluationResult, chunks: Sequence[Chunk] | Mapping[str, 
     for qi, q in enumerate(result.golden.queries):
         if not include_out_of_scope and not result.in_scope[qi]:
             continue
-        retrieved = [str(i) for i in result.judged.ranking(qi)[0][:k]]
+        retrieved = raw[qi] if qi in raw else [str(i) for i in result.judged.ranking(qi)[0][:k]]
         source = retrieved  # the chunk behind each id: at document level, the document's best chunk
         if doc_level:
             best: dict[str, str] = {}
@@ -366,25 +458,27 @@ def ragas_rows(result: EvaluationResult, chunks: Sequence[Chunk] | Mapping[str, 
 def ragas_jsonl(result: EvaluationResult, chunks: Sequence[Chunk] | Mapping[str, str], k: int,
                 answers: Mapping[str, str] | None = None,
                 columns: Literal["both", "ragas", "legacy"] = "both",
-                include_out_of_scope: bool = True, chunk_to_doc: Mapping[str, str] | None = None) -> str:
+                include_out_of_scope: bool = True, chunk_to_doc: Mapping[str, str] | None = None,
+                duplicates: Duplicates = "raw") -> str:
     """:func:`ragas_rows` as JSON Lines text (UTF-8, one sample per line).
 
     Load it with ``ragas.EvaluationDataset.from_list([json.loads(l) for l in text.splitlines()])``.
     """
-    rows = ragas_rows(result, chunks, k, answers, columns, include_out_of_scope, chunk_to_doc)
+    rows = ragas_rows(result, chunks, k, answers, columns, include_out_of_scope, chunk_to_doc, duplicates)
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
 
 
 def ragas_csv(result: EvaluationResult, chunks: Sequence[Chunk] | Mapping[str, str], k: int,
               answers: Mapping[str, str] | None = None,
               columns: Literal["both", "ragas", "legacy"] = "both",
-              include_out_of_scope: bool = True, chunk_to_doc: Mapping[str, str] | None = None) -> str:
+              include_out_of_scope: bool = True, chunk_to_doc: Mapping[str, str] | None = None,
+              duplicates: Duplicates = "raw") -> str:
     """:func:`ragas_rows` as CSV text; list columns hold a JSON-encoded list in one cell.
 
     Read back with ``pandas.read_csv`` and ``json.loads`` on the list columns (``contexts``,
     ``retrieved_contexts``, ``reference_contexts``, ``*_context_ids``).  Missing values are empty.
     """
-    rows = ragas_rows(result, chunks, k, answers, columns, include_out_of_scope, chunk_to_doc)
+    rows = ragas_rows(result, chunks, k, answers, columns, include_out_of_scope, chunk_to_doc, duplicates)
     if not rows:
         return ""
     fields = list(rows[0])

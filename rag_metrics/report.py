@@ -224,9 +224,10 @@ def report_content(
     best, worst = best_and_worst(result, k, chunk_text, ranking_metric, n_examples)
     verdicts: tuple[str, ...] = ()
     if comparison is not None and len(comparison):
-        from rag_metrics.compare import verdict
+        from rag_metrics.compare import comparison_summary, plain_verdict
 
-        verdicts = tuple(verdict(r, *comparison_names) for _, r in comparison.iterrows())
+        verdicts = (comparison_summary(comparison, *comparison_names, plain=True),) + tuple(
+            plain_verdict(r, *comparison_names) for _, r in comparison.iterrows())
     ctx = None
     if context_metrics and result.n_queries:
         from rag_metrics.ragas import context_metrics_summary
@@ -460,10 +461,10 @@ def render_report(content: ReportContent, passage_chars: int = 420) -> str:
         cmp = c.comparison.copy()
         cmp["metric_k"] = [_label(m, None if pd.isna(kk) else int(kk)) for m, kk in zip(cmp["metric"], cmp["k"])]
         cols = [("metric_k", "metric", "text"), ("mean_a", f"{a}", "num"), ("mean_b", f"{b}", "num"),
-                ("delta", f"{b} − {a}", "num"), ("ci_low", "95% CI low", "num"), ("ci_high", "95% CI high", "num"),
+                ("delta", f"{b} − {a}", "num"), ("ci_low", "CI low", "num"), ("ci_high", "CI high", "num"),
                 ("wins", f"{b} wins", "int"), ("losses", f"{b} losses", "int"), ("ties", "ties", "int")]
-        if "p_randomization_adj" in cmp:
-            cols.append(("p_randomization_adj", "adjusted p", "p"))
+        if "p_ttest_adj" in cmp:
+            cols.append(("p_ttest_adj", "adjusted p", "p"))
         cmp_html = ('<section id="comparison"><h2>Comparison: ' + _e(a) + " vs " + _e(b) + "</h2>"
                     + "".join(f'<div class="verdict">{_e(v)}</div>' for v in c.verdicts)
                     + _table(cmp, cols) + "</section>")

@@ -5,10 +5,11 @@ import io
 import json
 from contextlib import redirect_stdout
 
+import pandas as pd
 import pytest
 
 from rag_metrics import ab
-from rag_metrics.compare import compare, disagreements, verdict
+from rag_metrics.compare import compare, comparison_summary, disagreements, plain_verdict, verdict
 from rag_metrics.evaluate import EvalOptions, evaluate
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
 from app_helpers import ROOT, edit_table, goto, library_result, no_exception, sample_golden
@@ -24,20 +25,24 @@ def cmp(app):
 
 def table(at):
     """The per-metric table as shown (strings)."""
-    return next(d.value for d in at.main.dataframe if "p randomization" in d.value.columns)
+    return next(d.value for d in at.main.dataframe if "p t-test (BH)" in d.value.columns)
 
 
 def verdicts(at) -> list[str]:
     return [e.value for e in [*at.main.success, *at.main.warning, *at.main.info] if "@5:" in e.value]
 
 
+def ci_header(df) -> str:
+    """The interval column's name: the verdict rule's level (95 % unless several metrics are significant)."""
+    return f"{df['ci_level'].iloc[0] * 100:.4g}% CI"
+
+
 def expected_rows(df) -> list[dict]:
     return [{"Metric": f"{METRICS[r.metric].label}@{r.k}", "A": f"{r.mean_a:.3f}", "B": f"{r.mean_b:.3f}",
-             "B − A": f"{r.delta:+.3f}", "95% CI": f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}]",
+             "B − A": f"{r.delta:+.3f}", ci_header(df): f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}]",
              "B wins / loses / ties": f"{r.wins} / {r.losses} / {r.ties}",
-             "p randomization": f"{r.p_randomization:.4f}", "p t-test": f"{r.p_ttest:.4f}",
-             "p randomization (BH)": f"{r.p_randomization_adj:.4f}", "p t-test (BH)": f"{r.p_ttest_adj:.4f}",
-             "Significant": "yes" if r.significant else "no"} for r in df.itertuples()]
+             "p t-test": f"{r.p_ttest:.4f}", "p t-test (BH)": f"{r.p_ttest_adj:.4f}",
+             "Verdict": r.verdict, "Detectable difference": f"{r.mde:.3f}"} for r in df.itertuples()]
 
 
 def test_default_is_sidebar_vs_bm25_with_library_numbers(cmp):
@@ -47,6 +52,7 @@ def test_default_is_sidebar_vs_bm25_with_library_numbers(cmp):
     want = compare(a, b, KEYS)
     assert table(cmp).to_dict("records") == expected_rows(want)
     assert sorted(verdicts(cmp)) == sorted(verdict(r, "A", "B") for _, r in want.iterrows())
+    assert sorted(verdicts(cmp)) == sorted(want["sentence"])
     assert any("chunk level" in c.value for c in cmp.main.caption)
     assert not cmp.main.error
 
@@ -73,18 +79,16 @@ def test_cli_compare_gives_the_page_numbers(cmp, tmp_path):
         assert page["Metric"] == f"{METRICS[cli['metric']].label}@{cli['k']}"
         assert page["A"] == f"{cli['mean_a']:.3f}" and page["B"] == f"{cli['mean_b']:.3f}"
         assert page["B − A"] == f"{cli['delta']:+.3f}"
-        assert page["95% CI"] == f"[{cli['ci_low']:+.3f}, {cli['ci_high']:+.3f}]"
+        assert page[ci_header(pd.DataFrame(rows))] == f"[{cli['ci_low']:+.3f}, {cli['ci_high']:+.3f}]"
         assert page["B wins / loses / ties"] == f"{cli['wins']} / {cli['losses']} / {cli['ties']}"
-        for col, key in (("p randomization", "p_randomization"), ("p t-test", "p_ttest"),
-                         ("p randomization (BH)", "p_randomization_adj"), ("p t-test (BH)", "p_ttest_adj")):
+        for col, key in (("p t-test", "p_ttest"), ("p t-test (BH)", "p_ttest_adj")):
             assert page[col] == f"{cli[key]:.4f}"
-        assert page["Significant"] == ("yes" if cli["significant"] else "no")
+        assert page["Verdict"] == cli["verdict"]
     # and (beyond the shown decimals) the library's comparison of the page's runs; the CLI's JSON
     # carries 10 significant decimals (pandas to_json), hence 1e-9
     lib = compare(library_result("dense"), library_result("bm25"), KEYS)
     for cli, r in zip(rows, lib.itertuples()):
-        for key in ("mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_randomization", "p_ttest",
-                    "p_randomization_adj", "p_ttest_adj"):
+        for key in ("mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_ttest", "p_ttest_adj", "mde"):
             assert cli[key] == pytest.approx(getattr(r, key), abs=1e-9), key
 
 
@@ -231,7 +235,9 @@ def test_comparison_reaches_the_presenter_view_and_the_report(cmp, downloads):
     from tests.test_app_presenter import report_html
 
     want = compare(library_result("dense"), library_result("bm25"), KEYS)
-    expected = [verdict(r, "dense", "bm25") for _, r in want.iterrows()]
+    # plain words for stakeholders: the one-line summary, then one sentence per metric (no p-values)
+    expected = [comparison_summary(want, "dense", "bm25", plain=True)] + [
+        plain_verdict(r, "dense", "bm25") for _, r in want.iterrows()]
     cmp.switch_page("pages/presenter.py").run()
     no_exception(cmp)
     assert "Comparison: dense vs bm25" in [h.value for h in cmp.header]

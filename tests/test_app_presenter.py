@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from rag_metrics.compare import compare, verdict
+from rag_metrics.compare import compare, comparison_summary, plain_verdict
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
 from app_helpers import library_result, no_exception
 from app_helpers import open_page as _open_page
@@ -76,12 +76,13 @@ def test_comparison_verdict_hook(app, downloads):
 
     open_page(app)
     a, b = library_result("dense"), library_result("bm25")
-    table = compare(a, b, ["hit_rate@5", "ndcg@5"], n_resamples=2000)
+    table = compare(a, b, ["hit_rate@5", "ndcg@5"])
     fp = app.session_state["_golden"]["sample_corpus"].fingerprint
     app.session_state[report_ui.COMPARISON_KEY] = {"table": table, "names": ("dense", "bm25"), "golden_fp": fp}
     app.run()
     no_exception(app)
-    expected = [verdict(r, "dense", "bm25") for _, r in table.iterrows()]
+    expected = [comparison_summary(table, "dense", "bm25", plain=True)] + [
+        plain_verdict(r, "dense", "bm25") for _, r in table.iterrows()]
     assert [i.value.replace("\\", "") for i in app.info] == expected  # shown as text (markdown-escaped)
     html = report_html(app, downloads)
     assert "Comparison: dense vs bm25" in html

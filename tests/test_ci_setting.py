@@ -7,8 +7,14 @@ import numpy as np
 import pytest
 
 from rag_metrics import Run
-from rag_metrics.ab import category_deltas
-from rag_metrics.evaluate import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED, EvaluationResult, bootstrap_ci, evaluate
+from rag_metrics.evaluate import (
+    CI_CONFIDENCE,
+    CI_RESAMPLES,
+    CI_SEED,
+    EvaluationResult,
+    bootstrap_ci,
+    evaluate,
+)
 from rag_metrics.ragas import context_metrics_summary
 from rag_metrics.report import report_content
 
@@ -18,7 +24,7 @@ def test_constants():
 
 
 @pytest.mark.parametrize("fn", [bootstrap_ci, EvaluationResult.summary, EvaluationResult.by_category,
-                                context_metrics_summary, category_deltas, report_content])
+                                context_metrics_summary, report_content])
 def test_defaults_are_the_one_setting(fn):
     params = inspect.signature(fn).parameters
     assert params["n_resamples"].default == CI_RESAMPLES

@@ -98,6 +98,81 @@ def test_summary_means(result):
     assert "min(K, n)" in RELATION and "judge model" in JUDGE_METRICS_NOTE
 
 
+def test_ragas_evaluate_aggregate_scores_out_of_scope_zero(result):
+    """ragas.evaluate = nanmean over every exported row: q3 (out of scope, 'a' retrieved) scores 0
+    for ID precision and NaN for ID recall (left out)."""
+    s = context_metrics_summary(result, 3, ci=False).set_index("ragas_metric")
+    # ID precision: q1 1/3, q2 1, q3 0, q4 NaN -> (1/3 + 1 + 0) / 3; in-scope mean (1/3 + 1) / 2
+    assert s.loc["ragas_id_context_precision", "ragas_evaluate_mean"] == pytest.approx((1 / 3 + 1 + 0) / 3)
+    assert s.loc["ragas_id_context_precision", "ragas_evaluate_n"] == 3
+    assert s.loc["ragas_id_context_precision", "mean"] == pytest.approx((1 / 3 + 1) / 2)
+    # ID recall: q3 NaN -> both aggregates cover q1, q2, q4
+    assert s.loc["ragas_id_context_recall", "ragas_evaluate_mean"] == pytest.approx((1 / 2 + 1 + 0) / 3)
+    assert s.loc["ragas_id_context_recall", "ragas_evaluate_n"] == 3
+    # rank-weighted: q1 1/2, q2 1, q3 0, q4 0 -> 1.5 / 4; in scope (q1, q2, q4) 1.5 / 3
+    assert s.loc["ragas_context_precision", "ragas_evaluate_mean"] == pytest.approx(1.5 / 4)
+    assert s.loc["ragas_context_precision", "mean"] == pytest.approx(1.5 / 3)
+    # the aggregate is over the export's rows
+    rows = ragas_rows(result, TEXTS, 3, columns="ragas")
+    p = [id_context_precision(r["retrieved_context_ids"], r["reference_context_ids"]) for r in rows]
+    assert float(np.nanmean(p)) == pytest.approx(s.loc["ragas_id_context_precision", "ragas_evaluate_mean"])
+
+
+@pytest.fixture()
+def dup_result():
+    # q: relevant {a, c}; the run repeats 'a' (scores 3, 2): raw ranking a a b c, deduplicated a b c
+    golden = GoldenSet((GoldenQuery("q", "?", "", {"a": 1, "c": 1}),))
+    run = Run(["q"] * 4, ["a", "a", "b", "c"], [3.0, 2.0, 1.0, 0.5])
+    return evaluate(golden, run)
+
+
+def test_duplicates_raw_like_ragas(dup_result):
+    raw = context_metrics(dup_result, 2).iloc[0]
+    # raw top 2 = [a, a]: set {a} -> ID precision 1/1; recall 1/2; verdicts [1, 1] -> (1/1 + 2/2) / 2 = 1
+    assert raw["ragas_id_context_precision"] == 1.0
+    assert raw["ragas_id_context_recall"] == 0.5
+    assert raw["ragas_context_precision"] == 1.0
+    first = context_metrics(dup_result, 2, duplicates="first").iloc[0]
+    # deduplicated top 2 = [a, b]: 1/2; recall 1/2; verdicts [1, 0] -> 1
+    assert first["ragas_id_context_precision"] == 0.5
+    assert first["ragas_context_precision"] == 1.0
+    # our trec_eval metrics always use the deduplicated ranking: P@2 = 1/2
+    assert raw["precision@2"] == first["precision@2"] == 0.5
+    # k = 3: raw [a, a, b] -> set {a, b}: 1/2, verdicts [1, 1, 0] -> 1; dedup [a, b, c] -> 2/3,
+    # verdicts [1, 0, 1] -> (1 + 2/3) / 2
+    raw3, first3 = context_metrics(dup_result, 3).iloc[0], context_metrics(dup_result, 3, duplicates="first").iloc[0]
+    assert raw3["ragas_id_context_precision"] == 0.5 and raw3["ragas_context_precision"] == 1.0
+    assert first3["ragas_id_context_precision"] == pytest.approx(2 / 3)
+    assert first3["ragas_context_precision"] == pytest.approx((1 + 2 / 3) / 2)
+    # k = 4: the raw list holds every id -> recall 1 both ways
+    assert context_metrics(dup_result, 4).iloc[0]["ragas_id_context_recall"] == 1.0
+
+
+def test_duplicates_export_matches_scores(dup_result):
+    texts = {"a": "A", "b": "B", "c": "C"}
+    row = ragas_rows(dup_result, texts, 3, columns="ragas")[0]
+    assert row["retrieved_context_ids"] == ["a", "a", "b"] and row["retrieved_contexts"] == ["A", "A", "B"]
+    m = context_metrics(dup_result, 3).iloc[0]
+    assert id_context_precision(row["retrieved_context_ids"], row["reference_context_ids"]) == \
+        m["ragas_id_context_precision"]
+    assert rank_weighted_context_precision([i in row["reference_context_ids"] for i in row["retrieved_context_ids"]]) \
+        == m["ragas_context_precision"]
+    assert ragas_rows(dup_result, texts, 3, duplicates="first")[0]["retrieved_context_ids"] == ["a", "b", "c"]
+    from rag_metrics.errors import InputError
+    with pytest.raises(InputError, match="duplicates must be 'raw'"):
+        context_metrics(dup_result, 3, duplicates="dedup")  # type: ignore[arg-type]  # a bad value on purpose
+
+
+def test_duplicates_tie_order_as_trec_eval():
+    # equal scores: id descending ("b" before "a"); the repeated 'b' keeps both positions
+    golden = GoldenSet((GoldenQuery("q", "?", "", {"a": 1}),))
+    run = Run(["q"] * 3, ["a", "b", "b"], [1.0, 1.0, 1.0])
+    res = evaluate(golden, run)
+    row = ragas_rows(res, {"a": "A", "b": "B"}, 2, columns="ragas")[0]
+    assert row["retrieved_context_ids"] == ["b", "b"]
+    assert context_metrics(res, 2).iloc[0]["ragas_id_context_precision"] == 0.0
+
+
 def test_id_functions_worked_example():
     # ranking [b, a, d, c], relevant {a, c}
     assert id_context_precision(["b", "a", "d", "c"], {"a", "c"}) == 0.5
@@ -246,3 +321,35 @@ def test_document_level_export_and_metrics():
     assert m["ragas_id_context_precision"] == id_context_precision(row["retrieved_context_ids"],
                                                                    row["reference_context_ids"]) == 2 / 3
     assert m["ragas_context_precision"] == pytest.approx((1 / 2 + 2 / 3) / 2)
+
+
+def test_ragas_evaluate_on_our_export_gives_ragas_evaluate_mean():
+    """ragas.evaluate on the export = ragas_evaluate_mean (out-of-scope 0, a duplicate scored raw)."""
+    pytest.importorskip("ragas.metrics", reason="ragas is not installed (pip install ragas)")
+    from ragas import EvaluationDataset
+    from ragas import evaluate as ragas_evaluate
+    from ragas.metrics import IDBasedContextPrecision, IDBasedContextRecall
+
+    golden = GoldenSet((
+        GoldenQuery("q1", "where is a?", "factual", {"a": 1, "c": 1}),
+        GoldenQuery("q2", "what is x?", "factual", {"x": 1}),
+        GoldenQuery("q3", "capital of France?", "out_of_scope", {}),
+        GoldenQuery("q4", "z and y?", "comparison", {"z": 2, "y": 1}),
+        GoldenQuery("q5", "dup?", "factual", {"a": 1, "c": 1}),
+    ))
+    run = Run(["q1"] * 4 + ["q2", "q3"] + ["q5"] * 4, ["b", "a", "d", "c", "x", "a", "a", "a", "b", "c"],
+              [4, 3, 2, 1, 1, 1, 3, 2, 1, 0.5])
+    res = evaluate(golden, run)
+    for k, want_p in ((2, (1 / 2 + 1 + 0 + 1) / 4), (3, (1 / 3 + 1 + 0 + 1 / 2) / 4)):
+        rows = [json.loads(line) for line in ragas_jsonl(res, TEXTS, k, columns="ragas").splitlines()]
+        for r in rows:
+            del r["query_id"], r["category"]
+        out = ragas_evaluate(EvaluationDataset.from_list(rows), metrics=[IDBasedContextPrecision(),
+                                                                         IDBasedContextRecall()],
+                             show_progress=False)
+        ours = context_metrics_summary(res, k, ci=False).set_index("ragas_metric")
+        assert float(np.nanmean(out["id_based_context_precision"])) == pytest.approx(want_p)  # ragas prints this
+        for name, col in (("id_based_context_precision", "ragas_id_context_precision"),
+                          ("id_based_context_recall", "ragas_id_context_recall")):
+            theirs = float(np.nanmean(out[name]))
+            assert theirs == pytest.approx(ours.loc[col, "ragas_evaluate_mean"], abs=1e-12)

@@ -58,7 +58,7 @@ def _corpus_map(result):
 
 
 def _report(result, other=None, **kw) -> str:
-    cmp = compare(result, other, ["hit_rate@2", "ndcg@2"], n_resamples=200) if other is not None else None
+    cmp = compare(result, other, ["hit_rate@2", "ndcg@2"]) if other is not None else None
     return build_report(result, k=2, chunk_text=TEXTS, comparison=cmp, comparison_names=("bm25", "dense"),
                         config={"corpus": f"docs {EVIL}", "chunks": 7}, title=f"Report {EVIL}",
                         n_resamples=200, generated_at="2026-01-01 00:00 UTC", **kw)
@@ -102,7 +102,9 @@ def test_html_escaped_and_offline(result, other):
     for sid in ("headline", "comparison", "curve", "categories", "ragas", "examples", "config"):
         assert f'id="{sid}"' in html
     assert 'id="map"' not in html
-    assert "bm25 is better" in html or "dense is better" in html or "no significant difference" in html
+    # the report speaks to stakeholders: plain verdicts (rag_metrics.compare.plain_verdict), no p-values
+    assert any(t in html for t in ("does better than", "apart yet", "perform about the same", "same result on every"))
+    assert "vs bm25 on" in html or "vs dense on" in html  # the one-line summary
     assert "faithfulness" in html and "judge model" in html
     assert "2026-01-01 00:00 UTC" in html
 

@@ -341,12 +341,10 @@ def config_evaluation(_memo: RetrievalMemo, _golden: GoldenSet, _c2d: dict[str, 
 @st.cache_data(show_spinner=False, max_entries=64)
 def comparison(_a: EvaluationResult, _b: EvaluationResult, key_a: EvalKey, key_b: EvalKey,
                keys: tuple[str, ...]) -> pd.DataFrame:
-    """``compare(a, b, keys)`` (10,000 resamples, seed 0: the CLI's defaults) with a verdict column."""
-    from rag_metrics.compare import compare, verdict
+    """``compare(a, b, keys)``: the verdict table (verdict, sentence, plain), as ``rag-metrics compare``."""
+    from rag_metrics.compare import compare
 
-    df = compare(_a, _b, list(keys))
-    df["verdict"] = [verdict(r, "A", "B") for _, r in df.iterrows()]
-    return df
+    return compare(_a, _b, list(keys))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

@@ -28,13 +28,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                                description="Paired comparison of two runs: deltas, CIs, win/loss/tie, significance tests.")
     add_judgment_options(cp, "hit_rate,mrr,ndcg,recall", "5,10")
     cp.add_argument("--run", action="append", required=True, metavar="PATH", help="give twice: --run A --run B")
-    cp.add_argument("--resamples", type=int, default=10_000, help="randomization-test resamples (default 10000)")
     return cp
 
 
 def run(args: argparse.Namespace) -> int:
     """Handler of ``rag-metrics compare``; returns the exit code (0)."""
-    from rag_metrics.compare import compare, verdict
+    from rag_metrics.compare import DECISION_RULE, compare, comparison_summary
     from rag_metrics.evaluate import evaluate
 
     if len(args.run) != 2:
@@ -45,27 +44,27 @@ def run(args: argparse.Namespace) -> int:
     c2d = {**id_to_doc(ra, golden), **id_to_doc(rb, golden)} if opts.level == "document" else None
     a = evaluate(golden, ra, opts, chunk_to_doc=c2d)
     b = evaluate(golden, rb, opts, chunk_to_doc=c2d)
-    df = compare(a, b, keys, n_resamples=args.resamples)
     name_a, name_b = Path(args.run[0]).name, Path(args.run[1]).name
+    df = compare(a, b, keys, name_a=name_a, name_b=name_b)
     if args.format == "json":
         rows = json.loads(df.to_json(orient="records"))
-        for r, (_, row) in zip(rows, df.iterrows()):
-            r["verdict"] = verdict(row, name_a, name_b)
-        json.dump({"a": args.run[0], "b": args.run[1], "n_queries": int(a.n_queries), "rows": rows}, sys.stdout, indent=2)
+        json.dump({"a": args.run[0], "b": args.run[1], "n_queries": int(a.n_queries), "rule": DECISION_RULE,
+                   "summary": comparison_summary(df, name_a, name_b), "rows": rows}, sys.stdout, indent=2)
         print()
     elif args.format == "csv":
         df.to_csv(sys.stdout, index=False)
     else:
-        print(f"A = {args.run[0]}\nB = {args.run[1]}\n{a.n_queries} queries; delta = B - A; "
-              "p: paired randomization / paired t-test, adj: Benjamini-Hochberg over the rows below")
+        print(f"A = {args.run[0]}\nB = {args.run[1]}\n{a.n_queries} queries; delta = B - A\n{DECISION_RULE}")
         rows = []
         for _, r in df.iterrows():
             key = r["metric"] + ("" if r["k"] is None or str(r["k"]) == "<NA>" else f"@{r['k']}")
             rows.append([key, fmt(r.mean_a), fmt(r.mean_b), f"{r.delta:+.4f}", f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}]",
-                         f"{r.wins}/{r.losses}/{r.ties}", f"{r.p_randomization:.4f}", f"{r.p_ttest:.4f}",
-                         f"{r.p_randomization_adj:.4f}", "yes" if r.significant else "no"])
-        print(table(["metric", "A", "B", "delta", "95% CI", "W/L/T", "p rand", "p t", "p adj", "signif."], rows))
+                         f"{r.wins}/{r.losses}/{r.ties}", f"{r.p_ttest:.4f}", f"{r.p_ttest_adj:.4f}", r.verdict,
+                         fmt(r.mde)])
+        print(table(["metric", "A", "B", "delta", f"{df['ci_level'].iloc[0] * 100:.4g}% CI" if len(df) else "CI",
+                     "W/L/T", "p", "p adj", "verdict", "MDE"], rows))
         print()
+        print(comparison_summary(df, name_a, name_b))
         for _, r in df.iterrows():
-            print(verdict(r, "A", "B"))
+            print(r.sentence)
     return 0

@@ -9,13 +9,15 @@ it.  Adding a metric is one entry here, its kernel in ``kernels.py``, and its te
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 from numpy.typing import NDArray
 
 from rag_metrics.errors import InputError
+from rag_metrics.metrics.kernels import check_k
 
 if TYPE_CHECKING:
     from rag_metrics.evaluate import EvalOptions
@@ -25,7 +27,7 @@ __all__ = ["MetricSpec", "METRICS", "DEFAULT_METRICS", "MetricKey", "get_metric"
            "parse_metrics", "parse_ks"]
 
 #: ``kernel(kernels, k, options) -> per-query values``; ``k`` is None for "whole ranking".
-Kernel = Callable[["Kernels", Optional[int], "EvalOptions | None"], NDArray[np.float64]]
+Kernel = Callable[["Kernels", int | None, "EvalOptions | None"], NDArray[np.float64]]
 
 
 @dataclass(frozen=True)
@@ -53,7 +55,7 @@ class MetricSpec:
     description: str
     kernel: Kernel = field(repr=False, compare=False)
 
-    def compute(self, kernels: "Kernels", k: int | None, options: "EvalOptions | None" = None) -> NDArray[np.float64]:
+    def compute(self, kernels: Kernels, k: int | None, options: EvalOptions | None = None) -> NDArray[np.float64]:
         """Per-query values (golden order) of this metric at cutoff ``k`` (None: whole ranking).
 
         Raises :class:`InputError` when ``k`` is missing for a metric that needs a cutoff.
@@ -63,7 +65,7 @@ class MetricSpec:
         return self.kernel(kernels, k, options)
 
 
-def _opt(options: "EvalOptions | None", name: str, default: str) -> str:
+def _opt(options: EvalOptions | None, name: str, default: str) -> str:
     return default if options is None else str(getattr(options, name))
 
 
@@ -73,7 +75,7 @@ METRICS: dict[str, MetricSpec] = {
         MetricSpec("hit_rate", "Hit rate", "required", "success.k",
                    "1 if h_k > 0 else 0",
                    "Did any relevant id appear in the top k? (trec_eval success, ir_measures Success@k.)",
-                   lambda kn, k, o: kn.hit_rate(k)),
+                   lambda kn, k, o: kn.hit_rate(check_k(k))),
         MetricSpec("mrr", "MRR", "optional", "recip_rank (on the run cut to k)",
                    "1 / rank of the first relevant id if rank <= k, else 0",
                    "Reciprocal rank of the first relevant id: rewards putting one right answer high.",
@@ -81,11 +83,11 @@ METRICS: dict[str, MetricSpec] = {
         MetricSpec("precision", "Precision", "required", "P.k",
                    "h_k / k",
                    "Share of the top k that is relevant; the divisor is k even when fewer were retrieved.",
-                   lambda kn, k, o: kn.precision(k)),
+                   lambda kn, k, o: kn.precision(check_k(k))),
         MetricSpec("recall", "Recall", "required", "recall.k",
                    "h_k / |R|",
                    "Share of all relevant ids found in the top k (|R| counts relevant ids never retrieved).",
-                   lambda kn, k, o: kn.recall(k, _opt(o, "recall_denominator", "all"))),
+                   lambda kn, k, o: kn.recall(check_k(k), _opt(o, "recall_denominator", "all"))),
         MetricSpec("ndcg", "NDCG", "optional", "ndcg_cut.k",
                    "DCG@k / IDCG@k, gain(g) = g, discount log2(i + 1)",
                    "Graded, position-discounted gain relative to the ideal ranking (linear gain, trec_eval).",
