@@ -207,6 +207,7 @@ def test_second_session_conflict_is_reported_not_lost(app, app_env):
 def test_reset_to_sample_needs_confirmation(app, app_env):
     goto(app, "pages/golden_set.py")
     edit_table(app, {"edited_rows": {0: {"relevant": [], "grades": ""}}})
+    app.segmented_control(key="golden_view").set_value("io").run()  # the import/export/reset view
     app.button(key="reset_ask").click().run()
     no_exception(app)
     assert any("Replace your golden set" in w.value for w in app.warning)
@@ -228,6 +229,7 @@ BAD_FILES = [
 @pytest.mark.parametrize("name,data", BAD_FILES, ids=[n for n, _ in BAD_FILES])
 def test_bad_import_shows_error_and_keeps_data(app, app_env, name, data):
     goto(app, "pages/golden_set.py")
+    app.segmented_control(key="golden_view").set_value("io").run()  # the import/export/reset view
     app.file_uploader(key="golden_upload").set_value((name, data, "application/octet-stream")).run()
     app.button(key="golden_import").click().run()
     no_exception(app)
@@ -240,6 +242,7 @@ def test_bad_import_shows_error_and_keeps_data(app, app_env, name, data):
 
 def test_good_import_replaces_the_set(app, app_env):
     goto(app, "pages/golden_set.py")
+    app.segmented_control(key="golden_view").set_value("io").run()  # the import/export/reset view
     data = (b"question,category,relevant_chunk_ids,grades\n"
             b"how much storage on free?,factual,plans-and-pricing#0|attachments-and-storage#0,3|3\n")
     app.file_uploader(key="golden_upload").set_value(("mine.csv", data, "text/csv")).run()
@@ -252,6 +255,7 @@ def test_good_import_replaces_the_set(app, app_env):
 
 def test_qrels_import_replaces_labels_of_matching_queries(app, app_env):
     goto(app, "pages/golden_set.py")
+    app.segmented_control(key="golden_view").set_value("io").run()  # the import/export/reset view
     app.file_uploader(key="golden_upload").set_value(("labels.qrels", b"q001 0 billing-and-invoices#0 2\n",
                                                       "text/plain")).run()
     app.button(key="golden_import").click().run()
@@ -264,6 +268,7 @@ def test_export_builds_the_chosen_format_only(app, downloads):
     from rag_metrics.golden_edit import EXPORT_FORMATS, export_golden
 
     goto(app, "pages/golden_set.py")
+    app.segmented_control(key="golden_view").set_value("io").run()  # the import/export/reset view
     for fmt in EXPORT_FORMATS:
         app.segmented_control(key="golden_export_format").set_value(fmt).run()
         no_exception(app)
@@ -276,17 +281,22 @@ def test_export_builds_the_chosen_format_only(app, downloads):
 # ---- labelling helper ----------------------------------------------------------------------------
 def test_labelling_helper_adds_a_label(app, app_env):
     goto(app, "pages/golden_set.py")
-    app.selectbox(key="label_pick").set_value("q007").run()  # (defaults to the first question)
+    app.segmented_control(key="golden_view").set_value("label").run()
+    app.selectbox(key="label_go").set_value("q007").run()  # (the queue starts at the first question)
     no_exception(app)
-    boxes = [c for c in app.checkbox if c.key and c.key.startswith("lbl_q007_")]
+    queue = app.session_state["_label_queue"]["sample_corpus"]
+    assert queue.current.query_id == "q007"
+    before = queue.current_ticks()
+    boxes = [c for c in app.checkbox if c.key and c.key.startswith("lq_tick_")]
     assert boxes, "retrieved chunks are listed with a checkbox"
-    target = next(c for c in boxes if not c.value)
-    target.check()
-    app.button[[b.label for b in app.button].index("Save labels")].click().run()
+    next(c for c in boxes if not c.value).check().run()
+    added = set(app.session_state["_label_queue"]["sample_corpus"].current_ticks()) - set(before)
+    assert len(added) == 1
+    app.button(key="label_save").click().run()
     no_exception(app)
     rows = {json.loads(line)["id"]: json.loads(line) for line in
             (_ws(app_env) / "golden.jsonl").read_text().splitlines()}
-    assert target.key.removeprefix("lbl_q007_") in rows["q007"]["relevant"]
+    assert rows["q007"]["relevant"] == {**before, **dict.fromkeys(added, 1)}
 
 
 # ---- failures and drill-down ---------------------------------------------------------------------
