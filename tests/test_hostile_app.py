@@ -214,3 +214,30 @@ def test_undo_in_the_page(app, app_env):
     no_exception(app)
     assert Workspace(SAMPLE, app_env).load()[0].queries[0].expected_answer == "first"
     assert app.session_state["golden_view"] == "io"
+
+
+# ---- hostile uploads: a clear message in the page, the saved file unchanged ----------------------
+HOSTILE_UPLOADS = [
+    ("nested.jsonl", b'{"question": "q", "relevant": ' + b"[" * 5000 + b"]" * 5000 + b"}\n"),
+    ("big_grade.json", b'[{"question": "q", "relevant": {"plans-and-pricing#0": 99999999999999999999999}}]'),
+    ("float_grade.jsonl", b'{"question": "q", "relevant": {"plans-and-pricing#0": 1e308}}\n'),
+    ("superscript.csv", "question,relevant_chunk_ids,grades\nq,plans-and-pricing#0,\u00b2\n".encode()),
+    ("digits.csv", b"question,relevant_chunk_ids,grades\nq,plans-and-pricing#0," + b"9" * 5000 + b"\n"),
+    ("space_id.jsonl", b'{"id": "q 1", "question": "q", "relevant": {"plans-and-pricing#0": 1}}\n'),
+    ("tab_chunk.jsonl", b'{"question": "q", "relevant": {"plans-and-pricing\\t#0": 1}}\n'),
+    ("huge_number.json", b'[{"question": "q", "relevant": {"plans-and-pricing#0": ' + b"9" * 5000 + b"}}]"),
+]
+
+
+@pytest.mark.parametrize("name,data", HOSTILE_UPLOADS, ids=[n for n, _ in HOSTILE_UPLOADS])
+def test_hostile_uploads_are_rejected_with_a_message(app, app_env, name, data):
+    goto(app, GOLDEN_PAGE)
+    edit_table(app, {"edited_rows": {0: {"expected_answer": "saved before"}}})  # the file exists
+    path = Workspace(SAMPLE, app_env).path
+    before = path.read_bytes()
+    app.segmented_control(key="golden_view").set_value("io").run()
+    app.file_uploader(key="golden_upload").set_value((name, data, "application/octet-stream")).run()
+    app.button(key="golden_import").click().run()
+    no_exception(app)
+    assert any("Import rejected" in e.value for e in app.error), [e.value for e in app.error]
+    assert path.read_bytes() == before
