@@ -24,7 +24,7 @@ DRILL = "drill_query"  # the failures page's query selector (pages/failures.py)
 ctx = state.current_or_stop()
 k = ctx.k
 st.title("Compare A vs B")
-st.caption(f"Two retrieval configurations on the same golden set ({ctx.corpus.label or ctx.settings.corpus}, "
+st.caption(f"Two retrieval configurations on the same golden set ({views.esc(ctx.corpus.label or ctx.settings.corpus)}, "
            f"{ctx.result.n_in_scope} in-scope questions). K = {k} and the evaluation conventions come from the "
            "sidebar. Configuration A starts as the sidebar's; each configuration is computed once and cached.")
 

@@ -9,7 +9,6 @@ import streamlit as st
 from rag_metrics import golden_edit
 from rag_metrics.errors import InputError
 from rag_metrics.golden import LIST_SEPARATOR
-from rag_metrics.golden_session import labelling_rows
 from rag_metrics.types import OUT_OF_SCOPE
 from ui import cache, label_editor, state, views
 from ui.shell import ensure_shell
@@ -50,12 +49,15 @@ if session.save_error:
 if session.load_report.errors:
     views.report(session.load_report, title="Problems in the saved workspace file")
 
-tab_edit, tab_label, tab_io = st.tabs([":material/table_edit: Edit the table",
-                                       ":material/label: Label with retrieval",
-                                       ":material/import_export: Import, export, reset"])
+# A view selector kept in the session state (st.tabs snaps back to the first tab whenever the page
+# re-renders differently, e.g. after a notice)
+VIEWS = {"edit": ":material/table_edit: Edit the table", "label": ":material/label: Label with retrieval",
+         "io": ":material/import_export: Import, export, reset"}
+view = st.segmented_control("View", list(VIEWS), key="golden_view", default="edit", format_func=VIEWS.get,
+                            required=True, label_visibility="collapsed") or "edit"
 
 # ---- table editor ---------------------------------------------------------------------------------
-with tab_edit:
+if view == "edit":
     as_text = len(known) > MULTISELECT_MAX
     key, table_id, table = state.golden_editor(relevant_as_text=as_text)
     categories, label_ids = cache.golden_editor_options(golden, known, session.fingerprint, ctx.ids_key)
@@ -96,63 +98,15 @@ with tab_edit:
                    f"{unit}, every in-scope question has a label.")
 
 # ---- labelling helper -----------------------------------------------------------------------------
-with tab_label:
-    st.caption("Pick a question (or type a new one), read what the retriever returns, tick the relevant "
-               f"{unit}s and their grade, then save. Unticking a labelled {unit} removes its label.")
-    NEW = "__new__"
-    options = [NEW, *golden.ids]
-    c1, c2 = st.columns([3, 1])
-    pick = c1.selectbox("Question", options, key="label_pick", index=1 if len(options) > 1 else 0,
-                        format_func=lambda i: "✎ Type a new question" if i == NEW else
-                        f"{i} · {golden.get(i).question if golden.get(i) else ''}")
-    n_show = c2.number_input("Results shown", 3, 30, 10, key="label_n")
-    q = golden.get(pick) if pick != NEW else None
-    if q is None:
-        question = st.text_input("New question", key="label_new_q", placeholder="e.g. How do I export my notes?")
-        category = st.selectbox("Category", list(golden_edit.CATEGORIES), key="label_new_cat")
-        current_labels: dict[str, int] = {}
-        qid = None
-    else:
-        question, category, current_labels, qid = q.question, q.category, dict(q.relevant), q.id
-    if question.strip():
-        try:
-            with st.spinner("Retrieving…"):
-                results = labelling_rows(ctx.memo.search(question), int(n_show), ctx.chunks.text, current_labels,
-                                         ctx.chunks.doc if unit == "document" else None)
-        except InputError as err:
-            views.input_error(err, "Retrieval failed")
-            results = labelling_rows([], 0, {})
-        with st.form(f"label_form_{pick}"):
-            picks: dict[str, int] = {}
-            for r in results.to_dict("records"):
-                rid, g0 = r["id"], r["grade"]
-                with st.container(border=True):
-                    a, b, c = st.columns([5, 1, 1])
-                    a.markdown(f"**{r['rank']}.** {views.esc(rid)} · score {views.fmt(r['score'])}")
-                    tick = b.checkbox("Relevant", value=g0 > 0, key=f"lbl_{pick}_{rid}")
-                    grade = c.selectbox("Grade", [1, 2, 3], index=max(0, min(g0, 3) - 1) if g0 > 0 else 0,
-                                        key=f"grd_{pick}_{rid}", label_visibility="collapsed")
-                    views.plain_text(r["text"] or "")
-                    picks[rid] = int(grade) if tick else 0
-            hidden = {i: g for i, g in current_labels.items() if i not in picks}
-            if hidden:
-                st.caption("Labels outside this list are kept: " + ", ".join(
-                    f"{views.esc(i)} ({g})" for i, g in hidden.items()) + ".")
-            saved = st.form_submit_button("Save labels", type="primary")
-        if saved:
-            try:
-                session.save_labels(question, picks, category=category if q is None else "", query_id=qid)
-            except InputError as err:
-                views.input_error(err)
-            else:
-                n = sum(1 for g in picks.values() if g > 0)
-                state.notice(f"Saved {n} label(s) for “{views.esc(question.strip()[:80])}”.")
-                st.rerun()
-    else:
-        st.info("Type a question to see what the retriever returns.")
+if view == "label":
+    from ui import labelling
+
+    labelling.render(ctx)
 
 # ---- import / export / reset ----------------------------------------------------------------------
-with tab_io:
+if view == "io":
+    from ui import workspace_ui
+
     st.markdown("**Import**")
     st.caption(f"CSV, JSON or JSONL golden sets replace the whole set; TREC qrels (`qid 0 id grade`) replace "
                f"the labels of matching query ids. Limit {golden_edit.MAX_IMPORT_BYTES // (1024 * 1024)} MB. "
@@ -180,6 +134,12 @@ with tab_io:
     except InputError as err:
         c2.button(fmt.upper(), disabled=True, key="golden_export", width="stretch")
         st.caption(views.esc(str(err)))
+
+    st.markdown("**Undo**")
+    workspace_ui.undo_button(ctx.settings.corpus)
+
+    st.markdown("**The whole workspace as one file**")
+    workspace_ui.archive_controls()
 
     st.markdown("**Reset**")
     if not state.value(CONFIRM_RESET):

@@ -21,52 +21,77 @@ Conventions
   over ``max_file_bytes``) are all collected, then raised as one :class:`InputError` naming the
   first problem as ``file:line`` and counting the rest; ``err.report`` lists them all.
 - A UTF-8 byte-order mark is accepted and removed.  Line endings are kept as they are.
+- **Ids** are written into TREC runs and qrels, whose columns are separated by whitespace.  A
+  JSONL document id with whitespace or control characters is an error
+  (:func:`rag_metrics.limits.id_problem`); a file name with spaces gets an id with each run of
+  whitespace replaced by ``_`` (``My notes.md`` -> ``My_notes``); two files that then share an id
+  are reported as duplicates.
+- **Hostile paths**: a folder is walked without following symbolic links, unreadable entries are
+  reported (not raised), and the walk stops at :data:`MAX_FOLDER_ENTRIES` entries with a message
+  (so ``/`` or a home folder is refused quickly instead of read).
 """
 from __future__ import annotations
 
-import json
 import os
 import re
+from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
-from typing import Any, Mapping
+from typing import Any
 
 from rag_metrics.errors import InputError, ValidationReport
+from rag_metrics.files import loads_json
+from rag_metrics.limits import id_problem, parse_int
 from rag_metrics.types import Corpus, Document
 
 __all__ = [
     "MAX_FILE_BYTES",
+    "MAX_FILE_BYTES_LIMIT",
+    "MAX_FOLDER_ENTRIES",
     "TEXT_SUFFIXES",
-    "load_corpus",
-    "load_corpus_jsonl",
-    "load_corpus_folder",
-    "parse_corpus_jsonl",
     "corpus_from_files",
     "document_from_text",
+    "file_doc_id",
+    "load_corpus",
+    "load_corpus_folder",
+    "load_corpus_jsonl",
+    "parse_corpus_jsonl",
     "resolve_max_file_bytes",
 ]
 
 #: Default largest accepted file, in bytes (5 MiB).  Override per call with ``max_file_bytes=``
 #: or for the whole process with the environment variable ``RAG_METRICS_MAX_FILE_BYTES``.
 MAX_FILE_BYTES = 5 * 1024 * 1024
+#: Largest per-file limit that may be configured (4 GiB): bigger values are refused.
+MAX_FILE_BYTES_LIMIT = 4 * 1024 ** 3
+#: Entries (files and folders) visited in a corpus folder before the walk stops with an error.
+MAX_FOLDER_ENTRIES = 50_000
 #: File suffixes read as documents from a folder or an upload.
 TEXT_SUFFIXES = (".md", ".markdown", ".txt")
 
-_HEADING = re.compile(r"^[ ]{0,3}#{1,6}[ \t]+(.+?)[ \t]*#*[ \t]*$", re.MULTILINE)
+# A heading line; the closing "#"s and blanks are stripped in Python (a lazy group followed by
+# optional runs, as in ``(.+?)[ \t]*#*[ \t]*$``, backtracks cubically on a long line of blanks).
+_HEADING = re.compile(r"^[ ]{0,3}#{1,6}[ \t]+(.+)$", re.MULTILINE)
 
 
 def resolve_max_file_bytes(override: int | None = None) -> int:
-    """The effective size limit: ``override``, else ``$RAG_METRICS_MAX_FILE_BYTES``, else default."""
-    if override is not None:
-        return int(override)
-    env = os.environ.get("RAG_METRICS_MAX_FILE_BYTES")
-    if env:
-        try:
-            return int(env)
-        except ValueError:
-            raise InputError(
-                f"RAG_METRICS_MAX_FILE_BYTES must be a whole number of bytes, got {env!r}."
-            ) from None
-    return MAX_FILE_BYTES
+    """The effective size limit: ``override``, else ``$RAG_METRICS_MAX_FILE_BYTES``, else default.
+
+    Either must be a whole number of bytes from 1 to :data:`MAX_FILE_BYTES_LIMIT`.
+    """
+    if override is None:
+        env = os.environ.get("RAG_METRICS_MAX_FILE_BYTES")
+        if not env:
+            return MAX_FILE_BYTES
+        n, msg = parse_int(env, 1, MAX_FILE_BYTES_LIMIT, "RAG_METRICS_MAX_FILE_BYTES")
+        if msg is not None:
+            raise InputError(f"{msg} (bytes); unset it to use the default {MAX_FILE_BYTES:,}.")
+        assert n is not None
+        return n
+    n, msg = parse_int(override, 1, MAX_FILE_BYTES_LIMIT, "max_file_bytes")
+    if msg is not None:
+        raise InputError(f"{msg} (bytes).")
+    assert n is not None
+    return n
 
 
 def _decode(data: bytes, source: str, report: ValidationReport) -> str | None:
@@ -97,7 +122,11 @@ def _check_size(n_bytes: int, source: str, limit: int, report: ValidationReport)
 
 def _title_from_markdown(text: str, stem: str) -> str:
     m = _HEADING.search(text)
-    return m.group(1).strip() if m else stem
+    if not m:
+        return stem
+    body = m.group(1)
+    title = body.rstrip(" \t").rstrip("#").rstrip(" \t")
+    return (title or body[:1]).strip()
 
 
 def document_from_text(doc_id: str, text: str, source: str = "", suffix: str = ".md") -> Document:
@@ -125,10 +154,10 @@ def _parse_jsonl_into(
         if not line.strip():
             continue
         where = {"file": source, "line": lineno}
-        try:
-            obj: Any = json.loads(line)
-        except json.JSONDecodeError as err:
-            report.error(f"invalid JSON ({err.msg} at column {err.colno}); each line must be one "
+        obj: Any
+        obj, msg, _ = loads_json(line)
+        if msg is not None:
+            report.error(f"{msg}; each line must be one "
                          'JSON object like {"id": "d1", "title": "...", "text": "..."}.', **where)
             continue
         if not isinstance(obj, dict):
@@ -141,6 +170,10 @@ def _parse_jsonl_into(
                          **where)
             continue
         doc_id = str(raw_id)
+        bad = id_problem(doc_id, "document id")
+        if bad is not None:
+            report.error(bad + ".", **where)
+            continue
         if "text" not in obj:
             report.error(f'document {doc_id!r} has no "text" field; add "text" (it may be "" '
                          'when "title" is given).', **where)
@@ -200,10 +233,16 @@ def parse_corpus_jsonl(
 
 
 def _read_bytes(path: Path, limit: int, report: ValidationReport) -> bytes | None:
-    size = path.stat().st_size
-    if not _check_size(size, str(path), limit, report):
+    """The file's bytes, or ``None`` with an error recorded (too large, unreadable)."""
+    try:
+        size = path.stat().st_size
+        if not _check_size(size, str(path), limit, report):
+            return None
+        return path.read_bytes()
+    except OSError as err:
+        report.error(f"cannot read the file ({err.strerror or err}); check its permissions.",
+                     file=str(path))
         return None
-    return path.read_bytes()
 
 
 def load_corpus_jsonl(
@@ -218,20 +257,44 @@ def load_corpus_jsonl(
     report = report if report is not None else ValidationReport()
     data = _read_bytes(p, resolve_max_file_bytes(max_file_bytes), report)
     text = _decode(data, str(p), report) if data is not None else None
+    if text is None:
+        report.raise_if_errors(str(p))
     report.raise_if_errors(str(p))
     assert text is not None
     return parse_corpus_jsonl(text, str(p), report=report, name=name or p.stem)
 
 
-def _iter_text_files(folder: Path) -> list[Path]:
-    files = []
-    for p in folder.rglob("*"):
-        rel = p.relative_to(folder)
-        if any(part.startswith(".") for part in rel.parts):
-            continue
-        if p.is_file() and p.suffix.lower() in TEXT_SUFFIXES:
+def _iter_text_files(folder: Path, report: ValidationReport) -> list[Path]:
+    """Document files below ``folder`` (sorted), skipping hidden entries and symbolic links.
+
+    Unreadable folders are recorded as errors; more than :data:`MAX_FOLDER_ENTRIES` entries
+    raise :class:`InputError` (a path like ``/`` or a home folder is not a corpus).
+    """
+    files: list[Path] = []
+    seen = 0
+
+    def unreadable(err: OSError) -> None:
+        report.error(f"cannot read this folder ({err.strerror or err}); check its permissions.",
+                     file=str(err.filename or folder))
+
+    for dirpath, dirnames, filenames in os.walk(folder, onerror=unreadable, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        seen += len(dirnames) + len(filenames)
+        if seen > MAX_FOLDER_ENTRIES:
+            raise InputError(f"{folder}: more than {MAX_FOLDER_ENTRIES:,} files and folders below it; "
+                             "this does not look like a corpus folder. Point at the folder that holds "
+                             "the documents (or a BEIR folder with corpus.jsonl).", report=report)
+        for name in filenames:
+            p = Path(dirpath) / name
+            if name.startswith(".") or p.suffix.lower() not in TEXT_SUFFIXES or p.is_symlink():
+                continue
             files.append(p)
     return sorted(files, key=lambda p: p.relative_to(folder).as_posix())
+
+
+def file_doc_id(rel: str) -> str:
+    """Document id of a file: its relative path without extension, whitespace runs -> ``_``."""
+    return re.sub(r"\s+", "_", str(PurePosixPath(rel).with_suffix("")))
 
 
 def _docs_from_named_bytes(
@@ -254,7 +317,11 @@ def _docs_from_named_bytes(
             report.error(f"unsupported file type {suffix or '(none)'!r}; upload .md, .txt or "
                          "a .jsonl corpus.", file=source)
             continue
-        doc_id = str(PurePosixPath(rel).with_suffix(""))
+        doc_id = file_doc_id(rel)
+        bad = id_problem(doc_id, "document id")
+        if bad is not None:
+            report.error(bad + "; rename the file.", file=source)
+            continue
         if doc_id in seen:
             report.error(f"duplicate document id {doc_id!r}: also from {seen[doc_id]}; rename "
                          "one of the files (ids are paths without extension).", file=source)
@@ -275,16 +342,20 @@ def load_corpus_folder(
     root = Path(folder)
     report = report if report is not None else ValidationReport()
     limit = resolve_max_file_bytes(max_file_bytes)
-    files = _iter_text_files(root)
+    if not root.is_dir():
+        raise InputError(f"{root}: not a folder; pass a folder of .md/.txt files, a .jsonl corpus, "
+                         "or a BEIR folder containing corpus.jsonl.")
+    files = _iter_text_files(root, report)
     if not files:
+        report.raise_if_errors(str(root))
         raise InputError(f"{root}: no .md or .txt files found; pass a folder of documents, a "
                          ".jsonl corpus, or a BEIR folder containing corpus.jsonl.")
     items: list[tuple[str, str, bytes]] = []
     for p in files:
         rel = p.relative_to(root).as_posix()
-        if not _check_size(p.stat().st_size, str(p), limit, report):
-            continue
-        items.append((rel, str(p), p.read_bytes()))
+        data = _read_bytes(p, limit, report)
+        if data is not None:
+            items.append((rel, str(p), data))
     docs = _docs_from_named_bytes(items, limit, report)
     report.raise_if_errors(str(root))
     if not docs:
@@ -316,7 +387,11 @@ def load_corpus(
         Path missing or unsupported, or any problem in the files (first one named as file:line).
     """
     p = Path(path)
-    if not p.exists():
+    try:
+        exists = p.exists()
+    except OSError as err:  # e.g. a name too long, or a parent folder without permission
+        raise InputError(f"{p}: cannot open ({err.strerror or err}); check the path.") from None
+    if not exists:
         raise InputError(f"{p}: corpus not found; pass a folder of .md/.txt files, a .jsonl "
                          "corpus, or a BEIR folder containing corpus.jsonl.")
     if p.is_dir():
@@ -331,7 +406,8 @@ def load_corpus(
     if suffix in TEXT_SUFFIXES:
         report = report if report is not None else ValidationReport()
         limit = resolve_max_file_bytes(max_file_bytes)
-        docs = _docs_from_named_bytes([(p.name, str(p), p.read_bytes())], limit, report)
+        data = _read_bytes(p, limit, report)
+        docs = _docs_from_named_bytes([(p.name, str(p), data)], limit, report) if data is not None else []
         report.raise_if_errors(str(p))
         if not docs:
             raise InputError(f"{p}: the document is empty.", report=report)

@@ -1,12 +1,15 @@
 """Reading and writing user files: one place for the messages (file:line, byte offset) and atomic writes."""
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
+from typing import Any
 
 from rag_metrics.errors import InputError
+from rag_metrics.limits import MAX_JSON_DEPTH
 
-__all__ = ["read_bytes", "decode_utf8", "read_text", "atomic_write_text"]
+__all__ = ["atomic_write_text", "decode_utf8", "loads_json", "parse_json", "read_bytes", "read_text"]
 
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
@@ -46,3 +49,55 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, p)
+
+
+def _depth_over(value: Any, limit: int) -> bool:
+    """True when ``value`` nests lists/objects deeper than ``limit`` (iterative: no recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict):
+            if d > limit:
+                return True
+            stack.extend((x, d + 1) for x in v.values())
+        elif isinstance(v, list):
+            if d > limit:
+                return True
+            stack.extend((x, d + 1) for x in v)
+    return False
+
+
+def loads_json(text: str, *, max_depth: int = MAX_JSON_DEPTH) -> tuple[Any, str | None, int | None]:
+    """Parse JSON from user input: ``(value, None, None)`` or ``(None, message, line)``.
+
+    Never raises: invalid syntax, nesting deeper than ``max_depth`` (Python's parser would raise
+    ``RecursionError`` near 1000 levels) and integers with more than 4300 digits (``ValueError``)
+    give a message; ``line`` is the 1-based line inside ``text`` when known.  ``NaN``,
+    ``Infinity`` and ``1e999`` are parsed as Python does and left to the field checks
+    (:mod:`rag_metrics.limits`).
+    """
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as e:
+        at = f"column {e.colno}" if e.lineno == 1 else f"line {e.lineno} column {e.colno}"
+        return None, f"invalid JSON ({e.msg} at {at})", e.lineno
+    except RecursionError:
+        return None, (f"JSON nested too deeply (more than {max_depth} levels of [ ] or {{ }}); "
+                      "flatten the structure"), None
+    except ValueError as e:
+        msg = str(e).split(";")[0]
+        return None, f"invalid JSON number ({msg})", None
+    if _depth_over(value, max_depth):
+        return None, (f"JSON nested too deeply (more than {max_depth} levels of [ ] or {{ }}); "
+                      "flatten the structure"), None
+    return value, None, None
+
+
+def parse_json(text: str, source: str, line: int | None = None) -> Any:
+    """:func:`loads_json` that raises :class:`InputError` naming ``source:line``."""
+    value, msg, at = loads_json(text)
+    if msg is not None:
+        ln = line if line is not None else at
+        where = f"{source}:{ln}" if ln is not None else source
+        raise InputError(f"{where}: {msg}")
+    return value

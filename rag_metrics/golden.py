@@ -25,16 +25,26 @@ import io
 import json
 import math
 import os
+from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import Any, Collection, Mapping
+from typing import Any
 
 from rag_metrics.errors import InputError, ValidationReport
-from rag_metrics.files import atomic_write_text, read_text
+from rag_metrics.files import atomic_write_text, loads_json, read_text
+from rag_metrics.limits import grade_error, id_problem
 from rag_metrics.types import OUT_OF_SCOPE, GoldenQuery, GoldenSet
 
 __all__ = [
-    "LIST_SEPARATOR", "parse_golden", "read_golden", "load_golden", "golden_to_text", "save_golden",
-    "validate_golden", "golden_to_rows", "golden_from_rows", "stable_query_id",
+    "LIST_SEPARATOR",
+    "golden_from_rows",
+    "golden_to_rows",
+    "golden_to_text",
+    "load_golden",
+    "parse_golden",
+    "read_golden",
+    "save_golden",
+    "stable_query_id",
+    "validate_golden",
 ]
 
 #: Separator of ids and grades inside one CSV cell.
@@ -58,19 +68,16 @@ def _first(row: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
 
 
 def _grade(value: Any, report: ValidationReport, where: dict) -> int | None:
-    """An integer grade, or None (error reported).  Negative grades are kept with a warning."""
-    g: int | None = None
-    if isinstance(value, bool):
-        g = None
-    elif isinstance(value, int):
-        g = value
-    elif isinstance(value, float) and value.is_integer():
-        g = int(value)
-    elif isinstance(value, str) and value.strip().lstrip("+-").isdigit():
-        g = int(value.strip())
-    if g is None:
-        report.error(f"grade {value!r} is not an integer; use whole numbers (0 = not relevant, 1-3 = relevant)", **where)
+    """An integer grade in ``[GRADE_MIN, GRADE_MAX]``, or None (error reported).
+
+    Negative grades are kept with a warning.  The bounds and the parser are
+    :func:`rag_metrics.limits.grade_error` (shared with the TREC/BEIR readers).
+    """
+    g, msg = grade_error(value)
+    if msg is not None:
+        report.error(msg, **where)
         return None
+    assert g is not None
     if g < 0:
         report.warning(f"grade {g} is negative; it is treated as non-relevant (use 0)", **where)
     return g
@@ -85,13 +92,19 @@ def _split_cell(value: Any) -> list[str]:
     if not s:
         return []
     if s.startswith("["):  # a JSON list pasted into a CSV cell
-        try:
-            v = json.loads(s)
-            if isinstance(v, list):
-                return [str(x).strip() for x in v if str(x).strip()]
-        except json.JSONDecodeError:
-            pass
+        v, _, _ = loads_json(s)
+        if isinstance(v, list):
+            return [str(x).strip() for x in v if str(x).strip()]
     return [p.strip() for p in s.split(LIST_SEPARATOR) if p.strip()]
+
+
+def _id_ok(i: str, report: ValidationReport, where: dict, what: str = "relevant id",
+           field: str = "relevant") -> bool:
+    msg = id_problem(i, what)
+    if msg is not None:
+        report.error(msg, **{**where, "field": field})
+        return False
+    return True
 
 
 def _relevant(row: Mapping[str, Any], report: ValidationReport, where: dict) -> dict[str, int]:
@@ -100,7 +113,7 @@ def _relevant(row: Mapping[str, Any], report: ValidationReport, where: dict) -> 
     if isinstance(raw, Mapping):
         for i, g in raw.items():
             gi = _grade(g, report, {**where, "field": "relevant"})
-            if gi is not None:
+            if gi is not None and _id_ok(str(i), report, where):
                 rel[str(i)] = gi
         return rel
     ids_raw = row.get("relevant_chunk_ids", row.get("relevant_ids", raw))
@@ -121,7 +134,7 @@ def _relevant(row: Mapping[str, Any], report: ValidationReport, where: dict) -> 
             grades = []
     for n, i in enumerate(ids):
         g = _grade(grades[n], report, {**where, "field": "grades"}) if grades else 1
-        if g is None:
+        if g is None or not _id_ok(i, report, where):
             continue
         if i in rel:
             report.warning(f"id {i!r} is listed twice; the higher grade is kept", **{**where, "field": "relevant_chunk_ids"})
@@ -153,6 +166,8 @@ def golden_from_rows(rows: list[tuple[int | None, Mapping[str, Any]]], source: s
             qid, n = base, 2
             while qid in seen:
                 qid, n = f"{base}-{n}", n + 1
+        elif not _id_ok(qid, report, {**where, "query_id": None}, "query id", "id"):
+            continue
         elif qid in seen:
             first = seen[qid]
             report.error(f"duplicate query id {qid!r} (first at line {first}); give each query its own id",
@@ -175,20 +190,18 @@ def _rows_jsonl(text: str, source: str, report: ValidationReport) -> list[tuple[
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            rows.append((n, json.loads(line)))
-        except json.JSONDecodeError as e:
-            report.error(f"invalid JSON ({e.msg} at column {e.colno}); each line must be one JSON object",
-                         file=source, line=n)
+        value, msg, _ = loads_json(line)
+        if msg is not None:
+            report.error(f"{msg}; each line must be one JSON object", file=source, line=n)
+            continue
+        rows.append((n, value))
     return rows
 
 
 def _rows_json(text: str, source: str, report: ValidationReport) -> list[tuple[int | None, Any]]:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        report.error(f"invalid JSON ({e.msg} at column {e.colno}); fix the syntax or save as JSONL",
-                     file=source, line=e.lineno)
+    data, msg, line = loads_json(text)
+    if msg is not None:
+        report.error(f"{msg}; fix the syntax or save as JSONL", file=source, line=line)
         return []
     if isinstance(data, Mapping) and "queries" in data and isinstance(data["queries"], list):
         data = data["queries"]
@@ -240,11 +253,8 @@ def parse_golden(text: str, fmt: str, source: str = "") -> tuple[GoldenSet, Vali
         # A JSONL file saved as .json is common: accept it.
         stripped = text.lstrip()
         if stripped.startswith("{") and "\n{" in stripped.rstrip():
-            try:
-                json.loads(text)
-                rows = _rows_json(text, source, report)
-            except json.JSONDecodeError:
-                rows = _rows_jsonl(text, source, report)
+            _, msg, _ = loads_json(text)
+            rows = _rows_json(text, source, report) if msg is None else _rows_jsonl(text, source, report)
         else:
             rows = _rows_json(text, source, report)
     elif fmt == "csv":

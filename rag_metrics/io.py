@@ -8,7 +8,7 @@
 - Lines starting with ``#`` are comments; ids may contain ``#``.
 
 Bounds at the edge: a grade is an integer in ``[GRADE_MIN, GRADE_MAX]``
-(:data:`rag_metrics.metrics.judge.GRADE_MIN`, -1000 .. 1000) written in ASCII digits; a score is a
+(:data:`rag_metrics.limits.GRADE_MIN`, -1000 .. 1000) written in ASCII digits; a score is a
 finite float64.  Anything else is reported with file:line, never converted, wrapped or crashed on.
 
 ``read_*`` functions return the value and a :class:`ValidationReport` (content problems never
@@ -17,7 +17,6 @@ raise); ``load_*`` raise :class:`InputError` on the first error.
 from __future__ import annotations
 
 import io
-import json
 import math
 import os
 import re
@@ -29,7 +28,7 @@ import numpy as np
 from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.files import atomic_write_text, decode_utf8, read_bytes
 from rag_metrics.golden import GOLDEN_SUFFIXES, read_golden
-from rag_metrics.metrics.judge import GRADE_MAX, GRADE_MIN
+from rag_metrics.limits import GRADE_MAX, GRADE_MIN
 from rag_metrics.types import GoldenQuery, GoldenSet, Run
 
 __all__ = [  # grouped by kind, not sorted
@@ -148,41 +147,56 @@ def parse_beir_qrels(text: str, source: str = "qrels.tsv") -> tuple[dict[str, di
 
 
 def read_queries_jsonl(path: str | os.PathLike[str]) -> tuple[dict[str, str], ValidationReport]:
-    """BEIR ``queries.jsonl``: ``{"id"|"_id": str, "text": str}`` per line."""
+    """BEIR ``queries.jsonl``: ``{"id"|"_id": str, "text": str}`` per line.
+
+    Content problems (invalid or too deeply nested JSON, ids TREC cannot hold, duplicates) are
+    collected in the report with ``file:line``; an unreadable file raises :class:`InputError`.
+    """
+    from rag_metrics.files import loads_json
+    from rag_metrics.limits import id_problem
+
     p = Path(path)
     report = ValidationReport()
     out: dict[str, str] = {}
     for n, line in enumerate(decode_utf8(read_bytes(p), str(p)).splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            report.error(f"invalid JSON ({e.msg}); each line must be one JSON object", file=str(p), line=n)
+        obj, msg, _ = loads_json(line)
+        if msg is not None:
+            report.error(f"{msg}; each line must be one JSON object", file=str(p), line=n)
             continue
         if not isinstance(obj, dict):
             report.error("expected a JSON object {\"id\": ..., \"text\": ...}", file=str(p), line=n)
             continue
         qid = obj.get("id", obj.get("_id"))
         text = obj.get("text", obj.get("question", obj.get("query")))
-        if qid is None or str(qid).strip() == "":
+        if qid is None or isinstance(qid, (bool, dict, list)) or str(qid).strip() == "":
             report.error("missing 'id'", file=str(p), line=n)
             continue
-        if text is None or not str(text).strip():
-            report.error("empty query text", file=str(p), line=n, query_id=str(qid))
-            text = ""
-        if str(qid) in out:
-            report.error(f"duplicate query id {qid!r}", file=str(p), line=n, query_id=str(qid))
+        qid = str(qid)
+        bad = id_problem(qid, "query id")
+        if bad is not None:
+            report.error(bad, file=str(p), line=n)
             continue
-        out[str(qid)] = str(text)
+        if text is None or isinstance(text, (dict, list)) or not str(text).strip():
+            report.error("empty query text", file=str(p), line=n, query_id=qid)
+            text = ""
+        if qid in out:
+            report.error(f"duplicate query id {qid!r}", file=str(p), line=n, query_id=qid)
+            continue
+        out[qid] = str(text)
     return out, report
 
 
 def find_beir_qrels(folder: Path) -> Path | None:
+    """The qrels file of a BEIR folder (test, then top-level, dev, train), or ``None``."""
     for cand in (folder / "qrels" / "test.tsv", folder / "qrels.tsv", folder / "qrels" / "dev.tsv",
                  folder / "qrels" / "train.tsv"):
-        if cand.is_file():
-            return cand
+        try:
+            if cand.is_file():
+                return cand
+        except OSError:  # unreadable parent: treated as absent, load_beir says what is missing
+            continue
     return None
 
 
@@ -622,12 +636,39 @@ def write_trec_qrels(golden: GoldenSet, path: str | os.PathLike[str]) -> None:
 
 
 def load_beir(folder: str | os.PathLike[str]):
-    """A BEIR folder as ``(Corpus, GoldenSet)`` (questions from queries.jsonl, labels from qrels)."""
+    """A BEIR folder as ``(Corpus, GoldenSet)`` (questions from queries.jsonl, labels from qrels).
+
+    Raises :class:`InputError` (never another exception) when the path is not a folder, cannot be
+    read, or lacks ``corpus.jsonl`` or a qrels file.
+    """
     from rag_metrics.corpus import load_corpus
 
-    p = Path(folder)
-    if not p.is_dir():
-        raise InputError(f"{p}: not a folder; a BEIR folder holds corpus.jsonl, queries.jsonl and qrels")
+    raw = str(folder).strip()
+    if not raw:
+        raise InputError("no BEIR folder given; type the path of a folder that holds corpus.jsonl, "
+                         "queries.jsonl and qrels/test.tsv")
+    p = Path(raw).expanduser()
+    shown = raw if len(raw) <= 200 else raw[:200] + "..."
+    try:
+        is_dir = p.is_dir()
+        is_file = not is_dir and p.exists()
+        has_corpus = is_dir and (p / "corpus.jsonl").is_file()
+        os.listdir(p) if is_dir else None
+    except PermissionError:
+        raise InputError(f"{shown}: permission denied; choose a folder this server can read") from None
+    except OSError as e:
+        raise InputError(f"{shown}: cannot open ({e.strerror or e}); check the path") from None
+    if is_file:
+        raise InputError(f"{shown}: is a file, not a folder; give the BEIR folder that holds corpus.jsonl, "
+                         "queries.jsonl and qrels/test.tsv")
+    if not is_dir:
+        raise InputError(f"{shown}: folder not found; a BEIR folder holds corpus.jsonl, queries.jsonl and qrels")
+    if not has_corpus:
+        raise InputError(f"{shown}: no corpus.jsonl in this folder; a BEIR folder holds corpus.jsonl, "
+                         "queries.jsonl and qrels/test.tsv (or qrels.tsv)")
+    if find_beir_qrels(p) is None:
+        raise InputError(f"{shown}: no qrels/test.tsv (or qrels.tsv, qrels/dev.tsv) in this folder; "
+                         "add the relevance judgments")
     corpus = load_corpus(p)
     golden = read_qrels(p)
     return corpus, golden

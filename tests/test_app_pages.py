@@ -15,6 +15,13 @@ from rag_metrics.types import GoldenQuery, GoldenSet
 PAGES = ["pages/dashboard.py", "pages/failures.py", "pages/golden_set.py", "pages/corpus_explorer.py"]
 
 
+def _ws(root: Path) -> Path:
+    """The sample corpus's workspace folder under ``root`` (folder names are slug + hash)."""
+    from rag_metrics.workspace import Workspace
+
+    return Workspace("sample_corpus", root).folder
+
+
 # ---- rendering ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_renders(app, page):
@@ -77,7 +84,7 @@ def test_editing_a_golden_row_changes_metrics_and_autosaves(app, app_env):
     before = library_result("dense")
     edit_table(app, {"edited_rows": {0: {"relevant": [], "grades": ""}}})
     no_exception(app)
-    saved = app_env / "sample_corpus" / "golden.jsonl"
+    saved = _ws(app_env) / "golden.jsonl"
     rows = [json.loads(line) for line in saved.read_text().splitlines()]
     assert rows[0]["id"] == "q001" and rows[0]["relevant"] == {}
     goto(app, "pages/dashboard.py")
@@ -123,7 +130,7 @@ def test_an_edit_saves_once_and_a_rerun_saves_nothing(app, app_env, monkeypatch)
     assert saves == []
     edit_table(app, {"edited_rows": {0: {"expected_answer": "Two gigabytes."}}})
     assert len(saves) == 1 and saves[0] is not None  # serialised once, by the session, for the save
-    path = app_env / "sample_corpus" / "golden.jsonl"
+    path = _ws(app_env) / "golden.jsonl"
     mtime = path.stat().st_mtime_ns
     app.run()
     app.slider(key="k").set_value(3).run()
@@ -138,7 +145,7 @@ def test_adding_and_deleting_rows(app, app_env):
                      "added_rows": [{"question": "Can I pay by bank transfer?", "category": "factual",
                                      "relevant": ["billing-and-invoices#0"], "grades": "2"}]})
     no_exception(app)
-    rows = [json.loads(line) for line in (app_env / "sample_corpus" / "golden.jsonl").read_text().splitlines()]
+    rows = [json.loads(line) for line in (_ws(app_env) / "golden.jsonl").read_text().splitlines()]
     assert "q003" not in [r["id"] for r in rows]
     assert rows[-1]["question"] == "Can I pay by bank transfer?"
     assert rows[-1]["relevant"] == {"billing-and-invoices#0": 2}
@@ -149,7 +156,7 @@ def test_invalid_edit_is_reported_and_not_saved(app, app_env):
     edit_table(app, {"edited_rows": {0: {"grades": "x|3|2"}}})
     no_exception(app)
     assert any("Not saved" in e.value for e in app.error)
-    assert not (app_env / "sample_corpus" / "golden.jsonl").exists()
+    assert not (_ws(app_env) / "golden.jsonl").exists()
 
 
 def test_edits_survive_page_switch_and_restart(app, app_env):
@@ -165,7 +172,7 @@ def test_edits_survive_page_switch_and_restart(app, app_env):
     assert list(editor.value.iloc[0]["relevant"]) == [] and editor.value.iloc[0]["id"] == "q001"
     # an edit on the new base keeps the earlier one
     edit_table(app, {"edited_rows": {1: {"expected_answer": "Up to 25 MB on Plus."}}})
-    rows = [json.loads(line) for line in (app_env / "sample_corpus" / "golden.jsonl").read_text().splitlines()]
+    rows = [json.loads(line) for line in (_ws(app_env) / "golden.jsonl").read_text().splitlines()]
     assert rows[0]["relevant"] == {} and rows[1]["expected_answer"] == "Up to 25 MB on Plus."
     expected = expected_cards(library_result("dense", edited_golden("q001")), 5)
     goto(app, "pages/dashboard.py")
@@ -188,18 +195,19 @@ def test_second_session_conflict_is_reported_not_lost(app, app_env):
     edit_table(b, {"edited_rows": {0: {"expected_answer": "from B"}}})
     no_exception(b)
     assert any("Another session saved" in w.value for w in b.warning)
-    saved = (app_env / "sample_corpus" / "golden.jsonl").read_text()
+    saved = (_ws(app_env) / "golden.jsonl").read_text()
     assert "from A" in saved and "from B" not in saved
-    beside = list((app_env / "sample_corpus").glob("golden.conflict-*.jsonl"))
+    beside = list((_ws(app_env)).glob("golden.conflict-*.jsonl"))
     assert len(beside) == 1 and "from B" in beside[0].read_text()
     b.button(key="conflict_keep").click().run()
     no_exception(b)
-    assert "from B" in (app_env / "sample_corpus" / "golden.jsonl").read_text()
+    assert "from B" in (_ws(app_env) / "golden.jsonl").read_text()
 
 
 def test_reset_to_sample_needs_confirmation(app, app_env):
     goto(app, "pages/golden_set.py")
     edit_table(app, {"edited_rows": {0: {"relevant": [], "grades": ""}}})
+    app.segmented_control(key="golden_view").set_value("io").run()  # the import/export/reset view
     app.button(key="reset_ask").click().run()
     no_exception(app)
     assert any("Replace your golden set" in w.value for w in app.warning)
@@ -221,35 +229,38 @@ BAD_FILES = [
 @pytest.mark.parametrize("name,data", BAD_FILES, ids=[n for n, _ in BAD_FILES])
 def test_bad_import_shows_error_and_keeps_data(app, app_env, name, data):
     goto(app, "pages/golden_set.py")
+    app.segmented_control(key="golden_view").set_value("io").run()  # the import/export/reset view
     app.file_uploader(key="golden_upload").set_value((name, data, "application/octet-stream")).run()
     app.button(key="golden_import").click().run()
     no_exception(app)
     assert any("Import rejected" in e.value for e in app.error), [e.value for e in app.error]
     assert app.dataframe, "the validation report is listed"
-    assert not (app_env / "sample_corpus" / "golden.jsonl").exists()
+    assert not (_ws(app_env) / "golden.jsonl").exists()
     goto(app, "pages/dashboard.py")
     assert shown_cards(app) == expected_cards(library_result("dense"), 5)
 
 
 def test_good_import_replaces_the_set(app, app_env):
     goto(app, "pages/golden_set.py")
+    app.segmented_control(key="golden_view").set_value("io").run()  # the import/export/reset view
     data = (b"question,category,relevant_chunk_ids,grades\n"
             b"how much storage on free?,factual,plans-and-pricing#0|attachments-and-storage#0,3|3\n")
     app.file_uploader(key="golden_upload").set_value(("mine.csv", data, "text/csv")).run()
     app.button(key="golden_import").click().run()
     no_exception(app)
     assert any("Imported 1 queries" in s.value for s in app.success)
-    rows = [json.loads(line) for line in (app_env / "sample_corpus" / "golden.jsonl").read_text().splitlines()]
+    rows = [json.loads(line) for line in (_ws(app_env) / "golden.jsonl").read_text().splitlines()]
     assert len(rows) == 1
 
 
 def test_qrels_import_replaces_labels_of_matching_queries(app, app_env):
     goto(app, "pages/golden_set.py")
+    app.segmented_control(key="golden_view").set_value("io").run()  # the import/export/reset view
     app.file_uploader(key="golden_upload").set_value(("labels.qrels", b"q001 0 billing-and-invoices#0 2\n",
                                                       "text/plain")).run()
     app.button(key="golden_import").click().run()
     no_exception(app)
-    rows = [json.loads(line) for line in (app_env / "sample_corpus" / "golden.jsonl").read_text().splitlines()]
+    rows = [json.loads(line) for line in (_ws(app_env) / "golden.jsonl").read_text().splitlines()]
     assert rows[0]["relevant"] == {"billing-and-invoices#0": 2} and len(rows) == len(sample_golden())
 
 
@@ -257,6 +268,7 @@ def test_export_builds_the_chosen_format_only(app, downloads):
     from rag_metrics.golden_edit import EXPORT_FORMATS, export_golden
 
     goto(app, "pages/golden_set.py")
+    app.segmented_control(key="golden_view").set_value("io").run()  # the import/export/reset view
     for fmt in EXPORT_FORMATS:
         app.segmented_control(key="golden_export_format").set_value(fmt).run()
         no_exception(app)
@@ -269,17 +281,22 @@ def test_export_builds_the_chosen_format_only(app, downloads):
 # ---- labelling helper ----------------------------------------------------------------------------
 def test_labelling_helper_adds_a_label(app, app_env):
     goto(app, "pages/golden_set.py")
-    app.selectbox(key="label_pick").set_value("q007").run()  # (defaults to the first question)
+    app.segmented_control(key="golden_view").set_value("label").run()
+    app.selectbox(key="label_go").set_value("q007").run()  # (the queue starts at the first question)
     no_exception(app)
-    boxes = [c for c in app.checkbox if c.key and c.key.startswith("lbl_q007_")]
+    queue = app.session_state["_label_queue"]["sample_corpus"]
+    assert queue.current.query_id == "q007"
+    before = queue.current_ticks()
+    boxes = [c for c in app.checkbox if c.key and c.key.startswith("lq_tick_")]
     assert boxes, "retrieved chunks are listed with a checkbox"
-    target = next(c for c in boxes if not c.value)
-    target.check()
-    app.button[[b.label for b in app.button].index("Save labels")].click().run()
+    next(c for c in boxes if not c.value).check().run()
+    added = set(app.session_state["_label_queue"]["sample_corpus"].current_ticks()) - set(before)
+    assert len(added) == 1
+    app.button(key="label_save").click().run()
     no_exception(app)
     rows = {json.loads(line)["id"]: json.loads(line) for line in
-            (app_env / "sample_corpus" / "golden.jsonl").read_text().splitlines()}
-    assert target.key.removeprefix("lbl_q007_") in rows["q007"]["relevant"]
+            (_ws(app_env) / "golden.jsonl").read_text().splitlines()}
+    assert rows["q007"]["relevant"] == {**before, **dict.fromkeys(added, 1)}
 
 
 # ---- failures and drill-down ---------------------------------------------------------------------
@@ -309,7 +326,7 @@ def test_live_query_and_rechunk_carry_labels(app, app_env):
     app.button[[b.label for b in app.button].index("Re-chunk and re-index")].click().run()
     no_exception(app)
     assert any("Re-chunked at 800/100" in s.value for s in app.success)
-    settings = json.loads((app_env / "sample_corpus" / "settings.json").read_text())
+    settings = json.loads((_ws(app_env) / "settings.json").read_text())
     assert settings["chunk_size"] == 800
     goto(app, "pages/dashboard.py")
     assert "(800/100)" in app.caption[0].value

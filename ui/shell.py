@@ -105,6 +105,9 @@ def main() -> None:
     _LOCAL.in_shell = True
     try:
         url_state.show_warnings()
+        from ui import workspace_ui
+
+        workspace_ui.health_banner()
         page.run()
     finally:
         _LOCAL.in_shell = False

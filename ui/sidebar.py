@@ -48,6 +48,9 @@ def render() -> None:
     with st.sidebar:
         names = state.corpus_names()
         labels = {n: state.corpus_label(n) for n in names}  # a pure format_func (AppTest calls it later)
+        # a selectbox's value travels as its label: two equal labels would select the wrong corpus
+        seen = [labels[n] for n in names]
+        labels = {n: (f"{lab} ({n})" if seen.count(lab) > 1 else lab) for n, lab in labels.items()}
         st.selectbox("Corpus", names, key=state.KEY_CORPUS, format_func=lambda n: labels.get(n, n),
                      help="Load another corpus on the Corpus explorer page.")
         systems = state.system_names(ss[state.KEY_CORPUS])
@@ -78,5 +81,9 @@ def render() -> None:
                      help="Equal for binary labels; differ with graded labels (the sample uses grades 1–3).")
             st.radio("Queries the retriever returned nothing for", list(MISSING_LABELS), key=state.KEY_MISSING,
                      format_func=MISSING_LABELS.get)
+        from ui import workspace_ui
+
+        workspace_ui.sidebar_picker()
+        state.sync_space_param()
         size, overlap = state.chunking()
         st.caption(f"Chunking: {size} characters, {overlap} overlap · change it on the Corpus explorer page.")

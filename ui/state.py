@@ -17,6 +17,9 @@ State kinds
 - **Corpora** (``_CORPORA``): the sample plus corpora loaded in this session (uploads, BEIR).
 - **Chunking** per corpus (``_CHUNKING``): size and overlap.
 - **K**: clamped to the retrieval depth in one place, :func:`clamp_k`.
+- **Workspace** (``_SPACE``): the named workspace this browser saves to, chosen once per session
+  from the URL (``?ws=``) or, in class mode, a private copy (:func:`space`,
+  :func:`rag_metrics.workspace.choose_space`); every :class:`Workspace` is built by :func:`workspace`.
 """
 from __future__ import annotations
 
@@ -35,7 +38,7 @@ from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_
 from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, DEFAULT_RETRIEVER, RETRIEVER_KINDS
 from rag_metrics.retrieval.memo import RetrievalMemo
 from rag_metrics.types import Corpus, GoldenSet
-from rag_metrics.workspace import Workspace
+from rag_metrics.workspace import DEFAULT_SPACE, Workspace, choose_space, ensure_space
 from ui import cache
 
 # ---- keys --------------------------------------------------------------------------------------
@@ -55,6 +58,9 @@ _CHUNKING = "_chunking"
 _TOKEN = "_session_token"
 _NOTICE = "_notice"
 _PENDING = "_pending_widgets"
+_SPACE = "_space"
+PARAM_SPACE = "ws"
+_LABEL_QUEUE = "_label_queue"        # ui.labelling's queues (dropped with the golden sessions)
 EDITOR_PREFIX = "golden_editor_"   # the golden editor's widget key: EDITOR_PREFIX + table id
 
 SAMPLE = "sample_corpus"
@@ -163,6 +169,58 @@ def system_names(corpus_name: str | None = None) -> list[str]:
     return [*RETRIEVER_KINDS, *stored_names(corpus_name or st.session_state.get(KEY_CORPUS, SAMPLE))]
 
 
+# ---- the workspace (space) of this browser session ------------------------------------------------
+def space() -> str:
+    """The workspace this session saves to: chosen once per session (URL ``?ws=``, else a private copy
+    in class mode, else the shared one)."""
+    ss = st.session_state
+    if _SPACE not in ss:
+        from ui.views import esc
+
+        try:
+            name, warn = choose_space(st.query_params.get(PARAM_SPACE), ss.get(_TOKEN) or secrets.token_hex(4))
+        except (InputError, OSError) as err:
+            name, warn = DEFAULT_SPACE, f"Could not open the workspace from the link ({err}); using the shared one."
+        ss[_SPACE] = name
+        if warn:
+            notice(esc(warn), "warning")
+    return ss[_SPACE]
+
+
+def workspace(name: str) -> Workspace:
+    """The saved files of corpus ``name`` in this session's workspace."""
+    return Workspace(name, space=space())
+
+
+def drop_golden_sessions() -> None:
+    """Forget every golden session and labelling queue (they reload from the workspace when used)."""
+    ss = st.session_state
+    ss[_GOLDEN] = {}
+    ss.pop(_LABEL_QUEUE, None)
+
+
+def set_space(name: str, *, create: bool = False) -> None:
+    """Work in another workspace from now on (``create``: a new one, a copy of the current one)."""
+    name = name.strip()
+    if create:
+        ensure_space(name, copy_from=space())  # raises InputError for a bad name
+    ss = st.session_state
+    ss[_SPACE] = name
+    ss[_CHUNKING] = {}
+    drop_golden_sessions()
+    sync_space_param()
+
+
+def sync_space_param() -> None:
+    """Carry the workspace in the URL (only when it is not the shared one, and only when it differs)."""
+    name = space()
+    if name == DEFAULT_SPACE:
+        if PARAM_SPACE in st.query_params:
+            del st.query_params[PARAM_SPACE]
+    elif st.query_params.get(PARAM_SPACE) != name:
+        st.query_params[PARAM_SPACE] = name
+
+
 # ---- page widgets' values (pages never touch st.session_state) -----------------------------------
 def value(key: str, default_value: Any = None) -> Any:
     """The value of a widget or page setting (``default_value`` when it has none yet)."""
@@ -260,7 +318,7 @@ def chunking(name: str | None = None) -> tuple[int, int]:
     name = name or ss.get(KEY_CORPUS, SAMPLE)
     ss.setdefault(_CHUNKING, {})
     if name not in ss[_CHUNKING]:
-        saved = Workspace(name).load_settings()
+        saved = workspace(name).load_settings()
         try:
             size, overlap = int(saved["chunk_size"]), int(saved["chunk_overlap"])
             from rag_metrics.retrieval.chunking import validate_chunk_args
@@ -276,7 +334,7 @@ def set_chunking(size: int, overlap: int, name: str | None = None) -> None:
     """Use another chunking for a corpus (saved in the workspace with the labels made on it)."""
     name = name or st.session_state.get(KEY_CORPUS, SAMPLE)
     st.session_state.setdefault(_CHUNKING, {})[name] = (int(size), int(overlap))
-    Workspace(name).save_settings(chunk_size=int(size), chunk_overlap=int(overlap))
+    workspace(name).save_settings(chunk_size=int(size), chunk_overlap=int(overlap))
 
 
 def chunk_set(name: str | None = None) -> cache.ChunkSet:
@@ -330,7 +388,7 @@ def golden_session(name: str | None = None) -> GoldenSession:
     name = name or ss.get(KEY_CORPUS, SAMPLE)
     session = ss[_GOLDEN].get(name)
     if session is None:
-        session = GoldenSession(Workspace(name), corpus_entry(name).seed_golden, name=name,
+        session = GoldenSession(workspace(name), corpus_entry(name).seed_golden, name=name,
                                 session_id=ss.get(_TOKEN, "session"))
         ss[_GOLDEN][name] = session
     return session

@@ -39,10 +39,12 @@ def _looks_like_beir_queries(path: Path) -> bool:
         with open(path, "rb") as fh:
             for raw in fh:
                 if raw.strip():
-                    obj = json.loads(raw.decode("utf-8-sig"))
+                    from rag_metrics.files import loads_json
+
+                    obj, _, _ = loads_json(raw.decode("utf-8-sig"))
                     return isinstance(obj, dict) and "text" in obj and "question" not in obj \
                         and "relevant" not in obj
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+    except (OSError, UnicodeDecodeError):
         return False
     return False
 

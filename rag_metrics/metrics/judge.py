@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rag_metrics.errors import InputError
+from rag_metrics.limits import GRADE_MAX, GRADE_MIN  # the one grade range (re-exported here)
 from rag_metrics.ordering import order_rows
 from rag_metrics.types import Run
 
@@ -141,7 +142,6 @@ def _positions(sq: NDArray[np.integer], nq: int) -> tuple[NDArray[np.int64], NDA
 #: Accepted grades (inclusive): every integer grade trec_eval collections use (about -2..4) with a
 #: wide margin, small enough that ``2**g - 1`` (exponential NDCG gain) stays finite in float64
 #: and every grade fits the int32 grade matrix.  Readers reject grades outside it with file:line.
-GRADE_MIN, GRADE_MAX = -1000, 1000
 
 _BLOCK = 1 << 18  # rows looked up and placed at a time (bounded temporaries)
 

@@ -1,0 +1,119 @@
+"""Real browser (issue 11): label three questions in a row in "Label with retrieval" and check that
+exactly those labels were saved (re-read from disk), one click per step."""
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from rag_metrics.golden import load_golden
+from rag_metrics.sample import sample_paths
+from rag_metrics.workspace import Workspace
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian Chromium not installed at /usr/bin/chromium"),
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def served(tmp_path, app_cache_dir):
+    port = _free_port()
+    ws = tmp_path / "workspace"
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "RAG_METRICS_WORKSPACE": str(ws),
+           "RAG_METRICS_CACHE": str(app_cache_dir)}
+    log = open(tmp_path / "streamlit.log", "w")  # noqa: SIM115 - open for the server's lifetime
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(240):
+            try:
+                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).status == 200:
+                    break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("streamlit did not start: " + (tmp_path / "streamlit.log").read_text()[-2000:])
+        yield url, ws
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def _idle(page, timeout: float = 120.0) -> None:
+    deadline = time.time() + timeout
+    quiet = 0
+    while time.time() < deadline and quiet < 3:
+        time.sleep(0.4)
+        quiet = quiet + 1 if not page.locator('[data-testid="stStatusWidget"]').count() else 0
+
+
+def test_label_three_questions_in_chromium(served, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    url, ws_root = served
+    original = {q.id: dict(q.relevant) for q in load_golden(sample_paths().golden)}
+    expected = dict(original)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=[
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        try:
+            page = browser.new_page(viewport={"width": 1440, "height": 2400})
+            page.goto(f"{url}/golden_set")
+            page.get_by_role("heading", name="Golden set editor", level=1).wait_for(timeout=120_000)
+            _idle(page)
+            page.get_by_text("Label with retrieval").first.click()
+            _idle(page)
+            for n in range(3):
+                qid = list(original)[n]
+                page.get_by_text(f"Question {n + 1} of").first.wait_for(timeout=60_000)
+                boxes = page.locator('[data-testid="stCheckbox"]').filter(has_text="Relevant")
+                boxes.first.wait_for(timeout=60_000)
+                # the first candidate that is not ticked yet: tick it
+                target = None
+                for i in range(boxes.count()):
+                    if not boxes.nth(i).locator("input").is_checked():
+                        target = i
+                        break
+                assert target is not None
+                rows = page.locator('[data-testid="stMarkdown"]').filter(has_text=re.compile(r"· score"))
+                assert rows.count() == boxes.count()  # one text row per checkbox, in the same order
+                m = re.search(r"\d+\.\s*(\S+)\s*·\s*score", rows.nth(target).inner_text())
+                assert m, rows.nth(target).inner_text()[:300]
+                chunk_id = m.group(1)
+                boxes.nth(target).locator("label").click()
+                _idle(page)
+                page.get_by_role("button", name="Save and next →").click()  # one click
+                _idle(page)
+                expected[qid] = {**original[qid], chunk_id: 1}
+                assert page.locator('[data-testid="stException"]').count() == 0
+            page.get_by_text("Question 4 of").first.wait_for(timeout=60_000)  # still in the labelling view
+            page.screenshot(path=str(tmp_path / "labelled.png"))
+        finally:
+            browser.close()
+    golden, report, _ = Workspace("sample_corpus", ws_root).load()
+    assert report.ok
+    assert {q.id: dict(q.relevant) for q in golden} == expected

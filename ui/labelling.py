@@ -1,0 +1,160 @@
+"""The "Label with retrieval" view: a queue over the golden set's questions.
+
+The queue (:class:`rag_metrics.label_queue.LabelQueue`, one per corpus in the session state) holds
+the ticks of every question apart, so a tick made for one question is never shown for, or saved
+with, another.  Every widget acts through an ``on_click``/``on_change`` callback: the run after a
+click draws the new state at once (no second click), and the view the user is in is kept.
+
+Widgets are keyed by the question's queue key and the chunk id, so Streamlit never hands one
+question's checkbox state to the next question.
+"""
+from __future__ import annotations
+
+import hashlib
+
+import streamlit as st
+
+from rag_metrics.errors import InputError
+from rag_metrics.golden_session import labelling_rows
+from rag_metrics.label_queue import LabelQueue
+from ui import state, views
+
+QUEUE = "_label_queue"        # {corpus name: LabelQueue}
+N_SHOWN = "label_n"
+LIVE = "label_live_q"
+GRADES = (1, 2, 3)
+
+
+def _wkey(kind: str, item_key: str, chunk_id: str) -> str:
+    h = hashlib.sha1(f"{item_key}\x00{chunk_id}".encode()).hexdigest()[:12]
+    return f"lq_{kind}_{h}"
+
+
+def queue(corpus: str, golden) -> LabelQueue:
+    """The corpus's labelling queue, following edits made elsewhere (editor, import, other pages)."""
+    queues = st.session_state.setdefault(QUEUE, {})
+    q = queues.get(corpus)
+    if q is None:
+        q = LabelQueue.from_golden(golden)
+        queues[corpus] = q
+    else:
+        q.sync(golden)
+    return q
+
+
+# ---- callbacks -----------------------------------------------------------------------------------
+def _on_tick(corpus: str, item_key: str, chunk_id: str) -> None:
+    q = st.session_state[QUEUE][corpus]
+    if q.current is None or q.current.key != item_key:
+        return
+    ticked = bool(st.session_state.get(_wkey("tick", item_key, chunk_id)))
+    grade = int(st.session_state.get(_wkey("grade", item_key, chunk_id)) or 1)
+    try:
+        q.tick(chunk_id, grade if ticked else 0)
+    except InputError as err:
+        state.notice(views.esc(str(err)), "error")
+
+
+def _on_save(corpus: str, then_next: bool) -> None:
+    q = st.session_state[QUEUE][corpus]
+    session = state.golden_session(corpus)
+    cur = q.current
+    if cur is None:
+        return
+    try:
+        new = q.apply(session.golden)
+        res = session.replace(new)
+    except InputError as err:
+        state.notice(f"Not saved: {views.esc(str(err))}", "error")
+        return
+    n = sum(1 for g in q.ticks.get(q.current.key, {}).values() if g > 0)
+    if res is not None and res.conflict:
+        state.notice("Not saved over the file: another session changed it (see the conflict banner above).",
+                     "warning")
+    else:
+        state.notice(f"Saved {n} label(s) for “{views.esc(cur.question.strip()[:80])}”.", "success")
+    if then_next:
+        q.next()
+
+
+def _on_move(corpus: str, how: str) -> None:
+    q = st.session_state[QUEUE][corpus]
+    getattr(q, how)()
+
+
+def _on_go(corpus: str) -> None:
+    q = st.session_state[QUEUE][corpus]
+    q.go(st.session_state["label_go"])
+
+
+def _on_add(corpus: str) -> None:
+    q = st.session_state[QUEUE][corpus]
+    text = st.session_state.get(LIVE, "")
+    try:
+        q.add_question(text, state.golden_session(corpus).golden)
+    except InputError as err:
+        state.notice(views.esc(str(err)), "error")
+        return
+    st.session_state[LIVE] = ""
+
+
+# ---- the view ------------------------------------------------------------------------------------
+def render(ctx) -> None:
+    corpus, golden, unit = ctx.settings.corpus, ctx.golden, ctx.unit
+    q = queue(corpus, golden)
+    st.caption(f"Label the questions one at a time: read what the retriever returns, tick the relevant "
+               f"{unit}s with their grade, then **Save and next**. Ticks belong to one question; unticking a "
+               f"labelled {unit} removes its label. Skip leaves a question as it is.")
+    c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
+    c1.text_input("Add a question from the live query box", key=LIVE,
+                  placeholder="e.g. How do I export my notes?")
+    c2.button("Add to the queue", key="label_add", on_click=_on_add, args=(corpus,), width="stretch")
+    cur = q.current
+    if cur is None:
+        st.info("The golden set has no questions yet: type one above and add it to the queue.")
+        return
+    p = q.progress()
+    keys = [it.key for it in q.items]
+    # numbered: a selectbox's value travels as its label, so two equal questions need distinct labels
+    labels = {it.key: f"{n}. {it.question[:90]}" for n, it in enumerate(q.items, 1)}
+    a, b = st.columns([4, 1], vertical_alignment="bottom")
+    if st.session_state.get("label_go") != cur.key:  # the queue moved (buttons): show where it is
+        st.session_state["label_go"] = cur.key
+    a.selectbox("Question", keys, key="label_go", on_change=_on_go, args=(corpus,),
+                format_func=lambda k: labels.get(k, str(k)))
+    b.number_input(f"{unit.capitalize()}s shown", 3, 30, 10, key=N_SHOWN)
+    st.caption(f"Question {q.pos + 1} of {p['total']} · {p['saved']} saved · {p['skipped']} skipped · "
+               f"{p['pending']} to do")
+    st.markdown(f"#### {views.esc(cur.question)}")
+    ticks = q.current_ticks()
+    try:
+        with st.spinner("Retrieving…"):
+            rows = labelling_rows(ctx.memo.search(cur.question), int(st.session_state.get(N_SHOWN, 10)),
+                                  ctx.chunks.text, ticks, ctx.chunks.doc if unit == "document" else None)
+    except InputError as err:
+        views.input_error(err, "Retrieval failed")
+        rows = labelling_rows([], 0, {})
+    shown = set()
+    for r in rows.to_dict("records"):
+        rid, g0 = r["id"], int(ticks.get(r["id"], 0))
+        shown.add(rid)
+        with st.container(border=True):
+            x, y, z = st.columns([5, 1, 1], vertical_alignment="center")
+            x.markdown(f"**{r['rank']}.** {views.esc(rid)} · score {views.fmt(r['score'])}")
+            y.checkbox("Relevant", value=g0 > 0, key=_wkey("tick", cur.key, rid), on_change=_on_tick,
+                       args=(corpus, cur.key, rid))
+            z.selectbox("Grade", GRADES, index=GRADES.index(g0) if g0 in GRADES else 0,
+                        key=_wkey("grade", cur.key, rid), on_change=_on_tick, args=(corpus, cur.key, rid),
+                        label_visibility="collapsed", help="3 = answers fully, 2 = mostly, 1 = partly")
+            views.plain_text(r["text"] or "", height=140)
+    hidden = {i: g for i, g in ticks.items() if i not in shown}
+    if hidden:
+        st.caption("Also labelled (not in this list, kept): " + ", ".join(
+            f"{views.esc(i)} ({g})" for i, g in hidden.items()) + ".")
+    b1, b2, b3, b4 = st.columns(4)
+    b1.button("← Previous", key="label_prev", on_click=_on_move, args=(corpus, "previous"),
+              disabled=q.pos == 0, width="stretch")
+    b2.button("Skip", key="label_skip", on_click=_on_move, args=(corpus, "skip"), width="stretch")
+    b3.button("Save", key="label_save", on_click=_on_save, args=(corpus, False), width="stretch")
+    b4.button("Save and next →", key="label_save_next", type="primary", on_click=_on_save,
+              args=(corpus, True), width="stretch")
