@@ -174,9 +174,10 @@ def server() -> int:
                     page.close()
                 browser.close()
             rss = 0.0
-            for line in open(f"/proc/{proc.pid}/status"):
-                if line.startswith("VmRSS"):
-                    rss = int(line.split()[1]) / 1024
+            with open(f"/proc/{proc.pid}/status") as status:
+                for line in status:
+                    if line.startswith("VmRSS"):
+                        rss = int(line.split()[1]) / 1024
             rows.append((label, t_up, times, rss))
         finally:
             proc.terminate()

@@ -9,8 +9,8 @@ from rag_metrics.answers import agreement as ag
 from rag_metrics.answers.data import items_fingerprint
 from rag_metrics.answers.offline import SUPPORT_THRESHOLD
 from rag_metrics.answers.registry import ANSWER_METRICS
-from ui import answers as ua
 from ui import answer_views, cache, views
+from ui import answers as ua
 from ui.shell import ensure_shell
 
 ensure_shell()

@@ -24,7 +24,8 @@ DRILL = "drill_query"  # the failures page's query selector (pages/failures.py)
 ctx = state.current_or_stop()
 k = ctx.k
 st.title("Compare A vs B")
-st.caption(f"Two retrieval configurations on the same golden set ({views.esc(ctx.corpus.label or ctx.settings.corpus)}, "
+corpus_label = views.esc(ctx.corpus.label or ctx.settings.corpus)
+st.caption(f"Two retrieval configurations on the same golden set ({corpus_label}, "
            f"{ctx.result.n_in_scope} in-scope questions). K = {k} and the evaluation conventions come from the "
            "sidebar. Configuration A starts as the sidebar's; each configuration is computed once and cached.")
 
@@ -33,10 +34,9 @@ dflt = cv.defaults(ctx)
 cols = st.columns(2, gap="large")
 configs: dict[str, ab.Config | None] = {}
 for col, side in zip(cols, ("A", "B")):
-    with col:
-        with st.container(border=True):
-            st.markdown(f"**Configuration {side}**")
-            configs[side] = cv.config_widgets(side, dflt[side])
+    with col, st.container(border=True):
+        st.markdown(f"**Configuration {side}**")
+        configs[side] = cv.config_widgets(side, dflt[side])
 if configs["A"] is None or configs["B"] is None:
     st.stop()
 cfg_a, cfg_b = configs["A"], configs["B"]
@@ -182,7 +182,8 @@ with st.expander("Reproduce with the command line", icon=":material/terminal:"):
         flags.append("--missing skip")
     if level == "document":
         flags.append("--level document")
-    st.code("rag-metrics compare --qrels golden.qrels --run run_a.trec --run run_b.trec " + " ".join(flags), language="bash")
+    st.code("rag-metrics compare --qrels golden.qrels --run run_a.trec --run run_b.trec " + " ".join(flags),
+            language="bash")
 
 # ---- answer systems (when answers exist for the golden set) -------------------------------------------
 answer_views.compare_section(ctx)

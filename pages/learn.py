@@ -155,7 +155,8 @@ with right:
     table = S.metric_table(sb, k, L, recall_den, gain)
     cards = st.columns(3)
     for j, r in enumerate(table.to_dict("records")):
-        cards[j % 3].metric(f"{r['label']}@{k}", views.fmt(r["value"]), border=True, help=views.metric_help(r["metric"]))
+        cards[j % 3].metric(f"{r['label']}@{k}", views.fmt(r["value"]), border=True,
+                            help=views.metric_help(r["metric"]))
     hits = sum(1 for g in sb.grades[:k] if g >= L)
     st.caption(f"hits@{k} = {hits} relevant in the top {k} · |R| = {R} relevant in all "
                f"({sum(1 for g in sb.grades if g >= L)} listed, {sum(1 for g in sb.unretrieved if g >= L)} not "

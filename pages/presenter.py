@@ -91,7 +91,8 @@ with st.container(key="presenter"):
                 where = (f"first relevant at rank {hit}" if 0 < hit <= content.k else
                          f"first relevant at rank {hit}, beyond the top {content.k}" if hit > 0 else
                          "no relevant chunk retrieved")
-                st.caption(f"{views.esc(ex.query_id)} · {views.esc(ex.category)} · {views.label(ex.metric.split('@')[0])}"
+                st.caption(f"{views.esc(ex.query_id)} · {views.esc(ex.category)} · "
+                           f"{views.label(ex.metric.split('@')[0])}"
                            f"@{content.k} = {views.fmt(ex.value)} · {where}")
                 for p in ex.passages[:3]:
                     mark = f":green[**relevant** (grade {p.grade})]" if p.relevant else ":gray[not relevant]"

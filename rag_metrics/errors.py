@@ -5,8 +5,9 @@ how to fix it.  Validation collects all problems at once into a :class:`Validati
 """
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable, Literal
+from typing import Literal
 
 __all__ = ["InputError", "Problem", "ValidationReport"]
 
@@ -19,7 +20,7 @@ class InputError(ValueError):
     ``report`` carries the full :class:`ValidationReport` when the error came from validation.
     """
 
-    def __init__(self, message: str, report: "ValidationReport | None" = None) -> None:
+    def __init__(self, message: str, report: ValidationReport | None = None) -> None:
         super().__init__(message)
         self.report = report
 

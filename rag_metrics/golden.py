@@ -137,7 +137,8 @@ def _relevant(row: Mapping[str, Any], report: ValidationReport, where: dict) -> 
         if g is None or not _id_ok(i, report, where):
             continue
         if i in rel:
-            report.warning(f"id {i!r} is listed twice; the higher grade is kept", **{**where, "field": "relevant_chunk_ids"})
+            report.warning(f"id {i!r} is listed twice; the higher grade is kept",
+                           **{**where, "field": "relevant_chunk_ids"})
             g = max(g, rel[i])
         rel[i] = g
     return rel
@@ -186,7 +187,7 @@ def golden_from_rows(rows: list[tuple[int | None, Mapping[str, Any]]], source: s
 
 
 def _rows_jsonl(text: str, source: str, report: ValidationReport) -> list[tuple[int | None, Any]]:
-    rows = []
+    rows: list[tuple[int | None, Any]] = []
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -221,18 +222,20 @@ def _rows_csv(text: str, source: str, report: ValidationReport) -> list[tuple[in
     reader = csv.DictReader(io.StringIO(text))
     fields = [f.strip() for f in (reader.fieldnames or [])]
     if not fields:
-        report.error("empty CSV file; the first line must name the columns (question, category, relevant_chunk_ids, grades, expected_answer)", file=source, line=1)
+        report.error("empty CSV file; the first line must name the columns (question, category, "
+                     "relevant_chunk_ids, grades, expected_answer)", file=source, line=1)
         return []
     reader.fieldnames = fields
     if not any(k in fields for k in _Q_KEYS):
         report.error(f"no 'question' column (columns: {', '.join(fields)}); the header must name a question column",
                      file=source, line=1)
         return []
-    rows = []
+    rows: list[tuple[int | None, Any]] = []
     try:
         for row in reader:
             if None in row:
-                report.error(f"{len(fields) + len(row[None])} cells but the header has {len(fields)}; quote cells that contain commas",
+                report.error(f"{len(fields) + len(row[None])} cells but the header has {len(fields)}; "
+                             "quote cells that contain commas",
                              file=source, line=reader.line_num)
                 continue
             if all((v or "").strip() == "" for v in row.values()):

@@ -28,6 +28,9 @@ ROOT = Path(__file__).resolve().parents[1]
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# No background model warm-up in tests: each AppTest process would load torch for nothing (the
+# warm-up itself is tested with it switched on, in tests/test_app_scale.py).
+os.environ.setdefault("RAG_METRICS_WARM", "0")
 # The app hides error details from users (.streamlit/config.toml); tests want them in failures.
 os.environ.setdefault("STREAMLIT_CLIENT_SHOW_ERROR_DETAILS", "full")
 

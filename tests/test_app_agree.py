@@ -9,8 +9,8 @@ import re
 from contextlib import redirect_stdout
 
 import pytest
-from app_helpers import goto, library_result, open_page, sample_golden
 
+from app_helpers import goto, library_result, open_page, sample_golden
 from rag_metrics.chart_style import metric_color
 from rag_metrics.evaluate import CI_RESAMPLES
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
@@ -116,7 +116,8 @@ def metric_colours(spec: dict) -> dict[str, str]:
 def k_scales(spec: dict) -> list[dict]:
     """The x scales of every layer that draws K on a quantitative axis."""
     return [node["x"].get("scale", {}) for node in _walk(spec)
-            if isinstance(node.get("x"), dict) and node["x"].get("field") == "k" and node["x"].get("type") == "quantitative"
+            if isinstance(node.get("x"), dict) and node["x"].get("field") == "k"
+            and node["x"].get("type") == "quantitative"
             and "scale" in node["x"]]
 
 

@@ -8,11 +8,11 @@ from contextlib import redirect_stdout
 import pandas as pd
 import pytest
 
+from app_helpers import ROOT, edit_table, goto, library_result, no_exception, sample_golden
 from rag_metrics import ab
 from rag_metrics.compare import compare, comparison_summary, disagreements, plain_verdict, verdict
 from rag_metrics.evaluate import EvalOptions, evaluate
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
-from app_helpers import ROOT, edit_table, goto, library_result, no_exception, sample_golden
 
 PAGE = "pages/compare.py"
 KEYS = [f"{m}@5" for m in DEFAULT_METRICS]
@@ -137,7 +137,8 @@ def test_different_chunking_is_compared_at_document_level(cmp):
     golden = sample_golden()
     a = library_result("dense")
     doc = evaluate(golden, a.run, EvalOptions(level="document"),
-                   chunk_to_doc={i: i.rsplit("#", 1)[0] for i in set(a.run.ids) | {x for q in golden for x in q.relevant}})
+                   chunk_to_doc={i: i.rsplit("#", 1)[0]
+                                 for i in set(a.run.ids) | {x for q in golden for x in q.relevant}})
     shown = table(cmp).set_index("Metric")
     for m in DEFAULT_METRICS:
         assert shown.loc[f"{METRICS[m].label}@5", "A"] == f"{doc.mean(m, 5):.3f}"

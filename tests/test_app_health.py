@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from rag_metrics import health
-from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
 from app_helpers import app_golden, library_result, no_exception, sample_golden, set_app_golden
 from app_helpers import open_page as _open_page
 from app_helpers import sample_index as _index
+from rag_metrics import health
+from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
 
 PAGE = "pages/health.py"
 
@@ -79,7 +79,8 @@ def test_one_click_with_grade_and_not_relevant(app):
     g = app_golden(app)
     assert dict(next(q for q in g if q.id == second["query_ids"][0]).relevant)[second["id"]] == 0
     # judged (even as not relevant): no longer a candidate
-    shown_ids = {b.key.split("_", 2)[2].rsplit("_", 1)[0] for b in app.button if b.key and b.key.startswith("judge_rel_")}
+    shown_ids = {b.key.split("_", 2)[2].rsplit("_", 1)[0] for b in app.button
+                 if b.key and b.key.startswith("judge_rel_")}
     assert second["id"] not in shown_ids
     assert cards(app)["To judge"] == str(len(health.judging_candidates(library_result(golden=g), 5, 2)))
 

@@ -3,10 +3,9 @@ from __future__ import annotations
 
 import pytest
 
+from app_helpers import goto, no_exception
 from rag_metrics import sandbox as S
 from rag_metrics.metrics.registry import METRICS
-
-from app_helpers import goto, no_exception
 
 PAGE = "pages/learn.py"
 

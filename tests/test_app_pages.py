@@ -6,8 +6,19 @@ from pathlib import Path
 
 import pytest
 
-from app_helpers import (ROOT, edit_table, edited_golden, expected_cards, goto, library_result, load_beir_folder,
-                         load_corpus_files, no_exception, sample_golden, shown_cards)
+from app_helpers import (
+    ROOT,
+    edit_table,
+    edited_golden,
+    expected_cards,
+    goto,
+    library_result,
+    load_beir_folder,
+    load_corpus_files,
+    no_exception,
+    sample_golden,
+    shown_cards,
+)
 from rag_metrics.evaluate import evaluate
 from rag_metrics.metrics.registry import DEFAULT_METRICS
 from rag_metrics.types import GoldenQuery, GoldenSet
@@ -109,8 +120,8 @@ def test_editing_a_question_retrieves_only_that_text(app):
     assert memo.retrieved == before + 1  # K never retrieves
     app.slider(key="k").set_value(5).run()
     g = sample_golden()
-    edited = GoldenSet(tuple(GoldenQuery(q.id, "how big can an attachment be on Plus?" if q.id == "q002" else q.question,
-                                         q.category, q.relevant, q.expected_answer) for q in g))
+    edited = GoldenSet(tuple(GoldenQuery(q.id, "how big can an attachment be on Plus?" if q.id == "q002"
+                                         else q.question, q.category, q.relevant, q.expected_answer) for q in g))
     assert shown_cards(app) == expected_cards(library_result("dense", edited), 5)
 
 
@@ -367,9 +378,9 @@ def _tiny_beir(folder: Path) -> Path:
 
 
 def test_beir_folder_is_evaluated_at_document_level(app, tmp_path):
+    from rag_metrics.evaluate import EvalOptions
     from rag_metrics.io import load_beir
     from rag_metrics.retrieval import BM25Retriever, chunk_corpus, chunk_to_doc
-    from rag_metrics.evaluate import EvalOptions
 
     folder = _tiny_beir(tmp_path / "tinybeir")
     app.selectbox(key="system").set_value("bm25").run()

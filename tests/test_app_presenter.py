@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-from rag_metrics.compare import compare, comparison_summary, plain_verdict
-from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
 from app_helpers import library_result, no_exception
 from app_helpers import open_page as _open_page
+from rag_metrics.compare import compare, comparison_summary, plain_verdict
+from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
 
 PAGE = "pages/presenter.py"
 

@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from rag_metrics.ragas import JUDGE_METRICS, context_metrics_summary, ragas_rows
 from app_helpers import library_result, no_exception
 from app_helpers import open_page as _open_page
 from app_helpers import sample_index as _index
+from rag_metrics.ragas import JUDGE_METRICS, context_metrics_summary, ragas_rows
 
 PAGE = "pages/ragas.py"
 

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from app_helpers import app_golden, goto, no_exception, open_page, set_app_golden
 
+from app_helpers import app_golden, goto, no_exception, open_page, set_app_golden
 from rag_metrics import golden_edit
 from rag_metrics.errors import InputError
 from rag_metrics.types import GoldenQuery
@@ -91,7 +91,8 @@ def test_long_label_list_is_edited_one_row_per_label(app):
     corpus, fp = cache.sample_corpus()
     ids = cache.chunk_set(corpus, fp, 500, 100).ids
     g = app_golden(app)
-    long_q = GoldenQuery("long", "which chunks mention anything at all?", "", {i: 1 + n % 3 for n, i in enumerate(ids[:60])})
+    long_q = GoldenQuery("long", "which chunks mention anything at all?", "",
+                         {i: 1 + n % 3 for n, i in enumerate(ids[:60])})
     set_app_golden(app, [long_q, *g.queries[1:]])
     goto(app, "pages/golden_set.py")
     box = next(e for e in app.expander if e.label.startswith("One question's labels"))
@@ -190,11 +191,12 @@ def test_progress_callback_shows_the_count_from_the_start():
     assert bar.shown[3] == (1.0, "Embedding chunks: all found in the embedding cache")
 
 
-def test_first_page_starts_loading_the_model_in_the_background(app):
+def test_first_page_starts_loading_the_model_in_the_background(app, monkeypatch):
     """After the first page is drawn, the server loads the embedding model once in a daemon thread
     (the sample's cards need no model: its vectors are shipped)."""
     from ui import cache
 
+    monkeypatch.setenv("RAG_METRICS_WARM", "1")  # the test session turns it off (conftest)
     thread = cache.warm_in_background()
     assert thread is not None and thread.daemon and thread.name == "rag-metrics-warm"
     thread.join(timeout=600)

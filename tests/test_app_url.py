@@ -1,5 +1,5 @@
-"""The view in the URL: page, K, corpus and system (older links: retriever) round-trip through st.query_params; bad values are
-ignored with a warning, never a traceback."""
+"""The view in the URL: page, K, corpus and system (older links: retriever) round-trip through
+st.query_params; bad values are ignored with a warning, never a traceback."""
 from __future__ import annotations
 
 from pathlib import Path

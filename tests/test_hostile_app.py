@@ -4,8 +4,8 @@ saved file unchanged, ids with markup shown as text, and private workspaces."""
 from __future__ import annotations
 
 import pytest
-from app_helpers import ROOT, SAMPLE, edit_table, goto, no_exception, sample_golden
 
+from app_helpers import ROOT, SAMPLE, edit_table, goto, no_exception, sample_golden
 from rag_metrics.workspace import Workspace
 
 GOLDEN_PAGE = "pages/golden_set.py"

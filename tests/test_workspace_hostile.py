@@ -204,7 +204,8 @@ HOSTILE_ARCHIVES = {
     "traversal": _zip({"manifest.json": _manifest(name="c", golden="../../evil.jsonl"),
                        "../../evil.jsonl": golden_to_text(B, "jsonl").encode()}),
     "bad_grade": _zip({"manifest.json": _manifest(name="c", golden="0/golden.jsonl"),
-                       "0/golden.jsonl": json.dumps({"id": "q1", "question": "a", "relevant": {"a#0": 1e308}}).encode()}),
+                       "0/golden.jsonl": json.dumps({"id": "q1", "question": "a",
+                                                     "relevant": {"a#0": 1e308}}).encode()}),
     "nested_manifest": _zip({"manifest.json": b"[" * 5000 + b"]" * 5000}),
     "bad_settings": _zip({"manifest.json": _manifest(name="c", settings="0/settings.json"),
                           "0/settings.json": b'{"chunk_size": 1e999}'}),
@@ -287,7 +288,8 @@ def test_private_space_names_are_distinct_folders(tmp_path):
     assert Workspace("c", tmp_path, space=a).folder != Workspace("c", tmp_path, space=b).folder
 
 
-@pytest.mark.parametrize("query", [GoldenQuery("q1", "a", "", {"a#0": 10**20}), GoldenQuery("q1", "a", "", {"a#0": True}),
+@pytest.mark.parametrize("query", [GoldenQuery("q1", "a", "", {"a#0": 10**20}),
+                                   GoldenQuery("q1", "a", "", {"a#0": True}),
                                    GoldenQuery("q 1", "a", "", {"a#0": 1}), GoldenQuery("q1", "a", "", {"a\tb": 1})])
 def test_save_refuses_what_could_not_be_read_back(tmp_path, query):
     from rag_metrics.errors import InputError

@@ -21,7 +21,8 @@ Adding a page
        ...                                 # call rag_metrics / ui functions; no arithmetic here
 
 2. Add ``("pages/<stem>.py", "Title", ":material/icon:")`` to ``ui.shell.PAGES`` (``url_path`` is the
-   file stem; the first page is the default, served at "/" and, through a hidden alias, at its stem).  3. Put any new ``st.cache_*`` in :mod:`ui.cache`, keyed by an explicit fingerprint
-   (``ctx.key``, the :class:`ui.state.EvalKey`, for anything derived from the current evaluation).  4. Add an AppTest in
-   ``tests/test_app_*.py`` and the page to ``tests/test_browser.py``.
+   file stem; the first page is the default, served at "/" and, through a hidden alias, at its stem).
+3. Put any new ``st.cache_*`` in :mod:`ui.cache`, keyed by an explicit fingerprint (``ctx.key``, the
+   :class:`ui.state.EvalKey`, for anything derived from the current evaluation).
+4. Add an AppTest in ``tests/test_app_*.py`` and the page to ``tests/test_browser.py``.
 """

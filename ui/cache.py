@@ -43,8 +43,9 @@ session-specific state (the golden working copy, uploads) is in :mod:`ui.state`.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -61,13 +62,14 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "ChunkSet", "budget", "touch", "sample_corpus", "sample_golden", "chunk_set", "embedding_cache", "encoder",
-    "retrieval_memo", "warm_in_background", "embedded", "prewarm_embeddings", "evaluation", "evaluation_documents", "chunk_table", "summary_table", "curve_table", "category_table",
-    "hit_rate_table", "abstention_table", "abstention_setup", "abstention_counts", "worst_query", "document_text", "clear_all",
-    # insights pages
-    "chunk_embeddings", "question_embeddings", "corpus_map", "map_spec", "context_table", "context_summary",
-    "ragas_export", "health_unknown", "health_exact_duplicates", "health_near_duplicates", "health_unlabelled",
-    "health_candidates", "health_too_easy", "health_duplicate_groups", "health_too_easy_count", "health_ci_overall", "health_ci_width", "health_ci_curve_spec", "report_content_for",
-    "chart_spec", "config_golden", "mean_chunk_length", "uncovered_count", "failures_found_lower", "golden_export", "golden_validation", "golden_editor_options",
+    "retrieval_memo", "warm_in_background", "embedded", "prewarm_embeddings", "evaluation", "evaluation_documents",
+    "chunk_table", "summary_table", "curve_table", "category_table", "hit_rate_table", "abstention_table",
+    "abstention_setup", "abstention_counts", "worst_query", "document_text", "clear_all", "chunk_embeddings",
+    "question_embeddings", "corpus_map", "map_spec", "context_table", "context_summary", "ragas_export",
+    "health_unknown", "health_exact_duplicates", "health_near_duplicates", "health_unlabelled", "health_candidates",
+    "health_too_easy", "health_duplicate_groups", "health_too_easy_count", "health_ci_overall", "health_ci_width",
+    "health_ci_curve_spec", "report_content_for", "chart_spec", "config_golden", "mean_chunk_length",
+    "uncovered_count", "failures_found_lower", "golden_export", "golden_validation", "golden_editor_options",
 ]
 
 
@@ -184,6 +186,11 @@ def warm_in_background() -> Any:
 
     t = threading.Thread(target=load, name="rag-metrics-warm", daemon=True)
     t.start()
+    # A process that exits while torch is still loading in this thread aborts ("terminate called
+    # without an active exception"): let the load finish first (bounded).
+    import atexit
+
+    atexit.register(t.join, 120)
     return t
 
 
@@ -351,7 +358,6 @@ def prewarm_embeddings(chunks: ChunkSet, progress=None) -> int:
     ``progress(done, total)``; the dense index built next then finds every vector cached.
     Returns the number of chunks."""
     from rag_metrics.retrieval.cache import encode_with_cache
-
     from ui.budget import release_freed_memory
 
     texts = [c.text for c in chunks.chunks]
@@ -719,11 +725,10 @@ def answers_upload(data: bytes, filename: str) -> tuple:
 @st.cache_resource(show_spinner=False, max_entries=8)
 def answers_offline(_items: tuple, items_key: str, threshold: float) -> Any:
     """Offline approximations and reference metrics of ``_items`` (keyed by their fingerprint)."""
+    from rag_metrics.answers.embed import add_shipped_answer_embeddings
     from rag_metrics.answers.evaluate import evaluate_answers
     from rag_metrics.answers.offline import OfflineJudge
     from rag_metrics.answers.reference import ReferenceMetrics
-
-    from rag_metrics.answers.embed import add_shipped_answer_embeddings
 
     enc = encoder()
     emb = add_shipped_answer_embeddings(embedding_cache(_default_cache_dir()))
@@ -737,7 +742,8 @@ def answers_for_golden(_items: tuple, items_key: str, _golden: GoldenSet, golden
     cached run on the whole file, restricted) and by the LLM judge when ``_llm`` holds its run;
     ``None`` when no answer matches a golden question."""
     from rag_metrics.answers.offline import SUPPORT_THRESHOLD
-    from rag_metrics.answers.summary import answers_for_golden as match, combine, restrict
+    from rag_metrics.answers.summary import answers_for_golden as match
+    from rag_metrics.answers.summary import combine, restrict
 
     matched = match(_items, _golden)
     if not matched:

@@ -186,7 +186,8 @@ def verdict_rows(table: pd.DataFrame) -> dict[str, list[str]]:
         "p adjusted": [f"{p:.4f}" for p in table["p_ttest_adj"]],
         "Verdict": list(table["verdict"]),
         "Detectable difference (MDE)": [views.fmt(v) for v in table["mde"]],
-        "B wins / loses / ties": [f"{w} / {lo} / {t}" for w, lo, t in zip(table["wins"], table["losses"], table["ties"])],
+        "B wins / loses / ties": [f"{w} / {lo} / {t}"
+                                  for w, lo, t in zip(table["wins"], table["losses"], table["ties"])],
     }
 
 

@@ -41,7 +41,8 @@ CONVENTION_HELP = {
                     "and differ with graded labels: exponential gain rewards a grade-3 chunk much more than a "
                     "grade-1 one.",
     state.KEY_OOS: "A question the corpus cannot answer is marked out of scope (category out_of_scope, no "
-                   "judgment). trec_eval never sees it (it is not in the qrels), so we **exclude** it from the means and measure it by abstention. The classic "
+                   "judgment). trec_eval never sees it (it is not in the qrels), so we **exclude** it from the "
+                   "means and measure it by abstention. The classic "
                    "lesson code divides by **all** questions, counting it as a miss, which lowers every mean.",
     state.KEY_RECALL: "trec_eval's `recall.k` divides by **|R|**, all relevant chunks. BEIR's `R_cap` divides by "
                       "**min(K, |R|)**, so a query with more relevant chunks than K can still reach recall 1.",

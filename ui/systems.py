@@ -108,7 +108,8 @@ def judged_note(ctx: Any) -> None:
 def systems_of(ctx: Any) -> tuple[list[tuple[str, Any]], dict[str, str]]:
     """``(name, System)`` pairs (the sidebar's bundled retriever first), and build errors by name."""
     out: list[tuple[str, Any]] = [(f"bundled {ctx.settings.retriever}",
-                                   BundledSystem(ctx.memo, f"bundled {ctx.settings.retriever}", ctx.chunks.fingerprint))]
+                                   BundledSystem(ctx.memo, f"bundled {ctx.settings.retriever}",
+                                                 ctx.chunks.fingerprint))]
     errors: dict[str, str] = {}
     env = secrets_env()
     for spec in store(ctx).specs():
@@ -297,7 +298,8 @@ def system_details(ctx: Any, evals: list[SystemEvaluation]) -> None:
                                  hide_index=True, width="stretch")
                 if e.system_run.failures:
                     st.dataframe(pd.DataFrame([(f.query_id, f.question, f.message) for f in e.system_run.failures],
-                                              columns=["query", "question", "failure"]), hide_index=True, width="stretch")
+                                              columns=["query", "question", "failure"]),
+                     hide_index=True, width="stretch")
             if spec is not None and st.button("Remove", key=f"systems_remove_{spec.name}"):
                 store(ctx).remove(spec.name)
                 state.notice(f"Removed {views.esc(spec.name)}.")

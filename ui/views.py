@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import altair as alt
 import pandas as pd
@@ -261,7 +261,8 @@ def page_header(title: str, lab_ctx, subtitle: str | None = None) -> None:
     st.title(title)
     s = lab_ctx.settings
     r = lab_ctx.result
-    parts = [esc(lab_ctx.corpus.label or s.corpus), f"{len(lab_ctx.chunks.chunks)} chunks ({s.chunk_size}/{s.chunk_overlap})",
+    parts = [esc(lab_ctx.corpus.label or s.corpus),
+             f"{len(lab_ctx.chunks.chunks)} chunks ({s.chunk_size}/{s.chunk_overlap})",
              f"system: {esc(s.system_name)}", f"K = {lab_ctx.k}",
              f"{r.n_in_scope} in-scope · {r.n_out_of_scope} out-of-scope queries"]
     st.caption(" · ".join(parts) + (f"  \n{subtitle}" if subtitle else ""))

@@ -144,7 +144,8 @@ def run(args: argparse.Namespace) -> int:
     if answers is not None:
         config["answers"] = f"{args.answers} ({int(answers.summary['n'].max()) if len(answers.summary) else 0} "\
                             f"answers per system, judge: {answers.judge})"
-    html = build_report(result, k=args.k, corpus_map=cmap, answers=answers, chunk_text={c.id: c.text for c in chunks}, config=config,
+    html = build_report(result, k=args.k, corpus_map=cmap, answers=answers, chunk_text={c.id: c.text for c in chunks},
+                        config=config,
                         comparison=comparison, comparison_names=names,
                         title=args.title or (f"Retrieval report: {corpus.name or Path(args.corpus).name} "
                                              f"({args.retriever})"),

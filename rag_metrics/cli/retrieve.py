@@ -16,7 +16,6 @@ exit code 2 from the main CLI).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
