@@ -197,6 +197,7 @@ def test_first_page_starts_loading_the_model_in_the_background(app, monkeypatch)
     from ui import cache
 
     monkeypatch.setenv("RAG_METRICS_WARM", "1")  # the test session turns it off (conftest)
+    cache.warm_in_background.clear()  # an earlier page of this process ran it switched off
     thread = cache.warm_in_background()
     assert thread is not None and thread.daemon and thread.name == "rag-metrics-warm"
     thread.join(timeout=600)

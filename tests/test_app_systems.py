@@ -152,7 +152,7 @@ def test_connection_form_test_add_and_equal_numbers(app_env):
     # the endpoint serves the bundled dense ranking: same numbers
     assert df.loc["prod http", "ndcg@5"] == pytest.approx(df.loc["bundled dense", "ndcg@5"])
     assert df.loc["prod http", "judged@5"] == pytest.approx(df.loc["bundled dense", "judged@5"])
-    saved = (app_env / "sample_corpus" / "systems" / "systems.json").read_text()
+    saved = (SystemStore.for_corpus("sample_corpus").folder / "systems.json").read_text()
     assert "prod http" in saved
 
 
@@ -165,7 +165,7 @@ def test_literal_secret_is_refused(app_env):
     at.button(key="systems_add").click().run()
     no_exception(at)
     assert any("literal secret" in e.value for e in at.error)
-    assert not (app_env / "sample_corpus" / "systems" / "systems.json").exists()
+    assert not (SystemStore.for_corpus("sample_corpus").folder / "systems.json").exists()
 
 
 def test_pooled_label_goes_to_the_golden_set(stored):

@@ -26,6 +26,7 @@ PAGES = [("failures", "Failures and drill-down"), ("", "Dashboard"), ("dashboard
 PAGES += [("learn", "Learn: the metric sandbox"), ("compare", "Compare A vs B")]  # issue 5 pages
 PAGES += [("ragas", "RAGAS context metrics"), ("health", "Golden-set health"), ("corpus_map", "Corpus map"),
           ("presenter", "Retrieval report")]  # issue 6 pages
+PAGES += [("systems", "Systems"), ("answers", "Answers")]  # issues 9 and 10
 
 pytestmark = [
     pytest.mark.browser,
