@@ -66,11 +66,11 @@ views.section("Means with 95% confidence intervals",
               "Percentile bootstrap over answers. Answers a metric could not score (empty answer, no context, "
               "judge error) are counted in 'n_failed' and never averaged in as 0.")
 for ev in [e for e in (llm_ev, offline) if e is not None]:
-    st.dataframe(ua.summary_table(ev), hide_index=True, width="stretch")
+    st.dataframe(ua.summary_table(ev), hide_index=True, width="stretch", column_config=ua.NUMBER_COLUMNS)
 by = st.segmented_control("Break down by", ["system", "category"], default="system", key="answers_by")
 if by:
     for ev in [e for e in (llm_ev, offline) if e is not None]:
-        st.dataframe(ua.summary_table(ev, by), hide_index=True, width="stretch")
+        st.dataframe(ua.summary_table(ev, by), hide_index=True, width="stretch", column_config=ua.NUMBER_COLUMNS)
 
 # ---- does context support order careful above sloppy --------------------------------------------
 if labels:
@@ -82,7 +82,7 @@ if labels:
                 f"{unsup['n']}** of those where people found an unsupported claim in the sloppy answer "
                 f"({views.fmt(unsup['fraction'], 2)}). Where it fails (worse_has_unsupported False: the sloppy "
                 "answer is supported but dodges or drifts, which context support does not measure):")
-    st.dataframe(order["failures"], hide_index=True, width="stretch")
+    st.dataframe(order["failures"], hide_index=True, width="stretch", column_config=ua.NUMBER_COLUMNS)
 
 # ---- failures ------------------------------------------------------------------------------------
 views.section("Lowest-scoring answers")
@@ -90,7 +90,7 @@ metrics = (llm_ev.metrics if llm_ev else []) + offline.metrics
 metric = st.selectbox("Metric", metrics, format_func=ua.label, key="answers_fail_metric")
 fail_ev = llm_ev if llm_ev is not None and metric in llm_ev.metrics else offline
 st.dataframe(fail_ev.failures(metric, limit=15)[["item_id", "system", "value", "status", "question", "answer"]],
-             hide_index=True, width="stretch")
+             hide_index=True, width="stretch", column_config=ua.NUMBER_COLUMNS)
 
 # ---- one answer ----------------------------------------------------------------------------------
 views.section("One answer, statement by statement",

@@ -101,6 +101,11 @@ def llm_result(items_key: str) -> tuple[AnswerEvaluation, Any] | None:
     return r[2], r[3]
 
 
+#: Three decimals for every score column of the page's tables (formatting is the UI's job).
+NUMBER_COLUMNS = {c: st.column_config.NumberColumn(format="%.3f")
+                  for c in ("mean", "ci_low", "ci_high", "value", "careful", "sloppy")}
+
+
 def summary_table(ev: AnswerEvaluation, by: str | None = None) -> pd.DataFrame:
     s = ev.summary(by)
     s.insert(0, "label", [label(m) for m in s["metric"]])
