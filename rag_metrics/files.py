@@ -67,7 +67,8 @@ def _depth_over(value: Any, limit: int) -> bool:
     return False
 
 
-def loads_json(text: str, *, max_depth: int = MAX_JSON_DEPTH) -> tuple[Any, str | None, int | None]:
+def loads_json(text: str, *, max_depth: int = MAX_JSON_DEPTH, strict: bool = True
+               ) -> tuple[Any, str | None, int | None]:
     """Parse JSON from user input: ``(value, None, None)`` or ``(None, message, line)``.
 
     Never raises: invalid syntax, nesting deeper than ``max_depth`` (Python's parser would raise
@@ -77,7 +78,7 @@ def loads_json(text: str, *, max_depth: int = MAX_JSON_DEPTH) -> tuple[Any, str 
     (:mod:`rag_metrics.limits`).
     """
     try:
-        value = json.loads(text)
+        value = json.loads(text, strict=strict)  # strict=False: control characters allowed in strings
     except json.JSONDecodeError as e:
         at = f"column {e.colno}" if e.lineno == 1 else f"line {e.lineno} column {e.colno}"
         return None, f"invalid JSON ({e.msg} at {at})", e.lineno

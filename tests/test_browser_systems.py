@@ -54,7 +54,8 @@ def test_upload_a_run_and_compare_it_in_chromium(server, tmp_path):  # noqa: F81
             _wait_idle(page, "Compare A vs B")
             # B: "my production retriever" in two clicks
             page.get_by_role("heading", name="Per metric at K = 5").wait_for(timeout=120_000)
-            boxes = main.locator('[data-testid="stSelectbox"]').filter(has_text="System")
+            # the two configuration selects labelled exactly "System" (not "Answer system A/B")
+            boxes = main.locator('[data-testid="stSelectbox"]').filter(has=page.get_by_text("System", exact=True))
             assert boxes.count() == 2, main.locator('[data-testid="stSelectbox"]').all_inner_texts()
             boxes.nth(1).click()
             page.get_by_role("option", name="Yours: prod run").click()

@@ -196,7 +196,9 @@ def test_json_parsed_from_users_goes_through_loads_json():
     """Every json.loads on user input in the library is the safe one (grep guard)."""
     root = Path(__file__).resolve().parents[1] / "rag_metrics"
     # the safe parser itself; JSON the library wrote; model/cache files; a docstring
-    allowed = {"files.py", "cli/compare.py", "retrieval/encoders.py", "retrieval/cache.py", "ragas.py"}
+    allowed = {"files.py", "cli/compare.py", "retrieval/encoders.py", "retrieval/cache.py", "ragas.py",
+               # files the library itself wrote (caches, indexes, kept uploads' metadata), read back
+               "corpus_store.py", "answers/llm_cache.py", "systems/base.py", "systems/store.py"}
     offenders = [p.relative_to(root).as_posix() for p in root.rglob("*.py")
                  if "json.loads(" in p.read_text() and p.relative_to(root).as_posix() not in allowed]
     assert offenders == []

@@ -19,6 +19,7 @@ from pathlib import Path, PurePath
 
 from rag_metrics.answers.types import VERDICTS, AnswerItem
 from rag_metrics.errors import InputError, ValidationReport
+from rag_metrics.files import loads_json
 
 __all__ = [
     "RELEVANCY_LABELS",
@@ -52,11 +53,8 @@ def _extras(text: str, suffix: str) -> dict[int, dict]:
     out = {}
     for n, line in enumerate(text.splitlines(), start=1):
         if line.strip():
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(obj, dict):
+            obj, msg, _ = loads_json(line)
+            if msg is None and isinstance(obj, dict):
                 out[n] = obj
     return out
 
@@ -116,7 +114,9 @@ def load_sample_answers(path: str | os.PathLike[str] | None = None
     for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
-        obj = json.loads(line)
+        obj, msg, _ = loads_json(line)
+        if msg is not None or not isinstance(obj, dict):
+            raise InputError(f"{p}:{n}: {msg or 'not a JSON object'}; the shipped answers file is damaged")
         sents = tuple((s["text"], s["label"]) for s in obj.get("sentences", []))
         bad = [lab for _, lab in sents if lab not in VERDICTS]
         if bad or obj.get("relevancy") not in RELEVANCY_LABELS:

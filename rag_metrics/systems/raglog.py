@@ -57,7 +57,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from rag_metrics.errors import ValidationReport
-from rag_metrics.files import read_bytes
+from rag_metrics.files import loads_json, read_bytes
 
 __all__ = [
     "ANSWER_KEYS",
@@ -191,9 +191,8 @@ def _parse_list_cell(cell: str) -> list[Any] | None:
     s = cell.strip()
     if not s.startswith("["):
         return None
-    try:
-        v = json.loads(s, strict=False)  # a newline typed inside a cell is kept
-    except (json.JSONDecodeError, RecursionError):
+    v, msg, _ = loads_json(s, strict=False)  # a newline typed inside a cell is kept
+    if msg is not None:
         try:
             v = ast.literal_eval(s)
         except (ValueError, SyntaxError, RecursionError, MemoryError, TypeError):
@@ -357,17 +356,13 @@ def _rows_jsonl(text: str, source: str, report: ValidationReport) -> list[tuple[
     for n, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
-        try:
-            rows.append((n, json.loads(line)))
-        except json.JSONDecodeError as e:
-            bad += 1
-            if bad <= MAX_REPORTED:
-                report.error(f"invalid JSON ({e.msg} at column {e.colno}); each line must be one JSON object",
-                             file=source, line=n)
-        except RecursionError:
-            bad += 1
-            if bad <= MAX_REPORTED:
-                report.error(_DEPTH_MSG, file=source, line=n)
+        value, msg, _ = loads_json(line)
+        if msg is None:
+            rows.append((n, value))
+            continue
+        bad += 1
+        if bad <= MAX_REPORTED:
+            report.error(f"{msg}; each line must be one JSON object", file=source, line=n)
     if bad > MAX_REPORTED:
         report.error(f"{bad - MAX_REPORTED} more invalid lines not listed", file=source)
     return rows
@@ -436,13 +431,11 @@ def _rows_json(text: str, source: str, report: ValidationReport) -> list[tuple[i
     stripped = text.lstrip()
     if stripped.startswith("["):
         return _json_list_with_lines(text, source, report) or []
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
+    data, msg, at = loads_json(text)
+    if msg is not None:
         if stripped.startswith("{") and "\n" in stripped.rstrip():  # JSONL saved as .json
             return _rows_jsonl(text, source, report)
-        report.error(f"invalid JSON ({e.msg} at column {e.colno}); fix the syntax or save the rows as JSONL",
-                     file=source, line=e.lineno)
+        report.error(f"{msg}; fix the syntax or save the rows as JSONL", file=source, line=at)
         return []
     if isinstance(data, Mapping):
         wrap = next((k for k in _WRAPPER_KEYS if isinstance(data.get(k), list)), None)
@@ -547,6 +540,9 @@ def parse_rag_log(data: bytes | str, filename: str,
             rows = _rows_csv(text, source, report, "\t" if suffix == ".tsv" else ",")
     except RecursionError:
         report.error(_DEPTH_MSG, file=source)
+        return empty, report
+    except ValueError as e:  # e.g. an integer of more than 4300 digits inside a row
+        report.error(f"cannot read the file: {str(e).split(';')[0]}; fix the value and upload again", file=source)
         return empty, report
     if not rows and report.ok:
         report.error("no rows found; expected rows with 'question' and 'contexts'", file=source)

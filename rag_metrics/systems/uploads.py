@@ -28,7 +28,6 @@ text, then by id (their ids are often row numbers).  Unmatched rows are listed i
 from __future__ import annotations
 
 import io
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -39,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from rag_metrics.errors import InputError, ValidationReport
+from rag_metrics.files import loads_json
 from rag_metrics.systems.base import (
     QuestionMatch,
     SystemRun,
@@ -234,17 +234,17 @@ def _json_run(text: str, source: str, report: ValidationReport, jsonl: bool) -> 
         if jsonl:
             for n, line in enumerate(text.splitlines(), 1):
                 if line.strip():
-                    try:
-                        rows.append((n, json.loads(line)))
-                    except json.JSONDecodeError as e:
-                        report.error(f"invalid JSON ({e.msg} at column {e.colno}); each line must be one JSON object",
-                                     file=source, line=n)
+                    value, msg, _ = loads_json(line)
+                    if msg is not None:
+                        report.error(f"{msg}; each line must be one JSON object", file=source, line=n)
+                        continue
+                    rows.append((n, value))
             return _rows_run(rows, source, report)
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        report.error(f"invalid JSON ({e.msg} at column {e.colno})", file=source, line=e.lineno)
-        return UploadedRun(_empty_run(name), source=source)
-    except RecursionError:
+        data, msg, at = loads_json(text)
+        if msg is not None:
+            report.error(f"{msg}; a run is {{qid: {{id: score}}}} or a list of rows", file=source, line=at)
+            return UploadedRun(_empty_run(name), source=source)
+    except RecursionError:  # pragma: no cover - loads_json never raises it; kept for the row readers
         report.error("JSON nested too deeply for the reader; a run is {qid: {id: score}} or a list of rows",
                      file=source)
         return UploadedRun(_empty_run(name), source=source)
@@ -304,11 +304,7 @@ def parse_run_upload(data: bytes, filename: str,
             return UploadedRun(_empty_run(name), source=source), report
         jsonl = suffix != ".json" or (text.lstrip().startswith("{") and "\n{" in text.strip())
         if jsonl and suffix == ".json":
-            try:
-                json.loads(text)
-                jsonl = False
-            except (json.JSONDecodeError, RecursionError):
-                jsonl = True
+            jsonl = loads_json(text)[1] is not None  # one JSON document, or JSON lines saved as .json
         up = _json_run(text, source, report, jsonl)
     else:
         run, rep = parse_trec_run(data, source)

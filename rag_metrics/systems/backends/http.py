@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rag_metrics.errors import InputError
+from rag_metrics.files import loads_json
 from rag_metrics.systems.base import BackendError, LiveSystem, ResultMemo
 from rag_metrics.systems.secrets import has_literal_secret, resolve
 
@@ -205,8 +206,10 @@ class HttpBackend:
     def _parse(self, data: bytes) -> list[tuple[str, float]]:
         cfg = self.config
         try:
-            doc = json.loads(data.decode("utf-8-sig"))
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            doc, msg, _ = loads_json(data.decode("utf-8-sig"))
+        except UnicodeDecodeError:
+            msg = "not UTF-8"
+        if msg is not None:
             start = data[:60].decode("utf-8", "replace")
             raise BackendError(f"response is not JSON (starts with {start!r}); the endpoint must answer a JSON list "
                                f"of {{\"{cfg.id_field}\", \"{cfg.score_field}\"}} objects") from None
