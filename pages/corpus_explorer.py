@@ -30,6 +30,8 @@ c[2].metric("Mean chunk length", f"{cache.mean_chunk_length(chunks, chunks.finge
 c[3].metric(f"Labelled {unit}s", len(golden_edit.label_counts(ctx.golden, level)), border=True,
             help=f"{unit.capitalize()}s labelled relevant by at least one golden question.")
 
+views.cancelled_notice("cancel_rechunk", "Re-chunking")
+views.cancelled_notice("cancel_load", "Loading the corpus")
 tab_browse, tab_query, tab_chunk, tab_load = st.tabs([
     ":material/view_list: Browse chunks", ":material/search: Live query",
     ":material/content_cut: Chunking", ":material/upload_file: Load another corpus"])
@@ -109,6 +111,7 @@ with tab_chunk:
             st.info("These are the current settings.")
         else:
             bar = st.progress(0.0, text=f"Chunking {len(ctx.corpus.corpus):,} documents…")
+            views.cancel_button("cancel_rechunk", "re-chunking")
             try:
                 rep = state.rechunk(int(size), int(overlap), views.progress_callback(bar, "Embedding new chunk texts"))
             except InputError as err:
@@ -132,6 +135,7 @@ def _prewarm(name: str) -> None:
     """Chunk, embed and index a newly loaded corpus now, each step with what it does and how far
     (the next run then finds everything cached)."""
     bar = st.progress(0.0, text=f"Chunking {len(state.corpus_entry(name).corpus):,} documents…")
+    views.cancel_button("cancel_load", "loading")
     chunk_set = state.chunk_set(name)
     kind = state.value(state.KEY_RETRIEVER) or DEFAULT_RETRIEVER
     try:

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from streamlit.testing.v1 import AppTest
 
 from app_helpers import app_golden, goto, no_exception, open_page, set_app_golden
 from rag_metrics import golden_edit
@@ -211,3 +212,21 @@ def test_warm_up_can_be_turned_off(app_env, monkeypatch):
     monkeypatch.setenv("RAG_METRICS_WARM", "0")
     cache.clear_all()
     assert cache.warm_in_background() is None
+
+
+def test_cancelled_long_step_says_what_was_kept():
+    """The Cancel button beside re-chunking / corpus loading reruns the page (stopping the step at its
+    next progress update); the next run says the embedded texts were kept."""
+    def script():
+        from ui import views
+
+        views.cancelled_notice("cancel_rechunk", "Re-chunking")
+
+    at = AppTest.from_function(script, default_timeout=120)
+    at.run()
+    assert not at.info  # nothing cancelled
+    at.session_state["cancel_rechunk"] = True  # the click's value on the rerun
+    at.run()
+    assert [i.value for i in at.info] == [
+        "Re-chunking cancelled. The chunk texts embedded so far are kept in the embedding cache (they are "
+        "stored every few hundred texts): starting again only embeds the rest."]

@@ -189,3 +189,31 @@ def test_tampered_shipped_array_is_rejected(tmp_path: Path) -> None:
 def test_default_cache_dir_honours_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RAG_METRICS_CACHE", str(tmp_path / "c"))
     assert EmbeddingCache().directory == tmp_path / "c"
+
+
+def test_an_interrupted_embedding_keeps_its_finished_slabs(tmp_path: Path, monkeypatch) -> None:
+    """Cancelling a long embedding (the app's Cancel button stops the script at the next progress
+    update) keeps every finished slab: the next call embeds only the rest."""
+    import rag_metrics.retrieval.cache as cache_mod
+
+    monkeypatch.setattr(cache_mod, "SLAB", 4)
+    texts = [f"text {i}" for i in range(10)]
+
+    class Cancelled(Exception):
+        pass
+
+    seen: list[tuple[int, int]] = []
+
+    def progress(done: int, total: int) -> None:
+        seen.append((done, total))
+        if done > 8:  # the hashing encoder reports at the end of each slab: 4, 8 (both stored), then 10
+            raise Cancelled  # raised inside the third slab's encode, before it is stored
+
+    enc = CountingEncoder()
+    with pytest.raises(Cancelled):
+        encode_with_cache(enc, texts, EmbeddingCache(tmp_path), progress)
+    assert seen[0] == (0, 10) and all(t == 10 for _, t in seen)  # counts are over all 10 texts
+    enc.seen.clear()
+    out = encode_with_cache(enc, texts, EmbeddingCache(tmp_path))
+    assert enc.seen == texts[8:]  # only the slab that was cut short
+    np.testing.assert_array_equal(out, HashingEncoder(16).encode(texts))

@@ -290,6 +290,20 @@ def show_notice() -> None:
         getattr(st, kind, st.info)(message)
 
 
+def cancel_button(key: str, what: str) -> None:
+    """A Cancel button shown beside a long step: clicking it reruns the page, which stops the step at
+    its next progress update (Streamlit stops a running script when a widget changes)."""
+    st.button(f"Cancel {what}", key=key, icon=":material/cancel:")
+
+
+def cancelled_notice(key: str, what: str) -> None:
+    """On the run after a :func:`cancel_button` click, say what was kept."""
+    if st.session_state.get(key):
+        st.info(f"{what} cancelled. The chunk texts embedded so far are kept in the embedding cache "
+                "(they are stored every few hundred texts): starting again only embeds the rest.",
+                icon=":material/cancel:")
+
+
 def progress_callback(bar, what: str):
     """A ``progress(done, total)`` callback for ``bar`` (an ``st.progress``): ``what: n / N``; the
     count shows from ``(0, N)``, before the first batch; ``(0, 0)`` means everything was cached."""

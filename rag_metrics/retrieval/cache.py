@@ -58,6 +58,9 @@ __all__ = [
 
 #: Merge a model's shards into one when there are more than this many.
 COMPACT_AFTER = 32
+#: Texts embedded between two cache writes in :func:`encode_with_cache`: an interrupted (cancelled)
+#: embedding keeps every finished slab, so starting again only embeds the rest.
+SLAB = 512
 _FORMAT = 1
 
 
@@ -294,6 +297,13 @@ class EmbeddingCache:
         return f"EmbeddingCache({str(self.directory)!r}, hits={self.hits}, misses={self.misses})"
 
 
+def _offset_progress(progress: Progress, offset: int, total: int) -> Progress:
+    """``progress`` for one slab: its ``(done, n)`` reported as ``(offset + done, total)``."""
+    def step(done: int, _n: int) -> None:
+        progress(offset + done, total)
+    return step
+
+
 def encode_with_cache(
     encoder: Encoder, texts: Sequence[str], cache: EmbeddingCache | None,
     progress: Progress | None = None,
@@ -312,6 +322,11 @@ def encode_with_cache(
         ``progress(done, total)`` over the texts actually embedded, first with ``(0, total)``
         before anything is encoded; called once with ``(0, 0)`` when everything was cached.
 
+    Notes
+    -----
+    New texts are embedded and stored in slabs of :data:`SLAB`, so work survives an interruption
+    (a cancelled app step, Ctrl-C): the next call finds the finished slabs in the cache.
+
     Returns
     -------
     ndarray of float32, shape (len(texts), encoder.dim)
@@ -324,18 +339,21 @@ def encode_with_cache(
     found = cache.get_many(encoder.name, list(unique), encoder.dim) if cache is not None else {}
     missing = [k for k in unique if k not in found]
     if missing:
+        total = len(missing)
         if progress is not None:
-            progress(0, len(missing))  # the count shows before the first batch (and the model load)
-        vecs = np.asarray(encoder.encode([unique[k] for k in missing], progress=progress),
-                          dtype=np.float32)
-        if vecs.shape != (len(missing), encoder.dim):
-            raise InputError(
-                f"encoder {encoder.name!r} returned shape {vecs.shape}, expected "
-                f"({len(missing)}, {encoder.dim})."
-            )
-        if cache is not None:
-            cache.put_many(encoder.name, missing, vecs)
-        found.update(zip(missing, vecs))
+            progress(0, total)  # the count shows before the first batch (and the model load)
+        for start in range(0, total, SLAB):
+            part = missing[start:start + SLAB]
+            step = None if progress is None else _offset_progress(progress, start, total)
+            vecs = np.asarray(encoder.encode([unique[k] for k in part], progress=step), dtype=np.float32)
+            if vecs.shape != (len(part), encoder.dim):
+                raise InputError(
+                    f"encoder {encoder.name!r} returned shape {vecs.shape}, expected "
+                    f"({len(part)}, {encoder.dim})."
+                )
+            if cache is not None:
+                cache.put_many(encoder.name, part, vecs)
+            found.update(zip(part, vecs))
     elif progress is not None:
         progress(0, 0)
     out = np.empty((len(texts), encoder.dim), dtype=np.float32)
