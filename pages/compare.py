@@ -63,13 +63,19 @@ if ctx.corpus.level == "chunk" and cfg_a.chunking != cfg_b.chunking:
 else:
     st.caption(f"Both use the same chunking: evaluated at **{level} level** against the same labels.")
 
-working = st.empty()  # what is being computed, and how far (cleared when done)
+if cv.cancelled():
+    st.info("Computation cancelled. The chunk texts embedded so far are kept in the embedding cache: changing "
+            "anything on this page starts it again from where it stopped.", icon=":material/cancel:")
+    st.stop()
+working, cancel = st.empty(), cv.CancelButton(st.empty())  # what is computed, how far; Cancel
 try:
-    ea = cv.evaluate_config(ctx, cfg_a, level, cv.progress_step(working, "Configuration A"))
-    eb = cv.evaluate_config(ctx, cfg_b, level, cv.progress_step(working, "Configuration B"))
+    ea = cv.evaluate_config(ctx, cfg_a, level, cv.progress_step(working, "Configuration A", cancel))
+    eb = cv.evaluate_config(ctx, cfg_b, level, cv.progress_step(working, "Configuration B", cancel))
     working.empty()
+    cancel.clear()
 except InputError as err:
     working.empty()
+    cancel.clear()
     views.input_error(err, "Cannot evaluate this configuration")
     st.stop()
 for e, side in ((ea, "A"), (eb, "B")):

@@ -356,3 +356,13 @@ def test_presenter_says_the_compare_verdicts_in_plain_words(cmp):
             assert f"between {min(abs(lo), abs(hi)):.2f} and {max(abs(lo), abs(hi)):.2f}" in s
         elif r["Verdict"] == "too small to tell":
             assert "can't tell dense and hybrid apart yet" in s
+
+
+def test_cancel_stops_the_computation_and_says_what_was_kept(app):
+    """The Cancel button (shown while a configuration is computed) reruns the page; that run stops
+    before computing and says the embeddings made so far are kept."""
+    app.session_state["cancel_compare"] = True  # the click's value on the rerun it triggers
+    goto(app, PAGE)
+    no_exception(app)
+    assert any(i.value.startswith("Computation cancelled.") for i in app.info)
+    assert not [d for d in app.dataframe if "Verdict" in d.value.columns]  # nothing computed

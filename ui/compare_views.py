@@ -81,12 +81,39 @@ def evaluate_config(ctx: state.Lab, cfg: ab.Config, level: str, step: Step | Non
     return Evaluated(cfg, result, key, chunks, report)
 
 
-def progress_step(slot: Any, prefix: str) -> Step:
+#: Key of the Cancel button shown while a configuration is being computed.
+CANCEL_KEY = "cancel_compare"
+
+
+class CancelButton:
+    """A Cancel button in ``slot`` (an ``st.empty()``), drawn once, when work first starts."""
+
+    def __init__(self, slot: Any) -> None:
+        self.slot, self.shown = slot, False
+
+    def show(self) -> None:
+        if not self.shown:
+            self.shown = True
+            self.slot.button("Cancel this computation", key=CANCEL_KEY, icon=":material/cancel:")
+
+    def clear(self) -> None:
+        self.slot.empty()
+
+
+def progress_step(slot: Any, prefix: str, cancel: CancelButton | None = None) -> Step:
     """A :data:`Step` that shows ``prefix: text`` and a bar at ``done / total`` in ``slot`` (an
-    ``st.empty()``)."""
+    ``st.empty()``); with ``cancel``, its button appears once work starts (clicking it reruns the page,
+    which stops the step at its next update; see :func:`cancelled`)."""
     def step(text: str, done: int = 0, total: int = 0) -> None:
+        if cancel is not None:
+            cancel.show()
         slot.progress(min(done / total, 1.0) if total else 0.0, text=f"{prefix}: {text}")
     return step
+
+
+def cancelled() -> bool:
+    """True on the run right after the Cancel button of :func:`progress_step` was clicked."""
+    return bool(st.session_state.get(CANCEL_KEY))
 
 
 # ---- widgets -------------------------------------------------------------------------------------
