@@ -2,11 +2,20 @@
 computed once per process, and the checks and interactions every page test uses."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
-from collections.abc import Iterable, Mapping
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from rag_metrics.evaluate import EvaluationResult, evaluate
 from rag_metrics.golden import load_golden
@@ -130,3 +139,37 @@ def load_beir_folder(at, path: str | Path):
     at.button(key="beir_go").click().run()
     no_exception(at)
     return at
+
+
+# ---- a real server for the browser tests ---------------------------------------------------------
+@contextlib.contextmanager
+def streamlit_server(tmp_path: Path, cache_dir: Path, workspace: Path) -> Iterator[str]:
+    """``streamlit run app.py`` on a free loopback port (workspace and embedding cache given);
+    yields its URL once ``/_stcore/health`` answers, and stops it afterwards."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "RAG_METRICS_WORKSPACE": str(workspace),
+           "RAG_METRICS_CACHE": str(cache_dir)}
+    with open(tmp_path / "streamlit.log", "w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+             "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        url = f"http://127.0.0.1:{port}"
+        try:
+            for _ in range(240):
+                try:
+                    if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).status == 200:
+                        break
+                except OSError:
+                    time.sleep(0.5)
+            else:
+                pytest.fail("streamlit did not start: " + (tmp_path / "streamlit.log").read_text()[-2000:])
+            yield url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()

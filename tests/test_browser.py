@@ -8,18 +8,14 @@ with the K slider, and saves screenshots (pytest tmp dir, or $RAG_METRICS_SCREEN
 from __future__ import annotations
 
 import os
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
+from app_helpers import streamlit_server
 from rag_metrics.sample import sample_paths
 
-ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
 PAGES = [("failures", "Failures and drill-down"), ("", "Dashboard"), ("dashboard", "Dashboard"),
          ("golden_set", "Golden set editor"), ("corpus_explorer", "Corpus explorer")]  # "/" and "/dashboard"
@@ -35,39 +31,10 @@ pytestmark = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def server(tmp_path, app_cache_dir):
-    port = _free_port()
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "RAG_METRICS_WORKSPACE": str(tmp_path / "workspace"),
-           "RAG_METRICS_CACHE": str(app_cache_dir)}
-    with open(tmp_path / "streamlit.log", "w") as log:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
-             "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            for _ in range(120):
-                try:
-                    if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).status == 200:
-                        break
-                except OSError:
-                    time.sleep(0.5)
-            else:
-                pytest.fail("streamlit did not start: " + (tmp_path / "streamlit.log").read_text()[-2000:])
-            yield url
-        finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+    with streamlit_server(tmp_path, app_cache_dir, tmp_path / "workspace") as url:
+        yield url
 
 
 def _wait_idle(page, title: str, timeout: float = 120.0) -> None:

@@ -2,22 +2,17 @@
 exactly those labels were saved (re-read from disk), one click per step."""
 from __future__ import annotations
 
-import os
 import re
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
+from app_helpers import streamlit_server
 from rag_metrics.golden import load_golden
 from rag_metrics.sample import sample_paths
 from rag_metrics.workspace import Workspace
 
-ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
 
 pytestmark = [
@@ -26,41 +21,11 @@ pytestmark = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def served(tmp_path, app_cache_dir):
-    port = _free_port()
     ws = tmp_path / "workspace"
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "RAG_METRICS_WORKSPACE": str(ws),
-           "RAG_METRICS_CACHE": str(app_cache_dir)}
-    log = open(tmp_path / "streamlit.log", "w")  # noqa: SIM115 - open for the server's lifetime
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
-         "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(240):
-            try:
-                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).status == 200:
-                    break
-            except OSError:
-                time.sleep(0.5)
-        else:
-            pytest.fail("streamlit did not start: " + (tmp_path / "streamlit.log").read_text()[-2000:])
+    with streamlit_server(tmp_path, app_cache_dir, ws) as url:
         yield url, ws
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
 
 
 def _idle(page, timeout: float = 120.0) -> None:

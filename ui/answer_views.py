@@ -21,7 +21,7 @@ import streamlit as st
 from rag_metrics.answers.evaluate import AnswerEvaluation
 from rag_metrics.answers.registry import ANSWER_METRICS
 from rag_metrics.evaluate import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED
-from ui import cache, views
+from ui import cache, compare_views, views
 
 __all__ = ["CurrentAnswers", "compare_section", "current", "dashboard_section", "presenter_section", "publish",
            "report_inputs"]
@@ -127,20 +127,9 @@ def dashboard_section(ctx: Any) -> None:
 
 # ---- Compare -----------------------------------------------------------------------------------------
 def verdict_rows(table: pd.DataFrame) -> dict[str, list[str]]:
-    """The retrieval verdict table's columns for an answer-system comparison."""
-    level = f"{table['ci_level'].iloc[0] * 100:.4g}% CI" if len(table) else "CI"
-    return {
-        "Metric": [ANSWER_METRICS[m].label if m in ANSWER_METRICS else m for m in table["metric"]],
-        "A": [views.fmt(v) for v in table["mean_a"]],
-        "B": [views.fmt(v) for v in table["mean_b"]],
-        "B − A": [f"{v:+.3f}" for v in table["delta"]],
-        level: [f"[{lo:+.3f}, {hi:+.3f}]" for lo, hi in zip(table["ci_low"], table["ci_high"])],
-        "p adjusted": [f"{p:.4f}" for p in table["p_ttest_adj"]],
-        "Verdict": list(table["verdict"]),
-        "Detectable difference (MDE)": [views.fmt(v) for v in table["mde"]],
-        "B wins / loses / ties": [f"{w} / {lo} / {t}"
-                                  for w, lo, t in zip(table["wins"], table["losses"], table["ties"])],
-    }
+    """The retrieval verdict table's columns (:func:`ui.compare_views.verdict_rows`), answer metrics named."""
+    names = [ANSWER_METRICS[m].label if m in ANSWER_METRICS else m for m in table["metric"]]
+    return compare_views.verdict_rows(table, names)
 
 
 def compare_section(ctx: Any) -> None:

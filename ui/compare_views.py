@@ -199,13 +199,14 @@ def report_names(a: ab.Config, b: ab.Config) -> tuple[str, str]:
     return (" · ".join(fa[f] for f in differ), " · ".join(fb[f] for f in differ))
 
 # ---- the verdict table -------------------------------------------------------------------------------
-def verdict_rows(table: pd.DataFrame) -> dict[str, list[str]]:
+def verdict_rows(table: pd.DataFrame, names: list[str] | None = None) -> dict[str, list[str]]:
     """The Compare page's one table, as shown: metric, A, B, difference, interval (at the rule's
     level), adjusted p, verdict, minimum detectable effect, wins / losses / ties (strings from a
     :func:`rag_metrics.compare.compare` table, one row per metric)."""
     level = f"{table['ci_level'].iloc[0] * 100:.4g}% CI" if len(table) else "CI"
     return {
-        "Metric": [f"{views.label(m)}@{kk}" for m, kk in zip(table["metric"], table["k"])],
+        "Metric": names if names is not None else [f"{views.label(m)}@{kk}"
+                                                   for m, kk in zip(table["metric"], table["k"])],
         "A": [views.fmt(v) for v in table["mean_a"]],
         "B": [views.fmt(v) for v in table["mean_b"]],
         "B − A": [f"{v:+.3f}" for v in table["delta"]],

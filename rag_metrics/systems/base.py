@@ -338,6 +338,19 @@ class Backend(Protocol):
     # once (one encoder call, one round trip); the driver uses it when present.
 
 
+class BatchedBackend:
+    """Mixin for a :class:`Backend` that answers batches (``search_many``): ``search`` is one batch."""
+
+    def search_many(self, questions: list[str], k: int) -> list[Ranking | BackendError]:
+        raise NotImplementedError
+
+    def search(self, question: str, k: int) -> Ranking:
+        res = self.search_many([question], k)[0]
+        if isinstance(res, BackendError):
+            raise res
+        return res
+
+
 class LiveSystem:
     """A :class:`System` over a live :class:`Backend`: memoised, concurrent, failures collected.
 

@@ -24,7 +24,7 @@ from typing import Any, Literal
 import numpy as np
 
 from rag_metrics.errors import InputError
-from rag_metrics.systems.base import BackendError, LiveSystem, ResultMemo
+from rag_metrics.systems.base import BackendError, BatchedBackend, LiveSystem, ResultMemo
 from rag_metrics.systems.secrets import redact_dsn, resolve
 from rag_metrics.types import Chunk
 
@@ -117,7 +117,7 @@ def _sql_table(config: PgvectorConfig) -> Any:
     return sql.Identifier(*config.table_parts)
 
 
-class PgvectorBackend:
+class PgvectorBackend(BatchedBackend):
     """Queries a pgvector table with question embeddings from ``encoder``.
 
     The connection is opened, and the table checked, on first use; settings that make every
@@ -221,12 +221,6 @@ class PgvectorBackend:
             except psycopg.Error as e:
                 out.append(BackendError(f"query failed on {self.config.table!r} ({str(e).strip()[:200]})"))
         return out
-
-    def search(self, question: str, k: int) -> list[tuple[str, float]]:
-        res = self.search_many([question], k)[0]
-        if isinstance(res, BackendError):
-            raise res
-        return res
 
     def close(self) -> None:
         if self._conn is not None and not self._conn.closed:

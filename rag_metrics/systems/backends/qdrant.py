@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from rag_metrics.errors import InputError
-from rag_metrics.systems.base import BackendError, LiveSystem, ResultMemo
+from rag_metrics.systems.base import BackendError, BatchedBackend, LiveSystem, ResultMemo
 from rag_metrics.systems.secrets import references, resolve
 from rag_metrics.types import Chunk
 
@@ -139,7 +139,7 @@ def _distance_sign(distance: Any) -> float:
     return -1.0 if name in ("euclid", "manhattan") else 1.0
 
 
-class QdrantBackend:
+class QdrantBackend(BatchedBackend):
     """Queries a Qdrant collection with question embeddings from ``encoder``."""
 
     concurrency = 1
@@ -246,12 +246,6 @@ class QdrantBackend:
                 except BackendError as e:
                     out.append(e)
         return out
-
-    def search(self, question: str, k: int) -> list[tuple[str, float]]:
-        res = self.search_many([question], k)[0]
-        if isinstance(res, BackendError):
-            raise res
-        return res
 
     def close(self) -> None:
         if self.config.path is None and self._client is not None:
