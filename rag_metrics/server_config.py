@@ -1,0 +1,173 @@
+"""The operator's configuration: teacher key, named connections with their secrets, the judge,
+the outbound allowlist and the data roots.  Read from one TOML table, ``[lab]``.
+
+Where it is read
+----------------
+``$RAG_METRICS_CONFIG`` (a TOML file) when set, else ``.streamlit/secrets.toml`` in the working
+folder (Streamlit's own secrets file, git-ignored), else nothing: single-user mode needs no
+configuration.  Only the ``[lab]`` table is read; the teacher key may also come from the
+environment variable ``RAG_METRICS_TEACHER_KEY``.
+
+Example
+-------
+.. code-block:: toml
+
+    [lab]
+    teacher_key = "a long random phrase"          # or export RAG_METRICS_TEACHER_KEY
+    max_private_spaces = 200
+    data_roots = ["/srv/lab-data"]                # BEIR folders and Qdrant local folders live here
+    allow = ["search.internal:443", "10.0.0.7:6333"]   # extra outbound destinations (host:port)
+
+    [lab.judge]                                   # the class's LLM judge (OpenAI-compatible)
+    base_url = "http://127.0.0.1:8080/v1"
+    chat_model = "llama3.1:8b"
+    embed_model = "nomic-embed-text"
+    api_key = "sk-..."                            # sent only to base_url
+
+    [lab.connections.course-search]               # a named connection students may use by name
+    kind = "http"
+    url = "https://search.internal/api/search"
+    headers = { Authorization = "Bearer sk-..." } # sent only to this url
+
+    [lab.connections.course-pg]
+    kind = "pgvector"
+    dsn = "postgresql://lab:secret@10.0.0.8:5432/rag"
+    table = "chunks"
+
+A named connection's (and the judge's) destination is on the allowlist by being declared.  The
+secrets written here are bound to their destination: they are sent nowhere else, never shown, and
+never stored in a workspace.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import tomllib
+
+from rag_metrics.errors import InputError
+
+__all__ = ["CONFIG_ENV", "TEACHER_KEY_ENV", "NamedConnection", "ServerConfig", "load_server_config"]
+
+CONFIG_ENV = "RAG_METRICS_CONFIG"
+TEACHER_KEY_ENV = "RAG_METRICS_TEACHER_KEY"
+DEFAULT_MAX_PRIVATE_SPACES = 200
+CONNECTION_KINDS = ("http", "pgvector", "qdrant")
+_MIN_TEACHER_KEY = 12
+
+
+@dataclass(frozen=True)
+class NamedConnection:
+    """A connection the operator declared: ``kind`` and its settings (secrets included, resolved).
+
+    ``settings`` are the keyword arguments of the kind's config (``HttpConfig``, ``PgvectorConfig``,
+    ``QdrantConfig``); they never leave the server process."""
+
+    name: str
+    kind: str
+    settings: Mapping[str, Any]
+
+    def __repr__(self) -> str:  # never print the secrets
+        return f"NamedConnection({self.name!r}, kind={self.kind!r})"
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """What the operator configured (empty in single-user mode without a file)."""
+
+    source: str = ""                                  # the file read ("" when none)
+    teacher_key: str | None = None
+    max_private_spaces: int = DEFAULT_MAX_PRIVATE_SPACES
+    data_roots: tuple[Path, ...] = ()
+    allow: tuple[str, ...] = ()                       # "host:port" entries (host may be an IP or CIDR)
+    judge: Mapping[str, Any] | None = None            # JudgeConfig keyword arguments + "api_key"
+    connections: Mapping[str, NamedConnection] = field(default_factory=dict)
+
+    def __repr__(self) -> str:  # never print the secrets
+        return (f"ServerConfig(source={self.source!r}, teacher_key={'set' if self.teacher_key else 'unset'}, "
+                f"connections={sorted(self.connections)}, data_roots={[str(p) for p in self.data_roots]})")
+
+
+def _config_path(env: Mapping[str, str]) -> Path | None:
+    p = env.get(CONFIG_ENV, "").strip()
+    if p:
+        return Path(p).expanduser()
+    default = Path(".streamlit") / "secrets.toml"
+    return default if default.is_file() else None
+
+
+def parse_server_config(data: Mapping[str, Any], source: str = "config",
+                        env: Mapping[str, str] | None = None) -> ServerConfig:
+    """A :class:`ServerConfig` from the parsed TOML document (``[lab]`` table); InputError names
+    the file, the setting and the fix."""
+    env = os.environ if env is None else env
+    lab = data.get("lab", {})
+    if not isinstance(lab, Mapping):
+        raise InputError(f"{source}: [lab] must be a table")
+
+    def where(key: str) -> str:
+        return f"{source}: lab.{key}"
+
+    key = env.get(TEACHER_KEY_ENV) or lab.get("teacher_key")
+    if key is not None:
+        if not isinstance(key, str):
+            raise InputError(f"{where('teacher_key')} must be a string")
+        key = key.strip() or None
+        if key is not None and len(key) < _MIN_TEACHER_KEY:
+            raise InputError(f"the teacher key ({TEACHER_KEY_ENV} or lab.teacher_key in {source}) is "
+                             f"{len(key)} characters; use at least {_MIN_TEACHER_KEY} (a long random phrase)")
+    cap = lab.get("max_private_spaces", DEFAULT_MAX_PRIVATE_SPACES)
+    if isinstance(cap, bool) or not isinstance(cap, int) or not 1 <= cap <= 100_000:
+        raise InputError(f"{where('max_private_spaces')} must be a whole number from 1 to 100000, got {cap!r}")
+    roots_raw = lab.get("data_roots", [])
+    if not isinstance(roots_raw, list) or not all(isinstance(r, str) and r.strip() for r in roots_raw):
+        raise InputError(f"{where('data_roots')} must be a list of folder paths, e.g. [\"/srv/lab-data\"]")
+    roots = tuple(Path(os.path.realpath(Path(r).expanduser())) for r in roots_raw)
+    allow = lab.get("allow", [])
+    if not isinstance(allow, list) or not all(isinstance(a, str) and a.strip() for a in allow):
+        raise InputError(f"{where('allow')} must be a list of \"host:port\" strings, e.g. [\"10.0.0.7:6333\"]")
+    judge = lab.get("judge")
+    if judge is not None:
+        if not isinstance(judge, Mapping) or not isinstance(judge.get("base_url"), str) \
+                or not isinstance(judge.get("chat_model"), str):
+            raise InputError(f"{where('judge')} must be a table with base_url and chat_model (and optionally "
+                             "embed_model, api_key)")
+        judge = dict(judge)
+    conns: dict[str, NamedConnection] = {}
+    raw_conns = lab.get("connections", {})
+    if not isinstance(raw_conns, Mapping):
+        raise InputError(f"{where('connections')} must be a table of tables ([lab.connections.<name>])")
+    for name, spec in raw_conns.items():
+        if not isinstance(spec, Mapping) or spec.get("kind") not in CONNECTION_KINDS:
+            raise InputError(f"{where('connections.' + str(name))}: kind must be one of "
+                             f"{', '.join(CONNECTION_KINDS)}")
+        settings = {k: v for k, v in spec.items() if k != "kind"}
+        conns[str(name)] = NamedConnection(str(name), str(spec["kind"]), settings)
+    return ServerConfig(source, key, cap, roots, tuple(a.strip() for a in allow), judge, conns)
+
+
+def load_server_config(env: Mapping[str, str] | None = None) -> ServerConfig:
+    """The operator's configuration (see the module docstring for where it is read).
+
+    Raises
+    ------
+    InputError
+        When the file cannot be read or is not valid TOML, naming the file and the line.
+    """
+    env = os.environ if env is None else env
+    path = _config_path(env)
+    if path is None:
+        return parse_server_config({}, "environment", env)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise InputError(f"{path}: cannot read the server configuration ({e.strerror}); check "
+                         f"{CONFIG_ENV}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise InputError(f"{path}: not valid TOML ({e}); fix the line it names") from None
+    return parse_server_config(data, str(path), env)
