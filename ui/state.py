@@ -30,6 +30,7 @@ from typing import Any
 
 import streamlit as st
 
+from rag_metrics.access import Caller
 from rag_metrics.errors import InputError
 from rag_metrics.evaluate import EvalOptions, EvaluationResult
 from rag_metrics.golden_session import GoldenSession
@@ -185,6 +186,18 @@ def space() -> str:
         if warn:
             notice(esc(warn), "warning")
     return ss[_SPACE]
+
+
+def caller() -> Caller:
+    """Who this browser session is (:class:`rag_metrics.access.Caller`): every permission check in
+    the app asks it.  Single-user mode: the operator; class mode: a student in this session's space
+    (the teacher after signing in)."""
+    from rag_metrics.access import STUDENT, Caller, operator
+    from rag_metrics.workspace import class_mode
+
+    if not class_mode():
+        return operator()
+    return Caller(STUDENT, space=space())
 
 
 def workspace(name: str) -> Workspace:
