@@ -1,0 +1,266 @@
+"""The class deployment: several Streamlit processes behind nginx, on one machine.
+
+    python -m rag_metrics.deploy [--procs N] [--port 8501] [--address 0.0.0.0] [--dry-run]
+
+(``./lab class`` runs this.)  Why: one Streamlit server runs every session's script in threads of
+one Python process, so it uses about one core.  Here ``--procs`` app processes (default: one per
+core) listen on loopback ports, and nginx, the one public listener, spreads browsers over them.
+
+Routing
+-------
+A browser's websocket session lives in one process, and its uploads (``POST
+/_stcore/upload_file``) must reach the same process.  nginx therefore routes by a cookie it sets
+itself, ``rml_route``: the first request of a browser has none, so nginx takes its
+``$request_id`` (128 random bits), routes by it and sets it as the cookie; every later request of
+that browser (the websocket, uploads, downloads, a reload, a new tab) carries the same value and
+reaches the same process (``hash $rml_route consistent``).  The cookie only routes: it grants
+nothing (identity is the seat cookie, checked by the app).
+
+Consistency
+-----------
+Every process works on the same workspace folder; every write there is atomic and locked
+(``flock``), and every process re-reads what another may have changed (seat registry, golden
+files, systems), so a student reaching another process after a restart sees the same work.
+
+Why nginx: the most deployed reverse proxy, in Debian's packages (``apt-get install nginx-light``),
+with websocket proxying and consistent hashing built in, and nothing to write ourselves.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["ClassDeployment", "main", "nginx_config"]
+
+ROOT = Path(__file__).resolve().parents[1]
+ROUTE_COOKIE = "rml_route"
+#: Largest upload nginx passes on (the app checks its own, smaller limits).
+MAX_BODY_MB = 25
+
+
+def free_port(address: str = "127.0.0.1") -> int:
+    with socket.socket() as s:
+        s.bind((address, 0))
+        return int(s.getsockname()[1])
+
+
+def nginx_config(listen: str, backends: list[int], tmp: Path) -> str:
+    """The nginx configuration: one public listener, cookie-hash routing over the app processes."""
+    servers = "\n".join(f"    server 127.0.0.1:{p} max_fails=0;" for p in backends)
+    user = "user root;\n" if hasattr(os, "geteuid") and os.geteuid() == 0 else ""
+    return f"""{user}worker_processes 1;
+daemon off;
+pid {tmp}/nginx.pid;
+error_log {tmp}/error.log warn;
+events {{ worker_connections 4096; }}
+http {{
+  access_log off;
+  client_body_temp_path {tmp}/body;
+  proxy_temp_path {tmp}/proxy;
+  fastcgi_temp_path {tmp}/fastcgi;
+  uwsgi_temp_path {tmp}/uwsgi;
+  scgi_temp_path {tmp}/scgi;
+  client_max_body_size {MAX_BODY_MB}m;
+  server_tokens off;
+  map $cookie_{ROUTE_COOKIE} $rml_route {{ "" $request_id; default $cookie_{ROUTE_COOKIE}; }}
+  map $http_upgrade $connection_upgrade {{ default upgrade; "" close; }}
+  upstream lab {{
+    hash $rml_route consistent;
+{servers}
+  }}
+  server {{
+    listen {listen};
+    location / {{
+      proxy_pass http://lab;
+      proxy_http_version 1.1;
+      proxy_set_header Upgrade $http_upgrade;
+      proxy_set_header Connection $connection_upgrade;
+      proxy_set_header Host $http_host;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_set_header X-Forwarded-Proto $scheme;
+      proxy_read_timeout 1d;
+      proxy_send_timeout 1d;
+      proxy_buffering off;
+      add_header Set-Cookie "{ROUTE_COOKIE}=$rml_route; Path=/; SameSite=Strict; HttpOnly" always;
+    }}
+  }}
+}}
+"""
+
+
+def _nginx() -> str:
+    for p in (shutil.which("nginx"), "/usr/sbin/nginx"):
+        if p and Path(p).exists():
+            return p
+    raise SystemExit("nginx is not installed; install it with `apt-get install nginx-light` (Debian), or run "
+                     "one process with --procs 1")
+
+
+def _wait_healthy(port: int, proc: subprocess.Popen, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"the app process on port {port} exited with code {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.1)
+    raise SystemExit(f"the app process on port {port} did not become healthy within {timeout:g} s")
+
+
+@dataclass
+class ClassDeployment:
+    """``procs`` app processes and (when ``procs > 1``) nginx in front, started by :meth:`start`."""
+
+    procs: int
+    port: int
+    address: str = "0.0.0.0"
+    env: dict[str, str] | None = None
+    app_args: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        self.children: list[subprocess.Popen] = []
+        self.backends: list[int] = []
+        self.tmp: Path | None = None
+
+    def _app(self, address: str, port: int) -> subprocess.Popen:
+        env = {**os.environ, **(self.env or {}), "RAG_METRICS_CLASS_MODE": "1"}
+        cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+               "--server.address", address, "--server.port", str(port), *self.app_args]
+        return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=None,
+                                start_new_session=True)
+
+    def start(self, timeout: float = 180.0) -> None:
+        if self.procs <= 1:
+            proc = self._app(self.address, self.port)
+            self.children.append(proc)
+            self.backends = [self.port]
+            _wait_healthy(self.port, proc, timeout)
+            return
+        nginx = _nginx()
+        self.tmp = Path(tempfile.mkdtemp(prefix="rag_metrics_class_"))
+        os.chmod(self.tmp, 0o755)
+        for _ in range(self.procs):
+            port = free_port()
+            self.backends.append(port)
+            self.children.append(self._app("127.0.0.1", port))
+        for port, proc in zip(self.backends, self.children):
+            _wait_healthy(port, proc, timeout)
+        listen = f"[{self.address}]:{self.port}" if ":" in self.address else f"{self.address}:{self.port}"
+        conf = self.tmp / "nginx.conf"
+        conf.write_text(nginx_config(listen, self.backends, self.tmp), encoding="utf-8")
+        proc = subprocess.Popen([nginx, "-c", str(conf), "-p", str(self.tmp)], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, start_new_session=True)
+        self.children.append(proc)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                err = (proc.stderr.read() if proc.stderr else b"").decode("utf-8", "replace")
+                self.stop()
+                raise SystemExit(f"nginx did not start: {err.strip()[:500]}")
+            try:
+                host = "127.0.0.1" if self.address in ("0.0.0.0", "::") else self.address
+                with urllib.request.urlopen(f"http://{host}:{self.port}/_stcore/health", timeout=1) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise SystemExit(f"nginx did not answer on {listen} within 15 s")
+
+    @property
+    def pids(self) -> list[int]:
+        return [p.pid for p in self.children]
+
+    def stop(self) -> None:
+        for p in self.children:
+            if p.poll() is None:
+                with _suppress():
+                    os.killpg(p.pid, signal.SIGTERM)
+        for p in self.children:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                with _suppress():
+                    os.killpg(p.pid, signal.SIGKILL)
+        self.children.clear()
+        if self.tmp is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def __enter__(self) -> ClassDeployment:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class _suppress:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> bool:
+        return True
+
+
+def addresses(bind: str) -> list[str]:
+    """The addresses students can open (the machine's own when bound to every interface)."""
+    if bind not in ("0.0.0.0", "::", ""):
+        return [bind]
+    try:
+        out = subprocess.run(["hostname", "-I"], capture_output=True, text=True, timeout=5).stdout.split()
+    except (OSError, subprocess.SubprocessError):
+        out = []
+    return out or [socket.gethostname()]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m rag_metrics.deploy", description=__doc__.splitlines()[0])
+    ap.add_argument("--procs", type=int, default=os.cpu_count() or 1,
+                    help="app processes (default: one per core); 1 runs Streamlit alone, without nginx")
+    ap.add_argument("--port", type=int, default=8501)
+    ap.add_argument("--address", default="0.0.0.0")
+    ap.add_argument("--dry-run", action="store_true", help="print the nginx configuration and exit")
+    args, rest = ap.parse_known_args(argv)
+    if not 1 <= args.procs <= 64:
+        ap.error(f"--procs must be 1 to 64, got {args.procs}")
+    if args.dry_run:
+        print(nginx_config(f"{args.address}:{args.port}", [8600 + i for i in range(args.procs)], Path("/tmp/x")))
+        return 0
+    dep = ClassDeployment(args.procs, args.port, args.address, app_args=tuple(rest))
+    stop = {"now": False}
+
+    def on_signal(*_: object) -> None:
+        stop["now"] = True
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    dep.start()
+    where = ", ".join(f"http://{a}:{args.port}" for a in addresses(args.address))
+    print(f"lab class: {args.procs} app process(es){' behind nginx' if args.procs > 1 else ''}; "
+          f"students open {where}", flush=True)
+    try:
+        while not stop["now"]:
+            if any(p.poll() is not None for p in dep.children):
+                print("lab class: a process exited; stopping the class server", file=sys.stderr)
+                return 1
+            time.sleep(0.5)
+    finally:
+        dep.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
