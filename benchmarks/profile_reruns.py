@@ -10,7 +10,11 @@ the parts a rerun is made of, by the cumulative time of their entry points:
 ``tables``      dataframes and editors marshalled to Arrow (``st.dataframe``, ``st.data_editor``, ``st.table``)
 ``bootstrap``   confidence intervals (``rag_metrics.evaluate`` bootstrap)
 ``evaluation``  judging and kernels (``rag_metrics.evaluate.evaluate`` and friends)
-``state``       the shell, sidebar and session state (``ui.shell``, ``ui.sidebar``, ``ui.state``)
+``cache keys``  hashing the arguments of ``st.cache_data`` calls
+``compile``     reading and compiling page scripts (AppTest recompiles on every run; a real server
+                compiles once per process, so this part is AppTest's own)
+``state``       the sidebar and session state (``ui.sidebar``, ``ui.state.current`` without the
+                evaluation and bootstrap inside it)
 ``other``       everything else (markdown, metrics, widgets, Streamlit's own script runner)
 
 The corpus is the shipped sample, or with ``--corpus cacm`` the CACM collection of
@@ -40,11 +44,14 @@ PARTS: dict[str, tuple[tuple[str, str], ...]] = {
                ("streamlit/elements/vega_charts.py", "altair_chart")),
     "tables": (("streamlit/elements/arrow.py", "dataframe"), ("streamlit/elements/arrow.py", "table"),
                ("streamlit/elements/widgets/data_editor.py", "data_editor")),
-    "bootstrap": (("rag_metrics/evaluate.py", "bootstrap_ci"), ("rag_metrics/evaluate.py", "confidence_intervals"),
-                  ("rag_metrics/evaluate.py", "_bootstrap")),
-    "evaluation": (("rag_metrics/evaluate.py", "evaluate"), ("rag_metrics/evaluate.py", "evaluate_run")),
+    "bootstrap": (("rag_metrics/evaluate.py", "bootstrap_ci"),),
+    "evaluation": (("ui/cache.py", "evaluation"), ("ui/cache.py", "evaluated")),
+    "cache keys": (("streamlit/runtime/caching/cache_utils.py", "_make_value_key"),),
+    "compile": (("streamlit/runtime/scriptrunner/script_cache.py", "get_bytecode"),),
     "state": (("ui/state.py", "current"), ("ui/sidebar.py", "render")),
 }
+#: Parts measured inside others (their time is taken out of the outer part once).
+NESTED = {"state": ("bootstrap", "evaluation")}
 
 
 def _split(stats: pstats.Stats, total: float) -> dict[str, float]:
@@ -56,8 +63,8 @@ def _split(stats: pstats.Stats, total: float) -> dict[str, float]:
             if any(fname.endswith(f) or f in fname for f, fn in entries if fn == func):
                 t += ct
         out[part] = t
-    # "state" contains everything a page calls through ui.state.current(): count only what is left
-    out["state"] = max(0.0, out["state"] - out["bootstrap"] - out["evaluation"])
+    for outer, inner in NESTED.items():
+        out[outer] = max(0.0, out[outer] - sum(out[i] for i in inner))
     out["other"] = max(0.0, total - sum(out.values()))
     return out
 

@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 else:  # imported on first use: `rag-metrics evaluate` never needs pandas
     from rag_metrics.lazy import pandas as pd
 
-__all__ = ["EvalOptions", "EvaluationResult", "evaluate", "bootstrap_ci", "CI_CONFIDENCE", "CI_RESAMPLES", "CI_SEED"]
+__all__ = ["EvalOptions", "EvaluationResult", "evaluate", "bootstrap_ci",
+    "bootstrap_cis", "CI_CONFIDENCE", "CI_RESAMPLES", "CI_SEED"]
 
 
 @dataclass(frozen=True)
@@ -99,17 +100,44 @@ def bootstrap_ci(values: NDArray[np.float64], confidence: float = CI_CONFIDENCE,
     every page, the report and the CLI).  Returns ``(nan, nan)`` for no values and ``(v, v)``
     when every value is the same.
     """
+    v = np.asarray(values, dtype=np.float64).reshape(1, -1)
+    lo, hi = bootstrap_cis(v, confidence, n_resamples, seed)[0]
+    return (float(lo), float(hi))
+
+
+def bootstrap_cis(rows: NDArray[np.float64], confidence: float = CI_CONFIDENCE, n_resamples: int = CI_RESAMPLES,
+                  seed: int = CI_SEED) -> NDArray[np.float64]:
+    """:func:`bootstrap_ci` of every row of ``rows`` (metrics x queries), drawing the resampled
+    query indices once for all rows.
+
+    The draw is scipy.stats.bootstrap's own (``rng.integers(0, n, (n_resamples, n))`` from
+    ``default_rng(seed)``, one batch), and each row's interval is the same percentile computation
+    on the same resamples, so every value equals ``scipy.stats.bootstrap(..., method="percentile")``
+    of that row exactly (tested against scipy).  One draw instead of one per metric is what makes a
+    K change cheap.  Returns an array of shape ``(len(rows), 2)``; ``nan`` for no values, ``(v, v)``
+    for a constant row.
+    """
+    v = np.asarray(rows, dtype=np.float64)
+    if v.ndim != 2:
+        raise ValueError(f"rows must be 2-D (metrics x queries), got shape {v.shape}")
+    out = np.full((v.shape[0], 2), np.nan)
+    n = v.shape[1]
+    if v.shape[0] == 0 or n == 0:
+        return out
     from scipy import stats
 
-    v = np.asarray(values, dtype=np.float64)
-    if v.size == 0:
-        return (float("nan"), float("nan"))
-    if np.all(v == v[0]):
-        return (float(v[0]), float(v[0]))
-    res = stats.bootstrap((v,), np.mean, confidence_level=confidence, n_resamples=n_resamples,
-                          method="percentile", random_state=np.random.default_rng(seed),
-                          vectorized=True, batch=max(1, min(n_resamples, 20_000_000 // max(v.size, 1))))
-    return (float(res.confidence_interval.low), float(res.confidence_interval.high))
+    alpha = np.asarray((1 - confidence) / 2, dtype=np.float64)
+    interval = np.stack((alpha, 1 - alpha), axis=-1)
+    idx: NDArray[np.int64] | None = None
+    for r, row in enumerate(v):
+        if np.all(row == row[0]):
+            out[r] = row[0]
+            continue
+        if idx is None:
+            idx = np.random.default_rng(seed).integers(0, n, (n_resamples, n))
+        theta = row[idx].mean(axis=-1)
+        out[r] = stats.quantile(theta, interval, axis=-1)
+    return out
 
 
 def _as_golden(golden: GoldenSet | Mapping[str, Mapping[str, int]]) -> GoldenSet:
@@ -290,11 +318,11 @@ class EvaluationResult:
                 seed: int = CI_SEED) -> pd.DataFrame:
         """metric, k, mean, ci_low, ci_high, n (included queries); intervals from :func:`bootstrap_ci`."""
         inc = self.included
-        rows = []
-        for key in self._keys(metrics, ks):
-            v = self.values(key)[inc]
-            lo, hi = bootstrap_ci(v, confidence, n_resamples, seed) if ci else (np.nan, np.nan)
-            rows.append((key.name, key.k, float(v.mean()) if v.size else np.nan, lo, hi, int(v.size)))
+        keys = self._keys(metrics, ks)
+        vals = np.array([self.values(key)[inc] for key in keys], dtype=np.float64).reshape(len(keys), -1)
+        cis = bootstrap_cis(vals, confidence, n_resamples, seed) if ci else np.full((len(keys), 2), np.nan)
+        rows = [(key.name, key.k, float(v.mean()) if v.size else np.nan, float(lo), float(hi), int(v.size))
+                for key, v, (lo, hi) in zip(keys, vals, cis)]
         out = pd.DataFrame(rows, columns=["metric", "k", "mean", "ci_low", "ci_high", "n"])
         out["k"] = out["k"].astype("Int64")
         return out
@@ -309,10 +337,10 @@ class EvaluationResult:
         keys = self._keys(metrics, ks)
         for cat in dict.fromkeys(cats[inc].tolist()):
             sel = inc & (cats == cat)
-            for key in keys:
-                v = self.values(key)[sel]
-                lo, hi = bootstrap_ci(v, confidence, n_resamples, seed) if ci else (np.nan, np.nan)
-                rows.append((cat, key.name, key.k, float(v.mean()), lo, hi, int(v.size)))
+            vals = np.array([self.values(key)[sel] for key in keys], dtype=np.float64).reshape(len(keys), -1)
+            cis = bootstrap_cis(vals, confidence, n_resamples, seed) if ci else np.full((len(keys), 2), np.nan)
+            for key, v, (lo, hi) in zip(keys, vals, cis):
+                rows.append((cat, key.name, key.k, float(v.mean()), float(lo), float(hi), int(v.size)))
         out = pd.DataFrame(rows, columns=["category", "metric", "k", "mean", "ci_low", "ci_high", "n"])
         out["k"] = out["k"].astype("Int64")
         return out
