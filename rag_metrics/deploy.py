@@ -54,10 +54,14 @@ def free_port(address: str = "127.0.0.1") -> int:
         return int(s.getsockname()[1])
 
 
-def nginx_config(listen: str, backends: list[int], tmp: Path) -> str:
-    """The nginx configuration: one public listener, cookie-hash routing over the app processes."""
+def nginx_config(listen: str, backends: list[int], tmp: Path, *, show_upstream: bool = False) -> str:
+    """The nginx configuration: one public listener, cookie-hash routing over the app processes.
+
+    ``show_upstream`` adds an ``X-Lab-Upstream`` response header naming the process that answered
+    (tests use it to see that browsers are spread over the processes; off in a real class)."""
     servers = "\n".join(f"    server 127.0.0.1:{p} max_fails=0;" for p in backends)
     user = "user root;\n" if hasattr(os, "geteuid") and os.geteuid() == 0 else ""
+    upstream = '      add_header X-Lab-Upstream $upstream_addr always;\n' if show_upstream else ""
     return f"""{user}worker_processes 1;
 daemon off;
 pid {tmp}/nginx.pid;
@@ -92,7 +96,7 @@ http {{
       proxy_send_timeout 1d;
       proxy_buffering off;
       add_header Set-Cookie "{ROUTE_COOKIE}=$rml_route; Path=/; SameSite=Strict; HttpOnly" always;
-    }}
+{upstream}    }}
   }}
 }}
 """
@@ -129,6 +133,7 @@ class ClassDeployment:
     address: str = "0.0.0.0"
     env: dict[str, str] | None = None
     app_args: tuple[str, ...] = ()
+    show_upstream: bool = False
 
     def __post_init__(self) -> None:
         self.children: list[subprocess.Popen] = []
@@ -160,7 +165,8 @@ class ClassDeployment:
             _wait_healthy(port, proc, timeout)
         listen = f"[{self.address}]:{self.port}" if ":" in self.address else f"{self.address}:{self.port}"
         conf = self.tmp / "nginx.conf"
-        conf.write_text(nginx_config(listen, self.backends, self.tmp), encoding="utf-8")
+        conf.write_text(nginx_config(listen, self.backends, self.tmp, show_upstream=self.show_upstream),
+                        encoding="utf-8")
         proc = subprocess.Popen([nginx, "-c", str(conf), "-p", str(self.tmp)], stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, start_new_session=True)
         self.children.append(proc)

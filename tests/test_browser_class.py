@@ -1,0 +1,107 @@
+"""Real browsers against the real class deployment: two app processes behind nginx
+(:class:`rag_metrics.deploy.ClassDeployment`), several students at once in Chromium.
+
+Checks what a reverse proxy can break: every browser's websocket session, its uploads (``POST
+/_stcore/upload_file`` must reach the process that holds the session) and its downloads work
+through nginx, for several browsers spread over both processes; and what one student adds is not
+listed for another.
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.test_browser import CHROMIUM, _wait_idle
+from tests.test_browser_systems import _run_file
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian Chromium not installed at /usr/bin/chromium"),
+]
+TEACHER_KEY = "teacher-key-for-the-browser-test"
+
+
+def _nginx_present() -> bool:
+    return any(Path(p).exists() for p in ("/usr/sbin/nginx", "/usr/bin/nginx"))
+
+
+@pytest.fixture
+def deployment(tmp_path, app_cache_dir):
+    if not _nginx_present():
+        pytest.skip("nginx is not installed (apt-get install nginx-light); ./lab test installs it")
+    from rag_metrics.deploy import ClassDeployment, free_port
+
+    env = {"HF_HUB_OFFLINE": "1", "RAG_METRICS_WORKSPACE": str(tmp_path / "workspace"),
+           "RAG_METRICS_CACHE": str(app_cache_dir), "RAG_METRICS_TEACHER_KEY": TEACHER_KEY,
+           "RAG_METRICS_WARM": "0", "RAG_METRICS_CONFIG": str(tmp_path / "none.toml")}
+    (tmp_path / "none.toml").write_text("[lab]\n")
+    dep = ClassDeployment(procs=2, port=free_port(), address="127.0.0.1", env=env, show_upstream=True)
+    dep.start()
+    try:
+        yield dep, f"http://127.0.0.1:{dep.port}"
+    finally:
+        dep.stop()
+
+
+def test_students_through_nginx_upload_and_see_only_their_own(deployment, tmp_path):
+    from playwright.sync_api import sync_playwright
+
+    dep, url = deployment
+    run = _run_file(tmp_path)
+    out = Path(os.environ.get("RAG_METRICS_SCREENSHOT_DIR") or tmp_path / "screenshots")
+    out.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=[
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        try:
+            students: dict[str, list] = {}   # upstream "127.0.0.1:port" -> [(context, page)]
+            routes = set()
+            for _ in range(12):  # open browsers until both processes hold sessions (nginx hashes the cookie)
+                ctx = browser.new_context(viewport={"width": 1280, "height": 2000})
+                page = ctx.new_page()
+                resp = page.goto(url)
+                assert resp is not None and resp.ok
+                upstream = resp.headers.get("x-lab-upstream", "")
+                _wait_idle(page, "Dashboard")
+                page.get_by_text("Hit rate@5").first.wait_for(timeout=120_000)
+                assert page.locator('[data-testid="stException"]').count() == 0
+                routes.add(next(c["value"] for c in ctx.cookies() if c["name"] == "rml_route"))
+                students.setdefault(upstream, []).append((ctx, page))
+                if len(students) == 2 and sum(map(len, students.values())) >= 3:
+                    break
+            assert len(students) == 2, f"browsers all landed on {list(students)}"
+            assert {u.rsplit(":", 1)[1] for u in students} == {str(p) for p in dep.backends}
+            assert len(routes) == sum(map(len, students.values())), "every browser gets its own route cookie"
+            # one student on each process: the uploader on the second, the onlooker on the first
+            (_, on_first), (_, on_second) = list(students.items())
+            order = [on_second[0], on_first[0]]
+
+            # student 0 uploads a run through the proxy (the upload must reach its own process)
+            ctx0, page0 = order[0]
+            page0.goto(f"{url}/systems")
+            _wait_idle(page0, "Systems")
+            main = page0.locator('[data-testid="stMain"]')
+            main.get_by_label("Name").first.fill("student zero run")
+            main.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(str(run))
+            page0.wait_for_timeout(1500)
+            main.get_by_role("button", name="Add system").first.click()
+            _wait_idle(page0, "Systems")
+            page0.get_by_text("Added student zero run").first.wait_for(timeout=60_000)
+            assert page0.locator('[data-testid="stException"]').count() == 0
+            page0.screenshot(path=str(out / "class_student0_systems.png"))
+
+            # a reload keeps the same process and session state on disk (the route cookie is kept)
+            page0.reload()
+            _wait_idle(page0, "Systems")
+            assert page0.get_by_text("student zero run").count() >= 1
+
+            # another student does not see it
+            _, page1 = order[-1]
+            page1.goto(f"{url}/systems")
+            _wait_idle(page1, "Systems")
+            assert page1.get_by_text("student zero run").count() == 0
+            assert page1.locator('[data-testid="stException"]').count() == 0
+        finally:
+            browser.close()
