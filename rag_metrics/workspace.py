@@ -717,37 +717,6 @@ class Workspace:
             return SaveResult(True, self.version()), report
 
 
-# ---- archives -------------------------------------------------------------------------------
-    def export_archive(self) -> bytes:
-        """This corpus's golden set and settings as one ``.zip`` (a manifest names the corpus)."""
-        return export_archive([self])
-
-    def import_archive(self, data: bytes, expected_version: str | None, *, session: str = "import",
-                       force: bool = False) -> tuple[SaveResult, ValidationReport]:
-        """Replace this workspace's golden set (and settings) with the one in an archive.
-
-        The archive's content is validated first; on any error nothing is written and the report
-        says why.  The save is a normal save (conflict handling, undo history).
-        """
-        entries, report = read_archive(data)
-        if not report.ok:
-            return SaveResult(False, self.version()), report
-        if len(entries) != 1:
-            names = ", ".join(repr(e.name) for e in entries[:5])
-            report.error(f"the archive holds {len(entries)} corpora ({names}); import it into a space "
-                         "with import_space_archive, or export one corpus", file="archive")
-            return SaveResult(False, self.version()), report
-        e = entries[0]
-        if e.golden is not None:
-            res = self.save(GoldenSet(e.golden.queries, name=self.name), expected_version,
-                            session=session, force=force)
-        else:
-            res = SaveResult(True, self.version())
-        if res.saved and e.settings:
-            self.save_settings(**e.settings)
-        return res, report
-
-
 # ---- archives ----------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class ArchiveEntry:
