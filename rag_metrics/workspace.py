@@ -215,7 +215,7 @@ def ensure_space(space: str, root: str | os.PathLike[str] | None = None,
             for f in (GOLDEN_FILE, SETTINGS_FILE):
                 with contextlib.suppress(FileNotFoundError):
                     dst.folder.mkdir(parents=True, exist_ok=True)
-                    shutil.copyfile(src.folder / f, dst.folder / f)
+                    atomic_write_bytes(dst.folder / f, (src.folder / f).read_bytes())
             dst._write_name()
     atomic_write_text(d / NAME_FILE, space + "\n")
     return d
@@ -367,7 +367,7 @@ class Workspace:
                     return
                 self.folder.mkdir(parents=True, exist_ok=True)
                 for f in files:
-                    shutil.copyfile(legacy / f, self.folder / f)
+                    atomic_write_bytes(self.folder / f, (legacy / f).read_bytes())
                 self._write_name()
                 atomic_write_text(claimed, self.name + "\n")
         except OSError:  # read-only root: leave the old files where they are
