@@ -191,6 +191,7 @@ def list_spaces(root: str | os.PathLike[str] | None = None) -> list[str]:
 
 def list_corpora(space: str = DEFAULT_SPACE, root: str | os.PathLike[str] | None = None) -> list[str]:
     """Names of the corpora with saved files in a space (new-scheme folders only)."""
+    _settle_import(space, root)
     base = space_dir(space, root)
     out = []
     with contextlib.suppress(OSError):

@@ -229,7 +229,7 @@ from rag_metrics.corpus_store import save_corpus
 from rag_metrics.types import GoldenQuery, GoldenSet, Corpus, Document
 import rag_metrics.systems.store as m
 m.MAX_SYSTEMS = 10_000
-root = sys.argv[1]
+root, rnd = sys.argv[1], sys.argv[2]
 sets = [GoldenSet(tuple(GoldenQuery(f"q{i}", f"set {v} question {i} " + "x" * 60, "", {f"d{i}#0": 1})
                         for i in range(1500 + 500 * v))) for v in range(2)]
 corpora = [Corpus(tuple(Document(f"d{i}", f"corpus {v} " * 30) for i in range(800 + 400 * v)), name="c")
@@ -242,7 +242,7 @@ for n in itertools.count():
     ws.save(sets[v], None, force=True)
     ws.save_settings(chunk_size=100 + v)
     save_corpus("c", corpora[v], label=f"v{v}", root=root)
-    store.add_connection(f"s{n}", "http", {"url": f"http://127.0.0.1:9/{n}"})
+    store.add_connection(f"r{rnd} s{n}", "http", {"url": f"http://127.0.0.1:9/{n}"})
     print(n, flush=True)
 """
 
@@ -259,8 +259,9 @@ def _kill_after(proc: subprocess.Popen, lo: float, hi: float) -> None:
 def test_kill_during_saves_leaves_old_or_new_never_torn(tmp_path):
     rng = random.Random(16)
     expected_sets = {1500: "set 0", 2000: "set 1"}
-    for _round in range(4):
-        _kill_after(_child(SAVER, str(tmp_path)), 0.05, rng.uniform(0.3, 1.2))
+    kept: dict[int, int] = {}  # systems of each round seen so far
+    for rnd in range(4):
+        _kill_after(_child(SAVER, str(tmp_path), str(rnd)), 0.05, rng.uniform(0.3, 1.2))
         ws = Workspace("c", tmp_path)
         if ws.path.exists():  # the golden file: whole, one of the two versions, every row valid
             g = _disk(ws)
@@ -274,9 +275,13 @@ def test_kill_during_saves_leaves_old_or_new_never_torn(tmp_path):
             assert len(corpus) == {"v0": 800, "v1": 1200}[info.label]
             assert all(d.text.startswith(f"corpus {info.label[1]} ") for d in corpus)
         idx = ws.folder / "systems" / "systems.json"
-        if idx.exists():
+        if idx.exists():  # every system added in every round is kept, in order
             names = [s["name"] for s in json.loads(idx.read_text())["systems"]]
-            assert names == [f"s{i}" for i in range(len(names))] or len(set(names)) == len(names)
+            for r in range(rnd + 1):
+                mine = [n for n in names if n.startswith(f"r{r} ")]
+                assert mine == [f"r{r} s{i}" for i in range(len(mine))]
+                assert len(mine) >= kept.get(r, 0)  # nothing added earlier is lost
+                kept[r] = len(mine)
 
 
 def _disk_text(p: Path) -> list[dict]:
