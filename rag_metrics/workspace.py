@@ -1027,7 +1027,7 @@ def _apply_import(base: Path, space: str, root: str | os.PathLike[str] | None) -
     Idempotent: a step whose staged file is gone was done before an interruption."""
     mark = base / IMPORT_MARK
     try:
-        journal = json.loads(mark.read_text(encoding="utf-8"))
+        journal = loads_json(mark.read_text(encoding="utf-8"))[0]
     except FileNotFoundError:
         return
     except (OSError, ValueError):
@@ -1065,7 +1065,7 @@ def _apply_import(base: Path, space: str, root: str | os.PathLike[str] | None) -
             ws_settings = folder / SETTINGS_FILE
             with _locked(ws_settings):
                 try:
-                    current = json.loads(ws_settings.read_text(encoding="utf-8"))
+                    current = loads_json(ws_settings.read_text(encoding="utf-8"))[0]
                 except (OSError, ValueError):
                     current = {}
                 merged = {**(current if isinstance(current, dict) else {}), **settings}
