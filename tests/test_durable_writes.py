@@ -634,3 +634,25 @@ def test_single_corpus_import_keeps_the_conflict_handling(tmp_path):
     res, report = ws.import_archive(data, ws.version())
     assert res.saved and _disk(ws).queries == _set("NEW").queries and ws.load_settings() == {"chunk_size": 900}
     assert ws.undo(res.version)[0].saved and _disk(ws).queries == _set("B").queries
+
+
+# ---- the page: Undo's message for a damaged entry, Redo ---------------------------------------------
+def test_undo_and_redo_in_the_page(app, app_env):
+    from tests.app_helpers import SAMPLE, edit_table, goto, no_exception
+
+    goto(app, "pages/golden_set.py")
+    edit_table(app, {"edited_rows": {0: {"expected_answer": "first"}}})
+    edit_table(app, {"edited_rows": {0: {"expected_answer": "second"}}})
+    edit_table(app, {"edited_rows": {0: {"expected_answer": "third"}}})
+    ws = Workspace(SAMPLE, app_env)
+    _truncate_mid_line(ws.history()[-1])  # "second", damaged on disk
+    app.segmented_control(key="golden_view").set_value("io").run()
+    app.button(key="golden_undo").click().run()
+    no_exception(app)
+    assert any("damaged" in w.value and "not restored" in w.value for w in app.warning)
+    assert _disk(ws).queries[0].expected_answer == "third"
+    app.button(key="golden_undo").click().run()  # again: further back, to "first"
+    assert _disk(ws).queries[0].expected_answer == "first"
+    app.button(key="golden_redo").click().run()  # the undo undone
+    no_exception(app)
+    assert _disk(ws).queries[0].expected_answer == "third"
