@@ -970,12 +970,16 @@ def _read_entry(path: Path) -> tuple[GoldenSet | None, str | None, str | None]:
 
 
 def _set_aside(path: Path, folder: Path) -> None:
+    """Move a refused history entry out of the way (kept, the newest :data:`HISTORY_SIZE` of them)."""
     folder.mkdir(parents=True, exist_ok=True)
     try:
         os.replace(path, folder / path.name)
     except OSError:
         with contextlib.suppress(OSError):
             path.unlink()
+    for old in sorted(folder.glob("*.jsonl"))[:-HISTORY_SIZE]:
+        with contextlib.suppress(OSError):
+            old.unlink()
 
 
 def _commit_import(space: str, root: str | os.PathLike[str] | None,

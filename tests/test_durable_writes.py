@@ -24,6 +24,7 @@ import pytest
 
 from rag_metrics import workspace as workspace_mod
 from rag_metrics.corpus_store import load_corpus, remove_corpus, save_corpus, stored_corpora
+from rag_metrics.errors import InputError
 from rag_metrics.files import atomic_write_text, locked, temp_name
 from rag_metrics.golden import golden_to_text
 from rag_metrics.systems import store as store_mod
@@ -656,3 +657,14 @@ def test_undo_and_redo_in_the_page(app, app_env):
     app.button(key="golden_redo").click().run()  # the undo undone
     no_exception(app)
     assert _disk(ws).queries[0].expected_answer == "third"
+
+
+@pytest.mark.parametrize("damage", ["{not json", '{"systems": 3}', '{"version": 1}', '{"systems": [{"kind": "x"}]}'])
+def test_a_damaged_systems_index_is_not_overwritten(tmp_path, damage):
+    store = SystemStore(tmp_path)
+    (tmp_path / "systems.json").write_text(damage)
+    for change in (lambda: store.add_connection("new", "http", {"url": "http://127.0.0.1:9/s"}),
+                   lambda: store.remove("x"), lambda: store.rename("x", "y")):
+        with pytest.raises(InputError, match="damaged|no system named"):
+            change()
+        assert (tmp_path / "systems.json").read_text() == damage

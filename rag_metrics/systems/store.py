@@ -144,6 +144,18 @@ class SystemStore:
         except (ValueError, KeyError, TypeError, OSError):
             return []
 
+    def _specs_to_change(self) -> list[SystemSpec]:
+        """The index for a read-modify-write (under the lock): a damaged index is not overwritten."""
+        p = self.folder / _INDEX
+        if not p.is_file():
+            return []
+        try:
+            raw = json.loads(p.read_text(encoding="utf-8"))
+            return [SystemSpec.from_json(d) for d in raw["systems"]]
+        except (ValueError, KeyError, TypeError, OSError):
+            raise InputError(f"{p} is damaged, so it was not changed (the systems in it would be lost); "
+                             "move it aside or fix it, then add the system again") from None
+
     def names(self) -> list[str]:
         """Names of the stored systems, in the order they were added."""
         return [s.name for s in self.specs()]
@@ -163,10 +175,11 @@ class SystemStore:
     def _add(self, spec: SystemSpec, data: bytes | None = None) -> SystemSpec:
         """Check the name again and append ``spec`` (writing its file first), all under the lock."""
         with self._locked():
+            specs = self._specs_to_change()
             self._check_name(spec.name)
             if data is not None and spec.file:
                 atomic_write_bytes(self.folder / spec.file, data)
-            self._write([*self.specs(), spec])
+            self._write([*specs, spec])
         return spec
 
     def _check_name(self, name: str, renaming: str | None = None) -> str:
@@ -222,7 +235,7 @@ class SystemStore:
     def remove(self, name: str) -> bool:
         """Forget a stored system (its uploaded file too, unless another system uses it)."""
         with self._locked():
-            specs = self.specs()
+            specs = self._specs_to_change()
             keep = [s for s in specs if s.name != name]
             if len(keep) == len(specs):
                 return False
@@ -238,9 +251,10 @@ class SystemStore:
             spec = self.get(old)
             if spec is None:
                 raise InputError(f"no system named {old!r} is stored; reload the page")
+            specs = self._specs_to_change()
             new = self._check_name(new, renaming=old)
             renamed = replace(spec, name=new)
-            self._write([renamed if s.name == old else s for s in self.specs()])
+            self._write([renamed if s.name == old else s for s in specs])
         return renamed
 
     # ---- systems ------------------------------------------------------------------------------
