@@ -58,6 +58,7 @@ import os
 import random
 import secrets
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -86,6 +87,7 @@ class Deployment:
     workspace: Path | None = None
     log: Path | None = None
     _log_file: object = None
+    group: bool = False   # started in its own process group (./lab class and its children): stop them all
 
     @property
     def ws_url(self) -> str:
@@ -114,11 +116,17 @@ class Deployment:
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
+            if self.group:
+                os.killpg(self.proc.pid, signal.SIGTERM)  # the group this benchmark started
+            else:
+                self.proc.terminate()
             try:
                 self.proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
-                self.proc.kill()
+                if self.group:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                else:
+                    self.proc.kill()
         if self._log_file is not None:
             self._log_file.close()  # type: ignore[attr-defined]
 
@@ -133,19 +141,27 @@ def _streamlit(script: Path, port: int, env: dict[str, str], log: Path) -> Deplo
     return Deployment(f"http://127.0.0.1:{port}", proc, log=log, _log_file=logf)
 
 
-def start_class_deployment(workspace: Path) -> Deployment:
+def start_class_deployment(workspace: Path, how: str = "streamlit") -> Deployment:
     """The class deployment, started fresh on a free loopback port with ``workspace`` as its root.
 
-    Today one ``streamlit run app.py`` in class mode.  When ``./lab class`` exists (several app
-    processes behind a reverse proxy), start it here instead, e.g.
-    ``[str(ROOT / "lab"), "class", "--port", str(port), "--address", "127.0.0.1"]`` with the same
-    environment; the rest of the benchmark only needs the returned URL and process.
+    ``how="streamlit"`` (today's default): one ``streamlit run app.py`` in class mode.
+    ``how="lab"``: ``./lab class --port P --address 127.0.0.1`` (several app processes behind a
+    reverse proxy, once it exists), with the same environment.  Either way the rest of the
+    benchmark only needs the returned URL and process (its children are measured too).
     """
     port = _free_port()
     env = {**os.environ, "RAG_METRICS_WORKSPACE": str(workspace), "RAG_METRICS_CLASS_MODE": "1",
            "RAG_METRICS_TEACHER_KEY": secrets.token_urlsafe(24), "HF_HUB_OFFLINE": "1",
            "TRANSFORMERS_OFFLINE": "1"}
-    d = _streamlit(ROOT / "app.py", port, env, workspace / "server.log")
+    if how == "lab":
+        log = workspace / "server.log"
+        logf = open(log, "w")  # noqa: SIM115 - open for the server's lifetime
+        proc = subprocess.Popen([str(ROOT / "lab"), "class", "--port", str(port), "--address", "127.0.0.1"],
+                                cwd=ROOT, env=env, stdout=logf, stderr=subprocess.STDOUT, text=True,
+                                start_new_session=True)
+        d = Deployment(f"http://127.0.0.1:{port}", proc, log=log, _log_file=logf, group=True)
+    else:
+        d = _streamlit(ROOT / "app.py", port, env, workspace / "server.log")
     d.workspace = workspace
     return d
 
@@ -389,6 +405,8 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=60.0, help="length of the class phase (bounded run time)")
     ap.add_argument("--url", help="an already running class deployment (http://host:port) instead of starting one")
     ap.add_argument("--workspace", help="with --url: the deployment's workspace root, for the lost-edit check")
+    ap.add_argument("--deploy", choices=["streamlit", "lab"], default="streamlit",
+                    help="what to start: streamlit run app.py in class mode, or ./lab class (several processes)")
     ap.add_argument("--seed", type=int, default=18)
     ap.add_argument("--out", default=str(RESULTS), help="file the run is appended to ('' for none)")
     args = ap.parse_args()
@@ -405,10 +423,11 @@ def main() -> None:
         root = Path(args.workspace) if args.workspace else None
     else:
         (tmp / "workspace").mkdir()
-        d = start_class_deployment(tmp / "workspace")
+        d = start_class_deployment(tmp / "workspace", args.deploy)
         root = d.workspace
-    say(f"bench_class: N={args.n} think={args.think:g}s (+-50%) class phase {args.seconds:g} s; "
-        f"{'target ' + args.url if args.url else 'streamlit run app.py in class mode on loopback'}; "
+    what = "./lab class" if args.deploy == "lab" else "streamlit run app.py"
+    target = f"target {args.url}" if args.url else f"{what} in class mode on loopback"
+    say(f"bench_class: N={args.n} think={args.think:g}s (+-50%) class phase {args.seconds:g} s; {target}; "
         f"{os.cpu_count()} CPUs shared with other work")
     try:
         wait_ready(d)
