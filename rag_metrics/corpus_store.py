@@ -2,24 +2,32 @@
 
 Layout, per corpus folder of the workspace (:class:`rag_metrics.workspace.Workspace`)::
 
-    <workspace>/<corpus>/corpus/meta.json          name, label, label level ("chunk" or "document")
-    <workspace>/<corpus>/corpus/documents.jsonl    one {"id", "text", "title", "source"} per line
-    <workspace>/<corpus>/corpus/seed_golden.jsonl  the judged queries that came with it (BEIR), if any
+    <workspace>/<corpus>/corpus/meta.json                 name, label, level, and the two files below
+    <workspace>/<corpus>/corpus/documents-<hash>.jsonl    one {"id", "text", "title", "source"} per line
+    <workspace>/<corpus>/corpus/seed_golden-<hash>.jsonl  the judged queries that came with it (BEIR), if any
 
-Every file is plain text written atomically (temporary file + ``os.replace``), never pickle.  A
+Every file is plain text written atomically (a uniquely named temporary file + ``os.replace``),
+never pickle.  The data files are named by their content's hash and ``meta.json`` names them, so
+writing ``meta.json`` (last) switches from the old corpus to the new one at once: a crash
+(``kill -9``) in the middle of a save leaves the old corpus or the new one, never documents of
+one with the seed or label of the other.  Saves and removals hold the folder's lock, loads a
+shared one (:func:`rag_metrics.files.locked`).  Folders written before (``documents.jsonl``,
+``seed_golden.jsonl`` and a ``meta.json`` without file names) are still read.  A
 corpus larger than :data:`MAX_CORPUS_BYTES` (its documents as stored) is not kept: it stays in
 the session only, and :func:`save_corpus` says so with an ``InputError``.  A damaged folder reads
 as absent (listed by :func:`stored_corpora` with nothing), never a traceback.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from rag_metrics.errors import InputError
-from rag_metrics.files import atomic_write_text
+from rag_metrics.files import atomic_write_text, locked
 from rag_metrics.types import Corpus, Document, GoldenSet
 
 __all__ = ["MAX_CORPUS_BYTES", "StoredCorpus", "load_corpus", "remove_corpus", "save_corpus", "stored_corpora"]
@@ -30,6 +38,7 @@ _FOLDER = "corpus"
 _META = "meta.json"
 _DOCS = "documents.jsonl"
 _SEED = "seed_golden.jsonl"
+_DATA_FILE = re.compile(r"(documents|seed_golden)(-[0-9a-f]{16})?\.jsonl")
 
 
 @dataclass(frozen=True)
@@ -68,22 +77,54 @@ def save_corpus(name: str, corpus: Corpus, *, level: str = "chunk", label: str =
                          f"{MAX_CORPUS_BYTES:,} bytes, so it is used in this session only (load it again after a "
                          "reload, or point the CLI at its folder)")
     folder = _folder(name, root)
-    atomic_write_text(folder / _DOCS, text)
+    docs_file = f"documents-{_digest(text)}.jsonl"
+    seed_text = None
     if seed_golden is not None:
         from rag_metrics.golden import golden_to_text
 
-        atomic_write_text(folder / _SEED, golden_to_text(seed_golden, "jsonl"))
-    else:
-        (folder / _SEED).unlink(missing_ok=True)
-    atomic_write_text(folder / _META, json.dumps({"version": 1, "name": name, "label": label or name,
-                                                  "level": level, "documents": len(lines)}, indent=2) + "\n")
+        seed_text = golden_to_text(seed_golden, "jsonl")
+    seed_file = f"seed_golden-{_digest(seed_text)}.jsonl" if seed_text is not None else None
+    with locked(folder / _META):
+        atomic_write_text(folder / docs_file, text)
+        if seed_text is not None and seed_file is not None:
+            atomic_write_text(folder / seed_file, seed_text)
+        atomic_write_text(folder / _META, json.dumps({  # the switch: the new files from now on
+            "version": 2, "name": name, "label": label or name, "level": level, "documents": len(lines),
+            "documents_file": docs_file, "seed_file": seed_file}, indent=2) + "\n")
+        _drop_unused(folder, {docs_file, seed_file})
     return folder
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _drop_unused(folder: Path, keep: set[str | None]) -> None:
+    """Remove data files of earlier saves (after the switch; a crash before leaves only litter)."""
+    try:
+        names = [p.name for p in folder.iterdir()]
+    except OSError:
+        return
+    for n in names:
+        if _DATA_FILE.fullmatch(n) and n not in keep:
+            (folder / n).unlink(missing_ok=True)
+
+
+def _files(folder: Path, meta: dict) -> tuple[Path, Path | None]:
+    """The documents file and seed file (or None) that ``meta`` names (only names this module writes)."""
+    docs, seed = meta.get("documents_file"), meta.get("seed_file", _SEED)
+    docs = docs if isinstance(docs, str) and _DATA_FILE.fullmatch(docs) and docs.startswith("documents") else _DOCS
+    if "documents_file" not in meta:  # written before version 2: fixed names
+        seed = _SEED if (folder / _SEED).is_file() else None
+    elif not (isinstance(seed, str) and _DATA_FILE.fullmatch(seed) and seed.startswith("seed_golden")):
+        seed = None
+    return folder / docs, (folder / seed if seed else None)
 
 
 def _meta(folder: Path) -> dict | None:
     try:
         meta = json.loads((folder / _META).read_text(encoding="utf-8"))
-        if isinstance(meta, dict) and isinstance(meta.get("name"), str) and (folder / _DOCS).is_file():
+        if isinstance(meta, dict) and isinstance(meta.get("name"), str) and _files(folder, meta)[0].is_file():
             return meta
     except (OSError, ValueError):
         pass
@@ -115,12 +156,21 @@ def load_corpus(name: str, root: str | os.PathLike[str] | None = None
         When it is not kept, or its files are damaged (naming the file and line).
     """
     folder = _folder(name, root)
+    if not (folder / _META).is_file():
+        raise InputError(f"corpus {name!r} is not kept in the workspace ({folder}); "
+                         "load it on the Corpus explorer page")
+    with locked(folder / _META, shared=True):
+        return _load(name, folder)
+
+
+def _load(name: str, folder: Path) -> tuple[Corpus, StoredCorpus, GoldenSet | None]:
     meta = _meta(folder)
     if meta is None:
         raise InputError(f"corpus {name!r} is not kept in the workspace ({folder}); "
                          "load it on the Corpus explorer page")
+    docs_path, seed_path = _files(folder, meta)
     docs = []
-    with open(folder / _DOCS, encoding="utf-8") as f:
+    with open(docs_path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             if not line.strip():
                 continue
@@ -129,14 +179,14 @@ def load_corpus(name: str, root: str | os.PathLike[str] | None = None
                 docs.append(Document(str(row["id"]), str(row["text"]), str(row.get("title") or ""),
                                      str(row.get("source") or "")))
             except (ValueError, KeyError, TypeError) as e:
-                raise InputError(f"{folder / _DOCS}:{n}: not a document row ({e}); load the corpus again on the "
+                raise InputError(f"{docs_path}:{n}: not a document row ({e}); load the corpus again on the "
                                  "Corpus explorer page") from None
     seed = None
-    if (folder / _SEED).is_file():
+    if seed_path is not None and seed_path.is_file():
         from rag_metrics.golden import read_golden
 
-        seed, report = read_golden(folder / _SEED)
-        report.raise_if_errors(str(folder / _SEED), hint="load the corpus again on the Corpus explorer page")
+        seed, report = read_golden(seed_path)
+        report.raise_if_errors(str(seed_path), hint="load the corpus again on the Corpus explorer page")
     info = StoredCorpus(meta["name"], str(meta.get("label") or meta["name"]),
                         "document" if meta.get("level") == "document" else "chunk")
     return Corpus(tuple(docs), name=name), info, seed
@@ -145,10 +195,17 @@ def load_corpus(name: str, root: str | os.PathLike[str] | None = None
 def remove_corpus(name: str, root: str | os.PathLike[str] | None = None) -> bool:
     """Forget a kept corpus (its golden set and systems stay in the corpus folder)."""
     folder = _folder(name, root)
-    found = False
-    for fname in (_META, _DOCS, _SEED):
-        p = folder / fname
-        if p.exists():
-            p.unlink()
-            found = True
+    if not folder.is_dir():
+        return False
+    with locked(folder / _META):
+        found = (folder / _META).exists()
+        (folder / _META).unlink(missing_ok=True)  # first: the corpus is gone at once
+        try:
+            names = [p.name for p in folder.iterdir()]
+        except OSError:
+            names = []
+        for n in names:
+            if _DATA_FILE.fullmatch(n):
+                (folder / n).unlink(missing_ok=True)
+                found = True
     return found

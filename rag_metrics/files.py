@@ -1,15 +1,35 @@
-"""Reading and writing user files: one place for the messages (file:line, byte offset) and atomic writes."""
+"""Reading and writing user files: one place for the messages (file:line, byte offset), atomic
+writes and the one lock helper.
+
+Durable writes
+--------------
+:func:`atomic_write_text` / :func:`atomic_write_bytes` write a temporary file in the target's
+folder whose name is unique per process, thread and call (pid + thread id + random), fsync it,
+``os.replace`` it over the target and fsync the folder (where the platform allows), so a reader,
+another session or a crash (``kill -9``) only ever sees the old or the new content, never a torn
+file, and two sessions writing the same file never share a temporary file.
+
+:func:`locked` is an exclusive (or shared) ``flock`` on ``.<name>.lock`` beside a path, held
+around every read-modify-write (systems index, corpus store, names, settings, golden saves,
+history, imports).  It works across threads (each call opens its own descriptor) and processes,
+and is re-entrant within one thread (a nested ``locked`` on the same path does not deadlock).
+"""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import secrets
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from rag_metrics.errors import InputError
 from rag_metrics.limits import MAX_JSON_DEPTH
 
-__all__ = ["atomic_write_text", "decode_utf8", "loads_json", "parse_json", "read_bytes", "read_text"]
+__all__ = ["atomic_write_bytes", "atomic_write_text", "decode_utf8", "fsync_dir", "loads_json", "locked", "parse_json",
+           "read_bytes", "read_text", "temp_name"]
 
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:
@@ -39,16 +59,98 @@ def read_text(path: str | os.PathLike[str]) -> str:
     return decode_utf8(read_bytes(path), str(path))
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write via a temporary file in the same folder and ``os.replace`` (never a half-written file)."""
+def temp_name(path: str | os.PathLike[str]) -> Path:
+    """A temporary file name beside ``path``, unique per process, thread and call."""
+    p = Path(path)
+    return p.with_name(f".{p.name[:80]}.{os.getpid()}-{threading.get_ident()}-{secrets.token_hex(4)}.tmp")
+
+
+def fsync_dir(folder: str | os.PathLike[str]) -> None:
+    """Flush a folder's entries (a rename inside it) to disk; a no-op where folders cannot be opened."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes, *, sync_dir: bool = True) -> None:
+    """Write ``data`` via a uniquely named temporary file in the same folder, fsync, ``os.replace``
+    and fsync the folder: readers and crashes see the old or the new bytes, never a torn file."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
-    with open(tmp, "w", encoding="utf-8", newline="") as f:
-        f.write(text)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, p)
+    tmp = temp_name(p)
+    try:
+        with open(tmp, "xb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, p)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    if sync_dir:
+        fsync_dir(p.parent)
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Write UTF-8 text atomically (see :func:`atomic_write_bytes`; never a half-written file)."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+_HELD = threading.local()  # lock files this thread holds -> depth (re-entrancy)
+_FALLBACK: dict[str, threading.RLock] = {}  # without fcntl (Windows): one lock per path and process
+_FALLBACK_GUARD = threading.Lock()
+
+
+@contextlib.contextmanager
+def locked(path: str | os.PathLike[str], *, shared: bool = False) -> Iterator[None]:
+    """Hold the lock of ``path`` (``.<name>.lock`` beside it) for a read-modify-write.
+
+    Exclusive by default; ``shared=True`` for readers that must not see a write half done (several
+    readers at once).  Across threads and processes (``flock``); re-entrant in one thread.
+    """
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    lock = p.with_name(f".{p.name}.lock")
+    key = os.path.abspath(lock)
+    held: dict[str, int] = getattr(_HELD, "locks", None) or {}
+    _HELD.locks = held
+    if held.get(key):
+        held[key] += 1
+        try:
+            yield
+        finally:
+            held[key] -= 1
+        return
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows: one process-wide lock per path
+        with _FALLBACK_GUARD:
+            rl = _FALLBACK.setdefault(key, threading.RLock())
+        with rl:
+            held[key] = 1
+            try:
+                yield
+            finally:
+                held.pop(key, None)
+        return
+    fd = os.open(lock, os.O_CREAT | os.O_RDWR, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
+        held[key] = 1
+        try:
+            yield
+        finally:
+            held.pop(key, None)
+    finally:
+        os.close(fd)  # closing releases the lock
 
 
 def _depth_over(value: Any, limit: int) -> bool:

@@ -27,7 +27,17 @@ another session saved in between: the save does **not** overwrite it, the sessio
 written beside it (``golden.conflict-<session>.jsonl``) and the conflict is reported.
 
 **Undo**: before a save replaces the file, the previous content is kept in ``history/``
-(the last :data:`HISTORY_SIZE` versions); :meth:`Workspace.undo` puts the newest back.
+(the last :data:`HISTORY_SIZE` versions, each written atomically and named by time and content
+hash); :meth:`Workspace.undo` puts the newest back after checking it (its hash, UTF-8, the load
+limit, every row valid: a damaged entry is refused with a message and set aside in
+``history/damaged/``), and keeps the version it replaces in ``history/undone/``, so
+:meth:`Workspace.redo` undoes the undo.
+
+**Imports** (:func:`import_space_archive`, :meth:`Workspace.import_archive`) are all or
+nothing: the archive is validated in memory first (caps per member and on the manifest), its
+files are written into a staging folder of the space, and one atomic write of the space's
+``.import-commit.json`` swaps them in at once; an import interrupted after that point (``kill
+-9``) is finished by the next access to the space, one interrupted before it leaves nothing.
 
 **Health**: :meth:`Workspace.check` lists what is wrong with which file (unreadable, not
 UTF-8, too large, invalid rows, bad grades, unknown format, bad settings) without raising;
@@ -50,16 +60,19 @@ import io
 import json
 import os
 import re
+import secrets
 import shutil
 import sys
+import threading
 import time
 import zipfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from rag_metrics.errors import InputError, ValidationReport
-from rag_metrics.files import atomic_write_text, loads_json
+from rag_metrics.files import atomic_write_bytes, atomic_write_text, fsync_dir, loads_json
+from rag_metrics.files import locked as _locked
 from rag_metrics.golden import golden_to_text, parse_golden
 from rag_metrics.limits import grade_error, id_problem, parse_int
 from rag_metrics.types import GoldenSet
@@ -87,6 +100,9 @@ GOLDEN_FILE = "golden.jsonl"
 SETTINGS_FILE = "settings.json"
 NAME_FILE = "name.txt"
 HISTORY_DIR = "history"
+UNDONE_DIR = "undone"     # under history/: versions an undo replaced (for redo)
+DAMAGED_DIR = "damaged"   # under history/: entries undo refused
+IMPORT_MARK = ".import-commit.json"
 SPACES_DIR = "spaces"
 #: The shared space (files directly under the root, as before named spaces existed).
 DEFAULT_SPACE = "shared"
@@ -99,8 +115,16 @@ MAX_ARCHIVE_BYTES = 20 * 1024 * 1024
 #: Largest total uncompressed size and entry count inside an archive.
 MAX_ARCHIVE_UNPACKED = 60 * 1024 * 1024
 MAX_ARCHIVE_ENTRIES = 200
+#: Corpora listed in one archive's manifest.
+MAX_ARCHIVE_CORPORA = 100
+#: Largest manifest and settings member (uncompressed bytes); a golden member is capped at
+#: :data:`MAX_GOLDEN_BYTES`, the workspace's own load limit.
+MAX_MANIFEST_BYTES = 1024 * 1024
+MAX_SETTINGS_BYTES = 64 * 1024
 ARCHIVE_FORMAT = "rag-metrics-workspace"
 _MEMBER = re.compile(r"[0-9]{1,4}/(golden\.jsonl|settings\.json)")
+_HISTORY_NAME = re.compile(r"([0-9]{20})(?:-([0-9a-f]{16}))?\.jsonl")
+_STAGE_NAME = re.compile(r"\.import-[0-9]+-[0-9]+-[0-9a-f]{8}")
 #: Bounds of the saved chunking settings (characters).
 _SETTING_BOUNDS = {"chunk_size": (1, 10_000_000), "chunk_overlap": (0, 10_000_000)}
 _MAX_NAME_CHARS = 200
@@ -167,6 +191,7 @@ def list_spaces(root: str | os.PathLike[str] | None = None) -> list[str]:
 
 def list_corpora(space: str = DEFAULT_SPACE, root: str | os.PathLike[str] | None = None) -> list[str]:
     """Names of the corpora with saved files in a space (new-scheme folders only)."""
+    _settle_import(space, root)
     base = space_dir(space, root)
     out = []
     with contextlib.suppress(OSError):
@@ -191,7 +216,7 @@ def ensure_space(space: str, root: str | os.PathLike[str] | None = None,
             for f in (GOLDEN_FILE, SETTINGS_FILE):
                 with contextlib.suppress(FileNotFoundError):
                     dst.folder.mkdir(parents=True, exist_ok=True)
-                    shutil.copyfile(src.folder / f, dst.folder / f)
+                    atomic_write_bytes(dst.folder / f, (src.folder / f).read_bytes())
             dst._write_name()
     atomic_write_text(d / NAME_FILE, space + "\n")
     return d
@@ -245,6 +270,7 @@ class SaveResult:
     saved: bool
     version: str | None          # version now on disk (ours when saved)
     conflict_path: Path | None = None  # where our copy went when another session had saved
+    message: str | None = None   # why nothing was done (undo / redo), for the user
 
     @property
     def conflict(self) -> bool:
@@ -295,23 +321,6 @@ def _check_saveable(golden: GoldenSet) -> None:
                 raise InputError(f"not saved: query {q.id!r}, id {i!r}: {msg}")
 
 
-@contextlib.contextmanager
-def _locked(path: Path) -> Iterator[None]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    lock = path.with_name(f".{path.name}.lock")
-    fd = os.open(lock, os.O_CREAT | os.O_RDWR, 0o644)
-    try:
-        try:
-            import fcntl
-
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        except ImportError:  # pragma: no cover - Windows: atomic replace only
-            pass
-        yield
-    finally:
-        os.close(fd)  # closing releases the lock
-
-
 class Workspace:
     """Golden set storage for one corpus in one space.
 
@@ -332,6 +341,7 @@ class Workspace:
         self.root = Path(root) if root is not None else default_workspace_dir()
         self.folder = space_dir(space, self.root) / folder_name(corpus_name)
         self.path = self.folder / GOLDEN_FILE
+        _settle_import(space, self.root)
         if space == DEFAULT_SPACE:
             self._migrate()
 
@@ -340,8 +350,7 @@ class Workspace:
 
     # ---- migration from slug-only folders ------------------------------------------------------
     def _write_name(self) -> None:
-        if not (self.folder / NAME_FILE).is_file():
-            atomic_write_text(self.folder / NAME_FILE, self.name + "\n")
+        _write_name(self.folder, self.name)
 
     def _migrate(self) -> None:
         try:
@@ -359,7 +368,7 @@ class Workspace:
                     return
                 self.folder.mkdir(parents=True, exist_ok=True)
                 for f in files:
-                    shutil.copyfile(legacy / f, self.folder / f)
+                    atomic_write_bytes(self.folder / f, (legacy / f).read_bytes())
                 self._write_name()
                 atomic_write_text(claimed, self.name + "\n")
         except OSError:  # read-only root: leave the old files where they are
@@ -400,6 +409,7 @@ class Workspace:
         Rows with problems (bad grades, invalid JSON) are left out and listed in ``report``;
         only an unreadable, non-UTF-8 or too large file raises :class:`InputError`.
         """
+        _settle_import(self.space, self.root)
         data = self._read()
         if data is None:
             return None
@@ -413,13 +423,7 @@ class Workspace:
 
     # ---- write ----------------------------------------------------------------------------------
     def _keep_history(self, data: bytes) -> None:
-        h = self.folder / HISTORY_DIR
-        h.mkdir(parents=True, exist_ok=True)
-        (h / f"{time.time_ns():020d}.jsonl").write_bytes(data)
-        old = sorted(h.glob("*.jsonl"))
-        for p in old[:-HISTORY_SIZE]:
-            with contextlib.suppress(OSError):
-                p.unlink()
+        _keep_entry(self.folder / HISTORY_DIR, data)
 
     def _replace(self, text: str) -> None:
         """Write ``text`` as the golden file (caller holds the lock), keeping the old in history."""
@@ -462,34 +466,63 @@ class Workspace:
             except FileNotFoundError:
                 pass
 
-    # ---- undo -----------------------------------------------------------------------------------
+    # ---- undo / redo --------------------------------------------------------------------------
     def history(self) -> list[Path]:
         """Saved earlier versions, oldest first (at most :data:`HISTORY_SIZE`)."""
-        try:
-            return sorted((self.folder / HISTORY_DIR).glob("*.jsonl"))
-        except OSError:
-            return []
+        return _entries(self.folder / HISTORY_DIR)
+
+    def undone(self) -> list[Path]:
+        """Versions that undo replaced, oldest first (what :meth:`redo` puts back)."""
+        return _entries(self.folder / HISTORY_DIR / UNDONE_DIR)
 
     def undo(self, expected_version: str | None) -> tuple[SaveResult, GoldenSet | None]:
         """Put back the version before the last save (repeat to go further back).
 
-        Refused (``saved`` False, nothing changed) when another session saved since
-        ``expected_version`` or there is nothing to undo.  Returns the result and the restored set.
+        The entry is checked first (content hash, UTF-8, :data:`MAX_GOLDEN_BYTES`, every row
+        valid); a damaged one is refused with a message, nothing changed, and it is set aside in
+        ``history/damaged/`` (undo again goes further back).  The version replaced is kept in
+        ``history/undone/`` (:meth:`redo` puts it back).  Refused (``saved`` False, nothing
+        changed, ``message`` says why) when another session saved since ``expected_version`` or
+        there is nothing to undo.  Returns the result and the restored set.
         """
+        return self._step(expected_version, HISTORY_DIR, f"{HISTORY_DIR}/{UNDONE_DIR}", "undo")
+
+    def redo(self, expected_version: str | None) -> tuple[SaveResult, GoldenSet | None]:
+        """Put back the version the last :meth:`undo` replaced (the current one goes to history)."""
+        return self._step(expected_version, f"{HISTORY_DIR}/{UNDONE_DIR}", HISTORY_DIR, "redo")
+
+    def _step(self, expected_version: str | None, source: str, keep: str, what: str
+              ) -> tuple[SaveResult, GoldenSet | None]:
         with _locked(self.path):
             current = self.version()
             if current != expected_version:
-                return SaveResult(False, current), None
-            entries = self.history()
-            if not entries:
-                return SaveResult(False, current), None
-            last = entries[-1]
-            data = last.read_bytes()
-            text = data.decode("utf-8", errors="replace")
-            golden, _ = parse_golden(text, "jsonl", str(self.path))
-            atomic_write_text(self.path, text)
-            last.unlink()
-            return SaveResult(True, _version(text.encode("utf-8"))), golden
+                return SaveResult(False, current, message=(
+                    f"nothing to {what}: another session saved since you loaded the set (load it first)")), None
+            while True:
+                entries = _entries(self.folder / source)
+                if not entries:
+                    return SaveResult(False, current, message=(
+                        "there is no earlier version" if what == "undo" else "no undo to redo")), None
+                last = entries[-1]
+                golden, text, problem = _read_entry(last)
+                if problem is not None or golden is None or text is None:
+                    _set_aside(last, self.folder / HISTORY_DIR / DAMAGED_DIR)
+                    return SaveResult(False, current, message=(
+                        f"the saved version {last.name} is damaged ({problem}); it was not restored and was "
+                        f"moved to {HISTORY_DIR}/{DAMAGED_DIR}. {what.capitalize()} again to go further back")), None
+                data = text.encode("utf-8")
+                if _version(data) != current:
+                    break
+                last.unlink(missing_ok=True)  # the same as now (a step interrupted after its write)
+            try:
+                old = self.path.read_bytes()
+            except FileNotFoundError:
+                old = None
+            if old is not None:
+                _keep_entry(self.folder / keep, old)
+            atomic_write_bytes(self.path, data)
+            last.unlink(missing_ok=True)
+            return SaveResult(True, _version(data)), golden
 
     # ---- per-corpus settings (chunking the labels were made on) ------------------------------
     @property
@@ -589,8 +622,8 @@ class Workspace:
         except FileNotFoundError:
             return None
         b = path.with_name(f"{path.stem}.backup-{time.strftime('%Y%m%d-%H%M%S')}-{time.time_ns() % 10**6:06d}"
-                           f"{path.suffix}")
-        b.write_bytes(data)
+                           f"{secrets.token_hex(2)}{path.suffix}")
+        atomic_write_bytes(b, data)
         return b
 
     def repair(self) -> list[Path]:
@@ -654,7 +687,10 @@ class Workspace:
         """Replace this workspace's golden set (and settings) with the one in an archive.
 
         The archive's content is validated first; on any error nothing is written and the report
-        says why.  The save is a normal save (conflict handling, undo history).
+        says why.  Then, as a normal save, another session's save since ``expected_version`` puts
+        the archive's set beside it (a conflict file); otherwise the golden set and settings are
+        swapped in at once (:func:`import_space_archive`'s staging) and the old set stays in the
+        undo history.
         """
         entries, report = read_archive(data)
         if not report.ok:
@@ -665,14 +701,21 @@ class Workspace:
                          "with import_space_archive, or export one corpus", file="archive")
             return SaveResult(False, self.version()), report
         e = entries[0]
-        if e.golden is not None:
-            res = self.save(GoldenSet(e.golden.queries, name=self.name), expected_version,
-                            session=session, force=force)
-        else:
-            res = SaveResult(True, self.version())
-        if res.saved and e.settings:
-            self.save_settings(**e.settings)
-        return res, report
+        golden = GoldenSet(e.golden.queries, name=self.name) if e.golden is not None else None
+        if golden is not None:
+            try:
+                _check_saveable(golden)
+            except InputError as err:
+                report.error(str(err), file="archive")
+                return SaveResult(False, self.version()), report
+        base = space_dir(self.space, self.root)
+        with _locked(base / IMPORT_MARK), _locked(self.path):  # lock order: import, then golden
+            current = self.version()
+            if golden is not None and not force and current is not None and current != expected_version:
+                return self.save(golden, expected_version, session=session), report
+            text = golden_to_text(golden, "jsonl") if golden is not None else None
+            _commit_import(self.space, self.root, [(self.name, text, e.settings)])
+            return SaveResult(True, self.version()), report
 
 
 # ---- archives ----------------------------------------------------------------------------------
@@ -711,9 +754,13 @@ def read_archive(data: bytes, source: str = "archive") -> tuple[list[ArchiveEntr
     """Validate and read a workspace archive; never raises on content, never writes anything.
 
     Checks: size caps (:data:`MAX_ARCHIVE_BYTES` compressed, :data:`MAX_ARCHIVE_UNPACKED`
-    uncompressed, :data:`MAX_ARCHIVE_ENTRIES` members), a manifest of this format, member names
-    only as listed in the manifest (no path is ever taken from the archive to write to), golden
-    sets and settings that parse without errors.
+    uncompressed, :data:`MAX_ARCHIVE_ENTRIES` members), no member name twice in the zip, caps per
+    member (a golden set up to :data:`MAX_GOLDEN_BYTES`, the workspace's own load limit; the
+    manifest up to :data:`MAX_MANIFEST_BYTES`; settings up to :data:`MAX_SETTINGS_BYTES`; each
+    read with a bound, whatever the zip declares), a manifest of this format listing at most
+    :data:`MAX_ARCHIVE_CORPORA` corpora and each member at most once, member names only as listed
+    in the manifest (no path is ever taken from the archive to write to), golden sets and
+    settings that parse without errors.
     """
     report = ValidationReport()
     if len(data) > MAX_ARCHIVE_BYTES:
@@ -732,18 +779,37 @@ def read_archive(data: bytes, source: str = "archive") -> tuple[list[ArchiveEntr
         report.error(f"unpacks to more than {MAX_ARCHIVE_UNPACKED:,} bytes; refused", file=source)
         return [], report
     members = {i.filename: i for i in infos}
+    if len(members) != len(infos):
+        twice = sorted({i.filename for i in infos if sum(j.filename == i.filename for j in infos) > 1})
+        report.error(f"member {twice[0][:60]!r} appears more than once in the zip; refused", file=source)
+        return [], report
+    used: set[str] = set()
 
     def text_of(member: str) -> str | None:
         if member != "manifest.json" and not _MEMBER.fullmatch(member):
             report.error(f"member name {member[:60]!r} is not one this app writes "
                          "(<number>/golden.jsonl or <number>/settings.json); refused", file=source)
             return None
+        if member in used:
+            report.error(f"{member!r} is listed more than once in the manifest; refused", file=source)
+            return None
+        used.add(member)
         info = members.get(member)
         if info is None:
             report.error(f"{member!r} is listed in the manifest but missing", file=source)
             return None
+        cap = MAX_MANIFEST_BYTES if member == "manifest.json" else \
+            MAX_GOLDEN_BYTES if member.endswith(GOLDEN_FILE) else MAX_SETTINGS_BYTES
+        if info.file_size > cap:
+            report.error(f"{member!r} unpacks to {info.file_size:,} bytes, over the {cap:,}-byte limit; refused",
+                         file=source)
+            return None
         try:
-            raw = z.read(info)
+            with z.open(info) as f:
+                raw = f.read(cap + 1)
+            if len(raw) > cap:
+                report.error(f"{member!r} unpacks to more than {cap:,} bytes; refused", file=source)
+                return None
         except (zipfile.BadZipFile, OSError, ValueError, RuntimeError, EOFError) as e:
             report.error(f"{member!r} cannot be read ({e})", file=source)
             return None
@@ -761,6 +827,10 @@ def read_archive(data: bytes, source: str = "archive") -> tuple[list[ArchiveEntr
             or not isinstance(man.get("corpora"), list):
         report.error(f"manifest.json is not a {ARCHIVE_FORMAT} manifest" + (f" ({msg})" if msg else ""),
                      file=source)
+        return [], report
+    if len(man["corpora"]) > MAX_ARCHIVE_CORPORA:
+        report.error(f"the manifest lists {len(man['corpora']):,} corpora, over the limit of {MAX_ARCHIVE_CORPORA}; "
+                     "refused", file=source)
         return [], report
     out: list[ArchiveEntry] = []
     seen: set[str] = set()
@@ -810,21 +880,205 @@ def export_space_archive(space: str = DEFAULT_SPACE, root: str | os.PathLike[str
 
 def import_space_archive(data: bytes, space: str, root: str | os.PathLike[str] | None = None,
                          ) -> ValidationReport:
-    """Write every corpus of an archive into ``space`` (all or nothing: any error, nothing written).
+    """Write every corpus of an archive into ``space``, all or nothing.
 
-    Existing golden sets are replaced with a normal forced save (the old one stays in the undo
-    history)."""
+    The archive is validated in memory (any error: nothing written, the report says why); its files
+    are written into a staging folder of the space and swapped in at once (see the module's
+    *Imports*).  Existing golden sets are replaced (a forced save: the old one stays in the undo
+    history); settings are merged into the saved ones."""
     entries, report = read_archive(data)
     if not report.ok:
         return report
-    ensure_space(space, root, copy_from=None)
+    items = []
     for e in entries:
-        ws = Workspace(e.name, root, space=space)
+        text = None
         if e.golden is not None:
-            ws.save(GoldenSet(e.golden.queries, name=e.name), None, session="import", force=True)
-        if e.settings:
-            ws.save_settings(**e.settings)
+            golden = GoldenSet(e.golden.queries, name=e.name)
+            try:
+                _check_saveable(golden)
+            except InputError as err:
+                report.error(f"corpus {e.name!r}: {err}", file="archive")
+                continue
+            text = golden_to_text(golden, "jsonl")
+        items.append((e.name, text, e.settings))
+    if report.ok:
+        _commit_import(space, root, items)
     return report
+
+
+# ---- durable pieces: names, history entries, the import journal ---------------------------------
+def _write_name(folder: Path, name: str) -> None:
+    """Record a folder's exact name once (``name.txt``), under its lock."""
+    p = folder / NAME_FILE
+    if p.is_file():
+        return
+    with _locked(p):
+        if not p.is_file():
+            atomic_write_text(p, name + "\n")
+
+
+def _entries(folder: Path) -> list[Path]:
+    """History entries of one folder, oldest first."""
+    try:
+        return sorted(p for p in folder.glob("*.jsonl") if _HISTORY_NAME.fullmatch(p.name))
+    except OSError:
+        return []
+
+
+def _keep_entry(folder: Path, data: bytes) -> Path | None:
+    """Keep ``data`` as the newest entry of a history folder (atomic; named by time and content
+    hash; never older than the newest entry; a copy of the newest entry is not kept twice)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    entries = _entries(folder)
+    digest = _version(data)[:16]
+    now = time.time_ns()
+    if entries:
+        m = _HISTORY_NAME.fullmatch(entries[-1].name)
+        if m is not None:
+            if m.group(2) == digest:
+                return entries[-1]
+            now = max(now, int(m.group(1)) + 1)
+    p = folder / f"{now:020d}-{digest}.jsonl"
+    atomic_write_bytes(p, data)
+    for old in _entries(folder)[:-HISTORY_SIZE]:
+        with contextlib.suppress(OSError):
+            old.unlink()
+    return p
+
+
+def _read_entry(path: Path) -> tuple[GoldenSet | None, str | None, str | None]:
+    """``(golden, text, None)`` for a sound history entry, else ``(None, None, problem)``."""
+    try:
+        size = path.stat().st_size
+        if size > MAX_GOLDEN_BYTES:
+            return None, None, f"{size:,} bytes, over the {MAX_GOLDEN_BYTES:,}-byte limit"
+        data = path.read_bytes()
+    except OSError as e:
+        return None, None, f"cannot read ({e.strerror})"
+    m = _HISTORY_NAME.fullmatch(path.name)
+    if m is not None and m.group(2) is not None and _version(data)[:16] != m.group(2):
+        return None, None, "its content does not match its hash: truncated or changed"
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        return None, None, f"not UTF-8 (byte offset {e.start})"
+    golden, report = parse_golden(text, "jsonl", path.name)
+    if report.errors:
+        first = str(report.errors[0]).removeprefix("error: ")
+        return None, None, f"{len(report.errors)} invalid row(s), first: {first}"
+    return golden, text, None
+
+
+def _set_aside(path: Path, folder: Path) -> None:
+    """Move a refused history entry out of the way (kept, the newest :data:`HISTORY_SIZE` of them)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        os.replace(path, folder / path.name)
+    except OSError:
+        with contextlib.suppress(OSError):
+            path.unlink()
+    for old in sorted(folder.glob("*.jsonl"))[:-HISTORY_SIZE]:
+        with contextlib.suppress(OSError):
+            old.unlink()
+
+
+def _commit_import(space: str, root: str | os.PathLike[str] | None,
+                   items: Sequence[tuple[str, str | None, Mapping[str, object]]]) -> None:
+    """Stage ``(corpus, golden text or None, settings)`` items in the space, then swap them in at once.
+
+    The staged files are written (and fsynced) into ``<space>/.import-<unique>/``; writing
+    ``<space>/.import-commit.json`` (atomic) is the commit point; :func:`_apply_import` then moves
+    each file into place.  All under the space's import lock.
+    """
+    base = space_dir(space, root)
+    base.mkdir(parents=True, exist_ok=True)
+    with _locked(base / IMPORT_MARK):
+        _apply_import(base, space, root)  # an earlier import interrupted after its commit point
+        for d in base.glob(".import-*"):   # and staging folders of imports that never committed
+            if d.is_dir() and _STAGE_NAME.fullmatch(d.name):
+                shutil.rmtree(d, ignore_errors=True)
+        stage = base / f".import-{os.getpid()}-{threading.get_ident()}-{secrets.token_hex(4)}"
+        stage.mkdir()
+        plan = []
+        for n, (name, text, settings) in enumerate(items):
+            item: dict[str, object] = {"corpus": name}
+            if text is not None:
+                atomic_write_text(stage / f"{n}.golden", text)
+                item["golden"] = f"{n}.golden"
+            if settings:
+                item["settings"] = dict(settings)
+            plan.append(item)
+        fsync_dir(stage)
+        atomic_write_text(base / IMPORT_MARK, json.dumps(
+            {"stage": stage.name, "space": space, "items": plan}, ensure_ascii=False) + "\n")
+        _apply_import(base, space, root)
+
+
+def _settle_import(space: str, root: str | os.PathLike[str] | None) -> None:
+    """Finish an import whose commit point was reached (one ``stat`` when there is none)."""
+    try:
+        base = space_dir(space, root)
+    except InputError:
+        return
+    if (base / IMPORT_MARK).is_file():
+        with contextlib.suppress(OSError), _locked(base / IMPORT_MARK):
+            _apply_import(base, space, root)
+
+
+def _apply_import(base: Path, space: str, root: str | os.PathLike[str] | None) -> None:
+    """Move a committed import's staged files into place (caller holds the import lock).
+
+    Idempotent: a step whose staged file is gone was done before an interruption."""
+    mark = base / IMPORT_MARK
+    try:
+        journal = loads_json(mark.read_text(encoding="utf-8"))[0]
+    except FileNotFoundError:
+        return
+    except (OSError, ValueError):
+        journal = None
+    ok = isinstance(journal, dict) and isinstance(journal.get("stage"), str) \
+        and _STAGE_NAME.fullmatch(journal["stage"]) is not None and journal.get("space") == space \
+        and isinstance(journal.get("items"), list)
+    if not ok or journal is None:  # not written by this module (its writes are atomic): drop it
+        mark.unlink(missing_ok=True)
+        return
+    stage = base / journal["stage"]
+    if space != DEFAULT_SPACE:
+        _write_name(base, space)
+    for item in journal["items"]:
+        if not isinstance(item, dict) or not isinstance(item.get("corpus"), str):
+            continue
+        name = item["corpus"]
+        folder = base / folder_name(name)
+        folder.mkdir(parents=True, exist_ok=True)
+        staged = item.get("golden")
+        if isinstance(staged, str) and re.fullmatch(r"[0-9]{1,4}\.golden", staged) and (stage / staged).is_file():
+            path = folder / GOLDEN_FILE
+            with _locked(path):
+                try:
+                    old = path.read_bytes()
+                except FileNotFoundError:
+                    old = None
+                new = (stage / staged).read_bytes()
+                if old is not None and old != new:
+                    _keep_entry(folder / HISTORY_DIR, old)
+                os.replace(stage / staged, path)
+                fsync_dir(folder)
+        settings = item.get("settings")
+        if isinstance(settings, dict) and settings:
+            ws_settings = folder / SETTINGS_FILE
+            with _locked(ws_settings):
+                try:
+                    current = loads_json(ws_settings.read_text(encoding="utf-8"))[0]
+                except (OSError, ValueError):
+                    current = {}
+                merged = {**(current if isinstance(current, dict) else {}), **settings}
+                if merged != current:
+                    atomic_write_text(ws_settings, json.dumps(merged, indent=1, sort_keys=True) + "\n")
+        _write_name(folder, name)
+    mark.unlink(missing_ok=True)
+    fsync_dir(base)
+    shutil.rmtree(stage, ignore_errors=True)
 
 
 __all__ += ["ArchiveEntry", "export_archive", "export_space_archive", "import_space_archive", "read_archive"]

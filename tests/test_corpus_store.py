@@ -41,8 +41,9 @@ def test_size_cap_keeps_nothing(tmp_path, monkeypatch):
 
 def test_damaged_documents_name_the_line(tmp_path):
     folder = save_corpus("x", DOCS, root=tmp_path)
-    (folder / "documents.jsonl").write_text('{"id": "a", "text": "ok"}\nnot json\n')
-    with pytest.raises(InputError, match=r"documents\.jsonl:2"):
+    (docs,) = folder.glob("documents*.jsonl")   # named by its content's hash (meta.json names it)
+    docs.write_text('{"id": "a", "text": "ok"}\nnot json\n')
+    with pytest.raises(InputError, match=r"documents-[0-9a-f]{16}\.jsonl:2"):
         load_corpus("x", root=tmp_path)
     (folder / "meta.json").write_text("{broken")
     assert stored_corpora(tmp_path) == []     # a damaged folder reads as absent

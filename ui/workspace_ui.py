@@ -151,15 +151,18 @@ def health_banner() -> None:
 
 
 # ---- undo and archives (the golden set page) -------------------------------------------------------
-def _on_undo(name: str) -> None:
+def _on_undo(name: str, redo: bool = False) -> None:
     session = state.golden_session(name)
-    res, golden = session.workspace.undo(session.version)
+    step = session.workspace.redo if redo else session.workspace.undo
+    res, golden = step(session.version)
     if not res.saved:
-        state.notice("Nothing undone: another session saved since you loaded the set (load it first), or "
-                     "there is no earlier version.", "warning")
+        state.notice(f"Nothing {'redone' if redo else 'undone'}: {res.message or 'there is no earlier version'}.",
+                     "warning")
         return
     session.reload()
-    state.notice(f"Undone: the golden set is back to its previous version ({len(golden or ())} queries).", "info")
+    what = "Redone: the golden set is back to the version before the undo" if redo else \
+        "Undone: the golden set is back to its previous version"
+    state.notice(f"{what} ({len(golden or ())} queries).", "info")
 
 
 def undo_button(name: str) -> None:
@@ -167,6 +170,9 @@ def undo_button(name: str) -> None:
     n = len(session.workspace.history())
     st.button(f"Undo the last change ({n} earlier version{'s' if n != 1 else ''} kept)", key="golden_undo",
               icon=":material/undo:", on_click=_on_undo, args=(name,), disabled=n == 0)
+    if session.workspace.undone():
+        st.button("Redo (put back what the last undo replaced)", key="golden_redo", icon=":material/redo:",
+                  on_click=_on_undo, args=(name, True))
 
 
 def archive_controls() -> None:

@@ -5,7 +5,10 @@ Layout, per corpus folder of the workspace (:class:`rag_metrics.workspace.Worksp
     <workspace>/<corpus>/systems/systems.json       the list of systems (name, kind, file or settings)
     <workspace>/<corpus>/systems/<slug>.<ext>       each uploaded run or RAG log, byte for byte
 
-Every write is atomic (temporary file + ``os.replace``); files are plain text (JSON, the user's
+Every write is atomic (a uniquely named temporary file + ``os.replace``), and every change of the
+index (add, remove) is a read-modify-write under the index's lock
+(:func:`rag_metrics.files.locked`), so concurrent "Add system" from many sessions or processes
+keeps every system; files are plain text (JSON, the user's
 own upload), never pickle.  Uploads are capped at :data:`MAX_STORED_BYTES` each and
 :data:`MAX_SYSTEMS` systems per corpus.  Connection settings are stored as written: secrets only
 as ``${VAR}`` references (a literal password in a DSN or a literal value in a sensitive header
@@ -19,12 +22,12 @@ import os
 import re
 import threading
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePath
 from typing import Any
 
 from rag_metrics.errors import InputError, ValidationReport
-from rag_metrics.files import atomic_write_text
+from rag_metrics.files import atomic_write_bytes, atomic_write_text, locked
 from rag_metrics.systems.secrets import redact_dsn
 from rag_metrics.types import Chunk
 
@@ -141,6 +144,18 @@ class SystemStore:
         except (ValueError, KeyError, TypeError, OSError):
             return []
 
+    def _specs_to_change(self) -> list[SystemSpec]:
+        """The index for a read-modify-write (under the lock): a damaged index is not overwritten."""
+        p = self.folder / _INDEX
+        if not p.is_file():
+            return []
+        try:
+            raw = json.loads(p.read_text(encoding="utf-8"))
+            return [SystemSpec.from_json(d) for d in raw["systems"]]
+        except (ValueError, KeyError, TypeError, OSError):
+            raise InputError(f"{p} is damaged, so it was not changed (the systems in it would be lost); "
+                             "move it aside or fix it, then add the system again") from None
+
     def names(self) -> list[str]:
         """Names of the stored systems, in the order they were added."""
         return [s.name for s in self.specs()]
@@ -153,7 +168,21 @@ class SystemStore:
         atomic_write_text(self.folder / _INDEX,
                           json.dumps({"version": 1, "systems": [s.to_json() for s in specs]}, indent=2) + "\n")
 
-    def _check_name(self, name: str) -> str:
+    def _locked(self) -> Any:
+        """The index's lock: held around every read-modify-write of ``systems.json``."""
+        return locked(self.folder / _INDEX)
+
+    def _add(self, spec: SystemSpec, data: bytes | None = None) -> SystemSpec:
+        """Check the name again and append ``spec`` (writing its file first), all under the lock."""
+        with self._locked():
+            specs = self._specs_to_change()
+            self._check_name(spec.name)
+            if data is not None and spec.file:
+                atomic_write_bytes(self.folder / spec.file, data)
+            self._write([*specs, spec])
+        return spec
+
+    def _check_name(self, name: str, renaming: str | None = None) -> str:
         name = " ".join(str(name).split())
         if not _NAME.match(name):
             raise InputError(f"system name {name!r}: use 1-60 letters, digits, spaces or . : ( ) + - _")
@@ -161,9 +190,10 @@ class SystemStore:
 
         if name.lower() in RETRIEVER_KINDS:
             raise InputError(f"system name {name!r} is the name of a bundled retriever; choose another name")
-        if any(s.name == name for s in self.specs()):
+        specs = self.specs()
+        if any(s.name == name and s.name != renaming for s in specs):
             raise InputError(f"a system named {name!r} exists already; choose another name or remove it first")
-        if len(self.specs()) >= MAX_SYSTEMS:
+        if renaming is None and len(specs) >= MAX_SYSTEMS:
             raise InputError(f"{MAX_SYSTEMS} systems are stored for this corpus; remove one first")
         return name
 
@@ -187,16 +217,8 @@ class SystemStore:
         suffix = suffix if re.fullmatch(r"\.[a-z0-9]{1,8}", suffix) else ".txt"
         stem = re.sub(r"[^A-Za-z0-9_-]+", "_", name)[:40] or "system"
         fname = f"{stem}-{hashlib.sha256(data).hexdigest()[:8]}{suffix}"
-        self.folder.mkdir(parents=True, exist_ok=True)
-        tmp = self.folder / f".{fname}.{os.getpid()}.tmp"
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.folder / fname)
         spec = SystemSpec(name, "upload", fname, PurePath(filename).name, {}, float(match_threshold))
-        self._write([*self.specs(), spec])
-        return spec, report
+        return self._add(spec, data), report
 
     def add_connection(self, name: str, kind: str, settings: Mapping[str, Any]) -> SystemSpec:
         """Validate connection settings and keep them (secrets only as ``${VAR}`` references)."""
@@ -208,20 +230,32 @@ class SystemStore:
             stored["headers"] = [list(h) for h in cfg.headers]
         if kind == "pgvector":
             stored.update(connect_timeout=cfg.connect_timeout)
-        spec = SystemSpec(name, kind, None, None, stored)
-        self._write([*self.specs(), spec])
-        return spec
+        return self._add(SystemSpec(name, kind, None, None, stored))
 
     def remove(self, name: str) -> bool:
-        specs = self.specs()
-        keep = [s for s in specs if s.name != name]
-        if len(keep) == len(specs):
-            return False
-        self._write(keep)
-        for s in specs:
-            if s.name == name and s.file and not any(o.file == s.file for o in keep):
-                (self.folder / s.file).unlink(missing_ok=True)
+        """Forget a stored system (its uploaded file too, unless another system uses it)."""
+        with self._locked():
+            specs = self._specs_to_change()
+            keep = [s for s in specs if s.name != name]
+            if len(keep) == len(specs):
+                return False
+            self._write(keep)
+            for s in specs:
+                if s.name == name and s.file and not any(o.file == s.file for o in keep):
+                    (self.folder / s.file).unlink(missing_ok=True)
         return True
+
+    def rename(self, old: str, new: str) -> SystemSpec:
+        """Rename a stored system in place (same position, file and settings)."""
+        with self._locked():
+            spec = self.get(old)
+            if spec is None:
+                raise InputError(f"no system named {old!r} is stored; reload the page")
+            specs = self._specs_to_change()
+            new = self._check_name(new, renaming=old)
+            renamed = replace(spec, name=new)
+            self._write([renamed if s.name == old else s for s in specs])
+        return renamed
 
     # ---- systems ------------------------------------------------------------------------------
     def memo(self) -> Any:

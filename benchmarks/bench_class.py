@@ -1,0 +1,488 @@
+"""Class load (issue 18): N simulated students at people's pace against the real class deployment,
+and a bare Streamlit app at the same N without think time, measured in the same run.
+
+    python benchmarks/bench_class.py                          # N=30, think 5 s, 60 s
+    python benchmarks/bench_class.py --n 10 --think 5 --seconds 40
+    python benchmarks/bench_class.py --url http://host:8501 --workspace /srv/lab/workspace
+
+What it does
+------------
+1. Starts the class deployment (:func:`start_class_deployment`, the one place to change when
+   ``./lab class`` runs several processes behind a proxy): today ``streamlit run app.py`` with
+   ``RAG_METRICS_CLASS_MODE=1`` and a random teacher key ``RAG_METRICS_TEACHER_KEY``, on a free
+   loopback port, with a fresh workspace in a temporary folder.  ``--url`` targets a deployment
+   that is already running instead (then ``--workspace`` names its workspace root for the "lost"
+   check, and memory is not measured).
+2. Warms it with one session doing each interaction once (the first page load builds the sample's
+   index, the first golden edit loads the embedding model), as a server that has been up for a
+   while would be; then N students
+   arrive within one think time and each loops until ``--seconds`` have passed: wait a think
+   time (``--think``, randomised uniformly by +-50 %), then one interaction, chosen at random:
+   a K change (the sidebar slider), a page switch, or a golden edit (open the Golden set page if
+   needed, then add one question with a unique text to the editor, as the browser sends it).
+3. Starts ``benchmarks/bare_app.py`` (a slider and six ``st.metric``) and runs N clients that move
+   the slider with no think time for a third of ``--seconds`` (5-20 s): its reruns per second are
+   ``bare``.
+4. Looks for every golden edit a student made in every ``golden*.jsonl`` under the workspace root
+   (wherever the edit is stored: the student's private space, lazy or not, a seat, a conflict
+   file), and counts the ones not found as ``lost``.
+
+Figures: ``p50``/``p95`` are per interaction, from sending the rerun to the end of the script run
+(through reruns the script asks for itself, ``st.rerun``); the first page load of each student
+is left out of them (it is counted in reruns/s).  ``reruns/s`` counts every finished script run
+of the class phase over its wall time.  The server's peak RSS is VmHWM summed over the deployment's
+processes (the server and its children).
+
+Cookies: each student has its own cookie jar.  Before opening its websocket it loads the page
+(``GET /``) with that jar and sends the cookies the server set (``Set-Cookie``, e.g. Streamlit's
+``_streamlit_xsrf`` or a seat cookie set by an HTTP response) as the websocket's ``Cookie``
+header, so a deployment that binds a seat to an HTTP cookie sees one browser per student.  A
+cookie set by JavaScript in the page cannot be set by these clients (they run no script): then
+no cookie is invented, and the server creates one seat per websocket connection (one per student,
+as each student keeps one connection).
+
+The last line is exactly::
+
+    class load: N=<n> think=<t>s p50=<ms> p95=<ms> reruns/s=<x> bare=<y> ratio=<x/y> lost=<edits lost>
+
+and the run is appended to ``benchmarks/results/class.txt`` with the date and the git commit.
+Not a unit test; do not run large N on a shared machine.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import http.cookiejar
+import json
+import os
+import random
+import secrets
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_load import GOLDEN_PAGE, PAGE_PATHS, Client, _free_port, _peak_rss_mb
+
+ROOT = Path(__file__).resolve().parents[1]
+BARE_APP = Path(__file__).resolve().parent / "bare_app.py"
+RESULTS = ROOT / "benchmarks" / "results" / "class.txt"
+
+
+# ---- the deployment under test ---------------------------------------------------------------------
+@dataclass
+class Deployment:
+    """A running server: its base URL and, when started here, its process and workspace."""
+
+    http_url: str
+    proc: subprocess.Popen | None = None
+    workspace: Path | None = None
+    log: Path | None = None
+    _log_file: object = None
+    group: bool = False   # started in its own process group (./lab class and its children): stop them all
+
+    @property
+    def ws_url(self) -> str:
+        parts = urlsplit(self.http_url)
+        scheme = "wss" if parts.scheme == "https" else "ws"
+        return f"{scheme}://{parts.netloc}{parts.path.rstrip('/')}/_stcore/stream"
+
+    def pids(self) -> list[int]:
+        """The server's process and its children (several app processes behind a proxy later)."""
+        if self.proc is None:
+            return []
+        out, todo = [], [self.proc.pid]
+        while todo:
+            pid = todo.pop()
+            out.append(pid)
+            try:
+                for task in os.listdir(f"/proc/{pid}/task"):
+                    with open(f"/proc/{pid}/task/{task}/children") as f:
+                        todo.extend(int(c) for c in f.read().split())
+            except OSError:
+                pass
+        return out
+
+    def peak_rss_mb(self) -> float:
+        return sum(_peak_rss_mb(p) for p in self.pids()) if self.proc is not None else float("nan")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            if self.group:
+                os.killpg(self.proc.pid, signal.SIGTERM)  # the group this benchmark started
+            else:
+                self.proc.terminate()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                if self.group:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                else:
+                    self.proc.kill()
+        if self._log_file is not None:
+            self._log_file.close()  # type: ignore[attr-defined]
+
+
+def _streamlit(script: Path, port: int, env: dict[str, str], log: Path) -> Deployment:
+    logf = open(log, "w")  # noqa: SIM115 - open for the server's lifetime
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
+         "--client.showErrorDetails", "full"],
+        cwd=ROOT, env=env, stdout=logf, stderr=subprocess.STDOUT, text=True)
+    return Deployment(f"http://127.0.0.1:{port}", proc, log=log, _log_file=logf)
+
+
+def start_class_deployment(workspace: Path, how: str = "streamlit") -> Deployment:
+    """The class deployment, started fresh on a free loopback port with ``workspace`` as its root.
+
+    ``how="streamlit"`` (today's default): one ``streamlit run app.py`` in class mode.
+    ``how="lab"``: ``./lab class --port P --address 127.0.0.1`` (several app processes behind a
+    reverse proxy, once it exists), with the same environment.  Either way the rest of the
+    benchmark only needs the returned URL and process (its children are measured too).
+    """
+    port = _free_port()
+    env = {**os.environ, "RAG_METRICS_WORKSPACE": str(workspace), "RAG_METRICS_CLASS_MODE": "1",
+           "RAG_METRICS_TEACHER_KEY": secrets.token_urlsafe(24), "HF_HUB_OFFLINE": "1",
+           "TRANSFORMERS_OFFLINE": "1"}
+    if how == "lab":
+        log = workspace / "server.log"
+        logf = open(log, "w")  # noqa: SIM115 - open for the server's lifetime
+        proc = subprocess.Popen([str(ROOT / "lab"), "class", "--port", str(port), "--address", "127.0.0.1"],
+                                cwd=ROOT, env=env, stdout=logf, stderr=subprocess.STDOUT, text=True,
+                                start_new_session=True)
+        d = Deployment(f"http://127.0.0.1:{port}", proc, log=log, _log_file=logf, group=True)
+    else:
+        d = _streamlit(ROOT / "app.py", port, env, workspace / "server.log")
+    d.workspace = workspace
+    return d
+
+
+def start_bare_app(folder: Path) -> Deployment:
+    env = {**os.environ}
+    return _streamlit(BARE_APP, _free_port(), env, folder / "bare.log")
+
+
+def wait_ready(d: Deployment, timeout: float = 180) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if d.proc is not None and d.proc.poll() is not None:
+            raise RuntimeError(f"the server exited ({d.proc.returncode}); see {d.log}")
+        try:
+            with urllib.request.urlopen(d.http_url.rstrip("/") + "/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            pass
+        time.sleep(0.3)
+    raise RuntimeError(f"{d.http_url} not ready after {timeout:.0f} s")
+
+
+# ---- one student -------------------------------------------------------------------------------------
+class Student(Client):
+    """A browser tab with its own cookie jar; waits through reruns the script asks for itself."""
+
+    def __init__(self, url: str, n: int, http_url: str) -> None:
+        super().__init__(url, n)
+        self.http_url = http_url
+        self.jar = http.cookiejar.CookieJar()
+        self.script_runs = 0
+
+    def _load_page(self) -> None:
+        opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
+        with opener.open(self.http_url.rstrip("/") + "/", timeout=60) as r:
+            r.read()
+
+    def cookie_header(self) -> str:
+        return "; ".join(f"{c.name}={c.value}" for c in self.jar)
+
+    async def __aenter__(self):
+        import websockets
+
+        await asyncio.to_thread(self._load_page)
+        cookie = self.cookie_header()
+        headers = {"Cookie": cookie} if cookie else None
+        self.ws = await websockets.connect(self.url, subprotocols=["streamlit"], max_size=None, open_timeout=120,
+                                           ping_interval=None, additional_headers=headers)
+        return self
+
+    async def rerun(self, page: str | None = None) -> None:
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        if page is not None and page != self.page:
+            keep = self.ids.get("k")
+            self.states = {i: s for i, s in self.states.items() if i == keep}
+            self.page = page
+        m = BackMsg()
+        m.rerun_script.query_string = ""
+        m.rerun_script.page_script_hash = self.pages.get(self.page, "")
+        if not self.pages and self.page:
+            m.rerun_script.page_name = self.page
+        for s in self.states.values():
+            m.rerun_script.widget_states.widgets.append(s)
+        t = time.perf_counter()
+        await self.ws.send(m.SerializeToString())
+        ids: dict[str, str] = {}
+        while True:
+            raw = await asyncio.wait_for(self.ws.recv(), timeout=600)
+            f = ForwardMsg()
+            f.ParseFromString(raw)
+            kind = f.WhichOneof("type")
+            if kind == "ref_hash":
+                cached = self.cache.get(f.ref_hash)
+                if cached is None:
+                    continue
+                f, kind = cached, cached.WhichOneof("type")
+            elif f.hash:
+                self.cache[f.hash] = f
+            if kind == "new_session":
+                self.session_id = f.new_session.initialize.session_id
+                ids = {}
+            elif kind == "navigation":
+                self.pages = {p.url_pathname: p.page_script_hash for p in f.navigation.app_pages}
+            elif kind == "delta" and f.delta.WhichOneof("type") == "new_element":
+                el = f.delta.new_element
+                sub = getattr(el, el.WhichOneof("type") or "", None)
+                wid = getattr(sub, "id", "") if sub is not None else ""
+                if wid and wid.startswith("$$ID-"):
+                    ids[wid.split("-", 2)[2]] = wid
+                if el.WhichOneof("type") == "exception":
+                    self.exceptions.append(f"{el.exception.type}: {el.exception.message[:150]}")
+            elif kind == "script_finished":
+                self.script_runs += 1
+                if f.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    break
+        self.latencies.append(time.perf_counter() - t)
+        self.ids = ids
+
+
+@dataclass
+class StudentResult:
+    latencies: list[float] = field(default_factory=list)
+    script_runs: int = 0
+    made: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    cookies: int = 0
+    by_kind: dict[str, list[float]] = field(default_factory=dict)  # "k" | "page" | "golden edit"
+
+
+async def student(d: Deployment, n: int, think: float, deadline: float, rng: random.Random, tag: str,
+                  out: dict[int, StudentResult]) -> None:
+    res = out[n] = StudentResult()
+    c = Student(d.ws_url, n, d.http_url)
+    try:
+        await asyncio.sleep(rng.uniform(0, think))  # students arrive over one think time
+        async with c:
+            res.cookies = len(c.jar)
+            await c.rerun()
+            first = len(c.latencies)
+            while True:
+                wait = rng.uniform(0.5 * think, 1.5 * think)
+                if time.monotonic() + wait >= deadline:
+                    break
+                await asyncio.sleep(wait)
+                action = rng.choices(["k", "page", "golden"], weights=[4, 3, 3])[0]
+                if action == "k" and "k" in c.ids:
+                    await c.set_slider("k", float(rng.choice([k for k in range(1, 11) if k != 5])))
+                    res.by_kind.setdefault("k", []).append(c.latencies[-1])
+                elif action == "golden":
+                    if c.page != GOLDEN_PAGE:
+                        await c.rerun(GOLDEN_PAGE)
+                        res.by_kind.setdefault("page", []).append(c.latencies[-1])
+                        await asyncio.sleep(rng.uniform(0.5 * think, 1.5 * think) / 2)
+                    q = f"class load {tag} student {n} edit {len(res.made)}?"
+                    await c.add_golden_row(q)
+                    res.made.append(q)
+                    res.by_kind.setdefault("golden edit", []).append(c.latencies[-1])
+                else:
+                    await c.rerun(rng.choice([p for p in PAGE_PATHS if p != c.page]))
+                    res.by_kind.setdefault("page", []).append(c.latencies[-1])
+            res.latencies = c.latencies[first:]
+    except Exception as e:  # noqa: BLE001 - reported with the figures
+        res.latencies = c.latencies[1:]
+        res.errors.append(f"{type(e).__name__}: {e}"[:200])
+    res.script_runs = c.script_runs
+    res.errors += c.exceptions[:3]
+
+
+async def warm_up(d: Deployment, tag: str) -> tuple[float, list[str]]:
+    """One session does each kind of interaction once (first page load, a K change, every page, a
+    golden edit: the embedding model is loaded by the first new question), as on a server that has
+    been up for a while.  Its edit is not counted.  Returns its time and errors."""
+    c = Student(d.ws_url, -1, d.http_url)
+    t0 = time.perf_counter()
+    errors: list[str] = []
+    try:
+        async with c:
+            await c.rerun()
+            if "k" in c.ids:
+                await c.set_slider("k", 4.0)
+            for p in PAGE_PATHS:
+                await c.rerun(p)
+            await c.rerun(GOLDEN_PAGE)
+            await c.add_golden_row(f"class load {tag} warm-up edit?")
+    except Exception as e:  # noqa: BLE001 - reported
+        errors.append(f"{type(e).__name__}: {e}"[:200])
+    return time.perf_counter() - t0, errors + c.exceptions[:3]
+
+
+async def class_phase(d: Deployment, n: int, think: float, seconds: float, seed: int, tag: str,
+                      say: Callable[[str], None]) -> tuple[dict[int, StudentResult], float]:
+    warm_s, warm_errors = await warm_up(d, tag)
+    say(f"warm-up session (each interaction once): {warm_s:.1f} s"
+        + (f"; errors: {'; '.join(warm_errors)}" if warm_errors else ""))
+    out: dict[int, StudentResult] = {}
+    t0 = time.perf_counter()
+    deadline = time.monotonic() + seconds
+    await asyncio.gather(*(student(d, i, think, deadline, random.Random(seed * 1000 + i), tag, out)
+                           for i in range(n)))
+    return out, time.perf_counter() - t0
+
+
+async def bare_phase(d: Deployment, n: int, seconds: float) -> float:
+    clients = [Student(d.ws_url, i, d.http_url) for i in range(n)]
+    for c in clients:
+        await c.__aenter__()
+    try:
+        await asyncio.gather(*(c.rerun() for c in clients))
+        base = sum(c.script_runs for c in clients)
+        deadline = time.monotonic() + seconds
+        t0 = time.perf_counter()
+
+        async def loop(c: Student, i: int) -> None:
+            v = 0
+            while time.monotonic() < deadline:
+                v += 1
+                await c.set_slider("k", float(1 + (v + i) % 20))
+
+        await asyncio.gather(*(loop(c, i) for i, c in enumerate(clients)))
+        wall = time.perf_counter() - t0
+        return (sum(c.script_runs for c in clients) - base) / wall
+    finally:
+        for c in clients:
+            await c.__aexit__(None, None, None)
+
+
+# ---- edits on disk -----------------------------------------------------------------------------------
+def saved_questions(root: Path) -> set[str]:
+    """Every question text in every ``golden*.jsonl`` under ``root`` (history left out)."""
+    out: set[str] = set()
+    for p in root.rglob("golden*.jsonl"):
+        if "history" in p.parts:
+            continue
+        try:
+            for line in p.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    row = json.loads(line)
+                    if isinstance(row, dict):
+                        out.add(str(row.get("question", "")))
+        except (OSError, ValueError):
+            continue
+    return out
+
+
+def _git_commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True,
+                              timeout=10).stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    ap.add_argument("--n", type=int, default=30, help="simulated students")
+    ap.add_argument("--think", type=float, default=5.0, help="mean think time in seconds (randomised by +-50%%)")
+    ap.add_argument("--seconds", type=float, default=60.0, help="length of the class phase (bounded run time)")
+    ap.add_argument("--url", help="an already running class deployment (http://host:port) instead of starting one")
+    ap.add_argument("--workspace", help="with --url: the deployment's workspace root, for the lost-edit check")
+    ap.add_argument("--deploy", choices=["streamlit", "lab"], default="streamlit",
+                    help="what to start: streamlit run app.py in class mode, or ./lab class (several processes)")
+    ap.add_argument("--seed", type=int, default=18)
+    ap.add_argument("--out", default=str(RESULTS), help="file the run is appended to ('' for none)")
+    args = ap.parse_args()
+    lines: list[str] = []
+
+    def say(s: str) -> None:
+        print(s, flush=True)
+        lines.append(s)
+
+    tmp = Path(tempfile.mkdtemp(prefix="bench_class_"))
+    tag = secrets.token_hex(3)
+    if args.url:
+        d = Deployment(args.url)
+        root = Path(args.workspace) if args.workspace else None
+    else:
+        (tmp / "workspace").mkdir()
+        d = start_class_deployment(tmp / "workspace", args.deploy)
+        root = d.workspace
+    what = "./lab class" if args.deploy == "lab" else "streamlit run app.py"
+    target = f"target {args.url}" if args.url else f"{what} in class mode on loopback"
+    say(f"bench_class: N={args.n} think={args.think:g}s (+-50%) class phase {args.seconds:g} s; {target}; "
+        f"{os.cpu_count()} CPUs shared with other work")
+    try:
+        wait_ready(d)
+        results, wall = asyncio.run(class_phase(d, args.n, args.think, args.seconds, args.seed, tag, say))
+        rss = d.peak_rss_mb()
+    finally:
+        if not args.url:
+            d.stop()
+    lat = sorted(x for r in results.values() for x in r.latencies)
+    runs = sum(r.script_runs for r in results.values())
+    reruns = runs / wall if wall > 0 else float("nan")
+
+    bare = start_bare_app(tmp)
+    try:
+        wait_ready(bare)
+        bare_rate = asyncio.run(bare_phase(bare, args.n, min(20.0, max(5.0, args.seconds / 3))))
+    finally:
+        bare.stop()
+
+    made = [q for r in results.values() for q in r.made]
+    if root is not None:
+        on_disk = saved_questions(root)
+        lost: str = str(sum(1 for q in made if q not in on_disk))
+    else:
+        lost = "n/a"
+    errors = [f"student {n}: {e}" for n, r in results.items() for e in r.errors]
+
+    def pct(p: float) -> float:
+        return lat[min(len(lat) - 1, int(p * len(lat)))] * 1000 if lat else float("nan")
+
+    say(f"interactions: {len(lat)} (script runs {runs} in {wall:.1f} s), golden edits made: {len(made)}, "
+        f"students with a cookie from the page: {sum(1 for r in results.values() if r.cookies)}/{args.n}, "
+        f"max {pct(1.0):.0f} ms")
+    kinds: dict[str, list[float]] = {}
+    for r in results.values():
+        for k, v in r.by_kind.items():
+            kinds.setdefault(k, []).extend(v)
+    say("median per interaction: " + ", ".join(
+        f"{k} {sorted(v)[len(v) // 2] * 1000:.0f} ms (n={len(v)})" for k, v in sorted(kinds.items()) if v))
+    if errors:
+        say(f"errors ({len(errors)}): " + " | ".join(errors[:4]))
+    if lost not in ("0", "n/a") or errors:
+        say(f"workspace and logs kept in {tmp}")
+    say(f"server peak RSS (VmHWM): {rss:.0f} MB" if rss == rss else "server peak RSS (VmHWM): n/a (--url)")
+    ratio = reruns / bare_rate if bare_rate else float("nan")
+    say(f"class load: N={args.n} think={args.think:g}s p50={pct(0.5):.0f} p95={pct(0.95):.0f} "
+        f"reruns/s={reruns:.2f} bare={bare_rate:.1f} ratio={ratio:.2f} lost={lost}")
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        with open(args.out, "a", encoding="utf-8") as f:
+            f.write(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} commit {_git_commit()}\n"
+                    + "\n".join(lines) + "\n\n")
+    if not (lost not in ("0", "n/a") or errors):
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
