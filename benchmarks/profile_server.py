@@ -25,7 +25,6 @@ import argparse
 import asyncio
 import collections
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -120,9 +119,10 @@ def main(argv: list[str] | None = None) -> int:
                         await c.set_slider("k", k)
                     c.latencies.clear()
                     out = Path(tempfile.mkstemp(suffix=".txt")[1])
-                    sampler = subprocess.Popen([spy, "record", "--pid", str(proc.pid), "-r", "200", "-f", "raw", "-o",
-                                                str(out), "-d", str(int(args.seconds) + 1)],
-                                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) if has_spy else None
+                    cmd = [spy, "record", "--pid", str(proc.pid), "-r", "200", "-f", "raw", "-o", str(out), "-d",
+                           str(int(args.seconds) + 1)]
+                    sampler = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
+                                               stderr=subprocess.DEVNULL) if has_spy else None
                     await asyncio.sleep(0.5)
                     t0, c0, k = time.monotonic(), cpu(), 8
                     while time.monotonic() - t0 < args.seconds:

@@ -24,7 +24,7 @@ import math
 import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import numpy as np
 import pandas as pd
@@ -410,7 +410,7 @@ def ci_width_chart(curve: pd.DataFrame, target_half_width: float | None = 0.05,
     if target_half_width is not None:
         layers.append(alt.Chart(pd.DataFrame({"target": [float(target_half_width)]})).mark_rule(
             strokeDash=[6, 4], color="#555").encode(y="target:Q"))
-    return alt.layer(*layers).properties(title=title, width=480, height=280)
+    return cast(alt.LayerChart, alt.layer(*layers).properties(title=title, width=480, height=280))
 
 
 # ---- all at once --------------------------------------------------------------------------------

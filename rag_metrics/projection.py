@@ -18,7 +18,7 @@ import importlib.util
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -43,6 +43,9 @@ _COVERAGE = ("covered by a question", "not covered")
 _LINK_COLOURS = ("#1a9641", "#d7191c", "#f28e2b")
 #: Colour legends longer than this are dropped (colours repeat past 20 anyway).
 MAX_LEGEND_ENTRIES = 20
+
+
+_HALOS: tuple[dict[str, Any], ...] = ({"stroke": "white", "strokeWidth": 4, "strokeOpacity": 0.9}, {})
 
 
 def available_methods() -> list[str]:
@@ -349,7 +352,7 @@ def corpus_map_chart(
         alt.datum.right_half if right else ~alt.datum.right_half).mark_text(
         align="right" if right else "left", dx=-12 if right else 12, dy=-12, fontSize=12, fontWeight="bold",
         color="#222", limit=440, **halo).encode(x=x, y=y, text="question:N")
-        for right in (False, True) for halo in ({"stroke": "white", "strokeWidth": 4, "strokeOpacity": 0.9}, {})]
+        for right in (False, True) for halo in _HALOS]
     points = alt.layer(covered, uncovered)  # one shared colour and shape scale, one legend each
     chart = alt.layer(links, points, rings, queries, *labels).resolve_scale(
         color="independent", shape="independent").properties(width=width, height=height)

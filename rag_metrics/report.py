@@ -22,7 +22,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -126,7 +126,7 @@ def metric_curve_chart(result: EvaluationResult, metrics: Sequence[str] = DEFAUL
         layers += [rule.mark_rule(strokeDash=[4, 4], color="#666").encode(x="k:Q"),
                    rule.mark_text(align="left", dx=4, dy=-6, color="#444", baseline="top").encode(
                        x="k:Q", y=alt.value(0), text="text:N")]
-    return alt.layer(*layers).properties(width=width, height=height)
+    return cast(alt.LayerChart, alt.layer(*layers).properties(width=width, height=height))
 
 
 def category_chart(result: EvaluationResult, metrics: Sequence[str] = ("hit_rate", "ndcg"), k: int = 5,
@@ -156,7 +156,7 @@ def category_chart(result: EvaluationResult, metrics: Sequence[str] = ("hit_rate
     err = base.mark_errorbar(ticks=alt.TickConfig(size=8), thickness=1.5).encode(
         x=alt.X("ci_low:Q", title="mean (bars) with 95% CI (whiskers)"), x2="ci_high:Q", color=alt.value("#222"))
     n_cat = max(df["category"].nunique(), 1)
-    return alt.layer(bars, err).properties(width=width, height=max(120, 26 * len(order) * n_cat))
+    return cast(alt.LayerChart, alt.layer(bars, err).properties(width=width, height=max(120, 26 * len(order) * n_cat)))
 
 
 def best_and_worst(result: EvaluationResult, k: int, chunk_text: Mapping[str, str] | None = None,
