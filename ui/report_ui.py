@@ -91,13 +91,15 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()[:60] or "report"
 
 
-def _judged(ctx) -> str:
-    """judged@K of the report's system, with the warning when it is low (the numbers then underestimate)."""
-    from rag_metrics.systems.pooling import judged_warning
+def _judged(ctx) -> tuple[str, str]:
+    """judged@K of the report's system with the warning when it is low, where it means something
+    (:func:`rag_metrics.systems.pooling.records_nonrelevant`); otherwise what an unlabelled chunk means."""
+    from rag_metrics.systems.pooling import judged_readout
 
-    value = float(ctx.result.mean("judged", ctx.k))
-    warn = judged_warning(value, ctx.k, ctx.settings.system_name)
-    return f"{value:.3f}" + (f" ({warn})" if warn else "")
+    r = judged_readout(ctx.golden, float(ctx.result.mean("judged", ctx.k)), ctx.k, ctx.settings.system_name)
+    if not r.meaningful:
+        return "unlabelled chunks", r.note
+    return f"judged@{ctx.k}", f"{r.value:.3f}" + (f" ({r.warning})" if r.warning else "")
 
 
 def inputs(ctx) -> ReportInputs:
@@ -116,7 +118,7 @@ def inputs(ctx) -> ReportInputs:
         "embedding model": "-" if s.retriever == "bm25" or s.system else "all-MiniLM-L6-v2",
         "retrieval depth": ctx.memo.depth,
         "NDCG gain": s.ndcg_gain,
-        f"judged@{ctx.k}": _judged(ctx),
+        **dict([_judged(ctx)]),
     }
     if comparison is not None:
         config["compared"] = f"{names[0]} vs {names[1]}"

@@ -15,7 +15,7 @@ import streamlit as st
 from rag_metrics.errors import InputError
 from rag_metrics.systems.bundled import BundledSystem
 from rag_metrics.systems.evaluation import SystemEvaluation, coverage, evaluate_stored, evaluate_systems
-from rag_metrics.systems.pooling import apply_label, pooled_queue, system_table
+from rag_metrics.systems.pooling import apply_label, judged_readout, pooled_queue, system_table
 from rag_metrics.systems.store import MAX_STORED_BYTES, SystemStore
 from ui import cache, state, views
 
@@ -90,15 +90,14 @@ _FAILED: dict[str, int] = {}  # questions a live system failed on, per system id
 
 
 def judged_note(ctx: Any) -> None:
-    """judged@K of the current system under the metrics, and a warning when it is low."""
-    from rag_metrics.systems.pooling import judged_warning
+    """judged@K of the current system under the metrics with a warning when it is low, where it means
+    something (:func:`rag_metrics.systems.pooling.records_nonrelevant`); otherwise what an unlabelled chunk means."""
+    from rag_metrics.systems.pooling import judged_readout
 
-    value = float(ctx.result.mean("judged", ctx.k))
-    st.caption(f"judged@{ctx.k} = {views.fmt(value)}: the share of the top {ctx.k} that carry a label (any grade). "
-               "Unlabelled results count as non-relevant.")
-    warn = judged_warning(value, ctx.k, ctx.settings.system_name)
-    if warn:
-        st.warning(warn[0].upper() + warn[1:] + " (Systems page).", icon=":material/help:")
+    r = judged_readout(ctx.golden, float(ctx.result.mean("judged", ctx.k)), ctx.k, ctx.settings.system_name)
+    st.caption(views.esc(r.note))
+    if r.warning:
+        st.warning(r.warning[0].upper() + r.warning[1:] + " (Systems page).", icon=":material/help:")
     failed = _FAILED.get(ctx.key.system, 0)
     if failed:
         st.warning(f"{failed} question(s) failed on {views.esc(ctx.settings.system_name)} and count as retrieving "
@@ -261,6 +260,10 @@ def systems_table(ctx: Any, evals: list[SystemEvaluation]) -> None:
     if ok:
         df = system_table(ok, [m for m in ctx.settings.metrics if m != "judged"], k)
         warn = df.pop("warning")
+        readout = judged_readout(ctx.golden, float("nan"), k, "")
+        if not readout.meaningful:  # judged@K would only repeat the share of relevant results
+            df = df.drop(columns=[f"judged@{k}"])
+            st.caption(views.esc(readout.note))
         st.dataframe(df, hide_index=True, width="stretch",
                      column_config={c: st.column_config.NumberColumn(c, format="%.3f") for c in df.columns[1:]})
         for w in warn.dropna():
