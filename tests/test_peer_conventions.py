@@ -163,3 +163,34 @@ def test_options_off_by_default_and_validated():
     for bad in ({"mrr": "llama"}, {"nonpositive_scores": "drop"}, {"judged_only": "yes"}):
         with pytest.raises(InputError):
             EvalOptions(**bad)  # type: ignore[arg-type]
+
+
+# ---- the CLI flags ---------------------------------------------------------------------------------
+def test_cli_flags_reach_the_options(tmp_path, capsys):
+    import json
+
+    from rag_metrics.cli import main
+
+    (tmp_path / "q.txt").write_text("q1 0 a 1\nq1 0 b 0\nq1 0 c 2\n")
+    (tmp_path / "r.trec").write_text("".join(f"q1 Q0 {d} {r + 1} {s} t\n" for r, (d, s) in
+                                             enumerate([("x", 5), ("a", 4), ("y", 3), ("b", 2), ("c", -1)])))
+
+    def run(*flags):
+        capsys.readouterr()
+        code = main(["evaluate", "--qrels", str(tmp_path / "q.txt"), "--run", str(tmp_path / "r.trec"),
+                     "--metrics", "mrr@5,precision@5,ndcg@5", "--format", "json", *flags])
+        assert code == 0
+        return json.loads(capsys.readouterr().out)["metrics"]
+
+    qrels = {"q1": {"a": 1, "b": 0, "c": 2}}
+    trec = {"q1": {"x": 5.0, "a": 4.0, "y": 3.0, "b": 2.0, "c": -1.0}}
+    for flags, opts in [((), EvalOptions()), (("--judged-only",), EvalOptions(judged_only=True)),
+                        (("--mrr", "granular"), EvalOptions(mrr="granular")),
+                        (("--gains", "1=3,2=1"), EvalOptions(gains={1: 3, 2: 1})),
+                        (("--nonpositive-scores", "not-retrieved"), EvalOptions(nonpositive_scores="not_retrieved"))]:
+        res = evaluate(qrels, trec, opts)
+        assert run(*flags) == pytest.approx({k: res.mean(k) for k in ("mrr@5", "precision@5", "ndcg@5")}), flags
+    capsys.readouterr()
+    assert main(["evaluate", "--qrels", str(tmp_path / "q.txt"), "--run", str(tmp_path / "r.trec"),
+                 "--gains", "1=-2"]) == 2
+    assert "--gains" in capsys.readouterr().err

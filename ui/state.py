@@ -51,6 +51,10 @@ KEY_OOS = "out_of_scope"
 KEY_RECALL = "recall_denominator"
 KEY_GAIN = "ndcg_gain"
 KEY_MISSING = "missing_queries"
+KEY_GAINS = "ndcg_gains"          # text "1=1,2=3" (trec_eval gain parameters, ir_measures nDCG(gains=...))
+KEY_JUDGED_ONLY = "judged_only"   # trec_eval -J
+KEY_MRR = "mrr_rule"              # "first" (trec_eval) or "granular" (LlamaIndex)
+KEY_NONPOS = "nonpositive_scores"  # "retrieved" (trec_eval) or "not_retrieved" (torchmetrics)
 
 _CORPORA = "_corpora"
 _GOLDEN = "_golden"
@@ -76,6 +80,10 @@ DEFAULTS: dict[str, Any] = {
     KEY_RECALL: "all",
     KEY_GAIN: "linear",
     KEY_MISSING: "zero",
+    KEY_GAINS: "",
+    KEY_JUDGED_ONLY: False,
+    KEY_MRR: "first",
+    KEY_NONPOS: "retrieved",
 }
 
 
@@ -139,7 +147,10 @@ class EvalKey:
         o = self.options
         return (f"{self.chunks}/{self.system}{'/' + self.model if self.model else ''}/d{self.depth}/g{self.golden}"
                 f"{'@' + self.labels_on if self.labels_on else ''}/L{o.relevance_level}/{o.out_of_scope}/"
-                f"{o.recall_denominator}/{o.missing_queries}/{o.level}")
+                f"{o.recall_denominator}/{o.missing_queries}/{o.level}"
+                + (f"/gains{o.gains}" if o.gains else "") + ("/J" if o.judged_only else "")
+                + (f"/mrr-{o.mrr}" if o.mrr != "first" else "")
+                + ("/pos-only" if o.nonpositive_scores != "retrieved" else ""))
 
 
 # ---- init --------------------------------------------------------------------------------------
@@ -368,13 +379,28 @@ def sync_k(depth: int) -> int:
 
 
 # ---- settings ----------------------------------------------------------------------------------
+def gains_setting() -> tuple[tuple[tuple[int, float], ...], str | None]:
+    """The sidebar's custom NDCG gains and the problem with the text (then no custom gains apply)."""
+    from rag_metrics.evaluate import parse_gains
+
+    text = str(st.session_state.get(KEY_GAINS) or "").strip()
+    if not text:
+        return (), None
+    try:
+        return parse_gains(text, "custom gains"), None
+    except InputError as e:
+        return (), str(e)
+
+
 def settings() -> Settings:
     ss = st.session_state
     name = ss.get(KEY_CORPUS, SAMPLE)
     level = corpus_entry(name).level
     opts = EvalOptions(relevance_level=int(ss.get(KEY_LEVEL, 1)), out_of_scope=ss.get(KEY_OOS, "exclude"),
                        recall_denominator=ss.get(KEY_RECALL, "all"),
-                       missing_queries=ss.get(KEY_MISSING, "zero"), level=level)  # type: ignore[arg-type]
+                       missing_queries=ss.get(KEY_MISSING, "zero"), level=level,  # type: ignore[arg-type]
+                       gains=gains_setting()[0], judged_only=bool(ss.get(KEY_JUDGED_ONLY, False)),
+                       mrr=ss.get(KEY_MRR, "first"), nonpositive_scores=ss.get(KEY_NONPOS, "retrieved"))
     size, overlap = chunking(name)
     system = str(ss.get(KEY_SYSTEM) or DEFAULT_RETRIEVER)
     return Settings(name, ss.get(KEY_RETRIEVER, DEFAULT_RETRIEVER), int(ss.get(KEY_K, DEFAULTS[KEY_K])), opts,
