@@ -446,7 +446,8 @@ def _answers_html(a: Any) -> str:
         cmp = a.comparison.copy()
         cmp["label"] = [ANSWER_METRICS[m].label if m in ANSWER_METRICS else m for m in cmp["metric"]]
         cmp["verdict"] = cmp["verdict"].replace({"A better": f"{x} better", "B better": f"{y} better"})
-        cmp_html = (f"<h3>{_e(x)} vs {_e(y)}</h3><p class=\"muted\">{_e(comparison_summary(cmp, x, y))}</p>"
+        # the summary counts the rule's own verdicts ("B better"...), before they are renamed for the table
+        cmp_html = (f"<h3>{_e(x)} vs {_e(y)}</h3><p class=\"muted\">{_e(comparison_summary(a.comparison, x, y))}</p>"
                     + _table(cmp, [("label", "metric", "text"), ("mean_a", x, "num"), ("mean_b", y, "num"),
                                    ("delta", f"{y} − {x}", "num"), ("ci_low", "CI low", "num"),
                                    ("ci_high", "CI high", "num"), ("p_ttest_adj", "adjusted p", "p"),

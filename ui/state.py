@@ -477,8 +477,26 @@ def golden_judge(query_id: str, item_id: str, grade: int) -> None:
                    f"Labelled {esc(item_id)} as {what} for {esc(query_id)}; every metric is updated.")
 
 
+def reset_wording(name: str | None = None) -> tuple[str, str, str]:
+    """What resetting the golden set of corpus ``name`` does, in words: (button, question, notice).
+
+    The sample goes back to the shipped set; an uploaded corpus to the judged queries it came with
+    (a BEIR folder), or, when it came with none, to an empty golden set (never "the shipped set")."""
+    name = name or st.session_state.get(KEY_CORPUS, SAMPLE)
+    if name == SAMPLE:
+        return ("Reset to the shipped set…", "Replace your golden set with the shipped one?",
+                "Golden set reset to the shipped version.")
+    if corpus_entry(name).seed_golden is not None:
+        return ("Reset to the queries that came with this corpus…",
+                "Replace your golden set with the judged queries loaded with this corpus?",
+                "Golden set reset to the queries that came with the corpus.")
+    return ("Clear the golden set…", "This corpus came without a golden set: remove every question of yours?",
+            "Golden set cleared.")
+
+
 def golden_reset() -> None:
-    """Restore the shipped set, its labels carried to the current chunking when it differs."""
+    """Restore the seed set (the shipped set, the queries an uploaded corpus came with, or none), its labels
+    carried to the current chunking when it differs."""
     name = st.session_state.get(KEY_CORPUS, SAMPLE)
     entry = corpus_entry(name)
     size, overlap = chunking(name)
@@ -486,7 +504,7 @@ def golden_reset() -> None:
     if entry.level == "chunk" and (size, overlap) != (DEFAULT_CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP):
         old = cache.chunk_set(entry.corpus, entry.fingerprint, DEFAULT_CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP).chunks
         new = cache.chunk_set(entry.corpus, entry.fingerprint, size, overlap).chunks
-    _golden_action(lambda s: s.reset(old, new), "Golden set reset to the shipped version.")
+    _golden_action(lambda s: s.reset(old, new), reset_wording(name)[2])
 
 
 def notice(message: str | None = None, kind: str = "success") -> tuple[str, str] | None:

@@ -142,16 +142,23 @@ def retry_button(evals: list[SystemEvaluation]) -> bool:
 
 
 # ---- add ---------------------------------------------------------------------------------------
+def upload_limit_mb() -> int:
+    """The one upload limit of the Systems page, in MB: what the store keeps (``MAX_STORED_BYTES``) and
+    what the server lets through (``server.maxUploadSize``), whichever is smaller; the uploader and its
+    caption both use it."""
+    return int(min(MAX_STORED_BYTES // (1024 * 1024), int(st.get_option("server.maxUploadSize"))))
+
+
 def add_upload_form(ctx: Any) -> None:
     """Upload a TREC run, CSV/JSON run or RAG log; it is validated, then kept in the workspace."""
     st.caption("TREC run (`qid Q0 id rank score tag`); CSV/TSV with `query_id` or `question`, `chunk_id`, `score` or "
                "`rank`; JSON `{qid: {id: score}}`; JSONL rows with a ranked `ids` list; or a RAG log "
                "(`question`, `contexts`, optional `context_ids`, `answer`, `ground_truth`), whose contexts are "
-               f"matched to this corpus's chunks by text. Up to {MAX_STORED_BYTES // (1024 * 1024)} MB; kept in the "
+               f"matched to this corpus's chunks by text. Up to {upload_limit_mb()} MB; kept in the "
                "workspace folder, so it comes back after a reload.")
     with st.form("systems_upload_form", clear_on_submit=True):
         name = st.text_input("Name", key=KEY_UPLOAD_NAME, placeholder="my production retriever")
-        up = st.file_uploader("Run or RAG log", key=KEY_UPLOAD,
+        up = st.file_uploader("Run or RAG log", key=KEY_UPLOAD, max_upload_size=upload_limit_mb(),
                               type=["trec", "run", "txt", "tsv", "csv", "json", "jsonl", "ndjson"])
         threshold = st.slider("Fuzzy match threshold (RAG logs without ids)", 50, 100, 90,
                               help="Least rapidfuzz ratio (0-100) between a context and a chunk for a fuzzy match.")
