@@ -156,7 +156,8 @@ with tab_load:
     st.caption(f"Upload Markdown/text files (one document each) or a JSONL corpus (`id`, `text`, optional "
                f"`title`), up to {MAX_FILE_BYTES // (1024 * 1024)} MB per file and "
                f"{MAX_UPLOAD_TOTAL // (1024 * 1024)} MB in total. The corpus is kept in the workspace (up to "
-               f"{MAX_CORPUS_BYTES // (1024 * 1024)} MB; a larger one stays in this session only and its label says so) "
+               f"{MAX_CORPUS_BYTES // (1024 * 1024)} MB; a larger one stays in this session only and its label "
+               "says so) "
                "and comes back after a reload; its golden set is saved beside it under the corpus name.")
     files = st.file_uploader("Documents", type=[s.lstrip(".") for s in TEXT_SUFFIXES] + ["jsonl"],
                              accept_multiple_files=True, key="corpus_upload")

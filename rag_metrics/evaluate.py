@@ -28,7 +28,8 @@ if TYPE_CHECKING:
 else:  # imported on first use: `rag-metrics evaluate` never needs pandas
     from rag_metrics.lazy import pandas as pd
 
-__all__ = ["EvalOptions", "EvaluationResult", "evaluate", "bootstrap_ci", "parse_gains", "CI_CONFIDENCE", "CI_RESAMPLES", "CI_SEED"]
+__all__ = ["EvalOptions", "EvaluationResult", "evaluate", "bootstrap_ci", "parse_gains", "CI_CONFIDENCE",
+           "CI_RESAMPLES", "CI_SEED"]
 
 
 @dataclass(frozen=True)

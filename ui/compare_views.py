@@ -201,7 +201,8 @@ def report_names(a: ab.Config, b: ab.Config) -> tuple[str, str]:
 # ---- the verdict table -------------------------------------------------------------------------------
 def verdict_rows(table: pd.DataFrame, names: list[str] | None = None) -> dict[str, list[str]]:
     """The Compare page's one table, as shown: metric, A, B, difference, interval (one header,
-    :data:`rag_metrics.compare.INTERVAL_HEADER`; its level in :func:`rag_metrics.compare.interval_note`), adjusted p, verdict, minimum detectable effect, wins / losses / ties (strings from a
+    :data:`rag_metrics.compare.INTERVAL_HEADER`; its level in :func:`rag_metrics.compare.interval_note`),
+    adjusted p, verdict, minimum detectable effect, wins / losses / ties (strings from a
     :func:`rag_metrics.compare.compare` table, one row per metric)."""
     from rag_metrics.compare import INTERVAL_HEADER
 
