@@ -40,8 +40,9 @@ __all__ = ["Segment", "StoryChunk", "StoryExample", "Story", "TargetReadout", "i
 #: Length of a chunk snippet in the story (characters, before the ellipses).
 SNIPPET_CHARS = 180
 _WORD = re.compile(r"\w+", re.UNICODE)
-_STOP = frozenset("""a an and are as at be by can do does for from how i in is it my of on or that the this to
-was what when where which who why will with you your""".split())
+_STOP = frozenset(["a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how", "i",
+                   "in", "is", "it", "my", "of", "on", "or", "that", "the", "this", "to", "was", "what", "when",
+                   "where", "which", "who", "why", "will", "with", "you", "your"])
 
 #: ``(text, highlighted)``: a piece of a snippet; highlighted pieces are words the question uses.
 Segment = tuple[str, bool]

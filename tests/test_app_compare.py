@@ -355,7 +355,7 @@ def test_presenter_says_the_compare_verdicts_in_plain_words(cmp):
         assert "p =" not in s and "p-value" not in s and "t-test" not in s
         if r["Verdict"] == "A better":
             assert "dense does better than hybrid" in s
-            lo, hi = _interval(r[next(c for c in r if c.endswith("CI"))])
+            lo, hi = _interval(r[ci_header(None)])
             assert f"between {min(abs(lo), abs(hi)):.2f} and {max(abs(lo), abs(hi)):.2f}" in s
         elif r["Verdict"] == "too small to tell":
             assert "can't tell dense and hybrid apart yet" in s
