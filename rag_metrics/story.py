@@ -285,5 +285,6 @@ def presenter_story(result: EvaluationResult, k: int, *, system: str = "the syst
 
         baseline = (comparison_summary(comparison, *comparison_names, plain=True),) + tuple(
             plain_verdict(r, *comparison_names) for _, r in comparison.iterrows())
-    return Story(system, k, targets, verdict_sentence(targets, system), baseline, tuple(comparison_names),
+    names = (str(comparison_names[0]), str(comparison_names[1]))
+    return Story(system, k, targets, verdict_sentence(targets, system), baseline, names,
                  pick_examples(result, k, chunk_text))
