@@ -25,7 +25,6 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rag_metrics.readouts import TARGETS
 from rag_metrics.types import Run
 
 if TYPE_CHECKING:
@@ -86,13 +85,15 @@ class TargetReadout:
 
 
 def target_readouts(result: EvaluationResult, k: int) -> tuple[TargetReadout, ...]:
-    """The lesson's targets (:data:`rag_metrics.readouts.TARGETS`) at ``k``, with what is achievable."""
+    """The lesson's targets (:data:`rag_metrics.readouts.TARGETS`, checked by
+    :func:`rag_metrics.readouts.target_checks`) at ``k``, with what is achievable."""
+    from rag_metrics.readouts import target_checks
+
     out = []
-    for name, threshold in TARGETS:
-        v = result.mean(name, k)
-        best = achievable(result, name, k)
-        out.append(TargetReadout(name, int(k), v, threshold, bool(not math.isnan(v) and v > threshold), best,
-                                 bool(not math.isnan(best) and best > threshold)))
+    for t in target_checks(result, k).to_dict("records"):  # the one rule of "met": value > target
+        best = achievable(result, t["metric"], k)
+        out.append(TargetReadout(t["metric"], int(k), float(t["value"]), float(t["target"]), bool(t["met"]), best,
+                                 bool(not math.isnan(best) and best > t["target"])))
     return tuple(out)
 
 

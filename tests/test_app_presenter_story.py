@@ -61,3 +61,12 @@ def test_report_leads_with_the_same_story(app, downloads):
     assert "dense against bm25 baseline" in html and "<mark>" in html
     for ex in story.examples:
         assert html_lib.escape(ex.question, quote=True) in html
+
+
+def test_dashboard_targets_say_what_is_achievable(app):
+    from rag_metrics.story import target_readouts
+
+    mrr, p5 = target_readouts(library_result("dense"), 5)
+    msgs = [m.value for m in app.warning] + [m.value for m in app.success]
+    assert any(f"best possible with these labels {p5.best:.3f}: out of reach" in m for m in msgs), msgs
+    assert any(m.startswith(f"MRR@5 = {mrr.value:.3f}") and f"{mrr.best:.3f}" in m for m in msgs), msgs
