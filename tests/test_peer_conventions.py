@@ -194,3 +194,28 @@ def test_cli_flags_reach_the_options(tmp_path, capsys):
     assert main(["evaluate", "--qrels", str(tmp_path / "q.txt"), "--run", str(tmp_path / "r.trec"),
                  "--gains", "1=-2"]) == 2
     assert "--gains" in capsys.readouterr().err
+
+
+# ---- invariants ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("seed", range(5))
+def test_peer_options_keep_every_metric_in_range_and_ordered(seed):
+    """Every metric stays in [0, 1] under each option; the granular MRR never exceeds trec_eval's (a mean
+    of 1/rank over ranks >= the first), and judged-only precision@k is at least the plain one."""
+    qrels, run = _random(seed)
+    if seed % 2:  # some scores <= 0
+        run = {q: {d: s - 10 for d, s in r.items()} for q, r in run.items()}
+    plain = evaluate(qrels, run)
+    for opts in (EvalOptions(judged_only=True), EvalOptions(mrr="granular"), EvalOptions(gains={1: 5, 3: 1}),
+                 EvalOptions(nonpositive_scores="not_retrieved")):
+        res = evaluate(qrels, run, opts)
+        for m in ("hit_rate", "mrr", "precision", "recall", "ndcg", "map", "judged"):
+            for k in (1, 5, 20):
+                v = res.values(m, k)
+                assert ((v >= 0) & (v <= 1 + 1e-12)).all(), (opts, m, k)
+    gran = evaluate(qrels, run, EvalOptions(mrr="granular"))
+    for k in (1, 5, 20, None):
+        assert (gran.values("mrr", k) <= plain.values("mrr", k) + 1e-12).all()
+    jo = evaluate(qrels, run, EvalOptions(judged_only=True))
+    assert (jo.values("precision", 5) >= plain.values("precision", 5) - 1e-12).all()
+    # judged-only: every result left carries a label, so judged@k is 1 (0 when nothing judged was retrieved)
+    assert ((jo.values("judged", 5) == 1) | (jo.kernels.judged.n_retrieved == 0)).all()
