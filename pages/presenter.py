@@ -77,6 +77,10 @@ with st.container(key="presenter"):
                    "adjusted p-values and the rule).")
         for v in story.baseline:
             st.info(views.esc(v), icon=":material/balance:")
+        if story.baseline_more:
+            with st.expander("The other metrics", icon=":material/more_horiz:"):
+                for v in story.baseline_more:
+                    st.info(views.esc(v), icon=":material/balance:")
     if story.examples:
         st.header("Three questions", divider="gray")
         ecols = st.columns(len(story.examples), gap="medium")

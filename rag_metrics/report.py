@@ -487,7 +487,10 @@ def _story_html(story: Any) -> str:
     if story.baseline:
         a, b = story.baseline_names
         base = (f"<h3>{_e(a)} against {_e(b)}</h3>"
-                + "".join(f'<div class="verdict">{_e(v)}</div>' for v in story.baseline))
+                + "".join(f'<div class="verdict">{_e(v)}</div>' for v in story.baseline)
+                + ("<details><summary>The other metrics</summary>"
+                   + "".join(f'<div class="verdict">{_e(v)}</div>' for v in story.baseline_more) + "</details>"
+                   if story.baseline_more else ""))
     exs = []
     for ex in story.examples:
         chunks = "".join(

@@ -39,9 +39,10 @@ __all__ = ["Segment", "StoryChunk", "StoryExample", "Story", "TargetReadout", "i
 #: Length of a chunk snippet in the story (characters, before the ellipses).
 SNIPPET_CHARS = 180
 _WORD = re.compile(r"\w+", re.UNICODE)
-_STOP = frozenset(["a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "how", "i",
-                   "in", "is", "it", "my", "of", "on", "or", "that", "the", "this", "to", "was", "what", "when",
-                   "where", "which", "who", "why", "will", "with", "you", "your"])
+_STOP = frozenset(["a", "all", "an", "and", "any", "are", "as", "at", "be", "but", "by", "can", "do", "does", "for",
+                   "from", "had", "has", "have", "how", "i", "in", "is", "it", "its", "me", "my", "not", "of", "on",
+                   "or", "our", "so", "that", "the", "their", "them", "there", "they", "this", "to", "us", "was",
+                   "we", "what", "when", "where", "which", "while", "who", "why", "will", "with", "you", "your"])
 
 #: ``(text, highlighted)``: a piece of a snippet; highlighted pieces are words the question uses.
 Segment = tuple[str, bool]
@@ -265,9 +266,10 @@ class Story:
     k: int
     targets: tuple[TargetReadout, ...]
     verdict: str
-    baseline: tuple[str, ...]      # plain sentences (one decision rule); empty without a comparison
+    baseline: tuple[str, ...]      # plain sentences (one decision rule): the summary, then the targets' metrics
     baseline_names: tuple[str, str]
     examples: tuple[StoryExample, ...]
+    baseline_more: tuple[str, ...] = ()  # the other metrics' plain sentences
 
 
 def presenter_story(result: EvaluationResult, k: int, *, system: str = "the system",
@@ -281,11 +283,14 @@ def presenter_story(result: EvaluationResult, k: int, *, system: str = "the syst
     k = check_k(k)
     targets = target_readouts(result, k)
     baseline: tuple[str, ...] = ()
+    more: tuple[str, ...] = ()
     if comparison is not None and len(comparison):
         from rag_metrics.compare import comparison_summary, plain_verdict
 
-        baseline = (comparison_summary(comparison, *comparison_names, plain=True),) + tuple(
-            plain_verdict(r, *comparison_names) for _, r in comparison.iterrows())
+        focus = {t.metric for t in targets}
+        rows = [(str(r["metric"]) in focus, plain_verdict(r, *comparison_names)) for _, r in comparison.iterrows()]
+        baseline = (comparison_summary(comparison, *comparison_names, plain=True),) + tuple(v for f, v in rows if f)
+        more = tuple(v for f, v in rows if not f)
     names = (str(comparison_names[0]), str(comparison_names[1]))
     return Story(system, k, targets, verdict_sentence(targets, system), baseline, names,
-                 pick_examples(result, k, chunk_text))
+                 pick_examples(result, k, chunk_text), more)
