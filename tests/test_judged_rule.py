@@ -78,3 +78,24 @@ def test_golden_set_with_grade_zero_labels_shows_the_warning(app_env):
     warns = _judged_warnings(at)
     assert len(warns) == 1 and "of dense's top 5 carry a label" in warns[0], warns
     assert "judged@5 =" in " ".join(c.value for c in at.caption)
+
+
+def test_report_follows_the_same_rule(app_env, downloads):
+    from rag_metrics.workspace import Workspace
+    from tests.test_app_presenter import report_html
+
+    at = _dashboard(app_env)
+    at.switch_page("pages/presenter.py").run()
+    no_exception(at)
+    html = report_html(at, downloads)
+    assert "labels only relevant chunks" in html and "carry a label" not in html
+    g = sample_golden()
+    zeros = tuple(GoldenQuery(q.id, q.question, q.category, {**q.relevant, "billing-and-invoices#0": 0}
+                              if q.relevant and "billing-and-invoices#0" not in q.relevant else q.relevant,
+                              q.expected_answer) for q in g)
+    assert Workspace("sample_corpus", app_env).save(GoldenSet(zeros, g.name), None).saved
+    at = _dashboard(app_env)
+    at.switch_page("pages/presenter.py").run()
+    no_exception(at)
+    html = report_html(at, downloads)
+    assert "of dense&#x27;s top 5 carry a label" in html or "of dense's top 5 carry a label" in html
