@@ -81,6 +81,9 @@ with st.container(key="presenter"):
             with st.expander("The other metrics", icon=":material/more_horiz:"):
                 for v in story.baseline_more:
                     st.info(views.esc(v), icon=":material/balance:")
+    else:
+        st.caption("No baseline to compare with: the bundled BM25 retriever is the system shown. Compare it with "
+                   "another configuration on the Compare page; its verdicts then appear here.")
     if story.examples:
         st.header("Three questions", divider="gray")
         ecols = st.columns(len(story.examples), gap="medium")

@@ -71,3 +71,12 @@ def test_dashboard_targets_say_what_is_achievable(app):
     msgs = [m.value for m in app.warning] + [m.value for m in app.success]
     assert any(f"best possible with these labels {p5.best:.3f}: out of reach" in m for m in msgs), msgs
     assert any(m.startswith(f"MRR@5 = {mrr.value:.3f}") and f"{mrr.best:.3f}" in m for m in msgs), msgs
+
+
+def test_presenter_on_bm25_says_there_is_no_baseline(app):
+    app.selectbox(key="system").set_value("bm25").run()
+    _open(app)
+    no_exception(app)
+    assert not app.info
+    assert any("No baseline to compare with" in c.value for c in app.caption)
+    assert [h.value for h in app.header][:2] == ["The verdict", "Three questions"]
