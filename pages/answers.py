@@ -9,6 +9,8 @@ from rag_metrics.answers import agreement as ag
 from rag_metrics.answers.data import items_fingerprint
 from rag_metrics.answers.offline import SUPPORT_THRESHOLD
 from rag_metrics.answers.registry import ANSWER_METRICS
+from rag_metrics.answers.summary import answer_section
+from rag_metrics.compare import comparison_summary
 from ui import answer_views, cache, views
 from ui import answers as ua
 from ui.shell import ensure_shell
@@ -61,97 +63,109 @@ if llm:
     st.caption(f"LLM judge {views.esc(llm_ev.judge)}: {p.done} calls, {p.cache_hits} from cache, "
                f"{p.tokens:,} tokens, {p.elapsed:.1f} s.")
 
-# ---- means ---------------------------------------------------------------------------------------
-views.section("Means with 95% confidence intervals",
-              "Percentile bootstrap over answers. Answers a metric could not score (empty answer, no context, "
-              "judge error) are counted in 'n_failed' and never averaged in as 0.")
+# ---- one summary first ---------------------------------------------------------------------------
+views.section("Summary", "Each metric in one sentence, with its likely range (95% confidence interval); the "
+              "details open below.")
 for ev in [e for e in (llm_ev, offline) if e is not None]:
-    st.dataframe(ua.summary_table(ev), hide_index=True, width="stretch", column_config=ua.NUMBER_COLUMNS)
-by = st.segmented_control("Break down by", ["system", "category"], default="system", key="answers_by")
-if by:
+    section = answer_section(ev, "")
+    for line in section.lines:
+        st.markdown(f"- {views.esc(line)}")
+    if section.comparison is not None and len(section.comparison):
+        x, y = section.comparison_names
+        st.markdown(f"**{views.esc(comparison_summary(section.comparison, x, y, plain=True))}**")
+
+# ---- details, on demand ----------------------------------------------------------------------------
+with st.expander("Means with 95% confidence intervals", icon=":material/table:"):
+    st.caption("Percentile bootstrap over answers. Answers a metric could not score (empty answer, no context, "
+               "judge error) are counted in 'n_failed' and never averaged in as 0.")
     for ev in [e for e in (llm_ev, offline) if e is not None]:
-        st.dataframe(ua.summary_table(ev, by), hide_index=True, width="stretch", column_config=ua.NUMBER_COLUMNS)
+        st.dataframe(ua.summary_table(ev), hide_index=True, width="stretch", column_config=ua.NUMBER_COLUMNS)
+    by = st.segmented_control("Break down by", ["system", "category"], default="system", key="answers_by")
+    if by:
+        for ev in [e for e in (llm_ev, offline) if e is not None]:
+            st.dataframe(ua.summary_table(ev, by), hide_index=True, width="stretch",
+                         column_config=ua.NUMBER_COLUMNS)
 
 # ---- does context support order careful above sloppy --------------------------------------------
 if labels:
     otab = ag.ordering_table(offline, "context_support", labels=labels)
     order, unsup = ag.ordering_summary(otab), ag.ordering_summary(otab, only_unsupported=True)
-    views.section("Careful vs sloppy: does context support tell them apart?")
-    st.markdown(f"Context support scores the careful answer above the sloppy one for **{order['ordered']} of "
-                f"{order['n']}** questions ({views.fmt(order['fraction'], 2)}), and for **{unsup['ordered']} of "
-                f"{unsup['n']}** of those where people found an unsupported claim in the sloppy answer "
-                f"({views.fmt(unsup['fraction'], 2)}). Where it fails (worse_has_unsupported False: the sloppy "
-                "answer is supported but dodges or drifts, which context support does not measure):")
-    st.dataframe(order["failures"], hide_index=True, width="stretch", column_config=ua.NUMBER_COLUMNS)
+    with st.expander("Careful vs sloppy: does context support tell them apart?", icon=":material/compare:"):
+        st.markdown(f"Context support scores the careful answer above the sloppy one for **{order['ordered']} of "
+                    f"{order['n']}** questions ({views.fmt(order['fraction'], 2)}), and for **{unsup['ordered']} of "
+                    f"{unsup['n']}** of those where people found an unsupported claim in the sloppy answer "
+                    f"({views.fmt(unsup['fraction'], 2)}). Where it fails (worse_has_unsupported False: the sloppy "
+                    "answer is supported but dodges or drifts, which context support does not measure):")
+        st.dataframe(order["failures"], hide_index=True, width="stretch", column_config=ua.NUMBER_COLUMNS)
 
 # ---- failures ------------------------------------------------------------------------------------
-views.section("Lowest-scoring answers")
-metrics = (llm_ev.metrics if llm_ev else []) + offline.metrics
-metric = st.selectbox("Metric", metrics, format_func=ua.label, key="answers_fail_metric")
-fail_ev = llm_ev if llm_ev is not None and metric in llm_ev.metrics else offline
-st.dataframe(fail_ev.failures(metric, limit=15)[["item_id", "system", "value", "status", "question", "answer"]],
-             hide_index=True, width="stretch", column_config=ua.NUMBER_COLUMNS)
+with st.expander("Lowest-scoring answers", icon=":material/trending_down:"):
+    metrics = (llm_ev.metrics if llm_ev else []) + offline.metrics
+    metric = st.selectbox("Metric", metrics, format_func=ua.label, key="answers_fail_metric")
+    fail_ev = llm_ev if llm_ev is not None and metric in llm_ev.metrics else offline
+    st.dataframe(fail_ev.failures(metric, limit=15)[["item_id", "system", "value", "status", "question", "answer"]],
+                 hide_index=True, width="stretch", column_config=ua.NUMBER_COLUMNS)
 
 # ---- one answer ----------------------------------------------------------------------------------
-views.section("One answer, statement by statement",
-              "Green: supported; red: unsupported; grey: not a claim. For context support, a sentence is "
-              f"'supported' when its best cosine to a context sentence is at least {SUPPORT_THRESHOLD}.")
-ids = [it.id for it in items]
-item_id = st.selectbox("Answer", ids, key="answers_item",
-                       format_func=lambda i: f"{i}: {offline.item(i).question[:80]}")
-it = offline.item(item_id)
-st.markdown(f"**Question**: {views.esc(it.question)}  \n**Answer**: {views.esc(it.answer)}")
-if it.ground_truth:
-    st.caption(f"Ground truth: {views.esc(it.ground_truth)}")
-human = dict(labels[item_id].sentences) if item_id in labels else None
-if item_id in labels:
-    st.caption(f"People's relevancy label: {labels[item_id].relevancy}")
-cols = st.columns(2 if llm_ev else 1)
-with cols[0]:
-    for m in offline.metrics:
-        ua.score_block(ua.label(m), offline.scores[item_id].get(m), human if m == "context_support" else None)
-if llm_ev:
-    with cols[1]:
-        for m in llm_ev.metrics:
-            ua.score_block(ua.label(m), llm_ev.scores[item_id].get(m))
-with st.expander("Retrieved contexts", icon=":material/article:"):
+with st.expander("One answer, statement by statement", icon=":material/format_list_bulleted:"):
+    st.caption("Green: supported; red: unsupported; grey: not a claim. For context support, a sentence is "
+               f"'supported' when its best cosine to a context sentence is at least {SUPPORT_THRESHOLD}.")
+    ids = [it.id for it in items]
+    item_id = st.selectbox("Answer", ids, key="answers_item",
+                           format_func=lambda i: f"{i}: {offline.item(i).question[:80]}")
+    it = offline.item(item_id)
+    st.markdown(f"**Question**: {views.esc(it.question)}  \n**Answer**: {views.esc(it.answer)}")
+    if it.ground_truth:
+        st.caption(f"Ground truth: {views.esc(it.ground_truth)}")
+    human = dict(labels[item_id].sentences) if item_id in labels else None
+    if item_id in labels:
+        st.caption(f"People's relevancy label: {labels[item_id].relevancy}")
+    cols = st.columns(2 if llm_ev else 1)
+    with cols[0]:
+        for m in offline.metrics:
+            ua.score_block(ua.label(m), offline.scores[item_id].get(m), human if m == "context_support" else None)
+    if llm_ev:
+        with cols[1]:
+            for m in llm_ev.metrics:
+                ua.score_block(ua.label(m), llm_ev.scores[item_id].get(m))
+    st.markdown("**Retrieved contexts**")
     for n, c in enumerate(it.contexts, 1):
         st.markdown(f"**[{n}]** {views.esc(c)}")
 
 # ---- judge vs people -----------------------------------------------------------------------------
 if labels:
-    views.section("Judge vs people",
-                  "Agreement with the people's labels of the shipped answers; precision and recall of "
-                  "'unsupported' (the judge's unsupported calls that people also call unsupported, and the "
-                  "people's unsupported sentences the judge finds).")
-    st_tab = ag.sentence_table(offline, labels)
-    rows = [{"judge": "context support (offline), per sentence", **ag.agreement_stats(st_tab)},
-            {"judge": "context support (offline), per answer",
-             **ag.agreement_stats(ag.answer_table(offline, labels, "context_support"))}]
-    if llm_ev is not None:
-        rows.append({"judge": "faithfulness (LLM), per answer",
-                     **ag.agreement_stats(ag.answer_table(llm_ev, labels, "faithfulness"))})
-    st.dataframe(rows, hide_index=True, width="stretch")
-    st.dataframe(ag.confusion(st_tab), width="stretch")
-    st.markdown("**Where the offline judge and people disagree**")
-    st.dataframe(st_tab[st_tab.human != st_tab.judge], hide_index=True, width="stretch")
-    st.markdown("**Answer-question similarity by the people's relevancy label**")
-    st.dataframe(ag.relevancy_table(offline, labels, "answer_question_similarity"), hide_index=True)
-    if llm_ev is not None and "answer_relevancy" in llm_ev.metrics:
-        st.dataframe(ag.relevancy_table(llm_ev, labels, "answer_relevancy"), hide_index=True)
+    with st.expander("Judge vs people", icon=":material/groups:"):
+        st.caption("Agreement with the people's labels of the shipped answers; precision and recall of "
+                   "'unsupported' (the judge's unsupported calls that people also call unsupported, and the "
+                   "people's unsupported sentences the judge finds).")
+        st_tab = ag.sentence_table(offline, labels)
+        rows = [{"judge": "context support (offline), per sentence", **ag.agreement_stats(st_tab)},
+                {"judge": "context support (offline), per answer",
+                 **ag.agreement_stats(ag.answer_table(offline, labels, "context_support"))}]
+        if llm_ev is not None:
+            rows.append({"judge": "faithfulness (LLM), per answer",
+                         **ag.agreement_stats(ag.answer_table(llm_ev, labels, "faithfulness"))})
+        st.dataframe(rows, hide_index=True, width="stretch")
+        st.dataframe(ag.confusion(st_tab), width="stretch")
+        st.markdown("**Where the offline judge and people disagree**")
+        st.dataframe(st_tab[st_tab.human != st_tab.judge], hide_index=True, width="stretch")
+        st.markdown("**Answer-question similarity by the people's relevancy label**")
+        st.dataframe(ag.relevancy_table(offline, labels, "answer_question_similarity"), hide_index=True)
+        if llm_ev is not None and "answer_relevancy" in llm_ev.metrics:
+            st.dataframe(ag.relevancy_table(llm_ev, labels, "answer_relevancy"), hide_index=True)
 
-    views.section("What the offline approximations catch and miss")
-    ex = ag.catch_and_miss(offline, labels)
-    st.markdown("They **catch** invented facts far from every context sentence (unsupported, low cosine):")
-    st.dataframe(ex["caught"], hide_index=True, width="stretch")
-    st.markdown("They **miss** contradictions built from the context's own words (a changed number, a swapped "
-                "plan or a negation stays close to its source sentence):")
-    st.dataframe(ex["missed"], hide_index=True, width="stretch")
-    st.markdown("They **flag** some true sentences that paraphrase the context loosely (false alarms):")
-    st.dataframe(ex["false_alarms"], hide_index=True, width="stretch")
-    st.markdown("Answer-question similarity **cannot tell** noncommittal or off-topic answers from real ones when "
-                "they repeat the question's words (highest similarity first):")
-    st.dataframe(ex["noncommittal"], hide_index=True, width="stretch")
+    with st.expander("What the offline approximations catch and miss", icon=":material/troubleshoot:"):
+        ex = ag.catch_and_miss(offline, labels)
+        st.markdown("They **catch** invented facts far from every context sentence (unsupported, low cosine):")
+        st.dataframe(ex["caught"], hide_index=True, width="stretch")
+        st.markdown("They **miss** contradictions built from the context's own words (a changed number, a swapped "
+                    "plan or a negation stays close to its source sentence):")
+        st.dataframe(ex["missed"], hide_index=True, width="stretch")
+        st.markdown("They **flag** some true sentences that paraphrase the context loosely (false alarms):")
+        st.dataframe(ex["false_alarms"], hide_index=True, width="stretch")
+        st.markdown("Answer-question similarity **cannot tell** noncommittal or off-topic answers from real ones "
+                    "when they repeat the question's words (highest similarity first):")
+        st.dataframe(ex["noncommittal"], hide_index=True, width="stretch")
 
 with st.expander("What each metric means", icon=":material/menu_book:"):
     for m in ANSWER_METRICS.values():

@@ -8,6 +8,7 @@ from rag_metrics.compare import (
     DECISION_RULE,
     comparison_summary,
     disagreements,
+    interval_note,
     per_query_deltas,
 )
 from rag_metrics.errors import InputError
@@ -104,6 +105,7 @@ views.section(f"Per metric at K = {k}", "Delta = B − A over the same questions
 st.markdown(f"**{views.esc(comparison_summary(table))}**")
 st.dataframe(cv.verdict_rows(table), hide_index=True, width="stretch",
              column_config={"Verdict": st.column_config.TextColumn(width="medium")})
+st.caption(interval_note(table))
 with st.container(border=True):
     st.markdown("**How the verdict is decided**")
     st.caption(DECISION_RULE + f" Here: n = {int(table['n'].iloc[0])} paired questions.")

@@ -5,6 +5,7 @@ import streamlit as st
 
 from rag_metrics import golden_edit, readouts
 from rag_metrics.corpus import MAX_FILE_BYTES, TEXT_SUFFIXES
+from rag_metrics.corpus_store import MAX_CORPUS_BYTES
 from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.retrieval.chunking import MIN_CHUNK_SIZE
 from rag_metrics.retrieval.defaults import DEFAULT_RETRIEVER
@@ -154,8 +155,10 @@ def _prewarm(name: str) -> None:
 with tab_load:
     st.caption(f"Upload Markdown/text files (one document each) or a JSONL corpus (`id`, `text`, optional "
                f"`title`), up to {MAX_FILE_BYTES // (1024 * 1024)} MB per file and "
-               f"{MAX_UPLOAD_TOTAL // (1024 * 1024)} MB in total. The corpus lives in this browser session; "
-               "its golden set is saved in the workspace under the corpus name.")
+               f"{MAX_UPLOAD_TOTAL // (1024 * 1024)} MB in total. The corpus is kept in the workspace (up to "
+               f"{MAX_CORPUS_BYTES // (1024 * 1024)} MB; a larger one stays in this session only and its label "
+               "says so) "
+               "and comes back after a reload; its golden set is saved beside it under the corpus name.")
     files = st.file_uploader("Documents", type=[s.lstrip(".") for s in TEXT_SUFFIXES] + ["jsonl"],
                              accept_multiple_files=True, key="corpus_upload")
     name = st.text_input("Corpus name", key="corpus_upload_name", placeholder="my-docs")

@@ -52,12 +52,11 @@ with right:
     views.section("Reading the numbers")
     mrr = res.mean("mrr", k)
     st.markdown(f"**MRR@{k} = {views.fmt(mrr)}.** {readouts.mrr_reading(mrr, unit)}")
-    targets = readouts.target_checks(res, k)
-    for t in targets.to_dict("records"):
-        name = f"{views.label(t['metric'])}@{t['k']}"
-        ok = t["met"]
-        msg = f"{name} = {views.fmt(t['value'])} (target > {t['target']:.1f})"
-        (st.success if ok else st.warning)(msg, icon=":material/check_circle:" if ok else ":material/flag:")
+    for t in cache.target_readouts(res, ctx.key, k):
+        name = f"{views.label(t.metric)}@{t.k}"
+        msg = (f"{name} = {views.fmt(t.value)} (target > {t.target:.1f}; best possible with these labels "
+               f"{views.fmt(t.best)}" + ("" if t.reachable or t.met else ": out of reach") + ")")
+        (st.success if t.met else st.warning)(msg, icon=":material/check_circle:" if t.met else ":material/flag:")
     with st.expander("What MRR values mean (the lesson's table)"):
         st.dataframe(readouts.mrr_reading_rows(unit), hide_index=True, width="stretch")
         st.caption(f"Typical rank of the first relevant {unit} ≈ 1 / MRR. Targets from the lesson: "

@@ -42,7 +42,8 @@ else:
         st.info("The saved golden set was changed by another session since this page loaded it.",
                 icon=":material/sync:")
         st.button("Load the saved set", key="stale_load", on_click=state.golden_reload)
-    status = "Autosaved" if session.saved else "Not modified yet (the shipped set is in use)"
+    status = "Autosaved" if session.saved else ("Not modified yet (the shipped set is in use)"
+                                                if ctx.settings.corpus == state.SAMPLE else "Not modified yet")
     st.caption(f":material/save: {status} · `{session.workspace.path}` · {len(golden)} queries")
 if session.save_error:
     st.error(session.save_error, icon=":material/error:")
@@ -143,12 +144,13 @@ if view == "io":
     workspace_ui.archive_controls()
 
     st.markdown("**Reset**")
+    reset_button, reset_question, _ = state.reset_wording(ctx.settings.corpus)
     if not state.value(CONFIRM_RESET):
-        st.button("Reset to the shipped set…", key="reset_ask", icon=":material/restart_alt:",
+        st.button(reset_button, key="reset_ask", icon=":material/restart_alt:",
                   on_click=state.set_value, args=(CONFIRM_RESET, True))
     else:
-        st.warning("Replace your golden set with the shipped one? Your edits will be overwritten "
-                   "(export them first to keep a copy).", icon=":material/warning:")
+        st.warning(f"{reset_question} Your edits will be overwritten (export them first to keep a copy).",
+                   icon=":material/warning:")
         c1, c2, _ = st.columns([1, 1, 3])
         if c1.button("Yes, reset", key="reset_yes", type="primary"):
             state.golden_reset()

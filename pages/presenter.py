@@ -19,7 +19,13 @@ _CSS = """<style>
 .st-key-presenter [data-testid="stMetricLabel"] p { font-size: 1.2rem; }
 .st-key-presenter [data-testid="stCaptionContainer"] p { font-size: 0.95rem; }
 .st-key-presenter h2 { font-size: 1.9rem; }
+[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stExpandSidebarButton"] {
+  display: none; }
 </style>"""
+#: The control sidebar is hidden on this page (a projector shows the story, not the knobs).
+HIDE_SIDEBAR = '[data-testid="stSidebar"]'
+
+KIND_ICONS = {"win": ":material/check_circle:", "miss": ":material/cancel:", "near miss": ":material/adjust:"}
 
 ctx = state.current_or_stop()
 res = ctx.result
@@ -40,6 +46,7 @@ except InputError as err:
 st.html(_CSS)
 with st.container(key="presenter"):
     inp = report_ui.inputs(ctx)
+    st.page_link("pages/dashboard.py", label="Back to the controls (Dashboard)", icon=":material/arrow_back:")
     top, btn = st.columns([3, 1], vertical_alignment="center")
     top.title("Retrieval report")
     with btn:
@@ -48,6 +55,47 @@ with st.container(key="presenter"):
                 f"**{views.esc(ctx.settings.system_name)}** · cutoff **K = {content.k}**")
     st.caption(f"{content.n_queries} questions · {content.n_in_scope} in scope · {content.n_out_of_scope} out of "
                f"scope · generated {content.generated_at}")
+
+    # ---- the story: verdict, baseline, three questions -------------------------------------------------
+    story = content.story
+    st.header("The verdict", divider="gray")
+    all_met = all(t.met for t in story.targets)
+    (st.success if all_met else st.warning)(views.esc(story.verdict),
+                                            icon=":material/check_circle:" if all_met else ":material/flag:")
+    tcols = st.columns(len(story.targets))
+    for col, t in zip(tcols, story.targets):
+        with col, st.container(border=True):
+            state_word = "met" if t.met else ("missed" if t.reachable else "missed, out of reach with these labels")
+            st.markdown(f"**{views.label(t.metric)}@{t.k} = {views.fmt(t.value)}** · target > {t.target:g} · "
+                        f"{state_word}  \nbest possible with these labels: **{views.fmt(t.best)}**")
+    st.caption("Targets from the lesson. “Best possible” ranks every relevant chunk first: precision@K cannot "
+               "exceed the share of a question's top K that its labels can fill.")
+    if story.baseline:
+        a, b = story.baseline_names
+        st.header(f"{views.esc(a)} against {views.esc(b)}", divider="gray")
+        st.caption("In plain words, from the one decision rule (the Compare page's table gives the test, the "
+                   "adjusted p-values and the rule).")
+        for v in story.baseline:
+            st.info(views.esc(v), icon=":material/balance:")
+        if story.baseline_more:
+            with st.expander("The other metrics", icon=":material/more_horiz:"):
+                for v in story.baseline_more:
+                    st.info(views.esc(v), icon=":material/balance:")
+    else:
+        st.caption("No baseline to compare with: the bundled BM25 retriever is the system shown. Compare it with "
+                   "another configuration on the Compare page; its verdicts then appear here.")
+    if story.examples:
+        st.header("Three questions", divider="gray")
+        ecols = st.columns(len(story.examples), gap="medium")
+        for col, ex in zip(ecols, story.examples):
+            with col, st.container(border=True):
+                st.markdown(f"{KIND_ICONS.get(ex.kind, '')} **{ex.kind.capitalize()}**")
+                st.markdown(f"#### {views.esc(ex.question)}")
+                st.caption(views.esc(ex.sentence))
+                for c in ex.chunks:
+                    where = f"#{c.rank}" if c.rank else "expected (not retrieved)"
+                    mark = ":green[relevant]" if c.relevant else ":gray[not relevant]"
+                    st.markdown(f"{where} · {mark}  \n{views.highlight_md(c.segments)}")
 
     # ---- headline -------------------------------------------------------------------------------------
     rows = content.headline.to_dict("records")
@@ -62,14 +110,6 @@ with st.container(key="presenter"):
     notes = " ".join(content.notes)
     st.caption(f"Means over {n_inc} questions; {CI_CONFIDENCE:.0%} percentile-bootstrap confidence intervals "
                f"({CI_RESAMPLES:,} resamples, seed {CI_SEED}: the Dashboard's, the report's and the CLI's). {notes}")
-
-    if content.verdicts:
-        a, b = content.comparison_names
-        st.header(f"Comparison: {views.esc(a)} vs {views.esc(b)}", divider="gray")
-        st.caption("In plain words, from the same verdicts as the Compare page's table (which also gives the "
-                   "test, the adjusted p-values and the rule).")
-        for v in content.verdicts:
-            st.info(views.esc(v), icon=":material/balance:")
 
     answer_views.presenter_section(content)  # answer quality in plain words (when answers exist)
 
@@ -104,11 +144,12 @@ with st.container(key="presenter"):
 
     st.header(f"Best and worst questions by {views.label(content.ranking_metric.split('@')[0])}@{content.k}",
               divider="gray")
-    left, right = st.columns(2, gap="large")
-    with left:
-        examples("Best", content.best)
-    with right:
-        examples("Worst", content.worst)
+    with st.expander("Show them with their retrieved passages", icon=":material/list:"):
+        left, right = st.columns(2, gap="large")
+        with left:
+            examples("Best", content.best)
+        with right:
+            examples("Worst", content.worst)
 
     # ---- RAGAS and configuration -----------------------------------------------------------------------
     if content.context_metrics is not None and len(content.context_metrics):
@@ -127,7 +168,7 @@ with st.container(key="presenter"):
                                     "ours": "Our metric",
                                     "ours_mean": st.column_config.NumberColumn("Our mean", format="%.3f"),
                                     "n_equal": st.column_config.NumberColumn("Queries where equal")})
-        st.caption("Faithfulness and answer relevancy need a judge model and are not computed offline.")
+        st.caption("Faithfulness and answer relevancy judge the answers: see the Answers page.")
 
     st.header("Configuration", divider="gray")
     cfg = pd.DataFrame({"setting": list(content.config), "value": [str(v) for v in content.config.values()]})

@@ -19,8 +19,8 @@ from ui.shell import ensure_shell
 
 ensure_shell()
 
-RAGAS_IN_SCOPE = "RAGAS, in scope"
-RAGAS_EVALUATE = "ragas.evaluate"
+RAGAS_IN_SCOPE = "in-scope mean"
+RAGAS_EVALUATE = "every-row mean (ragas.evaluate)"
 
 ctx = state.current_or_stop()
 k = ctx.k
@@ -55,10 +55,10 @@ for col, r in zip(cols, summary.to_dict("records")):
     with col, st.container(border=True):
         st.markdown(f"**{views.esc(r['label'])}**")
         a, e, b = st.columns(3)
-        a.metric(RAGAS_IN_SCOPE, views.fmt(r["mean"]),
+        a.metric(f"{r['label']}, {RAGAS_IN_SCOPE}", views.fmt(r["mean"]),
                  help=f"{r['ragas_metric']}: mean over the {r['n']} in-scope questions of our means (NaN left out).")
         a.caption(f"{CI_CONFIDENCE:.0%} CI {views.fmt(r['ci_low'])} – {views.fmt(r['ci_high'])}")
-        e.metric(RAGAS_EVALUATE, views.fmt(r["ragas_evaluate_mean"]),
+        e.metric(f"{r['label']}, {RAGAS_EVALUATE}", views.fmt(r["ragas_evaluate_mean"]),
                  help="ragas.evaluate's own aggregate on the export at this K: the mean over every row with a "
                       "value (np.nanmean), out-of-scope questions included.")
         e.caption(f"over {r['ragas_evaluate_n']} of {len(table)} rows")
@@ -151,11 +151,11 @@ for col, fmt, mime in ((c1, "jsonl", "application/jsonl"), (c2, "csv", "text/csv
         col.caption(str(err))
 
 # ---- judge metrics -------------------------------------------------------------------------------------
-views.section("Faithfulness and answer relevancy: not computed here")
+views.section("Faithfulness and answer relevancy: on the Answers page")
 st.info(JUDGE_METRICS_NOTE.split("\n")[0], icon=":material/gavel:")
 c = st.columns(len(JUDGE_METRICS))
 for col, (name, text) in zip(c, JUDGE_METRICS.items()):
     with col, st.container(border=True):
-        st.markdown(f"**{name.replace('_', ' ').capitalize()}** · not computed offline")
+        st.markdown(f"**{name.replace('_', ' ').capitalize()}** · computed on the Answers page")
         st.write(text)
-st.caption("A judge model is a later step: this app works offline and runs no language model.")
+st.page_link("pages/answers.py", label="Open the Answers page", icon=":material/forum:")

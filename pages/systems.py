@@ -13,8 +13,7 @@ ctx = state.current_or_stop()
 st.title("Systems")
 st.caption(f"Every system ranks the same {len(ctx.golden)} golden questions of "
            f"{views.esc(ctx.corpus.label or ctx.settings.corpus)} and is judged the same way (K = {ctx.k} and the "
-           "conventions come from the sidebar). Judged@K is the share of the top K that carries a label: unlabelled "
-           "chunks count as non-relevant, so a low value means the metrics are underestimates.")
+           "conventions come from the sidebar).")
 msg = state.notice()
 if msg:
     getattr(st, msg[0])(msg[1])
@@ -28,7 +27,8 @@ with add_conn:
 evals = systems.evaluations(ctx)
 if systems.retry_button(evals):
     evals = systems.evaluations(ctx, retry_failed=True)
-views.section("Metrics", f"Means at K = {ctx.k}, judged@{ctx.k} beside them.")
+views.section("Metrics", f"Means at K = {ctx.k}, with judged@{ctx.k} (the share of the top {ctx.k} that carries a "
+              "label) beside them when the golden set records non-relevant labels.")
 systems.systems_table(ctx, evals)
 views.section("Coverage and matching", "How each system's rows were matched to the golden questions.")
 systems.system_details(ctx, evals)

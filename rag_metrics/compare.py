@@ -49,7 +49,7 @@ from rag_metrics.metrics.registry import METRICS, MetricKey
 
 __all__ = ["paired_tests", "compare", "compare_paired", "per_query_deltas", "disagreements", "verdict", "plain_verdict",
            "verdict_table", "comparison_summary", "paired_t_interval", "minimum_detectable_effect",
-           "ComparisonRow", "ALPHA", "POWER", "MIN_EFFECT", "DECISION_RULE"]
+           "ComparisonRow", "ALPHA", "POWER", "MIN_EFFECT", "DECISION_RULE", "INTERVAL_HEADER", "interval_note"]
 
 #: Significance level of the verdicts (the library's one CI setting: ``1 - CI_CONFIDENCE``).
 ALPHA = round(1 - CI_CONFIDENCE, 10)
@@ -366,6 +366,23 @@ def verdict_table(df: pd.DataFrame) -> pd.DataFrame:
         "detectable difference": df["mde"],
     })
     return out.reset_index(drop=True)
+
+
+#: The interval column's one name in every verdict table (its level depends on how many metrics are
+#: significant, so the level goes in :func:`interval_note`, never in the header).
+INTERVAL_HEADER = "Interval of B − A (adjusted)"
+
+
+def interval_note(df: pd.DataFrame) -> str:
+    """The level of a :func:`compare` table's intervals, and why (one sentence under the table)."""
+    if df.empty:
+        return ""
+    level = float(df["ci_level"].iloc[0])
+    m = max(int(df["p_ttest"].notna().sum()), 1)
+    r = int(df["significant"].sum())
+    return (f"Intervals at the {level * 100:.4g} % level: 1 − {ALPHA:g} × max(R, 1) / m with R = {r} significant "
+            f"of m = {m} metric{'s' if m != 1 else ''} (Benjamini-Yekutieli), so an interval excludes 0 exactly "
+            "when its verdict says one is better.")
 
 
 def comparison_summary(df: pd.DataFrame, name_a: str = "A", name_b: str = "B", plain: bool = False) -> str:

@@ -57,7 +57,7 @@ Parity with ragas
   enter our means (in scope), and ``ragas_evaluate_mean`` over every exported row, ragas's way.
 
 See :data:`RELATION` for how these relate to precision@k, recall@k and AP@k, and
-:data:`JUDGE_METRICS_NOTE` for faithfulness and answer relevancy (not computed offline).
+:data:`JUDGE_METRICS_NOTE` for faithfulness and answer relevancy (computed on the Answers page).
 """
 from __future__ import annotations
 
@@ -142,8 +142,9 @@ JUDGE_METRICS: dict[str, str] = {
 JUDGE_METRICS_NOTE = (
     "Faithfulness and answer relevancy judge the generated answer, not the retrieval: each needs a "
     "judge model (an LLM, plus an embedding model for answer relevancy) and the system's answers. "
-    "They are NOT computed here, which works offline and without a model; export the RAGAS dataset "
-    "and run ragas with a judge model to obtain them.\n"
+    "This page scores the retrieval only; the **Answers** page computes both with an LLM judge you "
+    "connect (ragas 0.4.3's prompts and arithmetic), and offline approximations of them (context "
+    "support, answer-question similarity) without one. The RAGAS-ready export works with ragas too.\n"
     + "\n".join(f"- {name}: {text}" for name, text in JUDGE_METRICS.items())
 )
 

@@ -95,6 +95,7 @@ class ReportContent:
     notes: tuple[str, ...] = field(default_factory=tuple)
     map_chart: alt.LayerChart | None = None
     answers: Any = None  # rag_metrics.answers.summary.AnswerSection, when answers exist
+    story: Any = None  # rag_metrics.story.Story: what the report and the Presenter view lead with
 
 
 def _label(metric: str, k: int | None) -> str:
@@ -206,6 +207,7 @@ def report_content(
     generated_at: str | None = None,
     corpus_map: CorpusMap | None = None,
     answers: Any = None,
+    system: str = "",
 ) -> ReportContent:
     """Gather the report's content (also what the app's presenter view shows).
 
@@ -214,7 +216,9 @@ def report_content(
     :func:`rag_metrics.projection.project_corpus`) adds the corpus map, with the worst question
     preselected.  ``answers`` (a :class:`rag_metrics.answers.summary.AnswerSection`) adds the
     "Answer quality" section.  ``config`` is shown as given, after the
-    evaluation options, which are always listed.
+    evaluation options, which are always listed.  The report leads with the story of
+    :func:`rag_metrics.story.presenter_story` (``system`` names the system evaluated, default the
+    run's name; the comparison's A is that system and B the baseline).
     """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise InputError(f"k must be an integer >= 1, got {k!r}")
@@ -254,6 +258,10 @@ def report_content(
     if result.n_out_of_scope:
         notes.append(f"{result.n_out_of_scope} out-of-scope question(s) (category out_of_scope, or no judgment) are "
                      + ("left out of the means." if opts.out_of_scope == "exclude" else "counted as misses."))
+    from rag_metrics.story import presenter_story
+
+    story = presenter_story(result, k, system=system or result.run.name, chunk_text=chunk_text,
+                            comparison=comparison, comparison_names=tuple(comparison_names))  # type: ignore[arg-type]
     return ReportContent(
         title=title, k=k,
         generated_at=generated_at or _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -264,7 +272,7 @@ def report_content(
         n_queries=len(result.query_ids), n_in_scope=result.n_in_scope, n_out_of_scope=result.n_out_of_scope,
         config=cfg, context_metrics=ctx, comparison=comparison, verdicts=verdicts,
         comparison_names=tuple(comparison_names), notes=tuple(notes),  # type: ignore[arg-type]  # tuple() widens the 2-tuple
-        map_chart=_map_chart(corpus_map, worst), answers=answers,
+        map_chart=_map_chart(corpus_map, worst), answers=answers, story=story,
     )
 
 
@@ -355,6 +363,9 @@ ol.passages li { border-left:3px solid var(--line); padding:4px 10px; margin:6px
 ol.passages li.rel { border-left-color:var(--good); background:#f6fbf8; }
 .pmeta { font-size:12px; color:var(--muted); }
 .ptext { font-size:13px; white-space:pre-wrap; word-wrap:break-word; }
+.passage { border-left:3px solid var(--line); padding:4px 10px; margin:6px 0; font-size:13px; }
+.passage.rel { border-left-color:var(--good); background:#f6fbf8; }
+mark { background:#fff1b8; padding:0 1px; border-radius:2px; }
 code { font-size:12.5px; background:#f1f3f7; padding:0 4px; border-radius:3px; }
 details summary { cursor:pointer; color:var(--accent); font-size:13px; }
 footer { color:var(--muted); font-size:12px; text-align:center; padding:10px 0 30px; }
@@ -446,7 +457,8 @@ def _answers_html(a: Any) -> str:
         cmp = a.comparison.copy()
         cmp["label"] = [ANSWER_METRICS[m].label if m in ANSWER_METRICS else m for m in cmp["metric"]]
         cmp["verdict"] = cmp["verdict"].replace({"A better": f"{x} better", "B better": f"{y} better"})
-        cmp_html = (f"<h3>{_e(x)} vs {_e(y)}</h3><p class=\"muted\">{_e(comparison_summary(cmp, x, y))}</p>"
+        # the summary counts the rule's own verdicts ("B better"...), before they are renamed for the table
+        cmp_html = (f"<h3>{_e(x)} vs {_e(y)}</h3><p class=\"muted\">{_e(comparison_summary(a.comparison, x, y))}</p>"
                     + _table(cmp, [("label", "metric", "text"), ("mean_a", x, "num"), ("mean_b", y, "num"),
                                    ("delta", f"{y} − {x}", "num"), ("ci_low", "CI low", "num"),
                                    ("ci_high", "CI high", "num"), ("p_ttest_adj", "adjusted p", "p"),
@@ -454,6 +466,45 @@ def _answers_html(a: Any) -> str:
     return (f'<section id="answers"><h2>Answer quality</h2><p class="muted">{_e(a.source)} · judge: {_e(a.judge)} · '
             "means with 95% percentile-bootstrap confidence intervals over the answers each metric scored.</p>"
             f"{lines}{table}{note}{cmp_html}</section>")
+
+
+def _segments_html(segments: Sequence[tuple[str, bool]]) -> str:
+    return "".join(f"<mark>{_e(t)}</mark>" if hi else _e(t) for t, hi in segments)
+
+
+def _story_html(story: Any) -> str:
+    """The section the report leads with: the verdict against the targets with what is achievable,
+    ours against the baseline in plain words, a win, a miss and a near miss."""
+    if story is None:
+        return ""
+    rows = "".join(
+        f"<tr><th>{_e(_label(t.metric, t.k))}</th><td>{_num(t.value)}</td><td>&gt; {t.target:g}</td>"
+        f"<td>{_num(t.best)}</td><td>{'met' if t.met else ('missed' if t.reachable else 'missed; out of reach')}"
+        "</td></tr>" for t in story.targets)
+    targets = ("<table><thead><tr><th>target</th><th>value</th><th>goal</th><th>best possible with these labels"
+               f"</th><th></th></tr></thead><tbody>{rows}</tbody></table>")
+    base = ""
+    if story.baseline:
+        a, b = story.baseline_names
+        base = (f"<h3>{_e(a)} against {_e(b)}</h3>"
+                + "".join(f'<div class="verdict">{_e(v)}</div>' for v in story.baseline)
+                + ("<details><summary>The other metrics</summary>"
+                   + "".join(f'<div class="verdict">{_e(v)}</div>' for v in story.baseline_more) + "</details>"
+                   if story.baseline_more else ""))
+    exs = []
+    for ex in story.examples:
+        chunks = "".join(
+            f'<div class="passage {"rel" if c.relevant else ""}"><div class="muted">'
+            f'{"rank " + str(c.rank) if c.rank else "expected, not retrieved"} · {_e(c.chunk_id)} · '
+            f'{"relevant" if c.relevant else "not relevant"}</div>{_segments_html(c.segments)}</div>'
+            for c in ex.chunks)
+        exs.append(f'<div class="example"><div class="muted">{_e(ex.kind)}</div><h4>{_e(ex.question)}</h4>'
+                   f"<p>{_e(ex.sentence)}</p>{chunks}</div>")
+    examples = (f'<h3>Three questions</h3><div class="examples">{"".join(exs)}</div>' if exs else "")
+    return (f'<section id="story"><h2>The verdict</h2><div class="verdict">{_e(story.verdict)}</div>{targets}'
+            '<p class="muted">Targets from the lesson. "Best possible" is the ideal ranking of these labels '
+            "(every relevant chunk first): precision@k cannot exceed the share of relevant chunks a question has.</p>"
+            f"{base}{examples}</section>")
 
 
 def render_report(content: ReportContent, passage_chars: int = 420) -> str:
@@ -500,8 +551,9 @@ def render_report(content: ReportContent, passage_chars: int = 420) -> str:
             + ("<h3>Faithfulness and answer relevancy</h3><p class=\"muted\">They judge the generated answer "
                "and need a judge model (an LLM); see <a href=\"#answers\">Answer quality</a> for what this "
                "report has.</p>" if c.answers is not None else
-               "<h3>Not computed here: faithfulness and answer relevancy</h3><p class=\"muted\">They judge the "
-               "generated answer and need a judge model (an LLM); this report is computed offline without one.</p>")
+               "<h3>Faithfulness and answer relevancy</h3><p class=\"muted\">They judge the generated answer, "
+               "not the retrieval: the app's Answers page computes them (with an LLM judge, or offline "
+               "approximations); this report has no answers to score.</p>")
             + "<ul class=\"muted\">" + "".join(f"<li><b>{_e(n.replace('_', ' '))}</b>: {_e(t)}</li>"
                                                 for n, t in JUDGE_METRICS.items()) + "</ul></section>")
 
@@ -550,6 +602,7 @@ def render_report(content: ReportContent, passage_chars: int = 420) -> str:
   cutoff k = {c.k} · generated {_e(c.generated_at)}</div>
 </header>
 <main>
+{_story_html(c.story)}
 <section id="headline">
   <h2>Headline metrics at k = {c.k}</h2>
   <div class="cards">{''.join(cards)}</div>

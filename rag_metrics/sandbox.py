@@ -287,7 +287,8 @@ def convention_effects(result: Any, k: int) -> pd.DataFrame:
     options for every other setting.
     """
     _check_k(k)
-    base = result.with_options(out_of_scope="exclude", recall_denominator="all", relevance_level=1)
+    base = result.with_options(out_of_scope="exclude", recall_denominator="all", relevance_level=1, gains=(),
+                               judged_only=False, mrr="first", nonpositive_scores="retrieved")
     rows = []
 
     def add(conv: str, metric: str, d_label: str, a_label: str, d_res: Any, a_res: Any,
@@ -302,4 +303,13 @@ def convention_effects(result: Any, k: int) -> pd.DataFrame:
         base.with_options(out_of_scope="miss"))
     add("Recall denominator", "recall", "|R|", "min(K, |R|)", base, base.with_options(recall_denominator="cap"))
     add("Relevance level", "precision", "L = 1", "L = 2", base, base.with_options(relevance_level=2))
+    # other tools' conventions (labelled options, off by default)
+    add("Gain per grade (trec_eval gains, ir_measures nDCG(gains=))", "ndcg", "gain = grade", "grade 3 gains 10",
+        base, base.with_options(gains={3: 10}))
+    add("Judged results only (trec_eval -J)", "precision", "every result", "labelled results only", base,
+        base.with_options(judged_only=True))
+    add("MRR (LlamaIndex granular)", "mrr", "first relevant", "mean over the relevant retrieved", base,
+        base.with_options(mrr="granular"))
+    add("Results scored <= 0 (torchmetrics)", "recall", "retrieved", "not retrieved", base,
+        base.with_options(nonpositive_scores="not_retrieved"))
     return pd.DataFrame(rows)

@@ -164,16 +164,33 @@ class GoldenSet:
         questions: Mapping[str, str] | None = None,
         name: str = "",
     ) -> GoldenSet:
-        """Build from a pytrec_eval/ranx-shaped dict ``{qid: {id: grade}}``."""
+        """Build from a pytrec_eval/ranx-shaped dict ``{qid: {id: grade}}``.
+
+        Grades are whole numbers (trec_eval's integer grades, :func:`rag_metrics.limits.grade_error`):
+        ``2``, ``2.0`` or ``"2"`` give 2.  A real-valued grade (``0.8``, as Haystack and TruLens
+        write relevance scores), NaN, None or a boolean is refused with an :class:`InputError`
+        naming the query, the id and the value: it is never truncated (``int(0.8)`` would be 0).
+        """
+        from rag_metrics.errors import InputError
+        from rag_metrics.limits import grade_error
+
         questions = questions or {}
-        return cls(
-            tuple(
-                GoldenQuery(id=str(q), question=questions.get(str(q), ""),
-                            relevant={str(i): int(g) for i, g in rel.items()})
-                for q, rel in qrels.items()
-            ),
-            name=name,
-        )
+        queries = []
+        for q, rel in qrels.items():
+            if not isinstance(rel, Mapping):
+                raise InputError(f"query {str(q)!r}: expected a {{id: grade}} mapping, got {type(rel).__name__}")
+            relevant: dict[str, int] = {}
+            for i, g in rel.items():
+                value = int(g) if isinstance(g, np.integer) else float(g) if isinstance(g, np.floating) else g
+                grade, msg = grade_error(value)
+                if msg is not None or grade is None:
+                    raise InputError(
+                        f"query {str(q)!r}, id {str(i)!r}: {msg}. Real-valued grades (e.g. 0.8) are not "
+                        "supported: metrics follow trec_eval's integer grades; map them to whole numbers first "
+                        "(e.g. 1 when the score is >= your threshold, else 0)")
+                relevant[str(i)] = grade
+            queries.append(GoldenQuery(id=str(q), question=questions.get(str(q), ""), relevant=relevant))
+        return cls(tuple(queries), name=name)
 
 
 class Run:

@@ -69,3 +69,25 @@ def test_one_answer_view_and_llm_judge(monkeypatch, tmp_path, library):
     assert labels_shown[:2] == ["Faithfulness", "Answer relevancy"]
     # q001-sloppy: both sentences are unsupported in the canned judge -> faithfulness 0
     assert "**Faithfulness**: 0.000" in " ".join(m.value for m in at.markdown)
+
+
+def test_one_summary_first_and_details_on_demand(library):
+    """Issue 19: the page leads with one summary (each metric in one plain sentence, the careful vs
+    sloppy verdict by the one decision rule) and opens the tables in expanders."""
+    from rag_metrics.answers.summary import answer_section
+    from rag_metrics.compare import comparison_summary
+
+    _, _, ev = library
+    at = _open()
+    subheaders = [h.value for h in at.subheader]
+    assert subheaders[0] == "Summary" and len(subheaders) == 1, subheaders
+    section = answer_section(ev, "")
+    text = " ".join(m.value.replace("\\", "") for m in at.markdown)
+    for line in section.lines:
+        assert line in text
+    x, y = section.comparison_names
+    assert comparison_summary(section.comparison, x, y, plain=True) in text
+    labels = [e.label for e in at.expander]
+    for title in ("Means with 95% confidence intervals", "Lowest-scoring answers",
+                  "One answer, statement by statement", "Judge vs people"):
+        assert title in labels

@@ -68,7 +68,7 @@ def test_compare_answer_systems_table(at, library):
     assert list(shown["A"]) == [views.fmt(v) for v in ref["mean_a"]]
     assert list(shown["B − A"]) == [f"{v:+.3f}" for v in ref["delta"]]
     assert list(shown["Verdict"]) == list(ref["verdict"]) == ["A better", "too small to tell"]
-    assert list(shown.columns) == ["Metric", "A", "B", "B − A", "97.5% CI", "p adjusted", "Verdict",
+    assert list(shown.columns) == ["Metric", "A", "B", "B − A", "Interval of B − A (adjusted)", "p adjusted", "Verdict",
                                    "Detectable difference (MDE)", "B wins / loses / ties"]
     # swap the systems: the difference changes sign, the verdict follows
     at.selectbox(key="cmp_answers_a").set_value("sloppy")

@@ -187,7 +187,10 @@ def test_out_of_scope_toggle_is_the_sidebar_setting_and_explained(learn):
     assert any("counted as misses" in w.value for w in learn.main.warning)
     effects = learn.main.dataframe[-1].value
     assert list(effects["Convention"]) == ["NDCG gain", "Out-of-scope queries", "Recall denominator",
-                                          "Relevance level"]
+                                          "Relevance level",
+                                          "Gain per grade (trec_eval gains, ir_measures nDCG(gains=))",
+                                          "Judged results only (trec_eval -J)", "MRR (LlamaIndex granular)",
+                                          "Results scored <= 0 (torchmetrics)"]
 
 
 def test_dashboard_honours_a_toggle_made_on_learn(learn):

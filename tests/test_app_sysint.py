@@ -87,9 +87,10 @@ def test_sidebar_system_drives_the_dashboard_like_the_cli(uploaded, capsys):
     # not the bundled numbers: the perturbation moved the first relevant chunk
     dense = library_result("dense")
     assert _cards(at)["MRR@5"] != f"{dense.mean('mrr', 5):.3f}"
-    # judged@K beside the cards, with the same value as the CLI's judged@5
+    # the sample labels only relevant chunks: no judged@K warning, a note on unlabelled chunks instead
     captions = " ".join(c.value for c in at.caption)
-    assert f"judged@5 = {cli['judged@5']:.3f}" in captions
+    assert f"judged@5 = {cli['judged@5']:.3f}" not in captions and "labels only relevant chunks" in captions
+    assert not [w.value for w in at.warning if "carry a label" in w.value]
     assert "system: prod run" in captions
     # K changes only read another column
     at.slider(key="k").set_value(3).run()
@@ -176,7 +177,7 @@ def test_report_html_has_the_system_and_its_judged_share(uploaded, downloads, ca
     html = report_html(at, downloads)
     cli = _cli(uploaded, 5, capsys)
     assert html_cards(html) == {f"{METRICS[m].label}@5": f"{cli[f'{m}@5']:.3f}" for m in DEFAULT_METRICS}
-    assert "prod run" in html and f"{cli['judged@5']:.3f}" in html
+    assert "prod run" in html and "labels only relevant chunks" in html and "carry a label" not in html
 
 
 def test_live_system_secret_stays_out_of_url_workspace_and_report(app_env, downloads, monkeypatch):

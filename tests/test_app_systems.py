@@ -50,7 +50,7 @@ def _rag_log(chunks) -> str:
 
 
 def _table(at):
-    df = next(d.value for d in at.dataframe if "judged@5" in d.value.columns)
+    df = next(d.value for d in at.dataframe if "mrr@5" in d.value.columns)
     return df.set_index("system")
 
 
@@ -87,7 +87,9 @@ def test_kept_uploads_come_back_with_library_and_cli_numbers(stored, capsys):
     golden = sample_golden()
     lib = library_result("dense")
     assert df.loc["bundled dense", "mrr@5"] == pytest.approx(lib.mean("mrr", 5))
-    assert df.loc["bundled dense", "judged@5"] == pytest.approx(lib.mean("judged", 5))
+    # the sample labels only relevant chunks: judged@5 would repeat precision, so a note replaces it
+    assert "judged@5" not in df.columns
+    assert any("labels only relevant chunks" in c.value for c in at.caption)
     for name, fname in (("my run", "mine.trec"), ("my log", "log.jsonl")):
         spec = next(s for s in store.specs() if s.name == name)
         res = evaluate(golden, store.system(spec, chunks).rank(golden.questions(), 100).run)
@@ -96,14 +98,14 @@ def test_kept_uploads_come_back_with_library_and_cli_numbers(stored, capsys):
                      "--format", "json"])
         cli = json.loads(capsys.readouterr().out)["metrics"]
         assert code == 0
-        for key in ("mrr@5", "ndcg@5", "recall@5", "judged@5"):
+        for key in ("mrr@5", "ndcg@5", "recall@5"):
             assert df.loc[name, key] == pytest.approx(res.mean(key)), (name, key)
             assert df.loc[name, key] == pytest.approx(cli[key]), (name, key)
     # reversing the top 3 changes MRR: the uploaded run is not the bundled one
     assert df.loc["my run", "mrr@5"] != pytest.approx(df.loc["bundled dense", "mrr@5"])
     # the RAG log's foreign contexts are unmatched and reported
     texts = " ".join(str(c.value) for c in at.caption)
-    assert "unmatched" in texts and "count as non-relevant" in texts
+    assert "unmatched" in texts and "counts as not relevant" in texts  # the unlabelled-chunk note
 
 
 def test_remove_a_system(stored):
@@ -151,7 +153,7 @@ def test_connection_form_test_add_and_equal_numbers(app_env):
         srv.server_close()
     # the endpoint serves the bundled dense ranking: same numbers
     assert df.loc["prod http", "ndcg@5"] == pytest.approx(df.loc["bundled dense", "ndcg@5"])
-    assert df.loc["prod http", "judged@5"] == pytest.approx(df.loc["bundled dense", "judged@5"])
+    assert df.loc["prod http", "mrr@5"] == pytest.approx(df.loc["bundled dense", "mrr@5"])
     saved = (SystemStore.for_corpus("sample_corpus").folder / "systems.json").read_text()
     assert "prod http" in saved
 

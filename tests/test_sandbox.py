@@ -161,6 +161,15 @@ def test_convention_effects_match_with_options():
         res.with_options(recall_denominator="cap").mean("recall", 2))
     assert eff.loc["Relevance level", "alternative_value"] == pytest.approx(
         res.with_options(relevance_level=2).mean("precision", 2))
+    # the peer conventions (issue 19), each against its EvalOptions
+    peers = [("Gain per grade (trec_eval gains, ir_measures nDCG(gains=))", "ndcg", {"gains": {3: 10}}),
+             ("Judged results only (trec_eval -J)", "precision", {"judged_only": True}),
+             ("MRR (LlamaIndex granular)", "mrr", {"mrr": "granular"}),
+             ("Results scored <= 0 (torchmetrics)", "recall", {"nonpositive_scores": "not_retrieved"})]
+    for conv, metric, opts in peers:
+        assert eff.loc[conv, "default_value"] == pytest.approx(res.mean(metric, 2))
+        assert eff.loc[conv, "alternative_value"] == pytest.approx(res.with_options(**opts).mean(metric, 2)), conv
+    assert eff.loc["Judged results only (trec_eval -J)", "alternative_value"] > res.mean("precision", 2)
 
 
 # ---- A/B helpers ---------------------------------------------------------------------------------------

@@ -136,7 +136,7 @@ def compare_section(ctx: Any) -> None:
     """Two answer systems compared on the questions both answered: the retrieval verdict table's
     shape and decision rule."""
     from rag_metrics.answers.summary import systems
-    from rag_metrics.compare import DECISION_RULE, comparison_summary
+    from rag_metrics.compare import DECISION_RULE, comparison_summary, interval_note
 
     views.section("Answer systems: A vs B", "Two systems' answers to the same golden questions, paired by "
                   "question; the same decision rule as the retrieval table.")
@@ -163,7 +163,8 @@ def compare_section(ctx: Any) -> None:
     st.markdown(f"**{views.esc(comparison_summary(table, a, b))}**")
     st.dataframe(verdict_rows(table), hide_index=True, width="stretch",
                  column_config={"Verdict": st.column_config.TextColumn(width="medium")})
-    st.caption(f"n = questions both systems answered and the metric scored. {DECISION_RULE} Context support and "
+    st.caption(f"{interval_note(table)} n = questions both systems answered and the metric scored. {DECISION_RULE} "
+               "Context support and "
                "answer-question similarity are offline approximations, not faithfulness or answer relevancy.")
     with st.expander("Each verdict in a sentence (the same numbers)", icon=":material/notes:"):
         st.markdown("\n".join(f"- {views.esc(t)}" for t in table["sentence"]))

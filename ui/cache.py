@@ -274,6 +274,15 @@ def summary_table(_result: EvaluationResult, key: EvalKey, k: int, metrics: tupl
     return readouts.card_table(_result, k, metrics)
 
 
+@st.cache_data(show_spinner=False, max_entries=256)
+def target_readouts(_result: EvaluationResult, key: EvalKey, k: int) -> tuple:
+    """The lesson's targets at ``k`` with the best value the labels allow
+    (:func:`rag_metrics.story.target_readouts`)."""
+    from rag_metrics.story import target_readouts as readouts_of
+
+    return readouts_of(_result, k)
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
 def curve_table(_result: EvaluationResult, key: EvalKey, metrics: tuple[str, ...]) -> pd.DataFrame:
     return _result.curve(metrics, max_k=max(_result.depth, 1))

@@ -200,17 +200,19 @@ def report_names(a: ab.Config, b: ab.Config) -> tuple[str, str]:
 
 # ---- the verdict table -------------------------------------------------------------------------------
 def verdict_rows(table: pd.DataFrame, names: list[str] | None = None) -> dict[str, list[str]]:
-    """The Compare page's one table, as shown: metric, A, B, difference, interval (at the rule's
-    level), adjusted p, verdict, minimum detectable effect, wins / losses / ties (strings from a
+    """The Compare page's one table, as shown: metric, A, B, difference, interval (one header,
+    :data:`rag_metrics.compare.INTERVAL_HEADER`; its level in :func:`rag_metrics.compare.interval_note`),
+    adjusted p, verdict, minimum detectable effect, wins / losses / ties (strings from a
     :func:`rag_metrics.compare.compare` table, one row per metric)."""
-    level = f"{table['ci_level'].iloc[0] * 100:.4g}% CI" if len(table) else "CI"
+    from rag_metrics.compare import INTERVAL_HEADER
+
     return {
         "Metric": names if names is not None else [f"{views.label(m)}@{kk}"
                                                    for m, kk in zip(table["metric"], table["k"])],
         "A": [views.fmt(v) for v in table["mean_a"]],
         "B": [views.fmt(v) for v in table["mean_b"]],
         "B − A": [f"{v:+.3f}" for v in table["delta"]],
-        level: [f"[{lo:+.3f}, {hi:+.3f}]" for lo, hi in zip(table["ci_low"], table["ci_high"])],
+        INTERVAL_HEADER: [f"[{lo:+.3f}, {hi:+.3f}]" for lo, hi in zip(table["ci_low"], table["ci_high"])],
         "p adjusted": [f"{p:.4f}" for p in table["p_ttest_adj"]],
         "Verdict": list(table["verdict"]),
         "Detectable difference (MDE)": [views.fmt(v) for v in table["mde"]],

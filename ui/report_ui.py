@@ -50,6 +50,7 @@ class ReportInputs:
     ndcg_metric: str
     file_name: str
     answers: Callable[[], Any] = lambda: None  # the answer section (ui.answer_views.report_inputs)
+    system: str = ""               # the system evaluated (the story's name for it)
 
 
 def _comparison_key(table: pd.DataFrame, names: tuple[str, str]) -> str:
@@ -87,17 +88,53 @@ def comparison_for(ctx) -> tuple[pd.DataFrame | None, tuple[str, str]]:
     return c["table"], (str(names[0]), str(names[1]))  # type: ignore[index]
 
 
+BASELINE = "bm25 baseline"
+
+
+def baseline_comparison(ctx) -> tuple[pd.DataFrame | None, tuple[str, str]]:
+    """The sidebar's system (A) against the bundled BM25 retriever (B, the baseline: no embedding,
+    cheap on any corpus) at K, with the one decision rule (:func:`rag_metrics.compare.compare`);
+    ``(None, …)`` when the system is BM25 itself or the baseline cannot be computed."""
+    from rag_metrics import ab
+    from ui import cache
+    from ui import compare_views as cv
+
+    s = ctx.settings
+    if s.retriever == "bm25" and not s.system:
+        return None, ("A", "B")
+    cfg_b = cv.defaults(ctx)["B"]
+    if cfg_b.retriever != "bm25":
+        return None, ("A", "B")
+    try:
+        eb = cv.evaluate_config(ctx, cfg_b, ctx.corpus.level)
+        keys = tuple(ab.comparison_keys(s.metrics, ctx.k))
+        table = cache.comparison(ctx.result, eb.result, ctx.key, eb.key, keys)
+    except InputError:
+        return None, ("A", "B")
+    return (table if len(table) else None), (s.system_name, BASELINE)
+
+
+def resolved_comparison(ctx, inp: ReportInputs) -> tuple[pd.DataFrame | None, tuple[str, str]]:
+    """The published comparison of ``inp``, else the baseline (computed only when a report or the
+    Presenter view is built, never for the button alone)."""
+    if inp.comparison is not None:
+        return inp.comparison, inp.names
+    return baseline_comparison(ctx)
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()[:60] or "report"
 
 
-def _judged(ctx) -> str:
-    """judged@K of the report's system, with the warning when it is low (the numbers then underestimate)."""
-    from rag_metrics.systems.pooling import judged_warning
+def _judged(ctx) -> tuple[str, str]:
+    """judged@K of the report's system with the warning when it is low, where it means something
+    (:func:`rag_metrics.systems.pooling.records_nonrelevant`); otherwise what an unlabelled chunk means."""
+    from rag_metrics.systems.pooling import judged_readout
 
-    value = float(ctx.result.mean("judged", ctx.k))
-    warn = judged_warning(value, ctx.k, ctx.settings.system_name)
-    return f"{value:.3f}" + (f" ({warn})" if warn else "")
+    r = judged_readout(ctx.golden, float(ctx.result.mean("judged", ctx.k)), ctx.k, ctx.settings.system_name)
+    if not r.meaningful:
+        return "unlabelled chunks", r.note
+    return f"judged@{ctx.k}", f"{r.value:.3f}" + (f" ({r.warning})" if r.warning else "")
 
 
 def inputs(ctx) -> ReportInputs:
@@ -116,7 +153,7 @@ def inputs(ctx) -> ReportInputs:
         "embedding model": "-" if s.retriever == "bm25" or s.system else "all-MiniLM-L6-v2",
         "retrieval depth": ctx.memo.depth,
         "NDCG gain": s.ndcg_gain,
-        f"judged@{ctx.k}": _judged(ctx),
+        **dict([_judged(ctx)]),
     }
     if comparison is not None:
         config["compared"] = f"{names[0]} vs {names[1]}"
@@ -131,12 +168,18 @@ def inputs(ctx) -> ReportInputs:
     key = (ctx.key, ctx.k, s.ndcg_gain, cmp_key, title, ans_key)
     file_name = f"rag-metrics-report-{_slug(s.corpus)}-{_slug(s.system_name)}-k{ctx.k}.html"
     return ReportInputs(key, ctx.k, title, config, comparison, names, tuple(s.metrics), s.ndcg_metric, file_name,
-                        answers)
+                        answers, s.system_name)
 
 
 def _options(inp: ReportInputs) -> dict[str, Any]:
     return {"metrics": inp.metrics, "category_metrics": ("hit_rate", inp.ndcg_metric),
-            "ranking_metric": inp.ndcg_metric}
+            "ranking_metric": inp.ndcg_metric, "system": inp.system}
+
+
+def _config(inp: ReportInputs, comparison: pd.DataFrame | None, names: tuple[str, str]) -> dict[str, Any]:
+    if comparison is None or inp.comparison is not None:
+        return inp.config
+    return {**inp.config, "compared": f"{names[0]} vs {names[1]}"}
 
 
 def content(ctx):
@@ -144,8 +187,9 @@ def content(ctx):
     from ui import cache
 
     inp = inputs(ctx)
-    return cache.report_content_for(ctx.result, ctx.id_text, inp.config, inp.comparison, inp.key, inp.k,
-                                    inp.names, inp.title, tuple(sorted(_options(inp).items())), inp.answers())
+    comparison, names = resolved_comparison(ctx, inp)
+    return cache.report_content_for(ctx.result, ctx.id_text, _config(inp, comparison, names), comparison, inp.key,
+                                    inp.k, names, inp.title, tuple(sorted(_options(inp).items())), inp.answers())
 
 
 def html_builder(ctx) -> tuple[Callable[[], str], ReportInputs]:
@@ -153,6 +197,7 @@ def html_builder(ctx) -> tuple[Callable[[], str], ReportInputs]:
     inputs, on first call), for ``st.download_button(data=...)``."""
     inp = inputs(ctx)
     result, text = ctx.result, ctx.id_text
+    published = inp.comparison is not None
 
     def build() -> str:
         with _HTML_LOCK:
@@ -161,8 +206,10 @@ def html_builder(ctx) -> tuple[Callable[[], str], ReportInputs]:
             return hit
         from rag_metrics.report import build_report
 
-        html = build_report(result, k=inp.k, chunk_text=text, config=inp.config, comparison=inp.comparison,
-                            comparison_names=inp.names, title=inp.title, answers=inp.answers(), **_options(inp))
+        comparison, names = (inp.comparison, inp.names) if published else baseline_comparison(ctx)
+        html = build_report(result, k=inp.k, chunk_text=text, config=_config(inp, comparison, names),
+                            comparison=comparison, comparison_names=names, title=inp.title, answers=inp.answers(),
+                            **_options(inp))
         with _HTML_LOCK:
             _HTML_CACHE[inp.key] = html
             while len(_HTML_CACHE) > _HTML_MAX:

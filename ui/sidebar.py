@@ -27,6 +27,14 @@ MISSING_LABELS = {
     "zero": "Count 0 (trec_eval -c)",
     "skip": "Skip (plain trec_eval, BEIR)",
 }
+MRR_LABELS = {
+    "first": "1/rank of the first relevant (trec_eval recip_rank)",
+    "granular": "Mean 1/rank over the relevant retrieved (LlamaIndex use_granular_mrr)",
+}
+NONPOS_LABELS = {
+    "retrieved": "Retrieved (trec_eval)",
+    "not_retrieved": "Not retrieved (torchmetrics)",
+}
 
 
 def system_label(name: str) -> str:
@@ -81,6 +89,18 @@ def render() -> None:
                      help="Equal for binary labels; differ with graded labels (the sample uses grades 1–3).")
             st.radio("Queries the retriever returned nothing for", list(MISSING_LABELS), key=state.KEY_MISSING,
                      format_func=MISSING_LABELS.get)
+            st.caption("Other tools' conventions (off by default):")
+            st.text_input("Custom NDCG gain per grade (trec_eval gain parameters, ir_measures nDCG(gains=…))",
+                          key=state.KEY_GAINS, placeholder="e.g. 1=1,2=3,3=7",
+                          help="GRADE=GAIN pairs for the linear NDCG; unlisted grades keep gain = grade, the ideal "
+                               "ranking sorts the gains. Empty: gain = grade (trec_eval's default).")
+            bad = state.gains_setting()[1]
+            if bad:
+                st.error(f"{bad}. No custom gain is applied.", icon=":material/error:")
+            st.checkbox("Judged results only (trec_eval -J, ir_measures judged_only=True)", key=state.KEY_JUDGED_ONLY,
+                        help="Unlabelled chunks are removed from every ranking before the metrics; the rest move up.")
+            st.radio("MRR", list(MRR_LABELS), key=state.KEY_MRR, format_func=MRR_LABELS.get)
+            st.radio("Results scored ≤ 0", list(NONPOS_LABELS), key=state.KEY_NONPOS, format_func=NONPOS_LABELS.get)
         from ui import workspace_ui
 
         workspace_ui.sidebar_picker()

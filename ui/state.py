@@ -52,6 +52,10 @@ KEY_OOS = "out_of_scope"
 KEY_RECALL = "recall_denominator"
 KEY_GAIN = "ndcg_gain"
 KEY_MISSING = "missing_queries"
+KEY_GAINS = "ndcg_gains"          # text "1=1,2=3" (trec_eval gain parameters, ir_measures nDCG(gains=...))
+KEY_JUDGED_ONLY = "judged_only"   # trec_eval -J
+KEY_MRR = "mrr_rule"              # "first" (trec_eval) or "granular" (LlamaIndex)
+KEY_NONPOS = "nonpositive_scores"  # "retrieved" (trec_eval) or "not_retrieved" (torchmetrics)
 
 _CORPORA = "_corpora"
 _GOLDEN = "_golden"
@@ -77,6 +81,10 @@ DEFAULTS: dict[str, Any] = {
     KEY_RECALL: "all",
     KEY_GAIN: "linear",
     KEY_MISSING: "zero",
+    KEY_GAINS: "",
+    KEY_JUDGED_ONLY: False,
+    KEY_MRR: "first",
+    KEY_NONPOS: "retrieved",
 }
 
 
@@ -140,7 +148,10 @@ class EvalKey:
         o = self.options
         return (f"{self.chunks}/{self.system}{'/' + self.model if self.model else ''}/d{self.depth}/g{self.golden}"
                 f"{'@' + self.labels_on if self.labels_on else ''}/L{o.relevance_level}/{o.out_of_scope}/"
-                f"{o.recall_denominator}/{o.missing_queries}/{o.level}")
+                f"{o.recall_denominator}/{o.missing_queries}/{o.level}"
+                + (f"/gains{o.gains}" if o.gains else "") + ("/J" if o.judged_only else "")
+                + (f"/mrr-{o.mrr}" if o.mrr != "first" else "")
+                + ("/pos-only" if o.nonpositive_scores != "retrieved" else ""))
 
 
 # ---- init --------------------------------------------------------------------------------------
@@ -381,13 +392,28 @@ def sync_k(depth: int) -> int:
 
 
 # ---- settings ----------------------------------------------------------------------------------
+def gains_setting() -> tuple[tuple[tuple[int, float], ...], str | None]:
+    """The sidebar's custom NDCG gains and the problem with the text (then no custom gains apply)."""
+    from rag_metrics.evaluate import parse_gains
+
+    text = str(st.session_state.get(KEY_GAINS) or "").strip()
+    if not text:
+        return (), None
+    try:
+        return parse_gains(text, "custom gains"), None
+    except InputError as e:
+        return (), str(e)
+
+
 def settings() -> Settings:
     ss = st.session_state
     name = ss.get(KEY_CORPUS, SAMPLE)
     level = corpus_entry(name).level
     opts = EvalOptions(relevance_level=int(ss.get(KEY_LEVEL, 1)), out_of_scope=ss.get(KEY_OOS, "exclude"),
                        recall_denominator=ss.get(KEY_RECALL, "all"),
-                       missing_queries=ss.get(KEY_MISSING, "zero"), level=level)  # type: ignore[arg-type]
+                       missing_queries=ss.get(KEY_MISSING, "zero"), level=level,  # type: ignore[arg-type]
+                       gains=gains_setting()[0], judged_only=bool(ss.get(KEY_JUDGED_ONLY, False)),
+                       mrr=ss.get(KEY_MRR, "first"), nonpositive_scores=ss.get(KEY_NONPOS, "retrieved"))
     size, overlap = chunking(name)
     system = str(ss.get(KEY_SYSTEM) or DEFAULT_RETRIEVER)
     return Settings(name, ss.get(KEY_RETRIEVER, DEFAULT_RETRIEVER), int(ss.get(KEY_K, DEFAULTS[KEY_K])), opts,
@@ -464,8 +490,26 @@ def golden_judge(query_id: str, item_id: str, grade: int) -> None:
                    f"Labelled {esc(item_id)} as {what} for {esc(query_id)}; every metric is updated.")
 
 
+def reset_wording(name: str | None = None) -> tuple[str, str, str]:
+    """What resetting the golden set of corpus ``name`` does, in words: (button, question, notice).
+
+    The sample goes back to the shipped set; an uploaded corpus to the judged queries it came with
+    (a BEIR folder), or, when it came with none, to an empty golden set (never "the shipped set")."""
+    name = name or st.session_state.get(KEY_CORPUS, SAMPLE)
+    if name == SAMPLE:
+        return ("Reset to the shipped set…", "Replace your golden set with the shipped one?",
+                "Golden set reset to the shipped version.")
+    if corpus_entry(name).seed_golden is not None:
+        return ("Reset to the queries that came with this corpus…",
+                "Replace your golden set with the judged queries loaded with this corpus?",
+                "Golden set reset to the queries that came with the corpus.")
+    return ("Clear the golden set…", "This corpus came without a golden set: remove every question of yours?",
+            "Golden set cleared.")
+
+
 def golden_reset() -> None:
-    """Restore the shipped set, its labels carried to the current chunking when it differs."""
+    """Restore the seed set (the shipped set, the queries an uploaded corpus came with, or none), its labels
+    carried to the current chunking when it differs."""
     name = st.session_state.get(KEY_CORPUS, SAMPLE)
     entry = corpus_entry(name)
     size, overlap = chunking(name)
@@ -473,7 +517,7 @@ def golden_reset() -> None:
     if entry.level == "chunk" and (size, overlap) != (DEFAULT_CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP):
         old = cache.chunk_set(entry.corpus, entry.fingerprint, DEFAULT_CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP).chunks
         new = cache.chunk_set(entry.corpus, entry.fingerprint, size, overlap).chunks
-    _golden_action(lambda s: s.reset(old, new), "Golden set reset to the shipped version.")
+    _golden_action(lambda s: s.reset(old, new), reset_wording(name)[2])
 
 
 def notice(message: str | None = None, kind: str = "success") -> tuple[str, str] | None:

@@ -15,7 +15,7 @@ import streamlit as st
 from rag_metrics.errors import InputError
 from rag_metrics.systems.bundled import BundledSystem
 from rag_metrics.systems.evaluation import SystemEvaluation, coverage, evaluate_stored, evaluate_systems
-from rag_metrics.systems.pooling import apply_label, pooled_queue, system_table
+from rag_metrics.systems.pooling import apply_label, judged_readout, pooled_queue, system_table
 from rag_metrics.systems.store import MAX_STORED_BYTES, SystemStore
 from ui import cache, state, views
 
@@ -90,15 +90,14 @@ _FAILED: dict[str, int] = {}  # questions a live system failed on, per system id
 
 
 def judged_note(ctx: Any) -> None:
-    """judged@K of the current system under the metrics, and a warning when it is low."""
-    from rag_metrics.systems.pooling import judged_warning
+    """judged@K of the current system under the metrics with a warning when it is low, where it means
+    something (:func:`rag_metrics.systems.pooling.records_nonrelevant`); otherwise what an unlabelled chunk means."""
+    from rag_metrics.systems.pooling import judged_readout
 
-    value = float(ctx.result.mean("judged", ctx.k))
-    st.caption(f"judged@{ctx.k} = {views.fmt(value)}: the share of the top {ctx.k} that carry a label (any grade). "
-               "Unlabelled results count as non-relevant.")
-    warn = judged_warning(value, ctx.k, ctx.settings.system_name)
-    if warn:
-        st.warning(warn[0].upper() + warn[1:] + " (Systems page).", icon=":material/help:")
+    r = judged_readout(ctx.golden, float(ctx.result.mean("judged", ctx.k)), ctx.k, ctx.settings.system_name)
+    st.caption(views.esc(r.note))
+    if r.warning:
+        st.warning(r.warning[0].upper() + r.warning[1:] + " (Systems page).", icon=":material/help:")
     failed = _FAILED.get(ctx.key.system, 0)
     if failed:
         st.warning(f"{failed} question(s) failed on {views.esc(ctx.settings.system_name)} and count as retrieving "
@@ -143,16 +142,23 @@ def retry_button(evals: list[SystemEvaluation]) -> bool:
 
 
 # ---- add ---------------------------------------------------------------------------------------
+def upload_limit_mb() -> int:
+    """The one upload limit of the Systems page, in MB: what the store keeps (``MAX_STORED_BYTES``) and
+    what the server lets through (``server.maxUploadSize``), whichever is smaller; the uploader and its
+    caption both use it."""
+    return int(min(MAX_STORED_BYTES // (1024 * 1024), int(st.get_option("server.maxUploadSize"))))
+
+
 def add_upload_form(ctx: Any) -> None:
     """Upload a TREC run, CSV/JSON run or RAG log; it is validated, then kept in the workspace."""
     st.caption("TREC run (`qid Q0 id rank score tag`); CSV/TSV with `query_id` or `question`, `chunk_id`, `score` or "
                "`rank`; JSON `{qid: {id: score}}`; JSONL rows with a ranked `ids` list; or a RAG log "
                "(`question`, `contexts`, optional `context_ids`, `answer`, `ground_truth`), whose contexts are "
-               f"matched to this corpus's chunks by text. Up to {MAX_STORED_BYTES // (1024 * 1024)} MB; kept in the "
+               f"matched to this corpus's chunks by text. Up to {upload_limit_mb()} MB; kept in the "
                "workspace folder, so it comes back after a reload.")
     with st.form("systems_upload_form", clear_on_submit=True):
         name = st.text_input("Name", key=KEY_UPLOAD_NAME, placeholder="my production retriever")
-        up = st.file_uploader("Run or RAG log", key=KEY_UPLOAD,
+        up = st.file_uploader("Run or RAG log", key=KEY_UPLOAD, max_upload_size=upload_limit_mb(),
                               type=["trec", "run", "txt", "tsv", "csv", "json", "jsonl", "ndjson"])
         threshold = st.slider("Fuzzy match threshold (RAG logs without ids)", 50, 100, 90,
                               help="Least rapidfuzz ratio (0-100) between a context and a chunk for a fuzzy match.")
@@ -261,6 +267,10 @@ def systems_table(ctx: Any, evals: list[SystemEvaluation]) -> None:
     if ok:
         df = system_table(ok, [m for m in ctx.settings.metrics if m != "judged"], k)
         warn = df.pop("warning")
+        readout = judged_readout(ctx.golden, float("nan"), k, "")
+        if not readout.meaningful:  # judged@K would only repeat the share of relevant results
+            df = df.drop(columns=[f"judged@{k}"])
+            st.caption(views.esc(readout.note))
         st.dataframe(df, hide_index=True, width="stretch",
                      column_config={c: st.column_config.NumberColumn(c, format="%.3f") for c in df.columns[1:]})
         for w in warn.dropna():

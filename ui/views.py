@@ -276,6 +276,11 @@ def esc(text: str) -> str:
     return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(text))
 
 
+def highlight_md(segments) -> str:
+    """Markdown of a :func:`rag_metrics.story.snippet`: the question's words on a yellow background."""
+    return "".join(f":orange-background[{esc(t)}]" if hi else esc(t) for t, hi in segments)
+
+
 def show_notice() -> None:
     """Show the one-shot message a callback or the previous run left (:func:`ui.state.notice`)."""
     from ui import state

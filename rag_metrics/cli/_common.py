@@ -115,6 +115,17 @@ def add_judgment_options(sp: argparse.ArgumentParser, metrics_default: str, k_de
                     help="golden queries absent from the run: 0 in the mean (default, trec_eval -c) or skipped")
     sp.add_argument("--level", choices=["chunk", "document"], default="chunk",
                     help="document: collapse ids '<doc>#<n>' to '<doc>' (first chunk's rank wins)")
+    peers = sp.add_argument_group("other tools' conventions (off by default)")
+    peers.add_argument("--gains", metavar="G=GAIN,...",
+                       help="custom NDCG gain per grade, e.g. 0=0,1=1,2=3 (trec_eval gain parameters, ir_measures "
+                            "nDCG(gains=...)); unlisted grades keep gain = grade")
+    peers.add_argument("--judged-only", action="store_true",
+                       help="drop unlabelled ids from every ranking first (trec_eval -J, ir_measures judged_only=True)")
+    peers.add_argument("--mrr", choices=["first", "granular"], default="first",
+                       help="first: 1/rank of the first relevant id (default, trec_eval); granular: the mean of "
+                            "1/rank over the relevant ids retrieved (LlamaIndex use_granular_mrr)")
+    peers.add_argument("--nonpositive-scores", choices=["retrieved", "not-retrieved"], default="retrieved",
+                       help="results scored <= 0: retrieved (default, trec_eval) or not retrieved (torchmetrics)")
     sp.add_argument("--format", choices=["table", "json", "csv"], default="table")
     from rag_metrics.cli._systems import add_upload_options
 
@@ -123,11 +134,17 @@ def add_judgment_options(sp: argparse.ArgumentParser, metrics_default: str, k_de
 
 def eval_options(args: argparse.Namespace) -> EvalOptions:
     """The :class:`~rag_metrics.evaluate.EvalOptions` of the judgment options."""
-    from rag_metrics.evaluate import EvalOptions
+    from rag_metrics.evaluate import EvalOptions, parse_gains
 
+    gains = getattr(args, "gains", None)
     return EvalOptions(relevance_level=args.relevance_level, out_of_scope=args.out_of_scope,
                        recall_denominator=args.recall_denominator, missing_queries=args.missing,
-                       level="document" if args.level == "document" else "chunk")
+                       level="document" if args.level == "document" else "chunk",
+                       gains=parse_gains(gains) if gains else (),
+                       judged_only=bool(getattr(args, "judged_only", False)),
+                       mrr=getattr(args, "mrr", "first"),
+                       nonpositive_scores="not_retrieved" if getattr(args, "nonpositive_scores", "retrieved")
+                       == "not-retrieved" else "retrieved")
 
 
 def metric_keys(args: argparse.Namespace) -> list[MetricKey]:

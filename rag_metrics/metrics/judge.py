@@ -10,7 +10,7 @@ A duplicate id inside one query keeps its best-ranked occurrence.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import chain
 
 import numpy as np
@@ -70,6 +70,33 @@ class Judged:
     @property
     def depth(self) -> int:
         return int(self.grades.shape[1])
+
+    def restricted(self, *, judged_only: bool = False, positive_scores_only: bool = False) -> Judged:
+        """The same judged run with some ranked ids removed and the rest moved up (ranks renumbered).
+
+        ``judged_only``: ids with no label are dropped (trec_eval ``-J``, ir_measures
+        ``judged_only=True``).  ``positive_scores_only``: ids scored ``<= 0`` (or NaN) are not retrieved
+        (torchmetrics' rule).  ``|R|`` and the ideal ranking are unchanged.  The grade matrix, the
+        label mask and the counts change; :meth:`ranking` still lists the full ranking.
+        """
+        if not (judged_only or positive_scores_only):
+            return self
+        nq, d = self.grades.shape
+        pos = np.arange(d)[None, :]
+        keep = pos < self.n_retrieved[:, None]
+        if judged_only:
+            if self.is_judged is None:
+                raise InputError("judged-only evaluation needs to know which ids carry a label; build the Judged "
+                                 "with rag_metrics.metrics.judge")
+            keep &= self.is_judged
+        if positive_scores_only and len(self.ranked_scores):
+            at = np.minimum(self.starts[:, None] + pos, len(self.ranked_scores) - 1)
+            keep &= self.ranked_scores[at] > 0  # NaN > 0 is False
+        order = np.argsort(~keep, axis=1, kind="stable")
+        kept = np.take_along_axis(keep, order, axis=1)
+        grades = np.where(kept, np.take_along_axis(self.grades, order, axis=1), 0).astype(np.int32)
+        is_judged = None if self.is_judged is None else np.take_along_axis(self.is_judged, order, axis=1) & kept
+        return replace(self, grades=grades, is_judged=is_judged, n_retrieved=keep.sum(axis=1).astype(np.int64))
 
     def ranking(self, q: int) -> tuple[list[str], list[float], list[int]]:
         """Ids, scores and grades of query row ``q`` in ranked order."""

@@ -64,6 +64,7 @@ class Kernels:
         d = judged.depth
         self._ranks = np.arange(1, d + 1, dtype=np.float64)
         self._discount = np.log2(self._ranks + 1.0)
+        self._custom: dict[tuple[tuple[int, float], ...], tuple[NDArray[np.float64], NDArray[np.float64]]] = {}
 
     # ---- shared prefix arrays ------------------------------------------------------------
     @cached_property
@@ -126,6 +127,36 @@ class Kernels:
         np.cumsum(g, axis=1, out=g)
         return g
 
+    def _custom_prefixes(self, gains: tuple[tuple[int, float], ...]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """DCG and ideal-DCG prefix sums with a custom gain per grade (unlisted grades keep gain = grade,
+        as ir_measures maps ``gains.get(grade, grade)``); the ideal ranking sorts the gains, not the grades."""
+        cached = self._custom.get(gains)
+        if cached is not None:
+            return cached
+
+        def mapped(grades: NDArray[np.integer]) -> NDArray[np.float64]:
+            g = grades.astype(np.float64)
+            for grade, gain in gains:
+                g[grades == grade] = gain
+            np.maximum(g, 0.0, out=g)
+            return g
+
+        dcg = mapped(self.judged.grades)
+        dcg /= self._discount
+        np.cumsum(dcg, axis=1, out=dcg)
+        ideal = -np.sort(-mapped(self.judged.ideal_grades), axis=1)
+        ideal /= np.log2(np.arange(2, ideal.shape[1] + 2, dtype=np.float64))
+        np.cumsum(ideal, axis=1, out=ideal)
+        self._custom[gains] = (dcg, ideal)
+        return dcg, ideal
+
+    @cached_property
+    def _rr_prefix(self) -> NDArray[np.float64]:
+        """cumsum over ranks of (1 / i if rank i is relevant else 0)."""
+        a = self.relevant / self._ranks
+        np.cumsum(a, axis=1, out=a)
+        return a
+
     @cached_property
     def _dcg_linear(self) -> NDArray[np.float64]:
         return self._dcg_prefix("linear")
@@ -178,9 +209,21 @@ class Kernels:
         k = check_optional_k(k)
         return _safe_div(self._ap_prefix[:, self._col(k)], self.n_relevant.astype(np.float64))
 
-    def ndcg(self, k: int | None = None, gain: str = "linear") -> NDArray[np.float64]:
+    def mrr_granular(self, k: int | None = None) -> NDArray[np.float64]:
+        """LlamaIndex's granular MRR (``MRR(use_granular_mrr=True)``): the mean of ``1 / rank`` over the
+        relevant ids retrieved in the top k (0 when none is); trec_eval's ``recip_rank`` uses the first only."""
         k = check_optional_k(k)
-        if gain == "linear":
+        col = self._col(k)
+        return _safe_div(self._rr_prefix[:, col], self.hits[:, col].astype(np.float64))
+
+    def ndcg(self, k: int | None = None, gain: str = "linear",
+             gains: tuple[tuple[int, float], ...] = ()) -> NDArray[np.float64]:
+        """NDCG at k; ``gains`` (``((grade, gain), ...)``) replaces the linear gain of the listed grades
+        (trec_eval's gain parameters, ir_measures ``nDCG(gains=...)``)."""
+        k = check_optional_k(k)
+        if gains and gain == "linear":
+            dcg, idcg = self._custom_prefixes(tuple(gains))
+        elif gain == "linear":
             dcg, idcg = self._dcg_linear, self._idcg_linear
         elif gain == "exponential":
             dcg, idcg = self._dcg_exp, self._idcg_exp

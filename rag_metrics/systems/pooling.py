@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -20,15 +21,62 @@ from rag_metrics.metrics.kernels import check_k
 from rag_metrics.systems.textmatch import UNMATCHED_PREFIX
 from rag_metrics.types import GoldenSet, Run
 
-__all__ = ["JUDGED_WARNING", "POOL_COLUMNS", "apply_label", "judged_warning", "pooled_queue", "system_table"]
+__all__ = ["JUDGED_WARNING", "POOL_COLUMNS", "JudgedReadout", "apply_label", "judged_readout", "judged_warning",
+           "pooled_queue", "records_nonrelevant", "system_table"]
 
 #: Below this mean judged@K the metrics of a system are flagged as likely underestimates.
 JUDGED_WARNING = 0.7
 POOL_COLUMNS = ("query_id", "question", "chunk_id", "n_systems", "systems", "best_rank", "text")
 
 
+def records_nonrelevant(golden: GoldenSet) -> bool:
+    """The one rule deciding whether judged@K means something for ``golden``.
+
+    True when the golden set records non-relevant judgments: at least one label with grade <= 0
+    (TREC-style pooled qrels judge every pooled result, relevant or not; a chunk labelled "not
+    relevant" from the pooled labelling queue is stored as grade 0, so pooled labels count too).
+    Then an unlabelled chunk in the top K is *unknown*, and judged@K says how far to trust the
+    metrics.  When every label is a positive grade (the shipped sample, the lesson's
+    ``relevant_chunk_ids``), an unlabelled chunk simply means "not relevant": judged@K then equals
+    the share of relevant results and a warning about it would be a false alarm.
+    """
+    return any(g <= 0 for q in golden for g in q.relevant.values())
+
+
+#: What an unlabelled chunk means when the golden set labels only relevant chunks.
+UNLABELLED_NOTE = ("This golden set labels only relevant chunks (no grade-0 label), so an unlabelled chunk in the "
+                   "top {k} counts as not relevant, as trec_eval reads it. Label chunks as not relevant (grade 0) "
+                   "or from the pooled labelling queue (Systems page) to measure how complete the labels are "
+                   "(judged@K).")
+
+
+@dataclass(frozen=True)
+class JudgedReadout:
+    """How to show judged@K for one system: the value and a warning when they mean something
+    (:func:`records_nonrelevant`), otherwise a plain note on what an unlabelled chunk means."""
+
+    meaningful: bool
+    value: float
+    note: str
+    warning: str | None
+
+
+def judged_readout(golden: GoldenSet, value: float, k: int, name: str) -> JudgedReadout:
+    """judged@K of system ``name`` (mean ``value``) as the Dashboard, Systems and the report show it."""
+    k = check_k(k)
+    if not records_nonrelevant(golden):
+        return JudgedReadout(False, value, UNLABELLED_NOTE.format(k=k), None)
+    note = (f"judged@{k} = {value:.3f}: the share of the top {k} that carry a label (any grade). "
+            "Unlabelled results count as non-relevant.")
+    return JudgedReadout(True, value, note, judged_warning(value, k, name))
+
+
 def judged_warning(value: float, k: int, name: str) -> str | None:
-    """A sentence when ``value`` (mean judged@k) is below :data:`JUDGED_WARNING`, else None."""
+    """A sentence when ``value`` (mean judged@k) is below :data:`JUDGED_WARNING`, else None.
+
+    Use :func:`judged_readout`, which applies :func:`records_nonrelevant` first: the warning means
+    something only for judgments that record non-relevant results.
+    """
     if math.isnan(value) or value >= JUDGED_WARNING:
         return None
     return (f"only {value:.0%} of {name}'s top {k} carry a label; unlabelled chunks count as non-relevant, so its "
@@ -50,7 +98,8 @@ def system_table(results: Mapping[str, object], metrics: Sequence[str], k: int) 
     Returns
     -------
     DataFrame
-        Columns ``system``, one per ``name@k``, ``judged@k`` and ``warning`` (text or None).
+        Columns ``system``, one per ``name@k``, ``judged@k`` and ``warning`` (text or None; only
+        when the system's golden set records non-relevant judgments, :func:`records_nonrelevant`).
     """
     k = check_k(k)
     names = [m for m in metrics if m != "judged"] + ["judged"]
@@ -59,7 +108,8 @@ def system_table(results: Mapping[str, object], metrics: Sequence[str], k: int) 
         row: dict[str, object] = {"system": sname}
         for m in names:
             row[f"{m}@{k}"] = res.mean(m, k)  # type: ignore[attr-defined]  # results: EvaluationResult-like (duck-typed)
-        row["warning"] = judged_warning(float(row[f"judged@{k}"]), k, sname)  # type: ignore[arg-type]  # judged@k: the float set above
+        readout = judged_readout(res.golden, float(row[f"judged@{k}"]), k, sname)  # type: ignore[attr-defined, arg-type]  # EvaluationResult-like; judged@k: the float set above
+        row["warning"] = readout.warning
         rows.append(row)
     return pd.DataFrame(rows, columns=["system"] + [f"{m}@{k}" for m in names] + ["warning"])
 
