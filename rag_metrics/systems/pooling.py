@@ -160,7 +160,7 @@ def apply_label(golden: GoldenSet, query_id: str, item_id: str, grade: int) -> G
             rel = dict(q.relevant)
             rel[item_id] = grade
             cat = "" if grade > 0 and q.category == "out_of_scope" else q.category
-            q = GoldenQuery(q.id, q.question, cat, rel, q.expected_answer)
+            q = q.relabelled(rel, category=cat)
         out.append(q)
     if not found:
         raise InputError(f"query {query_id!r} is no longer in the golden set; refresh the queue")
