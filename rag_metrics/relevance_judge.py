@@ -109,11 +109,11 @@ class RelevanceSuggestion:
 def unreliability(s: RelevanceSuggestion) -> float:
     """How little to trust a suggestion (higher first in the queue).
 
-    Unusable (3.0); samples that disagree (1.0 + the spread of the grades, so 2 apart beats 1);
+    Unusable (10.0); samples that disagree (1.0 + the spread of the grades, so 2 apart beats 1);
     a grade on the 1-2 boundary, where UMBRELA and people disagree most (0.5); a clear 0 or 3 (0.0).
     """
     if not s.ok or s.grade is None:
-        return 3.0
+        return 10.0
     got = [g for g in s.samples if g is not None]
     if len(got) > 1 and max(got) != min(got):
         return 1.0 + (max(got) - min(got))

@@ -65,6 +65,23 @@ _TASKS = {
 }
 
 
+def _stem(w: str) -> str:
+    """A light English stem: plurals, -ing, -ed, a final e (include/includes/included/including)."""
+    if len(w) > 4 and w.endswith("ies"):
+        return w[:-3] + "y"
+    if len(w) > 5 and w.endswith("ing"):
+        w = w[:-3]
+    elif len(w) > 4 and w.endswith("ed"):
+        w = w[:-2]
+    elif len(w) > 4 and w.endswith(("sses", "xes", "zes", "ches", "shes")):
+        w = w[:-2]
+    elif len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
+        w = w[:-1]
+    if len(w) > 4 and w.endswith("e"):
+        w = w[:-1]
+    return w
+
+
 def content_words(text: str) -> list[str]:
     """Lower-cased words of ``text`` without stop words, with a light plural/-ing/-ed strip (the
     one tokenisation of drafting: word overlap and comparison pairing)."""
@@ -72,11 +89,7 @@ def content_words(text: str) -> list[str]:
     for w in _WORD.findall(text.lower()):
         if w in STOP_WORDS or len(w) < 2:
             continue
-        for suf in ("ing", "ed", "es", "s"):
-            if len(w) > len(suf) + 3 and w.endswith(suf):
-                w = w[: -len(suf)]
-                break
-        out.append(w)
+        out.append(_stem(w))
     return out
 
 
