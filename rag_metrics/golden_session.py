@@ -30,7 +30,7 @@ import pandas as pd
 
 from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.golden import LIST_SEPARATOR, golden_to_text, validate_golden
-from rag_metrics.types import Chunk, GoldenQuery, GoldenSet
+from rag_metrics.types import Chunk, GoldenSet
 from rag_metrics.workspace import SaveResult, Workspace
 
 if TYPE_CHECKING:  # pragma: no cover

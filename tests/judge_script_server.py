@@ -9,6 +9,7 @@ the reply of any prompt containing a key (garbage, HTML, JSON lists, huge replie
 """
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 
@@ -30,7 +31,7 @@ def draft_reply(prompt: str) -> str:
          "comparison": f"how do {w[0]} and {w[1]} differ for {w[2]}?",
          "procedural": f"how do I set up {w[0]} {w[1]} from my phone?",
          "out_of_scope": f"can I pay for {w[0]} with bitcoin?"}[cat]
-    return '{"question": "%s"}' % q
+    return json.dumps({"question": q})
 
 
 def umbrela_reply(prompt: str) -> str:

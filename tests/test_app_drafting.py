@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from app_helpers import goto, no_exception
 from judge_script_server import ScriptedJudge
+
+from app_helpers import goto, no_exception
 
 
 @pytest.fixture

@@ -205,7 +205,7 @@ def test_judge_vs_people_on_the_sample_kappa_and_ranking_change(sample, runs):
     with ScriptedJudge() as srv:
         judge = RelevanceJudge(JudgeConfig(srv.base_url, "scripted"), cache=False)
         sugg = judge.grade(pairs)
-    agree = relevance_agreement(((s.people, s.grade) for s in sugg))
+    agree = relevance_agreement((s.people, s.grade) for s in sugg)
     assert agree.n == len(pairs) == int(agree.confusion.to_numpy().sum())
     assert int(agree.binary.to_numpy().sum()) == agree.n
     for v in (agree.kappa_binary, agree.kappa_quadratic, agree.kappa_plain):

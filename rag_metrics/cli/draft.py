@@ -35,7 +35,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         description="Sample chunks evenly across documents, ask an OpenAI-compatible judge for one question per "
                     "sample in the lesson's categories, and badge each draft (answerable, self-contained, "
                     "near-duplicate, word overlap, found by the bundled retrievers within K).")
-    p.add_argument("--corpus", required=True, metavar="PATH", help="folder of .md/.txt files, .jsonl corpus or BEIR folder")
+    p.add_argument("--corpus", required=True, metavar="PATH",
+                   help="folder of .md/.txt files, .jsonl corpus or BEIR folder")
     p.add_argument("--n", type=int, required=True, metavar="N", help="number of questions to draft")
     p.add_argument("--category", action="append", default=None, metavar="NAME",
                    help=f"category to draft (repeatable or comma-separated; default all: {', '.join(CATEGORIES)})")

@@ -127,7 +127,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                         "labelled question is the people's 0")
     p.add_argument("--samples", type=int, default=1, metavar="N",
                    help="samples per pair (2+: the judge's own consistency; cost multiplies)")
-    p.add_argument("--metric", default="ndcg@10", metavar="NAME@K", help="metric of the ranking change (default ndcg@10)")
+    p.add_argument("--metric", default="ndcg@10", metavar="NAME@K",
+                   help="metric of the ranking change (default ndcg@10)")
     return p
 
 

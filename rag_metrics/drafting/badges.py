@@ -33,8 +33,8 @@ from rag_metrics.drafting.questions import Draft, content_words
 from rag_metrics.errors import InputError
 from rag_metrics.types import OUT_OF_SCOPE, GoldenSet
 
-__all__ = ["BadgeSettings", "add_badges", "answerable_from", "local_badges", "near_duplicates", "self_contained",
-           "word_overlap"]
+__all__ = ["DEFAULT_BADGES", "BadgeSettings", "add_badges", "answerable_from", "local_badges", "near_duplicates",
+           "self_contained", "word_overlap"]
 
 _REFERS = re.compile(
     r"\b(?:the|this|that|these|those|above|following|given|provided)\s+(?:passage|text|document|excerpt|paragraph|"
@@ -64,6 +64,10 @@ class BadgeSettings:
             raise InputError(f"answerable grade must be 1, 2 or 3, got {self.answerable_grade!r}")
 
 
+#: The default thresholds.
+DEFAULT_BADGES = BadgeSettings()
+
+
 def self_contained(question: str) -> tuple[bool, str]:
     """``(True, "")``, or ``(False, why)`` when the question leans on a text the user cannot see."""
     m = _REFERS.search(question)
@@ -84,8 +88,9 @@ def word_overlap(question: str, sources: Sequence[str]) -> float:
     return len(q & src) / len(q)
 
 
-def answerable_from(grades: Sequence[int | None], settings: BadgeSettings = BadgeSettings()) -> bool | None:
+def answerable_from(grades: Sequence[int | None], settings: BadgeSettings | None = None) -> bool | None:
     """The answerable badge from the judge's grades of the source chunks (``None``: no usable grade)."""
+    settings = settings or DEFAULT_BADGES
     if not grades or any(g is None for g in grades):
         return None
     got = [int(g) for g in grades if g is not None]
@@ -115,9 +120,10 @@ def near_duplicates(questions: Sequence[str], existing: Sequence[tuple[str, str]
     return out
 
 
-def local_badges(question: str, category: str, sources: Sequence[str], settings: BadgeSettings = BadgeSettings()
+def local_badges(question: str, category: str, sources: Sequence[str], settings: BadgeSettings | None = None
                  ) -> dict[str, Any]:
     """The badges that need neither the judge nor a model (recomputed when a person edits a draft)."""
+    settings = settings or DEFAULT_BADGES
     ok, why = self_contained(question)
     ov = word_overlap(question, sources)
     return {"self_contained": ok, "self_contained_reason": why, "word_overlap": round(ov, 4),
@@ -127,7 +133,7 @@ def local_badges(question: str, category: str, sources: Sequence[str], settings:
 def add_badges(drafts: Sequence[Draft], texts: Mapping[str, str], *, golden: GoldenSet | None = None,
                encoder: Any = None, rankings: Mapping[str, Callable[[Sequence[str]], Sequence[Sequence[str]]]]
                | None = None, answer_grades: Mapping[str, Sequence[int | None]] | None = None,
-               settings: BadgeSettings = BadgeSettings()) -> list[Draft]:
+               settings: BadgeSettings | None = None) -> list[Draft]:
     """The drafts with their badges (drafts without a question are returned unchanged).
 
     Parameters
@@ -145,6 +151,7 @@ def add_badges(drafts: Sequence[Draft], texts: Mapping[str, str], *, golden: Gol
         ``{draft id: judge grades of its sources, in order}``
         (:func:`rag_metrics.drafting.review.answerability_pairs` builds the pairs to grade).
     """
+    settings = settings or DEFAULT_BADGES
     live = [d for d in drafts if d.ok]
     dup: dict[str, tuple[str | None, float]] = {}
     if encoder is not None and live:

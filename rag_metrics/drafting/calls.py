@@ -144,8 +144,8 @@ class ChatCaller:
                 self.cache.put(key, "chat", reply)
         self._count.add(hit, reply.get("usage"))
         if reply.get("refusal") or reply.get("finish_reason") == "content_filter":
-            return CallResult("", "refusal", f"the judge refused: {str(reply.get('refusal') or 'content filter')[:200]}",
-                              hit)
+            refused = str(reply.get("refusal") or "content filter")[:200]
+            return CallResult("", "refusal", f"the judge refused: {refused}", hit)
         content = str(reply.get("content") or "")
         if not content.strip():
             return CallResult("", "empty_reply", CALL_STATUSES["empty_reply"], hit)

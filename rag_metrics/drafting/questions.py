@@ -21,14 +21,15 @@ import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rag_metrics.answers.llm import JudgeConfig
 from rag_metrics.answers.types import CancelCheck, JudgeProgress, ProgressCallback
-from rag_metrics.drafting.calls import CALL_STATUSES, ChatCaller, Prompt
 from rag_metrics.drafting.parse import parse_question
 from rag_metrics.errors import InputError
 from rag_metrics.types import OUT_OF_SCOPE, Chunk
+
+if TYPE_CHECKING:  # pragma: no cover - the client (openai) is imported when a drafter is made
+    from rag_metrics.answers.llm import JudgeConfig
 
 __all__ = ["CATEGORIES", "DRAFT_PROMPT_VERSION", "Draft", "QuestionDrafter", "content_words", "draft_prompt",
            "sample_sources"]
@@ -41,11 +42,16 @@ MIN_SOURCE_CHARS = 120
 _MAX_SOURCE_CHARS = 3000
 _WORD = re.compile(r"[a-z0-9]+")
 #: Words too common to say anything about overlap (and the suffix-free forms of a few).
-STOP_WORDS = frozenset("""a an the and or but if then so of to in on at by for with from into onto over under
-about as is are was were be been being am do does did done have has had having i me my we our you your he she
-it its they them their this that these those what which who whom whose when where why how can could should
-would will shall may might must not no yes there here than too very just also any some all each every more most
-other such only own same few many much get got gets make makes one two""".split())
+STOP_WORDS = frozenset((
+    "a", "an", "the", "and", "or", "but", "if", "then", "so", "of", "to", "in", "on", "at", "by", "for",
+    "with", "from", "into", "onto", "over", "under", "about", "as", "is", "are", "was", "were", "be", "been",
+    "being", "am", "do", "does", "did", "done", "have", "has", "had", "having", "i", "me", "my", "we", "our",
+    "you", "your", "he", "she", "it", "its", "they", "them", "their", "this", "that", "these", "those",
+    "what", "which", "who", "whom", "whose", "when", "where", "why", "how", "can", "could", "should", "would",
+    "will", "shall", "may", "might", "must", "not", "no", "yes", "there", "here", "than", "too", "very",
+    "just", "also", "any", "some", "all", "each", "every", "more", "most", "other", "such", "only", "own",
+    "same", "few", "many", "much", "get", "got", "gets", "make", "makes", "one", "two",
+))
 
 _INTRO = "You write test questions for evaluating a search system over a product's help center."
 _RULES = ("Rules: write the question the way a real user would type it, in your own words rather than copying "
@@ -71,9 +77,7 @@ def _stem(w: str) -> str:
         return w[:-3] + "y"
     if len(w) > 5 and w.endswith("ing"):
         w = w[:-3]
-    elif len(w) > 4 and w.endswith("ed"):
-        w = w[:-2]
-    elif len(w) > 4 and w.endswith(("sses", "xes", "zes", "ches", "shes")):
+    elif len(w) > 4 and w.endswith("ed") or len(w) > 4 and w.endswith(("sses", "xes", "zes", "ches", "shes")):
         w = w[:-2]
     elif len(w) > 3 and w.endswith("s") and not w.endswith("ss"):
         w = w[:-1]
@@ -171,12 +175,12 @@ def sample_sources(chunks: Sequence[Chunk], n: int, categories: Sequence[str] = 
     """
     if isinstance(n, bool) or not isinstance(n, int) or n < 1:
         raise InputError(f"the number of questions must be an integer >= 1, got {n!r}")
-    cats = [c for c in categories]
+    cats = list(categories)
     if not cats:
         raise InputError(f"give at least one category ({', '.join(CATEGORIES)})")
-    for c in cats:
-        if c not in CATEGORIES:
-            raise InputError(f"unknown question category {c!r}; use one of {', '.join(CATEGORIES)}")
+    for name in cats:
+        if name not in CATEGORIES:
+            raise InputError(f"unknown question category {name!r}; use one of {', '.join(CATEGORIES)}")
     usable = [c for c in chunks if len(c.text.strip()) >= MIN_SOURCE_CHARS] or [c for c in chunks if c.text.strip()]
     if not usable:
         raise InputError("the corpus has no chunk with text to draft questions from")
@@ -232,6 +236,8 @@ class QuestionDrafter:
 
     def __init__(self, config: JudgeConfig, *, api_key: str | None = None, cache: Any = None,
                  client: Any = None) -> None:
+        from rag_metrics.drafting.calls import ChatCaller
+
         self.config = config
         self.caller = ChatCaller(config, api_key=api_key, cache=cache, client=client)
 
@@ -247,6 +253,8 @@ class QuestionDrafter:
     def draft(self, chunks: Sequence[Chunk], n: int, categories: Sequence[str] = CATEGORIES, *, seed: int = 0,
               progress: ProgressCallback | None = None, cancel: CancelCheck | None = None) -> list[Draft]:
         """``n`` drafts (in sampling order), each with its sources and generation settings."""
+        from rag_metrics.drafting.calls import CALL_STATUSES, Prompt
+
         plan = sample_sources(chunks, n, categories, seed)
         prompts = [Prompt(draft_prompt(cat, [c.text for c in src]), sample=sample, json_mode=True)
                    for cat, src, sample in plan]

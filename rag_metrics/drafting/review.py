@@ -15,7 +15,7 @@ from typing import Any
 
 from rag_metrics.answers.llm import JudgeConfig
 from rag_metrics.answers.types import CancelCheck, JudgeProgress
-from rag_metrics.drafting.badges import BadgeSettings, add_badges, local_badges
+from rag_metrics.drafting.badges import DEFAULT_BADGES, BadgeSettings, add_badges, local_badges
 from rag_metrics.drafting.questions import CATEGORIES, Draft, QuestionDrafter, sample_sources
 from rag_metrics.errors import InputError
 from rag_metrics.golden import stable_query_id
@@ -68,7 +68,7 @@ class DraftingResult:
 def draft_golden_questions(chunks: Sequence[Chunk], n: int, config: JudgeConfig, *,
                            categories: Sequence[str] = CATEGORIES, seed: int = 0, golden: GoldenSet | None = None,
                            encoder: Any = None, rankings: Mapping[str, Any] | None = None,
-                           settings: BadgeSettings = BadgeSettings(), check_answerable: bool = True,
+                           settings: BadgeSettings = DEFAULT_BADGES, check_answerable: bool = True,
                            api_key: str | None = None, cache: Any = None, client: Any = None,
                            progress: PhaseProgress | None = None, cancel: CancelCheck | None = None) -> DraftingResult:
     """Draft ``n`` questions from ``chunks`` and badge them (arguments: :class:`QuestionDrafter`,
@@ -176,8 +176,8 @@ class DraftReview:
         grades = dict(d.badges.get("answer_grades") or {})
         rel = {} if d.category == OUT_OF_SCOPE else {
             i: (int(grades[i]) if isinstance(grades.get(i), int) and grades[i] >= 1 else 2) for i in d.source_chunk_ids}
-        record = {"draft_id": d.id, "source_chunk_ids": list(d.source_chunk_ids), "generation": dict(d.generation),
-                  "badges": dict(d.badges)}
+        record: dict[str, Any] = {"draft_id": d.id, "source_chunk_ids": list(d.source_chunk_ids),
+                                  "generation": dict(d.generation), "badges": dict(d.badges)}
         if draft_id in self.edits:
             record["drafted_question"] = d.question
         q = GoldenQuery(qid, text, d.category, rel, None, origin=DRAFTED, draft=record,

@@ -148,7 +148,6 @@ def apply_label(golden: GoldenSet, query_id: str, item_id: str, grade: int) -> G
     """``golden`` with ``item_id`` judged for ``query_id``: relevant with ``grade`` (> 0), or judged
     not relevant (grade 0 is kept as a judgement, so the chunk leaves the pool).  Other queries and
     labels are unchanged; the caller saves it like any golden-set edit."""
-    from rag_metrics.types import GoldenQuery
 
     if isinstance(grade, bool) or not isinstance(grade, int) or not 0 <= grade <= 3:
         raise InputError(f"grade must be 0, 1, 2 or 3, got {grade!r}")
