@@ -204,6 +204,11 @@ def run(args: argparse.Namespace) -> int:
                 [[str(i)] + [str(int(v)) for v in conf.loc[i]] for i in conf.index]))
     print(f"kappa binary (grade >= {args.relevance_level}) {fmt(agree.kappa_binary)}; graded 0-3: quadratic-weighted "
           f"{fmt(agree.kappa_quadratic)}, plain {fmt(agree.kappa_plain)}; same grade {fmt(agree.exact)}")
+    people_classes = {int(s.people >= args.relevance_level) for s in suggestions if s.people is not None and s.ok}
+    if len(people_classes) == 1 and not args.unlabelled_as_zero:
+        print("note: every pair people judged is " + ("relevant" if people_classes == {1} else "not relevant")
+              + ", so the binary kappa cannot show agreement; if the people's labels are complete (as in the "
+              "sample), pass --unlabelled-as-zero")
     if len(runs) >= 2:
         opts = EvalOptions(relevance_level=args.relevance_level)
         rc = ranking_change({"people": golden, "completed": completed, "judge": judge_golden(golden, suggestions)},
