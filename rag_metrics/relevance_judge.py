@@ -28,7 +28,8 @@ from rag_metrics.types import JUDGE, OUT_OF_SCOPE, GoldenSet, Run
 
 __all__ = [
     "GRADE_MEANINGS", "PROMPT_VERSION", "RelevanceJudge", "RelevancePair", "RelevanceSuggestion",
-    "completed_golden", "judge_golden", "least_reliable_first", "pooled_pairs", "umbrela_prompt", "unreliability",
+    "completed_golden", "judge_golden", "least_reliable_first", "planned_prompt_tokens", "pooled_pairs",
+    "umbrela_prompt", "unreliability",
 ]
 
 #: Identifies the prompt below in generation records and cache keys (change it with the text).
@@ -183,6 +184,14 @@ def pooled_pairs(golden: GoldenSet, runs: Mapping[str, Run], k: int, texts: Mapp
     return out
 
 
+def planned_prompt_tokens(pairs: Sequence[RelevancePair], n_samples: int = 1) -> int:
+    """Approximate prompt tokens of grading ``pairs`` (before running; see
+    :func:`~rag_metrics.drafting.calls.approx_tokens`)."""
+    from rag_metrics.drafting.calls import approx_tokens
+
+    return sum(approx_tokens(umbrela_prompt(p.question, p.text)) for p in pairs) * n_samples
+
+
 class RelevanceJudge:
     """UMBRELA 0-3 grades for (question, chunk) pairs through an OpenAI-compatible endpoint.
 
@@ -206,6 +215,9 @@ class RelevanceJudge:
     def planned_calls(self, n_pairs: int) -> int:
         """Calls a run over ``n_pairs`` pairs makes at most (cache hits cost nothing)."""
         return n_pairs * self.n_samples
+
+    def planned_prompt_tokens(self, pairs: Sequence[RelevancePair]) -> int:
+        return planned_prompt_tokens(pairs, self.n_samples)
 
     def grade(self, pairs: Sequence[RelevancePair], progress: ProgressCallback | None = None,
               cancel: CancelCheck | None = None) -> list[RelevanceSuggestion]:

@@ -56,10 +56,14 @@ def test_drafting_20_questions_puts_20_badged_drafts_in_review_and_accepting_add
     queue = app.session_state["_label_queue"]["sample_corpus"]
     assert queue.current.query_id == review.query_ids[second.id]
     if second.category != "out_of_scope":
+        ticks_before = queue.current_ticks()
         app.button(key="suggest_go").click().run()
         no_exception(app)
         sugg = app.session_state["_relevance_suggestions"]["sample_corpus"]
         assert sugg and all(q == queue.current.query_id for q, _ in sugg)
+        # the suggestion is shown beside the retrieved chunk (the person's tick stays theirs)
+        assert any("judge suggests" in m.value for m in app.markdown)
+        assert app.session_state["_label_queue"]["sample_corpus"].current_ticks() == ticks_before
 
 
 def test_rejecting_needs_a_reason(app, judge):

@@ -166,7 +166,7 @@ def _on_reject(corpus: str, draft_id: str) -> None:
 def render_drafts(ctx: Any) -> None:
     """Draft questions from the corpus's chunks, then review them (accept, edit, reject)."""
     from rag_metrics.drafting.questions import CATEGORIES, Draft
-    from rag_metrics.drafting.review import planned_calls
+    from rag_metrics.drafting.review import planned_calls, planned_prompt_tokens
 
     corpus = ctx.settings.corpus
     rv = review(corpus)
@@ -181,11 +181,12 @@ def render_drafts(ctx: Any) -> None:
     chunks = ctx.chunks.chunks
     try:
         planned = planned_calls(chunks, n, cats or list(CATEGORIES))
+        tokens = planned_prompt_tokens(chunks, n, cats or list(CATEGORIES))
     except InputError as err:
         views.input_error(err, "Cannot draft")
         return
-    st.caption(f"Planned: at most **{planned}** judge calls ({n} drafts + one answerability check per source chunk); "
-               "cached replies cost nothing.")
+    st.caption(f"Planned: at most **{planned}** judge calls ({n} drafts + one answerability check per source chunk), "
+               f"about {tokens:,} prompt tokens; cached replies cost nothing.")
     if st.session_state.get(LAST_COST, {}).get("draft"):
         st.caption(":material/receipt_long: Last run: " + st.session_state[LAST_COST]["draft"])
     go = st.button(f"Draft {n} questions", key="draft_go", type="primary", icon=":material/edit_note:",
@@ -271,13 +272,22 @@ def _review_list(ctx: Any, rv: Any) -> None:
 
 
 # ---- suggestions in the labelling queue ----------------------------------------------------------
+SAMPLES = "judge_samples"
+
+
+def _samples_input() -> int:
+    return int(st.number_input("Samples per pair", 1, 3, 1, key=SAMPLES,
+                               help="2 or 3: each pair is asked again; pairs whose samples disagree are shown first "
+                                    "(the judge is least reliable there). Calls multiply."))
+
+
 def _run_suggestions(ctx: Any, pairs: list[Any], judge: tuple[Any, str | None], what: str) -> list[Any] | None:
     from rag_metrics.relevance_judge import RelevanceJudge
 
     cfg, key = judge
     st.button("Stop", key=f"suggest_stop_{what}", icon=":material/cancel:")
     bar, progress = _progress_bar("Grading")
-    rj = RelevanceJudge(cfg, api_key=key)
+    rj = RelevanceJudge(cfg, api_key=key, n_samples=int(st.session_state.get(SAMPLES) or 1))
     out = rj.grade(pairs, progress=progress)
     bar.empty()
     st.session_state.setdefault(LAST_COST, {})[what] = f"planned {rj.planned_calls(len(pairs))}; " + _cost(
@@ -332,9 +342,12 @@ def render_pool_candidates(ctx: Any, item: Any) -> None:
             return
         todo = [p for p in pairs if (p.query_id, p.item_id) not in have]
         judge = judge_settings("suggest")
-        if st.button(f"Suggest grades for {len(todo)} pair(s) ({len(todo)} judge calls at most)", key="suggest_go",
+        n_samples = _samples_input()
+        if st.button(f"Suggest grades for {len(todo)} pair(s) ({len(todo) * n_samples} judge calls at most)",
+                     key="suggest_go",
                      disabled=judge is None or not todo, icon=":material/gavel:") and judge is not None:
             _run_suggestions(ctx, todo, judge, "suggest")
+            st.rerun()  # the chunks listed above show the suggestions too
         if st.session_state.get(LAST_COST, {}).get("suggest"):
             st.caption(":material/receipt_long: Last run: " + st.session_state[LAST_COST]["suggest"])
         rows = [have.get((p.query_id, p.item_id)) or RelevanceSuggestion(p.query_id, p.item_id, None, "not_asked")
@@ -370,24 +383,28 @@ def render_judge_vs_people(ctx: Any) -> None:
     """Confusion matrix, Cohen's kappa and the ranking change, and metrics per provenance group."""
     from rag_metrics.agreement import ranking_change, relevance_agreement
     from rag_metrics.provenance import metrics_by_provenance, provenance_counts
-    from rag_metrics.relevance_judge import completed_golden, judge_golden, pooled_pairs
+    from rag_metrics.relevance_judge import completed_golden, judge_golden, planned_prompt_tokens, pooled_pairs
 
     corpus = ctx.settings.corpus
     st.caption("The judge grades (UMBRELA 0-3) every chunk in the top K of every system; the pairs people judged "
                "measure it. Kappa: binary at the relevance level, and graded 0-3 (quadratic-weighted and plain). "
                "Ranking change: Kendall tau between the systems ranked with people's labels and with the judge's.")
     judge = judge_settings("agree")
-    a, b = st.columns([1, 3], vertical_alignment="bottom")
+    a, c, b = st.columns([1, 1, 3], vertical_alignment="bottom")
     k = int(a.number_input("Pool depth K", 1, 50, min(5, ctx.memo.depth), key="agree_k"))
+    with c:
+        n_samples = _samples_input()
     complete = b.toggle("People's labels are complete (an unlabelled pooled chunk counts as the people's 0)",
-                        value=True, key="agree_complete",
+                        value=corpus == state.SAMPLE, key="agree_complete",
                         help="True for the sample: every chunk overlapping an evidence quote is labelled. For TREC-"
                              "style pooled qrels turn it off: an unjudged chunk is not a judgement.")
     runs = all_runs(ctx)
     pairs = pooled_pairs(ctx.golden, runs, k, ctx.chunks.text, unjudged_only=False, unlabelled_as_zero=complete)
     n_people = sum(1 for p in pairs if p.people is not None)
     st.caption(f"{len(pairs)} pooled pair(s) from {len(runs)} system(s) ({views.esc(', '.join(runs))}): {n_people} "
-               f"judged by people. Planned: at most **{len(pairs)}** judge calls (cached replies cost nothing).")
+               f"judged by people. Planned: at most **{len(pairs) * n_samples}** judge calls, about "
+               f"{planned_prompt_tokens(pairs, n_samples):,} prompt tokens "
+               "(cached replies cost nothing).")
     if st.session_state.get(LAST_COST, {}).get("agree"):
         st.caption(":material/receipt_long: Last run: " + st.session_state[LAST_COST]["agree"])
     key = (ctx.golden.fingerprint(), k, complete, tuple(runs))

@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     from rag_metrics.corpus import load_corpus
     from rag_metrics.drafting.badges import BadgeSettings
     from rag_metrics.drafting.questions import CATEGORIES
-    from rag_metrics.drafting.review import draft_golden_questions, planned_calls
+    from rag_metrics.drafting.review import draft_golden_questions, planned_calls, planned_prompt_tokens
     from rag_metrics.errors import ValidationReport
     from rag_metrics.retrieval.chunking import chunk_corpus, validate_chunk_args
     from rag_metrics.retrieval.defaults import RETRIEVER_KINDS
@@ -110,7 +110,8 @@ def run(args: argparse.Namespace) -> int:
     planned = planned_calls(chunks, args.n, cats, args.seed, not args.no_answerable)
     print(f"corpus {args.corpus}: {len(corpus)} documents, {len(chunks)} chunks; drafting {args.n} question(s) "
           f"({', '.join(cats)})")
-    print(f"planned judge calls: {planned} (at most; cached replies cost nothing)")
+    tokens = planned_prompt_tokens(chunks, args.n, cats, args.seed, not args.no_answerable)
+    print(f"planned judge calls: {planned} (at most; cached replies cost nothing), about {tokens:,} prompt tokens")
     if args.dry_run:
         return 0
     encoder = None

@@ -180,7 +180,8 @@ def run(args: argparse.Namespace) -> int:
     n_people = sum(1 for p in pairs if p.people is not None)
     print(f"pool: top {args.k} of {len(runs)} run(s), {len(pairs)} (question, chunk) pairs: {n_people} judged by "
           f"people, {len(pairs) - n_people} unjudged; passages from {where}")
-    print(f"planned judge calls: {judge.planned_calls(len(pairs))} (at most; cached replies cost nothing)")
+    print(f"planned judge calls: {judge.planned_calls(len(pairs))} (at most; cached replies cost nothing), "
+          f"about {judge.planned_prompt_tokens(pairs):,} prompt tokens")
     if args.dry_run:
         return 0
     suggestions = judge.grade(pairs, progress=progress_printer("judge-relevance"))

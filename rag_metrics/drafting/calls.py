@@ -25,7 +25,13 @@ from rag_metrics.answers.llm import JudgeCallError, JudgeConfig
 from rag_metrics.answers.llm_cache import cache_key
 from rag_metrics.answers.types import CancelCheck, JudgeProgress, ProgressCallback
 
-__all__ = ["CALL_STATUSES", "CallResult", "ChatCaller", "Prompt"]
+__all__ = ["CALL_STATUSES", "CallResult", "ChatCaller", "Prompt", "approx_tokens"]
+
+
+def approx_tokens(text: str) -> int:
+    """A rough token count of a prompt before sending it (4 characters a token, the usual rule of
+    thumb for English with GPT-style tokenisers); the counts after a run are the endpoint's own."""
+    return (len(text) + 3) // 4
 
 #: Per-item statuses of the drafting and relevance steps (``ok`` and the network ones share their
 #: meaning with :data:`rag_metrics.answers.types.STATUSES`).

@@ -23,7 +23,7 @@ from rag_metrics.relevance_judge import RelevanceJudge, RelevancePair
 from rag_metrics.types import DRAFTED, OUT_OF_SCOPE, SOURCE, Chunk, GoldenQuery, GoldenSet
 
 __all__ = ["ACCEPTED", "PENDING", "REJECTED", "DraftReview", "DraftingResult", "answerability_pairs",
-           "draft_golden_questions", "planned_calls"]
+           "draft_golden_questions", "planned_calls", "planned_prompt_tokens"]
 
 PENDING, ACCEPTED, REJECTED = "pending", "accepted", "rejected"
 #: ``progress(phase, JudgeProgress)``; phases ``"drafting"`` then ``"answerable"``.
@@ -36,6 +36,22 @@ def planned_calls(chunks: Sequence[Chunk], n: int, categories: Sequence[str] = C
     chunk of every draft for the answerable badge (known before running: sampling is seeded)."""
     plan = sample_sources(chunks, n, categories, seed)
     return len(plan) + (sum(len(src) for _, src, _ in plan) if check_answerable else 0)
+
+
+def planned_prompt_tokens(chunks: Sequence[Chunk], n: int, categories: Sequence[str] = CATEGORIES,
+                          seed: int = 0, check_answerable: bool = True) -> int:
+    """Approximate prompt tokens of :func:`draft_golden_questions` (the answerability prompts are
+    counted with a question of 20 tokens)."""
+    from rag_metrics.drafting.calls import approx_tokens
+    from rag_metrics.drafting.questions import draft_prompt
+    from rag_metrics.relevance_judge import umbrela_prompt
+
+    total = 0
+    for cat, src, _ in sample_sources(chunks, n, categories, seed):
+        total += approx_tokens(draft_prompt(cat, [c.text for c in src]))
+        if check_answerable:
+            total += sum(approx_tokens(umbrela_prompt("x" * 80, c.text)) for c in src)
+    return total
 
 
 def answerability_pairs(drafts: Sequence[Draft], texts: Mapping[str, str]) -> list[RelevancePair]:
