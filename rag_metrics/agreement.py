@@ -37,7 +37,11 @@ GRADES = (0, 1, 2, 3)
 
 
 def _kappa(a: Sequence[int], b: Sequence[int], labels: Sequence[int], weights: str | None = None) -> float:
-    from sklearn.metrics import cohen_kappa_score
+    try:
+        from sklearn.metrics import cohen_kappa_score
+    except ImportError:
+        raise InputError("Cohen's kappa needs scikit-learn; install it with `pip install scikit-learn` "
+                         "(or `pip install rag-metrics[answers]`)") from None
 
     if len(a) < 2:
         return math.nan
