@@ -48,6 +48,11 @@ def test_drafting_20_questions_puts_20_badged_drafts_in_review_and_accepting_add
     added = [r for r in rows if r.get("origin") == "drafted"]
     assert len(added) == 1 and added[0]["draft"]["source_chunk_ids"] == list(first.source_chunk_ids)
     assert set(added[0].get("label_origin", {}).values()) <= {"source"}
+    # the drafts still to review are also in the labelling queue's view
+    app.segmented_control(key="golden_view").set_value("label").run()
+    no_exception(app)
+    assert any("drafted question(s) to review" in e.label for e in app.expander)
+    app.segmented_control(key="golden_view").set_value("draft").run()
     # accept-and-label moves to the labelling queue on that question, with the pooled candidates
     second = review.pending()[0]
     app.button(key=f"draft_label_{second.id}").click().run()

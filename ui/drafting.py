@@ -230,7 +230,16 @@ def render_drafts(ctx: Any) -> None:
     _review_list(ctx, rv)
 
 
-def _review_list(ctx: Any, rv: Any) -> None:
+def pending_drafts_box(ctx: Any) -> None:
+    """In the labelling queue: the drafts still to review (accept, edit, reject with a reason)."""
+    rv = review(ctx.settings.corpus)
+    n = len(rv.pending())
+    if n:
+        with st.expander(f":material/edit_note: {n} drafted question(s) to review", expanded=True):
+            _review_list(ctx, rv, limit=3)
+
+
+def _review_list(ctx: Any, rv: Any, limit: int = 10) -> None:
     p = rv.progress()
     if not p["total"]:
         return
@@ -242,7 +251,7 @@ def _review_list(ctx: Any, rv: Any) -> None:
                    icon=":material/check_circle:")
     corpus = ctx.settings.corpus
     texts = ctx.chunks.text
-    for d in pending[:10]:
+    for d in pending[:limit]:
         with st.container(border=True):
             st.caption(f"{views.esc(d.category)} · from {views.esc(', '.join(d.source_chunk_ids))} · "
                        f"{views.esc(str(d.generation.get('model', '')))}")
@@ -260,8 +269,8 @@ def _review_list(ctx: Any, rv: Any) -> None:
                      width="stretch")
             z.text_input("Reason to reject", key=f"draft_reason_{d.id}", placeholder="e.g. duplicate, too easy")
             w.button("Reject", key=f"draft_reject_{d.id}", on_click=_on_reject, args=(corpus, d.id), width="stretch")
-    if len(pending) > 10:
-        st.caption(f"{len(pending) - 10} more draft(s) after these.")
+    if len(pending) > limit:
+        st.caption(f"{len(pending) - limit} more draft(s) after these.")
     done = [d for d in rv.drafts if rv.status.get(d.id) != "pending"]
     if done:
         with st.expander(f"Reviewed drafts ({len(done)})"):

@@ -105,6 +105,7 @@ def render(ctx) -> None:
     st.caption(f"Label the questions one at a time: read what the retriever returns, tick the relevant "
                f"{unit}s with their grade, then **Save and next**. Ticks belong to one question; unticking a "
                f"labelled {unit} removes its label. Skip leaves a question as it is.")
+    drafting.pending_drafts_box(ctx)
     c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
     c1.text_input("Add a question from the live query box", key=LIVE,
                   placeholder="e.g. How do I export my notes?")
