@@ -425,3 +425,29 @@ def test_real_endpoint_drafts_and_grades(sample):
     sugg = RelevanceJudge(cfg, cache=False).grade(
         [RelevancePair(q.id, q.question, i, {c.id: c.text for c in chunks}[i]) for i in list(q.relevant)[:2]])
     assert all(s.ok and 0 <= s.grade <= 3 for s in sugg), [s.message for s in sugg]
+
+
+def test_two_samples_disagreeing_put_the_pair_first():
+    import itertools
+    import threading
+
+    lock = threading.Lock()
+    counts: dict[str, itertools.count] = {}
+
+    def script(prompt: str) -> str:
+        with lock:
+            n = next(counts.setdefault(prompt, itertools.count()))
+        if "Refunds" in prompt:           # the judge changes its mind between samples
+            return f"##final score: {1 if n == 0 else 3}"
+        return "##final score: 3"
+
+    pairs = [RelevancePair("q1", "refund window", "steady", "Free includes 2 GB of storage."),
+             RelevancePair("q1", "refund window", "shaky", "Refunds within 14 days.")]
+    with ScriptedJudge(script=script) as srv:
+        judge = RelevanceJudge(JudgeConfig(srv.base_url, "scripted", concurrency=1), n_samples=2, cache=False)
+        assert judge.planned_calls(2) == 4
+        out = judge.grade(pairs)
+        assert srv.chat_requests() == 4
+    shaky = next(s for s in out if s.item_id == "shaky")
+    assert sorted(shaky.samples) == [1, 3] and shaky.grade == 1     # median of two, rounded down
+    assert [s.item_id for s in least_reliable_first(out)] == ["shaky", "steady"]
