@@ -89,6 +89,14 @@ def all_runs(ctx: Any) -> dict[str, Any]:
     return runs
 
 
+def _document_level(ctx: Any) -> bool:
+    if ctx.unit == "chunk":
+        return False
+    st.info("Drafting and relevance suggestions work on chunk-level golden sets; this corpus is labelled by "
+            "document.", icon=":material/info:")
+    return True
+
+
 # ---- drafts --------------------------------------------------------------------------------------
 def _searchers(ctx: Any) -> dict[str, Any]:
     from rag_metrics.retrieval.defaults import RETRIEVER_KINDS
@@ -169,6 +177,8 @@ def render_drafts(ctx: Any) -> None:
     from rag_metrics.drafting.review import planned_calls, planned_prompt_tokens
 
     corpus = ctx.settings.corpus
+    if _document_level(ctx):
+        return
     rv = review(corpus)
     st.caption("The judge drafts questions from chunks sampled evenly across the documents; the lab computes the "
                "badges (answerable, self-contained, near-duplicate, word overlap, found by each bundled retriever). "
@@ -395,6 +405,8 @@ def render_judge_vs_people(ctx: Any) -> None:
     from rag_metrics.relevance_judge import completed_golden, judge_golden, planned_prompt_tokens, pooled_pairs
 
     corpus = ctx.settings.corpus
+    if _document_level(ctx):
+        return
     st.caption("The judge grades (UMBRELA 0-3) every chunk in the top K of every system; the pairs people judged "
                "measure it. Kappa: binary at the relevance level, and graded 0-3 (quadratic-weighted and plain). "
                "Ranking change: Kendall tau between the systems ranked with people's labels and with the judge's.")
