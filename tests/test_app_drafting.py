@@ -51,7 +51,7 @@ def test_drafting_20_questions_puts_20_badged_drafts_in_review_and_accepting_add
     # the drafts still to review are also in the labelling queue's view
     app.segmented_control(key="golden_view").set_value("label").run()
     no_exception(app)
-    assert any("drafted question(s) to review" in e.label for e in app.expander)
+    assert any("drafted question(s) to review" in m.value for m in app.markdown)
     app.segmented_control(key="golden_view").set_value("draft").run()
     # accept-and-label moves to the labelling queue on that question, with the pooled candidates
     second = review.pending()[0]

@@ -245,7 +245,8 @@ def pending_drafts_box(ctx: Any) -> None:
     rv = review(ctx.settings.corpus)
     n = len(rv.pending())
     if n:
-        with st.expander(f":material/edit_note: {n} drafted question(s) to review", expanded=True):
+        with st.container(border=True):  # not an expander: the review has expanders inside
+            st.markdown(f":material/edit_note: **{n} drafted question(s) to review**")
             _review_list(ctx, rv, limit=3)
 
 
