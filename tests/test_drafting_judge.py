@@ -86,6 +86,8 @@ def runs(sample):
     ("<div>No score here</div>", None),
     ("x" * (3 * MAX_REPLY_CHARS) + "\n##final score: 1", 1),             # huge: the tail is read
     ("{" * 50_000, None),                                                # huge and broken
+    ("[" * 20_000 + "]" * 20_000, None),                                 # nested deeper than Python parses
+    ('{"score": ' + "9" * 5000 + "}", None),                             # an integer Python refuses
 ])
 def test_parse_grade_reply_shapes(reply, grade):
     assert parse_grade(reply) == grade

@@ -227,12 +227,18 @@ def render_drafts(ctx: Any) -> None:
         st.rerun()
     up = st.file_uploader("Or load drafts written by `rag-metrics draft` (JSONL)", type=["jsonl"], key="draft_file")
     if up is not None and st.button("Add these drafts to the review", key="draft_file_add"):
-        import json
+        from rag_metrics.files import loads_json
 
         try:
-            drafts = [Draft.from_json(json.loads(line)) for line in up.getvalue().decode("utf-8").splitlines()
-                      if line.strip()]
-        except (ValueError, InputError) as err:
+            drafts = []
+            for n, line in enumerate(up.getvalue().decode("utf-8").splitlines(), 1):
+                if not line.strip():
+                    continue
+                obj, msg, _ = loads_json(line)
+                if msg is not None or not isinstance(obj, dict):
+                    raise InputError(f"line {n}: {msg or 'not a JSON object'}")
+                drafts.append(Draft.from_json(obj))
+        except (UnicodeDecodeError, InputError) as err:
             views.input_error(InputError(f"{up.name}: {err}"), "Not loaded")
             return
         state.notice(f"{rv.add(drafts)} draft(s) added from {views.esc(up.name)}.")

@@ -12,6 +12,8 @@ import json
 import re
 from typing import Any
 
+from rag_metrics.files import loads_json
+
 __all__ = ["MAX_REPLY_CHARS", "find_json", "parse_grade", "parse_question", "plain_text"]
 
 #: Replies are read up to this many characters (a runaway reply of megabytes is cut, not scanned).
@@ -45,17 +47,14 @@ def find_json(reply: str) -> Any | None:
     found_list: Any | None = None
     for cand in candidates:
         cand = cand.strip()
-        try:
-            value = json.loads(cand)
-            if isinstance(value, (dict, list)):
-                return value
-        except ValueError:
-            pass
+        value, msg, _ = loads_json(cand)  # the safe parser: deep nesting and huge numbers are messages
+        if msg is None and isinstance(value, (dict, list)):
+            return value
         starts = [m.start() for m in re.finditer(r"[\[{]", cand)][:_MAX_STARTS]
         for i in starts:
             try:
                 value, _ = decoder.raw_decode(cand, i)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(value, dict):
                 return value
