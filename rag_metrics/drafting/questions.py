@@ -142,8 +142,10 @@ class Draft:
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> Draft:
+        q = obj.get("question")
         try:
-            return cls(str(obj["id"]), obj.get("question"), str(obj.get("category", "")),
+            return cls(str(obj["id"]), " ".join(q.split()) if isinstance(q, str) and q.strip() else None,
+                       str(obj.get("category", "")),
                        tuple(str(i) for i in obj.get("source_chunk_ids", ())), dict(obj.get("generation") or {}),
                        str(obj.get("status", "ok")), str(obj.get("message", "")), dict(obj.get("badges") or {}),
                        str(obj.get("reply", "")))
