@@ -53,6 +53,7 @@ if session.load_report.errors:
 # A view selector kept in the session state (st.tabs snaps back to the first tab whenever the page
 # re-renders differently, e.g. after a notice)
 VIEWS = {"edit": ":material/table_edit: Edit the table", "label": ":material/label: Label with retrieval",
+         "draft": ":material/edit_note: Draft with a judge", "judge": ":material/balance: Judge vs people",
          "io": ":material/import_export: Import, export, reset"}
 view = st.segmented_control("View", list(VIEWS), key="golden_view", default="edit", format_func=VIEWS.get,
                             required=True, label_visibility="collapsed") or "edit"
@@ -103,6 +104,17 @@ if view == "label":
     from ui import labelling
 
     labelling.render(ctx)
+
+# ---- drafting with a judge, and the judge measured against people ---------------------------------
+if view == "draft":
+    from ui import drafting
+
+    drafting.render_drafts(ctx)
+
+if view == "judge":
+    from ui import drafting
+
+    drafting.render_judge_vs_people(ctx)
 
 # ---- import / export / reset ----------------------------------------------------------------------
 if view == "io":

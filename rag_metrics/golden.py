@@ -14,6 +14,11 @@ Row fields (JSON/JSONL objects or CSV columns):
     separated by ``|`` (``doc#0|doc#3``), with optional parallel ``grades`` (``3|1``; default 1).
 ``expected_answer``
     Optional (also ``answer``, ``ground_truth``).
+``origin``, ``draft``, ``label_origin`` (JSON and JSONL only; all optional)
+    Provenance: ``origin`` is ``"hand-written"`` (default, not written) or ``"drafted"``;
+    ``draft`` the drafting record of a drafted question (``source_chunk_ids``, ``generation``,
+    ``badges``); ``label_origin`` ``{id: "judge" | "source"}`` for labels a person did not give
+    (absent ids are a person's).  Files without them load unchanged; CSV does not carry them.
 
 The lesson's shape ``{"question": ..., "relevant_chunk_ids": [...], "category": ...}`` loads as is.
 """
@@ -32,7 +37,14 @@ from typing import Any
 from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.files import atomic_write_text, loads_json, read_text
 from rag_metrics.limits import grade_error, id_problem
-from rag_metrics.types import OUT_OF_SCOPE, GoldenQuery, GoldenSet
+from rag_metrics.types import (
+    HUMAN,
+    LABEL_ORIGINS,
+    OUT_OF_SCOPE,
+    QUESTION_ORIGINS,
+    GoldenQuery,
+    GoldenSet,
+)
 
 __all__ = [
     "LIST_SEPARATOR",
@@ -144,6 +156,39 @@ def _relevant(row: Mapping[str, Any], report: ValidationReport, where: dict) -> 
     return rel
 
 
+def _provenance(row: Mapping[str, Any], rel: Mapping[str, int], report: ValidationReport,
+                where: dict) -> tuple[str, dict[str, Any] | None, dict[str, str]]:
+    """The optional provenance fields of one row (bad values are reported and dropped)."""
+    origin = row.get("origin")
+    if origin is None or (isinstance(origin, float) and math.isnan(origin)) or origin == "":
+        origin = QUESTION_ORIGINS[0]
+    elif str(origin) not in QUESTION_ORIGINS:
+        report.warning(f"origin {origin!r} is not one of {', '.join(QUESTION_ORIGINS)}; read as "
+                       f"{QUESTION_ORIGINS[0]!r}", **{**where, "field": "origin"})
+        origin = QUESTION_ORIGINS[0]
+    draft = row.get("draft")
+    if draft is not None and not isinstance(draft, Mapping):
+        report.warning(f"draft must be an object (the drafting record), got {type(draft).__name__}; dropped",
+                       **{**where, "field": "draft"})
+        draft = None
+    raw = row.get("label_origin")
+    lo: dict[str, str] = {}
+    if isinstance(raw, Mapping):
+        for i, o in raw.items():
+            if str(o) not in LABEL_ORIGINS:
+                report.warning(f"label_origin of {i!r} is {o!r}; use one of {', '.join(LABEL_ORIGINS)} "
+                               f"(read as {HUMAN!r})", **{**where, "field": "label_origin"})
+            elif str(i) not in rel:
+                report.warning(f"label_origin names {i!r}, which has no label; ignored",
+                               **{**where, "field": "label_origin"})
+            else:
+                lo[str(i)] = str(o)
+    elif raw is not None and not (isinstance(raw, float) and math.isnan(raw)):
+        report.warning(f"label_origin must be an object {{id: origin}}, got {type(raw).__name__}; ignored",
+                       **{**where, "field": "label_origin"})
+    return str(origin), (dict(draft) if draft is not None else None), lo
+
+
 def golden_from_rows(rows: list[tuple[int | None, Mapping[str, Any]]], source: str = "",
                      report: ValidationReport | None = None) -> tuple[GoldenSet, ValidationReport]:
     """Build a golden set from ``(line, row)`` pairs, collecting every problem."""
@@ -181,8 +226,10 @@ def golden_from_rows(rows: list[tuple[int | None, Mapping[str, Any]]], source: s
         ans = _first(row, _ANS_KEYS)
         if isinstance(ans, list):
             ans = " ".join(map(str, ans))
+        origin, draft, label_origin = _provenance(row, rel, report, {**where, "query_id": qid})
         queries.append(GoldenQuery(id=qid, question=question, category=category, relevant=rel,
-                                   expected_answer=None if ans is None or str(ans) == "" else str(ans)))
+                                   expected_answer=None if ans is None or str(ans) == "" else str(ans),
+                                   origin=origin, draft=draft, label_origin=label_origin))
     return GoldenSet(tuple(queries), name=Path(source).stem if source else ""), report
 
 
@@ -296,6 +343,12 @@ def golden_to_rows(golden: GoldenSet) -> list[dict[str, Any]]:
                                "relevant": dict(q.relevant)}
         if q.expected_answer is not None:
             row["expected_answer"] = q.expected_answer
+        if q.origin != QUESTION_ORIGINS[0]:
+            row["origin"] = q.origin
+        if q.draft:
+            row["draft"] = dict(q.draft)
+        if q.label_origin:
+            row["label_origin"] = dict(q.label_origin)
         rows.append(row)
     return rows
 

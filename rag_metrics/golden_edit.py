@@ -167,7 +167,7 @@ def upsert_labels(golden: GoldenSet, question: str, labels: Mapping[str, int], c
             cat = q.category
             if rel and any(g > 0 for g in rel.values()) and cat == OUT_OF_SCOPE:
                 cat = category or ""
-            out.append(GoldenQuery(q.id, q.question, cat, rel, q.expected_answer))
+            out.append(q.relabelled(rel, category=cat))
             done = True
         else:
             out.append(q)
@@ -245,7 +245,7 @@ def import_golden(data: bytes, filename: str, current: GoldenSet, known_ids: Col
                              "add the question first (or import CSV/JSON/JSONL with questions)",
                              file=name, query_id=qid)
         golden = GoldenSet(tuple(
-            GoldenQuery(q.id, q.question, q.category, dict(qrels[q.id]), q.expected_answer) if q.id in qrels else q
+            q.relabelled(dict(qrels[q.id])) if q.id in qrels else q
             for q in current), current.name)
     validate_golden(golden, known_ids, report, source=name)
     if not report.ok:

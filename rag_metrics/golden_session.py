@@ -30,7 +30,7 @@ import pandas as pd
 
 from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.golden import LIST_SEPARATOR, golden_to_text, validate_golden
-from rag_metrics.types import Chunk, GoldenQuery, GoldenSet
+from rag_metrics.types import Chunk, GoldenSet
 from rag_metrics.workspace import SaveResult, Workspace
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -89,8 +89,7 @@ def judge_label(golden: GoldenSet, query_id: str, item_id: str, grade: int) -> G
         return upsert_labels(golden, q.question, {item_id: int(grade)}, query_id=query_id)
     rel = dict(q.relevant)
     rel[item_id] = 0
-    return GoldenSet(tuple(GoldenQuery(x.id, x.question, x.category, rel, x.expected_answer) if x.id == query_id
-                           else x for x in golden), golden.name)
+    return GoldenSet(tuple(x.relabelled(rel) if x.id == query_id else x for x in golden), golden.name)
 
 
 def labelling_rows(ranking: Sequence[tuple[str, float]], n: int, texts: Mapping[str, str],

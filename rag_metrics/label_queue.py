@@ -172,7 +172,7 @@ class LabelQueue:
                 cat = q.category
                 if ticks and cat == OUT_OF_SCOPE:
                     cat = ""
-                out.append(GoldenQuery(q.id, q.question, cat, ticks, q.expected_answer))
+                out.append(q.relabelled(ticks, category=cat))
                 done = True
             else:
                 out.append(q)

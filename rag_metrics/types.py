@@ -7,15 +7,27 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Document", "Chunk", "Corpus", "GoldenQuery", "GoldenSet", "Run", "OUT_OF_SCOPE", "content_hash"]
+__all__ = ["Document", "Chunk", "Corpus", "GoldenQuery", "GoldenSet", "Run", "OUT_OF_SCOPE", "content_hash",
+           "DRAFTED", "HAND_WRITTEN", "HUMAN", "JUDGE", "SOURCE", "LABEL_ORIGINS", "QUESTION_ORIGINS"]
 
 #: Category name used for questions the corpus cannot answer (no relevant id).
 OUT_OF_SCOPE = "out_of_scope"
+
+#: Where a question came from (``GoldenQuery.origin``): typed by a person, or drafted by a judge
+#: from the corpus's chunks and accepted by a person.
+HAND_WRITTEN, DRAFTED = "hand-written", "drafted"
+QUESTION_ORIGINS = (HAND_WRITTEN, DRAFTED)
+#: Who gave a label (``GoldenQuery.label_origin``): a person (the default, never stored), the LLM
+#: judge (a relevance suggestion taken as a label), or the source chunk a drafted question was
+#: written from (labelled when the person accepted the draft).
+HUMAN, JUDGE, SOURCE = "human", "judge", "source"
+LABEL_ORIGINS = (HUMAN, JUDGE, SOURCE)
 
 
 def content_hash(parts: Iterable[str]) -> str:
@@ -99,6 +111,45 @@ class GoldenQuery:
     category: str = ""
     relevant: Mapping[str, int] = field(default_factory=dict)
     expected_answer: str | None = None
+    #: :data:`HAND_WRITTEN` (default) or :data:`DRAFTED`.
+    origin: str = HAND_WRITTEN
+    #: For a drafted question: ``source_chunk_ids``, ``generation`` (model, endpoint, settings),
+    #: ``badges`` and ``draft_id``, as the drafting step recorded them (JSON-serialisable).
+    draft: Mapping[str, Any] | None = None
+    #: ``{id: JUDGE | SOURCE}`` for labels not given by a person (absent ids: :data:`HUMAN`).
+    label_origin: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        # one rule: a provenance mark exists only for a label that exists, and "human" is the default
+        lo = {str(i): str(o) for i, o in dict(self.label_origin or {}).items()
+              if i in self.relevant and o != HUMAN}
+        object.__setattr__(self, "label_origin", lo)
+        object.__setattr__(self, "origin", self.origin or HAND_WRITTEN)
+
+    @property
+    def drafted(self) -> bool:
+        return self.origin == DRAFTED
+
+    def label_source(self, item_id: str) -> str:
+        """:data:`HUMAN`, :data:`JUDGE` or :data:`SOURCE`: who gave the label of ``item_id``."""
+        return self.label_origin.get(item_id, HUMAN)
+
+    def relabelled(self, relevant: Mapping[str, int], by: str = HUMAN, category: str | None = None) -> GoldenQuery:
+        """This query with labels ``relevant`` set by ``by``: ids whose grade is unchanged keep
+        their provenance, new or changed ones are marked ``by`` (a person's edit makes a judge's
+        label a person's).  Every other field (origin, draft, expected answer) is kept."""
+        rel = dict(relevant)
+        lo = {i: (self.label_origin.get(i, HUMAN) if self.relevant.get(i) == g else by) for i, g in rel.items()}
+        return replace(self, relevant=rel, label_origin=lo,
+                       category=self.category if category is None else category)
+
+    @property
+    def provenance_parts(self) -> tuple[str, ...]:
+        """The provenance as strings for :meth:`GoldenSet.fingerprint` (empty for a plain query)."""
+        if self.origin == HAND_WRITTEN and not self.draft and not self.label_origin:
+            return ()
+        return (self.origin, json.dumps(self.draft, sort_keys=True, default=str),
+                json.dumps(sorted(self.label_origin.items())))
 
     @property
     def in_scope(self) -> bool:
@@ -148,7 +199,7 @@ class GoldenSet:
         (in order) and expected answers (``None`` counts as empty); the set's name does not count."""
         return content_hash(x for q in self.queries for x in (
             q.id, q.question, q.category or "", json.dumps([[i, int(g)] for i, g in q.relevant.items()]),
-            q.expected_answer or ""))
+            q.expected_answer or "", *q.provenance_parts))
 
     def qrels(self) -> dict[str, dict[str, int]]:
         """pytrec_eval-shaped ``{qid: {id: grade}}`` (out-of-scope queries included, empty)."""

@@ -17,7 +17,7 @@ import streamlit as st
 from rag_metrics.errors import InputError
 from rag_metrics.golden_session import labelling_rows
 from rag_metrics.label_queue import LabelQueue
-from ui import state, views
+from ui import drafting, state, views
 
 QUEUE = "_label_queue"        # {corpus name: LabelQueue}
 N_SHOWN = "label_n"
@@ -105,6 +105,7 @@ def render(ctx) -> None:
     st.caption(f"Label the questions one at a time: read what the retriever returns, tick the relevant "
                f"{unit}s with their grade, then **Save and next**. Ticks belong to one question; unticking a "
                f"labelled {unit} removes its label. Skip leaves a question as it is.")
+    drafting.pending_drafts_box(ctx)
     c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
     c1.text_input("Add a question from the live query box", key=LIVE,
                   placeholder="e.g. How do I export my notes?")
@@ -140,13 +141,16 @@ def render(ctx) -> None:
         shown.add(rid)
         with st.container(border=True):
             x, y, z = st.columns([5, 1, 1], vertical_alignment="center")
-            x.markdown(f"**{r['rank']}.** {views.esc(rid)} · score {views.fmt(r['score'])}")
+            hint = drafting.suggestion_caption(drafting.suggestion(corpus, cur.query_id, rid))
+            x.markdown(f"**{r['rank']}.** {views.esc(rid)} · score {views.fmt(r['score'])}"
+                       + (f" · :violet-badge[{views.esc(hint)}]" if hint and g0 == 0 else ""))
             y.checkbox("Relevant", value=g0 > 0, key=_wkey("tick", cur.key, rid), on_change=_on_tick,
                        args=(corpus, cur.key, rid))
             z.selectbox("Grade", GRADES, index=GRADES.index(g0) if g0 in GRADES else 0,
                         key=_wkey("grade", cur.key, rid), on_change=_on_tick, args=(corpus, cur.key, rid),
                         label_visibility="collapsed", help="3 = answers fully, 2 = mostly, 1 = partly")
             views.plain_text(r["text"] or "", height=140)
+    drafting.render_pool_candidates(ctx, cur)
     hidden = {i: g for i, g in ticks.items() if i not in shown}
     if hidden:
         st.caption("Also labelled (not in this list, kept): " + ", ".join(

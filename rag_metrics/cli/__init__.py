@@ -1,4 +1,5 @@
-"""Command line: ``rag-metrics evaluate | compare | validate | retrieve | report | answers``.
+"""Command line: ``rag-metrics evaluate | compare | validate | retrieve | report | answers |
+judge-relevance | draft``.
 
 Each subcommand is one module of this package (listed once in :data:`SUBCOMMANDS`) exposing
 ``add_parser(subparsers)`` and ``run(args) -> int``; shared helpers live in
@@ -23,7 +24,8 @@ from rag_metrics.errors import InputError
 __all__ = ["main", "build_parser", "SUBCOMMANDS", "SubcommandLoadError"]
 
 #: The subcommand modules of :mod:`rag_metrics.cli`, in ``--help`` order.
-SUBCOMMANDS: tuple[str, ...] = ("evaluate", "compare", "validate", "retrieve", "report", "answers")
+SUBCOMMANDS: tuple[str, ...] = ("evaluate", "compare", "validate", "retrieve", "report", "answers",
+                                "judge-relevance", "draft")
 
 
 class SubcommandLoadError(RuntimeError):
@@ -33,7 +35,7 @@ class SubcommandLoadError(RuntimeError):
 def _load(name: str):
     """Import ``rag_metrics.cli.<name>`` and check that it exposes ``add_parser`` and ``run``."""
     try:
-        module = importlib.import_module(f"rag_metrics.cli.{name}")
+        module = importlib.import_module(f"rag_metrics.cli.{name.replace('-', '_')}")
     except ImportError as e:
         raise SubcommandLoadError(f"the '{name}' command cannot be loaded ({type(e).__name__}: {e}); "
                                   "reinstall rag-metrics with its requirements") from e

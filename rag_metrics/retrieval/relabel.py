@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from rag_metrics.types import Chunk, GoldenQuery, GoldenSet
@@ -172,17 +172,20 @@ def carry_labels(golden: GoldenSet, old_chunks: Sequence[Chunk], new_chunks: Seq
     emptied: list[str] = []
     for q in golden:
         relevant: dict[str, int] = {}
+        origin: dict[str, str] = {}  # a carried label keeps the provenance of the label it came from
         for old_id, grade in q.relevant.items():
             grade = int(grade)
             old = old_by_id.get(old_id)
             if old is None:
                 relevant[old_id] = max(grade, relevant.get(old_id, grade))
+                origin.setdefault(old_id, q.label_source(old_id))
                 changes.append(LabelChange(q.id, old_id, grade, "not_a_chunk", (old_id,), 1.0,
                                            "not an id of the old chunks; kept unchanged"))
                 continue
             hits, coverage, note = _targets(old, index)
             for c in hits:
                 relevant[c.id] = max(grade, relevant.get(c.id, grade))
+                origin.setdefault(c.id, q.label_source(old_id))
             ids = tuple(c.id for c in hits)
             if not hits:
                 status: Status = "lost"
@@ -193,8 +196,7 @@ def carry_labels(golden: GoldenSet, old_chunks: Sequence[Chunk], new_chunks: Seq
             else:
                 status = "moved"
             changes.append(LabelChange(q.id, old_id, grade, status, ids, round(coverage, 6), note))
-        new_q = GoldenQuery(id=q.id, question=q.question, category=q.category, relevant=relevant,
-                            expected_answer=q.expected_answer)
+        new_q = replace(q, relevant=relevant, label_origin=origin)
         if q.has_relevant and not new_q.has_relevant:
             emptied.append(q.id)
         queries.append(new_q)

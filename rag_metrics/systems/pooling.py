@@ -198,7 +198,6 @@ def apply_label(golden: GoldenSet, query_id: str, item_id: str, grade: int) -> G
     """``golden`` with ``item_id`` judged for ``query_id``: relevant with ``grade`` (> 0), or judged
     not relevant (grade 0 is kept as a judgement, so the chunk leaves the pool).  Other queries and
     labels are unchanged; the caller saves it like any golden-set edit."""
-    from rag_metrics.types import GoldenQuery
 
     if isinstance(grade, bool) or not isinstance(grade, int) or not 0 <= grade <= 3:
         raise InputError(f"grade must be 0, 1, 2 or 3, got {grade!r}")
@@ -210,7 +209,7 @@ def apply_label(golden: GoldenSet, query_id: str, item_id: str, grade: int) -> G
             rel = dict(q.relevant)
             rel[item_id] = grade
             cat = "" if grade > 0 and q.category == "out_of_scope" else q.category
-            q = GoldenQuery(q.id, q.question, cat, rel, q.expected_answer)
+            q = q.relabelled(rel, category=cat)
         out.append(q)
     if not found:
         raise InputError(f"query {query_id!r} is no longer in the golden set; refresh the queue")
