@@ -25,13 +25,14 @@ from rag_metrics.errors import InputError
 from rag_metrics.folders import FolderPolicy
 from rag_metrics.outbound import OutboundPolicy
 from rag_metrics.server_config import ServerConfig, load_server_config
-from rag_metrics.systems.secrets import Variables
+from rag_metrics.systems.secrets import Variables, references
 
 __all__ = ["NAMED_KIND", "NamedRef", "ServerEnv", "build_named", "folders_of", "judge_api_key",
            "named_connection", "policy_of", "server_env", "typed_in_class"]
 
 #: The stored kind of a system that uses a named connection.
 NAMED_KIND = "connection"
+_NAMED_KEY = "RAG_METRICS_NAMED_CONNECTION_KEY"
 
 
 class ServerEnv(Variables):
@@ -110,8 +111,15 @@ def build_named(spec: Any, encoder: Any, env: Mapping[str, str] | None, memo: An
     name = str(dict(spec.settings).get("connection", ""))
     conn = named_connection(env, name)
     base = env if isinstance(env, ServerEnv) else server_env()
-    system = build_system(SystemSpec(spec.name, conn.kind, settings=dict(conn.settings)), encoder,
-                          base.for_named(), memo=memo)
+    settings = dict(conn.settings)
+    named_env = base.for_named()
+    key = settings.get("api_key")
+    if conn.kind == "qdrant" and isinstance(key, str) and key.strip() and not references(key):
+        # a literal key in the operator's file: handed over as a variable of this environment only
+        assert named_env.variables is not None
+        named_env.variables[_NAMED_KEY] = key
+        settings["api_key"] = "${" + _NAMED_KEY + "}"
+    system = build_system(SystemSpec(spec.name, conn.kind, settings=settings), encoder, named_env, memo=memo)
     backend = getattr(system, "backend", None)
     if backend is not None:
         backend.label = f"the class's connection {name!r}"

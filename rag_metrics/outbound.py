@@ -456,7 +456,7 @@ def request(method: str, url: str, body: bytes | None = None, headers: Mapping[s
     try:
         sock = _connect(scheme, host, ips[0], port, deadline)
         conn = http.client.HTTPConnection(host, port, timeout=timeout)
-        conn.sock = _DeadlineSocket(sock, deadline)  # type: ignore[assignment]
+        conn.sock = _DeadlineSocket(sock, deadline)
         conn.request(method, target, body=body, headers=dict(headers or {}))
         resp = conn.getresponse()
         length = resp.getheader("Content-Length")

@@ -25,28 +25,28 @@ SENSITIVE_HEADERS = ("authorization", "proxy-authorization", "x-api-key", "api-k
 class Variables(Mapping[str, str]):
     """The variables ``${VAR}`` references in settings may use.
 
-    ``values`` None means none at all (settings typed in a browser in class mode): :func:`resolve`
-    then refuses every reference with one message naming the setting and the class's named
+    ``values`` (kept as :attr:`variables`) None means none at all (settings typed in a browser in
+    class mode): :func:`resolve` then refuses every reference with one message naming the setting and the class's named
     ``connections``, instead of reading the server's environment."""
 
     def __init__(self, values: Mapping[str, str] | None, connections: tuple[str, ...] = ()) -> None:
-        self.values = values
+        self.variables: dict[str, str] | None = None if values is None else dict(values)
         self.connections = tuple(connections)
 
     @property
     def closed(self) -> bool:
-        return self.values is None
+        return self.variables is None
 
     def __getitem__(self, key: str) -> str:
-        if self.values is None:
+        if self.variables is None:
             raise KeyError(key)
-        return self.values[key]
+        return self.variables[key]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.values or {})
+        return iter(self.variables or {})
 
     def __len__(self) -> int:
-        return len(self.values or {})
+        return len(self.variables or {})
 
     def __repr__(self) -> str:  # never print the values
         return f"{type(self).__name__}({'closed' if self.closed else f'{len(self)} variables'})"

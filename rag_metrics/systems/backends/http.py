@@ -19,7 +19,6 @@ message (no minutes of retries against a server that is down or hanging).
 """
 from __future__ import annotations
 
-import json
 import math
 import threading
 import time
