@@ -460,11 +460,18 @@ def request(method: str, url: str, body: bytes | None = None, headers: Mapping[s
         conn.request(method, target, body=body, headers=dict(headers or {}))
         resp = conn.getresponse()
         length = resp.getheader("Content-Length")
-        if length is not None and length.strip().isdigit() and int(length) > max_bytes:
-            raise OutboundError("too_large", f"response over {max_bytes:,} bytes")
+        declared: int | None = None
+        if length is not None:
+            if not length.strip().isdigit():
+                raise OutboundError("malformed", "malformed HTTP response")
+            declared = int(length)
+            if declared > max_bytes:
+                raise OutboundError("too_large", f"response over {max_bytes:,} bytes")
         data = resp.read(max_bytes + 1)
         if len(data) > max_bytes:
             raise OutboundError("too_large", f"response over {max_bytes:,} bytes")
+        if declared is not None and len(data) < declared and resp.getheader("Transfer-Encoding") is None:
+            raise OutboundError("malformed", "malformed HTTP response")  # cut short of its Content-Length
         return Response(resp.status, tuple((n.lower(), v) for n, v in resp.getheaders()), data)
     except OutboundError:
         raise
