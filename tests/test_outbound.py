@@ -20,7 +20,6 @@ from rag_metrics.outbound import (
     check_timeout,
     parse_allow,
     post_json,
-    request,
 )
 from rag_metrics.server_config import parse_server_config
 from rag_metrics.systems.backends.http import HttpBackend, HttpConfig
