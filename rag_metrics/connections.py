@@ -112,6 +112,8 @@ def build_named(spec: Any, encoder: Any, env: Mapping[str, str] | None, memo: An
     conn = named_connection(env, name)
     base = env if isinstance(env, ServerEnv) else server_env()
     settings = dict(conn.settings)
+    if isinstance(settings.get("headers"), Mapping):  # TOML: headers = { Authorization = "..." }
+        settings["headers"] = [[str(k), str(v)] for k, v in settings["headers"].items()]
     named_env = base.for_named()
     key = settings.get("api_key")
     if conn.kind == "qdrant" and isinstance(key, str) and key.strip() and not references(key):

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import math
 import socket
-import threading
 import time
 
 import pytest
+from loopback import RawServer, reply
 
 from rag_metrics.access import Caller, operator
 from rag_metrics.errors import InputError
@@ -177,76 +177,6 @@ def test_cli_refuses_an_unbounded_timeout(capsys, tmp_path, value):
 
 
 # ---- raw loopback servers -----------------------------------------------------------------------
-class RawServer:
-    """A TCP server on 127.0.0.1 answering every connection with ``respond(conn, request_bytes)``;
-    ``received`` keeps every byte each connection sent."""
-
-    def __init__(self, respond):
-        self.respond = respond
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(16)
-        self.port = self.sock.getsockname()[1]
-        self.received: list[bytes] = []
-        self._stop = False
-        threading.Thread(target=self._serve, daemon=True).start()
-
-    @property
-    def url(self):
-        return f"http://127.0.0.1:{self.port}/search"
-
-    def _serve(self):
-        while not self._stop:
-            try:
-                conn, _ = self.sock.accept()
-            except OSError:
-                return
-            threading.Thread(target=self._one, args=(conn,), daemon=True).start()
-
-    def _one(self, conn):
-        conn.settimeout(5)
-        data = b""
-        try:
-            while b"\r\n\r\n" not in data:
-                chunk = conn.recv(65536)
-                if not chunk:
-                    break
-                data += chunk
-            head, _, body = data.partition(b"\r\n\r\n")
-            length = next((int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                           if line.lower().startswith(b"content-length:")), 0)
-            while len(body) < length:
-                chunk = conn.recv(65536)
-                if not chunk:
-                    break
-                body += chunk
-            data = head + b"\r\n\r\n" + body
-            self.received.append(data)
-            self.respond(conn, data)
-        except OSError:
-            pass
-        finally:
-            try:
-                conn.close()
-            except OSError:
-                pass
-
-    def all_bytes(self) -> bytes:
-        return b"".join(self.received)
-
-    def close(self):
-        self._stop = True
-        self.sock.close()
-
-
-def reply(status="200 OK", body=b"[]", headers=()):
-    def respond(conn, _):
-        hs = "".join(f"{h}\r\n" for h in headers)
-        conn.sendall(f"HTTP/1.1 {status}\r\nContent-Length: {len(body)}\r\nConnection: close\r\n{hs}\r\n".encode()
-                     + body)
-    return respond
-
-
 @pytest.fixture
 def raw():
     servers = []

@@ -130,7 +130,7 @@ def make_client(config: QdrantConfig, env: Mapping[str, str] | None = None) -> A
             return client
     api_key = resolve(config.api_key, "api_key", env) if config.api_key else None
     policy_of(env).check_url(str(config.url), 6333)
-    return QdrantClient(url=config.url, api_key=api_key, timeout=config.timeout)
+    return QdrantClient(url=config.url, api_key=api_key, timeout=config.timeout, check_compatibility=False)
 
 
 def close_local_clients() -> None:
