@@ -28,8 +28,8 @@ def _ranking_reply(conn, request):
 
 def _beir(folder: Path) -> None:
     folder.mkdir(parents=True)
-    (folder / "corpus.jsonl").write_text("".join(json.dumps({"_id": f"d{i}", "title": f"T{i}", "text": f"Doc {i} text."})
-                                                 + "\n" for i in range(3)))
+    docs = [{"_id": f"d{i}", "title": f"T{i}", "text": f"Doc {i} text."} for i in range(3)]
+    (folder / "corpus.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs))
     (folder / "queries.jsonl").write_text(json.dumps({"_id": "q1", "text": "doc one?"}) + "\n")
     (folder / "qrels").mkdir()
     (folder / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\n")
