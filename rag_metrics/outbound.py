@@ -15,7 +15,9 @@ Allowlist entries (``lab.allow``)
     CIDR (``10.0.0.0/24``, ``[fd00::/64]``); ``port`` a number or ``*``.  ``*:443`` allows any
     *public* address on port 443.  A listed name allows what it resolves to, except link-local,
     multicast and unspecified addresses (cloud metadata services live there): those must be listed
-    as an IP or CIDR.
+    as an IP or CIDR.  A name is reached only when it is listed by name (or ``*``): an IP entry is
+    matched by addresses written as addresses, and a name that is not listed is refused before
+    any DNS lookup.
 
 :func:`request` sends one HTTP request the careful way: it connects to the address the policy
 checked (no second DNS lookup, so a name cannot rebind to another address in between; TLS still
@@ -228,7 +230,8 @@ class OutboundPolicy:
         for e in self.entries:
             if e.port is not None and e.port != port:
                 continue
-            if e.network is not None and ip.version == e.network.version and ip in e.network:
+            if e.network is not None and _address(name) is not None and ip.version == e.network.version \
+                    and ip in e.network:
                 return True
             if e.name is not None and e.name == name and not _never_by_name(ip):
                 return True
@@ -250,9 +253,11 @@ class OutboundPolicy:
         if not name:
             raise InputError("the URL has no host")
         if not self.any_host:
-            could = any((e.port is None or e.port == port) and (e.name is None or e.name == name)
+            literal = _address(name) is not None
+            could = any((e.port is None or e.port == port)
+                        and (e.wildcard or (e.network is not None if literal else e.name == name))
                         for e in self.entries)
-            if not could:  # refused before any DNS lookup: nothing is learnt about the name
+            if not could:  # a name is listed by name (or *): refused before any DNS lookup
                 raise denied(name, port)
         try:
             ips = self._resolve(name, port)
@@ -452,6 +457,11 @@ def request(method: str, url: str, body: bytes | None = None, headers: Mapping[s
         raise OutboundError("malformed", str(e)) from None
     parts = urlsplit(url.strip())
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    if any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in target):
+        raise OutboundError("malformed", "the URL holds spaces or control characters; percent-encode them")
+    for n, v in (headers or {}).items():
+        if any(c in str(n) + str(v) for c in "\r\n\x00"):
+            raise OutboundError("malformed", f"header {str(n)[:40]!r} holds a line break; remove it")
     conn: http.client.HTTPConnection | None = None
     try:
         sock = _connect(scheme, host, ips[0], port, deadline)

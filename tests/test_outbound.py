@@ -83,9 +83,10 @@ def test_wildcard_allows_public_hosts_on_its_port(host, addrs):
 
 @pytest.mark.parametrize("entry,host,port,ok", [
     ("127.0.0.1:8080", "127.0.0.1", 8080, True),
-    ("127.0.0.1:8080", "2130706433", 8080, True),       # the same address, written as a number
+    ("127.0.0.1:8080", "2130706433", 8080, False),      # a number is a name to getaddrinfo: not listed
     ("127.0.0.1:8080", "127.0.0.1", 8081, False),
-    ("127.0.0.1:8080", "localhost", 8080, True),        # a name resolving to the listed address: the same place
+    ("127.0.0.1:8080", "localhost", 8080, False),       # a name is listed by name, not by its address
+    ("127.0.0.1:8080", "::ffff:127.0.0.1", 8080, True),  # the same address, IPv4-mapped
     ("localhost:11434", "localhost", 11434, True),
     ("localhost:11434", "LocalHost.", 11434, True),
     ("10.0.0.0/24:6333", "10.0.0.7", 6333, True),
@@ -110,8 +111,9 @@ def test_listed_entries(entry, host, port, ok):
 
 def test_unlisted_names_are_refused_before_any_dns_lookup():
     calls: list = []
-    p = policy(["search.test:443"], fake_resolver({"search.test": ["10.0.0.9"], "x.test": ["1.1.1.1"]}, calls))
-    for host in ["x.test", "attacker-controlled.example", "secret-data.exfil.example"]:
+    p = policy(["search.test:443", "10.0.0.0/8:443"],
+               fake_resolver({"search.test": ["10.0.0.9"], "x.test": ["10.1.1.1"]}, calls))
+    for host in ["x.test", "attacker-controlled.example", "secret-data.exfil.example", "2130706433", "0x7f.1"]:
         with pytest.raises(PolicyError):
             p.check(host, 443)
     assert calls == []
@@ -381,3 +383,19 @@ def test_results_are_cut_to_k_before_they_are_kept(raw):
         assert len(sr.run) == k
         kept = system.memo.get(system.fingerprint, f"question {k}", 1)
         assert kept is not None and len(system.memo._data[system.fingerprint][f"question {k}"][1]) == k
+
+
+@pytest.mark.parametrize("url,headers,words", [
+    ("http://127.0.0.1:{port}/a b", {}, "spaces or control characters"),
+    ("http://127.0.0.1:{port}/a\r\nX-Evil: 1", {}, "spaces or control characters"),
+    ("http://127.0.0.1:{port}/a", {"X-A": "v\r\nX-Evil: 1"}, "line break"),
+    ("http://127.0.0.1:{port}/a", {"X-A\n": "v"}, "line break"),
+])
+def test_no_request_smuggling_through_urls_or_headers(raw, url, headers, words):
+    srv = raw(reply())
+    with pytest.raises(OutboundError, match=words):
+        post_json(url.format(port=srv.port), {}, headers, policy=allow_for(srv))
+    time.sleep(0.1)
+    assert srv.received == []
+    with pytest.raises(InputError):
+        HttpConfig(url.format(port=srv.port), headers=tuple(headers.items()))

@@ -93,9 +93,13 @@ class HttpConfig:
         hdrs = tuple((str(n), str(v)) for n, v in (self.headers.items() if isinstance(self.headers, Mapping)
                                                      else self.headers))
         object.__setattr__(self, "headers", hdrs)
-        for n, _ in hdrs:
-            if not n or any(c.isspace() or c == ":" for c in n):
+        for n, v in hdrs:
+            if not n or any(c.isspace() or c == ":" or ord(c) < 32 for c in n):
                 raise InputError(f"header name {n!r} is empty or has spaces or ':'; e.g. 'Authorization'")
+            if any(c in v for c in "\r\n\x00"):
+                raise InputError(f"header {n!r} holds a line break; a header value is one line")
+        if any(c.isspace() or ord(c) < 32 for c in url):
+            raise InputError("url holds spaces or control characters; percent-encode them (%20)")
         if self.results_path is not None:
             rp = str(self.results_path).strip()
             if not rp or any(not p for p in rp.split(".")):
