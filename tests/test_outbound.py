@@ -178,6 +178,19 @@ def test_cli_refuses_an_unbounded_timeout(capsys, tmp_path, value):
     assert code != 0 and "at most 120" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("value", ["inf", "nan", "121"])
+def test_cli_answers_refuses_an_unbounded_judge_timeout(capsys, value):
+    from pathlib import Path
+
+    from rag_metrics.cli import main
+
+    data = Path(__file__).resolve().parents[1] / "sample_corpus" / "answers.jsonl"
+    code = main(["answers", "--data", str(data), "--judge", "llm", "--judge-url", "http://127.0.0.1:1/v1",
+                 "--judge-model", "m", "--timeout", value])
+    err = capsys.readouterr().err
+    assert code != 0 and "at most 120" in err and "Traceback" not in err
+
+
 # ---- raw loopback servers -----------------------------------------------------------------------
 @pytest.fixture
 def raw():
