@@ -412,3 +412,49 @@ def test_no_request_smuggling_through_urls_or_headers(raw, url, headers, words):
     assert srv.received == []
     with pytest.raises(InputError):
         HttpConfig(url.format(port=srv.port), headers=tuple(headers.items()))
+
+
+# ---- TLS: the pinned address, the name verified ---------------------------------------------------
+@pytest.fixture
+def tls(tmp_path, raw):
+    import shutil
+    import ssl
+    import subprocess
+
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("openssl is needed to make a test certificate")
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run([openssl, "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", str(key), "-out", str(cert),
+                    "-days", "2", "-subj", "/CN=lab.test", "-addext", "subjectAltName=DNS:lab.test"],
+                   check=True, capture_output=True)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    srv = raw(reply(body=b'[{"id": "tls", "score": 1}]'))
+    plain_one = srv._one
+
+    def tls_one(conn):
+        try:
+            conn = ctx.wrap_socket(conn, server_side=True)
+        except (ssl.SSLError, OSError):
+            conn.close()
+            return
+        plain_one(conn)
+
+    srv._one = tls_one
+    return srv, cert
+
+
+def test_https_is_verified_for_the_name_while_connecting_to_the_checked_address(tls, monkeypatch):
+    srv, cert = tls
+    names = {"lab.test": ["127.0.0.1"], "other.test": ["127.0.0.1"]}
+    p = policy([f"lab.test:{srv.port}", f"other.test:{srv.port}"], fake_resolver(names))
+    # not trusted: refused in words
+    with pytest.raises(OutboundError, match="TLS certificate is not valid for lab.test") as e:
+        post_json(f"https://lab.test:{srv.port}/search", {}, policy=p, timeout=5)
+    assert e.value.kind == "tls"
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))  # trust the test certificate
+    assert post_json(f"https://lab.test:{srv.port}/search", {}, policy=p, timeout=5) == b'[{"id": "tls", "score": 1}]'
+    # the same address under another name: the certificate does not match
+    with pytest.raises(OutboundError, match="TLS certificate is not valid for other.test"):
+        post_json(f"https://other.test:{srv.port}/search", {}, policy=p, timeout=5)
