@@ -258,3 +258,26 @@ def test_single_user_keeps_resolving_variables(lab, monkeypatch):
     assert system.test("q", 3) == []
     sent = lab["open"].all_bytes()
     assert f"Bearer {ENV_SECRETS['MY_TOKEN']}".encode() in sent and b"X-Extra: op-value" in sent
+
+
+def test_qdrant_plain_http_is_pinned_to_the_checked_address(lab):
+    import socket
+
+    from rag_metrics.outbound import AllowEntry, OutboundPolicy
+
+    env = _env(CALLERS[0])
+    port = lab["open"].port
+    calls: list = []
+
+    def resolver(host, p, *a):
+        calls.append(host)
+        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("127.0.0.1", p))]
+
+    env.policy = OutboundPolicy(False, (*env.policy.entries, AllowEntry(name="qdrant.test", port=port)), False, None,
+                                resolver)
+    with pytest.raises(InputError, match="cannot reach Qdrant"):
+        _test("qdrant", {"collection": "c", "url": f"http://qdrant.test:{port}", "timeout": 2}, env)
+    assert calls == ["qdrant.test"]
+    # "qdrant.test" resolves nowhere else: the request arrived only because it went to the checked address
+    assert lab["open"].received and f"127.0.0.1:{port}".encode() in lab["open"].all_bytes()
+    _assert_clean(*lab.values())

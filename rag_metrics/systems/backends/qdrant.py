@@ -129,8 +129,16 @@ def make_client(config: QdrantConfig, env: Mapping[str, str] | None = None) -> A
                 _LOCAL_CLIENTS[key] = client
             return client
     api_key = resolve(config.api_key, "api_key", env) if config.api_key else None
-    policy_of(env).check_url(str(config.url), 6333)
-    return QdrantClient(url=config.url, api_key=api_key, timeout=config.timeout, check_compatibility=False)
+    policy = policy_of(env)
+    scheme, host, port, ips = policy.check_url(str(config.url), 6333)
+    url = str(config.url)
+    if policy.class_mode and scheme == "http":  # pin plain HTTP to the checked address (no rebinding)
+        from urllib.parse import urlsplit, urlunsplit
+
+        parts = urlsplit(url)
+        ip = f"[{ips[0]}]" if ":" in ips[0] else ips[0]
+        url = urlunsplit((parts.scheme, f"{ip}:{port}", parts.path, parts.query, parts.fragment))
+    return QdrantClient(url=url, api_key=api_key, timeout=config.timeout, check_compatibility=False)
 
 
 def close_local_clients() -> None:
