@@ -10,6 +10,11 @@ first, or a JSON object holding that list at ``results_path`` (dotted, e.g. ``da
 ``score`` may be left out of *every* result; the list order is then kept exactly (scores
 ``n - rank``).  Ties in ``score`` are ranked like trec_eval (id descending), as everywhere.
 
+Transport: :func:`rag_metrics.outbound.post_json` under the session's outbound policy (the ``env``
+argument, a :class:`~rag_metrics.connections.ServerEnv` in the app): the checked address is the one
+connected to, each attempt has a total deadline of ``timeout`` seconds, the response is capped at
+32 MB, no redirect is followed, and in class mode no message quotes the response.
+
 Faults: connection errors, timeouts, HTTP 429 and 5xx are retried ``retries`` times with
 exponential backoff (``backoff * 2**attempt`` seconds); other 4xx are not retried (the request
 or the settings are wrong).  Each failure becomes a per-question
@@ -63,7 +68,7 @@ class HttpConfig:
         Dotted path to the result list inside a JSON object response (``None``: the response is
         the list).
     timeout
-        Seconds per request (connect + read).
+        Seconds per attempt, in total (connect, send, every read); at most 120.
     concurrency
         Requests in flight at once.
     retries
