@@ -40,7 +40,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from rag_metrics.errors import InputError
 
@@ -459,9 +459,15 @@ def request(method: str, url: str, body: bytes | None = None, headers: Mapping[s
     target = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     if any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in target):
         raise OutboundError("malformed", "the URL holds spaces or control characters; percent-encode them")
+    target = quote(target, safe="/?&=%:@!$'()*+,;~-._[]")  # a non-ASCII path is sent percent-encoded
     for n, v in (headers or {}).items():
         if any(c in str(n) + str(v) for c in "\r\n\x00"):
             raise OutboundError("malformed", f"header {str(n)[:40]!r} holds a line break; remove it")
+        try:
+            (str(n) + str(v)).encode("latin-1")
+        except UnicodeEncodeError:
+            raise OutboundError("malformed", f"header {str(n)[:40]!r} holds characters an HTTP header cannot "
+                                "carry") from None
     conn: http.client.HTTPConnection | None = None
     try:
         sock = _connect(scheme, host, ips[0], port, deadline)
