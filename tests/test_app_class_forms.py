@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from answers_server import JudgeServer, Scenario, _Handler
-from loopback import RawServer
+from loopback import PgRecorder, RawServer
 
 from tests.app_helpers import no_exception
 
@@ -59,6 +59,7 @@ def lab(app_env, tmp_path, monkeypatch, judge):
         monkeypatch.setenv(k, v)
     conn = RawServer(_ranking_reply)
     typed = RawServer(_ranking_reply)
+    pg = PgRecorder(5)
     data = tmp_path / "data"
     _beir(data / "mini-beir")
     _beir(tmp_path / "outside-beir")
@@ -67,7 +68,7 @@ def lab(app_env, tmp_path, monkeypatch, judge):
 MY_TOKEN = "{TOML_TOKEN}"
 
 [lab]
-allow = ["127.0.0.1:{typed.port}"]
+allow = ["127.0.0.1:{typed.port}", "127.0.0.1:{pg.port}"]
 data_roots = ["{data}"]
 
 [lab.judge]
@@ -82,9 +83,10 @@ headers = {{ Authorization = "Bearer {CONN_KEY}" }}
 """)
     monkeypatch.setenv("RAG_METRICS_CONFIG", str(toml))
     monkeypatch.setenv("RAG_METRICS_CLASS_MODE", "1")
-    yield {"conn": conn, "typed": typed, "judge": judge, "tmp": tmp_path}
+    yield {"conn": conn, "typed": typed, "judge": judge, "tmp": tmp_path, "pg": pg}
     conn.close()
     typed.close()
+    pg.close()
 
 
 def _open(page):
@@ -152,10 +154,43 @@ def test_typed_http_settings_in_class_mode(lab, url, header, words):
     assert all(a in ("None", "Bearer not-needed") for a in lab["judge"].auth)
 
 
+@pytest.mark.parametrize("dsn,words", [
+    ("postgresql://me@127.0.0.1:{pg}/rag", "no password supplied"),
+    ("host=127.0.0.1 port={pg} user=me dbname=rag", "no password supplied"),
+    ("postgresql://me:${{PGPASSWORD}}@127.0.0.1:{pg}/rag", "dsn: server variables are not available in class mode"),
+    ("host=127.0.0.1 port={pg} user=me passfile=/root/.pgpass", "passfile cannot be set in class mode"),
+    ("host=/var/run/postgresql user=me", "unix sockets"),
+    ("postgresql://me@127.0.0.1:5432/rag", "not allowed by the class's policy"),
+])
+def test_typed_dsn_in_class_mode_never_uses_the_servers_password(lab, dsn, words):
+    at = _open("pages/systems.py")
+    at.radio(key="systems_kind").set_value("pgvector").run()
+    assert not any("${" in (lbl or "") or "PGPASSWORD" in (lbl or "") for lbl in _labels(at))
+    next(t for t in at.text_input if t.label.startswith("DSN")).input(dsn.format(pg=lab["pg"].port))
+    next(t for t in at.text_input if t.label == "Table").input("chunks")
+    at.run()
+    at.button(key="systems_test").click().run()
+    no_exception(at)
+    shown = " ".join(e.value for e in at.error).replace("\\", "")
+    assert words in shown, shown
+    assert all(s.encode() not in lab["pg"].all_bytes() for s in ALL)
+
+
 def test_qdrant_form_has_no_key_field_in_class_mode(lab):
     at = _open("pages/systems.py")
     at.radio(key="systems_kind").set_value("qdrant").run()
     assert not any("API key" in (lbl or "") for lbl in _labels(at))
+    for url, words in [(f"http://127.0.0.1:{lab['typed'].port}", "cannot reach Qdrant"),
+                       ("http://127.0.0.1:6333", "not allowed by the class's policy"),
+                       ("http://169.254.169.254", "not allowed by the class's policy")]:
+        next(t for t in at.text_input if t.label == "URL").input(url)
+        next(t for t in at.text_input if t.label == "Collection").input("chunks")
+        at.run()
+        at.button(key="systems_test").click().run()
+        no_exception(at)
+        shown = " ".join(e.value for e in at.error).replace("\\", "")
+        assert words in shown, shown
+    assert lab["typed"].received and all(s.encode() not in lab["typed"].all_bytes() for s in ALL)
 
 
 def test_the_answers_page_offers_only_the_class_judge_and_its_key_goes_only_there(lab, monkeypatch, tmp_path):
