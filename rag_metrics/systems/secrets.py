@@ -4,6 +4,10 @@ Settings (URLs, header values, DSNs) are stored and shown as written, e.g.
 ``Authorization: Bearer ${MY_TOKEN}``; :func:`resolve` substitutes the values from the
 environment (or a mapping the app passes, e.g. Streamlit secrets) at the moment of the request,
 so a resolved secret is never kept in a configuration object, a workspace file, a URL or an export.
+
+In class mode settings typed in a browser get a closed :class:`Variables` (through
+:class:`rag_metrics.connections.ServerEnv`): every ``${VAR}`` is refused with one message naming
+the setting and the class's named connections, and nothing of the server's environment is read.
 """
 from __future__ import annotations
 
