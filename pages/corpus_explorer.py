@@ -9,7 +9,7 @@ from rag_metrics.corpus_store import MAX_CORPUS_BYTES
 from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.retrieval.chunking import MIN_CHUNK_SIZE
 from rag_metrics.retrieval.defaults import DEFAULT_RETRIEVER
-from ui import cache, paging, state, views
+from ui import cache, paging, server, state, views
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -185,8 +185,7 @@ with tab_load:
                              (f" {rep.summary()}." if rep else ""))
                 st.rerun()
     st.divider()
-    path = st.text_input("…or a BEIR folder on the server (corpus.jsonl, queries.jsonl, qrels/)",
-                         key="beir_path", placeholder="/data/scifact")
+    path, folders = server.beir_field()
     if st.button("Load BEIR folder", key="beir_go", disabled=not path.strip()):
         from pathlib import Path
 
@@ -194,7 +193,7 @@ with tab_load:
 
         try:
             with st.spinner("Reading the BEIR folder (corpus, queries, qrels)…"):
-                corpus, golden = load_beir(path.strip())
+                corpus, golden = load_beir(folders.confine(path.strip(), "BEIR folder"))
         except InputError as err:
             views.input_error(err, "Cannot load the BEIR folder")
         else:

@@ -78,6 +78,12 @@ class Caller:
         return self.role == OPERATOR
 
     @property
+    def sees_server_replies(self) -> bool:
+        """Error messages may quote what a remote server answered (single user); in class mode they
+        name the failure class only ("HTTP 404"), so a reply never becomes a way to read a host."""
+        return self.role == OPERATOR
+
+    @property
     def any_folder(self) -> bool:
         """Open any server folder (single user); in class mode only inside the operator's data roots."""
         return self.role == OPERATOR

@@ -33,13 +33,52 @@ def label(metric: str) -> str:
     return m.label if m else metric
 
 
+def _class_judge_form(env: Any) -> Any:
+    """Class mode: only the operator's judge (``lab.judge``); no URL, model or key field."""
+    from rag_metrics.answers.llm import JudgeConfig
+    from rag_metrics.connections import judge_api_key
+
+    judge = env.config.judge
+    if not judge:
+        st.info("The class has no LLM judge; the operator configures one in the server's configuration "
+                "([lab.judge]). The offline approximations below need none.", icon=":material/info:")
+        return None
+    with st.form("answers_judge_form", border=True):
+        embed = judge.get("embed_model")
+        st.markdown(f"The class's judge: chat model **{views.esc(str(judge['chat_model']))}**" +
+                    (f", embeddings model **{views.esc(str(embed))}**" if embed else " (faithfulness only)"))
+        c, d, e = st.columns(3)
+        c.number_input("Questions per answer", 1, 10, 3, key=KEY_NQ)
+        d.number_input("Concurrent calls", 1, 32, 4, key=KEY_CONC)
+        e.toggle("JSON mode", value=bool(judge.get("json_mode", True)), key=KEY_JSON,
+                 help="Send response_format=json_object.")
+        go = st.form_submit_button("Run the LLM judge", icon=":material/gavel:", type="primary")
+    if not go:
+        return None
+    extra = {k: judge[k] for k in ("timeout", "max_retries", "temperature", "top_p", "max_tokens") if k in judge}
+    try:
+        cfg = JudgeConfig(str(judge["base_url"]), str(judge["chat_model"]), str(embed) if embed else None,
+                          n_questions=int(st.session_state[KEY_NQ]), concurrency=int(st.session_state[KEY_CONC]),
+                          json_mode=bool(st.session_state[KEY_JSON]), **extra)
+    except (InputError, TypeError) as err:
+        views.input_error(InputError(f"the class's judge (lab.judge) is misconfigured: {err}"), "Judge settings")
+        return None
+    return cfg, judge_api_key(env, cfg.base_url)
+
+
 def judge_form() -> Any:
     """The endpoint settings form; returns ``(JudgeConfig, api_key)`` when submitted, else None.
 
-    The key is read from the environment variable named in the form, or from ``st.secrets`` under
-    that name; it is never stored in the session or exported."""
+    Single user: the key is read from the environment variable named in the form, or from
+    ``st.secrets`` under that name (or ``lab.judge.api_key`` for the configured judge's URL); it is
+    never stored in the session or exported.  Class mode: only the operator's judge is offered."""
     from rag_metrics.answers.llm import DEFAULT_KEY_ENV, JudgeConfig
+    from rag_metrics.connections import judge_api_key
+    from ui import server
 
+    env = server.env()
+    if env.closed:
+        return _class_judge_form(env)
     with st.form("answers_judge_form", border=True):
         a, b = st.columns(2)
         a.text_input("Base URL", key=KEY_URL, placeholder="http://localhost:11434/v1",
@@ -71,15 +110,22 @@ def judge_form() -> Any:
             key = st.secrets.get(var)  # type: ignore[assignment]
         except Exception:  # noqa: BLE001 - no secrets file
             key = None
-    return cfg, key
+    return cfg, key or judge_api_key(env, cfg.base_url)
 
 
 def run_llm(items: list[AnswerItem], items_key: str, cfg: Any, api_key: str | None) -> None:
     """Run the LLM judge with a progress bar (calls, cache hits, tokens, time); a click on Stop or
-    any rerun cancels it (replies already paid for stay in the disk cache)."""
+    any rerun cancels it (replies already paid for stay in the disk cache).  The judge connects only
+    where this session's outbound policy allows."""
     from rag_metrics.answers.evaluate import evaluate_answers
     from rag_metrics.answers.llm import LLMJudge
+    from ui import server
 
+    try:
+        judge = LLMJudge(cfg, api_key=api_key, policy=server.env().policy)
+    except InputError as err:
+        views.input_error(err, "LLM judge")
+        return
     bar = st.progress(0.0, text="Starting the judge…")
 
     def progress(p: Any) -> None:
@@ -87,7 +133,6 @@ def run_llm(items: list[AnswerItem], items_key: str, cfg: Any, api_key: str | No
                      text=f"{p.done}/{p.total} calls · {p.cache_hits} from cache · {p.tokens:,} tokens · "
                           f"{p.elapsed:.1f} s")
 
-    judge = LLMJudge(cfg, api_key=api_key)
     ev = evaluate_answers(items, [judge], progress=progress)
     st.session_state[_RESULT] = (items_key, cfg.name, ev, judge.last_progress)
     bar.empty()

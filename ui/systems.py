@@ -1,8 +1,11 @@
 """Streamlit parts of the Systems page: add (upload or connection form), test, list, evaluate,
 remove, and the pooled labelling queue.  Logic lives in :mod:`rag_metrics.systems`.
 
-Secrets: connection forms take ``${VAR}`` references only; values come from the environment or
-Streamlit secrets (:func:`secrets_env`) at request time and are never stored or shown.
+Secrets: in single-user mode connection forms take ``${VAR}`` references only; values come from the
+environment or Streamlit secrets (:func:`secrets_env`) at request time and are never stored or
+shown.  In class mode the form offers the operator's named connections (stored by name, their
+secrets read from the configuration at request time) and typed settings that never resolve a
+server variable and reach only what the class's outbound policy allows.
 """
 from __future__ import annotations
 
@@ -40,6 +43,7 @@ KEY_UPLOAD = "systems_upload"
 KEY_UPLOAD_NAME = "systems_upload_name"
 KEY_KIND = "systems_kind"
 KEY_CONN_NAME = "systems_conn_name"
+KEY_NAMED = "systems_named"
 KEY_POOL_K = "systems_pool_k"
 
 
@@ -49,17 +53,12 @@ def store(ctx: Any) -> SystemStore:
 
 
 def secrets_env() -> Mapping[str, str]:
-    """Environment plus string values of Streamlit secrets (top level), for ``${VAR}`` references."""
-    import os
+    """This session's :class:`~rag_metrics.connections.ServerEnv`: the variables ``${VAR}`` may use
+    (environment plus Streamlit secrets in single-user mode, none in class mode), the outbound
+    policy and the folders every connection is built with."""
+    from ui import server
 
-    env = dict(os.environ)
-    try:
-        for k, v in st.secrets.items():
-            if isinstance(v, (str, int, float)):
-                env.setdefault(str(k), str(v))
-    except Exception:  # no secrets.toml: the environment only  # noqa: BLE001
-        pass
-    return env
+    return server.env()
 
 
 def stored_names(corpus_name: str) -> list[str]:
@@ -180,13 +179,15 @@ def add_upload_form(ctx: Any) -> None:
         st.rerun()
 
 
-def _http_settings() -> dict[str, Any]:
+def _http_settings(in_class: bool) -> dict[str, Any]:
     url = st.text_input("URL", placeholder="http://127.0.0.1:8000/search")
-    headers = st.text_area("Headers (one 'Name: value' per line; secrets as ${VAR})",
-                           placeholder="Authorization: Bearer ${MY_TOKEN}", height=80)
+    headers = st.text_area("Headers (one 'Name: value' per line)" if in_class else
+                           "Headers (one 'Name: value' per line; secrets as ${VAR})",
+                           placeholder="Accept-Language: en" if in_class else "Authorization: Bearer ${MY_TOKEN}",
+                           height=80)
     c1, c2, c3, c4 = st.columns(4)
     results_path = c1.text_input("Results path", placeholder="data.hits")
-    timeout = c2.number_input("Timeout (s)", 0.5, 300.0, 10.0)
+    timeout = c2.number_input("Timeout (s)", 0.5, 120.0, 10.0)
     concurrency = c3.number_input("Concurrency", 1, 64, 4)
     retries = c4.number_input("Retries", 0, 10, 2)
     from rag_metrics.systems.backends.http import parse_header
@@ -196,9 +197,11 @@ def _http_settings() -> dict[str, Any]:
             "concurrency": int(concurrency), "retries": int(retries)}
 
 
-def _pgvector_settings() -> dict[str, Any]:
-    dsn = st.text_input("DSN (password as ${VAR}, or set PGPASSWORD)",
-                        placeholder="postgresql://me:${PGPASS}@localhost:5432/rag")
+def _pgvector_settings(in_class: bool) -> dict[str, Any]:
+    dsn = st.text_input("DSN (host, port, dbname, user, password, sslmode)" if in_class else
+                        "DSN (password as ${VAR}, or set PGPASSWORD)",
+                        placeholder="postgresql://me@db.example:5432/rag" if in_class else
+                        "postgresql://me:${PGPASS}@localhost:5432/rag")
     table = st.text_input("Table", placeholder="public.chunks")
     c1, c2, c3, c4 = st.columns(4)
     return {"dsn": dsn, "table": table, "id_column": c1.text_input("Id column", "id"),
@@ -207,27 +210,55 @@ def _pgvector_settings() -> dict[str, Any]:
             "metric": c4.selectbox("Order", ["cosine", "inner_product"])}
 
 
-def _qdrant_settings() -> dict[str, Any]:
+def _qdrant_settings(in_class: bool) -> dict[str, Any]:
     where = st.radio("Qdrant", ["server URL", "local folder"], horizontal=True)
     url = st.text_input("URL", placeholder="http://localhost:6333") if where == "server URL" else None
-    path = st.text_input("Local folder (or :memory:)") if where == "local folder" else None
+    path = st.text_input("Local folder inside the lab's data folders" if in_class else "Local folder (or :memory:)"
+                         ) if where == "local folder" else None
     c1, c2, c3 = st.columns(3)
+    api_key = None if in_class else (c2.text_input("API key (as ${VAR})", placeholder="${QDRANT_API_KEY}") or None)
     return {"collection": c1.text_input("Collection"), "url": url or None, "path": path or None,
-            "api_key": c2.text_input("API key (as ${VAR})", placeholder="${QDRANT_API_KEY}") or None,
-            "id_payload_key": c3.text_input("Payload field with the chunk id", "chunk_id") or None}
+            "api_key": api_key, "id_payload_key": c3.text_input("Payload field with the chunk id", "chunk_id") or None}
+
+
+def _named_settings(env: Any) -> dict[str, Any]:
+    conns = env.config.connections
+    if not conns:
+        st.info("The class has no connections yet; the operator declares them in the server's configuration "
+                "([lab.connections.<name>]).", icon=":material/info:")
+        return {"connection": ""}
+    name = st.selectbox("Class connection", sorted(conns), key=KEY_NAMED,
+                        format_func=lambda n: f"{n} ({_KIND_LABELS.get(conns[n].kind, conns[n].kind)})")
+    return {"connection": name or ""}
+
+
+_KIND_LABELS = {"connection": "Class connection", "http": "HTTP endpoint", "pgvector": "PostgreSQL + pgvector",
+                "qdrant": "Qdrant"}
 
 
 def add_connection_form(ctx: Any) -> None:
-    """Connect an HTTP endpoint, a pgvector table or a Qdrant collection; test it; keep it."""
-    kind = st.radio("Kind", ["http", "pgvector", "qdrant"], key=KEY_KIND, horizontal=True,
-                    format_func={"http": "HTTP endpoint", "pgvector": "PostgreSQL + pgvector",
-                                 "qdrant": "Qdrant"}.get)
-    st.caption("Secrets are written as `${VAR}` and read from the environment or `.streamlit/secrets.toml` when "
-               "a request is sent; they are never saved, shown or put in a URL or an export. pgvector and Qdrant "
-               "are queried with the lab's encoder, so they must hold embeddings of the same model.")
+    """Connect an HTTP endpoint, a pgvector table or a Qdrant collection (in class mode also, and
+    first, one of the operator's named connections); test it; keep it."""
+    env = secrets_env()
+    in_class = env.closed  # type: ignore[attr-defined]
+    kinds = ["connection", "http", "pgvector", "qdrant"] if in_class else ["http", "pgvector", "qdrant"]
+    kind = st.radio("Kind", kinds, key=KEY_KIND, horizontal=True, format_func=_KIND_LABELS.get)
+    if in_class:
+        st.caption("Class connections are set up by the operator, with their credentials kept on the server. "
+                   "Typed settings reach only the hosts the class allows and never use the server's variables, "
+                   "passwords or keys. pgvector and Qdrant are queried with the lab's encoder, so they must hold "
+                   "embeddings of the same model.")
+    else:
+        st.caption("Secrets are written as `${VAR}` and read from the environment or `.streamlit/secrets.toml` when "
+                   "a request is sent; they are never saved, shown or put in a URL or an export. pgvector and Qdrant "
+                   "are queried with the lab's encoder, so they must hold embeddings of the same model.")
     name = st.text_input("Name", key=KEY_CONN_NAME, placeholder=f"my {kind}")
     try:
-        settings = {"http": _http_settings, "pgvector": _pgvector_settings, "qdrant": _qdrant_settings}[kind]()
+        if kind == "connection":
+            settings = _named_settings(env)
+        else:
+            settings = {"http": _http_settings, "pgvector": _pgvector_settings,
+                        "qdrant": _qdrant_settings}[kind](in_class)
     except InputError as e:
         views.input_error(e)
         return
@@ -238,7 +269,7 @@ def add_connection_form(ctx: Any) -> None:
         from rag_metrics.systems.store import SystemSpec, build_system
 
         try:
-            system = build_system(SystemSpec(name or kind, kind, settings=settings), cache.encoder(), secrets_env())
+            system = build_system(SystemSpec(name or kind, kind, settings=settings), cache.encoder(), env)
             q = next(iter(ctx.golden), None)
             if q is None:
                 st.warning("The golden set has no question to send.")
@@ -251,7 +282,11 @@ def add_connection_form(ctx: Any) -> None:
         st.dataframe(pd.DataFrame(hits, columns=["id", "score"]), hide_index=True)
     if add:
         try:
-            spec = store(ctx).add_connection(name, kind, settings)
+            if kind == "connection":
+                from rag_metrics.connections import named_connection
+
+                named_connection(env, str(settings.get("connection", "")))
+            spec = store(ctx).add_connection(name or str(settings.get("connection", "")), kind, settings)
         except InputError as e:
             views.input_error(e, "Not added")
             return

@@ -120,8 +120,11 @@ class JudgeConfig:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < lo:
                 raise InputError(f"judge setting {name} must be an integer >= {lo}, got {v!r}")
-        if not (isinstance(self.timeout, (int, float)) and self.timeout > 0):
-            raise InputError(f"judge timeout must be a positive number of seconds, got {self.timeout!r}")
+        from rag_metrics.outbound import check_timeout
+
+        object.__setattr__(self, "timeout", check_timeout(self.timeout, "judge timeout"))
+        if self.max_retries > 5:
+            raise InputError(f"judge setting max_retries must be at most 5, got {self.max_retries!r}")
 
     @property
     def name(self) -> str:
@@ -155,6 +158,99 @@ def _parse(content: str, model: Any) -> Any:
         if i >= 0 and j > i:
             text = text[i:j + 1]
     return model.model_validate_json(text)
+
+
+#: Longest reply content used (characters); a longer one is a per-item status, never parsed or cached.
+MAX_REPLY_CHARS = 64 * 1024
+#: Largest HTTP response read from the judge (bytes).
+MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+
+
+def _usage(resp: Any) -> dict[str, Any]:
+    usage = getattr(resp, "usage", None)
+    try:
+        out = usage.model_dump() if usage is not None and hasattr(usage, "model_dump") else {}
+    except Exception:  # noqa: BLE001  a malformed usage block only loses the token counts
+        return {}
+    return {k: v for k, v in out.items() if isinstance(v, int) and not isinstance(v, bool)} if \
+        isinstance(out, dict) else {}
+
+
+def _chat_reply(resp: Any) -> dict[str, Any]:
+    """The parts of a chat completion the judge keeps; JudgeCallError for anything that is not one
+    (a JSON list, a string, HTML, no choices, a content that is not text or is over the cap)."""
+    choices = getattr(resp, "choices", None)
+    if not isinstance(choices, list) or not choices:
+        raise JudgeCallError("invalid_json", "the judge's reply is not a chat completion (no choices); check the "
+                             "base URL (it usually ends in /v1)")
+    choice = choices[0]
+    msg = getattr(choice, "message", None)
+    content = getattr(msg, "content", None) if msg is not None else None
+    refusal = getattr(msg, "refusal", None) if msg is not None else None
+    finish = getattr(choice, "finish_reason", None)
+    if content is not None and not isinstance(content, str) or refusal is not None and not isinstance(refusal, str):
+        raise JudgeCallError("invalid_json", "the judge's reply content is not text")
+    if content is not None and len(content) > MAX_REPLY_CHARS:
+        raise JudgeCallError("invalid_json", f"the judge's reply is {len(content):,} characters, over the "
+                             f"{MAX_REPLY_CHARS:,} the lab reads; lower max_tokens")
+    return {"content": content or "", "refusal": (refusal or None) and refusal[:500],
+            "finish_reason": finish if isinstance(finish, str) else None, "usage": _usage(resp)}
+
+
+def _embedding_vectors(resp: Any, n: int) -> list[list[float]]:
+    """``n`` vectors of one length, every value a finite number; JudgeCallError otherwise."""
+    data = getattr(resp, "data", None)
+    if not isinstance(data, list):
+        raise JudgeCallError("invalid_json", "the embeddings reply is not a list of embedding objects; check the "
+                             "base URL and the embeddings model")
+    if len(data) != n:
+        raise JudgeCallError("invalid_json", f"the embeddings endpoint returned {len(data)} vectors for {n} texts")
+    try:
+        data = sorted(data, key=lambda d: int(d.index))
+        vectors = [d.embedding for d in data]
+    except (AttributeError, TypeError, ValueError):
+        raise JudgeCallError("invalid_json", "the embeddings reply has items without index or embedding") from None
+    out: list[list[float]] = []
+    for v in vectors:
+        if not isinstance(v, list) or not v or not all(
+                isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) for x in v):
+            raise JudgeCallError("invalid_json", "the embeddings reply holds something that is not a vector of "
+                                 "numbers")
+        out.append([float(x) for x in v])
+    if len({len(v) for v in out}) > 1:
+        raise JudgeCallError("invalid_json", "the embeddings reply holds vectors of different lengths")
+    return out
+
+
+class _TransportError(Exception):
+    """A transport failure of a judge call, in words (the cause of openai's connection error)."""
+
+
+def _http_client(policy: Any, config: JudgeConfig) -> Any:
+    """An httpx client whose every request goes through :func:`rag_metrics.outbound.request`: the
+    outbound policy on the resolved address, the pinned connection, the total deadline, the size cap,
+    no redirect followed, no compressed body."""
+    import httpx
+
+    from rag_metrics.outbound import OutboundError, request
+
+    class PolicyTransport(httpx.BaseTransport):
+        def handle_request(self, req: httpx.Request) -> httpx.Response:
+            headers = {k: v for k, v in req.headers.items() if k.lower() not in ("accept-encoding", "host")}
+            headers["Accept-Encoding"] = "identity"
+            try:
+                resp = request(req.method, str(req.url), req.read(), headers, policy=policy,
+                               timeout=config.timeout, max_bytes=MAX_RESPONSE_BYTES)
+            except OutboundError as e:
+                if e.kind == "timeout":
+                    raise httpx.ReadTimeout(e.message, request=req) from _TransportError(e.message)
+                raise httpx.ConnectError(e.message, request=req) from _TransportError(e.message)
+            keep = [(n, v) for n, v in resp.headers
+                    if n not in ("content-length", "transfer-encoding", "content-encoding", "connection")]
+            return httpx.Response(resp.status, headers=keep, content=resp.body, request=req)
+
+    return httpx.Client(transport=PolicyTransport(), follow_redirects=False,
+                        timeout=httpx.Timeout(config.timeout))
 
 
 class _Stats:
@@ -198,12 +294,20 @@ class LLMJudge:
     """
 
     def __init__(self, config: JudgeConfig, api_key: str | None = None, cache: Any = None,
-                 client: Any = None) -> None:
+                 client: Any = None, policy: Any = None) -> None:
+        from rag_metrics.outbound import OutboundPolicy
+
         self.config = config
         self.name = config.name
         self.metrics = LLM_METRICS if config.embed_model else LLM_METRICS[:1]
-        self.cache = None if cache is False else (cache if cache is not None
-                                                  else JudgeCache(default_judge_cache_path()))
+        self.policy = policy if policy is not None else OutboundPolicy.open()
+        if self.policy.class_mode:  # a refused judge fails here, before any call (PolicyError)
+            from rag_metrics.outbound import OutboundError
+
+            try:
+                self.policy.check_url(config.base_url)
+            except OutboundError:
+                pass  # allowed but not resolvable now: every call says so, per item
         if client is None:
             try:
                 import openai
@@ -211,9 +315,15 @@ class LLMJudge:
                 raise InputError("the LLM judge needs the openai client; install it with `pip install openai` "
                                  "(or `pip install rag-metrics[answers]`)") from None
 
-            key = api_key or os.environ.get(config.api_key_env) or "not-needed"
+            if self.policy.class_mode:
+                # class mode: no variable of the server is read, and a key goes only to the operator's judge
+                key = (api_key if self.policy.may_send_judge_key(config.base_url) else None) or "not-needed"
+            else:
+                key = api_key or os.environ.get(config.api_key_env) or "not-needed"
             client = openai.OpenAI(base_url=config.base_url, api_key=key, timeout=config.timeout,
-                                   max_retries=config.max_retries)
+                                   max_retries=config.max_retries, http_client=_http_client(self.policy, config))
+        self.cache = None if cache is False else (cache if cache is not None
+                                                  else JudgeCache(default_judge_cache_path()))
         self._client = client
         self._stop = threading.Event()
         self._stats = _Stats(0)
@@ -226,16 +336,27 @@ class LLMJudge:
     def _translate(self, err: Exception) -> JudgeCallError:
         import openai
 
+        if not isinstance(err, openai.OpenAIError) or isinstance(err, openai.APIResponseValidationError):
+            # the reply could not be read as the object asked for (a JSON list, HTML, a bad vector)
+            return JudgeCallError("invalid_json", f"the judge's reply from {self.config.base_url} is not an "
+                                  "OpenAI-compatible reply object; check the base URL (it usually ends in /v1)")
         if isinstance(err, openai.APITimeoutError):
             return JudgeCallError("timeout", f"no reply within {self.config.timeout:g} s from "
                                   f"{self.config.base_url} (after {self.config.max_retries} retries); "
                                   "raise the timeout or lower the concurrency")
         if isinstance(err, openai.APIConnectionError):
+            cause = err.__cause__
+            words = str(cause) if cause is not None and isinstance(cause.__cause__, _TransportError) \
+                else type(cause or err).__name__
             return JudgeCallError("unreachable", f"cannot connect to {self.config.base_url} "
-                                  f"({type(err.__cause__ or err).__name__}); is the server running "
+                                  f"({words}); is the server running "
                                   "and the base URL right (it usually ends in /v1)?")
         if isinstance(err, openai.APIStatusError):
-            body = str(getattr(err, "message", "") or err)[:200]
+            if 300 <= err.status_code < 400:
+                return JudgeCallError("http_error", f"HTTP {err.status_code} from {self.config.base_url} "
+                                      "(redirects are not followed); give the final base URL")
+            body = str(getattr(err, "message", "") or err)[:200] if self.policy.echo_bodies else \
+                "reply not shown in class mode"
             hint = " (the server may not support response_format: turn JSON mode off)" \
                 if err.status_code == 400 and self.config.json_mode else ""
             if err.status_code in (401, 403):
@@ -269,13 +390,11 @@ class LLMJudge:
                 except Exception as err:  # noqa: BLE001 - every failure becomes a status
                     self._stats.add(False, planned=attempt == 0)
                     raise self._translate(err) from None
-                choice = resp.choices[0] if resp.choices else None
-                msg = choice.message if choice is not None else None
-                usage = resp.usage.model_dump() if getattr(resp, "usage", None) is not None else {}
-                reply = {"content": (msg.content if msg is not None else None) or "",
-                         "refusal": getattr(msg, "refusal", None) if msg is not None else None,
-                         "finish_reason": choice.finish_reason if choice is not None else None,
-                         "usage": usage}
+                try:
+                    reply = _chat_reply(resp)
+                except JudgeCallError:
+                    self._stats.add(False, planned=attempt == 0)
+                    raise
                 if self.cache is not None:
                     self.cache.put(key, "chat", reply)
             self._stats.add(hit, reply.get("usage"), planned=attempt == 0)
@@ -310,19 +429,17 @@ class LLMJudge:
             except Exception as err:  # noqa: BLE001
                 self._stats.add(False)
                 raise self._translate(err) from None
-            data = sorted(resp.data, key=lambda d: d.index)
-            if len(data) != len(todo):
+            try:
+                vectors = _embedding_vectors(resp, len(todo))
+            except JudgeCallError:
                 self._stats.add(False)
-                raise JudgeCallError("invalid_json", f"the embeddings endpoint returned {len(data)} vectors "
-                                     f"for {len(todo)} texts")
-            for t, d in zip(todo, data):
+                raise
+            for t, vec in zip(todo, vectors):
                 k = cache_key(kind="embedding", endpoint=cfg.base_url, model=cfg.embed_model, text=t)
-                vec = [float(x) for x in d.embedding]
                 found[k] = vec
                 if self.cache is not None:
                     self.cache.put(k, "embedding", vec)
-            usage = resp.usage.model_dump() if getattr(resp, "usage", None) is not None else {}
-            self._stats.add(False, usage)
+            self._stats.add(False, _usage(resp))
         else:
             self._stats.add(True)
         return np.asarray([found[k] for k in keys], dtype=np.float64)

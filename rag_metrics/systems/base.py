@@ -418,7 +418,8 @@ class LiveSystem:
         todo = list(dict.fromkeys(todo))
         fetched: dict[str, Ranking | BackendError] = {}
         if todo:
-            fetched = self._fetch(todo, depth, progress)
+            fetched = {t: (r if isinstance(r, BackendError) else list(r)[:depth])
+                       for t, r in self._fetch(todo, depth, progress).items()}  # never keep more than asked
             self.memo.queried += len(todo)
             self.memo.put_many(fp, depth, {t: r for t, r in fetched.items() if not isinstance(r, BackendError)})
         failures: list[QuestionFailure] = []

@@ -42,7 +42,7 @@ __all__ = [
 ]
 
 #: Kinds of stored systems.
-KINDS = ("upload", "http", "pgvector", "qdrant")
+KINDS = ("upload", "http", "pgvector", "qdrant", "connection")
 #: Largest upload kept, in bytes (50 MiB).
 MAX_STORED_BYTES = 50 * 1024 * 1024
 #: Systems per corpus.
@@ -80,6 +80,8 @@ class SystemSpec:
             return f"uploaded file {self.filename}"
         if self.kind == "http":
             return f"HTTP endpoint {s.get('url')}"
+        if self.kind == "connection":
+            return f"the class's connection {s.get('connection')}"
         if self.kind == "pgvector":
             return f"pgvector table {s.get('table')} at {redact_dsn(str(s.get('dsn', '')))}"
         return f"Qdrant collection {s.get('collection')} at {s.get('url') or s.get('path')}"
@@ -101,6 +103,10 @@ def connection_config(kind: str, settings: Mapping[str, Any]) -> Any:
         from rag_metrics.systems.backends.qdrant import QdrantConfig
 
         return QdrantConfig(**s)
+    if kind == "connection":  # a named connection of the operator's: only its name is stored
+        from rag_metrics.connections import NamedRef
+
+        return NamedRef(str(s.get("connection", "")))
     raise InputError(f"unknown connection kind {kind!r}; use one of http, pgvector, qdrant")
 
 
@@ -305,6 +311,10 @@ def build_system(spec: SystemSpec, encoder: Any = None, env: Mapping[str, str] |
     """A live system from a connection spec (``encoder``: the lab's, for pgvector and Qdrant;
     ``memo``: a :class:`~rag_metrics.systems.base.ResultMemo`, default the process-wide one)."""
     cfg = connection_config(spec.kind, spec.settings)
+    if spec.kind == "connection":
+        from rag_metrics.connections import build_named
+
+        return build_named(spec, encoder, env, memo)
     if spec.kind == "http":
         from rag_metrics.systems.backends.http import http_system
 

@@ -10,6 +10,11 @@ first, or a JSON object holding that list at ``results_path`` (dotted, e.g. ``da
 ``score`` may be left out of *every* result; the list order is then kept exactly (scores
 ``n - rank``).  Ties in ``score`` are ranked like trec_eval (id descending), as everywhere.
 
+Transport: :func:`rag_metrics.outbound.post_json` under the session's outbound policy (the ``env``
+argument, a :class:`~rag_metrics.connections.ServerEnv` in the app): the checked address is the one
+connected to, each attempt has a total deadline of ``timeout`` seconds, the response is capped at
+32 MB, no redirect is followed, and in class mode no message quotes the response.
+
 Faults: connection errors, timeouts, HTTP 429 and 5xx are retried ``retries`` times with
 exponential backoff (``backoff * 2**attempt`` seconds); other 4xx are not retried (the request
 or the settings are wrong).  Each failure becomes a per-question
@@ -19,12 +24,9 @@ message (no minutes of retries against a server that is down or hanging).
 """
 from __future__ import annotations
 
-import json
 import math
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -66,7 +68,7 @@ class HttpConfig:
         Dotted path to the result list inside a JSON object response (``None``: the response is
         the list).
     timeout
-        Seconds per request (connect + read).
+        Seconds per attempt, in total (connect, send, every read); at most 120.
     concurrency
         Requests in flight at once.
     retries
@@ -96,21 +98,25 @@ class HttpConfig:
         hdrs = tuple((str(n), str(v)) for n, v in (self.headers.items() if isinstance(self.headers, Mapping)
                                                      else self.headers))
         object.__setattr__(self, "headers", hdrs)
-        for n, _ in hdrs:
-            if not n or any(c.isspace() or c == ":" for c in n):
+        for n, v in hdrs:
+            if not n or any(c.isspace() or c == ":" or ord(c) < 32 for c in n):
                 raise InputError(f"header name {n!r} is empty or has spaces or ':'; e.g. 'Authorization'")
+            if any(c in v for c in "\r\n\x00"):
+                raise InputError(f"header {n!r} holds a line break; a header value is one line")
+        if any(c.isspace() or ord(c) < 32 for c in url):
+            raise InputError("url holds spaces or control characters; percent-encode them (%20)")
         if self.results_path is not None:
             rp = str(self.results_path).strip()
             if not rp or any(not p for p in rp.split(".")):
                 raise InputError(f"results path {self.results_path!r} is not a dotted path like 'data.hits'")
             object.__setattr__(self, "results_path", rp)
-        for name, low, kind in (("timeout", 0.0, float), ("backoff", 0.0, float)):
-            v = getattr(self, name)
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or math.isnan(v) or not v >= low:
-                raise InputError(f"{name} must be a number >= {low:g} seconds, got {v!r}")
-            object.__setattr__(self, name, kind(v))
-        if self.timeout <= 0:
-            raise InputError(f"timeout must be > 0 seconds, got {self.timeout!r}; e.g. 10")
+        from rag_metrics.outbound import check_timeout
+
+        object.__setattr__(self, "timeout", check_timeout(self.timeout, "timeout"))
+        b = self.backoff
+        if isinstance(b, bool) or not isinstance(b, (int, float)) or math.isnan(b) or not 0 <= b <= 60:
+            raise InputError(f"backoff must be a number of seconds from 0 to 60, got {b!r}")
+        object.__setattr__(self, "backoff", float(b))
         for name, low in (("concurrency", 1), ("retries", 0)):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < low:
@@ -153,65 +159,73 @@ class HttpBackend:
         self._lock = threading.Lock()
         self._down_in_a_row = 0
         self._down_message = ""
+        #: How messages name the endpoint (a named connection's URL may carry a secret).
+        self.label: str | None = None
+        self.named: str | None = None
 
     @property
     def public_config(self) -> Mapping[str, Any]:
+        if self.named is not None:  # fingerprint of a named connection: its name and the shape of its settings
+            from rag_metrics.systems.base import fingerprint
+
+            return {**self.config.public(), "url": f"connection:{self.named}:{fingerprint(self.config.url)}",
+                    "headers": [n for n, _ in self.config.headers]}
         return self.config.public()
 
     def _request(self, question: str, k: int) -> bytes:
+        from rag_metrics.connections import policy_of
+        from rag_metrics.outbound import OutboundError, post_json
+
         cfg = self.config
         url = resolve(cfg.url, "url", self._env)
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        headers = {}
         for n, v in cfg.headers:
             headers[n] = resolve(v, f"header {n!r}", self._env)
-        body = json.dumps({"query": question, "k": int(k)}).encode("utf-8")
-        req = urllib.request.Request(url, data=body, headers=headers, method="POST")
+        where = self.label or cfg.url
         try:
-            with urllib.request.urlopen(req, timeout=cfg.timeout) as resp:
-                data = resp.read(_MAX_RESPONSE_BYTES + 1)
-        except urllib.error.HTTPError as e:
-            detail = ""
-            try:
-                detail = e.read(300).decode("utf-8", "replace").strip().replace("\n", " ")
-            except OSError:
-                pass
-            detail = f" ({detail[:200]})" if detail else ""
-            if e.code == 429 or e.code >= 500:
-                raise _Retryable(f"HTTP {e.code} from {cfg.url}{detail}") from None
-            fix = {401: "check the Authorization header and its ${VAR}",
-                   403: "check the credentials in the headers",
-                   404: "check the url path",
-                   405: "the endpoint must accept POST",
-                   400: "the endpoint must accept the body {\"query\": ..., \"k\": ...}",
-                   422: "the endpoint must accept the body {\"query\": ..., \"k\": ...}",
-                   }.get(e.code, "check the url and headers")
-            raise BackendError(f"HTTP {e.code} from {cfg.url}{detail}; {fix}") from None
-        except TimeoutError:
-            raise _Retryable(f"no answer from {cfg.url} within the timeout of {cfg.timeout:g} s; raise the timeout "
-                             "or check the server's load", unreachable=True) from None
-        except urllib.error.URLError as e:
-            reason = e.reason
-            if isinstance(reason, TimeoutError) or "timed out" in str(reason):
-                raise _Retryable(f"no answer from {cfg.url} within the timeout of {cfg.timeout:g} s; raise the "
-                                 "timeout or check the server's load", unreachable=True) from None
-            raise _Retryable(f"cannot connect to {cfg.url} ({getattr(reason, 'strerror', None) or reason}); is the "
-                             "server running? check the url", unreachable=True) from None
-        except (ConnectionError, OSError) as e:
-            raise _Retryable(f"connection to {cfg.url} failed ({e}); is the server running? check the url",
-                             unreachable=True) from None
-        if len(data) > _MAX_RESPONSE_BYTES:
-            raise BackendError(f"response from {cfg.url} is larger than {_MAX_RESPONSE_BYTES:,} bytes; lower k")
-        return data
+            return post_json(url, {"query": question, "k": int(k)}, headers, policy=policy_of(self._env),
+                             timeout=cfg.timeout, max_bytes=_MAX_RESPONSE_BYTES)
+        except OutboundError as e:
+            msg = f"{e.message} from {where}" if e.kind in ("http", "redirect") else f"{where}: {e.message}"
+            if e.kind == "http" and e.status is not None and not e.retryable:
+                fix = {401: "check the Authorization header and its credentials",
+                       403: "check the credentials in the headers",
+                       404: "check the url path",
+                       405: "the endpoint must accept POST",
+                       400: "the endpoint must accept the body {\"query\": ..., \"k\": ...}",
+                       422: "the endpoint must accept the body {\"query\": ..., \"k\": ...}",
+                       }.get(e.status, "check the url and headers")
+                raise BackendError(f"{msg}; {fix}") from None
+            if e.kind == "redirect":
+                raise BackendError(f"{msg}; give the final URL of the endpoint") from None
+            if e.kind in ("denied", "malformed", "too_large", "tls"):
+                hint = {"too_large": "; lower k", "malformed": "; the endpoint must answer HTTP/1.1 with a JSON body",
+                        "denied": "; the operator lists allowed hosts in lab.allow",
+                        "tls": "; check the certificate of the server"}[e.kind]
+                raise BackendError(msg + hint) from None
+            if e.kind == "timeout":
+                msg += "; raise the timeout or check the server's load"
+            elif e.down:
+                msg += "; is the server running? check the url"
+            raise _Retryable(msg, unreachable=e.down) from None
 
-    def _parse(self, data: bytes) -> list[tuple[str, float]]:
+    def _parse(self, data: bytes, k: int | None = None) -> list[tuple[str, float]]:
+        """The ranking in a response body, cut to ``k``.  In class mode messages never quote the
+        response (its start, its field names): a reply is not a way to read a host."""
+        from rag_metrics.connections import policy_of
+
         cfg = self.config
+        echo = policy_of(self._env).echo_bodies
+
+        def keys_of(obj: Any) -> str:
+            return ", ".join(map(repr, list(obj)[:8])) if echo else "not shown in class mode"
         try:
             doc, msg, _ = loads_json(data.decode("utf-8-sig"))
         except UnicodeDecodeError:
             msg = "not UTF-8"
         if msg is not None:
-            start = data[:60].decode("utf-8", "replace")
-            raise BackendError(f"response is not JSON (starts with {start!r}); the endpoint must answer a JSON list "
+            start = f" (starts with {data[:60].decode('utf-8', 'replace')!r})" if echo else ""
+            raise BackendError(f"response is not JSON{start}; the endpoint must answer a JSON list "
                                f"of {{\"{cfg.id_field}\", \"{cfg.score_field}\"}} objects") from None
         items: Any = doc
         if cfg.results_path:
@@ -221,13 +235,15 @@ class HttpBackend:
                 elif isinstance(items, list) and part.isdigit() and int(part) < len(items):
                     items = items[int(part)]
                 else:
-                    keys = ", ".join(map(repr, list(items)[:8])) if isinstance(items, Mapping) else type(items).__name__
+                    keys = keys_of(items) if isinstance(items, Mapping) else type(items).__name__
                     raise BackendError(f"results path {cfg.results_path!r}: no {part!r} in the response (found "
                                        f"{keys}); set the results path to where the list is")
         if not isinstance(items, list):
-            hint = (f"; the list may be under one of {', '.join(map(repr, list(items)[:8]))}: set the results path"
+            hint = (f"; the list may be under one of {keys_of(items)}: set the results path"
                     if isinstance(items, Mapping) else "")
             raise BackendError(f"expected a JSON list of results, got {type(items).__name__}{hint}")
+        if k is not None:
+            items = items[:max(0, int(k))]
         n = len(items)
         with_score = [isinstance(it, Mapping) and cfg.score_field in it for it in items]
         if any(with_score) and not all(with_score):
@@ -241,11 +257,12 @@ class HttpBackend:
                                    f"{{\"{cfg.id_field}\": ..., \"{cfg.score_field}\": ...}}")
             if cfg.id_field not in it or it[cfg.id_field] is None or isinstance(it[cfg.id_field], (list, dict)):
                 raise BackendError(f"result {r + 1} has no {cfg.id_field!r} field (keys: "
-                                   f"{', '.join(map(repr, list(it)[:8]))}); each result needs an id (set the id field "
+                                   f"{keys_of(it)}); each result needs an id (set the id field "
                                    "if it has another name)")
             s: Any = it[cfg.score_field] if with_score[r] else float(n - r)
             if isinstance(s, bool) or not isinstance(s, (int, float)) or math.isnan(s):
-                raise BackendError(f"result {r + 1}: score {s!r} is not a number")
+                shown = repr(s)[:40] if echo else type(s).__name__
+                raise BackendError(f"result {r + 1}: score {shown} is not a number")
             out.append((str(it[cfg.id_field]), float(s)))
         return out
 
@@ -272,7 +289,7 @@ class HttpBackend:
                 continue
             with self._lock:
                 self._down_in_a_row = 0
-            return self._parse(data)
+            return self._parse(data, k)
         tries = f" after {cfg.retries + 1} attempts" if cfg.retries else ""
         raise BackendError(f"{last}{tries}")
 

@@ -17,6 +17,7 @@ re-implements a vector index.
 """
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -28,7 +29,8 @@ from rag_metrics.systems.base import BackendError, BatchedBackend, LiveSystem, R
 from rag_metrics.systems.secrets import redact_dsn, resolve
 from rag_metrics.types import Chunk
 
-__all__ = ["METRICS", "PgvectorBackend", "PgvectorConfig", "index_chunks", "pgvector_system"]
+__all__ = ["CLASS_DSN_KEYS", "METRICS", "PgvectorBackend", "PgvectorConfig", "class_dsn", "index_chunks",
+           "pgvector_system"]
 
 #: Distance orders offered: name -> (operator, score expression from the distance ``d``).
 METRICS: dict[str, tuple[str, str]] = {"cosine": ("<=>", "1 - ({d})"), "inner_product": ("<#>", "-({d})")}
@@ -78,8 +80,8 @@ class PgvectorConfig:
         if self.metric not in METRICS:
             raise InputError(f"metric {self.metric!r} is not one of {', '.join(METRICS)}")
         ct = self.connect_timeout
-        if isinstance(ct, bool) or not isinstance(ct, int) or ct < 1:
-            raise InputError(f"connect_timeout must be a whole number of seconds >= 1, got {ct!r}")
+        if isinstance(ct, bool) or not isinstance(ct, int) or not 1 <= ct <= 120:
+            raise InputError(f"connect_timeout must be a whole number of seconds from 1 to 120, got {ct!r}")
 
     def public(self) -> dict[str, Any]:
         return {"dsn": redact_dsn(self.dsn), "table": self.table, "id_column": self.id_column,
@@ -91,17 +93,82 @@ class PgvectorConfig:
         return tuple(self.table.split("."))
 
 
+_NO_PASSFILE = os.path.join(os.devnull, "no-pgpass")  # never a file: libpq reads no password file
+#: The only DSN settings a DSN typed in a browser in class mode may carry.
+CLASS_DSN_KEYS = ("host", "port", "dbname", "user", "password", "sslmode", "connect_timeout", "application_name")
+
+
+def class_dsn(dsn: str, policy: Any, connect_timeout: int = 10) -> dict[str, str]:
+    """The libpq settings of a DSN typed in a browser in class mode, hardened.
+
+    Only :data:`CLASS_DSN_KEYS` are accepted (no ``service``, ``passfile``, ``hostaddr``, SSL key
+    files, ...); the host must be a network host (no unix socket) allowed by ``policy``
+    (:class:`~rag_metrics.outbound.OutboundPolicy`) and is pinned with ``hostaddr`` to the address
+    checked; ``passfile`` is a path that cannot exist (under ``os.devnull``) and the password is
+    explicit (``''`` when none), so libpq never uses the server's ``PGPASSWORD`` or ``~/.pgpass``;
+    ``require_auth=!password`` refuses cleartext password authentication; no client certificate
+    and no Kerberos credential of the server are offered.
+
+    Raises
+    ------
+    InputError
+        Naming the setting and the fix (:class:`~rag_metrics.outbound.PolicyError` for a refused host).
+    """
+    from psycopg import ProgrammingError
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        params = {k: str(v) for k, v in conninfo_to_dict(dsn).items()}
+    except (ProgrammingError, ValueError):
+        raise InputError("dsn is not a valid PostgreSQL connection string; e.g. "
+                         "postgresql://me@db.example:5432/rag or host=db.example user=me dbname=rag") from None
+    extra = sorted(set(params) - set(CLASS_DSN_KEYS))
+    if extra:
+        raise InputError(f"dsn: {', '.join(extra)} cannot be set in class mode; use only "
+                         f"{', '.join(CLASS_DSN_KEYS)} (or one of the class's connections)")
+    host = params.get("host", "").strip()
+    if not host:
+        raise InputError("dsn: give the database host (postgresql://me@db.example:5432/rag); the server's own "
+                         "sockets cannot be used in class mode")
+    if host.startswith(("/", "@", ".")) or "\\" in host or "," in host:
+        raise InputError("dsn: the host must be one network host name or address; unix sockets and host lists "
+                         "cannot be used in class mode")
+    port_s = params.get("port", "5432").strip() or "5432"
+    if not port_s.isdigit() or not 0 < int(port_s) < 65536:
+        raise InputError(f"dsn: port {port_s!r} is not a port number")
+    user = params.get("user", "").strip()
+    if not user:
+        raise InputError("dsn: give the user (postgresql://me@db.example/rag or user=me)")
+    ips = policy.check(host, int(port_s))
+    timeout = min(int(params["connect_timeout"]) if params.get("connect_timeout", "").isdigit() else connect_timeout,
+                  connect_timeout)
+    out = {"host": host, "hostaddr": ips[0], "port": port_s, "dbname": params.get("dbname") or user, "user": user,
+           "password": params.get("password", ""), "passfile": _NO_PASSFILE, "require_auth": "!password",
+           "sslmode": params.get("sslmode", "prefer"), "sslcertmode": "disable", "gssencmode": "disable",
+           "connect_timeout": str(max(1, timeout)), "application_name": params.get("application_name", "rag-metrics")}
+    return out
+
+
 def _connect(config: PgvectorConfig, env: Mapping[str, str] | None) -> Any:
     import psycopg
     from pgvector.psycopg import register_vector
 
-    dsn = resolve(config.dsn, "dsn", env)
+    from rag_metrics.connections import typed_in_class
+
+    if typed_in_class(env):
+        from rag_metrics.connections import policy_of
+
+        params: dict[str, Any] = class_dsn(resolve(config.dsn, "dsn", env), policy_of(env), config.connect_timeout)
+        shown = f"{params['host']}:{params['port']}/{params['dbname']}"
+    else:
+        params = {"conninfo": resolve(config.dsn, "dsn", env), "connect_timeout": config.connect_timeout}
+        shown = redact_dsn(config.dsn)
     try:
-        conn = psycopg.connect(dsn, autocommit=True, connect_timeout=config.connect_timeout)
+        conn = psycopg.connect(autocommit=True, **params)
     except psycopg.Error as e:
         msg = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise InputError(f"cannot connect to PostgreSQL at {redact_dsn(config.dsn)} ({msg}); check the DSN, that "
-                         "the server runs and the password variable") from None
+        raise InputError(f"cannot connect to PostgreSQL at {shown} ({msg[:200]}); check the DSN, that "
+                         "the server runs and the password") from None
     try:
         register_vector(conn)
     except psycopg.ProgrammingError:

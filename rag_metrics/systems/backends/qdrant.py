@@ -89,8 +89,8 @@ class QdrantConfig:
             raise InputError("api_key must be a ${VAR} reference (e.g. ${QDRANT_API_KEY}), never the key itself, so "
                              "it is not stored; export the variable first")
         t = self.timeout
-        if isinstance(t, bool) or not isinstance(t, int) or t < 1:
-            raise InputError(f"timeout must be a whole number of seconds >= 1, got {t!r}")
+        if isinstance(t, bool) or not isinstance(t, int) or not 1 <= t <= 120:
+            raise InputError(f"timeout must be a whole number of seconds from 1 to 120, got {t!r}")
 
     def public(self) -> dict[str, Any]:
         return {"collection": self.collection, "url": self.url, "path": self.path, "api_key": self.api_key,
@@ -102,11 +102,20 @@ class QdrantConfig:
 
 
 def make_client(config: QdrantConfig, env: Mapping[str, str] | None = None) -> Any:
-    """A ``QdrantClient`` for ``config`` (local-mode folders share one client per process)."""
+    """A ``QdrantClient`` for ``config`` (local-mode folders share one client per process).
+
+    ``env`` (a :class:`~rag_metrics.connections.ServerEnv` in the app) decides what may be reached:
+    a local folder must lie inside the data roots of its folder policy, a server URL's host and
+    port must pass its outbound policy (checked on the resolved addresses), and the API key
+    resolves only where variables are open (the operator, or a named connection)."""
     from qdrant_client import QdrantClient
+
+    from rag_metrics.connections import folders_of, policy_of
 
     if config.path is not None:
         key = config.path
+        if key != ":memory:":
+            key = str(folders_of(env).confine(key, "Qdrant local folder"))
         with _LOCAL_LOCK:
             client = _LOCAL_CLIENTS.get(key)
             if client is None:
@@ -120,7 +129,16 @@ def make_client(config: QdrantConfig, env: Mapping[str, str] | None = None) -> A
                 _LOCAL_CLIENTS[key] = client
             return client
     api_key = resolve(config.api_key, "api_key", env) if config.api_key else None
-    return QdrantClient(url=config.url, api_key=api_key, timeout=config.timeout)
+    policy = policy_of(env)
+    scheme, host, port, ips = policy.check_url(str(config.url), 6333)
+    url = str(config.url)
+    if policy.class_mode and scheme == "http":  # pin plain HTTP to the checked address (no rebinding)
+        from urllib.parse import urlsplit, urlunsplit
+
+        parts = urlsplit(url)
+        ip = f"[{ips[0]}]" if ":" in ips[0] else ips[0]
+        url = urlunsplit((parts.scheme, f"{ip}:{port}", parts.path, parts.query, parts.fragment))
+    return QdrantClient(url=url, api_key=api_key, timeout=config.timeout, check_compatibility=False)
 
 
 def close_local_clients() -> None:
@@ -152,6 +170,22 @@ class QdrantBackend(BatchedBackend):
         self._client = client
         self._checked = False
         self._sign = 1.0
+        #: How messages name the collection's server (set for a named connection).
+        self.label: str | None = None
+        self.named: str | None = None
+
+    def _detail(self, e: Exception) -> str:
+        """The failure in words; what the server answered only when the policy echoes replies."""
+        from rag_metrics.connections import policy_of
+
+        if isinstance(e, InputError):
+            return str(e)
+        if policy_of(self._env).echo_bodies:
+            return f"{type(e).__name__}: {str(e).strip()[:200]}"
+        text = str(e).lower()
+        word = next((w for w in ("timed out", "refused", "not allowed", "404", "401", "403", "500")
+                     if w in text), None)
+        return f"{type(e).__name__}{': ' + word if word else ''}"
 
     @property
     def public_config(self) -> Mapping[str, Any]:
@@ -178,7 +212,7 @@ class QdrantBackend(BatchedBackend):
         # Blind on purpose: qdrant-client raises per transport: REST ApiException (UnexpectedResponse,
         # ResponseHandlingException), QdrantException, grpc.RpcError, and local mode ValueError/OSError.
         except Exception as e:  # noqa: BLE001  any of them means "cannot reach" (see above)
-            raise InputError(f"cannot reach Qdrant at {cfg.where} ({type(e).__name__}: {str(e).strip()[:200]}); "
+            raise InputError(f"cannot reach Qdrant at {self.label or cfg.where} ({self._detail(e)}); "
                              "check the url, the api key variable and that the server runs") from None
         vectors = info.config.params.vectors
         if isinstance(vectors, Mapping):
@@ -237,7 +271,7 @@ class QdrantBackend(BatchedBackend):
             try:
                 responses = self.client.query_batch_points(cfg.collection, requests=reqs)
             except Exception as e:  # noqa: BLE001  any transport's error (see check()): the whole batch failed
-                err = BackendError(f"Qdrant query failed at {cfg.where} ({type(e).__name__}: {str(e).strip()[:200]})")
+                err = BackendError(f"Qdrant query failed at {self.label or cfg.where} ({self._detail(e)})")
                 out.extend([err] * len(reqs))
                 continue
             for resp in responses:
