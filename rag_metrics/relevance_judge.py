@@ -200,16 +200,16 @@ class RelevanceJudge:
     config : JudgeConfig
     n_samples : int
         Samples per pair (2+ measures the judge's own consistency; cost multiplies).
-    api_key, cache, client
+    api_key, cache, client, policy
         As for :class:`~rag_metrics.drafting.calls.ChatCaller`.
     """
 
     def __init__(self, config: JudgeConfig, *, n_samples: int = 1, api_key: str | None = None,
-                 cache: Any = None, client: Any = None) -> None:
+                 cache: Any = None, client: Any = None, policy: Any = None) -> None:
         if isinstance(n_samples, bool) or not isinstance(n_samples, int) or not 1 <= n_samples <= 5:
             raise InputError(f"n_samples must be an integer from 1 to 5, got {n_samples!r}")
         self.n_samples = n_samples
-        self.caller = ChatCaller(config, api_key=api_key, cache=cache, client=client)
+        self.caller = ChatCaller(config, api_key=api_key, cache=cache, client=client, policy=policy)
         self.name = f"umbrela:{config.chat_model}@{config.base_url}"
 
     def planned_calls(self, n_pairs: int) -> int:

@@ -15,7 +15,7 @@ import pandas as pd
 import streamlit as st
 
 from rag_metrics.errors import InputError
-from ui import cache, state, views
+from ui import cache, server, state, views
 from ui.judge_settings import judge_settings
 
 REVIEW = "_draft_review"            # {corpus: DraftReview}
@@ -211,7 +211,7 @@ def render_drafts(ctx: Any) -> None:
         try:
             res = draft_golden_questions(chunks, n, cfg, categories=cats or list(CATEGORIES), golden=ctx.golden,
                                          encoder=cache.encoder(), rankings=_searchers(ctx),
-                                         settings=BadgeSettings(k=k), api_key=key,
+                                         settings=BadgeSettings(k=k), api_key=key, policy=server.env().policy,
                                          progress=lambda phase, p: progress(p))
         except InputError as err:
             views.input_error(err, "Drafting failed")
@@ -313,7 +313,8 @@ def _run_suggestions(ctx: Any, pairs: list[Any], judge: tuple[Any, str | None], 
     cfg, key = judge
     st.button("Stop", key=f"suggest_stop_{what}", icon=":material/cancel:")
     bar, progress = _progress_bar("Grading")
-    rj = RelevanceJudge(cfg, api_key=key, n_samples=int(st.session_state.get(SAMPLES) or 1))
+    rj = RelevanceJudge(cfg, api_key=key, n_samples=int(st.session_state.get(SAMPLES) or 1),
+                        policy=server.env().policy)
     out = rj.grade(pairs, progress=progress)
     bar.empty()
     st.session_state.setdefault(LAST_COST, {})[what] = f"planned {rj.planned_calls(len(pairs))}; " + _cost(

@@ -103,16 +103,17 @@ class ChatCaller:
     config : JudgeConfig
         Endpoint, model, sampling, concurrency, timeout (its ``json_mode`` is used only for
         prompts that ask for it).
-    api_key, cache, client
+    api_key, cache, client, policy
         As for :class:`~rag_metrics.answers.llm.LLMJudge` (``cache=False``: no cache; ``None``:
-        the default on-disk cache).
+        the default on-disk cache; ``policy``: the session's outbound policy, open by default).
     """
 
     def __init__(self, config: JudgeConfig, api_key: str | None = None, cache: Any = None,
-                 client: Any = None) -> None:
+                 client: Any = None, policy: Any = None) -> None:
         from rag_metrics.answers.llm import LLMJudge
 
-        base = LLMJudge(config, api_key=api_key, cache=cache, client=client)  # one client construction
+        # one client construction, through the session's outbound policy (rag_metrics.outbound)
+        base = LLMJudge(config, api_key=api_key, cache=cache, client=client, policy=policy)
         self.config = config
         self.name = config.name
         self.cache = base.cache

@@ -232,16 +232,16 @@ class QuestionDrafter:
     ----------
     config : JudgeConfig
         The judge endpoint (the operator's in class mode); JSON mode is asked when it is on.
-    api_key, cache, client
+    api_key, cache, client, policy
         As for :class:`~rag_metrics.drafting.calls.ChatCaller`.
     """
 
     def __init__(self, config: JudgeConfig, *, api_key: str | None = None, cache: Any = None,
-                 client: Any = None) -> None:
+                 client: Any = None, policy: Any = None) -> None:
         from rag_metrics.drafting.calls import ChatCaller
 
         self.config = config
-        self.caller = ChatCaller(config, api_key=api_key, cache=cache, client=client)
+        self.caller = ChatCaller(config, api_key=api_key, cache=cache, client=client, policy=policy)
 
     def planned_calls(self, n: int) -> int:
         return n

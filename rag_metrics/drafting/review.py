@@ -86,12 +86,13 @@ def draft_golden_questions(chunks: Sequence[Chunk], n: int, config: JudgeConfig,
                            encoder: Any = None, rankings: Mapping[str, Any] | None = None,
                            settings: BadgeSettings = DEFAULT_BADGES, check_answerable: bool = True,
                            api_key: str | None = None, cache: Any = None, client: Any = None,
-                           progress: PhaseProgress | None = None, cancel: CancelCheck | None = None) -> DraftingResult:
+                           progress: PhaseProgress | None = None, cancel: CancelCheck | None = None,
+                           policy: Any = None) -> DraftingResult:
     """Draft ``n`` questions from ``chunks`` and badge them (arguments: :class:`QuestionDrafter`,
     :func:`~rag_metrics.drafting.badges.add_badges`).  Cancelling keeps the drafts made so far;
     the others carry status ``cancelled``."""
     texts = {c.id: c.text for c in chunks}
-    drafter = QuestionDrafter(config, api_key=api_key, cache=cache, client=client)
+    drafter = QuestionDrafter(config, api_key=api_key, cache=cache, client=client, policy=policy)
     planned = planned_calls(chunks, n, categories, seed, check_answerable)
     drafts = drafter.draft(chunks, n, categories, seed=seed, cancel=cancel,
                            progress=(lambda p: progress("drafting", p)) if progress else None)
@@ -99,7 +100,7 @@ def draft_golden_questions(chunks: Sequence[Chunk], n: int, config: JudgeConfig,
     check_progress = None
     if check_answerable and not (cancel is not None and cancel()):
         judge = RelevanceJudge(config, api_key=api_key, cache=drafter.caller.cache if drafter.caller.cache is not None
-                               else False, client=drafter.caller._client)
+                               else False, client=drafter.caller._client, policy=policy)
         pairs = answerability_pairs(drafts, texts)
         sugg = judge.grade(pairs, cancel=cancel, progress=(lambda p: progress("answerable", p)) if progress else None)
         for s in sugg:
