@@ -171,3 +171,25 @@ def load_server_config(env: Mapping[str, str] | None = None) -> ServerConfig:
     except tomllib.TOMLDecodeError as e:
         raise InputError(f"{path}: not valid TOML ({e}); fix the line it names") from None
     return parse_server_config(data, str(path), env)
+
+
+def class_start_problem(env: Mapping[str, str] | None = None) -> str | None:
+    """Why ``./lab class`` must not start (``None`` when it may): the configuration cannot be read,
+    or no teacher key is set, so nobody could manage the class."""
+    try:
+        cfg = load_server_config(env)
+    except InputError as e:
+        return str(e)
+    if not cfg.teacher_key:
+        return ("no teacher key, so nobody could manage the class. Set one, e.g.\n"
+                f"    export {TEACHER_KEY_ENV}=\"$(python3 -c 'import secrets; print(secrets.token_urlsafe(24))')\"\n"
+                f"or write teacher_key = \"...\" in the [lab] table of ${CONFIG_ENV} (or .streamlit/secrets.toml)")
+    return None
+
+
+if __name__ == "__main__":  # ./lab class: python -m rag_metrics.server_config check-class
+    import sys
+
+    problem = class_start_problem() if sys.argv[1:] == ["check-class"] else "usage: check-class"
+    if problem:
+        sys.exit(f"lab class: {problem}")
