@@ -193,7 +193,7 @@ class AttemptGuard:
         self.failures += 1
         if self.failures < self.limit:
             return None
-        wait = self.lockout * (2 ** self._rounds)
+        wait = float(self.lockout * (2 ** self._rounds))
         self._rounds += 1
         self.failures = 0
         self.locked_until = (time.time() if now is None else now) + wait

@@ -8,8 +8,10 @@ connects them to a browser session:
   (no form); one whose cookie names a seat sits in it again (another tab, a reload).  When the class
   is full, the page says so and offers the rejoin code and the teacher's sign-in, nothing else.
 - The seat secret travels only in the cookie (:data:`rag_metrics.seats.COOKIE_NAME`), read from the
-  request (:func:`read_cookies`, the one place) and written by a tiny script (:func:`write_cookie`).
-  It is never taken from a URL and never shown.
+  request (:func:`read_cookies`, the one place) and written by a tiny script (:func:`write_cookie`)
+  in a same-origin frame writing ``window.parent.document.cookie``.  It is never taken from a URL and
+  never shown.  (A cookie set by a script cannot be HttpOnly: a script injected into the page could
+  read it; the app renders no user HTML.)
 - :func:`sidebar_panel` (class mode's sidebar, instead of the workspace picker): the seat's name, the
   rejoin code, rejoining another seat, and the teacher's sign-in / sign-out.
 - :func:`class_page` (the teacher's Class page): the roster and its cleanup.
@@ -68,9 +70,7 @@ def write_cookie(secret: str) -> None:
     script = (f"<script>(function(){{var d=window.parent.document;var s=window.parent.location.protocol==='https:'"
               f"?'; Secure':'';d.cookie='{COOKIE_NAME}={secret}; path=/; max-age={MAX_AGE}; SameSite=Strict'+s;}})();"
               "</script>")
-    import streamlit.components.v1 as components
-
-    components.html(script, height=0)
+    st.iframe(script, height="content")  # a same-origin srcdoc frame (st.components.v1.html's successor)
 
 
 # ---- resolving the caller -----------------------------------------------------------------------
