@@ -103,7 +103,7 @@ def normalize_code(text: str) -> str:
     ``ABCDEFGH``); the letters a student may confuse are read as base32 has them (0 -> O, 1 -> I,
     8 -> B)."""
     s = re.sub(r"[\s-]+", "", str(text or "")).upper()
-    return s.translate(str.maketrans({"0": "O", "1": "I", "8": "B"}))
+    return s.translate(str.maketrans("018", "OIB"))
 
 
 def _new_code() -> str:
@@ -333,7 +333,7 @@ class SeatRegistry:
     def rejoin(self, code: str, now: float | None = None) -> tuple[Seat, str] | None:
         """``(seat, fresh secret)`` for a valid rejoin code (this device is added to the seat), else None."""
         code = normalize_code(code)
-        if not re.fullmatch(r"[A-Z2-7]{%d}" % CODE_CHARS, code):
+        if not re.fullmatch(f"[A-Z2-7]{{{CODE_CHARS}}}", code):
             return None
         h = _hash(code)
         now = time.time() if now is None else now

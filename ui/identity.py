@@ -46,6 +46,7 @@ _CALLER = "_identity_caller"       # the caller of the current run (set by gate)
 _FULL = "_identity_full"           # the class-full message of this run
 _GUARD = "_identity_guard"         # AttemptGuard of this session (rejoin codes and teacher key)
 _SHOWN_CODE = "_identity_code"     # a rejoin code just made, shown to this student once
+_MSG = "_identity_message"         # (kind, text): the outcome of the last identity action, shown once
 KEY_NAME = "identity_name"
 KEY_CODE = "identity_rejoin_code"
 KEY_TEACHER = "identity_teacher_key"
@@ -85,6 +86,17 @@ def _config():
     return load_server_config()
 
 
+def _say(text: str, kind: str = "success") -> None:
+    """A message about this browser's identity, shown once at the top of the identity controls."""
+    st.session_state[_MSG] = (kind, text)
+
+
+def _show_message() -> None:
+    msg = st.session_state.pop(_MSG, None)
+    if msg:
+        getattr(st, msg[0])(msg[1])
+
+
 def _guard() -> AttemptGuard:
     return st.session_state.setdefault(_GUARD, AttemptGuard())
 
@@ -119,7 +131,7 @@ def _resolve() -> Caller | None:
         from ui import state
 
         state.forget_space_state()
-        state.notice("Your seat was removed by the teacher; this browser has a new one.", "warning")
+        _say("Your seat was removed by the teacher; this browser has a new one.", "warning")
     seat = reg.find(read_cookies().get(COOKIE_NAME))
     if seat is not None:
         _sit(seat.id, None)
@@ -146,6 +158,7 @@ def gate() -> None:
         return
     ss.pop(_CALLER, None)
     st.title("RAG Metrics Lab")
+    _show_message()
     st.error(f"No seat for this browser: {ss.get(_FULL, 'the class is full')}.", icon=":material/event_seat:")
     c1, c2 = st.columns(2)
     with c1:
@@ -168,15 +181,15 @@ def caller() -> Caller:
 
 # ---- the sidebar ----------------------------------------------------------------------------------
 def _on_rename() -> None:
-    from ui import state, views
+    from ui import views
 
     seat_id = st.session_state.get(_SEAT)
     try:
         seat = registry().rename(seat_id, st.session_state.get(KEY_NAME) or "")
     except InputError as err:
-        state.notice(views.esc(str(err)), "error")
+        _say(views.esc(str(err)), "error")
         return
-    state.notice(f"Your seat is now called {views.esc(seat.name)}.", "success")
+    _say(f"Your seat is now called {views.esc(seat.name)}.", "success")
 
 
 def _on_new_code() -> None:
@@ -184,18 +197,18 @@ def _on_new_code() -> None:
     try:
         st.session_state[_SHOWN_CODE] = registry().new_rejoin_code(seat_id)
     except InputError as err:
-        from ui import state, views
+        from ui import views
 
-        state.notice(views.esc(str(err)), "error")
+        _say(views.esc(str(err)), "error")
 
 
 def _on_rejoin() -> None:
-    from ui import state, views
+    from ui import views
 
     ss = st.session_state
     guard = _guard()
     if not guard.allowed():
-        state.notice(f"Too many wrong codes: try again in {int(guard.wait()) + 1} s.", "error")
+        _say(f"Too many wrong codes: try again in {int(guard.wait()) + 1} s.", "error")
         return
     typed = ss.get(KEY_CODE) or ""
     ss[KEY_CODE] = ""
@@ -203,7 +216,7 @@ def _on_rejoin() -> None:
     got = reg.rejoin(typed)
     if got is None:
         wait = guard.failed()
-        state.notice("That rejoin code is not valid." + (f" Too many wrong codes: wait {int(wait)} s." if wait else ""),
+        _say("That rejoin code is not valid." + (f" Too many wrong codes: wait {int(wait)} s." if wait else ""),
                      "error")
         return
     guard.succeeded()
@@ -216,7 +229,7 @@ def _on_rejoin() -> None:
         row = next((r for r in reg.roster() if r.seat == old), None)
         if row is not None and not row.has_work:
             reg.remove(old)
-    state.notice(f"Welcome back: this browser now sits in {views.esc(seat.name)}.", "success")
+    _say(f"Welcome back: this browser now sits in {views.esc(seat.name)}.", "success")
 
 
 def _on_sign_in() -> None:
@@ -227,29 +240,29 @@ def _on_sign_in() -> None:
     typed = ss.get(KEY_TEACHER) or ""
     ss[KEY_TEACHER] = ""
     if not guard.allowed():
-        state.notice(f"Too many wrong keys: try again in {int(guard.wait()) + 1} s.", "error")
+        _say(f"Too many wrong keys: try again in {int(guard.wait()) + 1} s.", "error")
         return
     try:
         expected = _config().teacher_key
     except InputError as err:
         from ui import views
 
-        state.notice(f"The server's configuration cannot be read: {views.esc(str(err))}", "error")
+        _say(f"The server's configuration cannot be read: {views.esc(str(err))}", "error")
         return
     if expected is None:
-        state.notice("No teacher key is configured on this server (RAG_METRICS_TEACHER_KEY or lab.teacher_key).",
+        _say("No teacher key is configured on this server (RAG_METRICS_TEACHER_KEY or lab.teacher_key).",
                      "error")
         return
     if not check_teacher_key(typed, expected):
         wait = guard.failed()
-        state.notice("That is not the teacher key." + (f" Too many wrong keys: wait {int(wait)} s." if wait else ""),
+        _say("That is not the teacher key." + (f" Too many wrong keys: wait {int(wait)} s." if wait else ""),
                      "error")
         return
     guard.succeeded()
     ss[_TEACHER] = True
     ss.pop(_CALLER, None)
     state.forget_space_state()
-    state.notice("Signed in as the teacher: your changes go to the shared workspace everyone sees.", "success")
+    _say("Signed in as the teacher: your changes go to the shared workspace everyone sees.", "success")
 
 
 def _on_sign_out() -> None:
@@ -258,7 +271,7 @@ def _on_sign_out() -> None:
     st.session_state.pop(_TEACHER, None)
     st.session_state.pop(_CALLER, None)
     state.forget_space_state()
-    state.notice("Signed out: this browser is a student seat again.", "info")
+    _say("Signed out: this browser is a student seat again.", "info")
 
 
 def _rejoin_form() -> None:
@@ -280,6 +293,7 @@ def sidebar_panel() -> None:
     who = caller()
     if ss.get(_COOKIE):
         write_cookie(ss[_COOKIE])
+    _show_message()
     if who.may_manage_class:
         st.caption("Signed in as the **teacher**: you change the shared workspace (golden sets, corpora, systems) "
                    "everyone sees. The Class page lists the seats.")
@@ -314,22 +328,18 @@ def _when(t: float) -> str:
 
 
 def _on_remove(seat_ids: list[str]) -> None:
-    from ui import state
-
     if not caller().may_manage_class:
         return
     reg = registry()
     n = sum(reg.remove(s) for s in seat_ids)
-    state.notice(f"Removed {n} seat(s) and their work.", "success")
+    _say(f"Removed {n} seat(s) and their work.", "success")
 
 
 def _on_remove_idle(days: float) -> None:
-    from ui import state
-
     if not caller().may_manage_class:
         return
     gone = registry().remove_idle(days)
-    state.notice(f"Removed {len(gone)} seat(s) idle for {days:g} day(s) or more.", "success")
+    _say(f"Removed {len(gone)} seat(s) idle for {days:g} day(s) or more.", "success")
 
 
 def class_page() -> None:
@@ -344,9 +354,7 @@ def class_page() -> None:
         st.error("Only the teacher sees this page: sign in with the teacher key (sidebar, class mode).",
                  icon=":material/lock:")
         st.stop()
-    msg = state.notice()
-    if msg:
-        getattr(st, msg[0])(msg[1])
+    _show_message()
     rows = registry().roster()
     try:
         cap = _config().max_private_spaces

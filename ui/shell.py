@@ -97,9 +97,8 @@ def _pages(teacher: bool = False) -> dict[str, list[st.Page]]:
 
 def main() -> None:
     """Navigation, shared sidebar, then the selected page."""
-    from ui import sidebar
-
     from rag_metrics.workspace import class_mode
+    from ui import sidebar
 
     st.set_page_config(page_title="RAG Metrics Lab", page_icon=":material/query_stats:", layout="wide")
     teacher = False

@@ -77,9 +77,8 @@ def secrets_env() -> Mapping[str, str]:
 
 def stored_names(corpus_name: str) -> list[str]:
     """Names of the systems kept for a corpus (the sidebar's and Compare's choices beside the bundled ones)."""
-    from rag_metrics.retrieval.defaults import RETRIEVER_KINDS
-
     from rag_metrics.ownership import visible_systems
+    from rag_metrics.retrieval.defaults import RETRIEVER_KINDS
 
     return [n for n, _ in visible_systems(state.caller(), corpus_name) if n.lower() not in RETRIEVER_KINDS]
 
