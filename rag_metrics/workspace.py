@@ -214,12 +214,12 @@ def private_space_name(token: str) -> str:
 
 
 def read_through(corpus_name: str, space: str = DEFAULT_SPACE,
-                 root: str | os.PathLike[str] | None = None) -> Workspace:
-    """The workspace a space *reads* a corpus's golden set and settings from (copy-on-write): its
-    own once it saved something there, else the shared space's.  Writes always go to
-    ``Workspace(corpus_name, root, space=space)``; the first one makes the private copy."""
+                 root: str | os.PathLike[str] | None = None, *, settings: bool = False) -> Workspace:
+    """The workspace a space *reads* a corpus's golden set (``settings``: its chunking settings)
+    from (copy-on-write): its own once it saved that file, else the shared space's.  Writes always
+    go to ``Workspace(corpus_name, root, space=space)``; the first one makes the private copy."""
     own = Workspace(corpus_name, root, space=space)
-    if space == DEFAULT_SPACE or own.path.exists() or own.settings_path.exists():
+    if space == DEFAULT_SPACE or (own.settings_path if settings else own.path).exists():
         return own
     return Workspace(corpus_name, root)
 

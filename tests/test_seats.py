@@ -290,9 +290,12 @@ def test_a_private_space_reads_the_shared_one_until_its_first_change(tmp_path):
     shared.save_settings(chunk_size=300, chunk_overlap=30)
     src = read_through("c", space, tmp_path)
     assert src.space == DEFAULT_SPACE and src.load()[0].queries == A.queries
-    assert src.load_settings()["chunk_size"] == 300
+    assert read_through("c", space, tmp_path, settings=True).load_settings()["chunk_size"] == 300
     assert not space_dir(space, tmp_path).exists()  # a new seat costs nothing on disk
     own = Workspace("c", tmp_path, space=space)
+    own.save_settings(chunk_size=200, chunk_overlap=0)  # a private chunking: the golden set still reads through
+    assert read_through("c", space, tmp_path, settings=True).load_settings()["chunk_size"] == 200
+    assert read_through("c", space, tmp_path).space == DEFAULT_SPACE
     own.save(B, None)
     assert read_through("c", space, tmp_path).space == space
     assert shared.load()[0].queries == A.queries and own.load()[0].queries == B.queries
