@@ -36,7 +36,8 @@ from rag_metrics.seats import (
     teacher_caller,
 )
 
-__all__ = ["caller", "class_page", "gate", "read_cookies", "registry", "sidebar_panel", "write_cookie"]
+__all__ = ["caller", "class_page", "gate", "no_seat_page", "read_cookies", "registry", "sidebar_panel",
+           "write_cookie"]
 
 _TEACHER = "_identity_teacher"     # True once the teacher key was given in this session
 _SEAT = "_identity_seat"           # this session's seat id
@@ -111,6 +112,7 @@ def _sit(seat_id: str, secret: str | None, *, new: bool = False) -> None:
     if changed:
         from ui import state
 
+        ss.pop(KEY_NAME, None)
         state.forget_space_state()
 
 
@@ -147,16 +149,23 @@ def _resolve() -> Caller | None:
     return seat_caller(seat)
 
 
-def gate() -> None:
-    """Resolve this run's caller (class mode; the shell calls it first).  When the class is full and
-    this browser has no seat: say so, offer the rejoin code and the teacher's sign-in, and stop."""
+def gate() -> bool:
+    """Resolve this run's caller (class mode; the shell calls it first).  False when the class is
+    full and this browser has no seat: then the shell shows :func:`no_seat_page` and nothing else."""
     ss = st.session_state
     ss.pop(_FULL, None)
     who = _resolve()
     if who is not None:
         ss[_CALLER] = who
-        return
+        return True
     ss.pop(_CALLER, None)
+    return False
+
+
+def no_seat_page() -> None:
+    """The class is full and this browser has no seat: say so, offer the rejoin code and the
+    teacher's sign-in, and stop."""
+    ss = st.session_state
     st.title("RAG Metrics Lab")
     _show_message()
     st.error(f"No seat for this browser: {ss.get(_FULL, 'the class is full')}.", icon=":material/event_seat:")

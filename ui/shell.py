@@ -101,13 +101,15 @@ def main() -> None:
     from ui import sidebar
 
     st.set_page_config(page_title="RAG Metrics Lab", page_icon=":material/query_stats:", layout="wide")
-    teacher = False
-    if class_mode():  # who this browser is, before anything reads a workspace (a full class stops here)
+    teacher, seated = False, True
+    if class_mode():  # who this browser is, before anything reads a workspace
         from ui import identity, state
 
-        identity.gate()
-        teacher = state.caller().may_manage_class
-    page = st.navigation(_pages(teacher))
+        seated = identity.gate()
+        teacher = seated and state.caller().may_manage_class
+    page = st.navigation(_pages(teacher), position="sidebar" if seated else "hidden")
+    if not seated:  # a full class: a message, the rejoin code and the teacher's sign-in, nothing else
+        identity.no_seat_page()
     st.html(_CSS)
     from ui import report_ui, url_state
 
