@@ -41,12 +41,19 @@ never stored in a workspace.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import tomllib
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the tomli backport, when installed (else a clear message when a file is read)
+    try:
+        import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        tomllib = None
 
 from rag_metrics.errors import InputError
 
@@ -166,6 +173,8 @@ def load_server_config(env: Mapping[str, str] | None = None) -> ServerConfig:
     except OSError as e:
         raise InputError(f"{path}: cannot read the server configuration ({e.strerror}); check "
                          f"{CONFIG_ENV}") from None
+    if tomllib is None:
+        raise InputError(f"{path}: reading the server configuration needs Python 3.11+ (or `pip install tomli`)")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

@@ -362,7 +362,8 @@ def chunking(name: str | None = None) -> tuple[int, int]:
     name = name or ss.get(KEY_CORPUS, SAMPLE)
     ss.setdefault(_CHUNKING, {})
     if name not in ss[_CHUNKING]:
-        saved = read_through(name, space(), settings=True).load_settings()  # a private space reads the shared one until changed
+        # a private space reads the shared settings until it saves its own
+        saved = read_through(name, space(), settings=True).load_settings()
         try:
             size, overlap = int(saved["chunk_size"]), int(saved["chunk_overlap"])
             from rag_metrics.retrieval.chunking import validate_chunk_args
