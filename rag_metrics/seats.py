@@ -61,12 +61,15 @@ __all__ = [
     "RosterRow",
     "Seat",
     "SeatRegistry",
+    "TEACHER_COOKIE",
     "check_teacher_key",
+    "check_teacher_token",
     "new_secret",
     "normalize_code",
     "seat_caller",
     "seat_space",
     "teacher_caller",
+    "teacher_token",
 ]
 
 #: Folder of the class's own files under the workspace root (hidden: never a corpus or a space).
@@ -115,6 +118,38 @@ def check_teacher_key(given: str | None, expected: str | None) -> bool:
     if not expected or not isinstance(given, str) or not given:
         return False
     return hmac.compare_digest(given.strip().encode("utf-8"), expected.encode("utf-8"))
+
+
+#: The browser cookie that keeps the teacher signed in (a signed, expiring token; see :func:`teacher_token`).
+TEACHER_COOKIE = "rag_metrics_teacher"
+#: How long a teacher's sign-in lasts in one browser (seconds).
+TEACHER_TTL = 12 * 3600
+
+
+def _teacher_mac(key: str, body: str) -> str:
+    return hmac.new(key.encode("utf-8"), f"rag-metrics-teacher:{body}".encode(), hashlib.sha256).hexdigest()
+
+
+def teacher_token(key: str, now: float | None = None, ttl: float = TEACHER_TTL) -> str:
+    """A token that keeps the teacher signed in across reloads and tabs of one browser until it
+    expires: ``<expiry>.<nonce>.<HMAC-SHA256 under the teacher key>``.  Nothing is stored on the
+    server; changing the teacher key ends every such sign-in."""
+    expiry = int((time.time() if now is None else now) + ttl)
+    body = f"{expiry}.{secrets.token_urlsafe(16)}"
+    return f"{body}.{_teacher_mac(key, body)}"
+
+
+def check_teacher_token(token: str | None, key: str | None, now: float | None = None) -> bool:
+    """True for an unexpired token made by :func:`teacher_token` with this key."""
+    if not key or not isinstance(token, str) or len(token) > 200:
+        return False
+    parts = token.split(".")
+    if len(parts) != 3 or not parts[0].isdigit():
+        return False
+    body = f"{parts[0]}.{parts[1]}"
+    if not hmac.compare_digest(parts[2], _teacher_mac(key, body)):
+        return False
+    return int(parts[0]) > (time.time() if now is None else now)
 
 
 def seat_caller(seat: Seat) -> Caller:

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from app_helpers import app_golden, edit_table, no_exception, sample_golden
-from rag_metrics.seats import COOKIE_NAME, SeatRegistry, seat_space
+from rag_metrics.seats import COOKIE_NAME, TEACHER_COOKIE, SeatRegistry, seat_space
 from rag_metrics.systems.store import SystemStore
 from rag_metrics.workspace import Workspace, space_dir
 
@@ -69,7 +69,13 @@ def klass(app_env, monkeypatch):
         return c.jars.setdefault(str(st.session_state.get(_BROWSER, "?")), {})
 
     monkeypatch.setattr(identity, "read_cookies", lambda: dict(jar()))
-    monkeypatch.setattr(identity, "write_cookie", lambda secret: jar().__setitem__(COOKIE_NAME, secret))
+    def write(name: str, value: str, max_age: int = 1) -> None:
+        if max_age > 0:
+            jar()[name] = value
+        else:
+            jar().pop(name, None)
+
+    monkeypatch.setattr(identity, "write_cookie", write)
     return c
 
 
@@ -195,6 +201,23 @@ def test_the_right_key_signs_the_teacher_in_and_out(klass):
     no_exception(at)
     assert caller_of(at).role == "student" and seat_of(at) == seat
     assert app_golden(at).queries[0].expected_answer == "for everyone"  # read through, read-only
+
+
+def test_a_sign_in_lasts_for_the_browsers_tabs_until_sign_out(klass, monkeypatch):
+    sign_in(klass.tab("t"), KEY)
+    assert TEACHER_COOKIE in klass.jars["t"] and KEY not in klass.jars["t"][TEACHER_COOKIE]
+    tab = klass.tab("t")  # a reload or another tab of the teacher's browser
+    assert caller_of(tab).role == "teacher"
+    assert caller_of(klass.tab("s")).role == "student"  # another browser is not
+    klass.jars["s"][TEACHER_COOKIE] = klass.jars["t"][TEACHER_COOKIE][:-1] + "0"  # a forged token
+    assert caller_of(klass.tab("s")).role == "student"
+    tab.button(key="identity_sign_out").click().run()
+    no_exception(tab)
+    assert caller_of(tab).role == "student" and TEACHER_COOKIE not in klass.jars["t"]
+    assert caller_of(klass.tab("t")).role == "student"
+    sign_in(klass.tab("t"), KEY)
+    monkeypatch.setenv("RAG_METRICS_TEACHER_KEY", "a new key for the class")  # a new key ends every sign-in
+    assert caller_of(klass.tab("t")).role == "student"
 
 
 def test_wrong_keys_lock_the_session_out(klass):

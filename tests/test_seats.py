@@ -206,6 +206,22 @@ def test_teacher_key(given, ok):
     assert check_teacher_key(given, None) is False
 
 
+def test_teacher_tokens():
+    from rag_metrics.seats import check_teacher_token, teacher_token
+
+    key = "the right key 123"
+    tok = teacher_token(key, now=1000.0, ttl=60)
+    assert check_teacher_token(tok, key, now=1059.0) and key not in tok
+    assert not check_teacher_token(tok, key, now=1060.0)  # expired
+    assert not check_teacher_token(tok, "another key 456", now=1000.0)  # the key changed
+    assert not check_teacher_token(tok, None, now=1000.0)
+    expiry, nonce, mac = tok.split(".")
+    for forged in (f"{int(expiry) + 9999}.{nonce}.{mac}", f"{expiry}.x{nonce}.{mac}", f"{expiry}.{nonce}.{'0' * 64}",
+                   f"{expiry}.{nonce}", "", "a.b.c", f"-1.{nonce}.{mac}", tok + ".x", "9" * 300, None):
+        assert not check_teacher_token(forged, key, now=1000.0), forged
+    assert teacher_token(key) != teacher_token(key)
+
+
 @pytest.mark.parametrize("env,problem", [({}, "no teacher key"), ({"RAG_METRICS_TEACHER_KEY": "short"}, "12"),
                                          ({"RAG_METRICS_TEACHER_KEY": "a long enough key"}, None)])
 def test_class_start_problem(tmp_path, monkeypatch, env, problem):

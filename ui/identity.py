@@ -13,7 +13,9 @@ connects them to a browser session:
   never shown.  (A cookie set by a script cannot be HttpOnly: a script injected into the page could
   read it; the app renders no user HTML.)
 - :func:`sidebar_panel` (class mode's sidebar, instead of the workspace picker): the seat's name, the
-  rejoin code, rejoining another seat, and the teacher's sign-in / sign-out.
+  rejoin code, rejoining another seat, and the teacher's sign-in / sign-out.  A sign-in lasts for
+  the browser's other tabs and reloads through a second cookie holding a token signed with the
+  teacher key (:func:`rag_metrics.seats.teacher_token`, 12 hours); signing out deletes it.
 - :func:`class_page` (the teacher's Class page): the roster and its cleanup.
 """
 from __future__ import annotations
@@ -28,12 +30,16 @@ from rag_metrics.access import Caller
 from rag_metrics.errors import InputError
 from rag_metrics.seats import (
     COOKIE_NAME,
+    TEACHER_COOKIE,
+    TEACHER_TTL,
     AttemptGuard,
     ClassFull,
     SeatRegistry,
     check_teacher_key,
+    check_teacher_token,
     seat_caller,
     teacher_caller,
+    teacher_token,
 )
 
 __all__ = ["caller", "class_page", "gate", "no_seat_page", "read_cookies", "registry", "sidebar_panel",
@@ -42,7 +48,8 @@ __all__ = ["caller", "class_page", "gate", "no_seat_page", "read_cookies", "regi
 _TEACHER = "_identity_teacher"     # True once the teacher key was given in this session
 _SEAT = "_identity_seat"           # this session's seat id
 _NEW_SEAT = "_identity_new_seat"   # the seat was created in this session (an empty one is dropped on rejoin)
-_COOKIE = "_identity_cookie"       # the secret to (re)write into the browser's cookie in this session
+_COOKIES = "_identity_cookies"     # {cookie name: (value, max-age)} to (re)write into the browser in this session
+_SIGNED_OUT = "_identity_signed_out"  # the teacher signed out in this session: ignore the teacher cookie
 _CALLER = "_identity_caller"       # the caller of the current run (set by gate)
 _FULL = "_identity_full"           # the class-full message of this run
 _GUARD = "_identity_guard"         # AttemptGuard of this session (rejoin codes and teacher key)
@@ -51,8 +58,8 @@ _MSG = "_identity_message"         # (kind, text): the outcome of the last ident
 KEY_NAME = "identity_name"
 KEY_CODE = "identity_rejoin_code"
 KEY_TEACHER = "identity_teacher_key"
-MAX_AGE = 400 * 24 * 3600          # the cookie's max-age (browsers cap it at 400 days)
-_SECRET_OK = re.compile(r"[A-Za-z0-9_-]{40,100}")
+MAX_AGE = 400 * 24 * 3600          # the seat cookie's max-age (browsers cap it at 400 days)
+_VALUE_OK = re.compile(r"[A-Za-z0-9_.-]{0,200}")
 
 
 # ---- the browser's cookie -----------------------------------------------------------------------
@@ -64,13 +71,14 @@ def read_cookies() -> Mapping[str, str]:
         return {}
 
 
-def write_cookie(secret: str) -> None:
-    """Have the browser keep ``secret`` as the seat cookie (path=/, SameSite=Strict, about a year;
-    Secure over HTTPS).  A tiny same-origin script: the value is a checked URL-safe token, never user text."""
-    if not _SECRET_OK.fullmatch(secret):
-        raise ValueError("not a seat secret")
+def write_cookie(name: str, value: str, max_age: int = MAX_AGE) -> None:
+    """Have the browser keep cookie ``name`` = ``value`` (path=/, SameSite=Strict, ``max_age``
+    seconds, 0 deletes it; Secure over HTTPS).  A tiny same-origin script: the name is one of ours
+    and the value a checked token, never user text."""
+    if name not in (COOKIE_NAME, TEACHER_COOKIE) or not _VALUE_OK.fullmatch(value):
+        raise ValueError("not one of the lab's cookies")
     script = (f"<script>(function(){{var d=window.parent.document;var s=window.parent.location.protocol==='https:'"
-              f"?'; Secure':'';d.cookie='{COOKIE_NAME}={secret}; path=/; max-age={MAX_AGE}; SameSite=Strict'+s;}})();"
+              f"?'; Secure':'';d.cookie='{name}={value}; path=/; max-age={int(max_age)}; SameSite=Strict'+s;}})();"
               "</script>")
     st.iframe(script, height="content")  # a same-origin srcdoc frame (st.components.v1.html's successor)
 
@@ -102,13 +110,24 @@ def _guard() -> AttemptGuard:
     return st.session_state.setdefault(_GUARD, AttemptGuard())
 
 
+def _keep_cookie(name: str, value: str, max_age: int) -> None:
+    st.session_state.setdefault(_COOKIES, {})[name] = (value, max_age)
+
+
+def _teacher_key() -> str | None:
+    try:
+        return _config().teacher_key
+    except InputError:
+        return None
+
+
 def _sit(seat_id: str, secret: str | None, *, new: bool = False) -> None:
     ss = st.session_state
     changed = ss.get(_SEAT) not in (None, seat_id)
     ss[_SEAT] = seat_id
     ss[_NEW_SEAT] = new
     if secret is not None:
-        ss[_COOKIE] = secret
+        _keep_cookie(COOKIE_NAME, secret, MAX_AGE)
     if changed:
         from ui import state
 
@@ -121,6 +140,10 @@ def _resolve() -> Caller | None:
     ss = st.session_state
     if ss.get(_TEACHER):
         return teacher_caller()
+    token = read_cookies().get(TEACHER_COOKIE)
+    if token and not ss.get(_SIGNED_OUT) and check_teacher_token(token, _teacher_key()):
+        ss[_TEACHER] = True  # signed in earlier in this browser (another tab, a reload)
+        return teacher_caller()
     reg = registry()
     seat_id = ss.get(_SEAT)
     if seat_id is not None:
@@ -129,7 +152,7 @@ def _resolve() -> Caller | None:
             reg.touch(seat.id)
             return seat_caller(seat)
         ss.pop(_SEAT, None)  # the teacher removed the seat: sit again (cookie, else a new seat)
-        ss.pop(_COOKIE, None)
+        ss.get(_COOKIES, {}).pop(COOKIE_NAME, None)
         from ui import state
 
         state.forget_space_state()
@@ -231,7 +254,8 @@ def _on_rejoin() -> None:
     guard.succeeded()
     seat, secret = got
     old, was_new = ss.get(_SEAT), ss.get(_NEW_SEAT)
-    ss.pop(_TEACHER, None)
+    if ss.pop(_TEACHER, None):
+        ss[_SIGNED_OUT] = True
     _sit(seat.id, secret)
     ss.pop(_CALLER, None)
     if old and old != seat.id and was_new:  # the seat this browser got a moment ago, still empty: give it back
@@ -269,6 +293,8 @@ def _on_sign_in() -> None:
         return
     guard.succeeded()
     ss[_TEACHER] = True
+    ss.pop(_SIGNED_OUT, None)
+    _keep_cookie(TEACHER_COOKIE, teacher_token(expected), TEACHER_TTL)
     ss.pop(_CALLER, None)
     state.forget_space_state()
     _say("Signed in as the teacher: your changes go to the shared workspace everyone sees.", "success")
@@ -279,6 +305,8 @@ def _on_sign_out() -> None:
 
     st.session_state.pop(_TEACHER, None)
     st.session_state.pop(_CALLER, None)
+    st.session_state[_SIGNED_OUT] = True
+    _keep_cookie(TEACHER_COOKIE, "", 0)  # this browser forgets the sign-in
     state.forget_space_state()
     _say("Signed out: this browser is a student seat again.", "info")
 
@@ -300,8 +328,8 @@ def sidebar_panel() -> None:
 
     ss = st.session_state
     who = caller()
-    if ss.get(_COOKIE):
-        write_cookie(ss[_COOKIE])
+    for name, (value, max_age) in ss.get(_COOKIES, {}).items():
+        write_cookie(name, value, max_age)
     _show_message()
     if who.may_manage_class:
         st.caption("Signed in as the **teacher**: you change the shared workspace (golden sets, corpora, systems) "
