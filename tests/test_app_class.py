@@ -363,22 +363,29 @@ def test_the_teachers_systems_are_everyones_read_only(klass):
 
 def test_a_students_corpus_is_theirs(klass):
     from app_helpers import load_corpus_files
+    from rag_metrics.corpus_store import load_corpus
 
-    one, two = klass.tab("one"), klass.tab("two")
+    one, two = klass.tab("one", {"system": "bm25"}), klass.tab("two", {"system": "bm25"})  # no model to load
     load_corpus_files(one, [("notes.md", b"# Notes\n\nPrivate notes of one student.\n", "text/markdown")],
                       name="notes")
-    assert "notes" in one.selectbox(key="corpus").options or any("notes" in o for o in
-                                                                  one.selectbox(key="corpus").options)
+    assert any("notes" in o for o in one.selectbox(key="corpus").options)
     from rag_metrics.corpus_store import stored_corpora
 
     assert [c.name for c in stored_corpora(klass.root, space=seat_space(seat_of(one)))] == ["notes"]
     assert stored_corpora(klass.root) == []
     two.run()
     assert not any("notes" in o for o in two.selectbox(key="corpus").options)
-    linked = klass.tab("two", {"corpus": "notes"})
+    linked = klass.tab("two", {"corpus": "notes", "system": "bm25"})
     assert any("Ignored corpus=" in w.value for w in linked.warning)
     assert linked.selectbox(key="corpus").value == SAMPLE
-    assert any("otes" in o for o in klass.tab("one").selectbox(key="corpus").options)  # back after a reload
+    assert any("notes" in o for o in klass.tab("one", {"system": "bm25"}).selectbox(key="corpus").options)  # kept
+    # a student's corpus named like the teacher's is kept under another name; the teacher's is unchanged
+    teacher = sign_in(klass.tab("t", {"system": "bm25"}), KEY)
+    load_corpus_files(teacher, [("c.md", b"# Course\n\nThe course text.\n", "text/markdown")], name="course")
+    load_corpus_files(one, [("c.md", b"# Mine\n\nNot the course.\n", "text/markdown")], name="course")
+    assert [c.name for c in stored_corpora(klass.root)] == ["course"]
+    assert {c.name for c in stored_corpora(klass.root, space=seat_space(seat_of(one)))} == {"notes", "course (mine)"}
+    assert "The course text" in load_corpus("course", klass.root)[0].documents[0].text
 
 
 class _Recorder(BaseHTTPRequestHandler):
