@@ -85,6 +85,8 @@ _MAX_NAME = 40
 _SECRET_RE = re.compile(r"[A-Za-z0-9_-]{40,100}")
 _SEAT_ID_RE = re.compile(r"[0-9a-f]{16}")
 _TOUCH_EVERY = 300.0  # seconds between two "last seen" writes of one seat
+#: At the cap, a seat nobody used (unnamed, no code, nothing saved) is reclaimed after this long unseen.
+RECLAIM_AFTER = 3600.0
 
 
 def new_secret() -> str:
@@ -309,13 +311,20 @@ class SeatRegistry:
         return len(self._read()[0])
 
     # ---- changing --------------------------------------------------------------------------------
-    def create(self, cap: int, now: float | None = None) -> tuple[Seat, str]:
+    def create(self, cap: int, now: float | None = None, reclaim_after: float = RECLAIM_AFTER) -> tuple[Seat, str]:
         """A new seat and its secret (give the secret to the browser; only its hash is kept).
 
-        Raises :class:`ClassFull` when ``cap`` seats exist."""
+        At the cap, seats nobody used are reclaimed first: never named, no rejoin code, nothing
+        saved, not seen for ``reclaim_after`` seconds (a browser that dropped its cookie, a script
+        opening sessions).  Raises :class:`ClassFull` when ``cap`` seats are still taken."""
         now = time.time() if now is None else now
         secret = new_secret()
         with self._change() as records:
+            if len(records) >= cap:
+                unused = [r for r in records if self._unused(r, now, reclaim_after)]
+                for r in unused:
+                    records.remove(r)
+                    self._remove_space(r["id"])
             if len(records) >= cap:
                 raise ClassFull(f"the class is full: all {cap} seats are taken. Ask the teacher to remove idle "
                                 "seats (Class page), or rejoin your own seat with its code")
@@ -328,6 +337,13 @@ class SeatRegistry:
                    "secrets": [_hash(secret)], "code": None}
             records.append(rec)
         return self._seat(rec), secret
+
+    def _unused(self, r: dict[str, Any], now: float, idle: float) -> bool:
+        from rag_metrics.workspace import space_dir
+
+        if r.get("code") or r.get("name") != f"Seat {r.get('number')}" or now - float(r.get("last_seen") or 0) < idle:
+            return False
+        return not space_dir(seat_space(r["id"]), self.root).exists()
 
     def _update(self, seat_id: str, change: Any) -> Seat:
         with self._change() as records:

@@ -69,6 +69,20 @@ def test_the_cap_is_kept(tmp_path, cap):
     assert len(reg) == cap
 
 
+def test_at_the_cap_unused_seats_are_reclaimed(tmp_path):
+    reg = SeatRegistry(tmp_path)
+    (named, _), (coded, _), (worked, _), (unused, _) = (reg.create(cap=4, now=0.0) for _ in range(4))
+    reg.rename(named.id, "Ada")
+    reg.new_rejoin_code(coded.id)
+    Workspace("c", tmp_path, space=worked.space).save(A, None)
+    with pytest.raises(ClassFull):
+        reg.create(cap=4, now=3000.0)  # not idle long enough
+    seat, _ = reg.create(cap=4, now=4000.0)
+    assert {s.id for s in reg.seats()} == {named.id, coded.id, worked.id, seat.id}  # only the unused one went
+    with pytest.raises(ClassFull):
+        reg.create(cap=4, now=5000.0)  # the new one is recent; the others were used
+
+
 def test_concurrent_seat_creation_loses_none(tmp_path):
     reg = SeatRegistry(tmp_path)
     out: list = []

@@ -168,6 +168,9 @@ def _resolve() -> Caller | None:
     except ClassFull as err:
         ss[_FULL] = str(err)
         return None
+    except InputError as err:  # the operator's configuration became unreadable
+        ss[_FULL] = f"the server's configuration cannot be read ({err})"
+        return None
     _sit(seat.id, secret, new=True)
     return seat_caller(seat)
 
