@@ -136,6 +136,7 @@ def test_a_link_never_chooses_the_space(klass, ws):
     mine = seat_space(seat_of(at))
     assert caller_of(at).space == mine != target
     assert "ws" not in dict(at.query_params)
+    assert any("Ignored the workspace in the link" in i.value for i in at.info)
     edit_first(at, "mine")
     assert Workspace(SAMPLE, klass.root, space=mine).load()[0].queries[0].expected_answer == "mine"
     assert not Workspace(SAMPLE, klass.root).path.exists()  # the shared set is untouched

@@ -180,6 +180,8 @@ def gate() -> bool:
     full and this browser has no seat: then the shell shows :func:`no_seat_page` and nothing else."""
     ss = st.session_state
     ss.pop(_FULL, None)
+    if st.query_params.get("ws"):  # an old or forged link: the seat decides, never the URL
+        _say("Ignored the workspace in the link: in class mode you work in your own seat's space.", "info")
     who = _resolve()
     if who is not None:
         ss[_CALLER] = who
