@@ -413,7 +413,9 @@ def test_a_students_live_system_never_hears_another_students_questions(klass):
         one = klass.tab("one")
         SystemStore.for_corpus(SAMPLE, klass.root, space=seat_space(seat_of(one))).add_connection(
             "my endpoint", "http", {"url": f"http://127.0.0.1:{srv.server_address[1]}/search", "headers": []})
+        assert "Yours: my endpoint" in klass.tab("one").selectbox(key="system").options  # its owner sees it
         two = klass.tab("two")
+        assert not any("my endpoint" in o for o in two.selectbox(key="system").options)
         edit_first(two, "two's private answer")
         for page in (SYSTEMS_PAGE, "pages/compare.py", "pages/dashboard.py"):
             two.switch_page(page).run()
