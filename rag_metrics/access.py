@@ -93,6 +93,16 @@ class Caller:
         """The space new work of this caller goes to (uploads, systems, runs, progress)."""
         return self.space
 
+    @property
+    def reads(self) -> tuple[str, ...]:
+        """The spaces whose saved things (golden sets, corpora, systems) this caller sees, own space
+        first: a student reads their own and the shared one (read-only); nobody reads another's."""
+        return (self.space,) if self.space == "shared" else (self.space, "shared")
+
+    def may_read(self, space: str) -> bool:
+        """See (list, open, evaluate) what is saved in ``space``."""
+        return space in self.reads
+
     def may_write(self, space: str) -> bool:
         """Write into ``space``: one's own space, or the shared one when :attr:`may_write_shared`."""
         return space == self.space or (space == "shared" and self.may_write_shared)

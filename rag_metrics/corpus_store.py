@@ -50,15 +50,17 @@ class StoredCorpus:
     level: str
 
 
-def _folder(name: str, root: str | os.PathLike[str] | None) -> Path:
+def _folder(name: str, root: str | os.PathLike[str] | None, space: str = "shared") -> Path:
     from rag_metrics.workspace import Workspace
 
-    return Workspace(name, root).folder / _FOLDER
+    return Workspace(name, root, space=space).folder / _FOLDER
 
 
 def save_corpus(name: str, corpus: Corpus, *, level: str = "chunk", label: str = "",
-                seed_golden: GoldenSet | None = None, root: str | os.PathLike[str] | None = None) -> Path:
-    """Keep ``corpus`` under ``name`` in the workspace (atomic, plain JSON lines); returns its folder.
+                seed_golden: GoldenSet | None = None, root: str | os.PathLike[str] | None = None,
+                space: str = "shared") -> Path:
+    """Keep ``corpus`` under ``name`` in ``space`` of the workspace (atomic, plain JSON lines);
+    returns its folder.  In class mode a student's corpora go to their own space.
 
     Raises
     ------
@@ -76,7 +78,7 @@ def save_corpus(name: str, corpus: Corpus, *, level: str = "chunk", label: str =
         raise InputError(f"corpus {name!r} is {size:,} bytes; the workspace keeps corpora up to "
                          f"{MAX_CORPUS_BYTES:,} bytes, so it is used in this session only (load it again after a "
                          "reload, or point the CLI at its folder)")
-    folder = _folder(name, root)
+    folder = _folder(name, root, space)
     docs_file = f"documents-{_digest(text)}.jsonl"
     seed_text = None
     if seed_golden is not None:
@@ -131,11 +133,11 @@ def _meta(folder: Path) -> dict | None:
     return None
 
 
-def stored_corpora(root: str | os.PathLike[str] | None = None) -> list[StoredCorpus]:
-    """The corpora kept in the workspace, by name (damaged folders are left out)."""
-    from rag_metrics.workspace import default_workspace_dir
+def stored_corpora(root: str | os.PathLike[str] | None = None, space: str = "shared") -> list[StoredCorpus]:
+    """The corpora kept in ``space`` of the workspace, by name (damaged folders are left out)."""
+    from rag_metrics.workspace import space_dir
 
-    base = Path(root) if root is not None else default_workspace_dir()
+    base = space_dir(space, root)
     out = []
     if base.is_dir():
         for sub in sorted(base.iterdir()):
@@ -146,16 +148,16 @@ def stored_corpora(root: str | os.PathLike[str] | None = None) -> list[StoredCor
     return out
 
 
-def load_corpus(name: str, root: str | os.PathLike[str] | None = None
+def load_corpus(name: str, root: str | os.PathLike[str] | None = None, space: str = "shared"
                 ) -> tuple[Corpus, StoredCorpus, GoldenSet | None]:
-    """A kept corpus: ``(Corpus, its StoredCorpus, seed golden set or None)``.
+    """A kept corpus of ``space``: ``(Corpus, its StoredCorpus, seed golden set or None)``.
 
     Raises
     ------
     InputError
         When it is not kept, or its files are damaged (naming the file and line).
     """
-    folder = _folder(name, root)
+    folder = _folder(name, root, space)
     if not (folder / _META).is_file():
         raise InputError(f"corpus {name!r} is not kept in the workspace ({folder}); "
                          "load it on the Corpus explorer page")
@@ -192,9 +194,9 @@ def _load(name: str, folder: Path) -> tuple[Corpus, StoredCorpus, GoldenSet | No
     return Corpus(tuple(docs), name=name), info, seed
 
 
-def remove_corpus(name: str, root: str | os.PathLike[str] | None = None) -> bool:
-    """Forget a kept corpus (its golden set and systems stay in the corpus folder)."""
-    folder = _folder(name, root)
+def remove_corpus(name: str, root: str | os.PathLike[str] | None = None, space: str = "shared") -> bool:
+    """Forget a kept corpus of ``space`` (its golden set and systems stay in the corpus folder)."""
+    folder = _folder(name, root, space)
     if not folder.is_dir():
         return False
     with locked(folder / _META):

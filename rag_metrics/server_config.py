@@ -41,12 +41,19 @@ never stored in a workspace.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import tomllib
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # Python 3.10: the tomli backport, when installed (else a clear message when a file is read)
+    try:
+        import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        tomllib = None
 
 from rag_metrics.errors import InputError
 
@@ -166,8 +173,32 @@ def load_server_config(env: Mapping[str, str] | None = None) -> ServerConfig:
     except OSError as e:
         raise InputError(f"{path}: cannot read the server configuration ({e.strerror}); check "
                          f"{CONFIG_ENV}") from None
+    if tomllib is None:
+        raise InputError(f"{path}: reading the server configuration needs Python 3.11+ (or `pip install tomli`)")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise InputError(f"{path}: not valid TOML ({e}); fix the line it names") from None
     return parse_server_config(data, str(path), env)
+
+
+def class_start_problem(env: Mapping[str, str] | None = None) -> str | None:
+    """Why ``./lab class`` must not start (``None`` when it may): the configuration cannot be read,
+    or no teacher key is set, so nobody could manage the class."""
+    try:
+        cfg = load_server_config(env)
+    except InputError as e:
+        return str(e)
+    if not cfg.teacher_key:
+        return ("no teacher key, so nobody could manage the class. Set one, e.g.\n"
+                f"    export {TEACHER_KEY_ENV}=\"$(python3 -c 'import secrets; print(secrets.token_urlsafe(24))')\"\n"
+                f"or write teacher_key = \"...\" in the [lab] table of ${CONFIG_ENV} (or .streamlit/secrets.toml)")
+    return None
+
+
+if __name__ == "__main__":  # ./lab class: python -m rag_metrics.server_config check-class
+    import sys
+
+    problem = class_start_problem() if sys.argv[1:] == ["check-class"] else "usage: check-class"
+    if problem:
+        sys.exit(f"lab class: {problem}")

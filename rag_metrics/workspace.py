@@ -48,9 +48,10 @@ keeps a backup and removes the saved files; :meth:`Workspace.export_archive` /
 Private spaces (class mode)
 ---------------------------
 :func:`class_mode` is on when ``RAG_METRICS_CLASS_MODE=1`` or the app is started with
-``streamlit run app.py -- --class-mode``.  Then each browser session works in its own space
-(:func:`private_space_name`), a copy of the shared space made on first use
-(:func:`ensure_space`).
+``streamlit run app.py -- --class-mode``.  Then each student works in the private space of their
+seat (:mod:`rag_metrics.seats`), never one named by a URL.  A private space is **copy-on-write**:
+it holds nothing until the student's first change, and until then reads the shared space's files
+(:func:`read_through`), so a new seat costs no disk and no copy.
 """
 from __future__ import annotations
 
@@ -93,6 +94,7 @@ __all__ = [
     "list_corpora",
     "list_spaces",
     "private_space_name",
+    "read_through",
     "space_dir",
 ]
 
@@ -236,17 +238,34 @@ def private_space_name(token: str) -> str:
     return f"private-{token}"
 
 
+def read_through(corpus_name: str, space: str = DEFAULT_SPACE,
+                 root: str | os.PathLike[str] | None = None, *, settings: bool = False) -> Workspace:
+    """The workspace a space *reads* a corpus's golden set (``settings``: its chunking settings)
+    from (copy-on-write): its own once it saved that file, else the shared space's.  Writes always
+    go to ``Workspace(corpus_name, root, space=space)``; the first one makes the private copy."""
+    own = Workspace(corpus_name, root, space=space)
+    if space == DEFAULT_SPACE or (own.settings_path if settings else own.path).exists():
+        return own
+    return Workspace(corpus_name, root)
+
+
 def choose_space(requested: str | None, token: str, *, class_mode_on: bool | None = None,
                  root: str | os.PathLike[str] | None = None) -> tuple[str, str | None]:
     """The space a browser session works in, and a warning when the request was refused.
 
-    ``requested`` (e.g. the URL's ``?ws=``) wins when it is a valid name; a new named space starts as
-    a copy of the shared one.  Otherwise: in class mode (:func:`class_mode`) a private space for
-    this session (``private-<token>``, a copy of the shared space); else :data:`DEFAULT_SPACE`.
-    Carry the returned name in the URL so a reload finds the same space.
+    Single-user mode: ``requested`` (e.g. the URL's ``?ws=``) wins when it is a valid name (a new
+    named space starts as a copy of the shared one), else :data:`DEFAULT_SPACE`; carry the returned
+    name in the URL so a reload finds the same space.  Class mode (:func:`class_mode`): a URL never
+    chooses a space (``requested`` is ignored with a warning); the session's private space
+    ``private-<token>`` is returned, created lazily (:func:`read_through`).  The app gives a
+    student the space of their seat instead (:func:`rag_metrics.seats.seat_space`).
     """
     on = class_mode() if class_mode_on is None else class_mode_on
     warning = None
+    if on:
+        if requested is not None and requested.strip():
+            warning = "Ignored the workspace from the link: in class mode a link never chooses a workspace."
+        return private_space_name(token), warning
     if requested is not None and requested.strip():
         name = requested.strip()
         try:
@@ -257,10 +276,6 @@ def choose_space(requested: str | None, token: str, *, class_mode_on: bool | Non
             if name != DEFAULT_SPACE:
                 ensure_space(name, root)
             return name, None
-    if on:
-        name = private_space_name(token)
-        ensure_space(name, root)
-        return name, warning
     return DEFAULT_SPACE, warning
 
 

@@ -195,8 +195,8 @@ def test_class_mode_gives_each_browser_a_private_copy(app_env, monkeypatch):
     a.run()
     b = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
     b.run()
-    sa, sb = a.session_state["_space"], b.session_state["_space"]
-    assert sa != sb and sa.startswith("private-") and sb.startswith("private-")
+    sa, sb = a.session_state["_identity_caller"].space, b.session_state["_identity_caller"].space
+    assert sa != sb and sa.startswith("seat-") and sb.startswith("seat-")  # one seat per browser
     goto(a, GOLDEN_PAGE)
     edit_table(a, {"edited_rows": {0: {"expected_answer": "only a"}}})
     no_exception(a)

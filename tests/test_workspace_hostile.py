@@ -309,12 +309,17 @@ def test_choose_space(tmp_path):
     assert choose_space(None, "t1", class_mode_on=False, root=tmp_path) == (DEFAULT_SPACE, None)
     space, warn = choose_space(None, "t1", class_mode_on=True, root=tmp_path)
     assert space == "private-t1" and warn is None
-    assert _disk(Workspace("c", tmp_path, space=space)).queries == A.queries  # a private copy
+    # copy-on-write: the private space reads the shared set until its first change
+    from rag_metrics.workspace import read_through
+
+    assert Workspace("c", tmp_path, space=space).load() is None
+    assert _disk(read_through("c", space, tmp_path)).queries == A.queries
     Workspace("c", tmp_path, space=space).save(B, Workspace("c", tmp_path, space=space).version())
     assert _disk(Workspace("c", tmp_path)).queries == A.queries  # the shared one is untouched
-    # a reload carries the name in the URL and finds the same copy
-    assert choose_space(space, "t2", class_mode_on=True, root=tmp_path) == (space, None)
-    assert _disk(Workspace("c", tmp_path, space=space)).queries == B.queries
+    assert _disk(read_through("c", space, tmp_path)).queries == B.queries
+    # class mode: a URL never chooses the space (the seat does, see tests/test_app_class.py)
+    got, warn = choose_space(space, "t2", class_mode_on=True, root=tmp_path)
+    assert got == "private-t2" and "never chooses" in warn
     for bad in ("x\x00y", "y" * 500):
         space, warn = choose_space(bad, "t3", class_mode_on=False, root=tmp_path)
         assert space == DEFAULT_SPACE and "Ignored the workspace" in warn

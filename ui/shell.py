@@ -49,12 +49,16 @@ PAGES: dict[str, list[tuple[str, str, str]]] = {
 }
 
 
+#: The teacher's Class page (class mode): in the menu for the teacher only; registered hidden for
+#: everyone else, so its URL runs the page, which refuses (:func:`ui.identity.class_page`).
+CLASS_PAGE = ("pages/roster.py", "Class", ":material/groups:")
+
 #: Internal id of the default page (served at "/"; Streamlit hashes a page by its ``url_path``): not
 #: the file stem, which the hidden alias below takes.
 _ROOT_ID = "home"
 
 
-def _pages() -> dict[str, list[st.Page]]:
+def _pages(teacher: bool = False) -> dict[str, list[st.Page]]:
     """The ``st.navigation`` sections.
 
     The first page (Dashboard) is the default, served at "/".  Streamlit 1.67 gives a default page
@@ -80,17 +84,32 @@ def _pages() -> dict[str, list[st.Page]]:
                 alias = st.Page(path, title=title, icon=icon, url_path=stem, visibility="hidden")
             else:
                 out[section].append(st.Page(path, title=title, icon=icon, url_path=stem))
+    path, title, icon = CLASS_PAGE
+    roster = st.Page(path, title=title, icon=icon, url_path="roster", visibility="visible" if teacher else "hidden")
+    if teacher:
+        out["Class"] = [roster]
     if alias is not None:
         out[next(reversed(out))].append(alias)  # after every visible page (registration order matters)
+    if not teacher:
+        out[next(reversed(out))].append(roster)
     return out
 
 
 def main() -> None:
     """Navigation, shared sidebar, then the selected page."""
+    from rag_metrics.workspace import class_mode
     from ui import sidebar
 
     st.set_page_config(page_title="RAG Metrics Lab", page_icon=":material/query_stats:", layout="wide")
-    page = st.navigation(_pages())
+    teacher, seated = False, True
+    if class_mode():  # who this browser is, before anything reads a workspace
+        from ui import identity, state
+
+        seated = identity.gate()
+        teacher = seated and state.caller().may_manage_class
+    page = st.navigation(_pages(teacher), position="sidebar" if seated else "hidden")
+    if not seated:  # a full class: a message, the rejoin code and the teacher's sign-in, nothing else
+        identity.no_seat_page()
     st.html(_CSS)
     from ui import report_ui, url_state
 

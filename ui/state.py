@@ -17,9 +17,14 @@ State kinds
 - **Corpora** (``_CORPORA``): the sample plus corpora loaded in this session (uploads, BEIR).
 - **Chunking** per corpus (``_CHUNKING``): size and overlap.
 - **K**: clamped to the retrieval depth in one place, :func:`clamp_k`.
-- **Workspace** (``_SPACE``): the named workspace this browser saves to, chosen once per session
-  from the URL (``?ws=``) or, in class mode, a private copy (:func:`space`,
-  :func:`rag_metrics.workspace.choose_space`); every :class:`Workspace` is built by :func:`workspace`.
+- **Workspace** (``_SPACE``): the named workspace this browser saves to.  Single-user mode: chosen
+  once per session from the URL (``?ws=``, :func:`rag_metrics.workspace.choose_space`).  Class
+  mode: the caller's own (:func:`caller`, :mod:`ui.identity`): the shared one for the teacher, the
+  seat's private space for a student, never one named by a URL.  Every :class:`Workspace` is built
+  by :func:`workspace`; a private space reads the shared files until its first change
+  (:func:`rag_metrics.workspace.read_through`).
+- **Ownership**: kept corpora and systems are listed, opened and removed through
+  :mod:`rag_metrics.ownership` with :func:`caller`, so a session sees the shared ones and its own.
 """
 from __future__ import annotations
 
@@ -39,7 +44,7 @@ from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_
 from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, DEFAULT_RETRIEVER, RETRIEVER_KINDS
 from rag_metrics.retrieval.memo import RetrievalMemo
 from rag_metrics.types import Corpus, GoldenSet
-from rag_metrics.workspace import DEFAULT_SPACE, Workspace, choose_space, ensure_space
+from rag_metrics.workspace import DEFAULT_SPACE, Workspace, choose_space, class_mode, ensure_space, read_through
 from ui import cache
 
 # ---- keys --------------------------------------------------------------------------------------
@@ -183,14 +188,18 @@ def system_names(corpus_name: str | None = None) -> list[str]:
 
 # ---- the workspace (space) of this browser session ------------------------------------------------
 def space() -> str:
-    """The workspace this session saves to: chosen once per session (URL ``?ws=``, else a private copy
-    in class mode, else the shared one)."""
+    """The workspace this session saves to.  Class mode: the caller's own (the shared one for the
+    teacher, the seat's for a student; a URL never chooses it).  Single-user mode: chosen once per
+    session (URL ``?ws=``, else the shared one)."""
     ss = st.session_state
+    if class_mode():
+        return caller().writes_to
     if _SPACE not in ss:
         from ui.views import esc
 
         try:
-            name, warn = choose_space(st.query_params.get(PARAM_SPACE), ss.get(_TOKEN) or secrets.token_hex(4))
+            name, warn = choose_space(st.query_params.get(PARAM_SPACE), ss.get(_TOKEN) or secrets.token_hex(4),
+                                      class_mode_on=False)
         except (InputError, OSError) as err:
             name, warn = DEFAULT_SPACE, f"Could not open the workspace from the link ({err}); using the shared one."
         ss[_SPACE] = name
@@ -201,14 +210,25 @@ def space() -> str:
 
 def caller() -> Caller:
     """Who this browser session is (:class:`rag_metrics.access.Caller`): every permission check in
-    the app asks it.  Single-user mode: the operator; class mode: a student in this session's space
-    (the teacher after signing in)."""
-    from rag_metrics.access import STUDENT, Caller, operator
-    from rag_metrics.workspace import class_mode
+    the app asks it.  Single-user mode: the operator; class mode: the student of this browser's seat,
+    or the teacher after signing in (:func:`ui.identity.caller`)."""
+    from rag_metrics.access import operator
 
     if not class_mode():
         return operator()
-    return Caller(STUDENT, space=space())
+    from ui import identity
+
+    return identity.caller()
+
+
+def forget_space_state() -> None:
+    """Drop what this session loaded from its space (golden sessions, chunkings, kept corpora):
+    called when the caller changes (the teacher signs in or out, a student rejoins a seat)."""
+    ss = st.session_state
+    ss.pop(_SPACE, None)
+    ss[_CHUNKING] = {}
+    ss[_CORPORA] = {}
+    drop_golden_sessions()
 
 
 def workspace(name: str) -> Workspace:
@@ -236,9 +256,10 @@ def set_space(name: str, *, create: bool = False) -> None:
 
 
 def sync_space_param() -> None:
-    """Carry the workspace in the URL (only when it is not the shared one, and only when it differs)."""
+    """Carry the workspace in the URL (only when it is not the shared one, and only when it differs).
+    Class mode: never (a ``?ws=`` in the URL is removed)."""
     name = space()
-    if name == DEFAULT_SPACE:
+    if name == DEFAULT_SPACE or class_mode():
         if PARAM_SPACE in st.query_params:
             del st.query_params[PARAM_SPACE]
     elif st.query_params.get(PARAM_SPACE) != name:
@@ -274,10 +295,11 @@ def keep_choice(key: str, options: list, fallback: Any) -> Any:
 
 # ---- corpora -----------------------------------------------------------------------------------
 def _kept() -> dict[str, Any]:
-    """Corpora kept in the workspace (uploads of earlier sessions): name -> StoredCorpus."""
-    from rag_metrics.corpus_store import stored_corpora
+    """Corpora kept in the workspace that this session sees (uploads of earlier sessions: the shared
+    ones and, for a student, their own): name -> StoredCorpus."""
+    from rag_metrics.ownership import visible_corpora
 
-    return {c.name: c for c in stored_corpora() if c.name != SAMPLE}
+    return {n: c for n, (c, _) in visible_corpora(caller()).items() if n != SAMPLE}
 
 
 def corpus_names() -> list[str]:
@@ -304,23 +326,32 @@ def corpus_entry(name: str | None = None) -> CorpusEntry:
     entries = st.session_state.setdefault(_CORPORA, {})
     if name not in entries:  # kept in the workspace by an earlier session: read it back once
         from rag_metrics.corpus_store import load_corpus
+        from rag_metrics.ownership import corpus_space
 
-        corpus, info, seed = load_corpus(name)
+        where = corpus_space(caller(), name)
+        if where is None:
+            raise InputError(f"corpus {name!r} is not one this session may open; load it on the Corpus explorer page")
+        corpus, info, seed = load_corpus(name, space=where)
         entries[name] = CorpusEntry(corpus, corpus.fingerprint(), info.level, seed, info.label)
     return entries[name]
 
 
 def add_corpus(name: str, corpus: Corpus, *, level: str = "chunk", golden: GoldenSet | None = None,
                label: str = "") -> str:
-    """Register a corpus loaded in this session, keep it in the workspace (it comes back after a
-    reload or a restart; a corpus over the size cap stays in this session only, and its label says
-    so) and select it.  Returns its name."""
-    from rag_metrics.corpus_store import save_corpus
+    """Register a corpus loaded in this session, keep it in the caller's space of the workspace (it
+    comes back after a reload or a restart; a corpus over the size cap stays in this session only,
+    and its label says so) and select it.  A student's corpus named like a shared one is kept as
+    ``name (mine)``.  Returns its name."""
+    from rag_metrics.corpus_store import save_corpus, stored_corpora
+    from rag_metrics.ownership import own_name
 
     ss = st.session_state
+    who = caller()
+    if who.writes_to != DEFAULT_SPACE:
+        name = own_name(who, name, frozenset({SAMPLE, *(c.name for c in stored_corpora())}))
     label = label or name
     try:
-        save_corpus(name, corpus, level=level, label=label, seed_golden=golden)
+        save_corpus(name, corpus, level=level, label=label, seed_golden=golden, space=who.writes_to)
     except (InputError, OSError):
         label = f"{label} (this session only: not kept)"
     entry = CorpusEntry(corpus, corpus.fingerprint(), level, golden, label)
@@ -342,7 +373,8 @@ def chunking(name: str | None = None) -> tuple[int, int]:
     name = name or ss.get(KEY_CORPUS, SAMPLE)
     ss.setdefault(_CHUNKING, {})
     if name not in ss[_CHUNKING]:
-        saved = workspace(name).load_settings()
+        # a private space reads the shared settings until it saves its own
+        saved = read_through(name, space(), settings=True).load_settings()
         try:
             size, overlap = int(saved["chunk_size"]), int(saved["chunk_overlap"])
             from rag_metrics.retrieval.chunking import validate_chunk_args
@@ -427,8 +459,16 @@ def golden_session(name: str | None = None) -> GoldenSession:
     name = name or ss.get(KEY_CORPUS, SAMPLE)
     session = ss[_GOLDEN].get(name)
     if session is None:
-        session = GoldenSession(workspace(name), corpus_entry(name).seed_golden, name=name,
-                                session_id=ss.get(_TOKEN, "session"))
+        ws, seed = workspace(name), corpus_entry(name).seed_golden
+        source = read_through(name, ws.space)
+        if source is not ws:  # copy-on-write: start from the shared set; the first change saves a private copy
+            try:
+                loaded = source.load()
+            except InputError:
+                loaded = None
+            if loaded is not None:
+                seed = loaded[0]
+        session = GoldenSession(ws, seed, name=name, session_id=ss.get(_TOKEN, "session"))
         ss[_GOLDEN][name] = session
     return session
 

@@ -48,8 +48,21 @@ KEY_POOL_K = "systems_pool_k"
 
 
 def store(ctx: Any) -> SystemStore:
-    """The systems kept for the current corpus (in the workspace folder)."""
-    return SystemStore.for_corpus(ctx.settings.corpus)
+    """Where this session's new systems for the current corpus are kept: the caller's own space
+    (a student's private space in class mode, else the shared one)."""
+    return SystemStore.for_corpus(ctx.settings.corpus, space=state.caller().writes_to)
+
+
+def visible_specs(ctx: Any) -> list[tuple[Any, str]]:
+    """``(SystemSpec, space)`` of every stored system this session sees for the current corpus: its
+    own and the shared ones (never another student's), own first (:mod:`rag_metrics.ownership`)."""
+    from rag_metrics.ownership import system_stores
+
+    seen: dict[str, tuple[Any, str]] = {}
+    for space, st_ in system_stores(state.caller(), ctx.settings.corpus):
+        for spec in st_.specs():
+            seen.setdefault(spec.name, (spec, space))
+    return list(seen.values())
 
 
 def secrets_env() -> Mapping[str, str]:
@@ -63,9 +76,10 @@ def secrets_env() -> Mapping[str, str]:
 
 def stored_names(corpus_name: str) -> list[str]:
     """Names of the systems kept for a corpus (the sidebar's and Compare's choices beside the bundled ones)."""
+    from rag_metrics.ownership import visible_systems
     from rag_metrics.retrieval.defaults import RETRIEVER_KINDS
 
-    return [n for n in SystemStore.for_corpus(corpus_name).names() if n.lower() not in RETRIEVER_KINDS]
+    return [n for n, _ in visible_systems(state.caller(), corpus_name) if n.lower() not in RETRIEVER_KINDS]
 
 
 def evaluate_named(name: str, corpus_name: str, chunks: Any, golden: Any, options: Any, depth: int
@@ -74,7 +88,12 @@ def evaluate_named(name: str, corpus_name: str, chunks: Any, golden: Any, option
     ranked to ``depth`` and judged under ``options`` (memoised in the library: a rerun, a K change or
     a page switch re-queries nothing).  ``chunks``: the :class:`ui.cache.ChunkSet` in use.
     Raises ``InputError`` when it cannot be built or evaluated."""
-    ev, fp = evaluate_stored(SystemStore.for_corpus(corpus_name), name, golden, options, depth,
+    from rag_metrics.ownership import system_store
+
+    owner = system_store(state.caller(), corpus_name, name)
+    if owner is None:
+        raise InputError(f"system {name!r} is not one this session may use; add it on the Systems page")
+    ev, fp = evaluate_stored(owner, name, golden, options, depth,
                              chunks=chunks.chunks, encoder=cache.encoder(), corpus_key=chunks.fingerprint,
                              env=secrets_env(),
                              chunk_to_doc=chunks.doc if options.level == "document" else None)
@@ -110,10 +129,11 @@ def systems_of(ctx: Any) -> tuple[list[tuple[str, Any]], dict[str, str]]:
                                                  ctx.chunks.fingerprint))]
     errors: dict[str, str] = {}
     env = secrets_env()
-    for spec in store(ctx).specs():
+    for spec, space in visible_specs(ctx):  # the shared systems and this session's own, never another's
+        owner = SystemStore.for_corpus(ctx.settings.corpus, space=space)
         try:
-            out.append((spec.name, store(ctx).system(spec, ctx.chunks.chunks, cache.encoder(), ctx.chunks.fingerprint,
-                                                     env)))
+            out.append((spec.name, owner.system(spec, ctx.chunks.chunks, cache.encoder(), ctx.chunks.fingerprint,
+                                                env)))
         except InputError as e:
             errors[spec.name] = str(e)
     return out, errors
@@ -317,7 +337,9 @@ def systems_table(ctx: Any, evals: list[SystemEvaluation]) -> None:
 
 def system_details(ctx: Any, evals: list[SystemEvaluation]) -> None:
     """Per system: coverage, notes, match report, unmatched rows, failures; remove button."""
-    specs = {s.name: s for s in store(ctx).specs()}
+    visible = {s.name: (s, space) for s, space in visible_specs(ctx)}
+    specs = {n: s for n, (s, _) in visible.items()}
+    who = state.caller()
     for e in evals:
         spec = specs.get(e.name)
         title = f"{e.name} — {spec.description}" if spec else f"{e.name} — the sidebar's retriever"
@@ -345,9 +367,14 @@ def system_details(ctx: Any, evals: list[SystemEvaluation]) -> None:
                     st.dataframe(pd.DataFrame([(f.query_id, f.question, f.message) for f in e.system_run.failures],
                                               columns=["query", "question", "failure"]),
                      hide_index=True, width="stretch")
-            if spec is not None and st.button("Remove", key=f"systems_remove_{spec.name}"):
-                store(ctx).remove(spec.name)
-                state.notice(f"Removed {views.esc(spec.name)}.")
+            if spec is None:
+                continue
+            space = visible[spec.name][1]
+            if not who.may_write(space):
+                st.caption("Shared by the teacher: read-only here (add your own systems above).")
+            elif st.button("Remove", key=f"systems_remove_{spec.name}"):
+                if SystemStore.for_corpus(ctx.settings.corpus, space=space).remove(spec.name):
+                    state.notice(f"Removed {views.esc(spec.name)}.")
                 st.rerun()
 
 

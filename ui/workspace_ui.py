@@ -1,10 +1,10 @@
 """Workspace controls: which workspace this browser works in, what is wrong with its saved files,
 undo of golden edits, and the whole workspace as one file.
 
-- **Which workspace** (:func:`sidebar_picker`): the shared one, a named one, or, when the server runs
-  in class mode (``RAG_METRICS_CLASS_MODE=1`` or ``streamlit run app.py -- --class-mode``), a private
-  copy per browser by default.  The choice is carried in the URL (``?ws=<name>``) so a reload or a
-  shared link opens the same workspace (:func:`ui.state.space`).
+- **Which workspace** (:func:`sidebar_picker`), single-user mode: the shared one or a named one,
+  carried in the URL (``?ws=<name>``) so a reload or a shared link opens the same workspace
+  (:func:`ui.state.space`).  In class mode there is no picker and a URL chooses nothing: a student
+  works in their seat's private space, the teacher in the shared one (:mod:`ui.identity`).
 - **Health** (:func:`health_banner`, on every page): when the saved files of the current corpus
   cannot be read as they are, the page says which file and what is wrong and offers to repair
   (keeps a backup), download the file as it is, or reset (keeps a backup).  Whatever is on disk,
@@ -58,7 +58,13 @@ def _on_create() -> None:
 
 
 def sidebar_picker() -> None:
-    """The workspace selector (call inside ``st.sidebar``)."""
+    """The workspace selector (call inside ``st.sidebar``).  Class mode: no picker (a student never
+    chooses a space); the seat and teacher controls of :func:`ui.identity.sidebar_panel` instead."""
+    if class_mode():
+        from ui import identity
+
+        identity.sidebar_panel()
+        return
     space = state.space()
     # other browsers' private copies are not listed (and every label is distinct: a selectbox's
     # value travels as its label, so two equal labels would pick the wrong workspace)
@@ -73,8 +79,6 @@ def sidebar_picker() -> None:
     with st.popover("New workspace", icon=":material/add:", width="stretch"):
         st.text_input("Name", key=NEW, placeholder="e.g. team A")
         st.button("Create (a copy of the current one)", key="workspace_create", on_click=_on_create)
-    if class_mode():
-        st.caption("Class mode: this browser works on its own copy; the shared workspace is unchanged.")
 
 
 # ---- health ----------------------------------------------------------------------------------------

@@ -133,10 +133,12 @@ class SystemStore:
         self.folder = Path(folder)
 
     @classmethod
-    def for_corpus(cls, corpus_name: str, root: str | os.PathLike[str] | None = None) -> SystemStore:
+    def for_corpus(cls, corpus_name: str, root: str | os.PathLike[str] | None = None,
+                   space: str = "shared") -> SystemStore:
+        """The systems of a corpus kept in ``space`` (a student's own in class mode, else the shared one)."""
         from rag_metrics.workspace import Workspace
 
-        return cls(Workspace(corpus_name, root).folder / "systems")
+        return cls(Workspace(corpus_name, root, space=space).folder / "systems")
 
     # ---- index --------------------------------------------------------------------------------
     def specs(self) -> list[SystemSpec]:

@@ -1,0 +1,113 @@
+"""Real-browser test of class seats: the command ``./lab class`` builds, on a loopback port, in
+Chromium.  The seat cookie is written by the page's script and sent back by the browser (AppTest
+cannot show that): a second tab and a reload keep the seat, another browser gets another one, the
+teacher's sign-in lasts for that browser's new tab, and a student reaching the Class page by URL
+is refused."""
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+KEY = "teacher key for the browser test"
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian Chromium not installed at /usr/bin/chromium "
+                       "(apt-get install -y chromium); CI installs it"),
+]
+
+
+@pytest.fixture
+def class_server(tmp_path, app_cache_dir):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    ws = tmp_path / "workspace"
+    env = {**os.environ, "RAG_METRICS_WORKSPACE": str(ws), "RAG_METRICS_CACHE": str(app_cache_dir),
+           "RAG_METRICS_WARM": "0", "RAG_METRICS_TEACHER_KEY": KEY, "HF_HUB_OFFLINE": "1",
+           "RAG_METRICS_VENV": str(Path(sys.executable).parents[1]), "LAB_DRY_RUN": "1"}
+    env.pop("RAG_METRICS_CONFIG", None)
+    out = subprocess.run([str(ROOT / "lab"), "class", "--address", "127.0.0.1", "--port", str(port)], cwd=ROOT,
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    argv = shlex.split(out.stdout.strip().splitlines()[-1])
+    argv[0] = sys.executable
+    env.pop("LAB_DRY_RUN")
+    env["RAG_METRICS_CLASS_MODE"] = "1"  # what ./lab class exports before starting
+    url = f"http://127.0.0.1:{port}"
+    with open(tmp_path / "server.log", "w") as log:
+        proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        for _ in range(240):
+            try:
+                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).status == 200:
+                    break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("the class server did not start: " + (tmp_path / "server.log").read_text()[-2000:])
+        yield url, ws
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def _seats(ws: Path) -> list[dict]:
+    return json.loads((ws / ".class" / "seats.json").read_text())["seats"]
+
+
+def _open(page, url: str, text: str = "My seat") -> None:
+    page.goto(url)
+    page.get_by_text(text).first.wait_for(timeout=120_000)
+    page.wait_for_timeout(1500)  # the cookie script runs once the sidebar is drawn
+
+
+def test_seats_and_sign_in_in_a_real_browser(class_server):
+    from playwright.sync_api import sync_playwright
+
+    url, ws = class_server
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=[
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        try:
+            student = browser.new_context()
+            page = student.new_page()
+            _open(page, url)
+            cookie = next(c for c in student.cookies() if c["name"] == "rag_metrics_seat")
+            assert len(cookie["value"]) >= 43 and cookie["sameSite"] == "Strict" and cookie["path"] == "/"
+            assert len(_seats(ws)) == 1
+            assert cookie["value"] not in page.url and cookie["value"] not in page.inner_text("body")  # never shown
+            _open(student.new_page(), url)  # another tab
+            page.reload()
+            page.get_by_text("My seat").first.wait_for(timeout=60_000)
+            page.wait_for_timeout(1000)
+            assert len(_seats(ws)) == 1
+            teacher = browser.new_context()
+            tpage = teacher.new_page()
+            _open(tpage, url)
+            assert len(_seats(ws)) == 2
+            tpage.get_by_text("Teacher sign-in").first.click()
+            tpage.get_by_label("Teacher key").first.fill(KEY)
+            tpage.get_by_role("button", name="Sign in").first.click()
+            tpage.get_by_text("Signed in as the").first.wait_for(timeout=60_000)
+            tpage.wait_for_timeout(1500)
+            assert {c["name"] for c in teacher.cookies()} >= {"rag_metrics_seat", "rag_metrics_teacher"}
+            other = teacher.new_page()
+            _open(other, f"{url}/roster", "seat(s)")  # the teacher's new tab: still the teacher
+            _open(page, f"{url}/roster", "Only the teacher")  # a student, by URL: refused
+        finally:
+            browser.close()

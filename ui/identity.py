@@ -1,0 +1,422 @@
+"""Who this browser is, in class mode: its seat (a cookie), the teacher's sign-in, and the Class page.
+
+The rules live in :mod:`rag_metrics.access`, the seats in :mod:`rag_metrics.seats`; this module only
+connects them to a browser session:
+
+- :func:`gate` (the shell, every run, before anything reads the workspace): resolves the session's
+  :class:`~rag_metrics.access.Caller` once per run.  A browser without a seat cookie gets a new seat
+  (no form); one whose cookie names a seat sits in it again (another tab, a reload).  When the class
+  is full, the page says so and offers the rejoin code and the teacher's sign-in, nothing else.
+- The seat secret travels only in the cookie (:data:`rag_metrics.seats.COOKIE_NAME`), read from the
+  request (:func:`read_cookies`, the one place) and written by a tiny script (:func:`write_cookie`)
+  in a same-origin frame writing ``window.parent.document.cookie``.  It is never taken from a URL and
+  never shown.  (A cookie set by a script cannot be HttpOnly: a script injected into the page could
+  read it; the app renders no user HTML.)
+- :func:`sidebar_panel` (class mode's sidebar, instead of the workspace picker): the seat's name, the
+  rejoin code, rejoining another seat, and the teacher's sign-in / sign-out.  A sign-in lasts for
+  the browser's other tabs and reloads through a second cookie holding a token signed with the
+  teacher key (:func:`rag_metrics.seats.teacher_token`, 12 hours); signing out deletes it.
+- :func:`class_page` (the teacher's Class page): the roster and its cleanup.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from collections.abc import Mapping
+
+import streamlit as st
+
+from rag_metrics.access import Caller
+from rag_metrics.errors import InputError
+from rag_metrics.seats import (
+    COOKIE_NAME,
+    TEACHER_COOKIE,
+    TEACHER_TTL,
+    AttemptGuard,
+    ClassFull,
+    SeatRegistry,
+    check_teacher_key,
+    check_teacher_token,
+    seat_caller,
+    teacher_caller,
+    teacher_token,
+)
+
+__all__ = ["caller", "class_page", "gate", "no_seat_page", "read_cookies", "registry", "sidebar_panel",
+           "write_cookie"]
+
+_TEACHER = "_identity_teacher"     # True once the teacher key was given in this session
+_SEAT = "_identity_seat"           # this session's seat id
+_NEW_SEAT = "_identity_new_seat"   # the seat was created in this session (an empty one is dropped on rejoin)
+_COOKIES = "_identity_cookies"     # {cookie name: (value, max-age)} to (re)write into the browser in this session
+_SIGNED_OUT = "_identity_signed_out"  # the teacher signed out in this session: ignore the teacher cookie
+_CALLER = "_identity_caller"       # the caller of the current run (set by gate)
+_FULL = "_identity_full"           # the class-full message of this run
+_GUARD = "_identity_guard"         # AttemptGuard of this session (rejoin codes and teacher key)
+_SHOWN_CODE = "_identity_code"     # a rejoin code just made, shown to this student once
+_MSG = "_identity_message"         # (kind, text): the outcome of the last identity action, shown once
+KEY_NAME = "identity_name"
+KEY_CODE = "identity_rejoin_code"
+KEY_TEACHER = "identity_teacher_key"
+MAX_AGE = 400 * 24 * 3600          # the seat cookie's max-age (browsers cap it at 400 days)
+_VALUE_OK = re.compile(r"[A-Za-z0-9_.-]{0,200}")
+
+
+# ---- the browser's cookie -----------------------------------------------------------------------
+def read_cookies() -> Mapping[str, str]:
+    """The cookies the browser sent with this session's request (the one place they are read)."""
+    try:
+        return dict(st.context.cookies)
+    except Exception:  # noqa: BLE001 - no request context (bare script run): no cookie
+        return {}
+
+
+def write_cookie(name: str, value: str, max_age: int = MAX_AGE) -> None:
+    """Have the browser keep cookie ``name`` = ``value`` (path=/, SameSite=Strict, ``max_age``
+    seconds, 0 deletes it; Secure over HTTPS).  A tiny same-origin script: the name is one of ours
+    and the value a checked token, never user text."""
+    if name not in (COOKIE_NAME, TEACHER_COOKIE) or not _VALUE_OK.fullmatch(value):
+        raise ValueError("not one of the lab's cookies")
+    script = (f"<script>(function(){{var d=window.parent.document;var s=window.parent.location.protocol==='https:'"
+              f"?'; Secure':'';d.cookie='{name}={value}; path=/; max-age={int(max_age)}; SameSite=Strict'+s;}})();"
+              "</script>")
+    st.iframe(script, height="content")  # a same-origin srcdoc frame (st.components.v1.html's successor)
+
+
+# ---- resolving the caller -----------------------------------------------------------------------
+def registry() -> SeatRegistry:
+    """The class's seats (in the workspace root)."""
+    return SeatRegistry()
+
+
+def _config():
+    from rag_metrics.server_config import load_server_config
+
+    return load_server_config()
+
+
+def _say(text: str, kind: str = "success") -> None:
+    """A message about this browser's identity, shown once at the top of the identity controls."""
+    st.session_state[_MSG] = (kind, text)
+
+
+def _show_message() -> None:
+    msg = st.session_state.pop(_MSG, None)
+    if msg:
+        getattr(st, msg[0])(msg[1])
+
+
+def _guard() -> AttemptGuard:
+    return st.session_state.setdefault(_GUARD, AttemptGuard())
+
+
+def _keep_cookie(name: str, value: str, max_age: int) -> None:
+    st.session_state.setdefault(_COOKIES, {})[name] = (value, max_age)
+
+
+def _teacher_key() -> str | None:
+    try:
+        return _config().teacher_key
+    except InputError:
+        return None
+
+
+def _sit(seat_id: str, secret: str | None, *, new: bool = False) -> None:
+    ss = st.session_state
+    changed = ss.get(_SEAT) not in (None, seat_id)
+    ss[_SEAT] = seat_id
+    ss[_NEW_SEAT] = new
+    if secret is not None:
+        _keep_cookie(COOKIE_NAME, secret, MAX_AGE)
+    if changed:
+        from ui import state
+
+        ss.pop(KEY_NAME, None)
+        state.forget_space_state()
+
+
+def _resolve() -> Caller | None:
+    """The caller of this session (None: the class is full and this browser has no seat)."""
+    ss = st.session_state
+    if ss.get(_TEACHER):
+        return teacher_caller()
+    token = read_cookies().get(TEACHER_COOKIE)
+    if token and not ss.get(_SIGNED_OUT) and check_teacher_token(token, _teacher_key()):
+        ss[_TEACHER] = True  # signed in earlier in this browser (another tab, a reload)
+        return teacher_caller()
+    reg = registry()
+    seat_id = ss.get(_SEAT)
+    if seat_id is not None:
+        seat = reg.get(seat_id)
+        if seat is not None:
+            reg.touch(seat.id)
+            return seat_caller(seat)
+        ss.pop(_SEAT, None)  # the teacher removed the seat: sit again (cookie, else a new seat)
+        ss.get(_COOKIES, {}).pop(COOKIE_NAME, None)
+        from ui import state
+
+        state.forget_space_state()
+        _say("Your seat was removed by the teacher; this browser has a new one.", "warning")
+    seat = reg.find(read_cookies().get(COOKIE_NAME))
+    if seat is not None:
+        _sit(seat.id, None)
+        reg.touch(seat.id)
+        return seat_caller(seat)
+    try:
+        cap = _config().max_private_spaces
+        seat, secret = reg.create(cap)
+    except ClassFull as err:
+        ss[_FULL] = str(err)
+        return None
+    except InputError as err:  # the operator's configuration became unreadable
+        ss[_FULL] = f"the server's configuration cannot be read ({err})"
+        return None
+    _sit(seat.id, secret, new=True)
+    return seat_caller(seat)
+
+
+def gate() -> bool:
+    """Resolve this run's caller (class mode; the shell calls it first).  False when the class is
+    full and this browser has no seat: then the shell shows :func:`no_seat_page` and nothing else."""
+    ss = st.session_state
+    ss.pop(_FULL, None)
+    if st.query_params.get("ws"):  # an old or forged link: the seat decides, never the URL
+        _say("Ignored the workspace in the link: in class mode you work in your own seat's space.", "info")
+    who = _resolve()
+    if who is not None:
+        ss[_CALLER] = who
+        return True
+    ss.pop(_CALLER, None)
+    return False
+
+
+def no_seat_page() -> None:
+    """The class is full and this browser has no seat: say so, offer the rejoin code and the
+    teacher's sign-in, and stop."""
+    ss = st.session_state
+    st.title("RAG Metrics Lab")
+    _show_message()
+    st.error(f"No seat for this browser: {ss.get(_FULL, 'the class is full')}.", icon=":material/event_seat:")
+    c1, c2 = st.columns(2)
+    with c1:
+        _rejoin_form()
+    with c2:
+        _teacher_form()
+    st.stop()
+
+
+def caller() -> Caller:
+    """This run's caller (:func:`gate` resolved it; resolved here when a page runs without the shell)."""
+    who = st.session_state.get(_CALLER)
+    if who is None:
+        who = _resolve()
+        if who is None:
+            raise InputError(st.session_state.get(_FULL) or "the class is full")
+        st.session_state[_CALLER] = who
+    return who
+
+
+# ---- the sidebar ----------------------------------------------------------------------------------
+def _on_rename() -> None:
+    from ui import views
+
+    seat_id = st.session_state.get(_SEAT)
+    try:
+        seat = registry().rename(seat_id, st.session_state.get(KEY_NAME) or "")
+    except InputError as err:
+        _say(views.esc(str(err)), "error")
+        return
+    _say(f"Your seat is now called {views.esc(seat.name)}.", "success")
+
+
+def _on_new_code() -> None:
+    seat_id = st.session_state.get(_SEAT)
+    try:
+        st.session_state[_SHOWN_CODE] = registry().new_rejoin_code(seat_id)
+    except InputError as err:
+        from ui import views
+
+        _say(views.esc(str(err)), "error")
+
+
+def _on_rejoin() -> None:
+    from ui import views
+
+    ss = st.session_state
+    guard = _guard()
+    if not guard.allowed():
+        _say(f"Too many wrong codes: try again in {int(guard.wait()) + 1} s.", "error")
+        return
+    typed = ss.get(KEY_CODE) or ""
+    ss[KEY_CODE] = ""
+    reg = registry()
+    got = reg.rejoin(typed)
+    if got is None:
+        wait = guard.failed()
+        _say("That rejoin code is not valid." + (f" Too many wrong codes: wait {int(wait)} s." if wait else ""),
+                     "error")
+        return
+    guard.succeeded()
+    seat, secret = got
+    old, was_new = ss.get(_SEAT), ss.get(_NEW_SEAT)
+    if ss.pop(_TEACHER, None):
+        ss[_SIGNED_OUT] = True
+    _sit(seat.id, secret)
+    ss.pop(_CALLER, None)
+    if old and old != seat.id and was_new:  # the seat this browser got a moment ago, still empty: give it back
+        row = next((r for r in reg.roster() if r.seat == old), None)
+        if row is not None and not row.has_work:
+            reg.remove(old)
+    _say(f"Welcome back: this browser now sits in {views.esc(seat.name)}.", "success")
+
+
+def _on_sign_in() -> None:
+    from ui import state
+
+    ss = st.session_state
+    guard = _guard()
+    typed = ss.get(KEY_TEACHER) or ""
+    ss[KEY_TEACHER] = ""
+    if not guard.allowed():
+        _say(f"Too many wrong keys: try again in {int(guard.wait()) + 1} s.", "error")
+        return
+    try:
+        expected = _config().teacher_key
+    except InputError as err:
+        from ui import views
+
+        _say(f"The server's configuration cannot be read: {views.esc(str(err))}", "error")
+        return
+    if expected is None:
+        _say("No teacher key is configured on this server (RAG_METRICS_TEACHER_KEY or lab.teacher_key).",
+                     "error")
+        return
+    if not check_teacher_key(typed, expected):
+        wait = guard.failed()
+        _say("That is not the teacher key." + (f" Too many wrong keys: wait {int(wait)} s." if wait else ""),
+                     "error")
+        return
+    guard.succeeded()
+    ss[_TEACHER] = True
+    ss.pop(_SIGNED_OUT, None)
+    _keep_cookie(TEACHER_COOKIE, teacher_token(expected), TEACHER_TTL)
+    ss.pop(_CALLER, None)
+    state.forget_space_state()
+    _say("Signed in as the teacher: your changes go to the shared workspace everyone sees.", "success")
+
+
+def _on_sign_out() -> None:
+    from ui import state
+
+    st.session_state.pop(_TEACHER, None)
+    st.session_state.pop(_CALLER, None)
+    st.session_state[_SIGNED_OUT] = True
+    _keep_cookie(TEACHER_COOKIE, "", 0)  # this browser forgets the sign-in
+    state.forget_space_state()
+    _say("Signed out: this browser is a student seat again.", "info")
+
+
+def _rejoin_form() -> None:
+    st.text_input("Rejoin code", key=KEY_CODE, placeholder="e.g. ABCD EFGH …", max_chars=40,
+                  help="The code your seat showed on another device: this browser then sits in that seat.")
+    st.button("Rejoin my seat", key="identity_rejoin", on_click=_on_rejoin)
+
+
+def _teacher_form() -> None:
+    st.text_input("Teacher key", key=KEY_TEACHER, type="password", max_chars=500)
+    st.button("Sign in", key="identity_sign_in", on_click=_on_sign_in)
+
+
+def sidebar_panel() -> None:
+    """Class mode's identity controls (call inside ``st.sidebar``)."""
+    from ui import views
+
+    ss = st.session_state
+    who = caller()
+    for name, (value, max_age) in ss.get(_COOKIES, {}).items():
+        write_cookie(name, value, max_age)
+    _show_message()
+    if who.may_manage_class:
+        st.caption("Signed in as the **teacher**: you change the shared workspace (golden sets, corpora, systems) "
+                   "everyone sees. The Class page lists the seats.")
+        st.button("Sign out", key="identity_sign_out", icon=":material/logout:", on_click=_on_sign_out)
+        return
+    seat = registry().get(who.seat or "")
+    name = seat.name if seat else "your seat"
+    st.caption(f"Class mode · **{views.esc(name)}**: the teacher's golden sets, corpora and systems are read-only "
+               "here; your changes are saved in your own space, which nobody else sees.")
+    with st.popover("My seat", icon=":material/event_seat:", width="stretch"):
+        if st.session_state.get(KEY_NAME) is None:
+            st.session_state[KEY_NAME] = name
+        st.text_input("Name (shown to the teacher)", key=KEY_NAME, max_chars=40)
+        st.button("Save the name", key="identity_rename", on_click=_on_rename)
+        st.divider()
+        code = ss.pop(_SHOWN_CODE, None)
+        if code:
+            st.code(" ".join(code[i:i + 4] for i in range(0, len(code), 4)), language=None)
+            st.caption("Your rejoin code, shown this once: type it on another device to work in this seat there. "
+                       "Keep it to yourself; asking for a new one makes this one stop working.")
+        st.button("Get a rejoin code" if not code else "Get another code", key="identity_new_code",
+                  on_click=_on_new_code)
+        st.divider()
+        _rejoin_form()
+    with st.popover("Teacher sign-in", icon=":material/key:", width="stretch"):
+        _teacher_form()
+
+
+# ---- the teacher's Class page --------------------------------------------------------------------
+def _when(t: float) -> str:
+    return _dt.datetime.fromtimestamp(t).strftime("%Y-%m-%d %H:%M") if t else ""
+
+
+def _on_remove(seat_ids: list[str]) -> None:
+    if not caller().may_manage_class:
+        return
+    reg = registry()
+    n = sum(reg.remove(s) for s in seat_ids)
+    _say(f"Removed {n} seat(s) and their work.", "success")
+
+
+def _on_remove_idle(days: float) -> None:
+    if not caller().may_manage_class:
+        return
+    gone = registry().remove_idle(days)
+    _say(f"Removed {len(gone)} seat(s) idle for {days:g} day(s) or more.", "success")
+
+
+def class_page() -> None:
+    """The roster (name, created, last seen, whether the seat saved anything) and its cleanup.
+    Refuses anyone but the teacher, whatever the URL."""
+    import pandas as pd
+
+    from ui import state, views
+
+    st.title("Class")
+    if not state.caller().may_manage_class:
+        st.error("Only the teacher sees this page: sign in with the teacher key (sidebar, class mode).",
+                 icon=":material/lock:")
+        st.stop()
+    _show_message()
+    rows = registry().roster()
+    try:
+        cap = _config().max_private_spaces
+    except InputError:
+        cap = None
+    st.caption(f"{len(rows)} seat(s)" + (f" of {cap}" if cap else "") + ". A seat is made on a browser's first "
+               "visit; its space holds files only after the student's first change.")
+    if not rows:
+        st.info("No seat yet: students get one when they open the lab.", icon=":material/groups:")
+        return
+    df = pd.DataFrame([{"name": r.name, "created": _when(r.created), "last seen": _when(r.last_seen),
+                        "idle (days)": round(r.idle_days, 1), "saved work": r.has_work} for r in rows])
+    st.dataframe(df, hide_index=True, width="stretch")
+    views.section("Clean up", "Removing a seat deletes its private space; the student gets a new seat on "
+                  "their next visit.")
+    names = {r.seat: f"{r.name} (last seen {_when(r.last_seen)})" for r in rows}
+    pick = st.multiselect("Seats to remove", list(names), format_func=names.get, key="class_remove_pick")
+    st.button("Remove the selected seats and their work", key="class_remove", disabled=not pick,
+              on_click=_on_remove, args=(list(pick),), icon=":material/delete:")
+    days = st.number_input("Idle for at least (days)", min_value=0.0, max_value=3650.0, value=14.0, step=1.0,
+                           key="class_idle_days")
+    st.button(f"Remove every seat idle for {days:g} day(s) or more", key="class_remove_idle",
+              on_click=_on_remove_idle, args=(float(days),), icon=":material/cleaning_services:")
