@@ -255,8 +255,8 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGINT, on_signal)
     dep.start()
     where = ", ".join(f"http://{a}:{args.port}" for a in addresses(args.address))
-    print(f"lab class: {args.procs} app process(es){' behind nginx' if args.procs > 1 else ''}; "
-          f"students open {where}", flush=True)
+    print(f"lab class: ready, {args.procs} app process(es){' behind nginx' if args.procs > 1 else ''} on "
+          f"{args.address}:{args.port} ({where})", flush=True)
     try:
         while not stop["now"]:
             if any(p.poll() is not None for p in dep.children):

@@ -89,7 +89,8 @@ def test_lab_class_refuses_a_broken_config(tmp_path):
 def test_lab_class_starts_class_mode_and_prints_the_address(args, address, port):
     out = lab("class", *args, env={"RAG_METRICS_TEACHER_KEY": KEY})
     argv = command(out)
-    assert option(argv, "--server.address") == address and option(argv, "--server.port") == port
+    assert argv[1:4] == ["-m", "rag_metrics.deploy", "--procs"]   # the class deployment (N processes + nginx)
+    assert option(argv, "--address") == address and option(argv, "--port") == port
     assert "Students open" in out.stderr
     if address not in ("0.0.0.0", "::"):
         assert f"http://{address}:{port}" in out.stderr
@@ -106,6 +107,19 @@ def test_lab_class_with_the_key_in_the_config_file(tmp_path):
     cfg = tmp_path / "lab.toml"
     cfg.write_text(f'[lab]\nteacher_key = "{KEY}"\n')
     assert command(lab("class", env={"RAG_METRICS_CONFIG": str(cfg)}))
+
+
+@pytest.mark.parametrize("procs,expected", [("1", "1"), ("3", "3"), ("--procs=2", "2")])
+def test_lab_class_runs_the_processes_asked_for(procs, expected):
+    args = [procs] if procs.startswith("--") else ["--procs", procs]
+    argv = command(lab("class", *args, env={"RAG_METRICS_TEACHER_KEY": KEY}))
+    assert option(argv, "--procs") == expected
+
+
+@pytest.mark.parametrize("bad", ["abc", "0", ""])
+def test_lab_class_refuses_a_bad_procs(bad):
+    out = lab("class", "--procs", bad, env={"RAG_METRICS_TEACHER_KEY": KEY})
+    assert out.returncode == 2 and "--procs" in out.stderr
 
 
 @pytest.mark.parametrize("bad", ["abc", "0", "70000", ""])
