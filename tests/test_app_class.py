@@ -210,7 +210,8 @@ def test_a_sign_in_lasts_for_the_browsers_tabs_until_sign_out(klass, monkeypatch
     tab = klass.tab("t")  # a reload or another tab of the teacher's browser
     assert caller_of(tab).role == "teacher"
     assert caller_of(klass.tab("s")).role == "student"  # another browser is not
-    klass.jars["s"][TEACHER_COOKIE] = klass.jars["t"][TEACHER_COOKIE][:-1] + "0"  # a forged token
+    real = klass.jars["t"][TEACHER_COOKIE]
+    klass.jars["s"][TEACHER_COOKIE] = real[:-1] + ("1" if real.endswith("0") else "0")  # a forged token
     assert caller_of(klass.tab("s")).role == "student"
     tab.button(key="identity_sign_out").click().run()
     no_exception(tab)
@@ -343,7 +344,7 @@ def test_a_students_upload_is_neither_listed_nor_removable_elsewhere(klass):
     no_exception(two)
     assert not any("my run" in o for o in two.selectbox(key="system").options)
     assert not any(b.key == "systems_remove_my run" for b in two.button)
-    df = next(d.value for d in two.dataframe if "judged@5" in d.value.columns)
+    df = next(d.value for d in two.dataframe if "system" in d.value.columns)  # judged@K only when meaningful (issue 19)
     assert list(df["system"]) == ["bundled dense"]
     linked = klass.tab("two", {"system": "my run"})
     assert any("Ignored system=" in w.value for w in linked.warning)
