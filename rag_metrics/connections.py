@@ -61,14 +61,32 @@ def server_env(caller: Caller | None = None, config: ServerConfig | None = None,
     return ServerEnv(caller or operator(), config if config is not None else load_server_config(), variables)
 
 
+def _fail_closed() -> ServerEnv | None:
+    """On a class server (``RAG_METRICS_CLASS_MODE``), a connection built without a session's
+    :class:`ServerEnv` gets a student's policy, never the operator's: a code path that forgot to
+    pass one fails closed."""
+    from rag_metrics.access import STUDENT
+    from rag_metrics.workspace import class_mode
+
+    return ServerEnv(Caller(STUDENT), load_server_config()) if class_mode() else None
+
+
 def policy_of(env: Mapping[str, str] | None) -> OutboundPolicy:
-    """The outbound policy ``env`` carries (open for a plain mapping or None: the CLI, the operator)."""
-    return env.policy if isinstance(env, ServerEnv) else OutboundPolicy.open()
+    """The outbound policy ``env`` carries (open for a plain mapping or None: the CLI, the operator;
+    on a class server a student's, see :func:`_fail_closed`)."""
+    if isinstance(env, ServerEnv):
+        return env.policy
+    closed = _fail_closed()
+    return closed.policy if closed is not None else OutboundPolicy.open()
 
 
 def folders_of(env: Mapping[str, str] | None) -> FolderPolicy:
-    """The folder policy ``env`` carries (any folder for a plain mapping or None)."""
-    return env.folders if isinstance(env, ServerEnv) else FolderPolicy.open()
+    """The folder policy ``env`` carries (any folder for a plain mapping or None; on a class server
+    a student's)."""
+    if isinstance(env, ServerEnv):
+        return env.folders
+    closed = _fail_closed()
+    return closed.folders if closed is not None else FolderPolicy.open()
 
 
 def typed_in_class(env: Mapping[str, str] | None) -> bool:

@@ -281,3 +281,32 @@ def test_qdrant_plain_http_is_pinned_to_the_checked_address(lab):
     # "qdrant.test" resolves nowhere else: the request arrived only because it went to the checked address
     assert lab["open"].received and f"127.0.0.1:{port}".encode() in lab["open"].all_bytes()
     _assert_clean(*lab.values())
+
+
+# ---- fail closed: a class server never treats a missing session environment as the operator --------------
+@pytest.mark.parametrize("template", ["${HOME}", "http://h/${SECRET_X}", "Bearer ${RAG_METRICS_JUDGE_KEY}"])
+def test_a_class_server_without_a_session_env_resolves_nothing(monkeypatch, template):
+    from rag_metrics.errors import InputError
+    from rag_metrics.systems.secrets import resolve
+
+    monkeypatch.setenv("SECRET_X", "s3cr3t")
+    monkeypatch.setenv("RAG_METRICS_JUDGE_KEY", "judge-secret")
+    assert "${" not in resolve(template, "url") or template == ""  # single user: resolved
+    monkeypatch.setenv("RAG_METRICS_CLASS_MODE", "1")
+    with pytest.raises(InputError, match="class"):
+        resolve(template, "url")
+
+
+@pytest.mark.parametrize("url", ["http://127.0.0.1:9/x", "http://169.254.169.254/latest", "http://10.0.0.1/"])
+def test_a_class_server_without_a_session_env_gets_a_students_policy(monkeypatch, tmp_path, url):
+    from rag_metrics.connections import folders_of, policy_of
+    from rag_metrics.outbound import PolicyError
+
+    monkeypatch.setenv("RAG_METRICS_CONFIG", str(tmp_path / "lab.toml"))
+    (tmp_path / "lab.toml").write_text(f'[lab]\ndata_roots = ["{tmp_path / "data"}"]\n')
+    policy_of(None).check_url(url)  # single user: open
+    monkeypatch.setenv("RAG_METRICS_CLASS_MODE", "1")
+    with pytest.raises(PolicyError):
+        policy_of(None).check_url(url)
+    with pytest.raises(Exception, match="data folders"):
+        folders_of(None).confine(str(tmp_path / "elsewhere"))

@@ -66,6 +66,12 @@ def references(template: str) -> list[str]:
     return _REF.findall(template)
 
 
+def _class_server() -> bool:
+    from rag_metrics.workspace import class_mode
+
+    return class_mode()
+
+
 def resolve(template: str, setting: str, env: Mapping[str, str] | None = None) -> str:
     """``template`` with every ``${VAR}`` replaced by its value from ``env`` (default ``os.environ``).
 
@@ -74,6 +80,8 @@ def resolve(template: str, setting: str, env: Mapping[str, str] | None = None) -
     InputError
         Naming the setting and the variable when a reference is not set.
     """
+    if env is None and _class_server():
+        env = Variables(None)  # fail closed: a class server never resolves a reference no session vouched for
     if isinstance(env, Variables) and env.closed:
         if _REF.search(template):
             raise env.refusal(setting)
