@@ -125,7 +125,7 @@ with left:
     st.metric("A better", counts["A better"], border=True)
     st.metric("Tie", counts["tie"], border=True)
 with right:
-    st.altair_chart(cv.per_query_chart(deltas, f"{views.label(metric)}@{k}"), width="stretch")
+    views.chart(cv.per_query_chart(deltas, f"{views.label(metric)}@{k}"))
 
 views.section(f"Per category: {views.label(metric)}@{k}", "So a gain in one kind of question cannot hide a loss in "
               f"another. Bars: mean B − A; black lines: {CI_CONFIDENCE:.0%} paired t-interval of each category "
@@ -133,7 +133,7 @@ views.section(f"Per category: {views.label(metric)}@{k}", "So a gain in one kind
 cat = cache.ab_category_table(a, b, ea.key, eb.key, metric, k)
 left, right = st.columns([1, 1], gap="large")
 with left:
-    st.altair_chart(cv.category_chart(cat, f"{views.label(metric)}@{k}"), width="stretch")
+    views.chart(cv.category_chart(cat, f"{views.label(metric)}@{k}"))
 with right:
     st.dataframe(
         {"Category": cat["category"], "n": cat["n"], "A": [views.fmt(v) for v in cat["mean_a"]],

@@ -50,7 +50,7 @@ from typing import Any
 
 from rag_metrics.access import STUDENT, TEACHER, Caller
 from rag_metrics.errors import InputError
-from rag_metrics.files import atomic_write_text
+from rag_metrics.files import atomic_write_text, loads_json
 
 __all__ = [
     "CLASS_DIR",
@@ -259,10 +259,13 @@ class SeatRegistry:
         """``(seat records, damaged)``: a missing file is no seat; a damaged one reads as no seat
         and is kept aside on the next write."""
         try:
-            raw = json.loads(self.path.read_text(encoding="utf-8"))
+            text = self.path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return [], False
         except (OSError, ValueError):
+            return [], True
+        raw, msg, _ = loads_json(text)
+        if msg is not None:
             return [], True
         seats = raw.get("seats") if isinstance(raw, dict) else None
         if not isinstance(seats, list):

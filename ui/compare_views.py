@@ -3,6 +3,7 @@
 its widgets, and its charts."""
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -222,36 +223,53 @@ def verdict_rows(table: pd.DataFrame, names: list[str] | None = None) -> dict[st
 
 
 # ---- charts --------------------------------------------------------------------------------------
-def per_query_chart(deltas: pd.DataFrame, metric_label: str, height: int = 280) -> alt.Chart:
-    """One bar per query: B - A, sorted, coloured by outcome."""
-    df = deltas.copy()
-    df = df.sort_values(["delta", "query_id"], ascending=[False, True]).reset_index(drop=True)
-    df["order"] = range(len(df))
-    return alt.Chart(df).mark_bar().encode(
+@functools.lru_cache(maxsize=64)
+def _per_query_template(metric_label: str, height: int, labels: bool) -> dict:
+    """The spec of :func:`per_query_chart` without its data (built and validated once per shape)."""
+    return alt.Chart(alt.Data(name="deltas")).mark_bar().encode(
         x=alt.X("query_id:N", sort=alt.SortField("order"), title="query (sorted by B − A)",
-                axis=alt.Axis(labels=len(df) <= 40, labelAngle=-60)),
+                axis=alt.Axis(labels=labels, labelAngle=-60)),
         y=alt.Y("delta:Q", title=f"{metric_label}: B − A"),
         color=alt.Color("outcome:N", scale=alt.Scale(domain=list(OUTCOME_COLORS), range=list(OUTCOME_COLORS.values())),
                         legend=alt.Legend(orient="top", title=None)),
-        tooltip=["query_id", "category", alt.Tooltip("a:Q", format=".3f", title="A"),
+        tooltip=["query_id:N", "category:N", alt.Tooltip("a:Q", format=".3f", title="A"),
                  alt.Tooltip("b:Q", format=".3f", title="B"), alt.Tooltip("delta:Q", format="+.3f", title="B − A"),
-                 "outcome"],
-    ).properties(height=height)
+                 "outcome:N"],
+    ).properties(height=height).to_dict()
 
 
-def category_chart(cat: pd.DataFrame, metric_label: str, height: int = 240) -> alt.LayerChart:
-    """Mean B - A per category with its 95 % CI; a zero line."""
-    df = cat.copy()
-    df["label"] = [f"{c} (n = {n})" for c, n in zip(df["category"], df["n"])]
-    df["sign"] = ["B better" if d > 0 else ("A better" if d < 0 else "tie") for d in df["delta"]]
+def per_query_chart(deltas: pd.DataFrame, metric_label: str, height: int = 280) -> dict:
+    """One bar per query: B - A, sorted, coloured by outcome (a Vega-Lite spec with its data; the spec
+    itself is built once per shape, so a rerun only fills in the rows)."""
+    df = deltas.copy()
+    df = df.sort_values(["delta", "query_id"], ascending=[False, True]).reset_index(drop=True)
+    df["order"] = range(len(df))
+    cols = [c for c in ("query_id", "category", "a", "b", "delta", "outcome", "order") if c in df.columns]
+    return views.fill_chart(_per_query_template(metric_label, height, len(df) <= 40), deltas=df[cols])
+
+
+@functools.lru_cache(maxsize=64)
+def _category_template(metric_label: str, height: int) -> dict:
     y = alt.Y("label:N", sort=None, title=None, axis=alt.Axis(labelLimit=260))
-    bars = alt.Chart(df).mark_bar(height=16).encode(
+    data = alt.Data(name="categories")
+    bars = alt.Chart(data).mark_bar(height=16).encode(
         y=y, x=alt.X("delta:Q", title=f"{metric_label}: B − A (95% CI)"),
         color=alt.Color("sign:N", scale=alt.Scale(domain=list(OUTCOME_COLORS), range=list(OUTCOME_COLORS.values())),
                         legend=None),
-        tooltip=["category", "n", alt.Tooltip("mean_a:Q", format=".3f", title="A"),
+        tooltip=["category:N", "n:Q", alt.Tooltip("mean_a:Q", format=".3f", title="A"),
                  alt.Tooltip("mean_b:Q", format=".3f", title="B"), alt.Tooltip("delta:Q", format="+.3f"),
                  alt.Tooltip("ci_low:Q", format="+.3f"), alt.Tooltip("ci_high:Q", format="+.3f")])
-    err = alt.Chart(df).mark_rule(color="#333").encode(y=y, x="ci_low:Q", x2="ci_high:Q")
-    zero = alt.Chart(pd.DataFrame({"x": [0]})).mark_rule(color="#555", strokeDash=[3, 3]).encode(x="x:Q")
-    return (bars + err + zero).properties(height=max(height, 34 * len(df)))
+    err = alt.Chart(data).mark_rule(color="#333").encode(y=y, x="ci_low:Q", x2="ci_high:Q")
+    zero = alt.Chart(alt.Data(name="zero")).mark_rule(color="#555", strokeDash=[3, 3]).encode(x="x:Q")
+    return alt.layer(bars, err, zero).properties(height=height).to_dict()
+
+
+def category_chart(cat: pd.DataFrame, metric_label: str, height: int = 240) -> dict:
+    """Mean B - A per category with its 95 % CI; a zero line (a Vega-Lite spec with its data)."""
+    df = cat.copy()
+    df["label"] = [f"{c} (n = {n})" for c, n in zip(df["category"], df["n"])]
+    df["sign"] = ["B better" if d > 0 else ("A better" if d < 0 else "tie") for d in df["delta"]]
+    cols = [c for c in ("label", "sign", "category", "n", "mean_a", "mean_b", "delta", "ci_low", "ci_high")
+            if c in df.columns]
+    return views.fill_chart(_category_template(metric_label, max(height, 34 * len(df))), categories=df[cols],
+                            zero=[{"x": 0}])

@@ -95,6 +95,12 @@ def _fill(template: dict, **datasets: pd.DataFrame | list[dict]) -> dict:
     return spec
 
 
+def fill_chart(template: dict, **datasets: pd.DataFrame | list[dict]) -> dict:
+    """A chart spec made once (``alt.Data(name=...)`` placeholders, ``to_dict()`` cached) filled with
+    this rerun's rows: Altair builds and validates a spec only once per shape, never per rerun."""
+    return _fill(template, **datasets)
+
+
 def metric_scale(metrics: Sequence[str]) -> alt.Scale:
     """Colour scale of a chart whose colour field holds metric labels: each metric its colour."""
     return alt.Scale(**chart_style.metric_scale(metrics, label))
