@@ -50,6 +50,15 @@ with right:
     else:
         views.chart(views.rank_histogram(hist, k))
 
+absent = res.absent()
+if len(absent):
+    views.section(f"Not in the log: {len(absent)} question(s)",
+                  f"The system's results have no entry for these golden questions (a RAG log or run that covers "
+                  f"part of the golden set). They are not retrieval failures and are not listed below: "
+                  f"{views.answered_absent(res)}; the sidebar's conventions switch.")
+    with st.expander(f"The {len(absent)} question(s) not in the log", icon=":material/help:"):
+        st.dataframe(absent, hide_index=True, width="stretch")
+
 if len(fails) == 0:
     st.success(f"No failure at K = {k}: every in-scope question has a relevant {unit} in its top {k}.",
                icon=":material/check_circle:")

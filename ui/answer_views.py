@@ -24,7 +24,7 @@ from rag_metrics.evaluate import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED
 from ui import cache, compare_views, views
 
 __all__ = ["CurrentAnswers", "compare_section", "current", "dashboard_section", "presenter_section", "publish",
-           "report_inputs"]
+           "report_inputs", "stored_answer_systems", "system_answers"]
 
 _PUBLISHED = "_answers_published"
 ANSWERS_PAGE = "pages/answers.py"
@@ -49,20 +49,53 @@ def publish(items: Any, items_key: str, source: str) -> None:
     st.session_state[_PUBLISHED] = (tuple(items), items_key, source)
 
 
-def _sources() -> list[tuple[tuple, str, str, Any, str]]:
-    """``(items, items key, source, LLM judge run or None, its key)``: the published answers, then
-    the shipped sample (cheap: reads the session and cached files, scores nothing)."""
+def stored_answer_systems(corpus_name: str) -> list[str]:
+    """Systems stored for a corpus whose upload is a RAG log or trace export (answers to judge)."""
+    from rag_metrics.systems.store import SystemStore
+
+    return [s.name for s in SystemStore.for_corpus(corpus_name).answer_logs()]
+
+
+def system_answers(corpus_name: str, name: str) -> tuple[tuple, str, str, Any] | None:
+    """``(items, items key, source, reader report)`` of the stored system ``name`` when its upload is
+    a RAG log or trace export with answers; None otherwise (one upload on Systems, no second one)."""
+    from rag_metrics.answers.data import items_fingerprint
+    from rag_metrics.errors import InputError
+    from rag_metrics.systems.store import SystemStore
+
+    store = SystemStore.for_corpus(corpus_name)
+    spec = next((s for s in store.answer_logs() if s.name == name), None)
+    if spec is None:
+        return None
+    try:
+        data = store.read_upload(spec)
+    except InputError:
+        return None
+    items, rep = cache.answers_upload(data, spec.filename or str(spec.file), spec.name)
+    if not any(it.answer for it in items):
+        return None
+    return tuple(items), items_fingerprint(items), f"System {spec.name} ({spec.filename})", rep
+
+
+def _sources(ctx: Any = None) -> list[tuple[tuple, str, str, Any, str]]:
+    """``(items, items key, source, LLM judge run or None, its key)``: the sidebar system's answers
+    (a stored RAG log or trace export), the published answers, then the shipped sample (cheap: reads
+    the session and cached files, scores nothing)."""
     from rag_metrics.answers.data import items_fingerprint
     from ui import answers as ua
 
     found = []
+    if ctx is not None and ctx.settings.system:
+        mine = system_answers(ctx.settings.corpus, ctx.settings.system)
+        if mine is not None:
+            found.append(mine[:3])
     pub = st.session_state.get(_PUBLISHED)
-    if isinstance(pub, tuple) and len(pub) == 3:
+    if isinstance(pub, tuple) and len(pub) == 3 and all(pub[1] != f[1] for f in found):
         found.append(pub)
     items, _ = cache.answers_sample()
     sample = tuple(items)
     key = items_fingerprint(sample)
-    if not found or found[0][1] != key:
+    if all(f[1] != key for f in found):
         found.append((sample, key, "Shipped sample answers"))
     out = []
     for its, k, source in found:
@@ -84,7 +117,7 @@ def _resolve(sources: list, golden: Any, golden_fp: str) -> CurrentAnswers | Non
 def current(ctx: Any) -> CurrentAnswers | None:
     """The answers to ``ctx``'s golden set (see the module doc), or ``None``."""
     with st.spinner("Scoring the answers offline (cached sentence vectors)…"):
-        return _resolve(_sources(), ctx.golden, ctx.key.golden)
+        return _resolve(_sources(ctx), ctx.golden, ctx.key.golden)
 
 
 def _ci(r: dict) -> str:
@@ -174,7 +207,7 @@ def report_inputs(ctx: Any) -> tuple[str, Callable[[], Any]]:
     """``(cache key, compute)`` of the report's answer section: the key is cheap (which answers, which
     golden set, which LLM run); ``compute()`` returns the
     :class:`~rag_metrics.answers.summary.AnswerSection` or ``None`` (it scores on first use, cached)."""
-    sources, golden, golden_fp = _sources(), ctx.golden, ctx.key.golden
+    sources, golden, golden_fp = _sources(ctx), ctx.golden, ctx.key.golden
     key = golden_fp + "|" + "|".join(f"{s[1]}:{s[4]}" for s in sources)
 
     def compute() -> Any:

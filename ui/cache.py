@@ -715,11 +715,11 @@ def answers_sample() -> tuple:
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def answers_upload(data: bytes, filename: str) -> tuple:
-    """Answer items of an uploaded RAG log and the reader's report."""
+def answers_upload(data: bytes, filename: str, system: str | None = None) -> tuple:
+    """Answer items of an uploaded RAG log (or trace export) and the reader's report."""
     from rag_metrics.answers.data import parse_answers
 
-    return parse_answers(data, filename)
+    return parse_answers(data, filename, system)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)

@@ -59,10 +59,12 @@ def _extras(text: str, suffix: str) -> dict[int, dict]:
     return out
 
 
-def parse_answers(data: bytes | str, filename: str) -> tuple[list[AnswerItem], ValidationReport]:
-    """Answer items of a RAG log file, and every problem found (see the module doc).
+def parse_answers(data: bytes | str, filename: str, system: str | None = None
+                  ) -> tuple[list[AnswerItem], ValidationReport]:
+    """Answer items of a RAG log file (or trace export), and every problem found (see the module doc).
 
     Rows without an answer column are kept (their answer metrics get status ``empty_answer``).
+    ``system`` names the answering system of rows that do not say (default: the file name).
     """
     from rag_metrics.systems.raglog import parse_rag_log
 
@@ -74,7 +76,7 @@ def parse_answers(data: bytes | str, filename: str) -> tuple[list[AnswerItem], V
     suffix = PurePath(filename).suffix.lower()
     text = data.decode("utf-8-sig", errors="replace") if isinstance(data, bytes) else data
     extras = _extras(text, suffix) if log.rows else {}
-    default_system = log.name
+    default_system = system or log.name
     items = []
     for r in log.rows:
         ex = extras.get(r.line or -1, {})

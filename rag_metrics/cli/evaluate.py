@@ -55,8 +55,9 @@ def run(args: argparse.Namespace) -> int:
     chunk_to_doc = id_to_doc(trec_run, golden) if opts.level == "document" else None
     res = evaluate(golden, trec_run, opts, chunk_to_doc=chunk_to_doc)
     if res.n_queries == 0:
-        raise InputError(f"{args.run}: no golden query of {args.qrels} is in the run, and --missing skip leaves "
-                         "nothing to average; check that the run and the qrels use the same query ids")
+        raise InputError(f"{args.run}: no golden query of {args.qrels} is in the run, and --missing skip "
+                         "(--only-answered) leaves nothing to average; check that the run and the qrels use the same "
+                         "query ids")
     all_keys = list(dict.fromkeys(keys + [k for k, _ in thresholds]))
     means = {str(k): res.mean(k) for k in all_keys}
     progress(f"evaluated {res.n_queries:,} queries in {time.perf_counter() - t:.1f}s")
@@ -77,6 +78,8 @@ def run(args: argparse.Namespace) -> int:
         if cis:
             doc["ci95"] = {k: list(v) for k, v in cis.items()}
         doc["n_out_of_scope"] = res.n_out_of_scope
+        doc["n_answered"], doc["n_absent"] = res.n_answered, res.n_absent
+        doc["absent_questions"] = "skipped" if opts.missing_queries == "skip" else "counted as 0"
         if per_query is not None:
             doc["per_query"] = per_query
         json.dump(doc, out, indent=2 if not args.per_query else None, allow_nan=True)
@@ -110,7 +113,13 @@ def run(args: argparse.Namespace) -> int:
             rows.append(cells)
         oos = (f", {res.n_out_of_scope} out of scope excluded"
                if res.n_out_of_scope and opts.out_of_scope == "exclude" else "")
-        print(f"{res.n_queries} queries{oos}; run {trec_run.name!r}; relevance level {opts.relevance_level}", file=out)
+        absent = ""
+        if res.n_absent:
+            absent = (f"; {res.n_answered} answered, {res.n_absent} not in the run "
+                      + ("(left out: --only-answered)" if opts.missing_queries == "skip" else
+                         "(counted as 0, trec_eval -c; --only-answered leaves them out)"))
+        print(f"{res.n_queries} queries{oos}{absent}; run {trec_run.name!r}; relevance level {opts.relevance_level}",
+              file=out)
         print(table(["k"] + names, rows), file=out)
         if per_query is not None:
             print(file=out)

@@ -223,6 +223,34 @@ class SystemStore:
                 (self.folder / s.file).unlink(missing_ok=True)
         return True
 
+    def read_upload(self, spec: SystemSpec) -> bytes:
+        """The bytes of a stored upload (InputError when its file is gone)."""
+        p = self.folder / str(spec.file)
+        try:
+            return p.read_bytes()
+        except OSError:
+            raise InputError(f"the file of system {spec.name!r} ({spec.file}) is missing from {self.folder}; "
+                             "remove the system and upload it again") from None
+
+    def answer_logs(self) -> list[SystemSpec]:
+        """Stored uploads that are RAG logs or trace exports (they may hold generated answers): the
+        Answers page judges them without a second upload."""
+        from rag_metrics.systems.raglog import looks_like_rag_log
+
+        out = []
+        for spec in self.specs():
+            if spec.kind != "upload" or not spec.file:
+                continue
+            p = self.folder / spec.file
+            try:
+                with open(p, "rb") as f:
+                    head = f.read(65536)
+            except OSError:
+                continue
+            if looks_like_rag_log(head, spec.filename or p.name):
+                out.append(spec)
+        return out
+
     # ---- systems ------------------------------------------------------------------------------
     def memo(self) -> Any:
         """The result memo of this store's live systems, kept on disk beside them
