@@ -1,0 +1,124 @@
+"""One upload, everything (AppTest): a Phoenix-shaped trace export added once as a system shows its
+retrieval on the Dashboard (equal to the CLI), its absent questions as "not in the log" on Failures,
+its answers on the Dashboard and on the Answers page without a second upload, remembered on return."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from rag_metrics.cli import main
+from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
+from rag_metrics.systems.store import SystemStore
+from tests.app_helpers import goto, library_result, no_exception, sample_golden
+from tests.test_systems_traces import phoenix_flat
+
+ROOT = Path(__file__).resolve().parents[1]
+GOLDEN_PATH = ROOT / "sample_corpus" / "golden.jsonl"
+N_LOGGED = 40
+
+
+def _chunks():
+    from rag_metrics.corpus import load_corpus
+    from rag_metrics.retrieval.chunking import chunk_corpus
+
+    return chunk_corpus(load_corpus(ROOT / "sample_corpus" / "docs"))
+
+
+def _export(chunks) -> str:
+    """The dense top 5 of the first 40 golden questions as Phoenix spans (ids, contents, answers)."""
+    text = {c.id: c.text for c in chunks}
+    res = library_result("dense")
+    recs = []
+    for n, q in enumerate(list(sample_golden())[:N_LOGGED]):
+        ids = res.ranking(q.id)["id"].tolist()[:5]
+        docs = [(i, text.get(i, ""), 1.0 - r / 10) for r, i in enumerate(ids)]
+        answer = text.get(ids[0], "No answer.").split(". ")[0] + "."
+        recs += phoenix_flat(f"trace-{n:03d}", q.question, docs, answer)
+    return "\n".join(json.dumps(r) for r in recs) + "\n"
+
+
+@pytest.fixture
+def traced(app_env, tmp_path):
+    chunks = _chunks()
+    data = _export(chunks)
+    path = tmp_path / "phoenix_spans.jsonl"
+    path.write_text(data, encoding="utf-8")
+    spec, rep = SystemStore.for_corpus("sample_corpus").add_upload("my traces", "phoenix_spans.jsonl", data.encode(),
+                                                                   chunks)
+    assert spec is not None, rep.lines()
+    return path
+
+
+def _open(params: dict | None = None):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    for name, value in (params or {}).items():
+        at.query_params[name] = value
+    at.run()
+    no_exception(at)
+    return at
+
+
+def _cli(path: Path, capsys, *extra: str) -> dict:
+    keys = ",".join(f"{m}@5" for m in DEFAULT_METRICS)
+    capsys.readouterr()
+    assert main(["evaluate", "--qrels", str(GOLDEN_PATH), "--run", str(path), "--metrics", keys, "--format", "json",
+                 *extra]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _cards(at) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric if "@" in m.label}
+
+
+def test_dashboard_shows_the_export_with_counts_and_answers(traced, capsys):
+    at = _open({"system": "my traces"})
+    cli = _cli(traced, capsys)
+    assert _cards(at) == {f"{METRICS[m].label}@5": f"{cli['metrics'][f'{m}@5']:.3f}" for m in DEFAULT_METRICS}
+    captions = " ".join(c.value for c in at.caption)
+    assert cli["n_answered"] == N_LOGGED - sum(1 for q in list(sample_golden())[:N_LOGGED] if not q.in_scope)
+    assert f"{cli['n_answered']} answered · {cli['n_absent']} not in the log (counted as 0, trec_eval -c)" in captions
+    # the answers of the same upload, beside the retrieval metrics
+    assert "System my traces" in captions and "40 answers" in captions
+    # only the answered questions: a labelled sidebar option, equal to the CLI's --only-answered
+    at.radio(key="missing_queries").set_value("skip").run()
+    no_exception(at)
+    only = _cli(traced, capsys, "--only-answered")
+    assert _cards(at) == {f"{METRICS[m].label}@5": f"{only['metrics'][f'{m}@5']:.3f}" for m in DEFAULT_METRICS}
+    assert "left out of the means" in " ".join(c.value for c in at.caption)
+
+
+def test_failures_lists_absent_questions_as_not_in_the_log(traced):
+    at = goto(_open({"system": "my traces"}), "pages/failures.py")
+    golden = sample_golden()
+    absent = [q for q in list(golden)[N_LOGGED:] if q.in_scope]
+    md = " ".join(m.value for m in at.subheader)
+    assert f"Not in the log: {len(absent)} question(s)" in md
+    titles = [e.label for e in at.expander]
+    assert any(f"The {len(absent)} question(s) not in the log" in t for t in titles)
+    # no absent question is listed as a retrieval failure
+    failure_titles = [t for t in titles if " · " in t]
+    assert not any(t.startswith(f"{q.id} · ") for q in absent for t in failure_titles)
+    table = next(d.value for d in at.dataframe if list(d.value.columns) == ["query_id", "category", "question"])
+    assert table["query_id"].tolist() == [q.id for q in absent]
+
+
+def test_answers_page_judges_the_stored_export_and_remembers_it(traced):
+    at = goto(_open({"system": "my traces"}), "pages/answers.py")
+    assert not at.error, [e.value for e in at.error]
+    radio = at.radio(key="answers_source")
+    assert radio.value == "A system added on Systems"
+    assert at.selectbox(key="answers_system").value == "my traces"
+    items = at.selectbox(key="answers_item").options
+    assert len(items) == N_LOGGED and items[0].startswith("trace-000")
+    # leave and come back: the source is remembered
+    goto(at, "pages/dashboard.py")
+    goto(at, "pages/answers.py")
+    assert at.radio(key="answers_source").value == "A system added on Systems"
+    at.radio(key="answers_source").set_value("Shipped sample answers").run()
+    goto(at, "pages/dashboard.py")
+    goto(at, "pages/answers.py")
+    assert at.radio(key="answers_source").value == "Shipped sample answers"
