@@ -6,6 +6,7 @@ import streamlit as st
 from rag_metrics import readouts
 from rag_metrics.errors import InputError
 from ui import cache, state, views
+from ui import systems as systems_ui
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -128,6 +129,20 @@ st.dataframe(
                    "id": st.column_config.TextColumn("Chunk", width="medium"),
                    "score": st.column_config.NumberColumn("Score", format="%.3f", width="small"),
                    "text": st.column_config.TextColumn("Text", width="large")})
+unmatched = systems_ui.unmatched_contexts(ctx, ranked["id"])
+if len(unmatched):
+    st.markdown(f"**Contexts that match no chunk ({len(unmatched)} in the top {k})**")
+    st.caption("The log's context text, the closest chunk of this corpus and its similarity (rapidfuzz ratio, "
+               "0-100). Below the match threshold, the context matches no chunk: it keeps its rank as a "
+               "retrieved item no label carries, so it counts as non-relevant. Lower the threshold on the "
+               "Systems page, or log the chunk ids, if these are the same passages.")
+    st.dataframe(unmatched[["id", "context", "closest_chunk", "similarity", "closest_text"]], hide_index=True,
+                 width="stretch",
+                 column_config={"id": st.column_config.TextColumn("Context", width="small"),
+                                "context": st.column_config.TextColumn("Logged text", width="large"),
+                                "closest_chunk": st.column_config.TextColumn("Closest chunk", width="medium"),
+                                "similarity": st.column_config.NumberColumn("Similarity", format="%.1f"),
+                                "closest_text": st.column_config.TextColumn("Its text", width="large")})
 st.markdown(f"**The arithmetic at K = {k}**")
 expl["metric"] = [f"{views.label(m)}@{kk}" if kk else views.label(m) for m, kk in zip(expl["metric"], expl["k"])]
 expl["value"] = [views.fmt(v) for v in expl["value"]]

@@ -122,3 +122,26 @@ def test_answers_page_judges_the_stored_export_and_remembers_it(traced):
     goto(at, "pages/dashboard.py")
     goto(at, "pages/answers.py")
     assert at.radio(key="answers_source").value == "Shipped sample answers"
+
+
+def test_drill_down_shows_unmatched_contexts_with_the_closest_chunk(app_env):
+    chunks = _chunks()
+    golden = sample_golden()
+    q = next(q for q in golden if q.in_scope)
+    near = chunks[3].text[: len(chunks[3].text) // 2]  # half a chunk: below the 90 threshold
+    docs = [(None, chunks[0].text, 0.9), (None, near, 0.8), (None, "Text from another product entirely.", 0.7)]
+    recs = phoenix_flat("t-1", q.question, docs, "An answer.")
+    for d in recs[1]["attributes.retrieval.documents"]:
+        d.pop("document.id")
+    data = "\n".join(json.dumps(r) for r in recs) + "\n"
+    spec, rep = SystemStore.for_corpus("sample_corpus").add_upload("texts only", "spans.jsonl", data.encode(), chunks)
+    assert spec is not None, rep.lines()
+    at = goto(_open({"system": "texts only"}), "pages/failures.py")
+    at.selectbox(key="drill_query").set_value(q.id).run()
+    no_exception(at)
+    assert any("Contexts that match no chunk (2 in the top 5)" in m.value for m in at.markdown)
+    table = next(d.value for d in at.dataframe if "closest_chunk" in d.value.columns)
+    assert table["context"].tolist() == [near, "Text from another product entirely."]
+    assert table["closest_chunk"].iloc[0] == chunks[3].id
+    assert 50 < table["similarity"].iloc[0] < 90
+    assert table["closest_text"].iloc[0] == chunks[3].text

@@ -245,3 +245,18 @@ def test_cli_answers_reads_a_trace_export(tmp_path, capsys):
     code, out, err = _cli(capsys, "answers", "--data", p, "--format", "json")
     assert code == 0, err
     assert "context_support" in out
+
+
+def test_unmatched_contexts_named_with_the_closest_chunk():
+    chunks = {"c1": "Alpha text about the first thing.", "c2": "Beta text about the second thing entirely."}
+    recs = phoenix_flat("t1", "What is alpha?", [(None, "Alpha text about the first thing.", 1.0),
+                                                 (None, "Beta text about", 0.5), (None, "zzz", 0.1)])
+    for d in recs[1]["attributes.retrieval.documents"]:
+        d.pop("document.id")
+    log, rep = parse_rag_log(_jsonl(recs), "spans.jsonl")
+    system = RagLogSystem(log, chunks)
+    ids = system.rank({"q": "What is alpha?"}, 10).run.ids.tolist()
+    df = system.unmatched_contexts(ids)
+    assert df["context"].tolist() == ["Beta text about", "zzz"]
+    assert df["closest_chunk"].iloc[0] == "c2" and 0 < df["similarity"].iloc[0] < 90
+    assert (df["threshold"] == 90).all() and df["id"].str.startswith("unmatched:").all()

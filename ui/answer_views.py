@@ -85,8 +85,9 @@ def _sources(ctx: Any = None) -> list[tuple[tuple, str, str, Any, str]]:
     from ui import answers as ua
 
     found = []
-    if ctx is not None and ctx.settings.system:
-        mine = system_answers(ctx.settings.corpus, ctx.settings.system)
+    settings = getattr(ctx, "settings", None)
+    if settings is not None and settings.system:
+        mine = system_answers(settings.corpus, settings.system)
         if mine is not None:
             found.append(mine[:3])
     pub = st.session_state.get(_PUBLISHED)

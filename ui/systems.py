@@ -34,6 +34,7 @@ __all__ = [
     "systems_of",
     "stored_names",
     "systems_table",
+    "unmatched_contexts",
 ]
 
 KEY_UPLOAD = "systems_upload"
@@ -103,6 +104,27 @@ def judged_note(ctx: Any) -> None:
     if failed:
         st.warning(f"{failed} question(s) failed on {views.esc(ctx.settings.system_name)} and count as retrieving "
                    "nothing; see which and retry them on the Systems page.", icon=":material/warning:")
+
+
+def unmatched_contexts(ctx: Any, ids: Any) -> pd.DataFrame:
+    """For the drill-down: the logged contexts behind ``unmatched:...`` ids among ``ids`` (the current
+    system's ranking), with the closest chunk, its text and similarity; empty when there is none."""
+    from rag_metrics.systems.textmatch import UNMATCHED_PREFIX
+
+    ids = [str(i) for i in ids if str(i).startswith(UNMATCHED_PREFIX)]
+    spec = store(ctx).get(ctx.settings.system) if ids and ctx.settings.system else None
+    if spec is None or spec.kind != "upload":
+        return pd.DataFrame()
+    try:
+        system = store(ctx).system(spec, ctx.chunks.chunks, None, ctx.chunks.fingerprint)
+    except InputError:
+        return pd.DataFrame()
+    describe = getattr(system, "unmatched_contexts", None)
+    if not callable(describe):
+        return pd.DataFrame()
+    df = describe(ids)
+    df["closest_text"] = [ctx.id_text.get(c, "") if c else "" for c in df["closest_chunk"]]
+    return df
 
 
 def systems_of(ctx: Any) -> tuple[list[tuple[str, Any]], dict[str, str]]:
