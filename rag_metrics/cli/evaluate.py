@@ -1,6 +1,8 @@
 """``rag-metrics evaluate``: score a TREC run against relevance judgments.
 
-Exit code 1 when a ``--fail-under`` threshold is missed.
+Exit code 1 when a ``--fail-under`` threshold is missed, or with ``--baseline FILE.json
+--fail-on-regression`` when some metric is significantly worse than the saved baseline run by the
+decision rule of :mod:`rag_metrics.compare` (:mod:`rag_metrics.history`).
 """
 from __future__ import annotations
 
@@ -38,6 +40,15 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     ev.add_argument("--ci", action="store_true", help="add 95%% bootstrap confidence intervals")
     ev.add_argument("--fail-under", action="append", metavar="METRIC@K=VALUE",
                     help="exit 1 when a mean is below the threshold (repeatable), e.g. ndcg@10=0.4")
+    ev.add_argument("--save-run", metavar="FILE.json",
+                    help="save this evaluation (system, settings, golden fingerprint, per-query values, time) "
+                         "as a run to compare later runs with (--baseline) or to open on the History page")
+    ev.add_argument("--run-name", metavar="NAME", help="name of the saved run (default: the run file's name)")
+    ev.add_argument("--baseline", metavar="FILE.json",
+                    help="compare with a run saved by --save-run: paired per query, by the decision rule of "
+                         "the Compare page (paired t-test, Benjamini-Hochberg)")
+    ev.add_argument("--fail-on-regression", action="store_true",
+                    help="with --baseline: exit 1 when some metric is significantly worse than the baseline")
     return ev
 
 
@@ -128,4 +139,37 @@ def run(args: argparse.Namespace) -> int:
     failed = [(k, v, means[str(k)]) for k, v in thresholds if not (means[str(k)] >= v)]
     for k, v, got in failed:
         stderr(f"{PROG}: FAIL {k} = {fmt(got)} is below --fail-under {v}")
-    return 1 if failed else 0
+    regressed = _history(args, res, keys, trec_run.name)
+    return 1 if failed or regressed else 0
+
+
+def _history(args: argparse.Namespace, res: Any, keys: list, run_name: str) -> bool:
+    """``--save-run`` and ``--baseline``: True when ``--fail-on-regression`` finds a regression."""
+    if args.fail_on_regression and not args.baseline:
+        raise InputError("--fail-on-regression needs --baseline FILE.json (a run saved with --save-run)")
+    if not (args.save_run or args.baseline):
+        return False
+    from rag_metrics.history import compare_runs, load_saved_run, regressions, save_run, saved_run
+
+    settings = {"k": args.k, "metrics": args.metrics, "run": args.run, "qrels": args.qrels}
+    current = saved_run(res, keys, args.run_name or run_name or "run", run_name or args.run, settings)
+    if args.save_run:
+        save_run(current, args.save_run)
+        stderr(f"{PROG}: saved run {current.name!r} ({len(current.query_ids)} queries, {len(keys)} metrics) to "
+               f"{args.save_run}")
+    if not args.baseline:
+        return False
+    baseline = load_saved_run(args.baseline)
+    table, notes = compare_runs(baseline, current)
+    for note in notes:
+        stderr(f"{PROG}: baseline: {note}")
+    for r in table.to_dict("records"):
+        stderr(f"{PROG}: baseline: {r['sentence']}")
+    bad = regressions(table)
+    for r in bad.to_dict("records"):
+        stderr(f"{PROG}: REGRESSION {r['key']} = {fmt(r['mean_b'])}, baseline {baseline.name!r} {fmt(r['mean_a'])} "
+               f"(delta {r['delta']:+.4f}, interval [{r['ci_low']:+.4f}, {r['ci_high']:+.4f}], adjusted p "
+               f"{r['p_ttest_adj']:.3g})")
+    if not len(bad):
+        stderr(f"{PROG}: no metric is significantly worse than baseline {baseline.name!r}")
+    return bool(args.fail_on_regression and len(bad))

@@ -251,6 +251,13 @@ class SystemStore:
                 out.append(spec)
         return out
 
+    def history(self) -> Any:
+        """The evaluations saved as named runs for this corpus, kept beside its systems
+        (:class:`rag_metrics.history.RunHistory`)."""
+        from rag_metrics.history import RunHistory
+
+        return RunHistory(self.folder / "runs")
+
     # ---- systems ------------------------------------------------------------------------------
     def memo(self) -> Any:
         """The result memo of this store's live systems, kept on disk beside them
