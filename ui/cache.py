@@ -775,3 +775,16 @@ def answers_report_section(_ev: Any, ev_key: str, source: str) -> Any:
 
     return answer_section(_ev, source)
 # ==== end of the answers page block =====================================================================
+
+
+# ---- labels proposed from reference answers (rag_metrics.label_suggest) -----------------------------
+@st.cache_data(show_spinner=False, max_entries=256)
+def reference_proposals(_chunks: ChunkSet, chunks_fp: str, reference: str, top: int) -> pd.DataFrame:
+    """The chunks that support ``reference`` (MiniLM similarity through the embedding cache, and
+    rapidfuzz over its sentences), best first: :func:`rag_metrics.label_suggest.propose_supporting_chunks`."""
+    from rag_metrics.label_suggest import propose_supporting_chunks
+
+    vectors = chunk_embeddings(_chunks, chunks_fp)
+    ref = question_embeddings([reference])[0]
+    return propose_supporting_chunks(reference, [c.id for c in _chunks.chunks], [c.text for c in _chunks.chunks],
+                                     vectors, ref, top=top)
