@@ -145,3 +145,38 @@ def test_drill_down_shows_unmatched_contexts_with_the_closest_chunk(app_env):
     assert table["closest_chunk"].iloc[0] == chunks[3].id
     assert 50 < table["similarity"].iloc[0] < 90
     assert table["closest_text"].iloc[0] == chunks[3].text
+
+
+def test_reference_answers_propose_labels_saved_only_after_accepting(app_env):
+    from rag_metrics.workspace import Workspace
+
+    golden = sample_golden()
+    unlabelled = {"q001", "q002"}
+    rows = [{"id": q.id, "question": q.question, "category": q.category,
+             "relevant": {} if q.id in unlabelled else q.relevant, "expected_answer": q.expected_answer}
+            for q in golden]
+    path = Workspace("sample_corpus", app_env).folder / "golden.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    before = path.read_text(encoding="utf-8")
+    at = goto(_open(), "pages/golden_set.py")
+    at.segmented_control(key="golden_view").set_value("label").run()
+    at.selectbox(key="label_go").set_value("q001").run()
+    no_exception(at)
+    assert any("Proposed from the reference answer" in m.value for m in at.markdown)
+    queue = at.session_state["_label_queue"]["sample_corpus"]
+    proposed = [i for i, _ in queue.current_proposals()]
+    assert len(proposed) == 5
+    # the chunks people labelled for q001 rank among the proposals
+    assert set(proposed) & {i for i in golden.queries[0].relevant}
+    assert queue.current_ticks() == {} and path.read_text(encoding="utf-8") == before  # nothing saved
+    accept = [b for b in at.button if b.label == "Accept"]
+    accept[0].click().run()
+    no_exception(at)
+    queue = at.session_state["_label_queue"]["sample_corpus"]
+    assert queue.current_ticks() == {proposed[0]: 1}
+    assert path.read_text(encoding="utf-8") == before  # accepted, still not saved
+    at.button(key="label_save").click().run()
+    no_exception(at)
+    saved = {json.loads(line)["id"]: json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()}
+    assert saved["q001"]["relevant"] == {proposed[0]: 1} and saved["q002"]["relevant"] == {}
