@@ -249,7 +249,7 @@ class RunHistory:
 
     def runs(self) -> list[SavedRun]:
         """Every readable run, oldest first (a damaged file is skipped, never raises)."""
-        out = []
+        out: list[SavedRun] = []
         if not self.folder.is_dir():
             return out
         for p in sorted(self.folder.glob("*.json")):
