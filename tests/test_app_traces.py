@@ -180,3 +180,12 @@ def test_reference_answers_propose_labels_saved_only_after_accepting(app_env):
     no_exception(at)
     saved = {json.loads(line)["id"]: json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()}
     assert saved["q001"]["relevant"] == {proposed[0]: 1} and saved["q002"]["relevant"] == {}
+
+
+def test_systems_table_has_answered_and_absent_beside_the_metrics(traced, capsys):
+    at = goto(_open(), "pages/systems.py")
+    df = next(d.value for d in at.dataframe if "judged@5" in d.value.columns).set_index("system")
+    cli = _cli(traced, capsys)
+    assert (df.loc["my traces", "answered"], df.loc["my traces", "absent"]) == (cli["n_answered"], cli["n_absent"])
+    assert df.loc["bundled dense", "absent"] == 0
+    assert df.loc["my traces", "mrr@5"] == pytest.approx(cli["metrics"]["mrr@5"])

@@ -284,7 +284,12 @@ def systems_table(ctx: Any, evals: list[SystemEvaluation]) -> None:
         df = system_table(ok, [m for m in ctx.settings.metrics if m != "judged"], k)
         warn = df.pop("warning")
         st.dataframe(df, hide_index=True, width="stretch",
-                     column_config={c: st.column_config.NumberColumn(c, format="%.3f") for c in df.columns[1:]})
+                     column_config={c: st.column_config.NumberColumn(c, format="%d" if c in ("answered", "absent")
+                                                                     else "%.3f") for c in df.columns[1:]})
+        if df["absent"].any():
+            st.caption("answered / absent: golden questions in the means that the system has results for, and those "
+                       "not in its results (not in the log). Absent questions count 0 (trec_eval -c) unless the "
+                       "sidebar's conventions evaluate only the answered ones.")
         for w in warn.dropna():
             st.warning(w, icon=":material/help:")
     for e in evals:

@@ -50,7 +50,10 @@ def system_table(results: Mapping[str, object], metrics: Sequence[str], k: int) 
     Returns
     -------
     DataFrame
-        Columns ``system``, one per ``name@k``, ``judged@k`` and ``warning`` (text or None).
+        Columns ``system``, one per ``name@k``, ``judged@k``, ``answered`` and ``absent`` (golden
+        questions of the means the system has results for, and those not in its results:
+        :attr:`~rag_metrics.evaluate.EvaluationResult.n_answered` / ``n_absent``), ``warning``
+        (text or None).
     """
     k = check_k(k)
     names = [m for m in metrics if m != "judged"] + ["judged"]
@@ -59,9 +62,11 @@ def system_table(results: Mapping[str, object], metrics: Sequence[str], k: int) 
         row: dict[str, object] = {"system": sname}
         for m in names:
             row[f"{m}@{k}"] = res.mean(m, k)  # type: ignore[attr-defined]  # results: EvaluationResult-like (duck-typed)
+        row["answered"] = res.n_answered  # type: ignore[attr-defined]  # EvaluationResult-like (duck-typed)
+        row["absent"] = res.n_absent  # type: ignore[attr-defined]  # EvaluationResult-like (duck-typed)
         row["warning"] = judged_warning(float(row[f"judged@{k}"]), k, sname)  # type: ignore[arg-type]  # judged@k: the float set above
         rows.append(row)
-    return pd.DataFrame(rows, columns=["system"] + [f"{m}@{k}" for m in names] + ["warning"])
+    return pd.DataFrame(rows, columns=["system"] + [f"{m}@{k}" for m in names] + ["answered", "absent", "warning"])
 
 
 def pooled_queue(golden: GoldenSet, runs: Mapping[str, Run], k: int,
