@@ -260,3 +260,15 @@ def test_unmatched_contexts_named_with_the_closest_chunk():
     assert df["context"].tolist() == ["Beta text about", "zzz"]
     assert df["closest_chunk"].iloc[0] == "c2" and 0 < df["similarity"].iloc[0] < 90
     assert (df["threshold"] == 90).all() and df["id"].str.startswith("unmatched:").all()
+
+
+def test_detection_reads_the_first_record_not_just_field_names():
+    recs = langsmith("t1", "Q?", DOCS)
+    recs[0]["outputs"] = {"answer": "A.", "contexts": ["x"]}  # a chain that returns its contexts
+    assert looks_like_trace_export(_jsonl(recs)) and looks_like_trace_export(json.dumps(recs))
+    log, rep = parse_rag_log(json.dumps({"runs": recs}, indent=2), "runs.json")
+    assert rep.ok and log.rows[0].answer == "The answer."
+    rag_row = {"question": "q", "contexts": ["see run_type and span_kind"], "answer": "a"}
+    assert not looks_like_trace_export(json.dumps(rag_row) + "\n")
+    log, rep = parse_rag_log(json.dumps(rag_row) + "\n", "log.jsonl")
+    assert rep.ok and log.rows[0].contexts == ("see run_type and span_kind",)

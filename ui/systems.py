@@ -170,7 +170,10 @@ def add_upload_form(ctx: Any) -> None:
     st.caption("TREC run (`qid Q0 id rank score tag`); CSV/TSV with `query_id` or `question`, `chunk_id`, `score` or "
                "`rank`; JSON `{qid: {id: score}}`; JSONL rows with a ranked `ids` list; or a RAG log "
                "(`question`, `contexts`, optional `context_ids`, `answer`, `ground_truth`), whose contexts are "
-               f"matched to this corpus's chunks by text. Up to {MAX_STORED_BYTES // (1024 * 1024)} MB; kept in the "
+               "matched to this corpus's chunks by text when they have no ids; or a trace export (OpenInference / "
+               "Phoenix spans, Langfuse observations, LangSmith runs; JSON or JSONL). A log with answers is also "
+               "judged on the Answers page, without a second upload. "
+               f"Up to {MAX_STORED_BYTES // (1024 * 1024)} MB; kept in the "
                "workspace folder, so it comes back after a reload.")
     with st.form("systems_upload_form", clear_on_submit=True):
         name = st.text_input("Name", key=KEY_UPLOAD_NAME, placeholder="my production retriever")

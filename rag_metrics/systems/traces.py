@@ -67,12 +67,40 @@ _SNIFF = ('"span_kind"', '"openinference.span.kind"', '"context.span_id"', '"att
           '"run_type"', '"traceId"', '"parentObservationId"')
 
 
+def _first_record(text: str) -> Any:
+    """The first record of a JSON list, JSONL file or wrapper object (None when it cannot be read)."""
+    import json
+
+    s = text.lstrip()
+    try:
+        if s.startswith("["):
+            rest = s[1:].lstrip()
+            return json.JSONDecoder().raw_decode(rest)[0] if rest[:1] == "{" else None
+        if not s.startswith("{"):
+            return None
+        first, msg, _ = loads_json(s.split("\n", 1)[0])
+        if msg is not None:
+            first, msg, _ = loads_json(s)
+        if msg is not None or not isinstance(first, Mapping):
+            return None
+        wrap = next((k for k in _WRAPPERS if isinstance(first.get(k), list)), None)
+        if wrap is not None:
+            return first[wrap][0] if first[wrap] else None
+        return first
+    except (ValueError, RecursionError):
+        return None
+
+
 def looks_like_trace_export(data: bytes | str) -> bool:
-    """Cheap sniff on the first 64 KiB: does the text name a field of a span, run or observation?"""
-    head = data[:65536].decode("utf-8", "replace") if isinstance(data, bytes) else data[:65536]
-    if '"contexts"' in head or '"retrieved_contexts"' in head:  # a RAG log that quotes a trace
+    """Does the text start with a span, observation or run (:func:`trace_format` of its first
+    record)?  When the first record cannot be read (cut off), a sniff for the fields' names."""
+    head = data[:1 << 20].decode("utf-8", "replace") if isinstance(data, bytes) else data[:1 << 20]
+    rec = _first_record(head.lstrip("\ufeff"))
+    if isinstance(rec, Mapping):
+        return trace_format([rec]) is not None
+    if '"contexts"' in head[:65536] or '"retrieved_contexts"' in head[:65536]:  # a RAG log that quotes a trace
         return False
-    return any(tok in head for tok in _SNIFF)
+    return any(tok in head[:65536] for tok in _SNIFF)
 
 
 # ---- records ---------------------------------------------------------------------------------
