@@ -272,3 +272,18 @@ def test_detection_reads_the_first_record_not_just_field_names():
     assert not looks_like_trace_export(json.dumps(rag_row) + "\n")
     log, rep = parse_rag_log(json.dumps(rag_row) + "\n", "log.jsonl")
     assert rep.ok and log.rows[0].contexts == ("see run_type and span_kind",)
+
+
+@pytest.mark.parametrize("text", [
+    '[{"span_kind": "RETRIEVER", "context.trace_id": "t", "x": ' + "1" * 5000 + "}]",
+    '[{"span_kind": "RETRIEVER", "context.trace_id": "t", "x": ' + "[" * 3000 + "]" * 3000 + "}]",
+    '{"span_kind": "RETRIEVER", "context.trace_id": "t", "attributes": "not an object"}\n',
+    '{"span_kind": "RETRIEVER", "context.trace_id": "t", "attributes.input.value": "q", '
+    '"attributes.retrieval.documents": [{"document.id": {"a": 1}}]}\n',
+    '{"run_type": "retriever", "id": "r", "inputs": 5, "outputs": {"documents": "nope"}}\n',
+    '{"traceId": "t", "type": "RETRIEVER", "input": null, "output": [[1, 2]]}\n',
+])
+def test_hostile_exports_give_messages_not_tracebacks(text):
+    log, rep = parse_rag_log(text, "hostile.jsonl" if text.endswith("\n") else "hostile.json")
+    assert not rep.ok and len(log) == 0
+    assert all(p.file.startswith("hostile") for p in rep.errors)

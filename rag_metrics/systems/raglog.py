@@ -543,6 +543,10 @@ def parse_rag_log(data: bytes | str, filename: str,
             except RecursionError:
                 report.error(_DEPTH_MSG, file=source)
                 return empty, report
+            except ValueError as e:  # e.g. an integer of more than 4300 digits inside a span
+                report.error(f"cannot read the file: {str(e).split(';')[0]}; fix the value and upload again",
+                             file=source)
+                return empty, report
     try:
         if suffix in (".jsonl", ".ndjson"):
             rows = _rows_jsonl(text, source, report)

@@ -382,6 +382,11 @@ def parse_trace_export(text: str, source: str, report: ValidationReport) -> Any:
         if r.docs is None:
             fail(f"the retriever step has no document list ({_DOCS_FIELD[fmt]})", tid, r.line)
             continue
+        odd = next((n for n, (d, _) in enumerate(r.docs, 1) if isinstance(d, (Mapping, list, bool))), None)
+        if odd is not None:
+            fail(f"document {odd} has an id that is not a string or number; give document ids as strings", tid,
+                 r.line)
+            continue
         ids = [None if _missing(d) else str(d).strip() for d, _ in r.docs]
         texts = [t if isinstance(t, str) else None for _, t in r.docs]
         bad_doc = next((i for i, (d, t) in enumerate(zip(ids, texts), 1) if d is None and t is None), None)
