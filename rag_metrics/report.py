@@ -254,6 +254,11 @@ def report_content(
     if result.n_out_of_scope:
         notes.append(f"{result.n_out_of_scope} out-of-scope question(s) (category out_of_scope, or no judgment) are "
                      + ("left out of the means." if opts.out_of_scope == "exclude" else "counted as misses."))
+    if result.n_absent:
+        notes.append(f"{result.n_answered} question(s) answered, {result.n_absent} not in the system's results (not "
+                     "in the log): " + ("left out of the means (only the answered questions are evaluated)."
+                                        if opts.missing_queries == "skip" else
+                                        "each counts 0 in the means (trec_eval -c)."))
     return ReportContent(
         title=title, k=k,
         generated_at=generated_at or _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),

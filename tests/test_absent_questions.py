@@ -54,3 +54,11 @@ def test_cli_only_answered(tmp_path, capsys):
     assert main(base[:-2]) == 0
     table = capsys.readouterr().out
     assert "2 answered, 2 not in the run (counted as 0, trec_eval -c; --only-answered leaves them out)" in table
+
+
+def test_report_notes_answered_and_absent():
+    from rag_metrics.report import report_content
+
+    content = report_content(evaluate(GOLDEN, RUN), k=2)
+    assert any("2 question(s) answered, 2 not in the system's results" in n and "counts 0" in n
+               for n in content.notes)
