@@ -209,8 +209,8 @@ def _cli(capsys, *argv) -> tuple[int, str, str]:
     return code, out, err
 
 
-@pytest.mark.parametrize("builder", [phoenix_flat, phoenix_nested])
-def test_cli_phoenix_export_equals_trec_run_per_query(tmp_path, capsys, builder):
+@pytest.mark.parametrize("builder", list(BUILDERS.values()), ids=list(BUILDERS))
+def test_cli_trace_export_equals_trec_run_per_query(tmp_path, capsys, builder):
     golden = load_golden(GOLDEN_PATH)
     rng = np.random.default_rng(7)
     pool = sorted({i for q in golden for i in q.relevant})
