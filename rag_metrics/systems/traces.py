@@ -125,10 +125,13 @@ def _records(text: str, source: str, report: ValidationReport) -> list[tuple[int
 def _flatten(obj: Any, prefix: str = "", out: dict[str, Any] | None = None) -> dict[str, Any]:
     """Nested objects and lists as dotted keys (``retrieval.documents.0.document.id``)."""
     out = {} if out is None else out
-    if isinstance(obj, Mapping):
+    if isinstance(obj, dict):  # JSON gives dicts and lists (exact types: fast checks on large exports)
         for k, v in obj.items():
-            _flatten(v, f"{prefix}{k}.", out)
-    elif isinstance(obj, list) and obj and all(isinstance(x, (Mapping, list)) for x in obj):
+            if isinstance(v, (dict, list)):
+                _flatten(v, f"{prefix}{k}.", out)
+            else:
+                out[f"{prefix}{k}"] = v
+    elif isinstance(obj, list) and obj and all(isinstance(x, (dict, list)) for x in obj):
         for i, v in enumerate(obj):
             _flatten(v, f"{prefix}{i}.", out)
     else:
