@@ -36,10 +36,12 @@ with left:
     views.section(f"Failures at K = {k}",
                   f"In-scope questions with no relevant {unit} in the top K: what was expected, what came back, "
                   f"and at which K the first relevant {unit} would have counted.")
-    n_in = res.n_in_scope
+    n_in = res.n_answered if res.n_absent else res.n_in_scope  # questions not in the log are not misses
     c1, c2 = st.columns(2)
     c1.metric(f"Missed at K = {k}", f"{len(fails)} / {n_in}", border=True,
-              help=f"In-scope queries whose top K holds no relevant {unit} (hit rate = 0).")
+              help=f"In-scope queries whose top K holds no relevant {unit} (hit rate = 0)"
+                   + (", of those the system answered (the others are not in its log, listed below)."
+                      if res.n_absent else "."))
     beyond = cache.failures_found_lower(res, ctx.key, k)
     c2.metric(f"Found lower in the top {ctx.memo.depth}", f"{beyond} / {len(fails)}", border=True,
               help=f"Failures whose first relevant {unit} was retrieved below K: a larger K or a reranker would fix "

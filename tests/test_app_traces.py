@@ -104,6 +104,13 @@ def test_failures_lists_absent_questions_as_not_in_the_log(traced):
     assert not any(t.startswith(f"{q.id} · ") for q in absent for t in failure_titles)
     table = next(d.value for d in at.dataframe if list(d.value.columns) == ["query_id", "category", "question"])
     assert table["query_id"].tolist() == [q.id for q in absent]
+    # misses are counted over the answered questions
+    from rag_metrics.evaluate import evaluate
+    from rag_metrics.systems.store import SystemStore as _Store
+
+    store = _Store.for_corpus("sample_corpus")
+    res = evaluate(golden, store.system(store.get("my traces")).rank(golden.questions(), 100).run)
+    assert any(m.value == f"{len(res.failures(5))} / {res.n_answered}" for m in at.metric)
 
 
 def test_answers_page_judges_the_stored_export_and_remembers_it(traced):
