@@ -22,6 +22,7 @@ views.section("Save this evaluation",
               "fingerprint and every query's value of each metric at 1, 3, 5, 10 and K, with the time. The same file "
               "as `rag-metrics evaluate ... --save-run FILE.json`.")
 hist.save_form(ctx)
+hist.add_saved_file()
 
 runs = hist.history(ctx).runs()
 if not runs:

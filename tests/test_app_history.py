@@ -87,3 +87,23 @@ def test_duplicate_name_is_refused_with_a_message(two_systems):
     _save(at, "v1")
     _save(at, "v1")
     assert any("saved already" in e.value for e in at.error)
+
+
+def test_a_run_saved_by_the_cli_is_added_and_compared(two_systems, tmp_path, capsys):
+    from rag_metrics.cli import main
+
+    golden, paths, store = two_systems
+    out = tmp_path / "ci-run.json"
+    assert main(["evaluate", "--qrels", str(GOLDEN_PATH), "--run", str(paths["bad"]), "--metrics", "mrr,ndcg",
+                 "--k", "5", "--save-run", str(out), "--run-name", "from CI"]) == 0
+    at = _open("good")
+    _save(at, "app run")
+    at.file_uploader(key="history_upload").set_value(("ci-run.json", out.read_bytes(), "application/json")).run()
+    no_exception(at)
+    assert sorted(r.name for r in store.history().runs()) == ["app run", "from CI"]
+    at.selectbox(key="history_a").set_value("app run").run()
+    at.selectbox(key="history_b").set_value("from CI").run()
+    assert any("from CI is significantly worse than app run" in e.value for e in at.error)
+    at.file_uploader(key="history_upload").set_value(("bad.json", b'{"version": 1}', "application/json")).run()
+    no_exception(at)
+    assert any("field 'name'" in e.value for e in at.error)

@@ -15,10 +15,11 @@ from rag_metrics.history import RunHistory, SavedRun, compare_runs, metric_over_
 from rag_metrics.systems.store import SystemStore
 from ui import compare_views, state, views
 
-__all__ = ["KEY_A", "KEY_B", "KEY_METRIC", "KEY_NAME", "comparison", "history", "over_runs", "save_form",
-           "saved_keys"]
+__all__ = ["KEY_A", "KEY_B", "KEY_METRIC", "KEY_NAME", "KEY_UPLOAD", "add_saved_file", "comparison", "history",
+           "over_runs", "save_form", "saved_keys"]
 
 KEY_NAME, KEY_METRIC, KEY_A, KEY_B = "history_name", "history_metric", "history_a", "history_b"
+KEY_UPLOAD, _ADDED = "history_upload", "_history_added"
 #: Cutoffs saved with every run (besides the sidebar's K).
 SAVED_KS = (1, 3, 5, 10)
 
@@ -56,6 +57,33 @@ def save_form(ctx: Any) -> None:
     for key in (KEY_A, KEY_B):  # compare the new run with the one before it
         state.pop(key)
     state.notice(f"Saved run {views.esc(run.name)} ({len(run.query_ids)} queries, {len(run.metrics)} metric keys).")
+    st.rerun()
+
+
+def add_saved_file() -> None:
+    """Add a run saved by the CLI (``--save-run FILE.json``) to this corpus's history."""
+    from rag_metrics.history import parse_saved_run
+
+    up = st.file_uploader("Add a run saved by the CLI (rag-metrics evaluate ... --save-run FILE.json)", type=["json"],
+                          key=KEY_UPLOAD)
+    if up is None or st.session_state.get(_ADDED) == (up.name, up.size):
+        return
+    try:
+        text = up.getvalue().decode("utf-8-sig")
+    except UnicodeDecodeError:
+        st.error(f"{views.esc(up.name)} is not UTF-8; a saved run is the JSON written by --save-run.")
+        return
+    try:
+        run = parse_saved_run(text, up.name)
+        ctx_history = SystemStore.for_corpus(state.settings().corpus).history()
+        ctx_history.add(run)
+    except InputError as e:
+        views.input_error(e, "Not added")
+        return
+    st.session_state[_ADDED] = (up.name, up.size)
+    for key in (KEY_A, KEY_B):
+        state.pop(key)
+    state.notice(f"Added run {views.esc(run.name)} from {views.esc(up.name)}.")
     st.rerun()
 
 
