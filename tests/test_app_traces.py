@@ -196,3 +196,27 @@ def test_systems_table_has_answered_and_absent_beside_the_metrics(traced, capsys
     assert (df.loc["my traces", "answered"], df.loc["my traces", "absent"]) == (cli["n_answered"], cli["n_absent"])
     assert df.loc["bundled dense", "absent"] == 0
     assert df.loc["my traces", "mrr@5"] == pytest.approx(cli["metrics"]["mrr@5"])
+
+
+def test_one_upload_on_systems_then_every_page(app_env, capsys, tmp_path):
+    data = _export(_chunks())
+    at = goto(_open(), "pages/systems.py")
+    at.text_input(key="systems_upload_name").set_value("uploaded traces")
+    at.file_uploader(key="systems_upload").set_value(("phoenix_spans.jsonl", data.encode(), "application/json"))
+    next(b for b in at.button if b.label == "Add system").click().run()
+    no_exception(at)
+    assert not at.error, [e.value for e in at.error]
+    df = next(d.value for d in at.dataframe if "judged@5" in d.value.columns).set_index("system")
+    path = tmp_path / "phoenix_spans.jsonl"
+    path.write_text(data, encoding="utf-8")
+    cli = _cli(path, capsys)
+    assert df.loc["uploaded traces", "ndcg@5"] == pytest.approx(cli["metrics"]["ndcg@5"])
+    # the same upload is the sidebar's system on every page, and its answers are on the Answers page
+    at.selectbox(key="system").set_value("uploaded traces").run()
+    goto(at, "pages/dashboard.py")
+    assert _cards(at)["NDCG@5"] == f"{cli['metrics']['ndcg@5']:.3f}"
+    goto(at, "pages/failures.py")
+    assert any("Not in the log" in h.value for h in at.subheader)
+    goto(at, "pages/answers.py")
+    assert at.radio(key="answers_source").value == "A system added on Systems"
+    assert at.selectbox(key="answers_system").value == "uploaded traces"
