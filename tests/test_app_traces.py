@@ -12,7 +12,7 @@ from rag_metrics.cli import main
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
 from rag_metrics.systems.store import SystemStore
 from tests.app_helpers import goto, library_result, no_exception, sample_golden
-from tests.test_systems_traces import phoenix_flat
+from tests.test_systems_traces import DOCS, phoenix_flat
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN_PATH = ROOT / "sample_corpus" / "golden.jsonl"
@@ -220,3 +220,24 @@ def test_one_upload_on_systems_then_every_page(app_env, capsys, tmp_path):
     goto(at, "pages/answers.py")
     assert at.radio(key="answers_source").value == "A system added on Systems"
     assert at.selectbox(key="answers_system").value == "uploaded traces"
+
+
+def test_upload_with_malformed_traces_keeps_the_rest_and_says_which(app_env):
+    golden = sample_golden()
+    q = next(iter(golden))
+    recs = phoenix_flat("good", q.question, DOCS) + [phoenix_flat("broken", "Q?", DOCS)[0]]
+    data = "\n".join(json.dumps(r) for r in recs) + "\n"
+    at = goto(_open(), "pages/systems.py")
+    at.text_input(key="systems_upload_name").set_value("partial")
+    at.file_uploader(key="systems_upload").set_value(("spans.jsonl", data.encode(), "application/json"))
+    next(b for b in at.button if b.label == "Add system").click().run()
+    no_exception(at)
+    assert SystemStore.for_corpus("sample_corpus").names() == ["partial"]
+    captions = " ".join(c.value for c in at.caption).replace("\\", "")  # captions are markdown-escaped
+    assert "1 malformed trace(s) or record(s) left out" in captions and "broken" in captions
+    # a file with nothing readable is refused with the reader's messages
+    at.text_input(key="systems_upload_name").set_value("nothing")
+    at.file_uploader(key="systems_upload").set_value(("bad.jsonl", b"{not json\n", "application/json"))
+    next(b for b in at.button if b.label == "Add system").click().run()
+    no_exception(at)
+    assert any("was not added" in e.value for e in at.error)

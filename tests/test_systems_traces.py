@@ -175,14 +175,15 @@ def test_malformed_traces_named_and_rest_kept():
     log, rep = parse_rag_log("\n".join(lines), "spans.jsonl")
     assert [r.id for r in log] == ["good"]
     msgs = [str(p) for p in rep.errors]
-    assert any("spans.jsonl:3" in m and "invalid JSON" in m for m in msgs)
-    by_trace = {p.query_id: p for p in rep.errors if p.query_id}
+    assert any("spans.jsonl:3" in m and "invalid JSON" in m for m in msgs)  # a damaged file is an error
+    by_trace = {p.query_id: p for p in rep.warnings if p.query_id}  # a malformed trace is left out
     assert set(by_trace) == {"noret", "noq", "nodocs", "baddoc"}
     assert "no RETRIEVER span" in by_trace["noret"].message and by_trace["noret"].line == 5
     assert "no question" in by_trace["noq"].message and by_trace["noq"].line == 7
     assert "no document list" in by_trace["nodocs"].message
     assert "neither an id nor a text" in by_trace["baddoc"].message
     assert all(p.file == "spans.jsonl" and "left out" in p.message for p in by_trace.values())
+    assert len(log.skipped) == 4 and log.skipped[0].startswith("spans.jsonl:5: trace 'noret'")
 
 
 def test_record_without_trace_id_and_not_objects():
@@ -190,10 +191,23 @@ def test_record_without_trace_id_and_not_objects():
     recs[0].pop("context.trace_id")
     text = _jsonl(recs) + "[1, 2]\n"
     log, rep = parse_rag_log(text, "s.jsonl")
-    msgs = [str(p) for p in rep.errors]
+    assert rep.ok  # the readable trace is kept; what was left out is a warning
+    msgs = [str(p) for p in rep.warnings]
     assert any("s.jsonl:1" in m and "no trace id" in m for m in msgs)
     assert any("s.jsonl:4" in m and "not an object" in m for m in msgs)
     assert [r.id for r in log] == ["t1"]
+
+
+def test_malformed_traces_do_not_block_an_upload_and_are_noted(tmp_path, capsys):
+    recs = phoenix_flat("good", "What is alpha?", DOCS) + [phoenix_flat("noret", "Q2?", DOCS)[0]]
+    system, rep = parse_upload(_jsonl(recs).encode(), "phoenix.jsonl")
+    assert system is not None and rep.ok and len(rep.warnings) == 1
+    notes = system.rank({"g1": "What is alpha?"}, 10).notes
+    assert any("1 malformed trace(s) or record(s) left out" in n and "phoenix.jsonl:4: trace 'noret'" in n
+               for n in notes)
+    only_bad = _jsonl([phoenix_flat("noret", "Q2?", DOCS)[0]]).encode()
+    system, rep = parse_upload(only_bad, "bad.jsonl")
+    assert system is None and any("no trace could be read (1 left out" in p.message for p in rep.errors)
 
 
 def test_upload_of_phoenix_export_is_a_rag_log_system():

@@ -137,10 +137,15 @@ class RagLogRow:
 
 @dataclass(frozen=True)
 class RagLog:
-    """The rows of one RAG log, in file order, with unique ids."""
+    """The rows of one RAG log, in file order, with unique ids.
+
+    ``skipped`` names what a trace export left out (malformed traces, as ``file:line: trace 'id':
+    why``); empty for other logs, whose bad rows are errors.
+    """
 
     rows: tuple[RagLogRow, ...]
     source: str = ""
+    skipped: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rows", tuple(self.rows))

@@ -37,8 +37,10 @@ LangSmith runs (``langsmith``)
 Documents keep their rank order (scores are not used to re-sort: a RAG log's order is what the
 application showed; scores ``n - rank`` as for every RAG log).  When every document of a trace has
 an id the ids are used; otherwise the contents are matched to corpus chunks by text
-(:mod:`rag_metrics.systems.textmatch`).  Each malformed trace gives one error naming the file, the
-line of its retriever record and the trace id, with the fix; the other traces are kept.  The row
+(:mod:`rag_metrics.systems.textmatch`).  Each malformed trace gives one warning naming the file, the
+line of its retriever record and the trace id, with the fix, and is left out; the other traces are
+kept (listed in :attr:`~rag_metrics.systems.raglog.RagLog.skipped`, which a system's notes repeat).
+Invalid JSON is an error (the file is damaged), and so is an export where no trace can be read.  The row
 id of a trace is its trace id.
 """
 from __future__ import annotations
@@ -329,13 +331,15 @@ def parse_trace_export(text: str, source: str, report: ValidationReport) -> Any:
                          "(run_type); or save the log with 'question' and 'contexts' columns", file=source)
         return RagLog((), source)
     reader = _READERS[fmt]
+    skipped: list[str] = []
     traces: dict[str, list[_Step]] = {}
     parents: dict[str, str | None] = {}
     orphans = 0
     for n, (line, rec) in enumerate(records, 1):
         if not isinstance(rec, Mapping):
-            report.error(f"record {n} is {type(rec).__name__}, not an object; each line or list item must be one "
-                         "span, observation or run", file=source, line=line)
+            report.warning(f"record {n} is {type(rec).__name__}, not an object; each line or list item must be one "
+                           "span, observation or run; the record is left out", file=source, line=line)
+            skipped.append(f"{source}:{line if line is not None else n}: record {n} is not an object")
             continue
         tid, step = reader(rec, line, n)
         if step.span_id:
@@ -345,8 +349,9 @@ def parse_trace_export(text: str, source: str, report: ValidationReport) -> Any:
         if not tid:
             orphans += 1
             if orphans <= _MAX_REPORTED:
-                report.error("record has no trace id (context.trace_id / traceId / trace_id); export whole traces",
-                             file=source, line=line)
+                report.warning("record has no trace id (context.trace_id / traceId / trace_id); export whole "
+                               "traces; the record is left out", file=source, line=line)
+            skipped.append(f"{source}:{line if line is not None else n}: a record without a trace id")
             continue
         traces.setdefault(tid, []).append(step)
     if fmt == "langsmith":  # runs without trace_id join the trace of their root run
@@ -361,8 +366,10 @@ def parse_trace_export(text: str, source: str, report: ValidationReport) -> Any:
     def fail(msg: str, tid: str, line: int | None) -> None:
         nonlocal bad
         bad += 1
+        skipped.append(f"{source}:{line}: trace {tid!r}: {msg}" if line is not None else f"trace {tid!r}: {msg}")
         if bad <= _MAX_REPORTED:
-            report.error(f"trace {tid!r}: {msg}; the trace is left out", file=source, line=line, query_id=tid)
+            report.warning(f"trace {tid!r}: {msg}; the trace is left out (the other traces are kept)", file=source,
+                           line=line, query_id=tid)
 
     for tid, steps in traces.items():
         retr = [s for s in steps if s.kind == "retriever"]
@@ -422,9 +429,10 @@ def parse_trace_export(text: str, source: str, report: ValidationReport) -> Any:
         rows.append(RagLogRow(id=tid, question=question.strip(), contexts=contexts, context_ids=context_ids,
                               answer=answer, ground_truth=None, line=r.line, row=len(rows) + 1))
     if bad > _MAX_REPORTED:
-        report.error(f"{bad - _MAX_REPORTED} more malformed traces not listed", file=source)
+        report.warning(f"{bad - _MAX_REPORTED} more malformed traces not listed", file=source)
     if orphans > _MAX_REPORTED:
-        report.error(f"{orphans - _MAX_REPORTED} more records without a trace id not listed", file=source)
-    if not rows and not traces and report.ok:
-        report.error("no traces found in the export", file=source)
-    return RagLog(tuple(rows), source)
+        report.warning(f"{orphans - _MAX_REPORTED} more records without a trace id not listed", file=source)
+    if not rows and report.ok:
+        report.error("no trace could be read" + (f" ({len(skipped)} left out, listed above)" if skipped else "")
+                     + "; export whole traces with their retriever step", file=source)
+    return RagLog(tuple(rows), source, skipped=tuple(skipped))

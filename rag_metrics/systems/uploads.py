@@ -448,6 +448,9 @@ class RagLogSystem:
         match = match_questions(questions, rows, text_first=True)
         rankings = {match.to_golden[rid]: ids[:depth] for rid, ids in ranked.items() if rid in match.to_golden}
         notes = [match.note("log rows")]
+        if self.log.skipped:
+            shown = "; ".join(self.log.skipped[:3]) + (" ..." if len(self.log.skipped) > 3 else "")
+            notes.append(f"{len(self.log.skipped)} malformed trace(s) or record(s) left out of the export: {shown}")
         dups = sum(len(ids) - len(set(ids)) for ids in rankings.values())
         if report is not None:
             notes.append(report.note())
