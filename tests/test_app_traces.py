@@ -241,3 +241,25 @@ def test_upload_with_malformed_traces_keeps_the_rest_and_says_which(app_env):
     next(b for b in at.button if b.label == "Add system").click().run()
     no_exception(at)
     assert any("was not added" in e.value for e in at.error)
+
+
+def test_compare_pairs_the_answers_of_two_stored_exports(app_env):
+    chunks = _chunks()
+    store = SystemStore.for_corpus("sample_corpus")
+    good = _export(chunks)
+    vague = "\n".join(json.dumps(r) for r in
+                      [{**rec, "attributes.output.value": "I am not sure.",
+                        "attributes.llm.output_messages": [{"message.role": "assistant",
+                                                            "message.content": "I am not sure."}]}
+                       if rec.get("span_kind") in ("LLM", "CHAIN") else rec
+                       for rec in map(json.loads, good.splitlines())]) + "\n"
+    for name, data in (("v1", good), ("v2", vague)):
+        spec, rep = store.add_upload(name, f"{name}.jsonl", data.encode(), chunks)
+        assert spec is not None, rep.lines()
+    at = goto(_open({"system": "v1"}), "pages/compare.py")
+    assert not at.error, [e.value for e in at.error]
+    a, b = at.selectbox(key="cmp_answers_a"), at.selectbox(key="cmp_answers_b")
+    assert set(a.options) == {"v1", "v2"} and (a.value, b.value) == ("v1", "v2")
+    table = next(d.value for d in at.dataframe if "Verdict" in d.value.columns and
+                 any("support" in str(m).lower() for m in d.value["Metric"]))
+    assert len(table) >= 2

@@ -24,7 +24,7 @@ from rag_metrics.evaluate import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED
 from ui import cache, compare_views, views
 
 __all__ = ["CurrentAnswers", "compare_section", "current", "dashboard_section", "presenter_section", "publish",
-           "report_inputs", "stored_answer_systems", "system_answers"]
+           "report_inputs", "stored_answer_systems", "stored_answers", "system_answers"]
 
 _PUBLISHED = "_answers_published"
 ANSWERS_PAGE = "pages/answers.py"
@@ -77,6 +77,26 @@ def system_answers(corpus_name: str, name: str) -> tuple[tuple, str, str, Any] |
     return tuple(items), items_fingerprint(items), f"System {spec.name} ({spec.filename})", rep
 
 
+def stored_answers(corpus_name: str, first: str) -> tuple[tuple, str, str] | None:
+    """``(items, items key, source)``: the answers of the stored system ``first`` and of every other
+    stored RAG log or trace export with answers (so Compare can pair two systems' answers), ``first``
+    first; None when ``first`` has no answers."""
+    from rag_metrics.answers.data import items_fingerprint, merge_answer_sets
+
+    mine = system_answers(corpus_name, first)
+    if mine is None:
+        return None
+    sets = [(first, mine[0])]
+    for name in stored_answer_systems(corpus_name):
+        other = system_answers(corpus_name, name) if name != first else None
+        if other is not None:
+            sets.append((name, other[0]))
+    if len(sets) == 1:
+        return mine[:3]
+    items = tuple(merge_answer_sets(sets))
+    return items, items_fingerprint(items), f"Systems {', '.join(n for n, _ in sets)}"
+
+
 def _sources(ctx: Any = None) -> list[tuple[tuple, str, str, Any, str]]:
     """``(items, items key, source, LLM judge run or None, its key)``: the sidebar system's answers
     (a stored RAG log or trace export), the published answers, then the shipped sample (cheap: reads
@@ -87,9 +107,9 @@ def _sources(ctx: Any = None) -> list[tuple[tuple, str, str, Any, str]]:
     found = []
     settings = getattr(ctx, "settings", None)
     if settings is not None and settings.system:
-        mine = system_answers(settings.corpus, settings.system)
+        mine = stored_answers(settings.corpus, settings.system)
         if mine is not None:
-            found.append(mine[:3])
+            found.append(mine)
     pub = st.session_state.get(_PUBLISHED)
     if isinstance(pub, tuple) and len(pub) == 3 and all(pub[1] != f[1] for f in found):
         found.append(pub)

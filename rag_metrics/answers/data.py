@@ -24,6 +24,7 @@ from rag_metrics.files import loads_json
 __all__ = [
     "RELEVANCY_LABELS",
     "HumanLabels",
+    "merge_answer_sets",
     "load_sample_answers",
     "parse_answers",
     "read_answers",
@@ -89,6 +90,20 @@ def parse_answers(data: bytes | str, filename: str, system: str | None = None
         report.error("no answer column; answer metrics need the generated answer in 'answer' (or "
                      "'response' / 'generated_answer')", file=filename, field="answer")
     return items, report
+
+
+def merge_answer_sets(sets: list[tuple[str, list[AnswerItem] | tuple[AnswerItem, ...]]]) -> list[AnswerItem]:
+    """The answers of several files as one list: each item's id prefixed with its set's name
+    (``"my traces:trace-007"``; row numbers repeat across files), its system the set's name unless
+    the row names its own.  One set is returned as it is."""
+    from dataclasses import replace
+
+    if len(sets) == 1:
+        return list(sets[0][1])
+    out: list[AnswerItem] = []
+    for name, items in sets:
+        out.extend(replace(it, id=f"{name}:{it.id}", system=it.system or name) for it in items)
+    return out
 
 
 def read_answers(path: str | os.PathLike[str]) -> tuple[list[AnswerItem], ValidationReport]:
