@@ -301,3 +301,15 @@ def test_hostile_exports_give_messages_not_tracebacks(text):
     log, rep = parse_rag_log(text, "hostile.jsonl" if text.endswith("\n") else "hostile.json")
     assert not rep.ok and len(log) == 0
     assert all(p.file.startswith("hostile") for p in rep.errors)
+
+
+def test_answers_of_two_exports_merge_with_their_system_names():
+    from rag_metrics.answers.data import merge_answer_sets, parse_answers
+
+    a, _ = parse_answers(_jsonl(phoenix_flat("t1", "Q?", DOCS, "A1.")), "a.jsonl", "first")
+    b, _ = parse_answers(_jsonl(langfuse("t1", "Q?", DOCS, "B1.")), "b.jsonl", "second")
+    assert [it.system for it in a] == ["first"]
+    merged = merge_answer_sets([("first", a), ("second", b)])
+    assert [(it.id, it.system, it.answer) for it in merged] == [("first:t1", "first", "A1."),
+                                                               ("second:t1", "second", "B1.")]
+    assert merge_answer_sets([("first", a)]) == a
