@@ -59,42 +59,32 @@ def stored_answer_systems(corpus_name: str) -> list[str]:
 def system_answers(corpus_name: str, name: str) -> tuple[tuple, str, str, Any] | None:
     """``(items, items key, source, reader report)`` of the stored system ``name`` when its upload is
     a RAG log or trace export with answers; None otherwise (one upload on Systems, no second one)."""
-    from rag_metrics.answers.data import items_fingerprint
-    from rag_metrics.errors import InputError
     from rag_metrics.systems.store import SystemStore
 
     store = SystemStore.for_corpus(corpus_name)
     spec = next((s for s in store.answer_logs() if s.name == name), None)
-    if spec is None:
+    version = store.upload_version(spec) if spec is not None else None
+    if spec is None or version is None:
         return None
-    try:
-        data = store.read_upload(spec)
-    except InputError:
-        return None
-    items, rep = cache.answers_upload(data, spec.filename or str(spec.file), spec.name)
-    if not any(it.answer for it in items):
-        return None
-    return tuple(items), items_fingerprint(items), f"System {spec.name} ({spec.filename})", rep
+    return cache.stored_answers(corpus_name, name, (spec.file, *version))
 
 
 def stored_answers(corpus_name: str, first: str) -> tuple[tuple, str, str] | None:
     """``(items, items key, source)``: the answers of the stored system ``first`` and of every other
     stored RAG log or trace export with answers (so Compare can pair two systems' answers), ``first``
     first; None when ``first`` has no answers."""
-    from rag_metrics.answers.data import items_fingerprint, merge_answer_sets
-
     mine = system_answers(corpus_name, first)
     if mine is None:
         return None
-    sets = [(first, mine[0])]
+    sets = [(first, mine)]
     for name in stored_answer_systems(corpus_name):
         other = system_answers(corpus_name, name) if name != first else None
         if other is not None:
-            sets.append((name, other[0]))
+            sets.append((name, other))
     if len(sets) == 1:
         return mine[:3]
-    items = tuple(merge_answer_sets(sets))
-    return items, items_fingerprint(items), f"Systems {', '.join(n for n, _ in sets)}"
+    items, key = cache.merged_answers(tuple((n, found[0]) for n, found in sets), "|".join(f[1] for _, f in sets))
+    return items, key, f"Systems {', '.join(n for n, _ in sets)}"
 
 
 def _sources(ctx: Any = None) -> list[tuple[tuple, str, str, Any, str]]:

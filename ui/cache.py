@@ -722,6 +722,38 @@ def answers_upload(data: bytes, filename: str, system: str | None = None) -> tup
     return parse_answers(data, filename, system)
 
 
+@st.cache_resource(show_spinner=False, max_entries=16)
+def stored_answers(corpus_name: str, name: str, version: tuple) -> tuple | None:
+    """``(items, items key, source, report)`` of the system ``name`` stored for ``corpus_name`` when
+    its upload is a RAG log or trace export with answers, else None; ``version`` (the file's size
+    and time) keys it, so a rerun neither re-reads nor re-hashes the file."""
+    from rag_metrics.answers.data import items_fingerprint, parse_answers
+    from rag_metrics.errors import InputError
+    from rag_metrics.systems.store import SystemStore
+
+    store = SystemStore.for_corpus(corpus_name)
+    spec = store.get(name)
+    if spec is None:
+        return None
+    try:
+        data = store.read_upload(spec)
+    except InputError:
+        return None
+    items, rep = parse_answers(data, spec.filename or str(spec.file), spec.name)
+    if not any(it.answer for it in items):
+        return None
+    return tuple(items), items_fingerprint(items), f"System {spec.name} ({spec.filename})", rep
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def merged_answers(_sets: tuple, key: str) -> tuple:
+    """``(items, items key)`` of several stored systems' answers as one list (``key``: theirs joined)."""
+    from rag_metrics.answers.data import items_fingerprint, merge_answer_sets
+
+    items = tuple(merge_answer_sets(list(_sets)))
+    return items, items_fingerprint(items)
+
+
 @st.cache_resource(show_spinner=False, max_entries=8)
 def answers_offline(_items: tuple, items_key: str, threshold: float) -> Any:
     """Offline approximations and reference metrics of ``_items`` (keyed by their fingerprint)."""

@@ -232,6 +232,14 @@ class SystemStore:
             raise InputError(f"the file of system {spec.name!r} ({spec.file}) is missing from {self.folder}; "
                              "remove the system and upload it again") from None
 
+    def upload_version(self, spec: SystemSpec) -> tuple[int, int] | None:
+        """``(size, mtime_ns)`` of a stored upload's file (a cache key that changes with it), or None."""
+        try:
+            st = (self.folder / str(spec.file)).stat()
+        except OSError:
+            return None
+        return st.st_size, st.st_mtime_ns
+
     def answer_logs(self) -> list[SystemSpec]:
         """Stored uploads that are RAG logs or trace exports (they may hold generated answers): the
         Answers page judges them without a second upload."""
