@@ -313,3 +313,13 @@ def test_answers_of_two_exports_merge_with_their_system_names():
     assert [(it.id, it.system, it.answer) for it in merged] == [("first:t1", "first", "A1."),
                                                                ("second:t1", "second", "B1.")]
     assert merge_answer_sets([("first", a)]) == a
+
+
+def test_epoch_start_times_order_the_retriever_steps():
+    recs = phoenix_flat("t1", "Q?", DOCS)
+    second = {**recs[1], "context.span_id": "t1-r2", "start_time": 1714557600000 + 10_000,
+              "attributes.retrieval.documents": [{"document.id": "late", "document.content": "x"}]}
+    recs[1]["start_time"] = 1714557600000 + 900  # ms since the epoch, as pandas' to_json writes them
+    log, rep = parse_rag_log(_jsonl([recs[0], second, recs[1]] + recs[2:]), "spans.jsonl")
+    assert log.rows[0].context_ids == ("doc-a#0", "doc-b#1", "doc-c#2")
+    assert any("2 retriever steps; the first one is used" in p.message for p in rep.warnings)

@@ -166,13 +166,23 @@ class _Step:
     kind: str  # "retriever", "llm", "other"
     line: int | None
     order: int
-    start: str = ""
+    start: tuple[int, float, str] = (2, 0.0, "")
     parent: str | None = None
     span_id: str = ""
     question: Any = None
     docs: list[tuple[Any, Any]] | None = None  # (id or None, text or None) in rank order
     answer: Any = None
     problems: list[str] = field(default_factory=list)
+
+
+def _when(v: Any) -> tuple[int, float, str]:
+    """A sort key of a start time: epoch numbers (pandas' ``to_json`` writes milliseconds) by value,
+    ISO strings as text, a missing time last."""
+    if isinstance(v, (int, float)) and not isinstance(v, bool) and not math.isnan(v):
+        return (0, float(v), "")
+    if isinstance(v, str) and v.strip():
+        return (1, 0.0, v.strip())
+    return (2, 0.0, "")
 
 
 def _missing(v: Any) -> bool:
@@ -235,7 +245,7 @@ def _phoenix_step(rec: Mapping[str, Any], line: int | None, order: int) -> tuple
     kind = str(rec.get("span_kind") or attrs.get("openinference.span.kind") or "").upper()
     trace_id = flat.get("context.trace_id", rec.get("trace_id"))
     step = _Step("retriever" if kind == "RETRIEVER" else "llm" if kind == "LLM" else "other", line, order,
-                 str(rec.get("start_time") or ""), None, str(flat.get("context.span_id", rec.get("span_id")) or ""))
+                 _when(rec.get("start_time")), None, str(flat.get("context.span_id", rec.get("span_id")) or ""))
     parent = rec.get("parent_id", flat.get("context.parent_id"))
     step.parent = None if _missing(parent) else str(parent)
     question = attrs.get("input.value")
@@ -265,7 +275,7 @@ def _phoenix_step(rec: Mapping[str, Any], line: int | None, order: int) -> tuple
 def _langfuse_step(rec: Mapping[str, Any], line: int | None, order: int) -> tuple[str, _Step]:
     kind = str(rec.get("type") or "").upper()
     step = _Step("retriever" if kind == "RETRIEVER" else "llm" if kind == "GENERATION" else "other", line, order,
-                 str(rec.get("startTime") or ""), None, str(rec.get("id") or ""))
+                 _when(rec.get("startTime")), None, str(rec.get("id") or ""))
     parent = rec.get("parentObservationId")
     step.parent = None if _missing(parent) else str(parent)
     step.question = _as_text(rec.get("input"), _QUERY_KEYS)
@@ -280,7 +290,7 @@ def _langfuse_step(rec: Mapping[str, Any], line: int | None, order: int) -> tupl
 def _langsmith_step(rec: Mapping[str, Any], line: int | None, order: int) -> tuple[str, _Step]:
     kind = str(rec.get("run_type") or "").lower()
     step = _Step("retriever" if kind == "retriever" else "llm" if kind in ("llm", "chat_model") else "other", line,
-                 order, str(rec.get("start_time") or ""), None, str(rec.get("id") or ""))
+                 order, _when(rec.get("start_time")), None, str(rec.get("id") or ""))
     parent = rec.get("parent_run_id")
     step.parent = None if _missing(parent) else str(parent)
     inputs, outputs = rec.get("inputs"), rec.get("outputs")
@@ -377,13 +387,13 @@ def parse_trace_export(text: str, source: str, report: ValidationReport) -> Any:
         if not retr:
             fail(f"no {_RETRIEVER_NAME[fmt]}; a trace needs the retrieval step to be evaluated", tid, where)
             continue
-        retr.sort(key=lambda s: (s.start, s.order))
+        retr.sort(key=lambda s: (*s.start, s.order))
         r = retr[0]
         if len(retr) > 1:
             report.warning(f"trace {tid!r}: {len(retr)} retriever steps; the first one is used", file=source,
                            line=r.line, query_id=tid)
         roots = [s for s in steps if s.parent is None or s.parent not in {x.span_id for x in steps}]
-        root = min(roots, key=lambda s: (s.start, s.order)) if roots else None
+        root = min(roots, key=lambda s: (*s.start, s.order)) if roots else None
         question = _as_text(r.question, _QUERY_KEYS) or (
             _as_text(root.question, _QUERY_KEYS) if root is not None else None)
         if not question or not question.strip():
@@ -422,7 +432,7 @@ def parse_trace_export(text: str, source: str, report: ValidationReport) -> Any:
             report.warning(f"trace {tid!r}: the retriever returned no document; this question counts as retrieving "
                            "nothing", file=source, line=r.line, query_id=tid)
         llms = sorted((s for s in steps if s.kind == "llm" and not _missing(s.answer)),
-                      key=lambda s: (s.start, s.order))
+                      key=lambda s: (*s.start, s.order))
         answer = _as_text(llms[-1].answer, _ANSWER_KEYS) if llms else None
         if answer is None and root is not None and root is not r:
             answer = _as_text(root.answer, _ANSWER_KEYS)
