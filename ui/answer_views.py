@@ -56,13 +56,13 @@ def stored_answer_systems(corpus_name: str) -> list[str]:
     return [s.name for s in SystemStore.for_corpus(corpus_name).answer_logs()]
 
 
-def system_answers(corpus_name: str, name: str) -> tuple[tuple, str, str, Any] | None:
+def system_answers(corpus_name: str, name: str, logs: list | None = None) -> tuple[tuple, str, str, Any] | None:
     """``(items, items key, source, reader report)`` of the stored system ``name`` when its upload is
     a RAG log or trace export with answers; None otherwise (one upload on Systems, no second one)."""
     from rag_metrics.systems.store import SystemStore
 
     store = SystemStore.for_corpus(corpus_name)
-    spec = next((s for s in store.answer_logs() if s.name == name), None)
+    spec = next((s for s in (logs if logs is not None else store.answer_logs()) if s.name == name), None)
     version = store.upload_version(spec) if spec is not None else None
     if spec is None or version is None:
         return None
@@ -73,12 +73,15 @@ def stored_answers(corpus_name: str, first: str) -> tuple[tuple, str, str] | Non
     """``(items, items key, source)``: the answers of the stored system ``first`` and of every other
     stored RAG log or trace export with answers (so Compare can pair two systems' answers), ``first``
     first; None when ``first`` has no answers."""
-    mine = system_answers(corpus_name, first)
+    from rag_metrics.systems.store import SystemStore
+
+    logs = SystemStore.for_corpus(corpus_name).answer_logs()
+    mine = system_answers(corpus_name, first, logs)
     if mine is None:
         return None
     sets = [(first, mine)]
-    for name in stored_answer_systems(corpus_name):
-        other = system_answers(corpus_name, name) if name != first else None
+    for name in [s.name for s in logs]:
+        other = system_answers(corpus_name, name, logs) if name != first else None
         if other is not None:
             sets.append((name, other))
     if len(sets) == 1:

@@ -115,6 +115,7 @@ def _refuse_literal_secrets(kind: str, cfg: Any) -> None:
 _LOADED: dict[tuple[Any, ...], Any] = {}  # parsed uploads, per (file, size, mtime, corpus): re-parsed only on change
 _LOADED_LOCK = threading.Lock()
 _MEMOS: dict[str, Any] = {}  # one result memo per store folder and process
+_SNIFFED: dict[tuple[Any, ...], bool] = {}  # is this stored file a RAG log? per (file, size, mtime)
 
 
 class SystemStore:
@@ -251,11 +252,18 @@ class SystemStore:
                 continue
             p = self.folder / spec.file
             try:
-                with open(p, "rb") as f:
-                    head = f.read(65536)
+                st = p.stat()
+                key = (str(p), st.st_size, st.st_mtime_ns, spec.filename)
+                hit = _SNIFFED.get(key)
+                if hit is None:
+                    with open(p, "rb") as f:
+                        head = f.read(65536)
+                    hit = _SNIFFED[key] = looks_like_rag_log(head, spec.filename or p.name)
+                    if len(_SNIFFED) > 256:
+                        _SNIFFED.clear()
             except OSError:
                 continue
-            if looks_like_rag_log(head, spec.filename or p.name):
+            if hit:
                 out.append(spec)
         return out
 
