@@ -323,3 +323,11 @@ def test_epoch_start_times_order_the_retriever_steps():
     log, rep = parse_rag_log(_jsonl([recs[0], second, recs[1]] + recs[2:]), "spans.jsonl")
     assert log.rows[0].context_ids == ("doc-a#0", "doc-b#1", "doc-c#2")
     assert any("2 retriever steps; the first one is used" in p.message for p in rep.warnings)
+
+
+def test_ids_on_some_documents_and_texts_on_others_is_named():
+    recs = phoenix_flat("mix", "Q?", DOCS)
+    recs[1]["attributes.retrieval.documents"] = [{"document.id": "a"}, {"document.content": "text only"}]
+    log, rep = parse_rag_log(_jsonl(recs), "spans.jsonl")
+    msg = next(p.message for p in rep.warnings if p.query_id == "mix")
+    assert "document 1 has an id but no text and document 2 a text but no id" in msg

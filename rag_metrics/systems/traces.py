@@ -392,7 +392,8 @@ def parse_trace_export(text: str, source: str, report: ValidationReport) -> Any:
         if len(retr) > 1:
             report.warning(f"trace {tid!r}: {len(retr)} retriever steps; the first one is used", file=source,
                            line=r.line, query_id=tid)
-        roots = [s for s in steps if s.parent is None or s.parent not in {x.span_id for x in steps}]
+        here = {x.span_id for x in steps}
+        roots = [s for s in steps if s.parent is None or s.parent not in here]
         root = min(roots, key=lambda s: (*s.start, s.order)) if roots else None
         question = _as_text(r.question, _QUERY_KEYS) or (
             _as_text(root.question, _QUERY_KEYS) if root is not None else None)
@@ -425,8 +426,9 @@ def parse_trace_export(text: str, source: str, report: ValidationReport) -> Any:
                                "corpus by text", file=source, line=r.line, query_id=tid)
         else:
             first = next(i for i, t in enumerate(texts, 1) if t is None)
-            fail(f"document {first} has no id and no text; give every document an id, or every one its text",
-                 tid, r.line)
+            other = next(i for i, d in enumerate(ids, 1) if d is None)
+            fail(f"document {first} has an id but no text and document {other} a text but no id; give every "
+                 "document an id, or every one its text", tid, r.line)
             continue
         if not r.docs:
             report.warning(f"trace {tid!r}: the retriever returned no document; this question counts as retrieving "
