@@ -159,3 +159,9 @@ def test_cli_history_errors_are_one_line(golden, tmp_path, capsys):
     (tmp_path / "b.json").write_text('{"version": 1}')
     code, err = _eval(capsys, good, "--baseline", tmp_path / "b.json")
     assert code == 2 and "field 'name'" in err and "Traceback" not in err
+
+
+def test_cli_save_run_to_an_unwritable_place_is_one_line(golden, tmp_path, capsys):
+    _, good = _result(golden, tmp_path, "good.trec")
+    code, err = _eval(capsys, good, "--save-run", tmp_path)  # a folder, not a file
+    assert code == 2 and "--save-run" in err and "cannot write the file" in err and "Traceback" not in err

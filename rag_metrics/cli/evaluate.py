@@ -154,7 +154,11 @@ def _history(args: argparse.Namespace, res: Any, keys: list, run_name: str) -> b
     settings = {"k": args.k, "metrics": args.metrics, "run": args.run, "qrels": args.qrels}
     current = saved_run(res, keys, args.run_name or run_name or "run", run_name or args.run, settings)
     if args.save_run:
-        save_run(current, args.save_run)
+        try:
+            save_run(current, args.save_run)
+        except OSError as e:
+            raise InputError(f"--save-run {args.save_run}: cannot write the file ({e.strerror or e}); give a "
+                             "writable file path, e.g. runs/this-run.json") from None
         stderr(f"{PROG}: saved run {current.name!r} ({len(current.query_ids)} queries, {len(keys)} metrics) to "
                f"{args.save_run}")
     if not args.baseline:
