@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rag_metrics.errors import InputError
-from rag_metrics.types import GoldenQuery, GoldenSet
+from rag_metrics.types import OUT_OF_SCOPE, GoldenQuery, GoldenSet
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -45,8 +45,9 @@ CANDIDATES = 50
 
 
 def questions_to_propose(golden: GoldenSet) -> list[GoldenQuery]:
-    """Questions with a reference answer (``expected_answer`` / ``ground_truth``) and no chunk label."""
-    return [q for q in golden if (q.expected_answer or "").strip() and not q.relevant]
+    """Questions with a reference answer (``expected_answer`` / ``ground_truth``) and no chunk label,
+    except those the golden set marks ``out_of_scope`` (their reference says the corpus has no answer)."""
+    return [q for q in golden if (q.expected_answer or "").strip() and not q.relevant and q.category != OUT_OF_SCOPE]
 
 
 def _unit(v: NDArray[np.floating]) -> NDArray[np.float64]:

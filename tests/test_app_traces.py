@@ -263,3 +263,17 @@ def test_compare_pairs_the_answers_of_two_stored_exports(app_env):
     table = next(d.value for d in at.dataframe if "Verdict" in d.value.columns and
                  any("support" in str(m).lower() for m in d.value["Metric"]))
     assert len(table) >= 2
+
+
+def test_health_page_points_to_the_proposals(app_env):
+    from rag_metrics.workspace import Workspace
+
+    golden = sample_golden()
+    rows = [{"id": q.id, "question": q.question, "category": q.category,
+             "relevant": {} if q.id == "q001" else q.relevant, "expected_answer": q.expected_answer} for q in golden]
+    path = Workspace("sample_corpus", app_env).folder / "golden.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
+    at = goto(_open(), "pages/health.py")
+    assert any("1 question(s) have a reference answer and no chunk label" in i.value for i in at.info), \
+        [i.value for i in at.info]

@@ -47,7 +47,7 @@ def test_bad_inputs_and_empty_reference():
 
 def test_questions_to_propose_are_the_unlabelled_with_a_reference():
     g = GoldenSet((GoldenQuery("q1", "?", "", {}, "2 GB."), GoldenQuery("q2", "?", "", {"a#0": 1}, "x"),
-                   GoldenQuery("q3", "?", "", {}, None)))
+                   GoldenQuery("q3", "?", "", {}, None), GoldenQuery("q4", "?", "out_of_scope", {}, "Not covered.")))
     assert [q.id for q in questions_to_propose(g)] == ["q1"]
 
 
