@@ -11,7 +11,7 @@ from rag_metrics.answers.offline import SUPPORT_THRESHOLD
 from rag_metrics.answers.registry import ANSWER_METRICS
 from rag_metrics.answers.summary import answer_section
 from rag_metrics.compare import comparison_summary
-from ui import answer_views, cache, views
+from ui import answer_views, cache, state, views
 from ui import answers as ua
 from ui.shell import ensure_shell
 
@@ -23,27 +23,43 @@ st.caption("Does the answer stick to the retrieved context, and does it answer t
            "them. Without one: two offline approximations, **context support** and **answer-question "
            "similarity**, which are cheaper and cruder, and are never called faithfulness or relevancy.")
 
-source = st.radio("Answers", ["Shipped sample answers", "Upload a RAG log"], horizontal=True, key="answers_source")
+settings = state.settings()
+source, system = ua.source_choice(answer_views.stored_answer_systems(settings.corpus), settings.system)
 labels: dict = {}
-if source == "Shipped sample answers":
+if source == ua.SAMPLE:
     items, labels = cache.answers_sample()
+    origin = "Shipped sample answers"
     st.caption("128 answers written for this project: a *careful* and a *sloppy* imaginary system answer each of "
                "the 64 in-scope golden questions from the dense retriever's top-5 chunks; every sentence carries a "
                "person's label (supported / unsupported / not a claim).")
+elif source == ua.STORED:
+    found = answer_views.system_answers(settings.corpus, system or "")
+    if found is None:
+        st.info(f"{views.esc(system or '')} holds no generated answers (its log has no answer column or output "
+                "span); its retrieval is evaluated on every page.", icon=":material/info:")
+        st.stop()
+    items, _, origin, rep = found
+    items = list(items)
+    if rep:
+        views.report(rep, show_ok=False)
+    st.caption(f"The answers of {views.esc(system or '')}, added once on the Systems page: its retrieval shows on "
+               "every page when it is the sidebar's system, and its answers are judged here.")
 else:
-    up = st.file_uploader("RAG log (.jsonl, .json, .csv) with question, answer, contexts and optionally "
-                          "ground_truth", type=["jsonl", "json", "csv", "tsv", "ndjson"], key="answers_upload")
+    up = st.file_uploader("RAG log (.jsonl, .json, .csv) or trace export (Phoenix, Langfuse, LangSmith) with "
+                          "question, answer, contexts and optionally ground_truth",
+                          type=["jsonl", "json", "csv", "tsv", "ndjson"], key="answers_upload")
     if up is None:
-        st.info("Upload a RAG log to score its answers.", icon=":material/upload_file:")
+        st.info("Upload a RAG log to score its answers, or add it once on the Systems page to see its retrieval "
+                "too.", icon=":material/upload_file:")
         st.stop()
     items, rep = cache.answers_upload(up.getvalue(), up.name)
+    origin = f"Uploaded {up.name}"
     if rep:
         views.report(rep, show_ok=False)
     if not items:
         st.stop()
 items_key = items_fingerprint(items)
-answer_views.publish(items, items_key, "Shipped sample answers" if source == "Shipped sample answers"
-                     else f"Uploaded {st.session_state['answers_upload'].name}")  # for the other pages
+answer_views.publish(items, items_key, origin)  # for the other pages
 
 with st.spinner("Scoring the answers offline (sentence embeddings, cached on disk)…"):
     offline = cache.answers_offline(tuple(items), items_key, SUPPORT_THRESHOLD)

@@ -27,6 +27,7 @@ summary = ctx.summary()
 views.metric_cards(summary)
 systems_ui.judged_note(ctx)
 st.caption(f"Means over {res.n_queries} queries"
+           + (f" ({views.answered_absent(res)}; the sidebar's conventions switch)" if res.n_absent else "")
            + (" (out-of-scope queries excluded: they are measured by abstention below)."
               if ctx.settings.options.out_of_scope == "exclude" else
               " (out-of-scope queries counted as misses, as in the lesson code).")

@@ -6,6 +6,7 @@ import streamlit as st
 from rag_metrics import readouts
 from rag_metrics.errors import InputError
 from ui import cache, state, views
+from ui import systems as systems_ui
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -35,10 +36,12 @@ with left:
     views.section(f"Failures at K = {k}",
                   f"In-scope questions with no relevant {unit} in the top K: what was expected, what came back, "
                   f"and at which K the first relevant {unit} would have counted.")
-    n_in = res.n_in_scope
+    n_in = res.n_answered if res.n_absent else res.n_in_scope  # questions not in the log are not misses
     c1, c2 = st.columns(2)
     c1.metric(f"Missed at K = {k}", f"{len(fails)} / {n_in}", border=True,
-              help=f"In-scope queries whose top K holds no relevant {unit} (hit rate = 0).")
+              help=f"In-scope queries whose top K holds no relevant {unit} (hit rate = 0)"
+                   + (", of those the system answered (the others are not in its log, listed below)."
+                      if res.n_absent else "."))
     beyond = cache.failures_found_lower(res, ctx.key, k)
     c2.metric(f"Found lower in the top {ctx.memo.depth}", f"{beyond} / {len(fails)}", border=True,
               help=f"Failures whose first relevant {unit} was retrieved below K: a larger K or a reranker would fix "
@@ -49,6 +52,15 @@ with right:
         st.info("No in-scope query.")
     else:
         views.chart(views.rank_histogram(hist, k))
+
+absent = res.absent()
+if len(absent):
+    views.section(f"Not in the log: {len(absent)} question(s)",
+                  f"The system's results have no entry for these golden questions (a RAG log or run that covers "
+                  f"part of the golden set). They are not retrieval failures and are not listed below: "
+                  f"{views.answered_absent(res)}; the sidebar's conventions switch.")
+    with st.expander(f"The {len(absent)} question(s) not in the log", icon=":material/help:"):
+        st.dataframe(absent, hide_index=True, width="stretch")
 
 if len(fails) == 0:
     st.success(f"No failure at K = {k}: every in-scope question has a relevant {unit} in its top {k}.",
@@ -119,6 +131,20 @@ st.dataframe(
                    "id": st.column_config.TextColumn("Chunk", width="medium"),
                    "score": st.column_config.NumberColumn("Score", format="%.3f", width="small"),
                    "text": st.column_config.TextColumn("Text", width="large")})
+unmatched = systems_ui.unmatched_contexts(ctx, ranked["id"])
+if len(unmatched):
+    st.markdown(f"**Contexts that match no chunk ({len(unmatched)} in the top {k})**")
+    st.caption("The log's context text, the closest chunk of this corpus and its similarity (rapidfuzz ratio, "
+               "0-100). Below the match threshold, the context matches no chunk: it keeps its rank as a "
+               "retrieved item no label carries, so it counts as non-relevant. Lower the threshold on the "
+               "Systems page, or log the chunk ids, if these are the same passages.")
+    st.dataframe(unmatched[["id", "context", "closest_chunk", "similarity", "closest_text"]], hide_index=True,
+                 width="stretch",
+                 column_config={"id": st.column_config.TextColumn("Context", width="small"),
+                                "context": st.column_config.TextColumn("Logged text", width="large"),
+                                "closest_chunk": st.column_config.TextColumn("Closest chunk", width="medium"),
+                                "similarity": st.column_config.NumberColumn("Similarity", format="%.1f"),
+                                "closest_text": st.column_config.TextColumn("Its text", width="large")})
 st.markdown(f"**The arithmetic at K = {k}**")
 expl["metric"] = [f"{views.label(m)}@{kk}" if kk else views.label(m) for m, kk in zip(expl["metric"], expl["k"])]
 expl["value"] = [views.fmt(v) for v in expl["value"]]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from rag_metrics.errors import InputError
+from rag_metrics.label_suggest import questions_to_propose
 from ui import cache, state, views
 from ui.shell import ensure_shell
 
@@ -118,6 +119,11 @@ with right:
         st.success("Every in-scope question has a label.", icon=":material/check_circle:")
     else:
         st.dataframe(unlabelled, hide_index=True, width="stretch")
+    with_reference = questions_to_propose(golden)
+    if with_reference:
+        st.info(f"{len(with_reference)} question(s) have a reference answer and no chunk label: the labelling helper "
+                "(Golden set editor, Label with retrieval) proposes the chunks that support each reference answer; "
+                "they become labels only when you accept and save them.", icon=":material/lightbulb:")
 
 # ---- duplicates ------------------------------------------------------------------------------------------
 views.section("Duplicate and near-duplicate chunks",

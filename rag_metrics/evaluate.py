@@ -57,7 +57,10 @@ class EvalOptions:
         ``"all"``: ``h_k / |R|`` (trec_eval).  ``"cap"``: ``h_k / min(k, |R|)`` (BEIR ``R_cap``).
     missing_queries
         Golden queries absent from the run: ``"zero"`` (0 in the mean, trec_eval ``-c``) or
-        ``"skip"`` (left out, plain trec_eval and BEIR ``evaluate``).
+        ``"skip"`` (left out, plain trec_eval and BEIR ``evaluate``).  ``"skip"`` is also the
+        "only the answered questions" reading of a RAG log that covers part of the golden set
+        (CLI ``--only-answered``); :attr:`EvaluationResult.n_answered` and ``n_absent`` count both
+        sides whichever is chosen.
     level
         ``"chunk"`` (labels and run ids are chunk ids) or ``"document"`` (both collapsed to
         documents through ``chunk_to_doc``; a document takes the rank of its first chunk).
@@ -313,6 +316,33 @@ class EvaluationResult:
     def n_queries(self) -> int:
         return int(self.included.sum())
 
+    @cached_property
+    def _scope(self) -> NDArray[np.bool_]:
+        """Queries that enter the means before the missing-queries rule (in scope, or all under "miss")."""
+        return np.ones_like(self.in_scope) if self.options.out_of_scope == "miss" else self.in_scope
+
+    @property
+    def in_run(self) -> NDArray[np.bool_]:
+        """Per query (golden order): True when the run has at least one result for it."""
+        return self.judged.in_run
+
+    @property
+    def n_answered(self) -> int:
+        """Queries of the means' scope that the run answers (has results for)."""
+        return int((self._scope & self.judged.in_run).sum())
+
+    @property
+    def n_absent(self) -> int:
+        """Queries of the means' scope absent from the run ("not in the log"): 0 in the means under
+        ``missing_queries="zero"`` (trec_eval ``-c``, the default), left out under ``"skip"``."""
+        return int((self._scope & ~self.judged.in_run).sum())
+
+    def absent(self) -> pd.DataFrame:
+        """The queries counted by :attr:`n_absent`: query_id, category, question (golden order)."""
+        rows = [(q.id, q.category, q.question) for q, keep in
+                zip(self.golden.queries, self._scope & ~self.judged.in_run) if keep]
+        return pd.DataFrame(rows, columns=["query_id", "category", "question"])
+
     @property
     def n_in_scope(self) -> int:
         return int(self.in_scope.sum())
@@ -445,7 +475,10 @@ class EvaluationResult:
         return self.kernels.first_relevant_rank
 
     def failures(self, k: int) -> pd.DataFrame:
-        """In-scope queries with no relevant id in the top k.
+        """In-scope queries the run answers with no relevant id in the top k.
+
+        Queries absent from the run are not retrieval failures: they are listed by :meth:`absent`
+        ("not in the log"), whatever ``missing_queries`` says about the means.
 
         Columns: query_id, category, question, expected_ids, retrieved_ids (top k), top_score,
         first_relevant_rank (beyond k, or <NA> when no relevant id was retrieved at all).
@@ -454,7 +487,7 @@ class EvaluationResult:
         hits = self.kernels.hit_rate(k)
         first = self.kernels.first_relevant_rank
         rows = []
-        for q in np.flatnonzero(self.in_scope & (hits == 0)):
+        for q in np.flatnonzero(self.in_scope & (hits == 0) & self.judged.in_run):
             gq = self.golden.queries[q]
             ids, _, _ = self.judged.ranking(int(q))
             rows.append({

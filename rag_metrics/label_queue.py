@@ -10,7 +10,10 @@ The "Label with retrieval" step of the app is a queue over the golden set's ques
 - :meth:`~LabelQueue.apply` writes the current question's ticks into a golden set: its labels
   become exactly the ticked ids (an unticked saved label is removed);
 - :meth:`~LabelQueue.add_question` adds a question typed in the live query box to the queue
-  (and to the golden set when its labels are applied).
+  (and to the golden set when its labels are applied);
+- :meth:`~LabelQueue.propose` attaches ranked chunk proposals to a question (from its reference
+  answer, :mod:`rag_metrics.label_suggest`).  A proposal is never a label: only
+  :meth:`~LabelQueue.accept` (a person's click) ticks it, and only :meth:`~LabelQueue.apply` saves.
 
 Streamlit-free: the app keeps one queue in the session state and saves the golden set that
 :meth:`~LabelQueue.apply` returns through its usual autosave.
@@ -48,6 +51,7 @@ class LabelQueue:
     ticks: dict[str, dict[str, int]] = field(default_factory=dict)    # key -> {id: grade}
     status: dict[str, str] = field(default_factory=dict)              # key -> pending/saved/skipped
     touched: set[str] = field(default_factory=set)                    # keys ticked since last apply
+    proposals: dict[str, list[tuple[str, float]]] = field(default_factory=dict)  # key -> [(id, score)]
 
     # ---- building -------------------------------------------------------------------------------
     @classmethod
@@ -155,6 +159,31 @@ class LabelQueue:
             t.pop(i, None)
         for i, g in ticked.items():
             self.tick(i, g)
+
+    # ---- proposals ------------------------------------------------------------------------------
+    def propose(self, key: str, ranked: list[tuple[str, float]]) -> None:
+        """Attach ranked ``(chunk id, score)`` proposals to the question ``key`` (replacing earlier
+        ones).  Nothing is ticked or saved: a person accepts them with :meth:`accept`."""
+        if not any(it.key == key for it in self.items):
+            raise InputError(f"no question {key!r} in the labelling queue")
+        self.proposals[key] = [(str(i), float(s)) for i, s in ranked]
+
+    def current_proposals(self) -> list[tuple[str, float]]:
+        """The current question's proposals, best first (``[]`` when it has none)."""
+        cur = self.current
+        return list(self.proposals.get(cur.key, [])) if cur is not None else []
+
+    def accept(self, chunk_ids: list[str], grade: int = 1) -> None:
+        """A person accepts proposed chunks: they are ticked (with ``grade``) for the current
+        question; :meth:`apply` then saves them like any tick."""
+        cur = self._require()
+        offered = {i for i, _ in self.proposals.get(cur.key, [])}
+        unknown = [i for i in chunk_ids if i not in offered]
+        if unknown:
+            raise InputError(f"question {cur.question[:60]!r}: {', '.join(map(repr, unknown))} was not proposed; "
+                             "tick it in the list instead")
+        for i in chunk_ids:
+            self.tick(i, grade)
 
     # ---- saving ---------------------------------------------------------------------------------
     def apply(self, golden: GoldenSet) -> GoldenSet:

@@ -262,6 +262,11 @@ def report_content(
 
     story = presenter_story(result, k, system=system or result.run.name, chunk_text=chunk_text,
                             comparison=comparison, comparison_names=tuple(comparison_names))  # type: ignore[arg-type]
+    if result.n_absent:
+        notes.append(f"{result.n_answered} question(s) answered, {result.n_absent} not in the system's results (not "
+                     "in the log): " + ("left out of the means (only the answered questions are evaluated)."
+                                        if opts.missing_queries == "skip" else
+                                        "each counts 0 in the means (trec_eval -c)."))
     return ReportContent(
         title=title, k=k,
         generated_at=generated_at or _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),

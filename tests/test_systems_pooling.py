@@ -34,7 +34,9 @@ def test_pooled_queue_groups_by_question_most_retrieved_first():
 def test_system_table_has_judged_beside_metrics_and_warns():
     res = {"A": evaluate(GOLDEN, A), "B": evaluate(GOLDEN, B)}
     df = system_table(res, ["mrr", "ndcg"], 3)
-    assert list(df.columns) == ["system", "mrr@3", "ndcg@3", "judged@3", "warning"]
+    assert list(df.columns) == ["system", "mrr@3", "ndcg@3", "judged@3", "answered", "absent", "warning"]
+    assert df["answered"].tolist() == [res["A"].n_answered, res["B"].n_answered]
+    assert df["absent"].tolist() == [res["A"].n_absent, res["B"].n_absent]
     # judged@3, A: q1 a (1 of 3), q2 x (1 of 3) -> 1/3 ; B: q1 b (1/3), q2 x of 2 retrieved -> 1/2
     assert df["judged@3"].tolist() == pytest.approx([1 / 3, (1 / 3 + 1 / 2) / 2])
     assert df["mrr@3"].tolist() == pytest.approx([(1 + 1 / 2) / 2, (0 + 1) / 2])

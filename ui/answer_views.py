@@ -24,7 +24,7 @@ from rag_metrics.evaluate import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED
 from ui import cache, compare_views, views
 
 __all__ = ["CurrentAnswers", "compare_section", "current", "dashboard_section", "presenter_section", "publish",
-           "report_inputs"]
+           "report_inputs", "stored_answer_systems", "stored_answers", "system_answers"]
 
 _PUBLISHED = "_answers_published"
 ANSWERS_PAGE = "pages/answers.py"
@@ -49,20 +49,67 @@ def publish(items: Any, items_key: str, source: str) -> None:
     st.session_state[_PUBLISHED] = (tuple(items), items_key, source)
 
 
-def _sources() -> list[tuple[tuple, str, str, Any, str]]:
-    """``(items, items key, source, LLM judge run or None, its key)``: the published answers, then
-    the shipped sample (cheap: reads the session and cached files, scores nothing)."""
+def stored_answer_systems(corpus_name: str) -> list[str]:
+    """Systems stored for a corpus whose upload is a RAG log or trace export (answers to judge)."""
+    from rag_metrics.systems.store import SystemStore
+
+    return [s.name for s in SystemStore.for_corpus(corpus_name).answer_logs()]
+
+
+def system_answers(corpus_name: str, name: str, logs: list | None = None) -> tuple[tuple, str, str, Any] | None:
+    """``(items, items key, source, reader report)`` of the stored system ``name`` when its upload is
+    a RAG log or trace export with answers; None otherwise (one upload on Systems, no second one)."""
+    from rag_metrics.systems.store import SystemStore
+
+    store = SystemStore.for_corpus(corpus_name)
+    spec = next((s for s in (logs if logs is not None else store.answer_logs()) if s.name == name), None)
+    version = store.upload_version(spec) if spec is not None else None
+    if spec is None or version is None:
+        return None
+    return cache.stored_answers(corpus_name, name, (spec.file, *version))
+
+
+def stored_answers(corpus_name: str, first: str) -> tuple[tuple, str, str] | None:
+    """``(items, items key, source)``: the answers of the stored system ``first`` and of every other
+    stored RAG log or trace export with answers (so Compare can pair two systems' answers), ``first``
+    first; None when ``first`` has no answers."""
+    from rag_metrics.systems.store import SystemStore
+
+    logs = SystemStore.for_corpus(corpus_name).answer_logs()
+    mine = system_answers(corpus_name, first, logs)
+    if mine is None:
+        return None
+    sets = [(first, mine)]
+    for name in [s.name for s in logs]:
+        other = system_answers(corpus_name, name, logs) if name != first else None
+        if other is not None:
+            sets.append((name, other))
+    if len(sets) == 1:
+        return mine[:3]
+    items, key = cache.merged_answers(tuple((n, found[0]) for n, found in sets), "|".join(f[1] for _, f in sets))
+    return items, key, f"Systems {', '.join(n for n, _ in sets)}"
+
+
+def _sources(ctx: Any = None) -> list[tuple[tuple, str, str, Any, str]]:
+    """``(items, items key, source, LLM judge run or None, its key)``: the sidebar system's answers
+    (a stored RAG log or trace export), the published answers, then the shipped sample (cheap: reads
+    the session and cached files, scores nothing)."""
     from rag_metrics.answers.data import items_fingerprint
     from ui import answers as ua
 
     found = []
+    settings = getattr(ctx, "settings", None)
+    if settings is not None and settings.system:
+        mine = stored_answers(settings.corpus, settings.system)
+        if mine is not None:
+            found.append(mine)
     pub = st.session_state.get(_PUBLISHED)
-    if isinstance(pub, tuple) and len(pub) == 3:
+    if isinstance(pub, tuple) and len(pub) == 3 and all(pub[1] != f[1] for f in found):
         found.append(pub)
     items, _ = cache.answers_sample()
     sample = tuple(items)
     key = items_fingerprint(sample)
-    if not found or found[0][1] != key:
+    if all(f[1] != key for f in found):
         found.append((sample, key, "Shipped sample answers"))
     out = []
     for its, k, source in found:
@@ -84,7 +131,7 @@ def _resolve(sources: list, golden: Any, golden_fp: str) -> CurrentAnswers | Non
 def current(ctx: Any) -> CurrentAnswers | None:
     """The answers to ``ctx``'s golden set (see the module doc), or ``None``."""
     with st.spinner("Scoring the answers offline (cached sentence vectors)…"):
-        return _resolve(_sources(), ctx.golden, ctx.key.golden)
+        return _resolve(_sources(ctx), ctx.golden, ctx.key.golden)
 
 
 def _ci(r: dict) -> str:
@@ -175,7 +222,7 @@ def report_inputs(ctx: Any) -> tuple[str, Callable[[], Any]]:
     """``(cache key, compute)`` of the report's answer section: the key is cheap (which answers, which
     golden set, which LLM run); ``compute()`` returns the
     :class:`~rag_metrics.answers.summary.AnswerSection` or ``None`` (it scores on first use, cached)."""
-    sources, golden, golden_fp = _sources(), ctx.golden, ctx.key.golden
+    sources, golden, golden_fp = _sources(ctx), ctx.golden, ctx.key.golden
     key = golden_fp + "|" + "|".join(f"{s[1]}:{s[4]}" for s in sources)
 
     def compute() -> Any:

@@ -197,3 +197,37 @@ def score_block(title: str, score: MetricScore | None, human: dict[str, str] | N
                      hide_index=True, width="stretch")
     if score.arithmetic:
         st.caption(views.esc(score.arithmetic))
+
+
+# ---- where the answers come from (remembered across pages) --------------------------------------
+SAMPLE, STORED, UPLOAD = "Shipped sample answers", "A system added on Systems", "Upload a RAG log"
+KEY_SOURCE, KEY_SYSTEM = "answers_source", "answers_system"
+
+
+def remembered(key: str, options: list, fallback: Any) -> None:
+    """Give the widget ``key`` the value it had when the page was last shown (Streamlit drops a
+    widget's state when its page is left), else ``fallback``."""
+    st.session_state[key] = st.session_state.get(key, st.session_state.get(f"_kept_{key}", fallback))
+    if st.session_state[key] not in options:
+        st.session_state[key] = fallback
+
+
+def keep(key: str) -> None:
+    """Remember the widget ``key``'s value for the next visit (see :func:`remembered`)."""
+    st.session_state[f"_kept_{key}"] = st.session_state.get(key)
+
+
+def source_choice(stored: list[str], sidebar_system: str) -> tuple[str, str | None]:
+    """The source radio (and the stored system's select): ``(source, system name or None)``.
+
+    Default: the sidebar's system when it is a stored RAG log or trace export, else the sample."""
+    options = [SAMPLE, STORED, UPLOAD] if stored else [SAMPLE, UPLOAD]
+    remembered(KEY_SOURCE, options, STORED if sidebar_system in stored else SAMPLE)
+    source = st.radio("Answers", options, horizontal=True, key=KEY_SOURCE)
+    keep(KEY_SOURCE)
+    name = None
+    if source == STORED:
+        remembered(KEY_SYSTEM, stored, sidebar_system if sidebar_system in stored else stored[0])
+        name = st.selectbox("System (a RAG log or trace export added on the Systems page)", stored, key=KEY_SYSTEM)
+        keep(KEY_SYSTEM)
+    return source, name

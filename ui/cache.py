@@ -724,11 +724,43 @@ def answers_sample() -> tuple:
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
-def answers_upload(data: bytes, filename: str) -> tuple:
-    """Answer items of an uploaded RAG log and the reader's report."""
+def answers_upload(data: bytes, filename: str, system: str | None = None) -> tuple:
+    """Answer items of an uploaded RAG log (or trace export) and the reader's report."""
     from rag_metrics.answers.data import parse_answers
 
-    return parse_answers(data, filename)
+    return parse_answers(data, filename, system)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def stored_answers(corpus_name: str, name: str, version: tuple) -> tuple | None:
+    """``(items, items key, source, report)`` of the system ``name`` stored for ``corpus_name`` when
+    its upload is a RAG log or trace export with answers, else None; ``version`` (the file's size
+    and time) keys it, so a rerun neither re-reads nor re-hashes the file."""
+    from rag_metrics.answers.data import items_fingerprint, parse_answers
+    from rag_metrics.errors import InputError
+    from rag_metrics.systems.store import SystemStore
+
+    store = SystemStore.for_corpus(corpus_name)
+    spec = store.get(name)
+    if spec is None:
+        return None
+    try:
+        data = store.read_upload(spec)
+    except InputError:
+        return None
+    items, rep = parse_answers(data, spec.filename or str(spec.file), spec.name)
+    if not any(it.answer for it in items):
+        return None
+    return tuple(items), items_fingerprint(items), f"System {spec.name} ({spec.filename})", rep
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def merged_answers(_sets: tuple, key: str) -> tuple:
+    """``(items, items key)`` of several stored systems' answers as one list (``key``: theirs joined)."""
+    from rag_metrics.answers.data import items_fingerprint, merge_answer_sets
+
+    items = tuple(merge_answer_sets(list(_sets)))
+    return items, items_fingerprint(items)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -784,3 +816,16 @@ def answers_report_section(_ev: Any, ev_key: str, source: str) -> Any:
 
     return answer_section(_ev, source)
 # ==== end of the answers page block =====================================================================
+
+
+# ---- labels proposed from reference answers (rag_metrics.label_suggest) -----------------------------
+@st.cache_data(show_spinner=False, max_entries=256)
+def reference_proposals(_chunks: ChunkSet, chunks_fp: str, reference: str, top: int) -> pd.DataFrame:
+    """The chunks that support ``reference`` (MiniLM similarity through the embedding cache, and
+    rapidfuzz over its sentences), best first: :func:`rag_metrics.label_suggest.propose_supporting_chunks`."""
+    from rag_metrics.label_suggest import propose_supporting_chunks
+
+    vectors = chunk_embeddings(_chunks, chunks_fp)
+    ref = question_embeddings([reference])[0]
+    return propose_supporting_chunks(reference, [c.id for c in _chunks.chunks], [c.text for c in _chunks.chunks],
+                                     vectors, ref, top=top)

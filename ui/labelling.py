@@ -17,12 +17,13 @@ import streamlit as st
 from rag_metrics.errors import InputError
 from rag_metrics.golden_session import labelling_rows
 from rag_metrics.label_queue import LabelQueue
-from ui import drafting, state, views
+from ui import cache, drafting, state, views
 
 QUEUE = "_label_queue"        # {corpus name: LabelQueue}
 N_SHOWN = "label_n"
 LIVE = "label_live_q"
 GRADES = (1, 2, 3)
+N_PROPOSED = 5
 
 
 def _wkey(kind: str, item_key: str, chunk_id: str) -> str:
@@ -77,6 +78,54 @@ def _on_save(corpus: str, then_next: bool) -> None:
         q.next()
 
 
+def _on_accept(corpus: str, item_key: str, chunk_ids: list[str]) -> None:
+    """A person accepts proposed chunks: ticked for this question (saved only with Save)."""
+    q = st.session_state[QUEUE][corpus]
+    if q.current is None or q.current.key != item_key:
+        return
+    try:
+        q.accept(chunk_ids)
+    except InputError as err:
+        state.notice(views.esc(str(err)), "error")
+        return
+    for cid in chunk_ids:  # the checkbox of a chunk also in the retrieval list shows the tick
+        st.session_state[_wkey("tick", item_key, cid)] = True
+    state.notice(f"Accepted {len(chunk_ids)} proposed {'chunk' if len(chunk_ids) == 1 else 'chunks'}: ticked, "
+                 "not saved yet — press Save to keep them.", "info")
+
+
+def _proposals(ctx, q: LabelQueue, corpus: str) -> None:
+    """Chunks proposed from the current question's reference answer (none saved without a click)."""
+    from rag_metrics.label_suggest import questions_to_propose
+
+    cur = q.current
+    gq = next((g for g in questions_to_propose(ctx.golden) if g.id == cur.query_id), None) if cur else None
+    if gq is None or ctx.unit != "chunk":
+        return
+    with st.spinner("Finding the chunks that support the reference answer…"):
+        df = cache.reference_proposals(ctx.chunks, ctx.chunks.fingerprint, gq.expected_answer or "", N_PROPOSED)
+    q.propose(cur.key, list(zip(df["chunk_id"], df["score"])))
+    ticks = q.current_ticks()
+    with st.container(border=True):
+        st.markdown("**Proposed from the reference answer** (not labels until you accept and save)")
+        st.caption(f"Reference answer: {views.esc(gq.expected_answer or '')}  \nRanked by MiniLM similarity to the "
+                   "reference answer and rapidfuzz matching of its sentences (score = half each).")
+        if df.empty:
+            st.caption("No chunk to propose.")
+            return
+        for r in df.to_dict("records"):
+            x, y = st.columns([6, 1], vertical_alignment="center")
+            done = ticks.get(r["chunk_id"], 0) > 0
+            x.markdown(f"**{r['rank']}.** {views.esc(r['chunk_id'])} · score {views.fmt(r['score'])} "
+                       f"(similarity {views.fmt(r['semantic'])}, sentence match {views.fmt(r['lexical'])})")
+            y.button("Accepted" if done else "Accept", key=_wkey("accept", cur.key, r["chunk_id"]), disabled=done,
+                     on_click=_on_accept, args=(corpus, cur.key, [r["chunk_id"]]), width="stretch")
+            views.plain_text(ctx.chunks.text.get(r["chunk_id"], ""), height=100)
+        todo = [i for i in df["chunk_id"] if ticks.get(i, 0) <= 0]
+        st.button(f"Accept all {len(todo)} proposed", key=_wkey("accept_all", cur.key, ""), disabled=not todo,
+                  on_click=_on_accept, args=(corpus, cur.key, todo))
+
+
 def _on_move(corpus: str, how: str) -> None:
     q = st.session_state[QUEUE][corpus]
     getattr(q, how)()
@@ -127,6 +176,7 @@ def render(ctx) -> None:
     st.caption(f"Question {q.pos + 1} of {p['total']} · {p['saved']} saved · {p['skipped']} skipped · "
                f"{p['pending']} to do")
     st.markdown(f"#### {views.esc(cur.question)}")
+    _proposals(ctx, q, corpus)
     ticks = q.current_ticks()
     try:
         with st.spinner("Retrieving…"):

@@ -31,6 +31,7 @@ PAGES: dict[str, list[tuple[str, str, str]]] = {
         ("pages/failures.py", "Failures and drill-down", ":material/troubleshoot:"),
         ("pages/compare.py", "Compare A vs B", ":material/compare_arrows:"),
         ("pages/systems.py", "Systems", ":material/hub:"),
+        ("pages/history.py", "History", ":material/history:"),
     ],
     "Learn": [
         ("pages/learn.py", "Learn: metric sandbox", ":material/school:"),

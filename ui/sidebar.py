@@ -25,7 +25,7 @@ GAIN_LABELS = {
 }
 MISSING_LABELS = {
     "zero": "Count 0 (trec_eval -c)",
-    "skip": "Skip (plain trec_eval, BEIR)",
+    "skip": "Evaluate only the answered questions (skip the absent: plain trec_eval, BEIR)",
 }
 MRR_LABELS = {
     "first": "1/rank of the first relevant (trec_eval recip_rank)",
@@ -87,8 +87,11 @@ def render() -> None:
                      format_func=RECALL_LABELS.get)
             st.radio("NDCG gain", list(GAIN_LABELS), key=state.KEY_GAIN, format_func=GAIN_LABELS.get,
                      help="Equal for binary labels; differ with graded labels (the sample uses grades 1–3).")
-            st.radio("Queries the retriever returned nothing for", list(MISSING_LABELS), key=state.KEY_MISSING,
-                     format_func=MISSING_LABELS.get)
+            st.radio("Questions absent from the system's results", list(MISSING_LABELS), key=state.KEY_MISSING,
+                     format_func=MISSING_LABELS.get,
+                     help="A RAG log or run that covers part of the golden set: its absent questions count 0 in "
+                          "every mean (trec_eval -c, the default) or are left out (CLI --only-answered). The "
+                          "answered and absent counts are shown beside the numbers either way.")
             st.caption("Other tools' conventions (off by default):")
             st.text_input("Custom NDCG gain per grade (trec_eval gain parameters, ir_measures nDCG(gains=…))",
                           key=state.KEY_GAINS, placeholder="e.g. 1=1,2=3,3=7",

@@ -37,6 +37,7 @@ __all__ = [
     "systems_of",
     "stored_names",
     "systems_table",
+    "unmatched_contexts",
 ]
 
 KEY_UPLOAD = "systems_upload"
@@ -122,6 +123,27 @@ def judged_note(ctx: Any) -> None:
                    "nothing; see which and retry them on the Systems page.", icon=":material/warning:")
 
 
+def unmatched_contexts(ctx: Any, ids: Any) -> pd.DataFrame:
+    """For the drill-down: the logged contexts behind ``unmatched:...`` ids among ``ids`` (the current
+    system's ranking), with the closest chunk, its text and similarity; empty when there is none."""
+    from rag_metrics.systems.textmatch import UNMATCHED_PREFIX
+
+    ids = [str(i) for i in ids if str(i).startswith(UNMATCHED_PREFIX)]
+    spec = store(ctx).get(ctx.settings.system) if ids and ctx.settings.system else None
+    if spec is None or spec.kind != "upload":
+        return pd.DataFrame()
+    try:
+        system = store(ctx).system(spec, ctx.chunks.chunks, None, ctx.chunks.fingerprint)
+    except InputError:
+        return pd.DataFrame()
+    describe = getattr(system, "unmatched_contexts", None)
+    if not callable(describe):
+        return pd.DataFrame()
+    df = describe(ids)
+    df["closest_text"] = [ctx.id_text.get(c, "") if c else "" for c in df["closest_chunk"]]
+    return df
+
+
 def systems_of(ctx: Any) -> tuple[list[tuple[str, Any]], dict[str, str]]:
     """``(name, System)`` pairs (the sidebar's bundled retriever first), and build errors by name."""
     out: list[tuple[str, Any]] = [(f"bundled {ctx.settings.retriever}",
@@ -173,7 +195,10 @@ def add_upload_form(ctx: Any) -> None:
     st.caption("TREC run (`qid Q0 id rank score tag`); CSV/TSV with `query_id` or `question`, `chunk_id`, `score` or "
                "`rank`; JSON `{qid: {id: score}}`; JSONL rows with a ranked `ids` list; or a RAG log "
                "(`question`, `contexts`, optional `context_ids`, `answer`, `ground_truth`), whose contexts are "
-               f"matched to this corpus's chunks by text. Up to {upload_limit_mb()} MB; kept in the "
+               "matched to this corpus's chunks by text when they have no ids; or a trace export (OpenInference / "
+               "Phoenix spans, Langfuse observations, LangSmith runs; JSON or JSONL). A log with answers is also "
+               "judged on the Answers page, without a second upload. "
+               f"Up to {upload_limit_mb()} MB; kept in the "
                "workspace folder, so it comes back after a reload.")
     with st.form("systems_upload_form", clear_on_submit=True):
         name = st.text_input("Name", key=KEY_UPLOAD_NAME, placeholder="my production retriever")
@@ -327,7 +352,12 @@ def systems_table(ctx: Any, evals: list[SystemEvaluation]) -> None:
             df = df.drop(columns=[f"judged@{k}"])
             st.caption(views.esc(readout.note))
         st.dataframe(df, hide_index=True, width="stretch",
-                     column_config={c: st.column_config.NumberColumn(c, format="%.3f") for c in df.columns[1:]})
+                     column_config={c: st.column_config.NumberColumn(c, format="%d" if c in ("answered", "absent")
+                                                                     else "%.3f") for c in df.columns[1:]})
+        if df["absent"].any():
+            st.caption("answered / absent: golden questions in the means that the system has results for, and those "
+                       "not in its results (not in the log). Absent questions count 0 (trec_eval -c) unless the "
+                       "sidebar's conventions evaluate only the answered ones.")
         for w in warn.dropna():
             st.warning(w, icon=":material/help:")
     for e in evals:

@@ -271,7 +271,15 @@ def page_header(title: str, lab_ctx, subtitle: str | None = None) -> None:
              f"{len(lab_ctx.chunks.chunks)} chunks ({s.chunk_size}/{s.chunk_overlap})",
              f"system: {esc(s.system_name)}", f"K = {lab_ctx.k}",
              f"{r.n_in_scope} in-scope · {r.n_out_of_scope} out-of-scope queries"]
+    if r.n_absent:
+        parts.append(answered_absent(r))
     st.caption(" · ".join(parts) + (f"  \n{subtitle}" if subtitle else ""))
+
+
+def answered_absent(result) -> str:
+    """``"40 answered · 36 not in the log (counted as 0)"``: the coverage beside headline numbers."""
+    how = "left out of the means" if result.options.missing_queries == "skip" else "counted as 0, trec_eval -c"
+    return f"{result.n_answered} answered · {result.n_absent} not in the log ({how})"
 
 
 _MD_SPECIAL = "\\`*_{}[]()#+-.!|<>~$:"

@@ -24,6 +24,7 @@ from rag_metrics.files import loads_json
 __all__ = [
     "RELEVANCY_LABELS",
     "HumanLabels",
+    "merge_answer_sets",
     "load_sample_answers",
     "parse_answers",
     "read_answers",
@@ -59,10 +60,12 @@ def _extras(text: str, suffix: str) -> dict[int, dict]:
     return out
 
 
-def parse_answers(data: bytes | str, filename: str) -> tuple[list[AnswerItem], ValidationReport]:
-    """Answer items of a RAG log file, and every problem found (see the module doc).
+def parse_answers(data: bytes | str, filename: str, system: str | None = None
+                  ) -> tuple[list[AnswerItem], ValidationReport]:
+    """Answer items of a RAG log file (or trace export), and every problem found (see the module doc).
 
     Rows without an answer column are kept (their answer metrics get status ``empty_answer``).
+    ``system`` names the answering system of rows that do not say (default: the file name).
     """
     from rag_metrics.systems.raglog import parse_rag_log
 
@@ -74,7 +77,7 @@ def parse_answers(data: bytes | str, filename: str) -> tuple[list[AnswerItem], V
     suffix = PurePath(filename).suffix.lower()
     text = data.decode("utf-8-sig", errors="replace") if isinstance(data, bytes) else data
     extras = _extras(text, suffix) if log.rows else {}
-    default_system = log.name
+    default_system = system or log.name
     items = []
     for r in log.rows:
         ex = extras.get(r.line or -1, {})
@@ -87,6 +90,20 @@ def parse_answers(data: bytes | str, filename: str) -> tuple[list[AnswerItem], V
         report.error("no answer column; answer metrics need the generated answer in 'answer' (or "
                      "'response' / 'generated_answer')", file=filename, field="answer")
     return items, report
+
+
+def merge_answer_sets(sets: list[tuple[str, list[AnswerItem] | tuple[AnswerItem, ...]]]) -> list[AnswerItem]:
+    """The answers of several files as one list: each item's id prefixed with its set's name
+    (``"my traces:trace-007"``; row numbers repeat across files), its system the set's name unless
+    the row names its own.  One set is returned as it is."""
+    from dataclasses import replace
+
+    if len(sets) == 1:
+        return list(sets[0][1])
+    out: list[AnswerItem] = []
+    for name, items in sets:
+        out.extend(replace(it, id=f"{name}:{it.id}", system=it.system or name) for it in items)
+    return out
 
 
 def read_answers(path: str | os.PathLike[str]) -> tuple[list[AnswerItem], ValidationReport]:

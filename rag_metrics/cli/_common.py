@@ -113,6 +113,9 @@ def add_judgment_options(sp: argparse.ArgumentParser, metrics_default: str, k_de
                     help="recall divides by |R| (default, trec_eval) or min(k, |R|) (BEIR R_cap)")
     sp.add_argument("--missing", choices=["zero", "skip"], default="zero",
                     help="golden queries absent from the run: 0 in the mean (default, trec_eval -c) or skipped")
+    sp.add_argument("--only-answered", action="store_true",
+                    help="evaluate only the questions the run or log answers (the same as --missing skip); the "
+                         "default counts absent questions as 0, as trec_eval -c")
     sp.add_argument("--level", choices=["chunk", "document"], default="chunk",
                     help="document: collapse ids '<doc>#<n>' to '<doc>' (first chunk's rank wins)")
     peers = sp.add_argument_group("other tools' conventions (off by default)")
@@ -138,7 +141,8 @@ def eval_options(args: argparse.Namespace) -> EvalOptions:
 
     gains = getattr(args, "gains", None)
     return EvalOptions(relevance_level=args.relevance_level, out_of_scope=args.out_of_scope,
-                       recall_denominator=args.recall_denominator, missing_queries=args.missing,
+                       recall_denominator=args.recall_denominator,
+                       missing_queries="skip" if getattr(args, "only_answered", False) else args.missing,
                        level="document" if args.level == "document" else "chunk",
                        gains=parse_gains(gains) if gains else (),
                        judged_only=bool(getattr(args, "judged_only", False)),

@@ -1,6 +1,8 @@
 """``rag-metrics evaluate``: score a TREC run against relevance judgments.
 
-Exit code 1 when a ``--fail-under`` threshold is missed.
+Exit code 1 when a ``--fail-under`` threshold is missed, or with ``--baseline FILE.json
+--fail-on-regression`` when some metric is significantly worse than the saved baseline run by the
+decision rule of :mod:`rag_metrics.compare` (:mod:`rag_metrics.history`).
 """
 from __future__ import annotations
 
@@ -38,6 +40,15 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     ev.add_argument("--ci", action="store_true", help="add 95%% bootstrap confidence intervals")
     ev.add_argument("--fail-under", action="append", metavar="METRIC@K=VALUE",
                     help="exit 1 when a mean is below the threshold (repeatable), e.g. ndcg@10=0.4")
+    ev.add_argument("--save-run", metavar="FILE.json",
+                    help="save this evaluation (system, settings, golden fingerprint, per-query values, time) "
+                         "as a run to compare later runs with (--baseline) or to open on the History page")
+    ev.add_argument("--run-name", metavar="NAME", help="name of the saved run (default: the run file's name)")
+    ev.add_argument("--baseline", metavar="FILE.json",
+                    help="compare with a run saved by --save-run: paired per query, by the decision rule of "
+                         "the Compare page (paired t-test, Benjamini-Hochberg)")
+    ev.add_argument("--fail-on-regression", action="store_true",
+                    help="with --baseline: exit 1 when some metric is significantly worse than the baseline")
     return ev
 
 
@@ -55,8 +66,9 @@ def run(args: argparse.Namespace) -> int:
     chunk_to_doc = id_to_doc(trec_run, golden) if opts.level == "document" else None
     res = evaluate(golden, trec_run, opts, chunk_to_doc=chunk_to_doc)
     if res.n_queries == 0:
-        raise InputError(f"{args.run}: no golden query of {args.qrels} is in the run, and --missing skip leaves "
-                         "nothing to average; check that the run and the qrels use the same query ids")
+        raise InputError(f"{args.run}: no golden query of {args.qrels} is in the run, and --missing skip "
+                         "(--only-answered) leaves nothing to average; check that the run and the qrels use the same "
+                         "query ids")
     all_keys = list(dict.fromkeys(keys + [k for k, _ in thresholds]))
     means = {str(k): res.mean(k) for k in all_keys}
     progress(f"evaluated {res.n_queries:,} queries in {time.perf_counter() - t:.1f}s")
@@ -77,6 +89,8 @@ def run(args: argparse.Namespace) -> int:
         if cis:
             doc["ci95"] = {k: list(v) for k, v in cis.items()}
         doc["n_out_of_scope"] = res.n_out_of_scope
+        doc["n_answered"], doc["n_absent"] = res.n_answered, res.n_absent
+        doc["absent_questions"] = "skipped" if opts.missing_queries == "skip" else "counted as 0"
         if per_query is not None:
             doc["per_query"] = per_query
         json.dump(doc, out, indent=2 if not args.per_query else None, allow_nan=True)
@@ -110,7 +124,13 @@ def run(args: argparse.Namespace) -> int:
             rows.append(cells)
         oos = (f", {res.n_out_of_scope} out of scope excluded"
                if res.n_out_of_scope and opts.out_of_scope == "exclude" else "")
-        print(f"{res.n_queries} queries{oos}; run {trec_run.name!r}; relevance level {opts.relevance_level}", file=out)
+        absent = ""
+        if res.n_absent:
+            absent = (f"; {res.n_answered} answered, {res.n_absent} not in the run "
+                      + ("(left out: --only-answered)" if opts.missing_queries == "skip" else
+                         "(counted as 0, trec_eval -c; --only-answered leaves them out)"))
+        print(f"{res.n_queries} queries{oos}{absent}; run {trec_run.name!r}; relevance level {opts.relevance_level}",
+              file=out)
         print(table(["k"] + names, rows), file=out)
         if per_query is not None:
             print(file=out)
@@ -119,4 +139,41 @@ def run(args: argparse.Namespace) -> int:
     failed = [(k, v, means[str(k)]) for k, v in thresholds if not (means[str(k)] >= v)]
     for k, v, got in failed:
         stderr(f"{PROG}: FAIL {k} = {fmt(got)} is below --fail-under {v}")
-    return 1 if failed else 0
+    regressed = _history(args, res, keys, trec_run.name)
+    return 1 if failed or regressed else 0
+
+
+def _history(args: argparse.Namespace, res: Any, keys: list, run_name: str) -> bool:
+    """``--save-run`` and ``--baseline``: True when ``--fail-on-regression`` finds a regression."""
+    if args.fail_on_regression and not args.baseline:
+        raise InputError("--fail-on-regression needs --baseline FILE.json (a run saved with --save-run)")
+    if not (args.save_run or args.baseline):
+        return False
+    from rag_metrics.history import compare_runs, load_saved_run, regressions, save_run, saved_run
+
+    settings = {"k": args.k, "metrics": args.metrics, "run": args.run, "qrels": args.qrels}
+    current = saved_run(res, keys, args.run_name or run_name or "run", run_name or args.run, settings)
+    if args.save_run:
+        try:
+            save_run(current, args.save_run)
+        except OSError as e:
+            raise InputError(f"--save-run {args.save_run}: cannot write the file ({e.strerror or e}); give a "
+                             "writable file path, e.g. runs/this-run.json") from None
+        stderr(f"{PROG}: saved run {current.name!r} ({len(current.query_ids)} queries, {len(keys)} metrics) to "
+               f"{args.save_run}")
+    if not args.baseline:
+        return False
+    baseline = load_saved_run(args.baseline)
+    table, notes = compare_runs(baseline, current)
+    for note in notes:
+        stderr(f"{PROG}: baseline: {note}")
+    for r in table.to_dict("records"):
+        stderr(f"{PROG}: baseline: {r['sentence']}")
+    bad = regressions(table)
+    for r in bad.to_dict("records"):
+        stderr(f"{PROG}: REGRESSION {r['key']} = {fmt(r['mean_b'])}, baseline {baseline.name!r} {fmt(r['mean_a'])} "
+               f"(delta {r['delta']:+.4f}, interval [{r['ci_low']:+.4f}, {r['ci_high']:+.4f}], adjusted p "
+               f"{r['p_ttest_adj']:.3g})")
+    if not len(bad):
+        stderr(f"{PROG}: no metric is significantly worse than baseline {baseline.name!r}")
+    return bool(args.fail_on_regression and len(bad))

@@ -98,8 +98,11 @@ def system_table(results: Mapping[str, object], metrics: Sequence[str], k: int) 
     Returns
     -------
     DataFrame
-        Columns ``system``, one per ``name@k``, ``judged@k`` and ``warning`` (text or None; only
-        when the system's golden set records non-relevant judgments, :func:`records_nonrelevant`).
+        Columns ``system``, one per ``name@k``, ``judged@k``, ``answered`` and ``absent`` (golden
+        questions of the means the system has results for, and those not in its results:
+        :attr:`~rag_metrics.evaluate.EvaluationResult.n_answered` / ``n_absent``), ``warning``
+        (text or None; only when the system's golden set records non-relevant judgments,
+        :func:`records_nonrelevant`).
     """
     k = check_k(k)
     names = [m for m in metrics if m != "judged"] + ["judged"]
@@ -108,10 +111,12 @@ def system_table(results: Mapping[str, object], metrics: Sequence[str], k: int) 
         row: dict[str, object] = {"system": sname}
         for m in names:
             row[f"{m}@{k}"] = res.mean(m, k)  # type: ignore[attr-defined]  # results: EvaluationResult-like (duck-typed)
+        row["answered"] = res.n_answered  # type: ignore[attr-defined]  # EvaluationResult-like (duck-typed)
+        row["absent"] = res.n_absent  # type: ignore[attr-defined]  # EvaluationResult-like (duck-typed)
         readout = judged_readout(res.golden, float(row[f"judged@{k}"]), k, sname)  # type: ignore[attr-defined, arg-type]  # EvaluationResult-like; judged@k: the float set above
         row["warning"] = readout.warning
         rows.append(row)
-    return pd.DataFrame(rows, columns=["system"] + [f"{m}@{k}" for m in names] + ["warning"])
+    return pd.DataFrame(rows, columns=["system"] + [f"{m}@{k}" for m in names] + ["answered", "absent", "warning"])
 
 
 def pooled_queue(golden: GoldenSet, runs: Mapping[str, Run], k: int,

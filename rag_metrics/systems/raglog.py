@@ -38,6 +38,9 @@ Columns (first alias found wins)
     Optional row id.  Aliases ``query_id``, ``qid``.  When absent, the 1-based row number (as a
     string: ``"1"``, ``"2"``, ...).
 
+Trace exports (``.json`` / ``.jsonl``) of OpenInference/Phoenix, Langfuse and LangSmith are
+detected from their fields and read by :mod:`rag_metrics.systems.traces` (one row per trace).
+
 Problems are collected into a :class:`~rag_metrics.errors.ValidationReport`, each with file:line
 (JSON lists, JSONL and CSV) or the row number (columnar JSON), the value received and the fix.
 :func:`parse_rag_log` never raises on content.
@@ -134,10 +137,15 @@ class RagLogRow:
 
 @dataclass(frozen=True)
 class RagLog:
-    """The rows of one RAG log, in file order, with unique ids."""
+    """The rows of one RAG log, in file order, with unique ids.
+
+    ``skipped`` names what a trace export left out (malformed traces, as ``file:line: trace 'id':
+    why``); empty for other logs, whose bad rows are errors.
+    """
 
     rows: tuple[RagLogRow, ...]
     source: str = ""
+    skipped: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rows", tuple(self.rows))
@@ -531,6 +539,19 @@ def parse_rag_log(data: bytes | str, filename: str,
                      "in the README)", file=source)
         return empty, report
     from_csv = suffix in (".csv", ".tsv")
+    if not from_csv:
+        from rag_metrics.systems.traces import looks_like_trace_export, parse_trace_export
+
+        if looks_like_trace_export(text):  # Phoenix spans, Langfuse observations, LangSmith runs
+            try:
+                return parse_trace_export(text, source, report), report
+            except RecursionError:
+                report.error(_DEPTH_MSG, file=source)
+                return empty, report
+            except ValueError as e:  # e.g. an integer of more than 4300 digits inside a span
+                report.error(f"cannot read the file: {str(e).split(';')[0]}; fix the value and upload again",
+                             file=source)
+                return empty, report
     try:
         if suffix in (".jsonl", ".ndjson"):
             rows = _rows_jsonl(text, source, report)
@@ -586,5 +607,9 @@ def looks_like_rag_log(data: bytes | str, filename: str) -> bool:
         first = head.splitlines()[0] if head.strip() else ""
         cols = [c.strip().strip('"') for c in first.split("\t" if suffix == ".tsv" else ",")]
         return any(k in cols for k in QUESTION_KEYS) and any(k in cols for k in CONTEXT_KEYS + CONTEXT_ID_KEYS)
+    from rag_metrics.systems.traces import looks_like_trace_export
+
+    if looks_like_trace_export(head):
+        return True
     quoted = {f'"{k}"' for k in QUESTION_KEYS}, {f'"{k}"' for k in CONTEXT_KEYS + CONTEXT_ID_KEYS}
     return any(k in head for k in quoted[0]) and any(k in head for k in quoted[1])

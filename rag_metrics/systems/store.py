@@ -124,6 +124,7 @@ def _refuse_literal_secrets(kind: str, cfg: Any) -> None:
 _LOADED: dict[tuple[Any, ...], Any] = {}  # parsed uploads, per (file, size, mtime, corpus): re-parsed only on change
 _LOADED_LOCK = threading.Lock()
 _MEMOS: dict[str, Any] = {}  # one result memo per store folder and process
+_SNIFFED: dict[tuple[Any, ...], bool] = {}  # is this stored file a RAG log? per (file, size, mtime)
 
 
 class SystemStore:
@@ -264,6 +265,55 @@ class SystemStore:
             renamed = replace(spec, name=new)
             self._write([renamed if s.name == old else s for s in specs])
         return renamed
+    def read_upload(self, spec: SystemSpec) -> bytes:
+        """The bytes of a stored upload (InputError when its file is gone)."""
+        p = self.folder / str(spec.file)
+        try:
+            return p.read_bytes()
+        except OSError:
+            raise InputError(f"the file of system {spec.name!r} ({spec.file}) is missing from {self.folder}; "
+                             "remove the system and upload it again") from None
+
+    def upload_version(self, spec: SystemSpec) -> tuple[int, int] | None:
+        """``(size, mtime_ns)`` of a stored upload's file (a cache key that changes with it), or None."""
+        try:
+            st = (self.folder / str(spec.file)).stat()
+        except OSError:
+            return None
+        return st.st_size, st.st_mtime_ns
+
+    def answer_logs(self) -> list[SystemSpec]:
+        """Stored uploads that are RAG logs or trace exports (they may hold generated answers): the
+        Answers page judges them without a second upload."""
+        from rag_metrics.systems.raglog import looks_like_rag_log
+
+        out = []
+        for spec in self.specs():
+            if spec.kind != "upload" or not spec.file:
+                continue
+            p = self.folder / spec.file
+            try:
+                st = p.stat()
+                key = (str(p), st.st_size, st.st_mtime_ns, spec.filename)
+                hit = _SNIFFED.get(key)
+                if hit is None:
+                    with open(p, "rb") as f:
+                        head = f.read(65536)
+                    hit = _SNIFFED[key] = looks_like_rag_log(head, spec.filename or p.name)
+                    if len(_SNIFFED) > 256:
+                        _SNIFFED.clear()
+            except OSError:
+                continue
+            if hit:
+                out.append(spec)
+        return out
+
+    def history(self) -> Any:
+        """The evaluations saved as named runs for this corpus, kept beside its systems
+        (:class:`rag_metrics.history.RunHistory`)."""
+        from rag_metrics.history import RunHistory
+
+        return RunHistory(self.folder / "runs")
 
     # ---- systems ------------------------------------------------------------------------------
     def memo(self) -> Any:

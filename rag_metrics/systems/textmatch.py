@@ -62,6 +62,8 @@ class ContextMatchReport:
     unmatched: int = 0
     fuzzy_examples: list[tuple[str, str, str, float]] = field(default_factory=list)
     unmatched_examples: list[tuple[str, str, str, float]] = field(default_factory=list)
+    #: Full text of every unmatched context, by its placeholder id (for the drill-down).
+    texts: dict[str, str] = field(default_factory=dict)
 
     @property
     def total(self) -> int:
@@ -105,6 +107,7 @@ class ContextMatcher:
             self.norm.append(n)
             self._exact.setdefault(n, str(cid))
         self._memo: dict[str, tuple[str, str, float]] = {}
+        self._closest: dict[str, tuple[str | None, float]] = {}
 
     def match(self, text: str) -> tuple[str, str, float]:
         """``(chunk id or unmatched id, kind, score)`` with kind ``exact``, ``fuzzy`` or ``unmatched``."""
@@ -126,6 +129,22 @@ class ContextMatcher:
         self._memo[n] = hit
         return hit
 
+    def closest(self, text: str) -> tuple[str | None, float]:
+        """The chunk most similar to ``text`` whatever the threshold: ``(chunk id, rapidfuzz ratio)``,
+        ``(None, 0.0)`` without chunks.  For showing why a context matched nothing (memoised)."""
+        n = normalise_text(text)
+        hit = self._closest.get(n)
+        if hit is None:
+            hit = (None, 0.0)
+            if self.norm and n:
+                from rapidfuzz import fuzz, process
+
+                best = process.extractOne(n, self.norm, scorer=fuzz.ratio)
+                if best is not None:
+                    hit = (self.ids[best[2]], float(best[1]))
+            self._closest[n] = hit
+        return hit
+
     def match_all(self, contexts: Sequence[str], where: str, report: ContextMatchReport) -> list[str]:
         """Ids of ``contexts`` in order, counting each into ``report``."""
         out = []
@@ -140,6 +159,7 @@ class ContextMatcher:
                     report.fuzzy_examples.append((where, short, cid, score))
             else:
                 report.unmatched += 1
+                report.texts.setdefault(cid, ctx)
                 if len(report.unmatched_examples) < 20:
                     report.unmatched_examples.append((where, short, cid, score))
             out.append(cid)

@@ -427,6 +427,20 @@ class RagLogSystem:
             self._ranked = (out, report)
         return self._ranked
 
+    def unmatched_contexts(self, ids: Sequence[str]) -> pd.DataFrame:
+        """The contexts behind the placeholder ids ``unmatched:...`` among ``ids``: their text, the
+        closest chunk of the corpus and its similarity (rapidfuzz ratio, 0-100; below the threshold,
+        which is why it matched nothing).  Columns id, context, closest_chunk, similarity, threshold."""
+        _, report = self.ranked_ids()
+        rows = []
+        for i in dict.fromkeys(ids):
+            text = report.texts.get(i) if report is not None else None
+            if text is None or self._matcher is None:
+                continue
+            cid, score = self._matcher.closest(text)
+            rows.append((i, text, cid, score, self.threshold))
+        return pd.DataFrame(rows, columns=["id", "context", "closest_chunk", "similarity", "threshold"])
+
     def rank(self, questions: Mapping[str, str], depth: int) -> SystemRun:
         depth = _check_depth(depth)
         ranked, report = self.ranked_ids()
@@ -434,6 +448,9 @@ class RagLogSystem:
         match = match_questions(questions, rows, text_first=True)
         rankings = {match.to_golden[rid]: ids[:depth] for rid, ids in ranked.items() if rid in match.to_golden}
         notes = [match.note("log rows")]
+        if self.log.skipped:
+            shown = "; ".join(self.log.skipped[:3]) + (" ..." if len(self.log.skipped) > 3 else "")
+            notes.append(f"{len(self.log.skipped)} malformed trace(s) or record(s) left out of the export: {shown}")
         dups = sum(len(ids) - len(set(ids)) for ids in rankings.values())
         if report is not None:
             notes.append(report.note())
