@@ -60,6 +60,11 @@ class EvalOptions:
     level
         ``"chunk"`` (labels and run ids are chunk ids) or ``"document"`` (both collapsed to
         documents through ``chunk_to_doc``; a document takes the rank of its first chunk).
+    ndcg_relevance
+        What NDCG's gain is made of.  ``"graded"`` (default): the grade itself (trec_eval
+        ``ndcg_cut``; NDCG ignores the relevance level).  ``"binary"``: 1 for a relevant id (grade
+        >= ``relevance_level``), 0 otherwise, in DCG and in the ideal DCG alike: the lesson's code,
+        which only knows a list of relevant chunk ids (linear and exponential gain are then equal).
     """
 
     relevance_level: int = 1
@@ -68,6 +73,7 @@ class EvalOptions:
     recall_denominator: Literal["all", "cap"] = "all"
     missing_queries: Literal["zero", "skip"] = "zero"
     level: Literal["chunk", "document"] = "chunk"
+    ndcg_relevance: Literal["graded", "binary"] = "graded"
 
     def __post_init__(self) -> None:
         rl = self.relevance_level
@@ -76,7 +82,8 @@ class EvalOptions:
         for name, allowed in [("out_of_scope", ("exclude", "miss")),
                               ("out_of_scope_rule", ("golden_set", "no_relevant_id")),
                               ("recall_denominator", ("all", "cap")),
-                              ("missing_queries", ("zero", "skip")), ("level", ("chunk", "document"))]:
+                              ("missing_queries", ("zero", "skip")), ("level", ("chunk", "document")),
+                              ("ndcg_relevance", ("graded", "binary"))]:
             v = getattr(self, name)
             if v not in allowed:
                 raise InputError(f"option {name} must be one of {', '.join(allowed)}; got {v!r}")
@@ -381,6 +388,11 @@ class EvaluationResult:
 
         rank = self.ranking(query_id)
         q = self.query_ids.index(query_id)
+        level = self.options.relevance_level
+        grades = [int(g) for g in rank["grade"]]
         judged = [int(g) for g in self.judged.ideal_grades[q] if g > 0]
-        return explain_ranking(rank["grade"].tolist(), judged, k, self.options.relevance_level,
-                               self.options.recall_denominator)
+        if self.options.ndcg_relevance == "binary":  # every metric reads only "grade >= level": the 0/1 form shows
+            grades = [int(g >= level) for g in grades]  # the same numbers and NDCG's binary gain
+            judged = [1 for g in judged if g >= level]
+            level = 1
+        return explain_ranking(grades, judged, k, level, self.options.recall_denominator)

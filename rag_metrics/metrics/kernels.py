@@ -105,8 +105,9 @@ class Kernels:
         np.cumsum(a, axis=1, out=a)
         return a
 
-    @staticmethod
-    def _gains(grades: NDArray[np.integer], gain: str) -> NDArray[np.float64]:
+    def _gains(self, grades: NDArray[np.integer], gain: str) -> NDArray[np.float64]:
+        if gain == "binary":  # 1 for a relevant id, 0 otherwise (the lesson's code)
+            return (grades >= self.level).astype(np.float64)
         g = grades.astype(np.float64)
         np.maximum(g, 0.0, out=g)  # non-positive grades give no gain
         if gain == "exponential":
@@ -141,6 +142,14 @@ class Kernels:
     @cached_property
     def _idcg_exp(self) -> NDArray[np.float64]:
         return self._idcg_prefix("exponential")
+
+    @cached_property
+    def _dcg_binary(self) -> NDArray[np.float64]:
+        return self._dcg_prefix("binary")
+
+    @cached_property
+    def _idcg_binary(self) -> NDArray[np.float64]:
+        return self._idcg_prefix("binary")
 
     def _col(self, k: int | None) -> int:
         """Column of cutoff ``k`` (already validated; None = the last column)."""
@@ -178,9 +187,13 @@ class Kernels:
         k = check_optional_k(k)
         return _safe_div(self._ap_prefix[:, self._col(k)], self.n_relevant.astype(np.float64))
 
-    def ndcg(self, k: int | None = None, gain: str = "linear") -> NDArray[np.float64]:
+    def ndcg(self, k: int | None = None, gain: str = "linear", binary: bool = False) -> NDArray[np.float64]:
+        """NDCG at ``k`` with ``gain`` (``"linear"`` or ``"exponential"``) over the grades; ``binary``:
+        gain 1 for a relevant id (grade >= level) and 0 otherwise, whatever ``gain`` says (both agree on 0/1)."""
         k = check_optional_k(k)
-        if gain == "linear":
+        if binary:
+            dcg, idcg = self._dcg_binary, self._idcg_binary
+        elif gain == "linear":
             dcg, idcg = self._dcg_linear, self._idcg_linear
         elif gain == "exponential":
             dcg, idcg = self._dcg_exp, self._idcg_exp
