@@ -33,11 +33,8 @@ st.caption(f"Means over {res.n_queries} queries"
            + f" 95% bootstrap confidence intervals ({CI_RESAMPLES:,} resamples, seed {CI_SEED}: the same intervals "
              "as the Presenter view, the report and the CLI).")
 with st.expander("What each metric measures", icon=":material/help:"):
-    st.dataframe(readouts.metric_glossary(ctx.settings.metrics), hide_index=True, width="stretch",
-                 column_config={"metric": st.column_config.TextColumn("Metric", width="small"),
-                                "description": st.column_config.TextColumn("What it measures", width="large"),
-                                "formula": st.column_config.TextColumn("Formula", width="medium"),
-                                "trec_eval": st.column_config.TextColumn("trec_eval", width="small")})
+    views.wrapped_table(readouts.metric_glossary(ctx.settings.metrics).rename(columns={
+        "metric": "Metric", "description": "What it measures", "formula": "Formula", "trec_eval": "trec_eval"}))
     st.caption("Conventions follow trec_eval; the sidebar's “Evaluation conventions” switch to the alternatives "
                "other tools use.")
 answer_views.dashboard_section(ctx)  # answer quality next to the retrieval metrics (when answers exist)
@@ -51,17 +48,12 @@ with left:
 with right:
     views.section("Reading the numbers")
     mrr = res.mean("mrr", k)
-    st.markdown(f"**MRR@{k} = {views.fmt(mrr)}.** {readouts.mrr_reading(mrr, unit)}")
-    targets = readouts.target_checks(res, k)
-    for t in targets.to_dict("records"):
-        name = f"{views.label(t['metric'])}@{t['k']}"
-        ok = t["met"]
-        msg = f"{name} = {views.fmt(t['value'])} (target > {t['target']:.1f})"
-        (st.success if ok else st.warning)(msg, icon=":material/check_circle:" if ok else ":material/flag:")
+    st.markdown(f"**MRR@{k} = {views.fmt(mrr)}.** {readouts.mrr_reading(mrr, unit, k)}")
+    views.target_cards(readouts.target_checks(res, k, unit))
     with st.expander("What MRR values mean (the lesson's table)"):
-        st.dataframe(readouts.mrr_reading_rows(unit), hide_index=True, width="stretch")
-        st.caption(f"Typical rank of the first relevant {unit} ≈ 1 / MRR. Targets from the lesson: "
-                   f"{readouts.targets_caption(k)}.")
+        views.wrapped_table(readouts.mrr_reading_rows(unit))
+        st.caption(f"Typical rank of the first relevant {unit} ≈ 1 / MRR (when that rank is within K). Targets "
+                   f"from the lesson, at the cutoffs it sets them for: {readouts.targets_caption()}.")
 
 # ---- per category and hit rates -----------------------------------------------------------------
 left, right = st.columns([3, 2], gap="large")

@@ -10,13 +10,26 @@ import string
 import pandas as pd
 import pytest
 
-from app_helpers import library_result, sample_golden
+from app_helpers import library_result
 from rag_metrics import GoldenSet, Run, readouts
 from rag_metrics.evaluate import EvalOptions, evaluate
-from rag_metrics.lesson import LANGUAGES, NONE, QUIZ, STEPS, TASKS, TEXTS, LessonContext, Progress, ProgressStore
-from rag_metrics.lesson import check, choices, store_for_space, text
+from rag_metrics.lesson import (
+    LANGUAGES,
+    NONE,
+    QUIZ,
+    STEPS,
+    TASKS,
+    TEXTS,
+    LessonContext,
+    Progress,
+    ProgressStore,
+    check,
+    choices,
+    store_for_space,
+    teacher,
+    text,
+)
 from rag_metrics.lesson import steps as L
-from rag_metrics.lesson import teacher
 from rag_metrics.presets import PRESETS, apply_preset, describe_conventions, preset_of
 from rag_metrics.types import GoldenQuery
 

@@ -20,6 +20,15 @@ _CSS = """<style>
 [data-testid="stMainBlockContainer"] { padding-top: 2.2rem; }
 [data-testid="stMetricValue"] { font-variant-numeric: tabular-nums; }
 [data-testid="stCaptionContainer"] { font-variant-numeric: tabular-nums; }
+/* Readable on a projector (1024x768, 1280x720): a metric's label and value are never cut to "Hi… 0…";
+   rows of cards wrap onto more rows instead of squeezing six cards into 700 px. */
+[data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * { white-space: normal !important;
+  overflow: visible !important; text-overflow: clip !important; }
+[data-testid="stMetricValue"], [data-testid="stMetricValue"] * { overflow: visible !important;
+  text-overflow: clip !important; }
+[class*="st-key-cards_"] [data-testid="stHorizontalBlock"] { flex-wrap: wrap; }
+[class*="st-key-cards_"] [data-testid="stColumn"] { min-width: 9.5rem; flex: 1 1 9.5rem; }
+[data-testid="stTable"] td, [data-testid="stTable"] th { white-space: normal; overflow-wrap: anywhere; }
 </style>"""
 
 #: Pages by section.  Later pages (Learn, Compare, RAGAS, health, corpus map, presenter) add

@@ -52,6 +52,8 @@ KEY_OOS = "out_of_scope"
 KEY_RECALL = "recall_denominator"
 KEY_GAIN = "ndcg_gain"
 KEY_MISSING = "missing_queries"
+KEY_NDCG_REL = "ndcg_relevance"
+KEY_PRESET = "conventions_preset"   # the sidebar's one switch: trec_eval / as in the lesson (rag_metrics.presets)
 
 _CORPORA = "_corpora"
 _GOLDEN = "_golden"
@@ -77,7 +79,12 @@ DEFAULTS: dict[str, Any] = {
     KEY_RECALL: "all",
     KEY_GAIN: "linear",
     KEY_MISSING: "zero",
+    KEY_NDCG_REL: "graded",
 }
+
+#: The sidebar key of each setting a conventions preset fixes (``rag_metrics.presets.PRESETS``).
+PRESET_KEYS = {"relevance_level": KEY_LEVEL, "out_of_scope": KEY_OOS, "recall_denominator": KEY_RECALL,
+               "missing_queries": KEY_MISSING, "ndcg_relevance": KEY_NDCG_REL, "ndcg_gain": KEY_GAIN}
 
 
 @dataclass(frozen=True)
@@ -140,7 +147,8 @@ class EvalKey:
         o = self.options
         return (f"{self.chunks}/{self.system}{'/' + self.model if self.model else ''}/d{self.depth}/g{self.golden}"
                 f"{'@' + self.labels_on if self.labels_on else ''}/L{o.relevance_level}/{o.out_of_scope}/"
-                f"{o.recall_denominator}/{o.missing_queries}/{o.level}")
+                f"{o.recall_denominator}/{o.missing_queries}/{o.level}"
+                + ("/binary" if o.ndcg_relevance == "binary" else ""))
 
 
 # ---- init --------------------------------------------------------------------------------------
@@ -387,11 +395,36 @@ def settings() -> Settings:
     level = corpus_entry(name).level
     opts = EvalOptions(relevance_level=int(ss.get(KEY_LEVEL, 1)), out_of_scope=ss.get(KEY_OOS, "exclude"),
                        recall_denominator=ss.get(KEY_RECALL, "all"),
-                       missing_queries=ss.get(KEY_MISSING, "zero"), level=level)  # type: ignore[arg-type]
+                       missing_queries=ss.get(KEY_MISSING, "zero"), level=level,
+                       ndcg_relevance=ss.get(KEY_NDCG_REL, "graded"))  # type: ignore[arg-type]
     size, overlap = chunking(name)
     system = str(ss.get(KEY_SYSTEM) or DEFAULT_RETRIEVER)
     return Settings(name, ss.get(KEY_RETRIEVER, DEFAULT_RETRIEVER), int(ss.get(KEY_K, DEFAULTS[KEY_K])), opts,
                     ss.get(KEY_GAIN, "linear"), size, overlap, "" if system in RETRIEVER_KINDS else system)
+
+
+def preset() -> str:
+    """The conventions preset the current settings match (``rag_metrics.presets.preset_of``)."""
+    from rag_metrics.presets import preset_of
+
+    s = settings()
+    return preset_of(s.options, s.ndcg_gain)
+
+
+def apply_preset(name: str) -> None:
+    """Set every convention the preset fixes (a callback, or before the sidebar is drawn)."""
+    from rag_metrics.presets import PRESETS
+
+    for field_name, value in PRESETS[name].items():
+        st.session_state[PRESET_KEYS[field_name]] = value
+
+
+def conventions_line() -> str:
+    """One line naming the conventions behind the numbers (``rag_metrics.presets.describe_conventions``)."""
+    from rag_metrics.presets import describe_conventions
+
+    s = settings()
+    return describe_conventions(s.options, s.ndcg_gain)
 
 
 # ---- the golden session --------------------------------------------------------------------------
