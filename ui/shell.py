@@ -35,6 +35,10 @@ _CSS = """<style>
 #: entries here; each is a thin script in pages/ that starts with ``ensure_shell()`` and then calls
 #: ``ui.state.current_or_stop()``.  ``url_path`` must equal the file stem (see the module docstring).
 PAGES: dict[str, list[tuple[str, str, str]]] = {
+    "Start here": [
+        ("pages/lesson.py", "Lesson", ":material/school:"),
+        ("pages/class_progress.py", "Class progress", ":material/groups:"),
+    ],
     "Evaluate": [
         ("pages/dashboard.py", "Dashboard", ":material/dashboard:"),
         ("pages/failures.py", "Failures and drill-down", ":material/troubleshoot:"),
@@ -58,6 +62,11 @@ PAGES: dict[str, list[tuple[str, str, str]]] = {
 }
 
 
+#: The page served at "/" (the Lesson is first in the menu; the Dashboard stays the home page).
+DEFAULT_PAGE = "pages/dashboard.py"
+#: Pages shown only to the teacher (and, in single-user mode, the operator): ``ui.lesson.may_see_class``.
+TEACHER_PAGES = ("pages/class_progress.py",)
+
 #: Internal id of the default page (served at "/"; Streamlit hashes a page by its ``url_path``): not
 #: the file stem, which the hidden alias below takes.
 _ROOT_ID = "home"
@@ -66,25 +75,30 @@ _ROOT_ID = "home"
 def _pages() -> dict[str, list[st.Page]]:
     """The ``st.navigation`` sections.
 
-    The first page (Dashboard) is the default, served at "/".  Streamlit 1.67 gives a default page
-    no other URL (``Page.url_path`` is ``""`` whatever ``url_path`` was passed, and a URL path is
-    resolved against those paths only), so "/dashboard" showed the "Page not found" dialog before
-    running the default page.  A hidden page of the same file at its stem serves "/dashboard" too
-    (Streamlit allows one file under several url paths).  It is registered after every visible page,
-    so ``st.switch_page("pages/dashboard.py")`` and the menu still open "/".
+    :data:`DEFAULT_PAGE` (the Dashboard) is the default, served at "/" (the Lesson is listed first).
+    Streamlit 1.67 gives a default page no other URL (``Page.url_path`` is ``""`` whatever ``url_path``
+    was passed, and a URL path is resolved against those paths only), so "/dashboard" showed the "Page
+    not found" dialog before running the default page.  A hidden page of the same file at its stem
+    serves "/dashboard" too (Streamlit allows one file under several url paths).  It is registered after
+    every visible page, so ``st.switch_page("pages/dashboard.py")`` and the menu still open "/".
 
     The alias renders the page itself rather than ``st.switch_page``-ing to "/": that redirect was
     tried; it costs a rerun, rewrites the URL, and (switching before the sidebar is drawn) dropped
     the sidebar's widget values when an AppTest switched to the file.  The one cosmetic difference:
     opened as "/dashboard", no menu entry is highlighted (the menu marks the running page, and the
     alias is hidden)."""
+    from ui.lesson import may_see_class
+
     out: dict[str, list[st.Page]] = {}
     alias: st.Page | None = None
+    teacher = may_see_class()
     for section, items in PAGES.items():
         out[section] = []
         for path, title, icon in items:
+            if path in TEACHER_PAGES and not teacher:
+                continue
             stem = path.rsplit("/", 1)[-1].removesuffix(".py")
-            if alias is None:  # the first page: the default
+            if path == DEFAULT_PAGE:  # the default
                 out[section].append(st.Page(path, title=title, icon=icon, url_path=_ROOT_ID, default=True))
                 alias = st.Page(path, title=title, icon=icon, url_path=stem, visibility="hidden")
             else:

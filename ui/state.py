@@ -416,7 +416,8 @@ def apply_preset(name: str) -> None:
     from rag_metrics.presets import PRESETS
 
     for field_name, value in PRESETS[name].items():
-        st.session_state[PRESET_KEYS[field_name]] = value
+        if field_name in PRESET_KEYS:  # out_of_scope_rule has no sidebar setting (always the golden set's)
+            st.session_state[PRESET_KEYS[field_name]] = value
 
 
 def conventions_line() -> str:
