@@ -1,0 +1,74 @@
+"""Readable on a projector (issue 17): at 1024x768 and 1280x720 no metric card's label or value is
+clipped ("Hi… 0…"), measured in Chromium on the real layout: the text's own box must fit inside
+every ancestor that hides overflow, up to its card.  Also saves the Lesson page and the teacher's
+Class progress page at 1280x720 (the README's screenshots; $RAG_METRICS_SCREENSHOT_DIR to keep them).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from tests.test_browser import CHROMIUM, _wait_idle, server  # noqa: F401  (the fixture)
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian Chromium not installed at /usr/bin/chromium "
+                       "(apt-get install -y chromium); CI installs it"),
+]
+
+#: Labels and values of metric cards whose text is cut by an ancestor that hides overflow (or that
+#: spill out of their card).
+_CLIPPED_JS = """() => {
+  const bad = [];
+  document.querySelectorAll('[data-testid="stMetric"]').forEach(card => {
+    const cardBox = card.getBoundingClientRect();
+    card.querySelectorAll('[data-testid="stMetricValue"], [data-testid="stMetricLabel"]').forEach(el => {
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      const text = range.getBoundingClientRect();
+      let clipped = text.right > cardBox.right + 1 || text.left < cardBox.left - 1;
+      for (let a = el; a && a !== card; a = a.parentElement) {
+        const cs = getComputedStyle(a);
+        if (cs.overflowX !== 'visible' || cs.textOverflow === 'ellipsis') {
+          const box = a.getBoundingClientRect();
+          if (text.right > box.right + 1 || text.left < box.left - 1) clipped = true;
+        }
+      }
+      if (clipped) bad.push(el.innerText.trim());
+    });
+  });
+  return bad;
+}"""
+
+
+@pytest.mark.parametrize("size", [(1024, 768), (1280, 720)])
+def test_no_clipped_metric_on_a_projector(server, tmp_path, size):  # noqa: F811
+    from playwright.sync_api import sync_playwright
+
+    out = Path(os.environ.get("RAG_METRICS_SCREENSHOT_DIR") or tmp_path / "screenshots")
+    out.mkdir(parents=True, exist_ok=True)
+    w, h = size
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=[
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        try:
+            page = browser.new_page(viewport={"width": w, "height": h})
+            for path, title in [("", "Dashboard"), ("lesson", "Lesson: measuring retrieval"), ("ragas",
+                                "RAGAS context metrics")]:
+                page.goto(f"{server}/{path}")
+                _wait_idle(page, title)
+                assert page.locator('[data-testid="stException"]').count() == 0
+                assert page.locator('[data-testid="stMetric"]').count() >= 1, f"/{path}: no metric card"
+                clipped = page.evaluate(_CLIPPED_JS)
+                assert not clipped, f"/{path} at {w}x{h}: clipped metric text {clipped}"
+                if (w, h) == (1280, 720) and path == "lesson":
+                    page.screenshot(path=str(out / "screenshot-lesson.png"))
+            if (w, h) == (1280, 720):
+                page.goto(f"{server}/class_progress")
+                _wait_idle(page, "Class progress")
+                assert page.locator('[data-testid="stException"]').count() == 0
+                page.screenshot(path=str(out / "screenshot-class.png"))
+        finally:
+            browser.close()
