@@ -345,3 +345,22 @@ def test_mrr_reading_makes_sense_at_every_k():
             reading = readouts.mrr_reading(v, k=k).split("(")[0]
             ranks = [int(r) for r in re.findall(r"around rank (\d+)", reading)]
             assert all(k is None or r <= k for r in ranks), (v, k, reading)
+
+
+def test_cli_conventions_preset(tmp_path, capsys, result):
+    import json
+
+    from rag_metrics.cli import main
+    from rag_metrics.io import write_trec_run
+    from rag_metrics.sample import sample_paths
+
+    run = tmp_path / "run.trec"
+    write_trec_run(result.run, run)
+    qrels = str(sample_paths().golden)
+    out = {}
+    for extra in ([], ["--conventions", "lesson"], ["--ndcg-relevance", "binary"]):
+        assert main(["evaluate", "--qrels", qrels, "--run", str(run), "--k", "5", "--format", "json", *extra]) == 0
+        out[" ".join(extra)] = json.loads(capsys.readouterr().out)["metrics"]
+    assert round(out[""]["hit_rate@5"], 3) == 0.859 and round(out["--conventions lesson"]["hit_rate@5"], 3) == 0.724
+    binary = result.with_options(ndcg_relevance="binary")
+    assert out["--ndcg-relevance binary"]["ndcg@5"] == pytest.approx(binary.mean("ndcg", 5))

@@ -115,6 +115,11 @@ def add_judgment_options(sp: argparse.ArgumentParser, metrics_default: str, k_de
                     help="golden queries absent from the run: 0 in the mean (default, trec_eval -c) or skipped")
     sp.add_argument("--level", choices=["chunk", "document"], default="chunk",
                     help="document: collapse ids '<doc>#<n>' to '<doc>' (first chunk's rank wins)")
+    sp.add_argument("--ndcg-relevance", choices=["graded", "binary"], default="graded",
+                    help="NDCG gain: the grade (default, trec_eval) or 1 for a relevant id (the lesson's code)")
+    sp.add_argument("--conventions", choices=["trec_eval", "lesson"], default=None,
+                    help="a preset that sets the conventions at once: trec_eval's defaults, or as in the lesson "
+                         "(binary NDCG, out-of-scope counted as misses); wins over the single options")
     sp.add_argument("--format", choices=["table", "json", "csv"], default="table")
     from rag_metrics.cli._systems import add_upload_options
 
@@ -125,9 +130,15 @@ def eval_options(args: argparse.Namespace) -> EvalOptions:
     """The :class:`~rag_metrics.evaluate.EvalOptions` of the judgment options."""
     from rag_metrics.evaluate import EvalOptions
 
-    return EvalOptions(relevance_level=args.relevance_level, out_of_scope=args.out_of_scope,
+    opts = EvalOptions(relevance_level=args.relevance_level, out_of_scope=args.out_of_scope,
                        recall_denominator=args.recall_denominator, missing_queries=args.missing,
-                       level="document" if args.level == "document" else "chunk")
+                       level="document" if args.level == "document" else "chunk",
+                       ndcg_relevance=getattr(args, "ndcg_relevance", "graded"))
+    if getattr(args, "conventions", None):
+        from rag_metrics.presets import apply_preset
+
+        opts = apply_preset(opts, args.conventions)
+    return opts
 
 
 def metric_keys(args: argparse.Namespace) -> list[MetricKey]:
