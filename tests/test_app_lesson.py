@@ -216,3 +216,72 @@ def test_dashboard_targets_show_the_best_possible_and_why(app):
     reading = next(m.value for m in app.markdown if m.value.startswith("**MRR@1"))
     assert "around rank 2" not in reading and "rank 1" in reading
     assert any("Precision@5" in i.value for i in app.info)  # still checked at 5
+
+
+def test_a_student_solves_every_step_and_the_teacher_sees_it(lesson, app_env):
+    """The whole lesson through the page's widgets, each task solved from the library's numbers of the
+    session's current golden set, then the teacher's table."""
+    from app_helpers import app_golden
+    from rag_metrics.evaluate import evaluate
+    from rag_metrics.readouts import achievable
+
+    run = library_result("dense").run
+
+    def now():
+        return evaluate(app_golden(lesson), run)
+
+    def answer(kind: str, key: str, value) -> None:
+        if kind == "text_input":
+            lesson.text_input(key=key).input(str(value)).run()
+        else:
+            getattr(lesson, kind)(key=key).set_value(value).run()
+        no_exception(lesson)
+
+    for i, s in enumerate(STEPS):
+        assert _saved(app_env).step == i
+        res = now()
+        for task in s.tasks:
+            key = f"lesson_ans_{task.key}"
+            if task.answer is not None:
+                answer("radio", key, task.answer)
+            elif task.key == "hit_count":
+                inc = res.included
+                hits = res.values("hit_rate", 10)[inc].sum() - res.values("hit_rate", 1)[inc].sum()
+                answer("text_input", key, int(hits))
+            elif task.key == "mrr_sandbox":
+                lesson.button(key="lesson_sb_down_0").click().run()
+            elif task.key == "mrr_row":
+                answer("radio", key, LSteps.mrr_row(res.mean("mrr")))
+            elif task.key == "p5_best":
+                answer("text_input", key, f"{achievable(res, 'precision', 5):.3f}")
+            elif task.key == "ndcg_calc":
+                answer("text_input", key, "0,387")
+            elif task.key == "k_predict":
+                answer("number_input", key + "_k", 10)
+                answer("multiselect", key + "_m", LSteps.changing_metrics(res, 5, 10))
+            elif task.key == "label_missing":
+                qid = lesson.selectbox(key=key + "_q").value
+                lesson.button(key=key + "_label").click().run()
+                res = now()
+                answer("text_input", key + "_r", f"{res.values('recall', 5)[res.query_ids.index(qid)]:.3f}")
+            elif task.key == "weakest_category":
+                cats = res.by_category(["hit_rate"], ks=[5], ci=False)
+                answer("radio", key, cats.sort_values("mean").iloc[0]["category"])
+            elif task.key == "hit_not_ndcg":
+                answer("selectbox", key, LSteps.hit_not_ndcg(res)[0])
+            elif task.key == "why_failed":
+                qid = res.failures(5)["query_id"].iloc[0]
+                answer("selectbox", key + "_q", qid)
+                answer("radio", key + "_r", LSteps.failure_reason(res, qid, 5))
+            else:
+                raise AssertionError(f"no solution for {task.key}")
+            _check(lesson, task.key)
+            assert _saved(app_env).done.get(task.key), (task.key, [w.value for w in lesson.warning])
+        assert _saved(app_env).step_done(s)
+        if i < len(STEPS) - 1:
+            lesson.button(key="lesson_next_top").click().run()
+    assert all(_saved(app_env).steps_done())
+    assert any(s.value == text("ui.finished") for s in lesson.success)
+    goto(lesson, "pages/class_progress.py")
+    row = lesson.dataframe[0].value.set_index("seat").loc["shared"]
+    assert row["steps_done"] == len(STEPS) and row["quiz"] == 5 and row["step"] == len(STEPS)
