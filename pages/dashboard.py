@@ -85,7 +85,7 @@ else:
         threshold = st.slider("Refuse when the top score is below", min_value=float(setup["lo"]),
                               max_value=float(setup["hi"]), value=setup["start"], step=0.001, format="%.3f", key=key)
         a = cache.abstention_counts(res, ctx.key, threshold)
-        m1, m2 = st.columns(2)
+        m1, m2 = st.container(key="cards_abstention").columns(2)  # wraps when narrow (ui.shell's CSS)
         m1.metric("Correct refusals", f"{a['out_of_scope_refused']} / {a['out_of_scope']}", border=True,
                   help="Out-of-scope questions whose top score is below the threshold (refused, as they should be).")
         m2.metric("Wrong refusals", f"{a['in_scope_refused']} / {a['in_scope']}", border=True,

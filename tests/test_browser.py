@@ -23,6 +23,7 @@ PAGES += [("learn", "Learn: the metric sandbox"), ("compare", "Compare A vs B")]
 PAGES += [("ragas", "RAGAS context metrics"), ("health", "Golden-set health"), ("corpus_map", "Corpus map"),
           ("presenter", "Retrieval report")]  # issue 6 pages
 PAGES += [("systems", "Systems"), ("answers", "Answers")]  # issues 9 and 10
+PAGES += [("lesson", "Lesson: measuring retrieval"), ("class_progress", "Class progress")]  # issue 17
 
 pytestmark = [
     pytest.mark.browser,
