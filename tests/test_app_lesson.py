@@ -285,3 +285,33 @@ def test_a_student_solves_every_step_and_the_teacher_sees_it(lesson, app_env):
     goto(lesson, "pages/class_progress.py")
     row = lesson.dataframe[0].value.set_index("seat").loc["shared"]
     assert row["steps_done"] == len(STEPS) and row["quiz"] == 5 and row["step"] == len(STEPS)
+
+
+def test_a_broken_progress_file_is_a_fresh_start_with_a_notice(app, app_env):
+    store = store_for_space("shared", app_env)
+    store.path.parent.mkdir(parents=True, exist_ok=True)
+    store.path.write_bytes(b"\xff{ not json")
+    goto(app, PAGE)
+    assert not app.error
+    assert any("could not be read" in w.value for w in app.warning)
+    assert any(s.value == f"1. {text(STEPS[0].title)}" for s in app.subheader)
+    app.radio(key="lesson_ans_why_pick").set_value("mrr").run()
+    _check(app, "why_pick")
+    assert store_for_space("shared", app_env).load().done["why_pick"]  # the next save repairs it
+
+
+def test_a_link_carries_the_lesson_preset(app_env):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.query_params["conventions"] = "lesson"
+    at.run()
+    no_exception(at)
+    assert shown_cards(at)["Hit rate@5"] == "0.724"
+    assert at.query_params["conventions"] == ["lesson"] or at.query_params["conventions"] == "lesson"
+    at.radio(key="conventions_preset").set_value("trec_eval").run()
+    assert "conventions" not in at.query_params and shown_cards(at)["Hit rate@5"] == "0.859"
+    bad = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    bad.query_params["conventions"] = "nope"
+    bad.run()
+    assert any("conventions" in w.value for w in bad.warning) and shown_cards(bad)["Hit rate@5"] == "0.859"

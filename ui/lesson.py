@@ -219,7 +219,7 @@ def _answer_widget(ctx: state.Lab, lctx: LS.LessonContext, task: LS.Task) -> Any
     kind = task.kind
     if kind == "choice":
         opts = LS.choices(task, lctx)
-        labels = {v: (t(k) if k else v) for v, k in opts}
+        labels = {v: (t(k) if k else views.esc(v)) for v, k in opts}  # a live option (category) is user text
         saved = _saved(task)
         if saved in labels:
             state.default(key, saved)

@@ -28,7 +28,7 @@ _CSS = """<style>
   text-overflow: clip !important; }
 [class*="st-key-cards_"] [data-testid="stHorizontalBlock"] { flex-wrap: wrap; }
 [class*="st-key-cards_"] [data-testid="stColumn"] { min-width: 9.5rem; flex: 1 1 9.5rem; }
-[data-testid="stTable"] td, [data-testid="stTable"] th { white-space: normal; overflow-wrap: anywhere; }
+[data-testid="stTable"] td, [data-testid="stTable"] th { white-space: normal; overflow-wrap: break-word; }
 </style>"""
 
 #: Pages by section.  Later pages (Learn, Compare, RAGAS, health, corpus map, presenter) add

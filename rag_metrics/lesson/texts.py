@@ -35,7 +35,6 @@ _T: dict[str, tuple[str, str]] = {
     "ui.hint": ("Hint", "Ledetråd"),
     "ui.right": ("Right.", "Rigtigt."),
     "ui.wrong": ("Not yet. Hint: {hint}", "Ikke helt. Ledetråd: {hint}"),
-    "ui.done": ("Done", "Klaret"),
     "ui.previous": ("Previous step", "Forrige trin"),
     "ui.next": ("Next step", "Næste trin"),
     "ui.steps": ("Steps", "Trin"),
@@ -57,8 +56,6 @@ _T: dict[str, tuple[str, str]] = {
                        "Intet spørgsmål fejler ved K = {k}: vælg en mindre K i sidepanelet."),
     "ui.quiz_score": ("Quiz: {right} of {total} right", "Quiz: {right} af {total} rigtige"),
     "ui.finished": ("You have finished the lesson.", "Du har gennemført lektionen."),
-    "ui.preset": ("Numbers under: {preset}", "Tallene er beregnet med: {preset}"),
-    "ui.best": ("best possible here: {value}", "bedst mulige her: {value}"),
 
     # ---- 1. why rank-aware metrics -----------------------------------------------------------
     "step.why.title": ("Why rank-aware metrics?", "Hvorfor rangfølsomme mål?"),
