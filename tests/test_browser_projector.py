@@ -1,4 +1,4 @@
-"""Readable on a projector (issue 17): at 1024x768 and 1280x720 no metric card's label or value is
+"""The lesson in Chromium and readable on a projector (issue 17): at 1024x768 and 1280x720 no metric card's label or value is
 clipped ("Hi… 0…"), measured in Chromium on the real layout: the text's own box must fit inside
 every ancestor that hides overflow, up to its card.  Also saves the Lesson page and the teacher's
 Class progress page at 1280x720 (the README's screenshots; $RAG_METRICS_SCREENSHOT_DIR to keep them).
@@ -89,5 +89,39 @@ def test_no_clipped_metric_on_a_projector(server, tmp_path, size):  # noqa: F811
                 _wait_idle(page, "Class progress")
                 assert page.locator('[data-testid="stException"]').count() == 0
                 page.screenshot(path=str(out / "screenshot-class.png"))
+        finally:
+            browser.close()
+
+
+def test_a_student_checks_an_answer_in_chromium(server, tmp_path):  # noqa: F811
+    """In the real browser: a wrong answer shows the hint, the right one is saved in the space, the
+    Danish switch translates the page, and the teacher's page opens."""
+    from playwright.sync_api import sync_playwright
+
+    from rag_metrics.lesson import TASKS, store_for_space, text
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=[
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 1600})
+            page.goto(f"{server}/lesson")
+            _wait_idle(page, text("ui.title"))
+            choice = page.locator(".st-key-lesson_ans_why_pick")
+            choice.get_by_text(text("opt.why_pick.hit_rate"), exact=True).click()
+            page.locator(".st-key-lesson_check_why_pick button").click()
+            page.get_by_text(text(TASKS["why_pick"].hint)).first.wait_for(timeout=60_000)
+            choice.get_by_text(text("opt.why_pick.mrr"), exact=True).click()
+            page.locator(".st-key-lesson_check_why_pick button").click()
+            page.get_by_text(text(TASKS["why_pick"].ok)).first.wait_for(timeout=60_000)
+            assert store_for_space("shared", tmp_path / "workspace").load().done["why_pick"]
+            page.get_by_text("Dansk", exact=True).click()
+            _wait_idle(page, text("ui.title", "da"))
+            assert page.locator(".st-key-lesson_check_why_pick button").inner_text().strip() == "Tjek"
+            assert store_for_space("shared", tmp_path / "workspace").load().language == "da"
+            page.goto(f"{server}/class_progress")
+            _wait_idle(page, "Class progress")
+            assert page.locator('[data-testid="stException"]').count() == 0
+            assert page.locator('[data-testid="stDataFrame"]').count() == 1
         finally:
             browser.close()
