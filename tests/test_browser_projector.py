@@ -1,7 +1,9 @@
-"""The lesson in Chromium and readable on a projector (issue 17): at 1024x768 and 1280x720 no metric card's label or value is
-clipped ("Hi… 0…"), measured in Chromium on the real layout: the text's own box must fit inside
-every ancestor that hides overflow, up to its card.  Also saves the Lesson page and the teacher's
-Class progress page at 1280x720 (the README's screenshots; $RAG_METRICS_SCREENSHOT_DIR to keep them).
+"""The lesson in Chromium, and readable on a projector (issue 17).
+
+At 1024x768 and 1280x720 no metric card's label or value is clipped ("Hi… 0…"), measured on the real
+layout: the text's own box must fit inside every ancestor that hides overflow, up to its card.  Also
+saves the Lesson page and the teacher's Class progress page at 1280x720 (the README's screenshots;
+$RAG_METRICS_SCREENSHOT_DIR to keep them), and checks an answer in the browser.
 """
 from __future__ import annotations
 
