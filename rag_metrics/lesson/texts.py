@@ -150,7 +150,7 @@ _T: dict[str, tuple[str, str]] = {
         "Precision@K er andelen af de første K resultater, der er relevante: 2 relevante chunks blandt de 5 "
         "første giver 2/5 = 0,4. Der divideres med K, også når der kom færre resultater tilbage. Lektionens "
         "mål er P@5 > 0,6, men et spørgsmål med kun 2 relevante chunks kan aldrig komme over 0,4 ved K = 5: "
-        "Dashboard viser ved siden af hvert mål den bedste værdi, dit golden set tillader."),
+        "Dashboard-siden viser ved siden af hvert mål den bedste værdi, dit golden set tillader."),
     "task.p5_best.prompt": (
         "What is the best P@5 that any ranking could reach on this golden set (three decimals)?",
         "Hvad er den bedste P@5, nogen rangering kan opnå på dette golden set (tre decimaler)?"),
@@ -158,7 +158,7 @@ _T: dict[str, tuple[str, str]] = {
         "Rank every question perfectly: a question with r relevant chunks gets min(r, 5) / 5. Average that "
         "over the questions in the mean, or read \"best possible\" on the Dashboard.",
         "Rangér alle spørgsmål perfekt: et spørgsmål med r relevante chunks får min(r, 5) / 5. Tag "
-        "gennemsnittet over spørgsmålene, eller aflæs \"bedst mulige\" på Dashboard."),
+        "gennemsnittet over spørgsmålene, eller aflæs \"best possible\" på Dashboard-siden."),
     "task.p5_best.ok": ("So the target 0.6 says as much about the golden set as about the retriever.",
                         "Målet på 0,6 siger altså lige så meget om golden set'et som om retrieveren."),
 
@@ -167,12 +167,12 @@ _T: dict[str, tuple[str, str]] = {
     "step.ndcg.body": (
         "DCG adds up the relevant results, each discounted by its rank: gain / log2(rank + 1). NDCG divides by "
         "the DCG of the ideal ranking, so 1 means \"as good as possible\". In the lesson's code relevance is "
-        "binary (gain 1 for a relevant chunk); trec_eval uses the grades themselves. The switch \"as in the "
+        "binary (gain 1 for a relevant chunk); trec_eval uses the grades themselves. The switch \"As in the "
         "lesson\" in the sidebar gives the lesson's version.",
         "DCG lægger de relevante resultater sammen, hver nedskrevet efter sin plads: gevinst / log2(plads + 1). "
         "NDCG dividerer med DCG for den ideelle rangering, så 1 betyder \"så godt som muligt\". I lektionens "
         "kode er relevans binær (gevinst 1 for en relevant chunk); trec_eval bruger selve karaktererne. "
-        "Valget \"as in the lesson\" i sidepanelet giver lektionens version."),
+        "Valget \"As in the lesson\" i sidepanelet giver lektionens version."),
     "task.ndcg_calc.prompt": (
         "Binary relevance. A question has 2 relevant chunks; the ranking is [not relevant, relevant, not "
         "relevant, relevant]. Compute NDCG@3 (three decimals).",
@@ -195,17 +195,19 @@ _T: dict[str, tuple[str, str]] = {
         "counts as a miss.",
         "Recall@K er andelen af alle relevante chunks, der er blandt de K første; chunks, der aldrig blev "
         "hentet, tæller stadig med i nævneren. En større K kan kun hæve recall, mens precision som regel "
-        "falder, fordi K vokser hurtigere end antallet af træffere. Recall afhænger også af markeringerne: en "
+        "falder, fordi K vokser hurtigere end antallet af træf. Recall afhænger også af markeringerne: en "
         "relevant chunk, som ingen har markeret, tæller som en fejl."),
     "task.k_predict.prompt": (
         "Pick another K and tick the metrics whose mean will change when you go from K = {k} to it. Then check.",
         "Vælg en anden K, og sæt kryds ved de mål, hvis gennemsnit vil ændre sig, når du går fra K = {k} til "
         "den. Tjek så."),
     "task.k_predict.hint": (
-        "Hit rate and recall can only grow with K; precision divides by K; MRR only changes when a first "
-        "relevant chunk lies between the two K; MAP and NDCG change with every relevant chunk in between.",
-        "Hit rate og recall kan kun vokse med K; precision dividerer med K; MRR ændrer sig kun, når en første "
-        "relevant chunk ligger mellem de to K; MAP og NDCG ændrer sig med hver relevant chunk imellem."),
+        "Hit rate and recall can only grow with K; precision divides by K; MRR only changes when some question's "
+        "first relevant chunk lies between the two K; MAP changes with every relevant chunk in between, and NDCG "
+        "also when a question has more relevant chunks than the smaller K (its ideal DCG grows).",
+        "Hit rate og recall kan kun vokse med K; precision dividerer med K; MRR ændrer sig kun, når et spørgsmåls "
+        "første relevante chunk ligger mellem de to K; MAP ændrer sig med hver relevant chunk imellem, og NDCG "
+        "også, når et spørgsmål har flere relevante chunks end den mindste K (dets ideelle DCG vokser)."),
     "task.k_predict.ok": ("Your prediction matches the numbers.", "Din forudsigelse passer med tallene."),
     "task.label_missing.prompt": (
         "Choose a question, label one of its retrieved chunks that is not labelled yet as relevant, and type "
@@ -267,7 +269,7 @@ _T: dict[str, tuple[str, str]] = {
                                      "Hvilken kategori har den laveste hit rate@{k}?"),
     "task.weakest_category.hint": (
         "Open the per-category chart on the Dashboard with the metric Hit rate, or read the table above.",
-        "Åbn diagrammet efter kategori på Dashboard med målet Hit rate, eller aflæs tabellen ovenfor."),
+        "Åbn diagrammet efter kategori på Dashboard-siden med målet Hit rate, eller aflæs tabellen ovenfor."),
     "task.weakest_category.ok": ("That is where to look first.", "Det er der, man skal kigge først."),
 
     # ---- 9. when metrics disagree ----------------------------------------------------------------
