@@ -114,10 +114,9 @@ def context(ctx: state.Lab) -> LS.LessonContext:
 def header(ctx: state.Lab) -> None:
     p = progress()
     state.default(LANG, p.language)
-    top, switch = st.columns([4, 1], vertical_alignment="bottom")
-    top.title(t("ui.title"))
-    switch.segmented_control(LS.text("ui.language", p.language), list(LS.LANGUAGES), key=LANG,
-                             format_func=LS.LANGUAGES.get, required=True, on_change=_on_lang)
+    st.segmented_control(LS.text("ui.language", p.language), list(LS.LANGUAGES), key=LANG,
+                         format_func=LS.LANGUAGES.get, required=True, on_change=_on_lang)
+    st.title(t("ui.title"))
     st.caption(t("ui.intro"))
     views.conventions_caption()
     done = sum(p.steps_done())
@@ -125,20 +124,22 @@ def header(ctx: state.Lab) -> None:
 
 
 def step_nav(position: str) -> None:
+    """The step picker (top only) and the Previous / Next buttons (two wide columns: their labels are
+    never cut, also at 1024 px)."""
     p = progress()
     n = len(LS.STEPS)
-    left, mid, right = st.columns([1, 3, 1], vertical_alignment="center")
+    if position == "top":
+        done = p.steps_done()
+        labels = {i: f"{'✓' if done[i] else '○'} {i + 1}. {t(LS.STEPS[i].title)}" for i in range(n)}
+        state.set_value("lesson_step_pick", p.step)
+        st.selectbox(t("ui.steps"), list(range(n)), key="lesson_step_pick", on_change=_on_pick_step,
+                     label_visibility="collapsed", format_func=labels.get)  # a pure lookup: AppTest calls it later
+    left, right = st.columns(2)
     left.button(t("ui.previous"), key=f"lesson_prev_{position}", on_click=_go, args=(p.step - 1,),
                 disabled=p.step == 0, icon=":material/arrow_back:", width="stretch")
     right.button(t("ui.next"), key=f"lesson_next_{position}", on_click=_go, args=(p.step + 1,),
                  disabled=p.step >= n - 1, icon=":material/arrow_forward:", width="stretch",
                  type="primary" if p.step_done(LS.STEPS[p.step]) else "secondary")
-    if position == "top":
-        done = p.steps_done()
-        labels = {i: f"{'✓' if done[i] else '○'} {i + 1}. {t(LS.STEPS[i].title)}" for i in range(n)}
-        state.set_value("lesson_step_pick", p.step)
-        mid.selectbox(t("ui.steps"), list(range(n)), key="lesson_step_pick", on_change=_on_pick_step,
-                      label_visibility="collapsed", format_func=labels.get)  # a pure lookup: AppTest calls it later
 
 
 def live_numbers(ctx: state.Lab, s: LS.Step) -> None:
@@ -275,11 +276,11 @@ def _sandbox_widget() -> list[int]:
     for i, g in enumerate(grades):
         c0, c1, c2, c3 = st.columns([0.6, 4, 1, 1], vertical_alignment="center")
         c0.markdown(f"**{i + 1}**")
-        c1.markdown(f"✅ {t('ui.relevant')}" if g else f"— {t('ui.not_relevant')}")
-        c2.button(t("ui.move_up"), key=f"lesson_sb_up_{i}", on_click=_move, args=(i, -1), disabled=i == 0,
-                  icon=":material/arrow_upward:")
-        c3.button(t("ui.move_down"), key=f"lesson_sb_down_{i}", on_click=_move, args=(i, 1),
-                  disabled=i == len(grades) - 1, icon=":material/arrow_downward:")
+        c1.markdown(f":material/check_circle: **{t('ui.relevant')}**" if g else f"— {t('ui.not_relevant')}")
+        c2.button("", key=f"lesson_sb_up_{i}", on_click=_move, args=(i, -1), disabled=i == 0,
+                  icon=":material/arrow_upward:", help=t("ui.move_up"))
+        c3.button("", key=f"lesson_sb_down_{i}", on_click=_move, args=(i, 1),
+                  disabled=i == len(grades) - 1, icon=":material/arrow_downward:", help=t("ui.move_down"))
     mrr = explain(Sandbox.from_grades(grades), len(grades))["mrr"].value
     st.caption(t("ui.sandbox_mrr", value=num(mrr)))
     return grades
@@ -295,7 +296,7 @@ def _label_widget(ctx: state.Lab, key: str) -> dict[str, Any]:
     ranking = res.ranking(qid).head(10)
     texts = ctx.id_text
     st.dataframe(pd.DataFrame({"#": ranking["rank"], "id": ranking["id"],
-                               t("ui.relevant"): ["✅" if r else "" for r in ranking["relevant"]],
+                               t("ui.relevant"): ["✓" if r else "" for r in ranking["relevant"]],
                                "text": [" ".join(texts.get(i, "").split())[:160] for i in ranking["id"]]}),
                  hide_index=True, width="stretch", height=38 + 35 * len(ranking))
     candidates = [i for i, r in zip(ranking["id"], ranking["relevant"]) if not r]
