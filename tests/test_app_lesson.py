@@ -315,3 +315,15 @@ def test_a_link_carries_the_lesson_preset(app_env):
     bad.query_params["conventions"] = "nope"
     bad.run()
     assert any("conventions" in w.value for w in bad.warning) and shown_cards(bad)["Hit rate@5"] == "0.859"
+
+
+def test_a_students_link_to_the_teachers_page_is_no_such_page(app_env, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    monkeypatch.setenv("RAG_METRICS_CLASS_MODE", "1")
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.query_params["page"] = "class_progress"
+    at.run()
+    no_exception(at)
+    assert any("no such page" in w.value for w in at.warning)
+    assert at.title[0].value == "Dashboard"

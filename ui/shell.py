@@ -72,6 +72,15 @@ TEACHER_PAGES = ("pages/class_progress.py",)
 _ROOT_ID = "home"
 
 
+def _shown_pages() -> list[tuple[str, str, str]]:
+    """Every ``(path, title, icon)`` of :data:`PAGES` this session may open (:data:`TEACHER_PAGES`
+    only for the teacher, or the operator in single-user mode)."""
+    from ui.lesson import may_see_class
+
+    teacher = may_see_class()
+    return [item for items in PAGES.values() for item in items if teacher or item[0] not in TEACHER_PAGES]
+
+
 def _pages() -> dict[str, list[st.Page]]:
     """The ``st.navigation`` sections.
 
@@ -87,15 +96,13 @@ def _pages() -> dict[str, list[st.Page]]:
     the sidebar's widget values when an AppTest switched to the file.  The one cosmetic difference:
     opened as "/dashboard", no menu entry is highlighted (the menu marks the running page, and the
     alias is hidden)."""
-    from ui.lesson import may_see_class
-
     out: dict[str, list[st.Page]] = {}
     alias: st.Page | None = None
-    teacher = may_see_class()
+    shown = _shown_pages()
     for section, items in PAGES.items():
         out[section] = []
         for path, title, icon in items:
-            if path in TEACHER_PAGES and not teacher:
+            if (path, title, icon) not in shown:
                 continue
             stem = path.rsplit("/", 1)[-1].removesuffix(".py")
             if path == DEFAULT_PAGE:  # the default
@@ -117,9 +124,9 @@ def main() -> None:
     st.html(_CSS)
     from ui import report_ui, url_state
 
-    stems = {title: path.rsplit("/", 1)[-1].removesuffix(".py") for items in PAGES.values()
-             for path, title, _ in items}
-    files = {path.rsplit("/", 1)[-1].removesuffix(".py"): path for items in PAGES.values() for path, _, _ in items}
+    shown = _shown_pages()  # a link to a teacher's page is "no such page" for a student
+    stems = {title: path.rsplit("/", 1)[-1].removesuffix(".py") for path, title, _ in shown}
+    files = {path.rsplit("/", 1)[-1].removesuffix(".py"): path for path, _, _ in shown}
     here = stems.get(page.title, "")
     url_state.apply_once(here, {v: k for k, v in stems.items()}, files)  # a link's page, K, retriever
     sidebar.render()
