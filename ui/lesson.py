@@ -107,7 +107,7 @@ def context(ctx: state.Lab) -> LS.LessonContext:
             loaded = None
         if loaded is not None:
             baseline = loaded[0]
-    return LS.LessonContext(ctx.result, ctx.k, baseline=baseline)
+    return LS.LessonContext(ctx.result, ctx.k, baseline=baseline, ndcg=ctx.settings.ndcg_metric)
 
 
 # ---- the page ------------------------------------------------------------------------------------

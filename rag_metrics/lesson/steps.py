@@ -55,6 +55,7 @@ class LessonContext:
     result: EvaluationResult
     k: int
     baseline: GoldenSet | None = None
+    ndcg: str = "ndcg"          # the NDCG the student sees: "ndcg" (linear gain) or "ndcg_exp"
 
 
 @dataclass(frozen=True)
@@ -242,14 +243,14 @@ def _check_weakest(answer: Any, ctx: LessonContext) -> bool:
     return answer in set(cats.loc[np.isclose(cats["mean"], low, atol=1e-12), "category"])
 
 
-def hit_not_ndcg(result: EvaluationResult, k: int = LESSON_K) -> list[str]:
+def hit_not_ndcg(result: EvaluationResult, k: int = LESSON_K, ndcg_metric: str = "ndcg") -> list[str]:
     """Questions in the mean with hit rate@k = 1 and NDCG@k < 0.5 (task ``hit_not_ndcg``)."""
-    hit, ndcg = result.values("hit_rate", k), result.values("ndcg", k)
+    hit, ndcg = result.values("hit_rate", k), result.values(ndcg_metric, k)
     return [q for q, ok, h, n in zip(result.query_ids, result.included, hit, ndcg) if ok and h == 1 and n < 0.5]
 
 
 def _check_hit_not_ndcg(answer: Any, ctx: LessonContext) -> bool:
-    found = hit_not_ndcg(ctx.result)
+    found = hit_not_ndcg(ctx.result, LESSON_K, ctx.ndcg)
     return answer == NONE and not found or answer in found
 
 
