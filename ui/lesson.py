@@ -144,7 +144,7 @@ def step_nav(position: str) -> None:
 
 def live_numbers(ctx: state.Lab, s: LS.Step) -> None:
     """The step's numbers for the current corpus and system (the Dashboard's means)."""
-    rows = LSteps.live_numbers(s, ctx.result, ctx.k)
+    rows = LSteps.live_numbers(s, ctx.result, ctx.k, ctx.settings.ndcg_metric)
     extra = s.key in ("precision", "categories", "ragas")
     if not rows and not extra:
         return

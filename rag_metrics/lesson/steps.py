@@ -341,11 +341,14 @@ def check(t: Task | str, answer: Any, ctx: LessonContext) -> bool:
         return False
 
 
-def live_numbers(s: Step, result: EvaluationResult, k: int) -> list[tuple[str, int | None, float]]:
-    """The step's live numbers: ``(metric, k, mean)`` from the evaluation (the Dashboard's means);
-    ``k`` ``None`` in the result means the whole ranking."""
+def live_numbers(s: Step, result: EvaluationResult, k: int, ndcg_metric: str = "ndcg"
+                 ) -> list[tuple[str, int | None, float]]:
+    """The step's live numbers: ``(metric, k, mean)`` from the evaluation (the Dashboard's means;
+    NDCG as ``ndcg_metric``, the gain the sidebar chose); ``k`` ``None`` in the result means the
+    whole ranking."""
     out = []
     for metric, kk in s.numbers:
+        metric = ndcg_metric if metric == "ndcg" else metric
         cut = k if kk is None else (None if kk == 0 else kk)
         out.append((metric, cut, result.mean(metric, cut)))
     return out
