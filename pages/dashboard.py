@@ -49,7 +49,7 @@ with right:
     views.section("Reading the numbers")
     mrr = res.mean("mrr", k)
     st.markdown(f"**MRR@{k} = {views.fmt(mrr)}.** {readouts.mrr_reading(mrr, unit, k)}")
-    views.target_cards(readouts.target_checks(res, k, unit))
+    views.target_cards(ctx.targets())
     with st.expander("What MRR values mean (the lesson's table)"):
         views.wrapped_table(readouts.mrr_reading_rows(unit))
         st.caption(f"Typical rank of the first relevant {unit} ≈ 1 / MRR (when that rank is within K). Targets "

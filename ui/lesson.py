@@ -158,9 +158,7 @@ def live_numbers(ctx: state.Lab, s: LS.Step) -> None:
                 col.metric(METRICS[metric].label + ("" if k is None else f"@{k}"), num(v), border=True,
                            help=views.metric_help(metric))
     if s.key == "precision":
-        from rag_metrics import readouts
-
-        views.target_cards(readouts.target_checks(ctx.result, ctx.k, ctx.unit))
+        views.target_cards(ctx.targets())
     elif s.key == "categories":
         cat = ctx.by_category("hit_rate")
         if not cat.empty:

@@ -573,6 +573,10 @@ class Lab:
     def hit_rates(self):
         return cache.hit_rate_table(self.result, self.key)
 
+    def targets(self):
+        """The lesson's targets at their own cutoffs, beside the best achievable (cached per evaluation)."""
+        return cache.target_table(self.result, self.key, self.unit)
+
     def abstention_records(self):
         return cache.abstention_records(self.result, self.key)
 
