@@ -25,6 +25,7 @@ DRILL = "drill_query"  # the failures page's query selector (pages/failures.py)
 ctx = state.current_or_stop()
 k = ctx.k
 st.title("Compare A vs B")
+views.conventions_caption()
 corpus_label = views.esc(ctx.corpus.label or ctx.settings.corpus)
 st.caption(f"Two retrieval configurations on the same golden set ({corpus_label}, "
            f"{ctx.result.n_in_scope} in-scope questions). K = {k} and the evaluation conventions come from the "

@@ -34,11 +34,8 @@ st.caption(f"Means over {res.n_queries} queries"
            + f" 95% bootstrap confidence intervals ({CI_RESAMPLES:,} resamples, seed {CI_SEED}: the same intervals "
              "as the Presenter view, the report and the CLI).")
 with st.expander("What each metric measures", icon=":material/help:"):
-    st.dataframe(readouts.metric_glossary(ctx.settings.metrics), hide_index=True, width="stretch",
-                 column_config={"metric": st.column_config.TextColumn("Metric", width="small"),
-                                "description": st.column_config.TextColumn("What it measures", width="large"),
-                                "formula": st.column_config.TextColumn("Formula", width="medium"),
-                                "trec_eval": st.column_config.TextColumn("trec_eval", width="small")})
+    views.wrapped_table(readouts.metric_glossary(ctx.settings.metrics).rename(columns={
+        "metric": "Metric", "description": "What it measures", "formula": "Formula", "trec_eval": "trec_eval"}))
     st.caption("Conventions follow trec_eval; the sidebar's “Evaluation conventions” switch to the alternatives "
                "other tools use.")
 answer_views.dashboard_section(ctx)  # answer quality next to the retrieval metrics (when answers exist)
@@ -52,16 +49,12 @@ with left:
 with right:
     views.section("Reading the numbers")
     mrr = res.mean("mrr", k)
-    st.markdown(f"**MRR@{k} = {views.fmt(mrr)}.** {readouts.mrr_reading(mrr, unit)}")
-    for t in cache.target_readouts(res, ctx.key, k):
-        name = f"{views.label(t.metric)}@{t.k}"
-        msg = (f"{name} = {views.fmt(t.value)} (target > {t.target:.1f}; best possible with these labels "
-               f"{views.fmt(t.best)}" + ("" if t.reachable or t.met else ": out of reach") + ")")
-        (st.success if t.met else st.warning)(msg, icon=":material/check_circle:" if t.met else ":material/flag:")
+    st.markdown(f"**MRR@{k} = {views.fmt(mrr)}.** {readouts.mrr_reading(mrr, unit, k)}")
+    views.target_cards(ctx.targets())
     with st.expander("What MRR values mean (the lesson's table)"):
-        st.dataframe(readouts.mrr_reading_rows(unit), hide_index=True, width="stretch")
-        st.caption(f"Typical rank of the first relevant {unit} ≈ 1 / MRR. Targets from the lesson: "
-                   f"{readouts.targets_caption(k)}.")
+        views.wrapped_table(readouts.mrr_reading_rows(unit))
+        st.caption(f"Typical rank of the first relevant {unit} ≈ 1 / MRR (when that rank is within K). Targets "
+                   f"from the lesson, at the cutoffs it sets them for: {readouts.targets_caption()}.")
 
 # ---- per category and hit rates -----------------------------------------------------------------
 left, right = st.columns([3, 2], gap="large")
@@ -93,7 +86,7 @@ else:
         threshold = st.slider("Refuse when the top score is below", min_value=float(setup["lo"]),
                               max_value=float(setup["hi"]), value=setup["start"], step=0.001, format="%.3f", key=key)
         a = cache.abstention_counts(res, ctx.key, threshold)
-        m1, m2 = st.columns(2)
+        m1, m2 = st.container(key="cards_abstention").columns(2)  # wraps when narrow (ui.shell's CSS)
         m1.metric("Correct refusals", f"{a['out_of_scope_refused']} / {a['out_of_scope']}", border=True,
                   help="Out-of-scope questions whose top score is below the threshold (refused, as they should be).")
         m2.metric("Wrong refusals", f"{a['in_scope_refused']} / {a['in_scope']}", border=True,

@@ -148,8 +148,5 @@ if len(unmatched):
 st.markdown(f"**The arithmetic at K = {k}**")
 expl["metric"] = [f"{views.label(m)}@{kk}" if kk else views.label(m) for m, kk in zip(expl["metric"], expl["k"])]
 expl["value"] = [views.fmt(v) for v in expl["value"]]
-st.dataframe(expl[["metric", "formula", "substituted", "value"]], hide_index=True, width="stretch",
-             column_config={"metric": st.column_config.TextColumn("Metric", width="small"),
-                            "formula": st.column_config.TextColumn("Formula", width="medium"),
-                            "substituted": st.column_config.TextColumn("With this query's numbers", width="large"),
-                            "value": st.column_config.TextColumn("Value", width="small")})
+views.wrapped_table(expl[["metric", "formula", "substituted", "value"]].rename(columns={
+    "metric": "Metric", "formula": "Formula", "substituted": "With this query's numbers", "value": "Value"}))

@@ -16,6 +16,7 @@ opts = ctx.settings.options
 L, recall_den, gain = opts.relevance_level, opts.recall_denominator, ctx.settings.ndcg_gain
 
 st.title("Learn: the metric sandbox")
+views.conventions_caption()
 st.caption("One query, one ranked list. Mark which results are relevant (grade 0–3), move them up or down, "
            "and every metric is recomputed at K with its formula and your numbers substituted. The numbers come "
            "from the same code as the dashboard.")

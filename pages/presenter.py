@@ -55,6 +55,7 @@ with st.container(key="presenter"):
                 f"**{views.esc(ctx.settings.system_name)}** · cutoff **K = {content.k}**")
     st.caption(f"{content.n_queries} questions · {content.n_in_scope} in scope · {content.n_out_of_scope} out of "
                f"scope · generated {content.generated_at}")
+    views.conventions_caption()
 
     # ---- the story: verdict, baseline, three questions -------------------------------------------------
     story = content.story

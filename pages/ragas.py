@@ -49,7 +49,7 @@ views.section(f"Means at K = {k}, with {CI_CONFIDENCE:.0%} confidence intervals"
               "Each RAGAS metric beside the trec_eval-style metric it resembles, with two means of the RAGAS "
               "values: over the questions in scope (the questions our metrics average) and over every row, "
               "which is what ragas.evaluate reports on this page's export.")
-cols = st.columns(len(summary), gap="medium")
+cols = st.container(key="cards_ragas").columns(len(summary), gap="medium")  # wraps when narrow (ui.shell)
 for col, r in zip(cols, summary.to_dict("records")):
     ours = r["ours"]
     with col, st.container(border=True):

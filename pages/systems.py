@@ -11,6 +11,7 @@ ensure_shell()
 
 ctx = state.current_or_stop()
 st.title("Systems")
+views.conventions_caption()
 st.caption(f"Every system ranks the same {len(ctx.golden)} golden questions of "
            f"{views.esc(ctx.corpus.label or ctx.settings.corpus)} and is judged the same way (K = {ctx.k} and the "
            "conventions come from the sidebar).")

@@ -84,6 +84,11 @@ class EvalOptions:
     nonpositive_scores
         ``"retrieved"`` (default, trec_eval: every ranked id counts).  ``"not_retrieved"``: ids
         scored ``<= 0`` are not retrieved (torchmetrics' rule, as issue 19 quotes it from its tests).
+    ndcg_relevance
+        What NDCG's gain is made of.  ``"graded"`` (default): the grade itself (trec_eval
+        ``ndcg_cut``; NDCG ignores the relevance level).  ``"binary"``: 1 for a relevant id (grade
+        >= ``relevance_level``), 0 otherwise, in DCG and in the ideal DCG alike: the lesson's code,
+        which only knows a list of relevant chunk ids (linear and exponential gain are then equal).
     """
 
     relevance_level: int = 1
@@ -96,6 +101,7 @@ class EvalOptions:
     judged_only: bool = False
     mrr: Literal["first", "granular"] = "first"
     nonpositive_scores: Literal["retrieved", "not_retrieved"] = "retrieved"
+    ndcg_relevance: Literal["graded", "binary"] = "graded"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "gains", _check_gains(self.gains))
@@ -109,7 +115,8 @@ class EvalOptions:
                               ("recall_denominator", ("all", "cap")),
                               ("missing_queries", ("zero", "skip")), ("level", ("chunk", "document")),
                               ("mrr", ("first", "granular")),
-                              ("nonpositive_scores", ("retrieved", "not_retrieved"))]:
+                              ("nonpositive_scores", ("retrieved", "not_retrieved")),
+                              ("ndcg_relevance", ("graded", "binary"))]:
             v = getattr(self, name)
             if v not in allowed:
                 raise InputError(f"option {name} must be one of {', '.join(allowed)}; got {v!r}")
@@ -525,6 +532,11 @@ class EvaluationResult:
 
         rank = self.ranking(query_id)
         q = self.query_ids.index(query_id)
+        level = self.options.relevance_level
+        grades = [int(g) for g in rank["grade"]]
         judged = [int(g) for g in self.judged.ideal_grades[q] if g > 0]
-        return explain_ranking(rank["grade"].tolist(), judged, k, self.options.relevance_level,
-                               self.options.recall_denominator)
+        if self.options.ndcg_relevance == "binary":  # every metric reads only "grade >= level": the 0/1 form shows
+            grades = [int(g >= level) for g in grades]  # the same numbers and NDCG's binary gain
+            judged = [1 for g in judged if g >= level]
+            level = 1
+        return explain_ranking(grades, judged, k, level, self.options.recall_denominator)

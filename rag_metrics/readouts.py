@@ -14,22 +14,26 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+from numpy.typing import NDArray
 
-from rag_metrics.errors import ValidationReport
+from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.evaluate import CI_RESAMPLES
 
 if TYPE_CHECKING:  # pragma: no cover
-    from rag_metrics.evaluate import EvaluationResult
+    from rag_metrics.evaluate import EvalOptions, EvaluationResult
     from rag_metrics.explain import MetricExplanation
     from rag_metrics.retrieval.memo import RetrievalMemo
+    from rag_metrics.types import GoldenSet, Run
 
 __all__ = [
     "MRR_READING_TABLE", "MRR_BELOW_TABLE", "mrr_reading", "mrr_reading_rows", "TARGETS", "target_checks",
-    "targets_caption", "card_table", "hit_rate_table", "first_rank_histogram", "score_range", "abstention_sweep",
+    "targets_caption", "achievable", "ideal_run", "card_table", "hit_rate_table", "first_rank_histogram",
+    "score_range", "abstention_sweep",
     "suggest_threshold", "failures_with_text", "ranking_with_text", "report_table", "explanation_table",
     "live_results", "metric_glossary", "worst_query",
 ]
@@ -46,27 +50,43 @@ MRR_READING_TABLE: tuple[tuple[float, str], ...] = (
 )
 #: The reading below the table's last row.
 MRR_BELOW_TABLE = "Very poor: the first relevant chunk is usually missing or far below rank 10."
+#: The rank each row of :data:`MRR_READING_TABLE` reads (about 1 / value).
+_ROW_RANK = (1, 2, 3, 4, 10)
 
-#: The lesson's targets, ``(metric, threshold)``: each is met when the mean at the current K is
-#: strictly above the threshold.
-TARGETS: tuple[tuple[str, float], ...] = (("mrr", 0.7), ("precision", 0.6))
+#: The lesson's targets, ``(metric, k, threshold)``: met when the mean is strictly above the
+#: threshold, at the cutoff the lesson defines the target for (``None``: MRR over the whole
+#: ranking); the sidebar's K does not move them.
+TARGETS: tuple[tuple[str, int | None, float], ...] = (("mrr", None, 0.7), ("precision", 5, 0.6))
 
 
-def mrr_reading(mrr: float | None, unit: str = "chunk") -> str:
+def mrr_reading(mrr: float | None, unit: str = "chunk", k: int | None = None) -> str:
     """Plain-language reading of an MRR value, from :data:`MRR_READING_TABLE` (``unit``: what a
-    label names, ``"chunk"`` or ``"document"``).
+    label names, ``"chunk"`` or ``"document"``; ``k``: the cutoff of MRR@k, ``None`` = the whole ranking).
 
     The reading is the row with the largest value ``<= mrr`` (so 0.5 is "Good" and 0.4999
-    "Acceptable"); below the last row (0.1) it is :data:`MRR_BELOW_TABLE`.
+    "Acceptable"); below the last row (0.1) it is :data:`MRR_BELOW_TABLE`.  A row's "around rank r"
+    is only said when MRR@k can see rank r (r <= k): MRR@1 is the share of questions answered at
+    rank 1, and at a small K a low value means "often below rank K or missing".
 
     >>> mrr_reading(0.5).split(":")[0], mrr_reading(0.4999).split(":")[0], mrr_reading(0.0999).split(":")[0]
     ('Good', 'Acceptable', 'Very poor')
+    >>> "rank 2" in mrr_reading(0.5, k=1)
+    False
     """
     if mrr is None or math.isnan(mrr):
         return "No in-scope queries: MRR is undefined."
-    for value, reading in MRR_READING_TABLE:
+    for (value, reading), rank in zip(MRR_READING_TABLE, _ROW_RANK):
         if mrr >= value:
-            return reading.replace("chunk", unit)
+            if k is None or rank <= k:
+                return reading.replace("chunk", unit)
+            word = reading.split(":")[0]
+            if k == 1:
+                return (f"{word}: at K = 1, MRR@1 is the share of questions with a relevant {unit} at rank 1 "
+                        "(the same as hit rate@1); the others have none there.")
+            return (f"{word} for K = {k}: only ranks 1 to {k} count, so the first relevant {unit} is often below "
+                    f"rank {k} or missing (1 / MRR ≈ {rank} is not a rank MRR@{k} can see).")
+    if k is not None and k < 10:
+        return (f"Very poor for K = {k}: the first relevant {unit} is usually below rank {k} or missing.")
     return MRR_BELOW_TABLE.replace("chunk", unit)
 
 
@@ -76,24 +96,100 @@ def mrr_reading_rows(unit: str = "chunk") -> pd.DataFrame:
                          "Reading": [r.replace("chunk", unit) for _, r in MRR_READING_TABLE]})
 
 
-def target_checks(result: EvaluationResult, k: int) -> pd.DataFrame:
-    """The lesson's targets at cutoff ``k``: MRR@k > 0.7 and precision@k > 0.6.
+# ---- the best a golden set allows (the ideal ranking) ---------------------------------------
+def ideal_run(golden: GoldenSet) -> Run:
+    """The ideal ranking of every question: its positively graded ids, highest grade first (a
+    question with no positive grade retrieves nothing).  Built from the golden set's labels only."""
+    from rag_metrics.types import Run
 
-    Columns: metric, k (always ``k``), value, target, met.
+    return Run.from_dict({q.id: {i: float(g) for i, g in q.relevant.items() if g > 0} for q in golden},
+                         name="ideal ranking")
+
+
+def _ideal_values(result: EvaluationResult, metric: str, k: int | None) -> NDArray[np.float64]:
+    from rag_metrics.evaluate import evaluate
+
+    opts = replace(result.options, level="chunk", missing_queries="zero")  # the labels' own ids
+    return evaluate(result.golden, ideal_run(result.golden), opts).values(metric, k)
+
+
+def achievable(source: EvaluationResult | GoldenSet, metric: str, k: int | None = None,
+               options: EvalOptions | None = None) -> float:
+    """The best mean of ``metric@k`` any ranking can reach on this golden set: the mean under the
+    ideal ranking (:func:`ideal_run`), over the same questions as the evaluation's mean.
+
+    ``source``: an :class:`EvaluationResult` (its golden set, options and questions in the mean) or
+    a :class:`GoldenSet` (with ``options``, default trec_eval's).  On the sample, P@5 = 0.431: 41 of
+    the 64 in-scope questions have fewer than 3 relevant chunks.
+
+    >>> from rag_metrics import GoldenSet
+    >>> g = GoldenSet.from_qrels({"q1": {"a": 1}, "q2": {"a": 1, "b": 2, "c": 1}})
+    >>> achievable(g, "precision", 2), achievable(g, "mrr")
+    (0.75, 1.0)
     """
-    rows = []
-    for name, threshold in TARGETS:
-        v = result.mean(name, k)
-        rows.append({"metric": name, "k": int(k), "value": v, "target": threshold,
-                     "met": bool(not math.isnan(v) and v > threshold)})
-    return pd.DataFrame(rows)
+    from rag_metrics.evaluate import EvalOptions, EvaluationResult, evaluate
+    from rag_metrics.types import GoldenSet as _GoldenSet
+
+    if isinstance(source, _GoldenSet):
+        opts = options or EvalOptions()
+        source = evaluate(source, ideal_run(source), replace(opts, level="chunk"))
+    elif not isinstance(source, EvaluationResult):
+        raise InputError(f"achievable() needs an EvaluationResult or a GoldenSet, got {type(source).__name__}")
+    v = _ideal_values(source, metric, k)[source.included]
+    return float(v.mean()) if v.size else float("nan")
 
 
-def targets_caption(k: int) -> str:
-    """The targets in words at cutoff ``k``, e.g. ``"MRR@5 > 0.7 and precision@5 > 0.6"``."""
+def _target_reason(result: EvaluationResult, metric: str, k: int | None, threshold: float, best: float,
+                   unit: str) -> str:
+    """Why no ranking reaches ``metric@k > threshold``: how many questions in the mean cannot."""
     from rag_metrics.metrics.registry import METRICS
 
-    parts = [f"{METRICS[name].label}@{k} > {threshold:g}" for name, threshold in TARGETS]
+    inc = result.included
+    ideal = _ideal_values(result, metric, k)[inc]
+    n, short = int(inc.sum()), int((ideal < threshold).sum())
+    which = "in-scope questions" if result.options.out_of_scope == "exclude" else "questions"
+    n_oos = int((inc & ~result.in_scope).sum())
+    oos = f" ({n_oos} of them out of scope, counted as misses)" if n_oos else ""
+    name = f"{METRICS[metric].label}@{k}" if k is not None else METRICS[metric].label
+    if metric == "precision" and k is not None:
+        need = max(1, math.ceil(threshold * k - 1e-9))
+        return (f"{short} of {n} {which} have fewer than {need} relevant {unit}s{oos}, so even a perfect ranking "
+                f"gives {name} = {best:.3f}.")
+    if metric in ("mrr", "hit_rate"):
+        return (f"{short} of {n} {which} have no relevant {unit}{oos}, so even a perfect ranking gives "
+                f"{name} = {best:.3f}.")
+    return (f"{short} of {n} {which} cannot reach {threshold:g} even ranked perfectly{oos}: "
+            f"the best is {name} = {best:.3f}.")
+
+
+def target_checks(result: EvaluationResult, k: int | None = None, unit: str = "chunk") -> pd.DataFrame:
+    """The lesson's targets (:data:`TARGETS`), each at the cutoff the lesson defines it for, beside
+    the best value this golden set allows there (:func:`achievable`).
+
+    Columns: metric, k (the target's cutoff, ``None`` for MRR over the whole ranking), value, target,
+    met, best, reachable (``best > target``), why (a sentence when the target is out of reach, else "").
+    ``k`` (the sidebar's K) is accepted and ignored: the targets do not move with it.
+    """
+    rows = []
+    for name, tk, threshold in TARGETS:
+        v = result.mean(name, tk)
+        best = achievable(result, name, tk)
+        reachable = bool(not math.isnan(best) and best > threshold)
+        rows.append({"metric": name, "k": tk, "value": v, "target": threshold,
+                     "met": bool(not math.isnan(v) and v > threshold), "best": best, "reachable": reachable,
+                     "why": "" if reachable or math.isnan(best) else
+                     _target_reason(result, name, tk, threshold, best, unit)})
+    out = pd.DataFrame(rows, columns=["metric", "k", "value", "target", "met", "best", "reachable", "why"])
+    out["k"] = out["k"].astype("Int64")  # <NA>: the whole ranking
+    return out
+
+
+def targets_caption(k: int | None = None) -> str:
+    """The targets in words, at the lesson's cutoffs, e.g. ``"MRR > 0.7 and Precision@5 > 0.6"``."""
+    from rag_metrics.metrics.registry import METRICS
+
+    parts = [f"{METRICS[name].label}{'' if tk is None else f'@{tk}'} > {threshold:g}"
+             for name, tk, threshold in TARGETS]
     return " and ".join(parts)
 
 

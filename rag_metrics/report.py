@@ -243,12 +243,17 @@ def report_content(
 
         ctx = context_metrics_summary(result, k, ci=True, n_resamples=n_resamples)
     opts = result.options
+    from rag_metrics.presets import describe_conventions
+
     cfg: dict[str, Any] = {
+        "conventions": describe_conventions(opts, "exponential" if "ndcg_exp" in metrics else "linear")
+        .removeprefix("Conventions: "),
         "cutoff k": k,
         "run": result.run.name,
         "relevance level": opts.relevance_level,
         "out-of-scope queries": opts.out_of_scope,
         "recall denominator": opts.recall_denominator,
+        "NDCG relevance": opts.ndcg_relevance,
         "golden queries missing from the run": opts.missing_queries,
         "evaluation level": opts.level,
         "confidence intervals": f"95% percentile bootstrap, {n_resamples} resamples",

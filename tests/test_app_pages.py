@@ -320,10 +320,10 @@ def test_failures_match_the_library_and_drill_down_explains(app):
     qid = lib.failures(5)["query_id"].iloc[0]
     app.selectbox(key="drill_query").set_value(qid).run()
     no_exception(app)
-    expl = app.dataframe[-1].value
+    expl = app.table[-1].value  # a wrapping table: the full formulas readable on a projector
     want = lib.explain(qid, 5)
-    assert list(expl["substituted"]) == [want[m].substituted for m in DEFAULT_METRICS]
-    assert list(expl["value"]) == [f"{want[m].value:.3f}" for m in DEFAULT_METRICS]
+    assert list(expl["With this query's numbers"]) == [want[m].substituted for m in DEFAULT_METRICS]
+    assert list(expl["Value"]) == [f"{want[m].value:.3f}" for m in DEFAULT_METRICS]
 
 
 # ---- corpus explorer ------------------------------------------------------------------------------

@@ -24,6 +24,7 @@ PAGES += [("ragas", "RAGAS context metrics"), ("health", "Golden-set health"), (
           ("presenter", "Retrieval report")]  # issue 6 pages
 PAGES += [("systems", "Systems"), ("answers", "Answers")]  # issues 9 and 10
 PAGES += [("history", "History")]  # issue 20
+PAGES += [("lesson", "Lesson: measuring retrieval"), ("class_progress", "Class progress")]  # issue 17
 
 pytestmark = [
     pytest.mark.browser,

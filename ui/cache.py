@@ -341,6 +341,12 @@ def hit_rate_table(_result: EvaluationResult, key: EvalKey) -> pd.DataFrame:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
+def target_table(_result: EvaluationResult, key: EvalKey, unit: str) -> pd.DataFrame:
+    """The lesson's targets with the best value the golden set allows (the ideal ranking is judged once)."""
+    return readouts.target_checks(_result, None, unit)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
 def abstention_table(_result: EvaluationResult, key: EvalKey) -> pd.DataFrame:
     return readouts.abstention_sweep(_result)
 

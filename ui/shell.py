@@ -20,12 +20,25 @@ _CSS = """<style>
 [data-testid="stMainBlockContainer"] { padding-top: 2.2rem; }
 [data-testid="stMetricValue"] { font-variant-numeric: tabular-nums; }
 [data-testid="stCaptionContainer"] { font-variant-numeric: tabular-nums; }
+/* Readable on a projector (1024x768, 1280x720): a metric's label and value are never cut to "Hi… 0…";
+   rows of cards wrap onto more rows instead of squeezing six cards into 700 px. */
+[data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * { white-space: normal !important;
+  overflow: visible !important; text-overflow: clip !important; }
+[data-testid="stMetricValue"], [data-testid="stMetricValue"] * { overflow: visible !important;
+  text-overflow: clip !important; }
+[class*="st-key-cards_"] [data-testid="stHorizontalBlock"] { flex-wrap: wrap; }
+[class*="st-key-cards_"] [data-testid="stColumn"] { min-width: 9.5rem; flex: 1 1 9.5rem; }
+[data-testid="stTable"] td, [data-testid="stTable"] th { white-space: normal; overflow-wrap: break-word; }
 </style>"""
 
 #: Pages by section.  Later pages (Learn, Compare, RAGAS, health, corpus map, presenter) add
 #: entries here; each is a thin script in pages/ that starts with ``ensure_shell()`` and then calls
 #: ``ui.state.current_or_stop()``.  ``url_path`` must equal the file stem (see the module docstring).
 PAGES: dict[str, list[tuple[str, str, str]]] = {
+    "Start here": [
+        ("pages/lesson.py", "Lesson", ":material/school:"),
+        ("pages/class_progress.py", "Class progress", ":material/groups:"),
+    ],
     "Evaluate": [
         ("pages/dashboard.py", "Dashboard", ":material/dashboard:"),
         ("pages/failures.py", "Failures and drill-down", ":material/troubleshoot:"),
@@ -53,21 +66,34 @@ PAGES: dict[str, list[tuple[str, str, str]]] = {
 #: The teacher's Class page (class mode): in the menu for the teacher only; registered hidden for
 #: everyone else, so its URL runs the page, which refuses (:func:`ui.identity.class_page`).
 CLASS_PAGE = ("pages/roster.py", "Class", ":material/groups:")
+#: The page served at "/" (the Lesson is first in the menu; the Dashboard stays the home page).
+DEFAULT_PAGE = "pages/dashboard.py"
+#: Pages shown only to the teacher (and, in single-user mode, the operator): ``ui.lesson.may_see_class``.
+TEACHER_PAGES = ("pages/class_progress.py",)
 
 #: Internal id of the default page (served at "/"; Streamlit hashes a page by its ``url_path``): not
 #: the file stem, which the hidden alias below takes.
 _ROOT_ID = "home"
 
 
+def _shown_pages(teacher: bool = False) -> list[tuple[str, str, str]]:
+    """Every ``(path, title, icon)`` of :data:`PAGES` this session may open (:data:`TEACHER_PAGES`
+    only for the teacher, or the operator in single-user mode)."""
+    from rag_metrics.workspace import class_mode
+
+    teacher = teacher or not class_mode()  # single-user mode: the operator runs the class
+    return [item for items in PAGES.values() for item in items if teacher or item[0] not in TEACHER_PAGES]
+
+
 def _pages(teacher: bool = False) -> dict[str, list[st.Page]]:
     """The ``st.navigation`` sections.
 
-    The first page (Dashboard) is the default, served at "/".  Streamlit 1.67 gives a default page
-    no other URL (``Page.url_path`` is ``""`` whatever ``url_path`` was passed, and a URL path is
-    resolved against those paths only), so "/dashboard" showed the "Page not found" dialog before
-    running the default page.  A hidden page of the same file at its stem serves "/dashboard" too
-    (Streamlit allows one file under several url paths).  It is registered after every visible page,
-    so ``st.switch_page("pages/dashboard.py")`` and the menu still open "/".
+    :data:`DEFAULT_PAGE` (the Dashboard) is the default, served at "/" (the Lesson is listed first).
+    Streamlit 1.67 gives a default page no other URL (``Page.url_path`` is ``""`` whatever ``url_path``
+    was passed, and a URL path is resolved against those paths only), so "/dashboard" showed the "Page
+    not found" dialog before running the default page.  A hidden page of the same file at its stem
+    serves "/dashboard" too (Streamlit allows one file under several url paths).  It is registered after
+    every visible page, so ``st.switch_page("pages/dashboard.py")`` and the menu still open "/".
 
     The alias renders the page itself rather than ``st.switch_page``-ing to "/": that redirect was
     tried; it costs a rerun, rewrites the URL, and (switching before the sidebar is drawn) dropped
@@ -76,11 +102,14 @@ def _pages(teacher: bool = False) -> dict[str, list[st.Page]]:
     alias is hidden)."""
     out: dict[str, list[st.Page]] = {}
     alias: st.Page | None = None
+    shown = _shown_pages(teacher)
     for section, items in PAGES.items():
         out[section] = []
         for path, title, icon in items:
+            if (path, title, icon) not in shown:
+                continue
             stem = path.rsplit("/", 1)[-1].removesuffix(".py")
-            if alias is None:  # the first page: the default
+            if path == DEFAULT_PAGE:  # the default
                 out[section].append(st.Page(path, title=title, icon=icon, url_path=_ROOT_ID, default=True))
                 alias = st.Page(path, title=title, icon=icon, url_path=stem, visibility="hidden")
             else:
@@ -114,9 +143,9 @@ def main() -> None:
     st.html(_CSS)
     from ui import report_ui, url_state
 
-    stems = {title: path.rsplit("/", 1)[-1].removesuffix(".py") for items in PAGES.values()
-             for path, title, _ in items}
-    files = {path.rsplit("/", 1)[-1].removesuffix(".py"): path for items in PAGES.values() for path, _, _ in items}
+    shown = _shown_pages(teacher)  # a link to a teacher's page is "no such page" for a student
+    stems = {title: path.rsplit("/", 1)[-1].removesuffix(".py") for path, title, _ in shown}
+    files = {path.rsplit("/", 1)[-1].removesuffix(".py"): path for path, _, _ in shown}
     here = stems.get(page.title, "")
     url_state.apply_once(here, {v: k for k, v in stems.items()}, files)  # a link's page, K, retriever
     sidebar.render()

@@ -23,6 +23,13 @@ GAIN_LABELS = {
     "linear": "Linear g (trec_eval, ranx ndcg)",
     "exponential": "Exponential 2^g − 1 (Burges, ranx ndcg_burges)",
 }
+NDCG_REL_LABELS = {
+    "graded": "Graded: gain = the grade (trec_eval)",
+    "binary": "Binary: relevant = 1 (lesson code)",
+}
+PRESET_HELP = ("One switch for every convention: **trec_eval** (the defaults, reproducible with trec_eval) or "
+               "**as in the lesson** (the lesson's code: binary relevance for NDCG, out-of-scope questions "
+               "counted as misses; everything else as trec_eval). The conventions below show what it set.")
 MISSING_LABELS = {
     "zero": "Count 0 (trec_eval -c)",
     "skip": "Evaluate only the answered questions (skip the absent: plain trec_eval, BEIR)",
@@ -50,6 +57,26 @@ def depth_for(name: str) -> int:
         return DEFAULT_DEPTH
 
 
+def _on_preset() -> None:
+    name = st.session_state.get(state.KEY_PRESET)
+    from rag_metrics.presets import PRESETS
+
+    if name in PRESETS:
+        state.apply_preset(name)
+
+
+def _preset_switch() -> None:
+    """The conventions preset (trec_eval / as in the lesson); "custom" is shown only while the settings
+    match neither."""
+    from rag_metrics.presets import CUSTOM, PRESET_LABELS
+
+    now = state.preset()
+    options = [*PRESET_LABELS, *([CUSTOM] if now == CUSTOM else [])]
+    st.session_state[state.KEY_PRESET] = now
+    st.radio("Conventions", options, key=state.KEY_PRESET, horizontal=True, on_change=_on_preset,
+             format_func=lambda n: PRESET_LABELS.get(n, "Custom"), help=PRESET_HELP)
+
+
 def render() -> None:
     state.init_state()
     ss = st.session_state
@@ -74,6 +101,7 @@ def render() -> None:
                       help="Metrics are read at this cutoff. Changing K never re-runs retrieval.")
         else:  # a slider needs min < max
             st.caption("K (cutoff) = 1: the corpus has a single chunk.")
+        _preset_switch()
         with st.expander("Evaluation conventions", icon=":material/tune:"):
             st.caption("Defaults follow trec_eval; each alternative is labelled with where it comes from.")
             st.number_input("Relevance level (grade ≥ L is relevant)", min_value=1, max_value=10, step=1,
@@ -87,6 +115,9 @@ def render() -> None:
                      format_func=RECALL_LABELS.get)
             st.radio("NDCG gain", list(GAIN_LABELS), key=state.KEY_GAIN, format_func=GAIN_LABELS.get,
                      help="Equal for binary labels; differ with graded labels (the sample uses grades 1–3).")
+            st.radio("NDCG relevance", list(NDCG_REL_LABELS), key=state.KEY_NDCG_REL, format_func=NDCG_REL_LABELS.get,
+                     help="The lesson's code only knows which chunks are relevant: every relevant chunk has gain 1 "
+                          "(grade ≥ L). trec_eval uses the grades themselves.")
             st.radio("Questions absent from the system's results", list(MISSING_LABELS), key=state.KEY_MISSING,
                      format_func=MISSING_LABELS.get,
                      help="A RAG log or run that covers part of the golden set: its absent questions count 0 in "

@@ -61,6 +61,8 @@ KEY_GAINS = "ndcg_gains"          # text "1=1,2=3" (trec_eval gain parameters, i
 KEY_JUDGED_ONLY = "judged_only"   # trec_eval -J
 KEY_MRR = "mrr_rule"              # "first" (trec_eval) or "granular" (LlamaIndex)
 KEY_NONPOS = "nonpositive_scores"  # "retrieved" (trec_eval) or "not_retrieved" (torchmetrics)
+KEY_NDCG_REL = "ndcg_relevance"
+KEY_PRESET = "conventions_preset"   # the sidebar's one switch: trec_eval / as in the lesson (rag_metrics.presets)
 
 _CORPORA = "_corpora"
 _GOLDEN = "_golden"
@@ -90,7 +92,12 @@ DEFAULTS: dict[str, Any] = {
     KEY_JUDGED_ONLY: False,
     KEY_MRR: "first",
     KEY_NONPOS: "retrieved",
+    KEY_NDCG_REL: "graded",
 }
+
+#: The sidebar key of each setting a conventions preset fixes (``rag_metrics.presets.PRESETS``).
+PRESET_KEYS = {"relevance_level": KEY_LEVEL, "out_of_scope": KEY_OOS, "recall_denominator": KEY_RECALL,
+               "missing_queries": KEY_MISSING, "ndcg_relevance": KEY_NDCG_REL, "ndcg_gain": KEY_GAIN}
 
 
 @dataclass(frozen=True)
@@ -156,7 +163,8 @@ class EvalKey:
                 f"{o.recall_denominator}/{o.missing_queries}/{o.level}"
                 + (f"/gains{o.gains}" if o.gains else "") + ("/J" if o.judged_only else "")
                 + (f"/mrr-{o.mrr}" if o.mrr != "first" else "")
-                + ("/pos-only" if o.nonpositive_scores != "retrieved" else ""))
+                + ("/pos-only" if o.nonpositive_scores != "retrieved" else "")
+                + ("/binary" if o.ndcg_relevance == "binary" else ""))
 
 
 # ---- init --------------------------------------------------------------------------------------
@@ -445,11 +453,37 @@ def settings() -> Settings:
                        recall_denominator=ss.get(KEY_RECALL, "all"),
                        missing_queries=ss.get(KEY_MISSING, "zero"), level=level,  # type: ignore[arg-type]
                        gains=gains_setting()[0], judged_only=bool(ss.get(KEY_JUDGED_ONLY, False)),
-                       mrr=ss.get(KEY_MRR, "first"), nonpositive_scores=ss.get(KEY_NONPOS, "retrieved"))
+                       mrr=ss.get(KEY_MRR, "first"), nonpositive_scores=ss.get(KEY_NONPOS, "retrieved"),
+                       ndcg_relevance=ss.get(KEY_NDCG_REL, "graded"))
     size, overlap = chunking(name)
     system = str(ss.get(KEY_SYSTEM) or DEFAULT_RETRIEVER)
     return Settings(name, ss.get(KEY_RETRIEVER, DEFAULT_RETRIEVER), int(ss.get(KEY_K, DEFAULTS[KEY_K])), opts,
                     ss.get(KEY_GAIN, "linear"), size, overlap, "" if system in RETRIEVER_KINDS else system)
+
+
+def preset() -> str:
+    """The conventions preset the current settings match (``rag_metrics.presets.preset_of``)."""
+    from rag_metrics.presets import preset_of
+
+    s = settings()
+    return preset_of(s.options, s.ndcg_gain)
+
+
+def apply_preset(name: str) -> None:
+    """Set every convention the preset fixes (a callback, or before the sidebar is drawn)."""
+    from rag_metrics.presets import PRESETS
+
+    for field_name, value in PRESETS[name].items():
+        if field_name in PRESET_KEYS:  # out_of_scope_rule has no sidebar setting (always the golden set's)
+            st.session_state[PRESET_KEYS[field_name]] = value
+
+
+def conventions_line() -> str:
+    """One line naming the conventions behind the numbers (``rag_metrics.presets.describe_conventions``)."""
+    from rag_metrics.presets import describe_conventions
+
+    s = settings()
+    return describe_conventions(s.options, s.ndcg_gain)
 
 
 # ---- the golden session --------------------------------------------------------------------------
@@ -622,6 +656,10 @@ class Lab:
 
     def hit_rates(self):
         return cache.hit_rate_table(self.result, self.key)
+
+    def targets(self):
+        """The lesson's targets at their own cutoffs, beside the best achievable (cached per evaluation)."""
+        return cache.target_table(self.result, self.key, self.unit)
 
     def abstention_records(self):
         return cache.abstention_records(self.result, self.key)

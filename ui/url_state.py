@@ -11,6 +11,9 @@ Called by the shell (:func:`ui.shell.main`) around the shared sidebar:
 - :func:`write` (after the sidebar, every run): writes the current page, K, corpus and system back,
   only when they differ from what the URL already says (no needless browser history entries).
 
+``conventions=lesson`` opens the view with the lesson's conventions preset (and is written while
+that preset is on), so a teacher can hand the class one link with the lesson's numbers.
+
 The page is also in the URL path (``/failures``); the ``page`` parameter lets a link to the root
 (``/?page=failures&k=3``) open another page.  Other query parameters are left alone.
 """
@@ -29,6 +32,7 @@ PARAM_K = "k"
 PARAM_RETRIEVER = "retriever"   # older links; read as PARAM_SYSTEM
 PARAM_CORPUS = "corpus"
 PARAM_SYSTEM = "system"
+PARAM_CONVENTIONS = "conventions"   # a conventions preset (rag_metrics.presets); written only for "lesson"
 
 _APPLIED = "_url_applied"        # session flag: the URL was read into the state
 _WARNINGS = "_url_warnings"      # messages shown once, on the page the link opened
@@ -83,6 +87,14 @@ def parse(params: Mapping[str, Any], pages: Mapping[str, str], corpora: Sequence
         else:
             warnings.append(f"Ignored {param}={_shown(r)} from the link: use one of {', '.join(RETRIEVER_KINDS)}"
                             " or a system added on the Systems page for this corpus.")
+    cv = one(PARAM_CONVENTIONS)
+    if cv is not None and cv != "":
+        from rag_metrics.presets import PRESETS
+
+        if cv in PRESETS:
+            values["conventions"] = cv
+        else:
+            warnings.append(f"Ignored conventions={_shown(cv)} from the link: use one of {', '.join(PRESETS)}.")
     p = one(PARAM_PAGE)
     if p is not None and p != "":
         if p in pages:
@@ -112,6 +124,8 @@ def apply_once(current_page: str, pages: Mapping[str, str], page_files: Mapping[
         ss[state.KEY_SYSTEM] = values["system"]
         if values["system"] in RETRIEVER_KINDS:
             ss[state.KEY_RETRIEVER] = values["system"]
+    if "conventions" in values:
+        state.apply_preset(values["conventions"])
     if warnings:
         ss[_WARNINGS] = warnings
     target = values.get("page")
@@ -145,5 +159,10 @@ def write(page: str) -> None:
         for name, value in want.items():
             if qp.get(name) != value:
                 qp[name] = value
+        if state.preset() == "lesson":  # a shared link opens with the lesson's numbers
+            if qp.get(PARAM_CONVENTIONS) != "lesson":
+                qp[PARAM_CONVENTIONS] = "lesson"
+        elif PARAM_CONVENTIONS in qp:
+            del qp[PARAM_CONVENTIONS]
     except Exception:  # noqa: BLE001 - the URL is a convenience; never break the page for it
         pass

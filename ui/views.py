@@ -70,15 +70,38 @@ def report(rep: ValidationReport, *, show_ok: bool = True, title: str = "Problem
 
 
 # ---- cards ------------------------------------------------------------------------------------
-def metric_cards(summary: pd.DataFrame, per_row: int = 6) -> None:
-    """One card per metric: mean at K with its 95 % CI and n, help from the registry."""
+def metric_cards(summary: pd.DataFrame, per_row: int = 6, key: str = "metrics") -> None:
+    """One card per metric: mean at K with its 95 % CI and n, help from the registry.  The cards wrap
+    onto more rows when the page is narrow (a projector at 1024x768), never truncating a value."""
     rows = summary.to_dict("records")
-    cols = st.columns(min(per_row, max(len(rows), 1)))
-    for i, r in enumerate(rows):
-        with cols[i % per_row]:
-            st.metric(f"{label(r['metric'])}@{r['k']}", fmt(r["mean"]), help=metric_help(r["metric"]),
-                      border=True)
-            st.caption(f"95% CI {fmt(r['ci_low'])} – {fmt(r['ci_high'])}")
+    with st.container(key=f"cards_{key}"):  # the wrapping rule in ui.shell's CSS matches st-key-cards_*
+        cols = st.columns(min(per_row, max(len(rows), 1)))
+        for i, r in enumerate(rows):
+            with cols[i % per_row]:
+                st.metric(f"{label(r['metric'])}@{r['k']}", fmt(r["mean"]), help=metric_help(r["metric"]),
+                          border=True)
+                st.caption(f"95% CI {fmt(r['ci_low'])} – {fmt(r['ci_high'])}")
+
+
+def target_cards(targets: pd.DataFrame) -> None:
+    """The lesson's targets (:func:`rag_metrics.readouts.target_checks`): each at its own cutoff, with
+    the best value this golden set allows there, and why when the target is out of reach."""
+    for t in targets.to_dict("records"):
+        name = label(t["metric"]) + ("" if pd.isna(t["k"]) else f"@{int(t['k'])}")
+        msg = (f"{name} = {fmt(t['value'])} (target > {t['target']:g}; best possible on this golden set: "
+               f"{fmt(t['best'])})")
+        if t["met"]:
+            st.success(msg, icon=":material/check_circle:")
+        elif not t["reachable"]:
+            st.info(f"{msg}. Out of reach: {esc(t['why'])}", icon=":material/block:")
+        else:
+            st.warning(msg, icon=":material/flag:")
+
+
+def wrapped_table(df: pd.DataFrame) -> None:
+    """A small table of long texts that wraps inside its cells (static, so the full text is always
+    readable, also on a projector): the MRR table, the glossary, the drill-down formulas."""
+    st.table(df, hide_index=True)
 
 
 # ---- charts ---------------------------------------------------------------------------------------
@@ -274,6 +297,14 @@ def page_header(title: str, lab_ctx, subtitle: str | None = None) -> None:
     if r.n_absent:
         parts.append(answered_absent(r))
     st.caption(" · ".join(parts) + (f"  \n{subtitle}" if subtitle else ""))
+    conventions_caption()
+
+
+def conventions_caption() -> None:
+    """The small line naming the conventions behind every number on the page (the sidebar's preset)."""
+    from ui import state
+
+    st.caption(f":material/rule: {esc(state.conventions_line())}", help="Switch in the sidebar: Conventions.")
 
 
 def answered_absent(result) -> str:

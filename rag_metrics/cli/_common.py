@@ -118,6 +118,11 @@ def add_judgment_options(sp: argparse.ArgumentParser, metrics_default: str, k_de
                          "default counts absent questions as 0, as trec_eval -c")
     sp.add_argument("--level", choices=["chunk", "document"], default="chunk",
                     help="document: collapse ids '<doc>#<n>' to '<doc>' (first chunk's rank wins)")
+    sp.add_argument("--ndcg-relevance", choices=["graded", "binary"], default="graded",
+                    help="NDCG gain: the grade (default, trec_eval) or 1 for a relevant id (the lesson's code)")
+    sp.add_argument("--conventions", choices=["trec_eval", "lesson"], default=None,
+                    help="a preset that sets the conventions at once: trec_eval's defaults, or as in the lesson "
+                         "(binary NDCG, out-of-scope counted as misses); wins over the single options")
     peers = sp.add_argument_group("other tools' conventions (off by default)")
     peers.add_argument("--gains", metavar="G=GAIN,...",
                        help="custom NDCG gain per grade, e.g. 0=0,1=1,2=3 (trec_eval gain parameters, ir_measures "
@@ -140,7 +145,7 @@ def eval_options(args: argparse.Namespace) -> EvalOptions:
     from rag_metrics.evaluate import EvalOptions, parse_gains
 
     gains = getattr(args, "gains", None)
-    return EvalOptions(relevance_level=args.relevance_level, out_of_scope=args.out_of_scope,
+    opts = EvalOptions(relevance_level=args.relevance_level, out_of_scope=args.out_of_scope,
                        recall_denominator=args.recall_denominator,
                        missing_queries="skip" if getattr(args, "only_answered", False) else args.missing,
                        level="document" if args.level == "document" else "chunk",
@@ -148,7 +153,13 @@ def eval_options(args: argparse.Namespace) -> EvalOptions:
                        judged_only=bool(getattr(args, "judged_only", False)),
                        mrr=getattr(args, "mrr", "first"),
                        nonpositive_scores="not_retrieved" if getattr(args, "nonpositive_scores", "retrieved")
-                       == "not-retrieved" else "retrieved")
+                       == "not-retrieved" else "retrieved",
+                       ndcg_relevance=getattr(args, "ndcg_relevance", "graded"))
+    if getattr(args, "conventions", None):
+        from rag_metrics.presets import apply_preset
+
+        opts = apply_preset(opts, args.conventions)
+    return opts
 
 
 def metric_keys(args: argparse.Namespace) -> list[MetricKey]:

@@ -106,8 +106,9 @@ class Kernels:
         np.cumsum(a, axis=1, out=a)
         return a
 
-    @staticmethod
-    def _gains(grades: NDArray[np.integer], gain: str) -> NDArray[np.float64]:
+    def _gains(self, grades: NDArray[np.integer], gain: str) -> NDArray[np.float64]:
+        if gain == "binary":  # 1 for a relevant id, 0 otherwise (the lesson's code)
+            return (grades >= self.level).astype(np.float64)
         g = grades.astype(np.float64)
         np.maximum(g, 0.0, out=g)  # non-positive grades give no gain
         if gain == "exponential":
@@ -173,6 +174,14 @@ class Kernels:
     def _idcg_exp(self) -> NDArray[np.float64]:
         return self._idcg_prefix("exponential")
 
+    @cached_property
+    def _dcg_binary(self) -> NDArray[np.float64]:
+        return self._dcg_prefix("binary")
+
+    @cached_property
+    def _idcg_binary(self) -> NDArray[np.float64]:
+        return self._idcg_prefix("binary")
+
     def _col(self, k: int | None) -> int:
         """Column of cutoff ``k`` (already validated; None = the last column)."""
         d = self.judged.depth
@@ -217,11 +226,16 @@ class Kernels:
         return _safe_div(self._rr_prefix[:, col], self.hits[:, col].astype(np.float64))
 
     def ndcg(self, k: int | None = None, gain: str = "linear",
-             gains: tuple[tuple[int, float], ...] = ()) -> NDArray[np.float64]:
-        """NDCG at k; ``gains`` (``((grade, gain), ...)``) replaces the linear gain of the listed grades
-        (trec_eval's gain parameters, ir_measures ``nDCG(gains=...)``)."""
+             gains: tuple[tuple[int, float], ...] = (), binary: bool = False) -> NDArray[np.float64]:
+        """NDCG at k with ``gain`` (``"linear"`` or ``"exponential"``) over the grades.
+
+        ``gains`` (``((grade, gain), ...)``) replaces the linear gain of the listed grades (trec_eval's
+        gain parameters, ir_measures ``nDCG(gains=...)``); ``binary``: gain 1 for a relevant id (grade
+        >= level) and 0 otherwise, whatever ``gain`` says (the lesson's code; it wins over ``gains``)."""
         k = check_optional_k(k)
-        if gains and gain == "linear":
+        if binary:
+            dcg, idcg = self._dcg_binary, self._idcg_binary
+        elif gains and gain == "linear":
             dcg, idcg = self._custom_prefixes(tuple(gains))
         elif gain == "linear":
             dcg, idcg = self._dcg_linear, self._idcg_linear

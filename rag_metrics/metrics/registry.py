@@ -69,6 +69,11 @@ def _opt(options: EvalOptions | None, name: str, default: str) -> str:
     return default if options is None else str(getattr(options, name))
 
 
+def _binary(options: EvalOptions | None) -> bool:
+    """NDCG over 0/1 relevance (``EvalOptions(ndcg_relevance="binary")``, the lesson's code)."""
+    return _opt(options, "ndcg_relevance", "graded") == "binary"
+
+
 METRICS: dict[str, MetricSpec] = {
     s.name: s
     for s in [
@@ -91,11 +96,11 @@ METRICS: dict[str, MetricSpec] = {
         MetricSpec("ndcg", "NDCG", "optional", "ndcg_cut.k",
                    "DCG@k / IDCG@k, gain(g) = g, discount log2(i + 1)",
                    "Graded, position-discounted gain relative to the ideal ranking (linear gain, trec_eval).",
-                   lambda kn, k, o: kn.ndcg(k, "linear", o.gains if o is not None else ())),
+                   lambda kn, k, o: kn.ndcg(k, "linear", o.gains if o is not None else (), _binary(o))),
         MetricSpec("ndcg_exp", "NDCG (exp. gain)", "optional", "-",
                    "DCG@k / IDCG@k, gain(g) = 2^g - 1",
                    "NDCG with Burges' exponential gain (ranx ndcg_burges, many ML libraries).",
-                   lambda kn, k, o: kn.ndcg(k, "exponential")),
+                   lambda kn, k, o: kn.ndcg(k, "exponential", _binary(o))),
         MetricSpec("map", "MAP", "optional", "map_cut.k",
                    "(1/|R|) * sum over relevant ranks i <= k of h_i / i",
                    "Average precision at each relevant rank, over all relevant ids (denominator |R|).",

@@ -1,0 +1,19 @@
+"""Class progress (the teacher's view): every seat's lesson progress per step, quiz answers and current
+metrics; reset progress, push the shared golden set to every private space, export as CSV."""
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import lesson, state, views
+from ui.shell import ensure_shell
+
+ensure_shell()
+
+st.title("Class progress")
+if not lesson.may_see_class():
+    st.warning("Only the teacher sees the class. Sign in with the teacher key.", icon=":material/lock:")
+    st.stop()
+
+ctx = state.current_or_stop()
+views.conventions_caption()
+lesson.class_view(ctx)

@@ -1,0 +1,19 @@
+"""The lesson the lab teaches, as data and pure checks (no streamlit here).
+
+- :mod:`rag_metrics.lesson.texts`     every text in English and Danish (``TEXTS``, :func:`text`)
+- :mod:`rag_metrics.lesson.steps`     the steps in the lesson's order, their tasks and checks, the quiz
+- :mod:`rag_metrics.lesson.progress`  a student's progress, saved per space (``ProgressStore``)
+- :mod:`rag_metrics.lesson.teacher`   the teacher's view: the class table, CSV, reset, push the golden set
+
+>>> from rag_metrics.lesson import STEPS, text
+>>> [s.key for s in STEPS][:3], text("ui.check", "da")
+(['why', 'hit_rate', 'mrr'], 'Tjek')
+"""
+from __future__ import annotations
+
+from rag_metrics.lesson.progress import Progress, ProgressStore, store_for_space
+from rag_metrics.lesson.steps import NONE, QUIZ, STEPS, TASKS, LessonContext, Step, Task, check, choices
+from rag_metrics.lesson.texts import LANGUAGES, TEXTS, text
+
+__all__ = ["LANGUAGES", "NONE", "QUIZ", "STEPS", "TASKS", "TEXTS", "LessonContext", "Progress", "ProgressStore",
+           "Step", "Task", "check", "choices", "store_for_space", "text"]

@@ -1,0 +1,155 @@
+"""A student's progress through the lesson, kept in their space: ``<space dir>/lesson/progress.json``.
+
+:class:`Progress` is a frozen record (current step, the last answer to each task and whether it
+was right, the language); :class:`ProgressStore` reads and writes it atomically (temporary file +
+``os.replace``).  A missing file is a fresh start; an unreadable or malformed one is a fresh start
+too, with :attr:`ProgressStore.problem` saying why (the file is left as it is until the next save).
+This is the one interface the Lesson page and the teacher's view use.
+
+>>> import tempfile
+>>> folder = tempfile.mkdtemp()
+>>> store = ProgressStore(folder)
+>>> store.save(Progress().with_answer("why_pick", "mrr", True).with_step(1))
+>>> p = ProgressStore(folder).load()
+>>> p.step, p.answers["why_pick"], p.done["why_pick"]
+(1, 'mrr', True)
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from rag_metrics.files import atomic_write_text, loads_json
+from rag_metrics.lesson.steps import STEPS, Step
+from rag_metrics.lesson.texts import LANGUAGES
+
+__all__ = ["PROGRESS_FILE", "LESSON_DIR", "MAX_PROGRESS_BYTES", "Progress", "ProgressStore", "store_for_space"]
+
+LESSON_DIR = "lesson"
+PROGRESS_FILE = "progress.json"
+#: A progress file above this size is not read (answers are small).
+MAX_PROGRESS_BYTES = 1024 * 1024
+_FORMAT = "rag-metrics-lesson-progress"
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a student is: ``step`` (0-based index into :data:`~rag_metrics.lesson.steps.STEPS`),
+    ``answers`` (task key -> the last answer checked), ``done`` (task key -> whether it was right),
+    ``language`` (``"en"`` or ``"da"``), ``updated`` (UTC time of the last change)."""
+
+    step: int = 0
+    answers: Mapping[str, Any] = field(default_factory=dict)
+    done: Mapping[str, bool] = field(default_factory=dict)
+    language: str = "en"
+    updated: str = ""
+
+    def with_answer(self, task_key: str, answer: Any, ok: bool) -> Progress:
+        """The record after a check: the answer is kept; a task once solved stays solved."""
+        return replace(self, answers={**self.answers, task_key: answer},
+                       done={**self.done, task_key: bool(ok) or bool(self.done.get(task_key))}, updated=_now())
+
+    def with_step(self, step: int, steps: Sequence[Step] = STEPS) -> Progress:
+        return replace(self, step=max(0, min(int(step), len(steps) - 1)), updated=_now())
+
+    def with_language(self, language: str) -> Progress:
+        return replace(self, language=language if language in LANGUAGES else "en")
+
+    def step_done(self, s: Step) -> bool:
+        """Every task of the step solved."""
+        return all(self.done.get(t.key) for t in s.tasks)
+
+    def steps_done(self, steps: Sequence[Step] = STEPS) -> list[bool]:
+        return [self.step_done(s) for s in steps]
+
+    def fraction(self, steps: Sequence[Step] = STEPS) -> float:
+        """Share of steps done (the progress bar)."""
+        return sum(self.steps_done(steps)) / len(steps) if steps else 0.0
+
+    # ---- JSON ------------------------------------------------------------------------------------
+    def to_json(self) -> str:
+        return json.dumps({"format": _FORMAT, "version": 1, "step": self.step, "language": self.language,
+                           "updated": self.updated, "answers": dict(self.answers), "done": dict(self.done)},
+                          ensure_ascii=False, indent=1, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> tuple[Progress, str | None]:
+        """``(progress, problem)``: what could be read, and a message when something was wrong."""
+        value, msg, _ = loads_json(text)
+        if msg is not None:
+            return cls(), msg
+        if not isinstance(value, dict) or value.get("format") != _FORMAT:
+            return cls(), "not a lesson progress file"
+        step = value.get("step", 0)
+        answers = value.get("answers", {})
+        done = value.get("done", {})
+        lang = value.get("language", "en")
+        if isinstance(step, bool) or not isinstance(step, int) or not isinstance(answers, dict) \
+                or not isinstance(done, dict):
+            return cls(), "malformed lesson progress (step, answers or done)"
+        return cls(step=max(0, min(step, len(STEPS) - 1)), answers={str(k): v for k, v in answers.items()},
+                   done={str(k): v is True for k, v in done.items()},
+                   language=lang if lang in LANGUAGES else "en",
+                   updated=str(value.get("updated", ""))), None
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+class ProgressStore:
+    """The progress file of one space: ``<folder>/lesson/progress.json`` (``folder``: the space's
+    folder, :func:`rag_metrics.workspace.space_dir`)."""
+
+    def __init__(self, folder: str | os.PathLike[str]) -> None:
+        self.folder = Path(folder)
+        self.path = self.folder / LESSON_DIR / PROGRESS_FILE
+        self.problem: str | None = None
+
+    def __repr__(self) -> str:
+        return f"ProgressStore({str(self.path)!r})"
+
+    def load(self) -> Progress:
+        """The saved progress, or a fresh one (see :attr:`problem` for why, when the file was bad)."""
+        self.problem = None
+        try:
+            if self.path.stat().st_size > MAX_PROGRESS_BYTES:
+                self.problem = f"{self.path.name} is over {MAX_PROGRESS_BYTES:,} bytes; starting afresh"
+                return Progress()
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            return Progress()
+        except OSError as e:
+            self.problem = f"cannot read {self.path.name} ({e.strerror})"
+            return Progress()
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            self.problem = f"{self.path.name} is not UTF-8"
+            return Progress()
+        progress, msg = Progress.from_json(text)
+        self.problem = f"{self.path.name}: {msg}" if msg else None
+        return progress
+
+    def save(self, progress: Progress) -> None:
+        """Write atomically (never a half-written file)."""
+        atomic_write_text(self.path, progress.to_json() + "\n")
+
+    def reset(self) -> None:
+        """Start the lesson afresh in this space (the file is removed)."""
+        try:
+            self.path.unlink()
+        except FileNotFoundError:
+            pass
+
+
+def store_for_space(space: str, root: str | os.PathLike[str] | None = None) -> ProgressStore:
+    """The progress store of a workspace space (:func:`rag_metrics.workspace.space_dir`)."""
+    from rag_metrics.workspace import space_dir
+
+    return ProgressStore(space_dir(space, root))

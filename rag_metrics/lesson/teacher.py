@@ -1,0 +1,86 @@
+"""The teacher's view of the class: a query over the students' progress records, not a copy of them.
+
+Every function takes the roster as ``(seat label, space name)`` pairs, so the seat list can come
+from anywhere (today :func:`rag_metrics.workspace.list_spaces`; a class roster later).  Access is
+decided by the caller (:attr:`rag_metrics.access.Caller.may_manage_class`), never here.
+"""
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from rag_metrics.lesson.progress import store_for_space
+from rag_metrics.lesson.steps import QUIZ, STEPS
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from rag_metrics.types import GoldenSet
+else:
+    from rag_metrics.lazy import pandas as pd
+
+__all__ = ["Seat", "class_progress", "progress_csv", "reset_progress", "push_golden", "step_columns"]
+
+#: ``(seat label, space name)``.
+Seat = tuple[str, str]
+
+
+def step_columns() -> list[str]:
+    """The per-step columns of :func:`class_progress`: ``"1 why"``, ``"2 hit_rate"``, ..."""
+    return [f"{i + 1} {s.key}" for i, s in enumerate(STEPS)]
+
+
+def class_progress(seats: Sequence[Seat], root: str | os.PathLike[str] | None = None,
+                   metrics: Callable[[str], Mapping[str, float]] | None = None) -> pd.DataFrame:
+    """One row per seat: seat, space, step (the step they are on, 1-based), steps_done, one boolean
+    column per step (:func:`step_columns`), quiz (right answers), ``quiz <task>`` (each quiz
+    answer, "" when unanswered), updated, problem (a progress file that could not be read) and,
+    with ``metrics(space) -> {name: value}``, those values (e.g. the space's current hit rate@5)."""
+    rows = []
+    for seat, space in seats:
+        store = store_for_space(space, root)
+        p = store.load()
+        done = p.steps_done()
+        row: dict[str, Any] = {"seat": seat, "space": space, "step": p.step + 1, "steps_done": sum(done)}
+        row.update(dict(zip(step_columns(), done)))
+        row["quiz"] = sum(1 for t in QUIZ if p.done.get(t.key))
+        for t in QUIZ:
+            row[f"quiz {t.key}"] = str(p.answers.get(t.key, ""))
+        row["updated"] = p.updated
+        row["problem"] = store.problem or ""
+        if metrics is not None:
+            row.update(metrics(space))
+        rows.append(row)
+    cols = ["seat", "space", "step", "steps_done", *step_columns(), "quiz", *(f"quiz {t.key}" for t in QUIZ),
+            "updated", "problem"]
+    out = pd.DataFrame(rows)
+    return out if rows else pd.DataFrame(columns=cols)
+
+
+def progress_csv(table: pd.DataFrame) -> str:
+    """The class table as CSV text (UTF-8, one header row)."""
+    return table.to_csv(index=False)
+
+
+def reset_progress(spaces: Sequence[str], root: str | os.PathLike[str] | None = None) -> list[str]:
+    """Start the lesson afresh in each space; returns the spaces reset."""
+    for space in spaces:
+        store_for_space(space, root).reset()
+    return list(spaces)
+
+
+def push_golden(golden: GoldenSet, corpus: str, spaces: Sequence[str],
+                root: str | os.PathLike[str] | None = None) -> list[str]:
+    """Overwrite the golden set of ``corpus`` in every space with ``golden`` (the shared one; the
+    previous version of each stays in its undo history).  The shared space itself is skipped.
+    Returns the spaces written."""
+    from rag_metrics.workspace import DEFAULT_SPACE, Workspace
+
+    written = []
+    for space in spaces:
+        if space == DEFAULT_SPACE:
+            continue
+        Workspace(corpus, root, space=space).save(golden, None, session="teacher", force=True)
+        written.append(space)
+    return written

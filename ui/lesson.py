@@ -1,0 +1,421 @@
+"""Rendering of the Lesson page and the teacher's Class progress page (the lesson itself is data in
+:mod:`rag_metrics.lesson`).
+
+The student's :class:`~rag_metrics.lesson.Progress` is read once per session and space from the
+space's :class:`~rag_metrics.lesson.ProgressStore` and written back after every change (step,
+language, checked answer), so it survives reloads and restarts.  Widget keys start with
+``lesson_``; the answer widget of task ``t`` is ``lesson_ans_<t>``, its Check button
+``lesson_check_<t>``.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from rag_metrics import lesson as LS
+from rag_metrics.lesson import steps as LSteps
+from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
+from ui import state, views
+
+_PROGRESS = "_lesson_progress"   # (space, Progress)
+_LAST = "_lesson_last"           # task key -> the last check's verdict in this session
+_SANDBOX = "_lesson_sandbox"     # the MRR task's list (grades, rank 1 first)
+LANG = "lesson_lang"
+
+
+# ---- who may see the class ---------------------------------------------------------------------
+def may_see_class() -> bool:
+    """The teacher (``Caller.may_manage_class``); in single-user mode the operator, who runs the server."""
+    c = state.caller()
+    return c.may_manage_class or not c.class_mode
+
+
+def roster() -> list[tuple[str, str]]:
+    """The class: ``(seat label, space)`` pairs.  In class mode the seats of the class
+    (:meth:`rag_metrics.seats.SeatRegistry.roster`: the name a student gave, else the seat id);
+    in single-user mode every saved workspace."""
+    from rag_metrics.workspace import class_mode, list_spaces
+
+    if class_mode():
+        from rag_metrics.seats import SeatRegistry
+
+        return [(row.name or f"seat {row.seat}", row.space) for row in SeatRegistry().roster()]
+    return [(name, name) for name in list_spaces()]
+
+
+# ---- progress --------------------------------------------------------------------------------------
+def store() -> LS.ProgressStore:
+    return LS.store_for_space(state.space())
+
+
+def progress() -> LS.Progress:
+    """This space's progress (read from disk once per session and space)."""
+    space = state.space()
+    kept = state.value(_PROGRESS)
+    if not kept or kept[0] != space:
+        s = store()
+        kept = (space, s.load())
+        state.set_value(_PROGRESS, kept)
+        if s.problem:
+            state.notice(f"Lesson progress could not be read ({views.esc(s.problem)}); starting afresh.", "warning")
+    return kept[1]
+
+
+def save(p: LS.Progress) -> None:
+    state.set_value(_PROGRESS, (state.space(), p))
+    try:
+        store().save(p)
+    except OSError as err:
+        state.notice(f"Lesson progress not saved: {views.esc(str(err))}", "error")
+
+
+def lang() -> str:
+    return progress().language
+
+
+def t(key: str, **values: Any) -> str:
+    return LS.text(key, lang(), **values)
+
+
+def num(v: float | None, decimals: int = 3) -> str:
+    """A number in the lesson's language (Danish writes a decimal comma)."""
+    s = views.fmt(v, decimals)
+    return s.replace(".", ",") if lang() == "da" else s
+
+
+def _on_lang() -> None:
+    save(progress().with_language(state.value(LANG, "en")))
+
+
+def _go(step: int) -> None:
+    save(progress().with_step(step))
+
+
+def _on_pick_step() -> None:
+    _go(int(state.value("lesson_step_pick", 0)))
+
+
+def context(ctx: state.Lab) -> LS.LessonContext:
+    """The checks' view of the lab: the evaluation, K, and the shared golden set a new label is
+    compared with (the shared space's set, or the shipped one when the student works in the shared
+    space itself)."""
+    from rag_metrics.workspace import DEFAULT_SPACE, Workspace
+
+    baseline = ctx.corpus.seed_golden
+    if state.space() != DEFAULT_SPACE:
+        try:
+            loaded = Workspace(ctx.settings.corpus).load()
+        except Exception:  # noqa: BLE001 - a bad shared file: compare with the shipped set
+            loaded = None
+        if loaded is not None:
+            baseline = loaded[0]
+    return LS.LessonContext(ctx.result, ctx.k, baseline=baseline, ndcg=ctx.settings.ndcg_metric)
+
+
+# ---- the page ------------------------------------------------------------------------------------
+def header(ctx: state.Lab) -> None:
+    p = progress()
+    state.default(LANG, p.language)
+    st.segmented_control(LS.text("ui.language", p.language), list(LS.LANGUAGES), key=LANG,
+                         format_func=LS.LANGUAGES.get, required=True, on_change=_on_lang)
+    st.title(t("ui.title"))
+    st.caption(t("ui.intro"))
+    views.conventions_caption()
+    done = sum(p.steps_done())
+    st.progress(p.fraction(), text=t("ui.progress", done=done, total=len(LS.STEPS)))
+
+
+def step_nav(position: str) -> None:
+    """The step picker (top only) and the Previous / Next buttons (two wide columns: their labels are
+    never cut, also at 1024 px)."""
+    p = progress()
+    n = len(LS.STEPS)
+    if position == "top":
+        done = p.steps_done()
+        labels = {i: f"{'✓' if done[i] else '○'} {i + 1}. {t(LS.STEPS[i].title)}" for i in range(n)}
+        state.set_value("lesson_step_pick", p.step)
+        st.selectbox(t("ui.steps"), list(range(n)), key="lesson_step_pick", on_change=_on_pick_step,
+                     label_visibility="collapsed", format_func=labels.get)  # a pure lookup: AppTest calls it later
+    left, right = st.columns(2)
+    left.button(t("ui.previous"), key=f"lesson_prev_{position}", on_click=_go, args=(p.step - 1,),
+                disabled=p.step == 0, icon=":material/arrow_back:", width="stretch")
+    right.button(t("ui.next"), key=f"lesson_next_{position}", on_click=_go, args=(p.step + 1,),
+                 disabled=p.step >= n - 1, icon=":material/arrow_forward:", width="stretch",
+                 type="primary" if p.step_done(LS.STEPS[p.step]) else "secondary")
+
+
+def live_numbers(ctx: state.Lab, s: LS.Step) -> None:
+    """The step's numbers for the current corpus and system (the Dashboard's means)."""
+    rows = LSteps.live_numbers(s, ctx.result, ctx.k, ctx.settings.ndcg_metric)
+    extra = s.key in ("precision", "categories", "ragas")
+    if not rows and not extra:
+        return
+    st.markdown(f"**{t('ui.live')}**")
+    st.caption(t("ui.live_caption", corpus=ctx.corpus.label or ctx.settings.corpus,
+                 system=ctx.settings.system_name, k=ctx.k))
+    if rows:
+        with st.container(key="cards_lesson"):
+            cols = st.columns(len(rows))
+            for col, (metric, k, v) in zip(cols, rows):
+                col.metric(METRICS[metric].label + ("" if k is None else f"@{k}"), num(v), border=True,
+                           help=views.metric_help(metric))
+    if s.key == "precision":
+        views.target_cards(ctx.targets())
+    elif s.key == "categories":
+        cat = ctx.by_category("hit_rate")
+        if not cat.empty:
+            st.dataframe(pd.DataFrame({"category": cat["category"], "n": cat["n"],
+                                       f"Hit rate@{ctx.k}": [num(v) for v in cat["mean"]]}),
+                         hide_index=True, width="stretch")
+    elif s.key == "ragas" and ctx.result.n_queries:
+        from rag_metrics.ragas import context_metrics_summary
+
+        summ = context_metrics_summary(ctx.result, ctx.k, ci=False)
+        with st.container(key="cards_lesson_ragas"):
+            cols = st.columns(len(summ))
+            for col, r in zip(cols, summ.to_dict("records")):
+                col.metric(f"{r['label']}@{ctx.k}", num(r["mean"]), border=True)
+
+
+def _prompt_values(ctx: state.Lab) -> dict[str, Any]:
+    return {"k": ctx.k, "n": ctx.result.n_queries, "mrr": num(ctx.result.mean("mrr"))}
+
+
+def _verdict(task: LS.Task) -> None:
+    p = progress()
+    last = (state.value(_LAST) or {}).get(task.key)
+    if p.done.get(task.key) and last is not False:
+        st.success(f"{t('ui.right')} {t(task.ok)}", icon=":material/check_circle:")
+    elif last is False:
+        st.warning(t("ui.wrong", hint=t(task.hint)), icon=":material/lightbulb:")
+
+
+def _record(task: LS.Task, answer: Any, lctx: LS.LessonContext) -> None:
+    ok = LS.check(task, answer, lctx)
+    last = dict(state.value(_LAST) or {})
+    last[task.key] = ok
+    state.set_value(_LAST, last)
+    save(progress().with_answer(task.key, answer, ok))
+
+
+def task_box(ctx: state.Lab, lctx: LS.LessonContext, task: LS.Task, index: int) -> None:
+    with st.container(border=True):
+        st.markdown(f"**{t('ui.task')} {index}.** {t(task.prompt, **_prompt_values(ctx))}")
+        answer = _answer_widget(ctx, lctx, task)
+        c1, c2 = st.columns([1, 4], vertical_alignment="center")
+        if c1.button(t("ui.check"), key=f"lesson_check_{task.key}", type="primary", width="stretch"):
+            _record(task, answer, lctx)
+            st.rerun()
+        with c2.popover(t("ui.hint"), icon=":material/lightbulb:"):
+            st.markdown(t(task.hint))
+        _verdict(task)
+
+
+def _saved(task: LS.Task) -> Any:
+    return progress().answers.get(task.key)
+
+
+def _answer_widget(ctx: state.Lab, lctx: LS.LessonContext, task: LS.Task) -> Any:
+    key = f"lesson_ans_{task.key}"
+    kind = task.kind
+    if kind == "choice":
+        opts = LS.choices(task, lctx)
+        labels = {v: (t(k) if k else views.esc(v)) for v, k in opts}  # a live option (category) is user text
+        saved = _saved(task)
+        if saved in labels:
+            state.default(key, saved)
+        return st.radio(t("ui.your_answer"), list(labels), key=key, index=None, format_func=labels.get,
+                        label_visibility="collapsed")
+    if kind == "number":
+        saved = _saved(task)
+        state.default(key, "" if saved is None else str(saved))
+        return st.text_input(t("ui.your_answer"), key=key, label_visibility="collapsed", placeholder="0.000")
+    if kind == "sandbox":
+        return _sandbox_widget()
+    if kind == "k_predict":
+        depth = max(1, ctx.result.depth)
+        kk = st.number_input(t("ui.new_k"), 1, max(depth, 1), value=min(depth, 10 if ctx.k != 10 else 3), step=1,
+                             key=key + "_k")
+        picked = st.multiselect(t("ui.will_change"), list(DEFAULT_METRICS), key=key + "_m",
+                                format_func=lambda m: METRICS[m].label)
+        return {"k": int(kk), "metrics": list(picked)}
+    if kind == "label":
+        return _label_widget(ctx, key)
+    if kind == "query":
+        ids = [q for q, inc in zip(ctx.result.query_ids, ctx.result.included) if inc]
+        shown = {**{q.id: f"{q.id} · {q.question}" for q in ctx.golden}, LS.NONE: t("ui.none")}
+        return st.selectbox(t("ui.question"), [*ids, LS.NONE], key=key, index=None, format_func=shown.get)
+    if kind == "failure":
+        fails = ctx.result.failures(ctx.k)
+        if fails.empty:
+            st.info(t("ui.no_failures", k=ctx.k))
+            return {"query_id": LS.NONE}
+        qs = dict(zip(fails["query_id"], fails["question"]))
+        qid = st.selectbox(t("ui.question"), list(qs), key=key + "_q", format_func=lambda i: f"{i} · {qs[i]}")
+        reasons = {o: t(task.option_key(o)) for o in task.options}
+        reason = st.radio(t("ui.reason"), list(reasons), key=key + "_r", index=None, format_func=reasons.get)
+        return {"query_id": qid, "reason": reason}
+    return None
+
+
+def _move(i: int, step: int) -> None:
+    grades = list(state.value(_SANDBOX) or LSteps.sandbox_start())
+    j = min(max(i + step, 0), len(grades) - 1)
+    grades.insert(j, grades.pop(i))
+    state.set_value(_SANDBOX, grades)
+
+
+def _sandbox_widget() -> list[int]:
+    from rag_metrics.sandbox import Sandbox, explain
+
+    saved = _saved(LS.TASKS["mrr_sandbox"])
+    if state.value(_SANDBOX) is None:
+        state.set_value(_SANDBOX, list(saved) if isinstance(saved, list) and len(saved) == 5
+                        else LSteps.sandbox_start())
+    grades = list(state.value(_SANDBOX))
+    for i, g in enumerate(grades):
+        c0, c1, c2, c3 = st.columns([0.6, 4, 1, 1], vertical_alignment="center")
+        c0.markdown(f"**{i + 1}**")
+        c1.markdown(f":material/check_circle: **{t('ui.relevant')}**" if g else f"— {t('ui.not_relevant')}")
+        c2.button("", key=f"lesson_sb_up_{i}", on_click=_move, args=(i, -1), disabled=i == 0,
+                  icon=":material/arrow_upward:", help=t("ui.move_up"))
+        c3.button("", key=f"lesson_sb_down_{i}", on_click=_move, args=(i, 1),
+                  disabled=i == len(grades) - 1, icon=":material/arrow_downward:", help=t("ui.move_down"))
+    mrr = explain(Sandbox.from_grades(grades), len(grades))["mrr"].value
+    st.caption(t("ui.sandbox_mrr", value=num(mrr)))
+    return grades
+
+
+def _label_widget(ctx: state.Lab, key: str) -> dict[str, Any]:
+    res = ctx.result
+    ids = [q for q, inc in zip(res.query_ids, res.in_scope) if inc]
+    by_id = {q.id: q.question for q in ctx.golden}
+    if not ids:
+        return {}
+    qid = st.selectbox(t("ui.question"), ids, key=key + "_q", format_func=lambda i: f"{i} · {by_id.get(i, '')}")
+    ranking = res.ranking(qid).head(10)
+    texts = ctx.id_text
+    st.dataframe(pd.DataFrame({"#": ranking["rank"], "id": ranking["id"],
+                               t("ui.relevant"): ["✓" if r else "" for r in ranking["relevant"]],
+                               "text": [" ".join(texts.get(i, "").split())[:160] for i in ranking["id"]]}),
+                 hide_index=True, width="stretch", height=38 + 35 * len(ranking))
+    candidates = [i for i, r in zip(ranking["id"], ranking["relevant"]) if not r]
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    chunk = c1.selectbox(t("ui.label_chunk"), candidates, key=key + "_c") if candidates else None
+    if c2.button(t("ui.label_button"), key=key + "_label", disabled=chunk is None, width="stretch"):
+        state.golden_judge(qid, str(chunk), 1)
+        st.rerun()
+    recall = st.text_input(t("ui.recall_now", k=ctx.k), key=key + "_r", placeholder="0.000")
+    return {"query_id": qid, "recall": recall}
+
+
+def render(ctx: state.Lab) -> None:
+    """The whole Lesson page for the current step."""
+    header(ctx)
+    views.show_notice()
+    p = progress()
+    s = LS.STEPS[p.step]
+    step_nav("top")
+    st.subheader(f"{p.step + 1}. {t(s.title)}", divider="gray")
+    st.caption(t("ui.step_of", n=p.step + 1, total=len(LS.STEPS)))
+    st.markdown(t(s.body))
+    live_numbers(ctx, s)
+    lctx = context(ctx)
+    for i, task in enumerate(s.tasks, start=1):
+        task_box(ctx, lctx, task, i)
+    if s.key == "quiz":
+        right = sum(1 for q in LS.QUIZ if p.done.get(q.key))
+        st.markdown(f"**{t('ui.quiz_score', right=right, total=len(LS.QUIZ))}**")
+        if all(p.steps_done()):
+            st.success(t("ui.finished"), icon=":material/school:")
+    step_nav("bottom")
+
+
+# ---- the teacher's view ------------------------------------------------------------------------------
+def space_metrics(ctx: state.Lab):
+    """``metrics(space)`` for the class table: the space's golden set for the current corpus, ranked by
+    the current system's memo, under the current conventions (hit rate@K, MRR, NDCG@K)."""
+    from rag_metrics.evaluate import evaluate
+    from rag_metrics.workspace import Workspace
+
+    k = ctx.k
+
+    def metrics(space: str) -> dict[str, float]:
+        try:
+            loaded = Workspace(ctx.settings.corpus, space=space).load()
+            golden = loaded[0] if loaded is not None else ctx.corpus.seed_golden
+            if golden is None or ctx.settings.system or ctx.corpus.level != "chunk":
+                res = ctx.result if space == state.space() else None
+            else:
+                res = evaluate(golden, ctx.memo.run_for(golden), ctx.settings.options)
+        except Exception:  # noqa: BLE001 - one bad space must not hide the class
+            res = None
+        if res is None:
+            return {f"hit_rate@{k}": math.nan, "mrr": math.nan, f"ndcg@{k}": math.nan}
+        return {f"hit_rate@{k}": res.mean("hit_rate", k), "mrr": res.mean("mrr"), f"ndcg@{k}": res.mean("ndcg", k)}
+    return metrics
+
+
+def _reset_all(spaces: list[str]) -> None:
+    from rag_metrics.lesson import teacher
+
+    teacher.reset_progress(spaces)
+    state.pop(_PROGRESS)
+    state.notice(f"Lesson progress reset in {len(spaces)} space(s).", "success")
+
+
+def _push_all(ctx: state.Lab, spaces: list[str]) -> None:
+    from rag_metrics.lesson import teacher
+    from rag_metrics.workspace import Workspace
+
+    loaded = Workspace(ctx.settings.corpus).load()
+    golden = loaded[0] if loaded is not None else ctx.corpus.seed_golden
+    if golden is None:
+        state.notice("The shared space has no golden set for this corpus yet.", "warning")
+        return
+    written = teacher.push_golden(golden, ctx.settings.corpus, spaces)
+    state.drop_golden_sessions()
+    state.notice(f"Pushed the shared golden set ({len(golden)} questions) to {len(written)} private space(s).",
+                 "success")
+
+
+def class_view(ctx: state.Lab) -> None:
+    """The teacher's view: the class table, its CSV, reset and push."""
+    from rag_metrics.lesson import teacher
+    from rag_metrics.workspace import DEFAULT_SPACE
+
+    views.show_notice()
+    seats = roster()
+    st.caption(f"{len(seats)} seat(s) · corpus {views.esc(ctx.corpus.label or ctx.settings.corpus)} · system "
+               f"{views.esc(ctx.settings.system_name)} · K = {ctx.k}. A step is done when all its tasks are solved.")
+    table = teacher.class_progress(seats, metrics=space_metrics(ctx))
+    steps = teacher.step_columns()
+    config: dict[str, Any] = {c: st.column_config.CheckboxColumn(c, width="small") for c in steps}
+    config.update({"seat": st.column_config.TextColumn("Seat", pinned=True),
+                   "space": None, "step": st.column_config.NumberColumn("On step", width="small"),
+                   "steps_done": st.column_config.ProgressColumn("Steps done", min_value=0, max_value=len(steps),
+                                                                 format="%d"),
+                   "quiz": st.column_config.NumberColumn("Quiz right", width="small")})
+    for c in table.columns:
+        if c not in config and table[c].dtype.kind == "f":
+            config[c] = st.column_config.NumberColumn(c, format="%.3f")
+    st.dataframe(table, hide_index=True, width="stretch", column_config=config, key="class_table")
+    st.download_button("Export progress as CSV", teacher.progress_csv(table), file_name="class_progress.csv",
+                       mime="text/csv", icon=":material/download:", key="class_csv")
+    private = [space for _, space in seats if space != DEFAULT_SPACE]
+    views.section("Manage the class")
+    c1, c2 = st.columns(2, gap="large")
+    with c1:
+        sure = st.checkbox("Yes, reset every student's lesson progress", key="class_reset_sure")
+        st.button("Reset progress", key="class_reset", disabled=not sure, on_click=_reset_all,
+                  args=([space for _, space in seats],), icon=":material/restart_alt:")
+    with c2:
+        sure_push = st.checkbox(f"Yes, overwrite the golden set of {len(private)} private space(s)",
+                                key="class_push_sure")
+        st.button("Push the shared golden set to every private space", key="class_push",
+                  disabled=not (sure_push and private), on_click=_push_all, args=(ctx, private),
+                  icon=":material/publish:",
+                  help="Each private space's previous golden set stays in its undo history.")
