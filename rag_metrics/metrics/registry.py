@@ -100,7 +100,7 @@ METRICS: dict[str, MetricSpec] = {
         MetricSpec("ndcg_exp", "NDCG (exp. gain)", "optional", "-",
                    "DCG@k / IDCG@k, gain(g) = 2^g - 1",
                    "NDCG with Burges' exponential gain (ranx ndcg_burges, many ML libraries).",
-                   lambda kn, k, o: kn.ndcg(k, "exponential", _binary(o))),
+                   lambda kn, k, o: kn.ndcg(k, "exponential", binary=_binary(o))),
         MetricSpec("map", "MAP", "optional", "map_cut.k",
                    "(1/|R|) * sum over relevant ranks i <= k of h_i / i",
                    "Average precision at each relevant rank, over all relevant ids (denominator |R|).",
