@@ -67,7 +67,8 @@ with st.container(key="presenter"):
     for col, t in zip(tcols, story.targets):
         with col, st.container(border=True):
             state_word = "met" if t.met else ("missed" if t.reachable else "missed, out of reach with these labels")
-            st.markdown(f"**{views.label(t.metric)}@{t.k} = {views.fmt(t.value)}** · target > {t.target:g} · "
+            name = views.label(t.metric) + ("" if t.k is None else f"@{t.k}")
+            st.markdown(f"**{name} = {views.fmt(t.value)}** · target > {t.target:g} · "
                         f"{state_word}  \nbest possible with these labels: **{views.fmt(t.best)}**")
     st.caption("Targets from the lesson. “Best possible” ranks every relevant chunk first: precision@K cannot "
                "exceed the share of a question's top K that its labels can fill.")

@@ -79,6 +79,15 @@ class SavedRun:
         return {"version": FORMAT_VERSION, **d}
 
 
+def _as_json(value: Any) -> Any:
+    """``value`` with every tuple a list, as JSON gives it back."""
+    if isinstance(value, dict):
+        return {k: _as_json(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_as_json(v) for v in value]
+    return value
+
+
 def _check_name(name: str, what: str = "run name") -> str:
     name = " ".join(str(name).split())
     if not _NAME.match(name):
@@ -99,7 +108,7 @@ def saved_run(result: EvaluationResult, keys: Sequence[str | MetricKey], name: s
     inc = result.included
     mks = [k if not isinstance(k, str) else parse_metric(k) for k in keys]
     values = {str(k): tuple(float(x) for x in result.values(k)[inc]) for k in mks}
-    opts = asdict(result.options)
+    opts = _as_json(asdict(result.options))  # as it reads back from the file (tuples become lists)
     when = (created or datetime.now(timezone.utc)).astimezone(timezone.utc).isoformat(timespec="seconds")
     return SavedRun(_check_name(name), str(system), when, result.golden.fingerprint(),
                     {**opts, **dict(settings or {})}, tuple(values), tuple(np.asarray(result.query_ids,

@@ -17,10 +17,9 @@ Formatting (rounding, colours) is left to the UI and the report.  No streamlit i
 """
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -50,26 +49,18 @@ Segment = tuple[str, bool]
 
 # ---- what is achievable ------------------------------------------------------------------------
 def ideal_run(golden: GoldenSet, relevance_level: int = 1) -> Run:
-    """The best ranking the labels allow: per query, its relevant ids (grade >= ``relevance_level``)
-    first, highest grade first, then its other positive-grade ids (ties keep the label order)."""
-    rankings = {}
-    for q in golden:
-        ids = sorted((i for i, g in q.relevant.items() if g > 0),
-                     key=lambda i: (q.relevant[i] < relevance_level, -q.relevant[i]))
-        if ids:
-            rankings[q.id] = ids
-    return Run.from_rankings(rankings, name="ideal ranking")
+    """The best ranking the labels allow (:func:`rag_metrics.readouts.ideal_run`, the one
+    definition: highest grade first, so every relevant id, whatever the level, comes first)."""
+    from rag_metrics.readouts import ideal_run as _ideal
+
+    return _ideal(golden)
 
 
 def achievable(result: EvaluationResult, metric: str, k: int | None) -> float:
-    """The mean of ``metric@k`` for the ideal ranking (:func:`ideal_run`) under ``result``'s options:
-    the best value any retriever could reach with these labels and this cutoff.  For
-    document-level results the ideal ranking is built from the labels as they are (document ids)."""
-    from rag_metrics.evaluate import evaluate
+    """The best mean of ``metric@k`` any ranking can reach (:func:`rag_metrics.readouts.achievable`)."""
+    from rag_metrics.readouts import achievable as _achievable
 
-    opts = replace(result.options, level="chunk")
-    ideal = evaluate(result.golden, ideal_run(result.golden, opts.relevance_level), opts)
-    return ideal.mean(metric, k)
+    return _achievable(result, metric, k)
 
 
 @dataclass(frozen=True)
@@ -77,7 +68,7 @@ class TargetReadout:
     """One lesson target at K: the value, whether it is met, and the best value the labels allow."""
 
     metric: str
-    k: int
+    k: int | None        # the cutoff the lesson sets the target at (None: MRR over the whole ranking)
     value: float
     target: float
     met: bool
@@ -91,17 +82,17 @@ def target_readouts(result: EvaluationResult, k: int) -> tuple[TargetReadout, ..
     from rag_metrics.readouts import target_checks
 
     out = []
-    for t in target_checks(result, k).to_dict("records"):  # the one rule of "met": value > target
-        best = achievable(result, t["metric"], k)
-        out.append(TargetReadout(t["metric"], int(k), float(t["value"]), float(t["target"]), bool(t["met"]), best,
-                                 bool(not math.isnan(best) and best > t["target"])))
+    for t in target_checks(result, k).to_dict("records"):  # the one rule: the lesson's K, value > target
+        tk = int(t["k"]) if isinstance(t["k"], (int, np.integer)) else None  # <NA>: MRR, the whole ranking
+        out.append(TargetReadout(t["metric"], tk, float(t["value"]), float(t["target"]), bool(t["met"]),
+                                 float(t["best"]), bool(t["reachable"])))
     return tuple(out)
 
 
-def _name(metric: str, k: int) -> str:
+def _name(metric: str, k: int | None) -> str:
     from rag_metrics.metrics.registry import METRICS
 
-    return f"{METRICS[metric].label}@{k}"
+    return METRICS[metric].label + ("" if k is None else f"@{k}")
 
 
 def verdict_sentence(targets: Sequence[TargetReadout], system: str = "the system") -> str:

@@ -68,9 +68,11 @@ def test_dashboard_targets_say_what_is_achievable(app):
     from rag_metrics.story import target_readouts
 
     mrr, p5 = target_readouts(library_result("dense"), 5)
-    msgs = [m.value for m in app.warning] + [m.value for m in app.success]
-    assert any(f"best possible with these labels {p5.best:.3f}: out of reach" in m for m in msgs), msgs
-    assert any(m.startswith(f"MRR@5 = {mrr.value:.3f}") and f"{mrr.best:.3f}" in m for m in msgs), msgs
+    msgs = [m.value for m in app.warning] + [m.value for m in app.success] + [m.value for m in app.info]
+    # the lesson's cutoffs: P@5 at 5, MRR over the whole ranking (rag_metrics.readouts.TARGETS)
+    assert any(m.startswith(f"Precision@5 = {p5.value:.3f}") and f"{p5.best:.3f}" in m and "Out of reach" in m
+               for m in msgs), msgs
+    assert any(m.startswith(f"MRR = {mrr.value:.3f}") and f"{mrr.best:.3f}" in m for m in msgs), msgs
 
 
 def test_presenter_on_bm25_says_there_is_no_baseline(app):

@@ -18,7 +18,7 @@ RUN = Run.from_rankings({"q1": ["a", "b", "c"], "q2": ["b", "c", "d", "e", "f", 
 
 
 def test_ideal_ranking_puts_relevant_ids_first_by_grade():
-    assert ideal_run(GOLDEN).rankings()["q2"] == [("y", 2.0), ("x", 1.0)]
+    assert [i for i, _ in ideal_run(GOLDEN).rankings()["q2"]] == ["y", "x"]
     assert "z" not in dict(ideal_run(GOLDEN).rankings()["q4"])  # grade 0 is not part of the ideal ranking
     res = evaluate(GOLDEN, RUN)
     # P@5 of the ideal ranking: (1 + 2 + 1 + 1) / 5 / 4 queries = 5/20
@@ -32,7 +32,8 @@ def test_ideal_ranking_puts_relevant_ids_first_by_grade():
 def test_targets_say_whether_they_can_be_met():
     res = evaluate(GOLDEN, RUN)
     mrr, p5 = target_readouts(res, 5)
-    assert (mrr.metric, mrr.value, mrr.best, mrr.met, mrr.reachable) == ("mrr", (1 + 0 + 0 + 1 / 3) / 4, 1.0,
+    # the lesson checks MRR over the whole ranking (readouts.TARGETS): q2 counts 1/7
+    assert (mrr.metric, mrr.value, mrr.best, mrr.met, mrr.reachable) == ("mrr", (1 + 1 / 7 + 0 + 1 / 3) / 4, 1.0,
                                                                          False, True)
     assert p5.metric == "precision" and p5.best == pytest.approx(0.25) and not p5.reachable
     story = presenter_story(res, 5, system="dense")
