@@ -7,10 +7,10 @@ and a bare Streamlit app at the same N without think time, measured in the same 
 
 What it does
 ------------
-1. Starts the class deployment (:func:`start_class_deployment`, the one place to change when
-   ``./lab class`` runs several processes behind a proxy): today ``streamlit run app.py`` with
-   ``RAG_METRICS_CLASS_MODE=1`` and a random teacher key ``RAG_METRICS_TEACHER_KEY``, on a free
-   loopback port, with a fresh workspace in a temporary folder.  ``--url`` targets a deployment
+1. Starts the class deployment (:func:`start_class_deployment`): ``./lab class --procs N`` (N app
+   processes behind nginx, default one per core; ``--deploy streamlit`` runs one bare ``streamlit
+   run app.py`` in class mode instead) with a random teacher key ``RAG_METRICS_TEACHER_KEY``, on a
+   free loopback port, with a fresh workspace in a temporary folder.  ``--url`` targets a deployment
    that is already running instead (then ``--workspace`` names its workspace root for the "lost"
    check, and memory is not measured).
 2. Warms it with one session doing each interaction once (the first page load builds the sample's
@@ -141,12 +141,12 @@ def _streamlit(script: Path, port: int, env: dict[str, str], log: Path) -> Deplo
     return Deployment(f"http://127.0.0.1:{port}", proc, log=log, _log_file=logf)
 
 
-def start_class_deployment(workspace: Path, how: str = "streamlit") -> Deployment:
+def start_class_deployment(workspace: Path, how: str = "lab", procs: int = 1) -> Deployment:
     """The class deployment, started fresh on a free loopback port with ``workspace`` as its root.
 
-    ``how="streamlit"`` (today's default): one ``streamlit run app.py`` in class mode.
-    ``how="lab"``: ``./lab class --port P --address 127.0.0.1`` (several app processes behind a
-    reverse proxy, once it exists), with the same environment.  Either way the rest of the
+    ``how="lab"`` (the default): ``./lab class --port P --address 127.0.0.1 --procs N``, the real class
+    deployment (N app processes behind nginx, :mod:`rag_metrics.deploy`).  ``how="streamlit"``: one
+    ``streamlit run app.py`` in class mode, for comparison.  Either way the rest of the
     benchmark only needs the returned URL and process (its children are measured too).
     """
     port = _free_port()
@@ -156,7 +156,8 @@ def start_class_deployment(workspace: Path, how: str = "streamlit") -> Deploymen
     if how == "lab":
         log = workspace / "server.log"
         logf = open(log, "w")  # noqa: SIM115 - open for the server's lifetime
-        proc = subprocess.Popen([str(ROOT / "lab"), "class", "--port", str(port), "--address", "127.0.0.1"],
+        proc = subprocess.Popen([str(ROOT / "lab"), "class", "--port", str(port), "--address", "127.0.0.1",
+                                 "--procs", str(procs)],
                                 cwd=ROOT, env=env, stdout=logf, stderr=subprocess.STDOUT, text=True,
                                 start_new_session=True)
         d = Deployment(f"http://127.0.0.1:{port}", proc, log=log, _log_file=logf, group=True)
@@ -405,8 +406,11 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=60.0, help="length of the class phase (bounded run time)")
     ap.add_argument("--url", help="an already running class deployment (http://host:port) instead of starting one")
     ap.add_argument("--workspace", help="with --url: the deployment's workspace root, for the lost-edit check")
-    ap.add_argument("--deploy", choices=["streamlit", "lab"], default="streamlit",
-                    help="what to start: streamlit run app.py in class mode, or ./lab class (several processes)")
+    ap.add_argument("--deploy", choices=["streamlit", "lab"], default="lab",
+                    help="what to start: ./lab class (the class deployment: --procs app processes behind nginx; the "
+                         "default), or one bare `streamlit run app.py` in class mode")
+    ap.add_argument("--procs", type=int, default=os.cpu_count() or 1,
+                    help="with --deploy lab: app processes behind nginx (default: one per core)")
     ap.add_argument("--seed", type=int, default=18)
     ap.add_argument("--out", default=str(RESULTS), help="file the run is appended to ('' for none)")
     args = ap.parse_args()
@@ -423,7 +427,7 @@ def main() -> None:
         root = Path(args.workspace) if args.workspace else None
     else:
         (tmp / "workspace").mkdir()
-        d = start_class_deployment(tmp / "workspace", args.deploy)
+        d = start_class_deployment(tmp / "workspace", args.deploy, args.procs)
         root = d.workspace
     what = "./lab class" if args.deploy == "lab" else "streamlit run app.py"
     target = f"target {args.url}" if args.url else f"{what} in class mode on loopback"
