@@ -113,3 +113,17 @@ def test_qdrant_local_folders_are_confined(roots):
         assert client is not None and inside.exists()
     finally:
         close_local_clients()
+
+
+def test_an_in_memory_qdrant_is_refused_on_a_class_server(tmp_path):
+    """One :memory: store per process would be shared by every student of a class server."""
+    from rag_metrics.access import STUDENT, TEACHER, Caller
+    from rag_metrics.connections import ServerEnv
+    from rag_metrics.errors import InputError
+    from rag_metrics.server_config import ServerConfig
+    from rag_metrics.systems.backends.qdrant import QdrantConfig, make_client
+
+    for role in (STUDENT, TEACHER):
+        env = ServerEnv(Caller(role, space="seat-x" if role == STUDENT else "shared"), ServerConfig())
+        with pytest.raises(InputError, match="in-memory"):
+            make_client(QdrantConfig(collection="c", path=":memory:"), env)

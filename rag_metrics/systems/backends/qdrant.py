@@ -114,8 +114,13 @@ def make_client(config: QdrantConfig, env: Mapping[str, str] | None = None) -> A
 
     if config.path is not None:
         key = config.path
+        folders = folders_of(env)
+        if key == ":memory:" and not folders.any_folder:
+            # one in-memory store per process would be shared by every session of a class server
+            raise InputError("an in-memory Qdrant (:memory:) is not available on a class server; use one of the "
+                             "class's connections or a folder inside the lab's data folders")
         if key != ":memory:":
-            key = str(folders_of(env).confine(key, "Qdrant local folder"))
+            key = str(folders.confine(key, "Qdrant local folder"))
         with _LOCAL_LOCK:
             client = _LOCAL_CLIENTS.get(key)
             if client is None:
