@@ -426,3 +426,23 @@ def test_a_students_live_system_never_hears_another_students_questions(klass):
     finally:
         srv.shutdown()
         srv.server_close()
+
+
+def test_a_students_rag_log_answers_are_theirs_on_the_answers_page(klass):
+    """One upload, everything (issue 20) inside a student's space: the Answers page of that student
+    judges the stored export; another student's page neither lists it nor reads it."""
+    from tests.test_app_traces import _chunks, _export
+
+    one, two = klass.tab("one"), klass.tab("two")
+    data = _export(_chunks())
+    mine = SystemStore.for_corpus(SAMPLE, klass.root, space=seat_space(seat_of(one)))
+    spec, rep = mine.add_upload("my traces", "phoenix_spans.jsonl", data.encode(), _chunks())
+    assert spec is not None, rep.lines()
+    one = klass.tab("one", {"system": "my traces"})
+    one.switch_page("pages/answers.py").run()
+    no_exception(one)
+    assert one.radio(key="answers_source").value == "A system added on Systems"
+    assert one.selectbox(key="answers_system").value == "my traces"
+    two.switch_page("pages/answers.py").run()
+    no_exception(two)
+    assert "A system added on Systems" not in two.radio(key="answers_source").options

@@ -21,7 +21,7 @@ import streamlit as st
 from rag_metrics.answers.evaluate import AnswerEvaluation
 from rag_metrics.answers.registry import ANSWER_METRICS
 from rag_metrics.evaluate import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED
-from ui import cache, compare_views, views
+from ui import cache, compare_views, state, views
 
 __all__ = ["CurrentAnswers", "compare_section", "current", "dashboard_section", "presenter_section", "publish",
            "report_inputs", "stored_answer_systems", "stored_answers", "system_answers"]
@@ -49,38 +49,49 @@ def publish(items: Any, items_key: str, source: str) -> None:
     st.session_state[_PUBLISHED] = (tuple(items), items_key, source)
 
 
+def _answer_logs(corpus_name: str) -> list[tuple[Any, Any]]:
+    """``(SystemStore, SystemSpec)`` of every stored RAG log or trace export with answers this session
+    sees for a corpus: its own space first, then the shared one, never another student's
+    (:func:`rag_metrics.ownership.system_stores`); a name once."""
+    from rag_metrics.ownership import system_stores
+
+    seen: dict[str, tuple[Any, Any]] = {}
+    for _, store in system_stores(state.caller(), corpus_name):
+        for spec in store.answer_logs():
+            seen.setdefault(spec.name, (store, spec))
+    return list(seen.values())
+
+
 def stored_answer_systems(corpus_name: str) -> list[str]:
     """Systems stored for a corpus whose upload is a RAG log or trace export (answers to judge)."""
-    from rag_metrics.systems.store import SystemStore
-
-    return [s.name for s in SystemStore.for_corpus(corpus_name).answer_logs()]
+    return [spec.name for _, spec in _answer_logs(corpus_name)]
 
 
 def system_answers(corpus_name: str, name: str, logs: list | None = None) -> tuple[tuple, str, str, Any] | None:
     """``(items, items key, source, reader report)`` of the stored system ``name`` when its upload is
-    a RAG log or trace export with answers; None otherwise (one upload on Systems, no second one)."""
-    from rag_metrics.systems.store import SystemStore
-
-    store = SystemStore.for_corpus(corpus_name)
-    spec = next((s for s in (logs if logs is not None else store.answer_logs()) if s.name == name), None)
-    version = store.upload_version(spec) if spec is not None else None
-    if spec is None or version is None:
+    a RAG log or trace export with answers; None otherwise (one upload on Systems, no second one).
+    ``logs``: :func:`_answer_logs` of the corpus, when the caller has it."""
+    found = next(((store, spec) for store, spec in (logs if logs is not None else _answer_logs(corpus_name))
+                  if spec.name == name), None)
+    if found is None:
         return None
-    return cache.stored_answers(corpus_name, name, (spec.file, *version))
+    store, spec = found
+    version = store.upload_version(spec)
+    if version is None:
+        return None
+    return cache.stored_answers(corpus_name, name, (str(store.folder), spec.file, *version))
 
 
 def stored_answers(corpus_name: str, first: str) -> tuple[tuple, str, str] | None:
     """``(items, items key, source)``: the answers of the stored system ``first`` and of every other
     stored RAG log or trace export with answers (so Compare can pair two systems' answers), ``first``
     first; None when ``first`` has no answers."""
-    from rag_metrics.systems.store import SystemStore
-
-    logs = SystemStore.for_corpus(corpus_name).answer_logs()
+    logs = _answer_logs(corpus_name)
     mine = system_answers(corpus_name, first, logs)
     if mine is None:
         return None
     sets = [(first, mine)]
-    for name in [s.name for s in logs]:
+    for name in [spec.name for _, spec in logs]:
         other = system_answers(corpus_name, name, logs) if name != first else None
         if other is not None:
             sets.append((name, other))

@@ -740,13 +740,14 @@ def answers_upload(data: bytes, filename: str, system: str | None = None) -> tup
 @st.cache_resource(show_spinner=False, max_entries=16)
 def stored_answers(corpus_name: str, name: str, version: tuple) -> tuple | None:
     """``(items, items key, source, report)`` of the system ``name`` stored for ``corpus_name`` when
-    its upload is a RAG log or trace export with answers, else None; ``version`` (the file's size
-    and time) keys it, so a rerun neither re-reads nor re-hashes the file."""
+    its upload is a RAG log or trace export with answers, else None; ``version`` (the store's folder,
+    the file, its size and time: the caller's own space or the shared one, chosen by
+    ``ui.answer_views``) keys it, so a rerun neither re-reads nor re-hashes the file."""
     from rag_metrics.answers.data import items_fingerprint, parse_answers
     from rag_metrics.errors import InputError
     from rag_metrics.systems.store import SystemStore
 
-    store = SystemStore.for_corpus(corpus_name)
+    store = SystemStore(version[0])
     spec = store.get(name)
     if spec is None:
         return None
