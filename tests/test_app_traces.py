@@ -191,7 +191,7 @@ def test_reference_answers_propose_labels_saved_only_after_accepting(app_env):
 
 def test_systems_table_has_answered_and_absent_beside_the_metrics(traced, capsys):
     at = goto(_open(), "pages/systems.py")
-    df = next(d.value for d in at.dataframe if "judged@5" in d.value.columns).set_index("system")
+    df = next(d.value for d in at.dataframe if "absent" in d.value.columns).set_index("system")
     cli = _cli(traced, capsys)
     assert (df.loc["my traces", "answered"], df.loc["my traces", "absent"]) == (cli["n_answered"], cli["n_absent"])
     assert df.loc["bundled dense", "absent"] == 0
@@ -206,7 +206,7 @@ def test_one_upload_on_systems_then_every_page(app_env, capsys, tmp_path):
     next(b for b in at.button if b.label == "Add system").click().run()
     no_exception(at)
     assert not at.error, [e.value for e in at.error]
-    df = next(d.value for d in at.dataframe if "judged@5" in d.value.columns).set_index("system")
+    df = next(d.value for d in at.dataframe if "absent" in d.value.columns).set_index("system")
     path = tmp_path / "phoenix_spans.jsonl"
     path.write_text(data, encoding="utf-8")
     cli = _cli(path, capsys)
