@@ -141,7 +141,10 @@ class ClassDeployment:
         self.tmp: Path | None = None
 
     def _app(self, address: str, port: int) -> subprocess.Popen:
-        env = {**os.environ, **(self.env or {}), "RAG_METRICS_CLASS_MODE": "1"}
+        # glibc gives every thread that allocates its own malloc arena (up to 8 per core); Streamlit
+        # runs each session in a thread, so a class server's memory grows with the sessions. Two
+        # arenas per process keep that in check (benchmarks/bench_class.py measures the peak).
+        env = {"MALLOC_ARENA_MAX": "2", **os.environ, **(self.env or {}), "RAG_METRICS_CLASS_MODE": "1"}
         cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
                "--server.address", address, "--server.port", str(port), *self.app_args]
         return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=None,
