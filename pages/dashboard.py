@@ -92,8 +92,10 @@ else:
         m2.metric("Wrong refusals", f"{a['in_scope_refused']} / {a['in_scope']}", border=True,
                   help="In-scope questions whose top score is below the threshold (refused although the corpus "
                        "answers them).")
+        scale = ("cosine similarities" if ctx.settings.system_name == "dense" else
+                 "this system's own scores, not on the cosine scale")
         st.caption(f"Top scores range from {views.fmt(setup['lo'])} to {views.fmt(setup['hi'])} with this retriever "
-                   "(BM25 scores are not on the cosine scale). The slider starts at the threshold that best "
+                   f"({scale}). The slider starts at the threshold that best "
                    f"separates the two groups (Youden's J): {views.fmt(setup['suggested'])}.")
     with c2:
         views.chart(views.abstention_chart(ctx.abstention_records(), threshold))

@@ -4,6 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from rag_metrics import readouts
 from rag_metrics.errors import InputError
 from rag_metrics.evaluate import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED
 from ui import answer_views, cache, report_ui, state, views
@@ -67,7 +68,7 @@ with st.container(key="presenter"):
     for col, t in zip(tcols, story.targets):
         with col, st.container(border=True):
             state_word = "met" if t.met else ("missed" if t.reachable else "missed, out of reach with these labels")
-            name = views.label(t.metric) + ("" if t.k is None else f"@{t.k}")
+            name = readouts.target_label(t.metric, t.k)
             st.markdown(f"**{name} = {views.fmt(t.value)}** · target > {t.target:g} · "
                         f"{state_word}  \nbest possible with these labels: **{views.fmt(t.best)}**")
     st.caption("Targets from the lesson. “Best possible” ranks every relevant chunk first: precision@K cannot "

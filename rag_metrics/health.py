@@ -208,7 +208,10 @@ def judging_candidates(result: EvaluationResult, k: int = 10, min_queries: int =
     """Ids retrieved in the top ``k`` of at least ``min_queries`` questions but labelled for none.
 
     "Labelled" means the id appears in any query's labels, with any grade (a grade 0 is a
-    judgement too).  Columns: ``id, n_queries, share`` (of the golden queries), ``best_rank``,
+    judgement too).  Questions marked ``out_of_scope`` do not count: the golden set says the corpus
+    cannot answer them, and a "relevant" chunk would quietly bring them into scope (unlabelled
+    questions do count: they are the ones waiting for labels).  Columns: ``id, n_queries, share``
+    (of the questions that count), ``best_rank``,
     ``mean_rank``, ``query_ids``, ``questions``, ``ranks`` (lists, in golden order: the id's rank in
     each of those questions' rankings), and ``preview`` when
     ``chunk_text`` is given.  Most frequent first.  To label one, add it to a query's
@@ -220,13 +223,17 @@ def judging_candidates(result: EvaluationResult, k: int = 10, min_queries: int =
     for q in result.golden:
         labelled.update(q.relevant)
     seen: dict[str, list[tuple[int, int]]] = {}
-    for qi in range(len(result.query_ids)):
+    from rag_metrics.types import OUT_OF_SCOPE
+
+    scope = np.fromiter((q.category != OUT_OF_SCOPE for q in result.golden.queries), dtype=bool,
+                        count=len(result.golden.queries))
+    for qi in (int(q) for q in np.flatnonzero(scope)):
         ids, _, _ = result.judged.ranking(qi)
         for rank, i in enumerate(ids[:k], 1):
             if i not in labelled:
                 seen.setdefault(i, []).append((qi, rank))
     rows = []
-    nq = max(len(result.query_ids), 1)
+    nq = max(int(scope.sum()), 1)
     for i, hits in seen.items():
         if len(hits) < min_queries:
             continue

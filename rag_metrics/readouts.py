@@ -184,6 +184,15 @@ def target_checks(result: EvaluationResult, k: int | None = None, unit: str = "c
     return out
 
 
+def target_label(metric: str, k: int | None) -> str:
+    """How a target's metric is named wherever it is shown: ``"Precision@5"``, and for a target over
+    the whole ranking ``"MRR (whole ranking)"``, so it is never read as the card's MRR@K."""
+    from rag_metrics.metrics.registry import METRICS
+
+    name = METRICS[metric].label if metric in METRICS else metric
+    return f"{name} (whole ranking)" if k is None else f"{name}@{k}"
+
+
 def targets_caption(k: int | None = None) -> str:
     """The targets in words, at the lesson's cutoffs, e.g. ``"MRR > 0.7 and Precision@5 > 0.6"``."""
     from rag_metrics.metrics.registry import METRICS

@@ -90,9 +90,9 @@ def target_readouts(result: EvaluationResult, k: int) -> tuple[TargetReadout, ..
 
 
 def _name(metric: str, k: int | None) -> str:
-    from rag_metrics.metrics.registry import METRICS
+    from rag_metrics.readouts import target_label
 
-    return METRICS[metric].label + ("" if k is None else f"@{k}")
+    return target_label(metric, k)
 
 
 def verdict_sentence(targets: Sequence[TargetReadout], system: str = "the system") -> str:

@@ -174,3 +174,20 @@ def test_health_checks_bundle():
     assert all(isinstance(c.table, pd.DataFrame) for c in checks.values())
     # without a result or chunks only the label checks run
     assert [c.name for c in health_checks(GOLDEN)] == ["unlabelled"]
+
+
+def test_judging_candidates_never_offer_an_out_of_scope_question():
+    """A chunk retrieved for out-of-scope questions is not a labelling candidate for them (labelling
+    it would quietly bring the question into scope); shares are over the in-scope questions."""
+    from rag_metrics.evaluate import evaluate
+    from rag_metrics.health import judging_candidates
+    from rag_metrics.types import GoldenQuery, GoldenSet, Run
+
+    golden = GoldenSet((GoldenQuery("q1", "a?", "factual", {"a": 1}), GoldenQuery("q2", "b?", "factual", {"b": 1}),
+                        GoldenQuery("q3", "capital of France?", "out_of_scope", {}),
+                        GoldenQuery("q4", "weather?", "out_of_scope", {})))
+    run = Run.from_rankings({"q1": ["hub", "a"], "q2": ["hub", "b"], "q3": ["hub"], "q4": ["hub", "x"]})
+    cand = judging_candidates(evaluate(golden, run), k=2, min_queries=2)
+    assert cand["id"].tolist() == ["hub"]
+    assert cand.loc[0, "query_ids"] == ["q1", "q2"] and cand.loc[0, "share"] == 1.0
+    assert judging_candidates(evaluate(golden, run), k=2, min_queries=3).empty  # x and q3/q4 never count

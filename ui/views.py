@@ -87,7 +87,9 @@ def target_cards(targets: pd.DataFrame) -> None:
     """The lesson's targets (:func:`rag_metrics.readouts.target_checks`): each at its own cutoff, with
     the best value this golden set allows there, and why when the target is out of reach."""
     for t in targets.to_dict("records"):
-        name = label(t["metric"]) + ("" if pd.isna(t["k"]) else f"@{int(t['k'])}")
+        from rag_metrics.readouts import target_label
+
+        name = target_label(t["metric"], None if pd.isna(t["k"]) else int(t["k"]))
         msg = (f"{name} = {fmt(t['value'])} (target > {t['target']:g}; best possible on this golden set: "
                f"{fmt(t['best'])})")
         if t["met"]:
