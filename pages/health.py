@@ -93,7 +93,7 @@ else:
                         f"({cand['share']:.0%} of the set) · best rank {cand['best_rank']}")
             views.plain_text(texts.get(cid, "(text not available)"), height=110)
             for qid, question, rank in zip(cand["query_ids"], cand["questions"], cand["ranks"]):
-                a, b, c, d = st.columns([6.5, 0.9, 1.5, 1.7], vertical_alignment="center")
+                a, b, c, d = st.columns([5, 1, 2, 2.4], vertical_alignment="center")  # buttons never clipped
                 a.markdown(f"{views.esc(qid)} · {views.esc(question)}")
                 b.caption(f"rank {rank}")
                 c.button("Relevant", key=f"judge_rel_{cid}_{qid}", icon=":material/check:", width="stretch",
