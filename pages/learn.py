@@ -100,10 +100,10 @@ if sb.source != "free-form":
     views.plain_text(sb.question)
 
 # ---- the list and the metrics --------------------------------------------------------------------
-left, right = st.columns([6, 5], gap="large")
+left, right = st.columns([7, 4], gap="large")
 with left:
     st.caption("Grade 0 = not relevant; 1–3 = relevant, 3 the most (the sample golden set's scale).")
-    head = st.columns([0.7, 3.4, 1.2, 4.4])
+    head = st.columns([0.6, 4.4, 1.3, 3.6])
     head[0].caption("#")
     head[1].caption("Grade")
     head[2].caption("Move")
@@ -113,7 +113,7 @@ with left:
     for i, item in enumerate(sb.items):
         key = learn.grade_key(item.id)
         state.default(key, item.grade)
-        row = st.columns([0.7, 3.4, 1.2, 4.4], vertical_alignment="center")
+        row = st.columns([0.6, 4.4, 1.3, 3.6], vertical_alignment="center")
         row[0].markdown(f"**{i + 1}**")
         with row[1]:
             g = st.segmented_control(f"Grade of rank {i + 1}", [0, 1, 2, 3], key=key, required=True,
@@ -154,9 +154,9 @@ with right:
             st.warning("No relevant result: this query is **out of scope**, and with \"counted as misses\" it "
                        "enters every mean as 0.", icon=":material/info:")
     table = S.metric_table(sb, k, L, recall_den, gain)
-    cards = st.columns(3)
+    cards = st.columns(2)  # two per row: the column beside the list is narrow, labels must not break mid-word
     for j, r in enumerate(table.to_dict("records")):
-        cards[j % 3].metric(f"{r['label']}@{k}", views.fmt(r["value"]), border=True,
+        cards[j % 2].metric(f"{r['label']}@{k}", views.fmt(r["value"]), border=True,
                             help=views.metric_help(r["metric"]))
     hits = sum(1 for g in sb.grades[:k] if g >= L)
     st.caption(f"hits@{k} = {hits} relevant in the top {k} · |R| = {R} relevant in all "
