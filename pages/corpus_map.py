@@ -2,6 +2,7 @@
 the same plane; selecting a question draws lines to its relevant and retrieved chunks."""
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from rag_metrics.errors import InputError
@@ -79,7 +80,7 @@ n_unc = cache.uncovered_count(cmap, ctx.key, k, method)
 m = st.columns(4)
 m[0].metric("Chunks", len(chunks_df), border=True)
 m[1].metric("Questions", len(cmap.queries), border=True)
-m[2].metric("Chunks no question covers", n_unc, border=True,
+m[2].metric("Chunks no question labels", n_unc, border=True,
             help="Drawn as hollow squares. Questions about them would test retrieval where the set is blind.")
 if cmap.explained_variance is not None:
     a, b = cmap.explained_variance
@@ -106,14 +107,18 @@ if query is not None:
     else:
         kinds = links["kind"].value_counts().to_dict()
         st.caption(" · ".join(f"{n} {kind}" for kind, n in kinds.items()))
-        table = links[["chunk_id", "kind", "rank", "grade"]].rename(columns={"chunk_id": "chunk", "kind": "link"})
-        table = table.assign(text=[ctx.chunks.text.get(c, "") for c in links["chunk_id"]]).sort_values(
-            "rank", na_position="last")
+        labels = {q.id: q.relevant for q in ctx.golden}
+        table = links[["chunk_id", "kind", "rank"]].rename(columns={"chunk_id": "chunk", "kind": "link"})
+        table = table.assign(
+            label=[f"grade {labels[q][c]}" if c in labels.get(q, {}) else "unlabelled"
+                   for q, c in zip(links["query_id"], links["chunk_id"])],
+            text=[ctx.chunks.text.get(c, "") for c in links["chunk_id"]]).sort_values("rank", na_position="last")
+        table["rank"] = [f"{int(r)}" if pd.notna(r) else "not retrieved" for r in table["rank"]]
         st.dataframe(table, hide_index=True, width="stretch",
-                     column_config={"rank": st.column_config.NumberColumn(f"Rank (top {k})"),
+                     column_config={"rank": st.column_config.TextColumn(f"Rank (top {k})"),
                                     "text": st.column_config.TextColumn("Text", width="large")})
 
-with st.expander(f"Chunks no question covers ({n_unc})", icon=":material/crop_square:"):
+with st.expander(f"Chunks no question labels ({n_unc})", icon=":material/crop_square:"):
     unc = chunks_df[~chunks_df["covered_by_any_question"]][["chunk_id", "doc_id", "preview"]]
     st.dataframe(paging.page(unc, "map_uncovered_page", what="chunks"), hide_index=True, width="stretch",
                  column_config={"preview": st.column_config.TextColumn("Text", width="large")})

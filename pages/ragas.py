@@ -135,7 +135,8 @@ st.caption(f"{len(show)} of {len(table)} queries shown.")
 views.section("RAGAS-ready dataset",
               "One sample per golden question: user_input (question), retrieved_contexts (texts of the top "
               f"{k} chunks, rank order), retrieved_context_ids, reference_context_ids and reference_contexts "
-              "(the labels), reference (the expected answer) and response (empty: no generator here), plus the "
+              "(the labels), reference (the expected answer) and response (empty: this retrieval export carries no "
+              "generated answer; the Answers page judges answers), plus the "
               "legacy names (question, contexts, ground_truth, answer). Load it with "
               "ragas.EvaluationDataset.from_list and add a judge model to score the answer-side metrics.")
 doc_level = ctx.corpus.level == "document"

@@ -58,7 +58,7 @@ def test_map_renders_with_library_numbers(app):
     cards = {m.label: str(m.value) for m in app.metric}
     assert cards["Chunks"] == str(len(cmap.chunks)) == "192"
     assert cards["Questions"] == str(len(cmap.queries))
-    assert cards["Chunks no question covers"] == str(int((~cmap.chunks["covered_by_any_question"]).sum()))
+    assert cards["Chunks no question labels"] == str(int((~cmap.chunks["covered_by_any_question"]).sum()))
     a, b = cmap.explained_variance
     assert cards["Variance shown (PC 1 + 2)"] == f"{a + b:.0%}"
     # the chart carries the library's coordinates
