@@ -14,8 +14,6 @@ import csv
 import io
 import json
 import math
-import sys
-import time
 from typing import Any
 
 from rag_metrics.cli._common import PROG, fmt, stderr, table
@@ -101,19 +99,10 @@ def _judges(args: argparse.Namespace) -> list[Any]:
 
 
 def _progress() -> Any:
-    tty = sys.stderr.isatty()
-    state = {"last": 0.0}
+    """The judge's progress on stderr: the one printer of the judge commands."""
+    from rag_metrics.cli.judge_relevance import progress_printer
 
-    def cb(p: Any) -> None:
-        now = time.monotonic()
-        if p.done < p.total and now - state["last"] < (0.5 if tty else 10.0):
-            return
-        state["last"] = now
-        msg = (f"{PROG} answers: judge calls {p.done}/{p.total}, cache hits {p.cache_hits}, "
-               f"tokens {p.tokens:,}, {p.elapsed:.1f} s")
-        print(("\r" if tty else "") + msg, end="" if tty and p.done < p.total else "\n", file=sys.stderr,
-              flush=True)
-    return cb
+    return progress_printer("answers")
 
 
 def run(args: argparse.Namespace) -> int:
