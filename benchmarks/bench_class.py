@@ -21,8 +21,11 @@ What it does
    a K change (the sidebar slider), a page switch, or a golden edit (open the Golden set page if
    needed, then add one question with a unique text to the editor, as the browser sends it).
 3. Starts ``benchmarks/bare_app.py`` (a slider and six ``st.metric``) and runs N clients that move
-   the slider with no think time for a third of ``--seconds`` (5-20 s): its reruns per second are
-   ``bare``.
+   the slider with no think time for a third of ``--seconds`` (5-20 s), twice: from an empty
+   folder, so Streamlit's defaults apply (the bare Streamlit app the issue measured at 22.5
+   reruns/s): its reruns per second are ``bare``; then from this project's folder, with our
+   ``.streamlit/config.toml`` (no full ``gc.collect`` after every run, which alone makes a tiny app
+   several times faster), printed on the line before as a stricter reference.
 4. Looks for every golden edit a student made in every ``golden*.jsonl`` under the workspace root
    (wherever the edit is stored: the student's private space, lazy or not, a seat, a conflict
    file), and counts the ones not found as ``lost``.
@@ -30,8 +33,10 @@ What it does
 Figures: ``p50``/``p95`` are per interaction, from sending the rerun to the end of the script run
 (through reruns the script asks for itself, ``st.rerun``); the first page load of each student
 is left out of them (it is counted in reruns/s).  ``reruns/s`` counts every finished script run
-of the class phase over its wall time.  The server's peak RSS is VmHWM summed over the deployment's
-processes (the server and its children).
+of the class phase over its wall time.  Server memory is the deployment's processes (the server
+and its children) summed: peak PSS, sampled every 0.5 s (each shared page counted once: the
+figure for the target), and peak RSS (VmHWM, which counts the shared torch and Python libraries
+once per app process).
 
 Cookies: each student has its own cookie jar.  Before opening its websocket it loads the page
 (``GET /``) with that jar and sends the cookies the server set (``Set-Cookie``, e.g. Streamlit's
@@ -131,13 +136,13 @@ class Deployment:
             self._log_file.close()  # type: ignore[attr-defined]
 
 
-def _streamlit(script: Path, port: int, env: dict[str, str], log: Path) -> Deployment:
+def _streamlit(script: Path, port: int, env: dict[str, str], log: Path, cwd: Path = ROOT) -> Deployment:
     logf = open(log, "w")  # noqa: SIM115 - open for the server's lifetime
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(script), "--server.port", str(port),
          "--server.address", "127.0.0.1", "--server.headless", "true", "--browser.gatherUsageStats", "false",
          "--client.showErrorDetails", "full"],
-        cwd=ROOT, env=env, stdout=logf, stderr=subprocess.STDOUT, text=True)
+        cwd=cwd, env=env, stdout=logf, stderr=subprocess.STDOUT, text=True)
     return Deployment(f"http://127.0.0.1:{port}", proc, log=log, _log_file=logf)
 
 
@@ -167,9 +172,59 @@ def start_class_deployment(workspace: Path, how: str = "lab", procs: int = 1) ->
     return d
 
 
-def start_bare_app(folder: Path) -> Deployment:
-    env = {**os.environ}
-    return _streamlit(BARE_APP, _free_port(), env, folder / "bare.log")
+def start_bare_app(folder: Path, stock: bool = True) -> Deployment:
+    """The bare app: ``stock`` runs it from an empty folder, so Streamlit's own defaults apply (the
+    bare Streamlit app of issue 18); otherwise from the project folder, with this project's
+    ``.streamlit/config.toml`` (no full ``gc.collect`` after each run), as a stricter reference."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STREAMLIT_")}
+    cwd = folder / ("bare-stock" if stock else "bare-tuned")
+    cwd.mkdir(exist_ok=True)
+    return _streamlit(BARE_APP, _free_port(), env, cwd / "bare.log", cwd=cwd if stock else ROOT)
+
+
+def pss_mb(pids: list[int]) -> float:
+    """The processes' proportional set size (``Pss`` of ``/proc/<pid>/smaps_rollup``) summed: shared
+    library pages counted once over all processes, not once per process as RSS is."""
+    total = 0.0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/smaps_rollup") as f:
+                for line in f:
+                    if line.startswith("Pss:"):
+                        total += int(line.split()[1]) / 1024
+                        break
+        except OSError:
+            continue
+    return total
+
+
+class PeakSampler:
+    """The highest :func:`pss_mb` of a deployment's processes, sampled every ``every`` seconds on a
+    thread while the class phase runs (PSS has no kernel high-water mark as RSS has)."""
+
+    def __init__(self, d: Deployment, every: float = 0.5) -> None:
+        import threading
+
+        self.d, self.every, self.peak = d, every, float("nan")
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            v = pss_mb(self.d.pids())
+            if v > 0 and not v <= self.peak:  # also replaces the first nan
+                self.peak = v
+            self._stop.wait(self.every)
+
+    def __enter__(self) -> PeakSampler:
+        if self.d.proc is not None:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
 
 
 def wait_ready(d: Deployment, timeout: float = 180) -> None:
@@ -435,7 +490,8 @@ def main() -> None:
         f"{os.cpu_count()} CPUs shared with other work")
     try:
         wait_ready(d)
-        results, wall = asyncio.run(class_phase(d, args.n, args.think, args.seconds, args.seed, tag, say))
+        with PeakSampler(d) as pss:
+            results, wall = asyncio.run(class_phase(d, args.n, args.think, args.seconds, args.seed, tag, say))
         rss = d.peak_rss_mb()
     finally:
         if not args.url:
@@ -444,12 +500,15 @@ def main() -> None:
     runs = sum(r.script_runs for r in results.values())
     reruns = runs / wall if wall > 0 else float("nan")
 
-    bare = start_bare_app(tmp)
-    try:
-        wait_ready(bare)
-        bare_rate = asyncio.run(bare_phase(bare, args.n, min(20.0, max(5.0, args.seconds / 3))))
-    finally:
-        bare.stop()
+    bare_rates: dict[bool, float] = {}
+    for stock in (True, False):
+        bare = start_bare_app(tmp, stock)
+        try:
+            wait_ready(bare)
+            bare_rates[stock] = asyncio.run(bare_phase(bare, args.n, min(20.0, max(5.0, args.seconds / 3))))
+        finally:
+            bare.stop()
+    bare_rate = bare_rates[True]
 
     made = [q for r in results.values() for q in r.made]
     if root is not None:
@@ -475,8 +534,15 @@ def main() -> None:
         say(f"errors ({len(errors)}): " + " | ".join(errors[:4]))
     if lost not in ("0", "n/a") or errors:
         say(f"workspace and logs kept in {tmp}")
-    say(f"server peak RSS (VmHWM): {rss:.0f} MB" if rss == rss else "server peak RSS (VmHWM): n/a (--url)")
+    if rss == rss:
+        say(f"server memory: peak PSS {pss.peak:.0f} MB (sampled every 0.5 s; shared pages counted once), "
+            f"peak RSS {rss:.0f} MB (VmHWM summed over processes: shared libraries counted once per process)")
+    else:
+        say("server memory: n/a (--url)")
     ratio = reruns / bare_rate if bare_rate else float("nan")
+    tuned = bare_rates[False]
+    say(f"bare app, Streamlit's defaults (bare=): {bare_rate:.1f} reruns/s; with this project's .streamlit/config.toml "
+        f"(no gc.collect after each run): {tuned:.1f} reruns/s, ratio against it {reruns / tuned if tuned else float('nan'):.2f}")
     say(f"class load: N={args.n} think={args.think:g}s p50={pct(0.5):.0f} p95={pct(0.95):.0f} "
         f"reruns/s={reruns:.2f} bare={bare_rate:.1f} ratio={ratio:.2f} lost={lost}")
     if args.out:

@@ -105,7 +105,6 @@ def _sources(ctx: Any = None) -> list[tuple[tuple, str, str, Any, str]]:
     """``(items, items key, source, LLM judge run or None, its key)``: the sidebar system's answers
     (a stored RAG log or trace export), the published answers, then the shipped sample (cheap: reads
     the session and cached files, scores nothing)."""
-    from rag_metrics.answers.data import items_fingerprint
     from ui import answers as ua
 
     found = []
@@ -119,7 +118,7 @@ def _sources(ctx: Any = None) -> list[tuple[tuple, str, str, Any, str]]:
         found.append(pub)
     items, _ = cache.answers_sample()
     sample = tuple(items)
-    key = items_fingerprint(sample)
+    key = cache.answers_sample_key()
     if all(f[1] != key for f in found):
         found.append((sample, key, "Shipped sample answers"))
     out = []

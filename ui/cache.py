@@ -729,6 +729,14 @@ def answers_sample() -> tuple:
     return load_sample_answers()
 
 
+@st.cache_resource(show_spinner=False, max_entries=1)
+def answers_sample_key() -> str:
+    """The content fingerprint of the shipped sample answers (hashed once, not on every rerun)."""
+    from rag_metrics.answers.data import items_fingerprint
+
+    return items_fingerprint(answers_sample()[0])
+
+
 @st.cache_data(show_spinner=False, max_entries=8)
 def answers_upload(data: bytes, filename: str, system: str | None = None) -> tuple:
     """Answer items of an uploaded RAG log (or trace export) and the reader's report."""
