@@ -244,13 +244,13 @@ def wait_ready(d: Deployment, timeout: float = 180) -> None:
 
 # ---- one student -------------------------------------------------------------------------------------
 class Student(Client):
-    """A browser tab with its own cookie jar; waits through reruns the script asks for itself."""
+    """A browser tab with its own cookie jar (reruns as :class:`bench_load.Client`: through the runs
+    the script asks for itself, and only a fragment when the widget is in one)."""
 
     def __init__(self, url: str, n: int, http_url: str) -> None:
         super().__init__(url, n)
         self.http_url = http_url
         self.jar = http.cookiejar.CookieJar()
-        self.script_runs = 0
 
     def _load_page(self) -> None:
         opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
@@ -269,56 +269,6 @@ class Student(Client):
         self.ws = await websockets.connect(self.url, subprotocols=["streamlit"], max_size=None, open_timeout=120,
                                            ping_interval=None, additional_headers=headers)
         return self
-
-    async def rerun(self, page: str | None = None) -> None:
-        from streamlit.proto.BackMsg_pb2 import BackMsg
-        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
-        if page is not None and page != self.page:
-            keep = self.ids.get("k")
-            self.states = {i: s for i, s in self.states.items() if i == keep}
-            self.page = page
-        m = BackMsg()
-        m.rerun_script.query_string = ""
-        m.rerun_script.page_script_hash = self.pages.get(self.page, "")
-        if not self.pages and self.page:
-            m.rerun_script.page_name = self.page
-        for s in self.states.values():
-            m.rerun_script.widget_states.widgets.append(s)
-        t = time.perf_counter()
-        await self.ws.send(m.SerializeToString())
-        ids: dict[str, str] = {}
-        while True:
-            raw = await asyncio.wait_for(self.ws.recv(), timeout=600)
-            f = ForwardMsg()
-            f.ParseFromString(raw)
-            kind = f.WhichOneof("type")
-            if kind == "ref_hash":
-                cached = self.cache.get(f.ref_hash)
-                if cached is None:
-                    continue
-                f, kind = cached, cached.WhichOneof("type")
-            elif f.hash:
-                self.cache[f.hash] = f
-            if kind == "new_session":
-                self.session_id = f.new_session.initialize.session_id
-                ids = {}
-            elif kind == "navigation":
-                self.pages = {p.url_pathname: p.page_script_hash for p in f.navigation.app_pages}
-            elif kind == "delta" and f.delta.WhichOneof("type") == "new_element":
-                el = f.delta.new_element
-                sub = getattr(el, el.WhichOneof("type") or "", None)
-                wid = getattr(sub, "id", "") if sub is not None else ""
-                if wid and wid.startswith("$$ID-"):
-                    ids[wid.split("-", 2)[2]] = wid
-                if el.WhichOneof("type") == "exception":
-                    self.exceptions.append(f"{el.exception.type}: {el.exception.message[:150]}")
-            elif kind == "script_finished":
-                self.script_runs += 1
-                if f.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
-                    break
-        self.latencies.append(time.perf_counter() - t)
-        self.ids = ids
 
 
 @dataclass
@@ -353,7 +303,7 @@ async def student(d: Deployment, n: int, think: float, deadline: float, rng: ran
                 elif action == "golden":
                     if c.page != GOLDEN_PAGE:
                         await c.rerun(GOLDEN_PAGE)
-                        res.by_kind.setdefault("page", []).append(c.latencies[-1])
+                        res.by_kind.setdefault(f"page {GOLDEN_PAGE}", []).append(c.latencies[-1])
                         await asyncio.sleep(rng.uniform(0.5 * think, 1.5 * think) / 2)
                     q = f"class load {tag} student {n} edit {len(res.made)}?"
                     await c.add_golden_row(q)
@@ -361,7 +311,7 @@ async def student(d: Deployment, n: int, think: float, deadline: float, rng: ran
                     res.by_kind.setdefault("golden edit", []).append(c.latencies[-1])
                 else:
                     await c.rerun(rng.choice([p for p in PAGE_PATHS if p != c.page]))
-                    res.by_kind.setdefault("page", []).append(c.latencies[-1])
+                    res.by_kind.setdefault(f"page {c.page or 'dashboard'}", []).append(c.latencies[-1])
             res.latencies = c.latencies[first:]
     except Exception as e:  # noqa: BLE001 - reported with the figures
         res.latencies = c.latencies[1:]
@@ -528,8 +478,9 @@ def main() -> None:
     for r in results.values():
         for k, v in r.by_kind.items():
             kinds.setdefault(k, []).extend(v)
-    say("median per interaction: " + ", ".join(
-        f"{k} {sorted(v)[len(v) // 2] * 1000:.0f} ms (n={len(v)})" for k, v in sorted(kinds.items()) if v))
+    say("per interaction, median / p95: " + ", ".join(
+        f"{k} {sorted(v)[len(v) // 2] * 1000:.0f} / {sorted(v)[min(len(v) - 1, int(0.95 * len(v)))] * 1000:.0f} ms "
+        f"(n={len(v)})" for k, v in sorted(kinds.items()) if v))
     if errors:
         say(f"errors ({len(errors)}): " + " | ".join(errors[:4]))
     if lost not in ("0", "n/a") or errors:
@@ -541,8 +492,10 @@ def main() -> None:
         say("server memory: n/a (--url)")
     ratio = reruns / bare_rate if bare_rate else float("nan")
     tuned = bare_rates[False]
-    say(f"bare app, Streamlit's defaults (bare=): {bare_rate:.1f} reruns/s; with this project's .streamlit/config.toml "
-        f"(no gc.collect after each run): {tuned:.1f} reruns/s, ratio against it {reruns / tuned if tuned else float('nan'):.2f}")
+    tuned_ratio = reruns / tuned if tuned else float("nan")
+    say(f"bare app, Streamlit's defaults (bare=): {bare_rate:.1f} reruns/s; with this project's "
+        f".streamlit/config.toml (no gc.collect after each run): {tuned:.1f} reruns/s, "
+        f"ratio against it {tuned_ratio:.2f}")
     say(f"class load: N={args.n} think={args.think:g}s p50={pct(0.5):.0f} p95={pct(0.95):.0f} "
         f"reruns/s={reruns:.2f} bare={bare_rate:.1f} ratio={ratio:.2f} lost={lost}")
     if args.out:

@@ -72,6 +72,8 @@ class Client:
         self.latencies: list[float] = []
         self.exceptions: list[str] = []
         self.session_id = ""
+        self.fragments: dict[str, str] = {}   # widget id -> id of the fragment it is drawn in ("" none)
+        self.script_runs = 0                  # script runs finished (full runs and fragment runs)
 
     async def __aenter__(self):
         import websockets
@@ -83,7 +85,10 @@ class Client:
     async def __aexit__(self, *exc) -> None:
         await self.ws.close()
 
-    async def rerun(self, page: str | None = None) -> None:
+    async def rerun(self, page: str | None = None, fragment: str = "") -> None:
+        """One rerun as the browser sends it (every widget's state), waiting through the runs the
+        script asks for itself (``st.rerun``).  ``fragment``: rerun only that fragment (the browser
+        does so when a widget inside an ``st.fragment`` changes)."""
         from streamlit.proto.BackMsg_pb2 import BackMsg
         from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
@@ -94,6 +99,8 @@ class Client:
         m = BackMsg()
         m.rerun_script.query_string = ""
         m.rerun_script.page_script_hash = self.pages.get(self.page, "")
+        if fragment:
+            m.rerun_script.fragment_id = fragment
         if not self.pages and self.page:
             m.rerun_script.page_name = self.page
         for s in self.states.values():
@@ -101,6 +108,7 @@ class Client:
         t = time.perf_counter()
         await self.ws.send(m.SerializeToString())
         ids: dict[str, str] = {}
+        whole = False  # since the last run started: an element outside any fragment came (a full run)
         while True:
             raw = await asyncio.wait_for(self.ws.recv(), timeout=600)
             f = ForwardMsg()
@@ -115,20 +123,31 @@ class Client:
                 self.cache[f.hash] = f
             if kind == "new_session":
                 self.session_id = f.new_session.initialize.session_id
+                ids, whole = {}, False  # every run starts so, a fragment's too
             elif kind == "navigation":
                 self.pages = {p.url_pathname: p.page_script_hash for p in f.navigation.app_pages}
-            elif kind == "delta" and f.delta.WhichOneof("type") == "new_element":
+            elif kind == "delta" and f.delta.WhichOneof("type") in ("new_element", "add_block"):
+                whole = whole or not f.delta.fragment_id
+                if f.delta.WhichOneof("type") == "add_block":
+                    continue
                 el = f.delta.new_element
                 sub = getattr(el, el.WhichOneof("type") or "", None)
                 wid = getattr(sub, "id", "") if sub is not None else ""
                 if wid and wid.startswith("$$ID-"):
                     ids[wid.split("-", 2)[2]] = wid
+                    self.fragments[wid] = f.delta.fragment_id
                 if el.WhichOneof("type") == "exception":
                     self.exceptions.append(f"{el.exception.type}: {el.exception.message[:150]}")
             elif kind == "script_finished":
-                break
+                self.script_runs += 1
+                if f.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
+                    break
         self.latencies.append(time.perf_counter() - t)
-        self.ids = ids
+        self.ids = ids if whole or not fragment else {**self.ids, **ids}
+
+    async def change(self, wid: str) -> None:
+        """Rerun after the widget ``wid`` changed: only its fragment when it is in one."""
+        await self.rerun(fragment=self.fragments.get(wid, ""))
 
     async def set_slider(self, key: str, value: float) -> None:
         from streamlit.proto.WidgetStates_pb2 import WidgetState
@@ -137,7 +156,7 @@ class Client:
         s = WidgetState(id=wid)
         s.double_array_value.data.extend([value])
         self.states[wid] = s
-        await self.rerun()
+        await self.change(wid)
 
     async def add_golden_row(self, question: str) -> None:
         """Add a row in the Golden set editor, as the browser sends it (cumulative edit state)."""
@@ -151,7 +170,7 @@ class Client:
         edits["added_rows"].append({"question": question, "category": "out_of_scope", "relevant": [],
                                     "grades": ""})
         self.states[wid] = WidgetState(id=wid, string_value=json.dumps(edits))
-        await self.rerun()
+        await self.change(wid)
 
 
 async def session(url: str, n: int, edits: int, deadline: float, out: dict) -> None:

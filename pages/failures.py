@@ -12,8 +12,8 @@ from ui.shell import ensure_shell
 ensure_shell()
 
 DRILL = "drill_query"
+INSPECT = "fail_inspect"
 SHOW_RETRIEVED = 5
-MAX_LISTED = 15
 
 ctx = state.current_or_stop()
 k = ctx.k
@@ -65,33 +65,48 @@ if len(absent):
 if len(fails) == 0:
     st.success(f"No failure at K = {k}: every in-scope question has a relevant {unit} in its top {k}.",
                icon=":material/check_circle:")
-records = fails.to_dict("records")
-if len(records) > MAX_LISTED:
-    show_all = st.toggle(f"Show all {len(records)} failures", key="fail_show_all")
-    if not show_all:
-        st.caption(f"Showing the first {MAX_LISTED} of {len(records)} failures.")
-        records = records[:MAX_LISTED]
-for f in records:
-    rank = f["first_relevant_rank"]
-    verdict = f"no relevant {unit} in the whole ranking" if rank is None or str(rank) == "<NA>" \
-        else f"would hit at K={int(rank)}"
-    with st.expander(f"{views.esc(f['query_id'])} · {views.esc(f['question'])} — {verdict}"):
-        st.caption(f"Category: {views.esc(f['category'] or '—')} · top score {views.fmt(f['top_score'])} · {verdict}")
-        a, b = st.columns(2, gap="medium")
-        with a:
-            st.markdown("**Expected (labelled relevant)**")
-            for cid, text in zip(f["expected_ids"], f["expected_text"]):
-                st.caption(views.esc(cid))
-                views.plain_text(text, height=160)
-        with b:
-            shown = min(k, SHOW_RETRIEVED)
-            st.markdown(f"**Retrieved (top {shown}{' of ' + str(k) if k > shown else ''})**")
-            ranking = res.ranking(f["query_id"]).head(shown)
-            for r in ranking.to_dict("records"):
-                st.caption(f"{r['rank']}. {views.esc(r['id'])} · score {views.fmt(r['score'])}")
-                views.plain_text(texts.get(r["id"], ""), height=160)
-        st.button("Drill down", key=f"drill_{f['query_id']}", on_click=_drill, args=(f["query_id"],),
-                  icon=":material/zoom_in:")
+else:
+    st.markdown(f"**The {len(fails)} failure(s) at K = {k}**")
+    st.dataframe(
+        readouts.failure_table(fails, unit), hide_index=True, width="stretch",
+        height=min(38 + 35 * len(fails), 318),
+        column_config={"query_id": st.column_config.TextColumn("Query", width="small"),
+                       "question": st.column_config.TextColumn("Question", width="large"),
+                       "category": st.column_config.TextColumn("Category", width="small"),
+                       "top_score": st.column_config.NumberColumn("Top score", format="%.3f", width="small"),
+                       "would_hit_at": st.column_config.NumberColumn(
+                           "Would hit at K", width="small",
+                           help=f"The rank of the first relevant {unit} below K (empty: none retrieved)"),
+                       "verdict": None})
+
+
+@st.fragment
+def inspect_failure(records: dict[str, dict]) -> None:
+    """Expected against retrieved for one failure (a fragment: picking another reruns only this)."""
+    state.keep_choice(INSPECT, list(records), next(iter(records)))
+    qid = st.selectbox("Inspect a failure", list(records), key=INSPECT,
+                       format_func=lambda i: f"{i} · {records[i]['question']}")
+    f = records[qid]
+    st.caption(f"Category: {views.esc(f['category'] or '—')} · top score {views.fmt(f['top_score'])} · "
+               f"{readouts.failure_verdict(f['first_relevant_rank'], unit)}")
+    a, b = st.columns(2, gap="medium")
+    with a:
+        st.markdown("**Expected (labelled relevant)**")
+        for cid, text in zip(f["expected_ids"], f["expected_text"]):
+            st.caption(views.esc(cid))
+            views.plain_text(text, height=160)
+    with b:
+        shown = min(k, SHOW_RETRIEVED)
+        st.markdown(f"**Retrieved (top {shown}{' of ' + str(k) if k > shown else ''})**")
+        for r in res.ranking(qid).head(shown).to_dict("records"):
+            st.caption(f"{r['rank']}. {views.esc(r['id'])} · score {views.fmt(r['score'])}")
+            views.plain_text(texts.get(r["id"], ""), height=160)
+    if st.button("Open in the drill-down", key="fail_drill", on_click=_drill, args=(qid,), icon=":material/zoom_in:"):
+        st.rerun()  # the drill-down below is outside this fragment
+
+
+if len(fails):
+    inspect_failure({f["query_id"]: f for f in fails.to_dict("records")})
 
 # ---- drill-down -----------------------------------------------------------------------------------
 views.section("Per-query drill-down", "The ranked list with relevance, and each metric's arithmetic at the current K.")

@@ -19,36 +19,34 @@ CONFIRM_RESET = "_confirm_reset"
 EXPORT_FORMAT = "golden_export_format"
 MULTISELECT_MAX = 5000             # above this many ids, relevant ids are edited as text
 
-ctx = state.current_or_stop()
-session = ctx.golden_session
-golden = ctx.golden
-known = ctx.known_ids
-unit = ctx.unit
-
-views.page_header("Golden set editor", ctx)
+views.page_header("Golden set editor", state.current_or_stop())
 views.show_notice()
 
-# ---- save status / conflicts ----------------------------------------------------------------------
-if session.conflict_path is not None:
-    st.warning(
-        "Another session saved this golden set after you loaded it, so your edits were **not** written over "
-        f"it. Your copy is saved beside it in `{session.conflict_path}`. Choose which version to keep.",
-        icon=":material/sync_problem:")
-    c1, c2, _ = st.columns([1, 1, 2])
-    c1.button("Keep mine (overwrite the saved set)", key="conflict_keep", on_click=state.golden_keep_mine)
-    c2.button("Load the saved set", key="conflict_load", on_click=state.golden_reload)
-else:
-    if session.disk_changed():  # one stat() per run; the file is read only when it moved
-        st.info("The saved golden set was changed by another session since this page loaded it.",
-                icon=":material/sync:")
-        st.button("Load the saved set", key="stale_load", on_click=state.golden_reload)
-    status = "Autosaved" if session.saved else ("Not modified yet (the shipped set is in use)"
-                                                if ctx.settings.corpus == state.SAMPLE else "Not modified yet")
-    st.caption(f":material/save: {status} · `{session.workspace.path}` · {len(golden)} queries")
-if session.save_error:
-    st.error(session.save_error, icon=":material/error:")
-if session.load_report.errors:
-    views.report(session.load_report, title="Problems in the saved workspace file")
+
+def save_status(ctx: state.Lab) -> None:
+    """Where the set is saved, and any conflict with another session's save."""
+    session = ctx.golden_session
+    if session.conflict_path is not None:
+        st.warning(
+            "Another session saved this golden set after you loaded it, so your edits were **not** written over "
+            f"it. Your copy is saved beside it in `{session.conflict_path}`. Choose which version to keep.",
+            icon=":material/sync_problem:")
+        c1, c2, _ = st.columns([1, 1, 2])
+        c1.button("Keep mine (overwrite the saved set)", key="conflict_keep", on_click=state.golden_keep_mine)
+        c2.button("Load the saved set", key="conflict_load", on_click=state.golden_reload)
+    else:
+        if session.disk_changed():  # one stat() per run; the file is read only when it moved
+            st.info("The saved golden set was changed by another session since this page loaded it.",
+                    icon=":material/sync:")
+            st.button("Load the saved set", key="stale_load", on_click=state.golden_reload)
+        status = "Autosaved" if session.saved else ("Not modified yet (the shipped set is in use)"
+                                                    if ctx.settings.corpus == state.SAMPLE else "Not modified yet")
+        st.caption(f":material/save: {status} · `{session.workspace.path}` · {len(ctx.golden)} queries")
+    if session.save_error:
+        st.error(session.save_error, icon=":material/error:")
+    if session.load_report.errors:
+        views.report(session.load_report, title="Problems in the saved workspace file")
+
 
 # A view selector kept in the session state (st.tabs snaps back to the first tab whenever the page
 # re-renders differently, e.g. after a notice)
@@ -58,8 +56,16 @@ VIEWS = {"edit": ":material/table_edit: Edit the table", "label": ":material/lab
 view = st.segmented_control("View", list(VIEWS), key="golden_view", default="edit", format_func=VIEWS.get,
                             required=True, label_visibility="collapsed") or "edit"
 
+
 # ---- table editor ---------------------------------------------------------------------------------
-if view == "edit":
+@st.fragment
+def edit_table() -> None:
+    """The table, its save status and its problems.  A fragment: an edit reruns only this part, and
+    evaluates nothing (the metrics of the new set are computed when a page shows them)."""
+    views.show_notice()  # the "Saved" toast of this fragment's own edit
+    ctx = state.current_or_stop(evaluate=False)
+    session, golden, known, unit = ctx.golden_session, ctx.golden, ctx.known_ids, ctx.unit
+    save_status(ctx)
     as_text = len(known) > MULTISELECT_MAX
     key, table_id, table = state.golden_editor(relevant_as_text=as_text)
     categories, label_ids = cache.golden_editor_options(golden, known, session.fingerprint, ctx.ids_key)
@@ -98,6 +104,14 @@ if view == "edit":
     else:
         st.caption(":material/check_circle: No problems: every label names a real "
                    f"{unit}, every in-scope question has a label.")
+
+
+if view == "edit":
+    edit_table()
+else:
+    ctx = state.current_or_stop()
+    session, golden, known = ctx.golden_session, ctx.golden, ctx.known_ids
+    save_status(ctx)
 
 # ---- labelling helper -----------------------------------------------------------------------------
 if view == "label":

@@ -288,6 +288,25 @@ def failures_with_text(result: EvaluationResult, k: int, chunk_text: Mapping[str
     return f
 
 
+def failure_verdict(first_relevant_rank: object, unit: str = "chunk") -> str:
+    """How a failure at K reads: ``would hit at K=r`` (its first relevant item lies below K, at rank
+    r) or ``no relevant <unit> in the whole ranking``."""
+    if first_relevant_rank is None or first_relevant_rank is pd.NA or pd.isna(first_relevant_rank):
+        return f"no relevant {unit} in the whole ranking"
+    return f"would hit at K={int(first_relevant_rank)}"  # type: ignore[call-overload]
+
+
+def failure_table(failures: pd.DataFrame, unit: str = "chunk") -> pd.DataFrame:
+    """One row per failure (of :func:`failures_with_text`), for a table: query, question, category,
+    top score, would hit at K (or <NA>), and the verdict in words."""
+    return pd.DataFrame({
+        "query_id": failures["query_id"], "question": failures["question"],
+        "category": failures["category"].fillna("").astype(str), "top_score": failures["top_score"],
+        "would_hit_at": failures["first_relevant_rank"],
+        "verdict": [failure_verdict(r, unit) for r in failures["first_relevant_rank"]],
+    }, columns=["query_id", "question", "category", "top_score", "would_hit_at", "verdict"])
+
+
 def ranking_with_text(result: EvaluationResult, query_id: str, k: int, chunk_text: Mapping[str, str],
                       chunk_doc: Mapping[str, str] | None = None) -> pd.DataFrame:
     """The top ``k`` of one query: rank, id, document, score, grade, relevant, text."""

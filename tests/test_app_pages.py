@@ -19,9 +19,11 @@ from app_helpers import (
     sample_golden,
     shown_cards,
 )
+from rag_metrics import readouts
 from rag_metrics.evaluate import evaluate
 from rag_metrics.metrics.registry import DEFAULT_METRICS
 from rag_metrics.types import GoldenQuery, GoldenSet
+from ui import views
 
 PAGES = ["pages/dashboard.py", "pages/failures.py", "pages/golden_set.py", "pages/corpus_explorer.py"]
 
@@ -316,7 +318,19 @@ def test_failures_match_the_library_and_drill_down_explains(app):
     lib = library_result("dense")
     n_fail = len(lib.failures(5))
     assert any(m.value == f"{n_fail} / {lib.n_in_scope}" for m in app.metric)
-    assert len(app.expander) >= n_fail
+    listed = next(df.value for df in app.dataframe if "would_hit_at" in df.value.columns)
+    assert list(listed["query_id"]) == list(lib.failures(5)["query_id"])
+    assert app.selectbox(key="fail_inspect").value == listed["query_id"].iloc[0]
+    second = listed["query_id"].iloc[1]
+    app.selectbox(key="fail_inspect").set_value(second).run()
+    no_exception(app)
+    row = lib.failures(5).set_index("query_id").loc[second]
+    verdict = readouts.failure_verdict(row["first_relevant_rank"])
+    assert any(c.value.endswith(verdict) for c in app.caption)
+    assert {c.value for c in app.caption} >= {views.esc(i) for i in row["expected_ids"]}  # its expected chunks
+    app.button(key="fail_drill").click().run()
+    no_exception(app)
+    assert app.selectbox(key="drill_query").value == second
     qid = lib.failures(5)["query_id"].iloc[0]
     app.selectbox(key="drill_query").set_value(qid).run()
     no_exception(app)

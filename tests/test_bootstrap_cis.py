@@ -50,3 +50,18 @@ def test_equals_scipy_bootstrap_exactly(n, confidence):
         ref = stats.bootstrap((row,), np.mean, confidence_level=confidence, n_resamples=2000, method="percentile",
                               random_state=np.random.default_rng(0), vectorized=True, batch=2000)
         assert (lo, hi) == (ref.confidence_interval.low, ref.confidence_interval.high)
+
+
+def test_quantile_is_scipys_bit_for_bit():
+    """The percentile step is scipy.stats.quantile's arithmetic, without importing scipy.stats at run time."""
+    from scipy import stats
+
+    from rag_metrics.evaluate import _quantile_linear
+
+    rng = np.random.default_rng(7)
+    for t in range(400):
+        n = int(rng.integers(1, 300))
+        values = rng.choice([0, 0.5, 1 / 3, 1, 0.2, 1 / 7], n) if t % 2 else rng.random(n)
+        alpha = (1 - float(rng.choice([0.5, 0.8, 0.9, 0.95, 0.99]))) / 2
+        p = np.array([alpha, 1 - alpha])
+        assert np.array_equal(_quantile_linear(values, p), stats.quantile(values, p))

@@ -31,7 +31,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import streamlit as st
 
@@ -668,8 +668,18 @@ class Lab:
         return cache.abstention_setup(self.result, self.key)
 
 
-def current() -> Lab:
-    """Build (from the caches) the lab context of the current settings."""
+class _NotEvaluated:
+    """The ``result`` of a context built with ``evaluate=False``: any use is a programming error."""
+
+    def __getattr__(self, name: str) -> Any:
+        raise RuntimeError(f"this lab context was built without its evaluation (current(evaluate=False)); "
+                           f"it has no result.{name}")
+
+
+def current(evaluate: bool = True) -> Lab:
+    """Build (from the caches) the lab context of the current settings.  ``evaluate=False``: without
+    the evaluation (no retrieval, no metrics; ``result`` must not be used), for views that only edit
+    the golden set: its metrics are computed when a page shows them, once for several edits."""
     init_state()
     s = settings()
     entry = corpus_entry(s.corpus)
@@ -679,6 +689,9 @@ def current() -> Lab:
     g = golden_session(s.corpus)
     key = EvalKey(entry.fingerprint, s.chunk_size, s.chunk_overlap, s.retriever, g.fingerprint, s.options,
                   depth=memo.depth)
+    if not evaluate:
+        return Lab(s, entry, chunks, memo, g, cast(EvaluationResult, _NotEvaluated()), key,
+                   clamp_k(s.k, depth_of(chunks)))
     if s.system:  # a stored system (upload, RAG log, live backend): ranked once, memoised in the library
         from ui.systems import evaluate_named
 
@@ -692,11 +705,11 @@ def current() -> Lab:
     return Lab(s, entry, chunks, memo, g, result, key, clamp_k(s.k, depth_of(chunks)))
 
 
-def current_or_stop() -> Lab:
+def current_or_stop(evaluate: bool = True) -> Lab:
     """:func:`current`, or an error box and ``st.stop()`` when the input is bad (no traceback)."""
     try:
         with st.spinner("Preparing retrieval and evaluation…"):
-            return current()
+            return current(evaluate)
     except InputError as err:
         from ui import views
 
