@@ -14,12 +14,16 @@ caches, element serialisation; no network or browser rendering):
   always come from the shipped sample_corpus/embeddings); and, when Debian Chromium and Playwright
   are installed, from ``streamlit run`` to the metric cards drawn in a headless browser.
 
-Prints a table of medians (and the min-max range).  Target: reruns under 100 ms.
+Prints a table of medians (and the min-max range).  Target: reruns under 100 ms, and no regression:
+``--against REV`` runs revision REV's copy of this benchmark on REV's tree right after ours and
+prints ours / theirs per row (issue 18 measures against ``f8267a4``, the commit before the class
+server, whose README figures were measured on a faster day of this shared machine).
 """
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -105,6 +109,10 @@ def _ms(xs: list[float]) -> str:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeats", type=int, default=15)
+    ap.add_argument("--against", metavar="REV",
+                    help="also run the same measurements on git revision REV (its own app and its own copy of "
+                         "this script, in a temporary worktree, right after ours) and print the ratios: a "
+                         "regression check that does not depend on how loaded the machine is today")
     args = ap.parse_args(argv)
     os.chdir(ROOT)
     sys.path.insert(0, str(ROOT))
@@ -208,7 +216,41 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name:<{width}}  {value}")
     print(f"\n{n} repeats each; AppTest timings include script execution and element serialisation "
           "(server side), not network or browser drawing.")
+    if args.against:
+        _against(args.against, n, rows)
     return 0
+
+
+def _first_number(text: str) -> float:
+    m = re.search(r"[0-9]+(?:\.[0-9]+)?", text)
+    return float(m.group()) if m else float("nan")
+
+
+def _against(rev: str, repeats: int, ours: list[tuple[str, str]]) -> None:
+    """Run revision ``rev``'s copy of this benchmark on its own tree and print ours / theirs."""
+    tree = Path(tempfile.mkdtemp(prefix="bench_app_ref_")) / "tree"
+    subprocess.run(["git", "worktree", "add", "--detach", "--force", str(tree), rev], cwd=ROOT, check=True,
+                   capture_output=True)
+    try:
+        out = subprocess.run([sys.executable, "benchmarks/bench_app.py", "--repeats", str(repeats)], cwd=tree,
+                             env={**os.environ, "HF_HUB_OFFLINE": "1"}, capture_output=True, text=True, timeout=3600)
+        theirs = {}
+        for line in out.stdout.splitlines():
+            for name, _ in ours:
+                if line.startswith(name + " ") and name not in theirs:
+                    theirs[name] = line[len(name):].strip()
+        sha = subprocess.run(["git", "rev-parse", "--short", rev], cwd=ROOT, capture_output=True,
+                             text=True).stdout.strip()
+        width = max(len(r[0]) for r in ours)
+        print(f"\nagainst {rev} ({sha}), run right after ours on the same machine (medians; ratio = ours / theirs)")
+        print(f"{'measurement':<{width}}      ours    theirs   ratio")
+        for name, value in ours:
+            a, b = _first_number(value), _first_number(theirs.get(name, ""))
+            print(f"{name:<{width}}  {a:8.2f}  {b:8.2f}   {a / b if b == b and b else float('nan'):5.2f}")
+        if out.returncode:
+            print(f"(revision {rev}'s run failed: {out.stderr[-500:]})")
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, capture_output=True)
 
 
 if __name__ == "__main__":

@@ -127,7 +127,9 @@ with c1:
 with c2:
     st.markdown("**Labels**")
     if q.relevant:
-        st.dataframe({"id": list(q.relevant), "grade": list(q.relevant.values())}, hide_index=True, width="stretch")
+        st.dataframe({"id": list(q.relevant), "grade": list(q.relevant.values())}, hide_index=True, width="stretch",
+                     column_config={"id": st.column_config.TextColumn(unit.capitalize(), width="medium"),
+                                    "grade": st.column_config.NumberColumn("Grade", width="small")})
     else:
         st.caption(f"No relevant {unit}: an out-of-scope question (measured by abstention on the Dashboard).")
 try:
