@@ -151,7 +151,7 @@ class ClassDeployment:
         threads = str(max(1, (os.cpu_count() or 1) // max(1, self.procs)))
         env = {"MALLOC_ARENA_MAX": "2", "OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads,
                **os.environ, **(self.env or {}), "RAG_METRICS_CLASS_MODE": "1"}
-        cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+        cmd = [sys.executable, "-m", "ui.launch", "--server.headless", "true",  # streamlit run app.py, prewarmed
                "--server.address", address, "--server.port", str(port), *self.app_args]
         return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=None,
                                 start_new_session=True)

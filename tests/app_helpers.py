@@ -144,7 +144,7 @@ def load_beir_folder(at, path: str | Path):
 # ---- a real server for the browser tests ---------------------------------------------------------
 @contextlib.contextmanager
 def streamlit_server(tmp_path: Path, cache_dir: Path, workspace: Path) -> Iterator[str]:
-    """``streamlit run app.py`` on a free loopback port (workspace and embedding cache given);
+    """``python -m ui.launch`` (``streamlit run app.py`` as ``./lab app`` runs it) on a free loopback port (workspace and embedding cache given);
     yields its URL once ``/_stcore/health`` answers, and stops it afterwards."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -153,7 +153,7 @@ def streamlit_server(tmp_path: Path, cache_dir: Path, workspace: Path) -> Iterat
            "RAG_METRICS_CACHE": str(cache_dir)}
     with open(tmp_path / "streamlit.log", "w") as log:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+            [sys.executable, "-m", "ui.launch", "--server.headless", "true",  # as ./lab app starts it
              "--server.address", "127.0.0.1", "--server.port", str(port), "--browser.gatherUsageStats", "false"],
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"

@@ -1,0 +1,28 @@
+"""``python -m ui.launch [options]``: ``streamlit run app.py [options]``, with :mod:`ui.prewarm`.
+
+``./lab app`` and every process of ``./lab class`` start the app this way: the app's modules are
+imported while the first browser loads the page, instead of after it has asked for the first run.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+APP = Path(__file__).resolve().parents[1] / "app.py"
+
+
+def main(argv: list[str] | None = None) -> None:
+    for k, v in (("HF_HUB_OFFLINE", "1"), ("TRANSFORMERS_OFFLINE", "1"), ("TOKENIZERS_PARALLELISM", "false")):
+        os.environ.setdefault(k, v)  # as app.py sets them, before any heavy import
+    from ui import prewarm
+
+    prewarm.start()
+    from streamlit.web import cli
+
+    sys.argv = ["streamlit", "run", str(APP), *(sys.argv[1:] if argv is None else argv)]
+    cli.main()
+
+
+if __name__ == "__main__":
+    main()
