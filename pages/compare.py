@@ -104,8 +104,7 @@ table = cache.comparison(a, b, ea.key, eb.key, keys)
 report_ui.publish_comparison(table, cv.report_names(cfg_a, cfg_b), ctx.golden_session.fingerprint)
 views.section(f"Per metric at K = {k}", "Delta = B − A over the same questions (paired).")
 st.markdown(f"**{views.esc(comparison_summary(table))}**")
-st.dataframe(cv.verdict_rows(table), hide_index=True, width="stretch",
-             column_config={"Verdict": st.column_config.TextColumn(width="medium")})
+st.dataframe(cv.verdict_rows(table), hide_index=True, width="stretch", column_config=cv.verdict_columns())
 st.caption(interval_note(table))
 with st.container(border=True):
     st.markdown("**How the verdict is decided**")
@@ -132,16 +131,14 @@ views.section(f"Per category: {views.label(metric)}@{k}", "So a gain in one kind
               f"another. Bars: mean B − A; black lines: {CI_CONFIDENCE:.0%} paired t-interval of each category "
               "(descriptive: not corrected across categories).")
 cat = cache.ab_category_table(a, b, ea.key, eb.key, metric, k)
-left, right = st.columns([1, 1], gap="large")
-with left:
-    views.chart(cv.category_chart(cat, f"{views.label(metric)}@{k}"))
-with right:
-    st.dataframe(
-        {"Category": cat["category"], "n": cat["n"], "A": [views.fmt(v) for v in cat["mean_a"]],
-         "B": [views.fmt(v) for v in cat["mean_b"]], "B − A": [f"{v:+.3f}" for v in cat["delta"]],
-         f"{CI_CONFIDENCE:.0%} CI": [f"[{lo:+.3f}, {hi:+.3f}]" for lo, hi in zip(cat["ci_low"], cat["ci_high"])],
-         "W / L / T": [f"{w} / {lo} / {t}" for w, lo, t in zip(cat["wins"], cat["losses"], cat["ties"])]},
-        hide_index=True, width="stretch")
+views.chart(cv.category_chart(cat, f"{views.label(metric)}@{k}"))
+st.dataframe(  # below the chart, at the page's width: the interval column is never cut
+    {"Category": cat["category"], "n": cat["n"], "A": [views.fmt(v) for v in cat["mean_a"]],
+     "B": [views.fmt(v) for v in cat["mean_b"]], "B − A": [f"{v:+.3f}" for v in cat["delta"]],
+     f"{CI_CONFIDENCE:.0%} CI": [f"[{lo:+.3f}, {hi:+.3f}]" for lo, hi in zip(cat["ci_low"], cat["ci_high"])],
+     "W / L / T": [f"{w} / {lo} / {t}" for w, lo, t in zip(cat["wins"], cat["losses"], cat["ties"])]},
+    hide_index=True, width="stretch",
+    column_config={"W / L / T": st.column_config.TextColumn(help="B wins / loses / ties in the category.")})
 
 # ---- metrics disagree ----------------------------------------------------------------------------------
 views.section(f"When the metrics disagree (K = {k})",
@@ -154,18 +151,24 @@ if dis.empty:
 else:
     kinds = dis["kind"].value_counts().to_dict()
     st.caption(" · ".join(f"{kinds.get(x, 0)} {x}" for x in ("newly hit", "newly missed", "ranking moved")))
-    view = dis[["query_id", "kind", "category", "question", f"hit@{k} A", f"hit@{k} B", f"ndcg@{k} A",
-                f"ndcg@{k} B", "first relevant rank A", "first relevant rank B"]]
+    # the numbers first, the question last: at 1024-1280 px the whole row of numbers is in view
+    view = dis[["query_id", "kind", "category", f"hit@{k} A", f"hit@{k} B", f"ndcg@{k} A", f"ndcg@{k} B",
+                "first relevant rank A", "first relevant rank B", "question"]]
     st.dataframe(view, hide_index=True, width="stretch", height=min(38 + 35 * len(view), 400),
-                 column_config={f"ndcg@{k} A": st.column_config.NumberColumn(format="%.3f"),
+                 column_config={"query_id": st.column_config.TextColumn(pinned=True),
+                                f"ndcg@{k} A": st.column_config.NumberColumn(format="%.3f"),
                                 f"ndcg@{k} B": st.column_config.NumberColumn(format="%.3f"),
+                                "first relevant rank A": st.column_config.NumberColumn(
+                                    "rank A", help="Rank of the first relevant chunk in A's list."),
+                                "first relevant rank B": st.column_config.NumberColumn(
+                                    "rank B", help="Rank of the first relevant chunk in B's list."),
                                 "question": st.column_config.TextColumn(width="large")})
     questions = dict(zip(dis["query_id"], dis["question"]))
-    c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
     state.keep_choice(cv.DISAGREE, list(questions), next(iter(questions)))
-    pick = c1.selectbox("Open a question in the drill-down", list(questions), key=cv.DISAGREE,
+    pick = st.selectbox("Open a question in the drill-down", list(questions), key=cv.DISAGREE,
                         format_func=lambda q: f"{q} · {questions[q]}")
-    if c2.button("Open in drill-down", key="cmp_open_drill", icon=":material/zoom_in:", width="stretch"):
+    # below the select box at its own width: beside it, a fifth of the row cut the label short
+    if st.button("Open in drill-down", key="cmp_open_drill", icon=":material/zoom_in:", width="content"):
         state.set_value(DRILL, pick)
         st.switch_page("pages/failures.py")
     st.caption(f"The drill-down shows the sidebar's configuration ({ctx.settings.system_name}, chunks "

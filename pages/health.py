@@ -65,7 +65,7 @@ cards = [
     ("To judge", len(candidates), f"Retrieved in the top {k} of ≥ {min_queries} questions, labelled for none."),
     ("Too easy", n_easy, f"Word overlap with the relevant {unit} ≥ {easy_threshold:.2f}."),
 ]
-cols = st.columns(len(cards))
+cols = st.container(key="cards_health").columns(len(cards))  # wraps when narrow (ui.shell's CSS)
 for col, (name, n, help_) in zip(cols, cards):
     col.metric(name, n, help=help_, border=True)
 
@@ -196,7 +196,7 @@ except InputError as err:
     st.stop()
 if all_row is not None:
     r = all_row
-    m1, m2, m3 = st.columns(3)
+    m1, m2, m3 = st.container(key="cards_health_ci").columns(3)
     m1.metric(f"{views.label(metric)}@{k} today", f"± {views.fmt(r['half_width'])}", border=True,
               help=f"Half-width of the 95% bootstrap CI over all {int(r['n'])} queries in the mean.")
     m2.metric(f"Queries needed for ± {target:.2f}", int(r["n_needed"]), border=True,

@@ -175,6 +175,6 @@ with st.container(key="presenter"):
 
     st.header("Configuration", divider="gray")
     cfg = pd.DataFrame({"setting": list(content.config), "value": [str(v) for v in content.config.values()]})
-    st.dataframe(cfg, hide_index=True, width="stretch",
+    st.dataframe(cfg, hide_index=True, width="stretch", height="content",  # every row, no inner scroll box
                  column_config={"setting": st.column_config.TextColumn("Setting", width="medium"),
                                 "value": st.column_config.TextColumn("Value", width="large")})

@@ -10,7 +10,6 @@ from rag_metrics.errors import InputError
 from rag_metrics.evaluate import CI_CONFIDENCE
 from rag_metrics.ragas import (
     JUDGE_METRICS,
-    JUDGE_METRICS_NOTE,
     RAGAS_VERSION_CHECKED,
     RELATION,
 )
@@ -21,6 +20,10 @@ ensure_shell()
 
 RAGAS_IN_SCOPE = "in-scope mean"
 RAGAS_EVALUATE = "every-row mean (ragas.evaluate)"
+#: Short names of the RAGAS metrics inside their card (the card's title is the full name), so each
+#: card label stays unique on the page without repeating the title.
+SHORT = {"ragas_id_context_precision": "ID precision", "ragas_id_context_recall": "ID recall",
+         "ragas_context_precision": "Context precision"}
 
 ctx = state.current_or_stop()
 k = ctx.k
@@ -39,46 +42,43 @@ except InputError as err:
     views.input_error(err, "Cannot compute the RAGAS metrics")
     st.stop()
 
-st.caption(f"RAGAS scores retrieval with context precision and context recall. Its ID-based variants need no "
-           f"model: they compare the retrieved ids with reference ids, and the golden labels are exactly "
-           f"that. Definitions checked against the ragas {RAGAS_VERSION_CHECKED} source; the retrieved list is "
-           f"cut to the top K = {k} before RAGAS sees it.")
+st.caption(f"RAGAS's ID-based context metrics need no model: they compare the top {k} retrieved ids with the "
+           f"golden labels (definitions checked against ragas {RAGAS_VERSION_CHECKED}).")
 
 # ---- means side by side ---------------------------------------------------------------------------------
 views.section(f"Means at K = {k}, with {CI_CONFIDENCE:.0%} confidence intervals",
-              "Each RAGAS metric beside the trec_eval-style metric it resembles, with two means of the RAGAS "
-              "values: over the questions in scope (the questions our metrics average) and over every row, "
-              "which is what ragas.evaluate reports on this page's export.")
+              "Each RAGAS metric, two ways, beside the trec_eval-style metric it resembles.")
 cols = st.container(key="cards_ragas").columns(len(summary), gap="medium")  # wraps when narrow (ui.shell)
 for col, r in zip(cols, summary.to_dict("records")):
     ours = r["ours"]
     with col, st.container(border=True):
         st.markdown(f"**{views.esc(r['label'])}**")
         a, e, b = st.columns(3)
-        a.metric(f"{r['label']}, {RAGAS_IN_SCOPE}", views.fmt(r["mean"]),
+        short = SHORT.get(r["ragas_metric"], r["label"])
+        a.metric(f"{short}, {RAGAS_IN_SCOPE}", views.fmt(r["mean"]),
                  help=f"{r['ragas_metric']}: mean over the {r['n']} in-scope questions of our means (NaN left out).")
         a.caption(f"{CI_CONFIDENCE:.0%} CI {views.fmt(r['ci_low'])} – {views.fmt(r['ci_high'])}")
-        e.metric(f"{r['label']}, {RAGAS_EVALUATE}", views.fmt(r["ragas_evaluate_mean"]),
+        e.metric(f"{short}, {RAGAS_EVALUATE}", views.fmt(r["ragas_evaluate_mean"]),
                  help="ragas.evaluate's own aggregate on the export at this K: the mean over every row with a "
                       "value (np.nanmean), out-of-scope questions included.")
         e.caption(f"over {r['ragas_evaluate_n']} of {len(table)} rows")
         metric, _, kk = ours.partition("@")
+        n_eq, n = int(r["n_equal"]), int(r["ours_n"])
+        rel = str(r["relation"])
         b.metric(f"{views.label(metric)}@{kk}" if kk else ours, views.fmt(r["ours_mean"]),
                  help=f"n = {r['ours_n']} queries")
         b.caption(f"{CI_CONFIDENCE:.0%} CI {views.fmt(r['ours_ci_low'])} – {views.fmt(r['ours_ci_high'])}")
-        n_eq, n = int(r["n_equal"]), int(r["ours_n"])
-        rel = str(r["relation"])
-        st.caption(f"Equal on {n_eq} of {n} queries: {rel[:1].upper() + rel[1:]}.")
-st.caption(f"**{RAGAS_IN_SCOPE}**: the mean over the questions that enter our means, the same questions as "
-           f"P@{k}, R@{k} and AP@{k}. **{RAGAS_EVALUATE}**: what `ragas.evaluate` prints for this page's export, "
-           "the mean over every row: an out-of-scope question (no reference id) scores 0 on ID-based precision "
-           "(something was retrieved, nothing matches) and is left out of recall (NaN). **Repeated ids**: the "
-           "RAGAS values score the retrieved list as ranked, a repeated id included, as ragas does; P@K, R@K and "
-           "AP@K keep each id's best-ranked occurrence, as trec_eval does, so the two can differ on a run that "
-           "repeats an id.")
+        st.caption(f"Equal on {n_eq} of {n} queries.", help=rel[:1].upper() + rel[1:] + ".")
+st.caption(f"**In-scope mean**: over the questions of P@{k}, R@{k} and AP@{k}. **Every-row mean**: what "
+           "`ragas.evaluate` prints for this page's export, over every row (out-of-scope rows score 0 on ID "
+           "precision, NaN on recall). RAGAS "
+           "scores the list as ranked, a repeated id included.",
+           help="P@K, R@K and AP@K keep each id's best-ranked occurrence, as trec_eval does, so the two can differ "
+                "on a run that repeats an id. An out-of-scope question has no reference id: something was "
+                "retrieved and nothing matches (precision 0), and recall is undefined (NaN, left out).")
 
 # ---- relation --------------------------------------------------------------------------------------------
-with st.expander("How the RAGAS context metrics relate to precision@K, recall@K and AP@K", expanded=True,
+with st.expander("How the RAGAS context metrics relate to precision@K, recall@K and AP@K",
                  icon=":material/function:"):
     paragraphs = [p.strip() for p in RELATION.strip().split("\n\n") if p.strip()]
     for p in paragraphs:
@@ -89,8 +89,8 @@ with st.expander("How the RAGAS context metrics relate to precision@K, recall@K 
             st.markdown(views.esc(text))
 
 # ---- per query ---------------------------------------------------------------------------------------
-views.section("Per query", "One row per golden question, each RAGAS value beside its counterpart. Empty RAGAS "
-              "cells are NaN in RAGAS (no reference id, or nothing retrieved).")
+views.section("Per query", "Each RAGAS value beside its counterpart. Empty: NaN in RAGAS (no reference id, or "
+              "nothing retrieved).")
 qtext = {q.id: q.question for q in ctx.golden}
 show = table.copy()
 show.insert(1, "question", [qtext.get(q, "") for q in show["query_id"]])
@@ -133,12 +133,14 @@ st.caption(f"{len(show)} of {len(table)} queries shown.")
 
 # ---- export ---------------------------------------------------------------------------------------
 views.section("RAGAS-ready dataset",
-              "One sample per golden question: user_input (question), retrieved_contexts (texts of the top "
-              f"{k} chunks, rank order), retrieved_context_ids, reference_context_ids and reference_contexts "
-              "(the labels), reference (the expected answer) and response (empty: this retrieval export carries no "
-              "generated answer; the Answers page judges answers), plus the "
-              "legacy names (question, contexts, ground_truth, answer). Load it with "
-              "ragas.EvaluationDataset.from_list and add a judge model to score the answer-side metrics.")
+              f"One sample per golden question with its top {k} contexts and the labels; load it with "
+              "ragas.EvaluationDataset.from_list.")
+with st.expander("The dataset's fields", icon=":material/data_object:"):
+    st.markdown(f"- **user_input**: the question\n- **retrieved_contexts**, **retrieved_context_ids**: the top "
+                f"{k} chunks, in rank order\n- **reference_context_ids**, **reference_contexts**: the labels\n"
+                "- **reference**: the expected answer\n- **response**: empty (a retrieval export carries no "
+                "generated answer; the Answers page judges answers)\n- the legacy names too: question, contexts, "
+                "ground_truth, answer\n\nAdd a judge model in ragas to score the answer-side metrics.")
 doc_level = ctx.corpus.level == "document"
 c1, c2, _ = st.columns([1, 1, 2])
 for col, fmt, mime in ((c1, "jsonl", "application/jsonl"), (c2, "csv", "text/csv")):
@@ -153,10 +155,10 @@ for col, fmt, mime in ((c1, "jsonl", "application/jsonl"), (c2, "csv", "text/csv
 
 # ---- judge metrics -------------------------------------------------------------------------------------
 views.section("Faithfulness and answer relevancy: on the Answers page")
-st.info(JUDGE_METRICS_NOTE.split("\n")[0], icon=":material/gavel:")
+st.info("Both judge the generated answer, not the retrieval, so they are computed on the Answers page: with an "
+        "LLM judge you connect, or as offline approximations without one.", icon=":material/gavel:")
 c = st.columns(len(JUDGE_METRICS))
 for col, (name, text) in zip(c, JUDGE_METRICS.items()):
     with col, st.container(border=True):
-        st.markdown(f"**{name.replace('_', ' ').capitalize()}** · computed on the Answers page")
-        st.write(text)
+        st.markdown(f"**{name.replace('_', ' ').capitalize()}**  \n{text}")
 st.page_link("pages/answers.py", label="Open the Answers page", icon=":material/forum:")

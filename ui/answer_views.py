@@ -184,8 +184,10 @@ def dashboard_section(ctx: Any) -> None:
 
 # ---- Compare -----------------------------------------------------------------------------------------
 def verdict_rows(table: pd.DataFrame) -> dict[str, list[str]]:
-    """The retrieval verdict table's columns (:func:`ui.compare_views.verdict_rows`), answer metrics named."""
-    names = [ANSWER_METRICS[m].label if m in ANSWER_METRICS else m for m in table["metric"]]
+    """The retrieval verdict table's columns (:func:`ui.compare_views.verdict_rows`), answer metrics named
+    (an offline approximation as "… (offline)": the table then fits the page)."""
+    names = [ANSWER_METRICS[m].label.replace(" (offline approximation)", " (offline)") if m in ANSWER_METRICS else m
+             for m in table["metric"]]
     return compare_views.verdict_rows(table, names)
 
 
@@ -218,11 +220,12 @@ def compare_section(ctx: Any) -> None:
         return
     table = cache.answers_comparison(cur.ev, cur.key, a, b)
     st.markdown(f"**{views.esc(comparison_summary(table, a, b))}**")
-    st.dataframe(verdict_rows(table), hide_index=True, width="stretch",
-                 column_config={"Verdict": st.column_config.TextColumn(width="medium")})
-    st.caption(f"{interval_note(table)} n = questions both systems answered and the metric scored. {DECISION_RULE} "
-               "Context support and "
-               "answer-question similarity are offline approximations, not faithfulness or answer relevancy.")
+    st.dataframe(verdict_rows(table), hide_index=True, width="stretch", column_config=compare_views.verdict_columns())
+    st.caption("Paired over the questions both systems answered; decided as the retrieval table above. "
+               "(offline): an embedding approximation, not faithfulness or answer relevancy.",
+               help=f"{interval_note(table)} n = questions both systems answered and the metric scored.\n\n"
+                    f"{DECISION_RULE}\n\nContext support and answer-question similarity are offline "
+                    "approximations, not faithfulness or answer relevancy.")
     with st.expander("Each verdict in a sentence (the same numbers)", icon=":material/notes:"):
         st.markdown("\n".join(f"- {views.esc(t)}" for t in table["sentence"]))
 

@@ -222,6 +222,29 @@ def verdict_rows(table: pd.DataFrame, names: list[str] | None = None) -> dict[st
     }
 
 
+def verdict_columns() -> dict[str, Any]:
+    """``column_config`` of a :func:`verdict_rows` table: short headers (the full names in each
+    header's help), so the nine columns fit the page at 1024 px without a clipped header; the data
+    keeps :func:`verdict_rows`' column names."""
+    from rag_metrics.compare import INTERVAL_HEADER, MIN_EFFECT
+
+    text = st.column_config.TextColumn
+    return {
+        "Metric": text("Metric", pinned=True),
+        "B − A": text("B − A", help="The mean of the per-question differences B − A (paired)."),
+        INTERVAL_HEADER: text("Interval", help=f"{INTERVAL_HEADER}: the paired t-interval of B − A at the "
+                                               "level stated under the table."),
+        "p adjusted": text("p adj.", help="Paired t-test p-value, Benjamini-Hochberg adjusted across the metrics."),
+        "Verdict": text("Verdict"),
+        "Detectable difference (MDE)": text(
+            "MDE", help="Detectable difference (minimum detectable effect): the smallest B − A this set would "
+                        f"show with 80 % power. Above {MIN_EFFECT:g}, a non-significant result is 'too small to "
+                        "tell'."),
+        "B wins / loses / ties": text("W / L / T", help="B wins / loses / ties: questions where B scores higher "
+                                                        "than A, lower, or the same."),
+    }
+
+
 # ---- charts --------------------------------------------------------------------------------------
 @functools.lru_cache(maxsize=64)
 def _per_query_template(metric_label: str, height: int, labels: bool) -> dict:

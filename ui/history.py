@@ -130,7 +130,8 @@ def comparison(runs: list[SavedRun]) -> None:
         return
     for note in notes:
         st.caption(views.esc(note[0].upper() + note[1:]) + ".")
-    st.dataframe(compare_views.verdict_rows(table, list(table["key"])), hide_index=True, width="stretch")
+    st.dataframe(compare_views.verdict_rows(table, list(table["key"])), hide_index=True, width="stretch",
+                 column_config=compare_views.verdict_columns())
     bad = regressions(table)
     if len(bad):
         st.error(f"{views.esc(b)} is significantly worse than {views.esc(a)} on "

@@ -393,16 +393,29 @@ def class_view(ctx: state.Lab) -> None:
                f"{views.esc(ctx.settings.system_name)} · K = {ctx.k}. A step is done when all its tasks are solved.")
     table = teacher.class_progress(seats, metrics=space_metrics(ctx))
     steps = teacher.step_columns()
-    config: dict[str, Any] = {c: st.column_config.CheckboxColumn(c, width="small") for c in steps}
+    # one narrow column per step, headed by its number (its title in the header's help), so the 11 steps
+    # fit beside the seat at 1024-1280 px; the quiz answers and the rest follow to the right
+    config: dict[str, Any] = {
+        c: st.column_config.CheckboxColumn(str(i + 1), width=34, help=f"Step {i + 1}: {LS.text(s.title)}")
+        for i, (c, s) in enumerate(zip(steps, LS.STEPS))}
     config.update({"seat": st.column_config.TextColumn("Seat", pinned=True),
-                   "space": None, "step": st.column_config.NumberColumn("On step", width="small"),
-                   "steps_done": st.column_config.ProgressColumn("Steps done", min_value=0, max_value=len(steps),
-                                                                 format="%d"),
-                   "quiz": st.column_config.NumberColumn("Quiz right", width="small")})
+                   "space": None, "step": st.column_config.NumberColumn("On", width=44,
+                                                                        help="The step the student is on."),
+                   "steps_done": st.column_config.ProgressColumn("Done", min_value=0, max_value=len(steps),
+                                                                 format="%d", width=90,
+                                                                 help="Steps done (all their tasks solved)."),
+                   "quiz": st.column_config.NumberColumn("Quiz", width=48,
+                                                         help=f"Quiz answers right, of {len(LS.QUIZ)}.")})
     for c in table.columns:
         if c not in config and table[c].dtype.kind == "f":
             config[c] = st.column_config.NumberColumn(c, format="%.3f")
-    st.dataframe(table, hide_index=True, width="stretch", column_config=config, key="class_table")
+    first = ["seat", "step", "steps_done", *steps, "quiz"]
+    rest = [c for c in table.columns if c not in first and c != "space"]
+    numbers = [c for c in rest if table[c].dtype.kind == "f"]  # the space's current metrics, then the answers
+    order = first + numbers + [c for c in rest if c not in numbers]
+    st.dataframe(table, hide_index=True, width="stretch", column_config=config, column_order=order, key="class_table")
+    st.caption(f"Columns 1–{len(steps)}: the lesson's steps, ticked when done (hover a header for the step's "
+               "title); then the space's current metrics and, to the right, each quiz answer.")
     st.download_button("Export progress as CSV", teacher.progress_csv(table), file_name="class_progress.csv",
                        mime="text/csv", icon=":material/download:", key="class_csv")
     private = [space for _, space in seats if space != DEFAULT_SPACE]
@@ -413,9 +426,11 @@ def class_view(ctx: state.Lab) -> None:
         st.button("Reset progress", key="class_reset", disabled=not sure, on_click=_reset_all,
                   args=([space for _, space in seats],), icon=":material/restart_alt:")
     with c2:
-        sure_push = st.checkbox(f"Yes, overwrite the golden set of {len(private)} private space(s)",
-                                key="class_push_sure")
-        st.button("Push the shared golden set to every private space", key="class_push",
+        # short labels: in half of a 1024 px page the long ones were cut ("… every pri…")
+        sure_push = st.checkbox(f"Yes, overwrite {len(private)} private golden set(s)", key="class_push_sure",
+                                help=f"The golden set of each of the {len(private)} private space(s).")
+        st.button("Push the shared golden set", key="class_push",
                   disabled=not (sure_push and private), on_click=_push_all, args=(ctx, private),
                   icon=":material/publish:",
-                  help="Each private space's previous golden set stays in its undo history.")
+                  help="To every private space. Each private space's previous golden set stays in its undo "
+                       "history.")

@@ -24,6 +24,13 @@ _CSS = """<style>
    rows of cards wrap onto more rows instead of squeezing six cards into 700 px. */
 [data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * { white-space: normal !important;
   overflow: visible !important; text-overflow: clip !important; }
+/* ... and wrapped between words, never inside one ("Unk|now|n ids"): a word is broken only when it
+   cannot fit a line of its own. */
+[data-testid="stMetricLabel"] p { word-break: normal !important; overflow-wrap: break-word !important; }
+/* A projector's width for the tables: Streamlit's wide layout keeps 5rem each side. */
+@media (max-width: 1400px) {
+  [data-testid="stMainBlockContainer"] { padding-left: 2.5rem; padding-right: 2.5rem; }
+}
 [data-testid="stMetricValue"], [data-testid="stMetricValue"] * { overflow: visible !important;
   text-overflow: clip !important; }
 [class*="st-key-cards_"] [data-testid="stHorizontalBlock"] { flex-wrap: wrap; }

@@ -44,9 +44,15 @@ NONPOS_LABELS = {
 }
 
 
+#: The bundled retrievers as the sidebar's System select shows them: short enough for its box (the full
+#: labels, :data:`RETRIEVER_LABELS`, are in its help and on the Compare page).
+SYSTEM_SHORT = {"dense": "Dense", "bm25": "BM25", "hybrid": "Hybrid"}
+
+
 def system_label(name: str) -> str:
-    """How the System select shows a name: the bundled retrievers' labels; a stored system as itself."""
-    return f"Bundled: {RETRIEVER_LABELS[name]}" if name in RETRIEVER_LABELS else f"Yours: {name}"
+    """How the System select shows a name: ``Bundled: Dense`` for a bundled retriever; a stored system
+    as ``Yours: <name>``."""
+    return f"Bundled: {SYSTEM_SHORT[name]}" if name in SYSTEM_SHORT else f"Yours: {name}"
 
 
 def depth_for(name: str) -> int:
@@ -91,9 +97,10 @@ def render() -> None:
         systems = state.system_names(ss[state.KEY_CORPUS])
         state.keep_choice(state.KEY_SYSTEM, systems, ss.get(state.KEY_RETRIEVER, systems[0]))
         st.selectbox("System", systems, key=state.KEY_SYSTEM, format_func=system_label,
-                     help=f"A bundled retriever (each question is retrieved once to depth {DEFAULT_DEPTH} per "
-                          "retriever and chunking; switching back is instant) or one of your systems: an uploaded "
-                          "run or RAG log, or a live backend, added on the Systems page.")
+                     help="A bundled retriever, " + ", ".join(RETRIEVER_LABELS.values())
+                          + f" (each question is retrieved once to depth {DEFAULT_DEPTH} per retriever and "
+                          "chunking; switching back is instant). Or one of your systems: an uploaded run or RAG "
+                          "log, or a live backend, added on the Systems page.")
         depth = depth_for(ss[state.KEY_CORPUS])
         state.sync_k(depth)
         if depth > 1:

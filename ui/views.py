@@ -141,7 +141,10 @@ def k_x(max_k: int, title: str = chart_style.K_TITLE) -> alt.X:
 def _curve_template(metrics: tuple[str, ...], max_k: int, height: int) -> dict:
     x = k_x(max_k)
     y = alt.Y("value:Q", title="Mean over queries", scale=alt.Scale(domain=[0, 1]))
-    color = alt.Color("Metric:N", scale=metric_scale(metrics), legend=alt.Legend(orient="bottom", title=None))
+    # the legend in rows of three under the plot: in one row, six labels ran past a 1024-1280 px page's
+    # column and the last ("MAP") was cut to "MA"
+    color = alt.Color("Metric:N", scale=metric_scale(metrics),
+                      legend=alt.Legend(orient="bottom", title=None, columns=3, labelLimit=0, columnPadding=16))
     curve = alt.Data(name="curve")
     lines = alt.Chart(curve).mark_line(strokeWidth=2).encode(x=x, y=y, color=color)
     hover = alt.selection_point(fields=["k"], nearest=True, on="pointerover", empty=False)
