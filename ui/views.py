@@ -70,17 +70,19 @@ def report(rep: ValidationReport, *, show_ok: bool = True, title: str = "Problem
 
 
 # ---- cards ------------------------------------------------------------------------------------
-def metric_cards(summary: pd.DataFrame, per_row: int = 6, key: str = "metrics") -> None:
-    """One card per metric: mean at K with its 95 % CI and n, help from the registry.  The cards wrap
-    onto more rows when the page is narrow (a projector at 1024x768), never truncating a value."""
+def metric_cards(summary: pd.DataFrame, per_row: int = 3, key: str = "metrics") -> None:
+    """One card per metric: mean at K with its 95 % CI and n, help from the registry, in rows of
+    ``per_row`` (six cards: two even rows, not five and one stretched across the page).  A row still
+    wraps when the page is narrower still, never truncating a value."""
     rows = summary.to_dict("records")
     with st.container(key=f"cards_{key}"):  # the wrapping rule in ui.shell's CSS matches st-key-cards_*
-        cols = st.columns(min(per_row, max(len(rows), 1)))
-        for i, r in enumerate(rows):
-            with cols[i % per_row]:
-                st.metric(f"{label(r['metric'])}@{r['k']}", fmt(r["mean"]), help=metric_help(r["metric"]),
-                          border=True)
-                st.caption(f"95% CI {fmt(r['ci_low'])} – {fmt(r['ci_high'])}")
+        for start in range(0, max(len(rows), 1), per_row):
+            cols = st.columns(per_row)
+            for col, r in zip(cols, rows[start:start + per_row]):
+                with col:
+                    st.metric(f"{label(r['metric'])}@{r['k']}", fmt(r["mean"]), help=metric_help(r["metric"]),
+                              border=True)
+                    st.caption(f"95% CI {fmt(r['ci_low'])} – {fmt(r['ci_high'])}")
 
 
 def target_cards(targets: pd.DataFrame) -> None:
