@@ -69,7 +69,7 @@ else:
     st.markdown(f"**The {len(fails)} failure(s) at K = {k}**")
     st.dataframe(
         readouts.failure_table(fails, unit), hide_index=True, width="stretch",
-        height=min(38 + 35 * len(fails), 318),
+        height=min(38 + 35 * len(fails), 458),  # up to 12 rows without an inner scroll
         column_config={"query_id": st.column_config.TextColumn("Query", width="small"),
                        "question": st.column_config.TextColumn("Question", width="large"),
                        "category": st.column_config.TextColumn("Category", width="small"),
