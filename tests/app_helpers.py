@@ -144,8 +144,9 @@ def load_beir_folder(at, path: str | Path):
 # ---- a real server for the browser tests ---------------------------------------------------------
 @contextlib.contextmanager
 def streamlit_server(tmp_path: Path, cache_dir: Path, workspace: Path) -> Iterator[str]:
-    """``python -m ui.launch`` (``streamlit run app.py`` as ``./lab app`` runs it) on a free loopback port (workspace and embedding cache given);
-    yields its URL once ``/_stcore/health`` answers, and stops it afterwards."""
+    """``python -m ui.launch`` (``streamlit run app.py`` as ``./lab app`` runs it) on a free loopback
+    port (workspace and embedding cache given); yields its URL once ``/_stcore/health`` answers, and
+    stops it afterwards."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
