@@ -70,10 +70,23 @@ def _seats(ws: Path) -> list[dict]:
     return json.loads((ws / ".class" / "seats.json").read_text())["seats"]
 
 
+def _wait_cookies(context, names: set[str], timeout: float = 60.0) -> None:
+    """Until the browser holds the cookies ``names`` (set by a script once the sidebar is drawn,
+    which takes longer on a loaded machine than any fixed wait)."""
+    end = time.monotonic() + timeout
+    have: set[str] = set()
+    while time.monotonic() < end:
+        have = {c["name"] for c in context.cookies()}
+        if names <= have:
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"cookies {sorted(names)} not set within {timeout:.0f} s (the browser has {sorted(have)})")
+
+
 def _open(page, url: str, text: str = "My seat") -> None:
     page.goto(url)
     page.get_by_text(text).first.wait_for(timeout=120_000)
-    page.wait_for_timeout(1500)  # the cookie script runs once the sidebar is drawn
+    _wait_cookies(page.context, {"rag_metrics_seat"})
 
 
 def test_seats_and_sign_in_in_a_real_browser(class_server):
@@ -104,8 +117,7 @@ def test_seats_and_sign_in_in_a_real_browser(class_server):
             tpage.get_by_label("Teacher key").first.fill(KEY)
             tpage.get_by_role("button", name="Sign in").first.click()
             tpage.get_by_text("Signed in as the").first.wait_for(timeout=60_000)
-            tpage.wait_for_timeout(1500)
-            assert {c["name"] for c in teacher.cookies()} >= {"rag_metrics_seat", "rag_metrics_teacher"}
+            _wait_cookies(teacher, {"rag_metrics_seat", "rag_metrics_teacher"})
             other = teacher.new_page()
             _open(other, f"{url}/roster", "seat(s)")  # the teacher's new tab: still the teacher
             _open(page, f"{url}/roster", "Only the teacher")  # a student, by URL: refused
