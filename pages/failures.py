@@ -68,7 +68,7 @@ if len(fails) == 0:
 else:
     st.markdown(f"**The {len(fails)} failure(s) at K = {k}**")
     st.dataframe(
-        readouts.failure_table(fails, unit), hide_index=True, width="stretch",
+        readouts.failure_table(fails), hide_index=True, width="stretch",
         height=min(38 + 35 * len(fails), 458),  # up to 12 rows without an inner scroll
         column_config={"query_id": st.column_config.TextColumn("Query", width="small"),
                        "question": st.column_config.TextColumn("Question", width="large"),
@@ -76,8 +76,7 @@ else:
                        "top_score": st.column_config.NumberColumn("Top score", format="%.3f", width="small"),
                        "would_hit_at": st.column_config.NumberColumn(
                            "Would hit at K", width="small",
-                           help=f"The rank of the first relevant {unit} below K (empty: none retrieved)"),
-                       "verdict": None})
+                           help=f"The rank of the first relevant {unit} below K (empty: none retrieved)")})
 
 
 @st.fragment

@@ -19,7 +19,8 @@ CONFIRM_RESET = "_confirm_reset"
 EXPORT_FORMAT = "golden_export_format"
 MULTISELECT_MAX = 5000             # above this many ids, relevant ids are edited as text
 
-views.page_header("Golden set editor", state.current_or_stop())
+ctx = state.current_or_stop()  # a full run: the header's counts; the table's fragment builds its own
+views.page_header("Golden set editor", ctx)
 views.show_notice()
 
 
@@ -109,7 +110,6 @@ def edit_table() -> None:
 if view == "edit":
     edit_table()
 else:
-    ctx = state.current_or_stop()
     session, golden, known = ctx.golden_session, ctx.golden, ctx.known_ids
     save_status(ctx)
 

@@ -10,6 +10,7 @@ from rag_metrics.errors import InputError
 from rag_metrics.evaluate import CI_CONFIDENCE
 from rag_metrics.ragas import (
     JUDGE_METRICS,
+    JUDGE_METRICS_NOTE,
     RAGAS_VERSION_CHECKED,
     RELATION,
 )
@@ -155,8 +156,7 @@ for col, fmt, mime in ((c1, "jsonl", "application/jsonl"), (c2, "csv", "text/csv
 
 # ---- judge metrics -------------------------------------------------------------------------------------
 views.section("Faithfulness and answer relevancy: on the Answers page")
-st.info("Both judge the generated answer, not the retrieval, so they are computed on the Answers page: with an "
-        "LLM judge you connect, or as offline approximations without one.", icon=":material/gavel:")
+st.info(JUDGE_METRICS_NOTE.split("\n")[0], icon=":material/gavel:")
 c = st.columns(len(JUDGE_METRICS))
 for col, (name, text) in zip(c, JUDGE_METRICS.items()):
     with col, st.container(border=True):

@@ -140,11 +140,9 @@ JUDGE_METRICS: dict[str, str] = {
 }
 
 JUDGE_METRICS_NOTE = (
-    "Faithfulness and answer relevancy judge the generated answer, not the retrieval: each needs a "
-    "judge model (an LLM, plus an embedding model for answer relevancy) and the system's answers. "
-    "This page scores the retrieval only; the **Answers** page computes both with an LLM judge you "
-    "connect (ragas 0.4.3's prompts and arithmetic), and offline approximations of them (context "
-    "support, answer-question similarity) without one. The RAGAS-ready export works with ragas too.\n"
+    "Faithfulness and answer relevancy judge the generated answer, not the retrieval, so they are computed "
+    "on the Answers page: with an LLM judge model you connect (ragas 0.4.3's prompts and arithmetic), "
+    "or as offline approximations without one.\n"
     + "\n".join(f"- {name}: {text}" for name, text in JUDGE_METRICS.items())
 )
 

@@ -296,15 +296,14 @@ def failure_verdict(first_relevant_rank: object, unit: str = "chunk") -> str:
     return f"would hit at K={int(first_relevant_rank)}"  # type: ignore[call-overload]
 
 
-def failure_table(failures: pd.DataFrame, unit: str = "chunk") -> pd.DataFrame:
+def failure_table(failures: pd.DataFrame) -> pd.DataFrame:
     """One row per failure (of :func:`failures_with_text`), for a table: query, question, category,
-    top score, would hit at K (or <NA>), and the verdict in words."""
+    top score, and would hit at K (<NA>: no relevant id retrieved; :func:`failure_verdict` in words)."""
     return pd.DataFrame({
         "query_id": failures["query_id"], "question": failures["question"],
         "category": failures["category"].fillna("").astype(str), "top_score": failures["top_score"],
         "would_hit_at": failures["first_relevant_rank"],
-        "verdict": [failure_verdict(r, unit) for r in failures["first_relevant_rank"]],
-    }, columns=["query_id", "question", "category", "top_score", "would_hit_at", "verdict"])
+    }, columns=["query_id", "question", "category", "top_score", "would_hit_at"])
 
 
 def ranking_with_text(result: EvaluationResult, query_id: str, k: int, chunk_text: Mapping[str, str],

@@ -186,8 +186,7 @@ def dashboard_section(ctx: Any) -> None:
 def verdict_rows(table: pd.DataFrame) -> dict[str, list[str]]:
     """The retrieval verdict table's columns (:func:`ui.compare_views.verdict_rows`), answer metrics named
     (an offline approximation as "… (offline)": the table then fits the page)."""
-    names = [ANSWER_METRICS[m].label.replace(" (offline approximation)", " (offline)") if m in ANSWER_METRICS else m
-             for m in table["metric"]]
+    names = [ANSWER_METRICS[m].short_label if m in ANSWER_METRICS else m for m in table["metric"]]
     return compare_views.verdict_rows(table, names)
 
 

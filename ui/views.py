@@ -88,9 +88,9 @@ def metric_cards(summary: pd.DataFrame, per_row: int = 3, key: str = "metrics") 
 def target_cards(targets: pd.DataFrame) -> None:
     """The lesson's targets (:func:`rag_metrics.readouts.target_checks`): each at its own cutoff, with
     the best value this golden set allows there, and why when the target is out of reach."""
-    for t in targets.to_dict("records"):
-        from rag_metrics.readouts import target_label
+    from rag_metrics.readouts import target_label
 
+    for t in targets.to_dict("records"):
         name = target_label(t["metric"], None if pd.isna(t["k"]) else int(t["k"]))
         msg = (f"{name} = {fmt(t['value'])} (target > {t['target']:g}; best possible on this golden set: "
                f"{fmt(t['best'])})")

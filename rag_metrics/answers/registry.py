@@ -14,6 +14,11 @@ class AnswerMetric:
     kind: str  # "llm", "offline" or "reference"
     definition: str
 
+    @property
+    def short_label(self) -> str:
+        """The label for a narrow table column: an offline approximation as ``… (offline)``."""
+        return self.label.replace(" (offline approximation)", " (offline)")
+
 
 ANSWER_METRICS: dict[str, AnswerMetric] = {m.name: m for m in (
     AnswerMetric("faithfulness", "Faithfulness", "llm",
