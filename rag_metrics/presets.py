@@ -1,7 +1,7 @@
 """Convention presets: one switch between trec_eval's defaults and the lesson's code.
 
 The lesson this lab teaches computes its metrics in a few lines of Python that differ from
-trec_eval in two places (CONVENTIONS.md, "Options users meet elsewhere"):
+trec_eval in two places (docs/conventions.md#options):
 
 - NDCG over **binary** relevance: a chunk is in the list of relevant ids or it is not
   (``EvalOptions(ndcg_relevance="binary")``);
