@@ -19,7 +19,7 @@ from pathlib import Path
 log = logging.getLogger("mkdocs.plugins.rag_metrics_docs")
 ROOT = Path(__file__).resolve().parents[2]
 CLI_MARKER = "<!-- cli-help -->"
-HELP_COLUMNS = "100"  # argparse wraps to $COLUMNS: fixed, so the page does not depend on the terminal
+HELP_COLUMNS = "88"  # argparse wraps to $COLUMNS: fixed, so the page does not depend on the terminal
 _COMMAND_LINE = re.compile(r"^ {4}([a-z][a-z0-9-]*)(?:\s|$)")
 _PATH = re.compile(r"`((?:rag_metrics|ui|pages|tests|benchmarks|sample_corpus|docs)/[A-Za-z0-9_./-]*)`")
 _PATH_ROOT_FILES = re.compile(r"`((?:app\.py|lab|mkdocs\.yml|pyproject\.toml|requirements(?:-test)?\.txt|\.ci/run))`")
@@ -61,7 +61,7 @@ def cli_reference() -> str:
 def _module_exists(dotted: str) -> bool:
     parts = dotted.split(".")
     here = ROOT / parts[0]
-    for i, part in enumerate(parts[1:], start=1):
+    for part in parts[1:]:
         if (here / part).is_dir() and (here / part / "__init__.py").exists():
             here = here / part
             continue
@@ -69,7 +69,7 @@ def _module_exists(dotted: str) -> bool:
             return True  # a module; the rest are attributes
         init = here / "__init__.py"
         # a name the package defines or re-exports (rag_metrics.GoldenSet, rag_metrics.systems.System)
-        return i > 0 and init.exists() and re.search(rf"\b{re.escape(part)}\b", init.read_text("utf-8")) is not None
+        return init.exists() and re.search(rf"\b{re.escape(part)}\b", init.read_text("utf-8")) is not None
     return True
 
 
