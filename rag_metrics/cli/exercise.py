@@ -162,14 +162,13 @@ def run(args: argparse.Namespace) -> int:
     payload = browser_payload(ex.name, checks, args.lang)
     da = args.lang == "da"
     try:
-        report: str | dict[str, Any] = run_harness(code, payload, timeout=args.timeout)
+        report = run_harness(code, payload, timeout=args.timeout)
     except TimedOut as e:
         msg = (f"Din kode blev stoppet: den kørte for længe ({e}). En uendelig løkke?" if da else
                f"Your code was stopped: it ran too long ({e}). An endless loop?")
-        report = {"ok": False, "results": {}, "error": {"kind": "exception", "line": None, "message": msg}}
+        stopped = {"ok": False, "results": {}, "error": {"kind": "exception", "line": None, "message": msg}}
         print(msg)
-        verdict = grade(ex.name, checks, report, args.lang)
-        print(verdict.headline(args.lang))
+        print(grade(ex.name, checks, stopped, args.lang).headline(args.lang))
         return 1
     verdict = grade(ex.name, checks, report, args.lang)
     out = sys.stdout
