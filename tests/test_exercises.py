@@ -357,3 +357,16 @@ def test_grade_reads_a_partly_right_report(checks):
     assert v.first_failure.mistake == "dedup" and "counts twice" in v.first_failure.hint
     assert v.first_failure.input == {"k": 3, "ranking": ["c2", "c2", "c5", "c7", "c3"], "relevant": ["c2", "c3"]}
     assert v.first_failure.expected == pytest.approx(2 / 3) and v.first_failure.got == pytest.approx(1 / 3)
+
+
+def test_the_harness_as_main_without_the_flag_only_defines_functions():
+    """Pyodide runs the source as ``__main__``: without the CLI's flag it must not read stdin."""
+    import subprocess
+    import sys
+
+    call = ("\nimport json as _j\nprint(run_checks('def f(a, b):\\n    return a + b\\n', _j.dumps("
+            "{'function': 'f', 'checks': [{'id': 'c', 'args': {'params': [1, 2]}}]})))\n")
+    p = subprocess.run([sys.executable, "-I", "-c", HARNESS + call], input="not json", capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout) == {"ok": True, "error": None, "results": {"c": {"value": 3}}, "stdout": ""}
