@@ -48,3 +48,16 @@ def test_steps_without_a_function_show_no_code_and_danish_labels(lesson):
     assert "dcg_at_k" in lesson.code[0].value
     assert any(UI_TEXT["conventions"]["da"] in m.value for m in lesson.markdown)
     assert UI_TEXT["open"]["da"] in _link_target(lesson)
+
+
+def test_the_lesson_preset_shows_the_lessons_recall_on_the_dashboard(app):
+    """CONVENTIONS.md, last section: the lesson's recall skips out-of-scope questions (0.651, not 0.548)."""
+    from app_helpers import shown_cards
+
+    app.radio(key="conventions_preset").set_value("lesson").run()
+    no_exception(app)
+    cards = shown_cards(app)
+    assert cards["Recall@5"] == "0.651" and cards["Hit rate@5"] == "0.724"
+    assert any("recall skips questions with no relevant id" in c.value for c in app.caption)
+    app.radio(key="conventions_preset").set_value("trec_eval").run()
+    assert shown_cards(app)["Recall@5"] == "0.651"   # trec_eval: the 64 in-scope questions, the same value
