@@ -153,6 +153,8 @@ def _hint(key: str, lang: str) -> str:
 
 
 def _short(value: Any) -> str:
+    if isinstance(value, str):
+        value = value[:_MAX_SHOWN + 1]
     try:
         text = json.dumps(value, ensure_ascii=False, allow_nan=True)
     except (TypeError, ValueError):
@@ -177,7 +179,7 @@ def _number(v: Any) -> float | None:
 
 
 def _clean(text: Any, limit: int = 300) -> str:
-    s = str(text) if text is not None else ""
+    s = str(text)[:limit + 1] if text is not None else ""
     s = "".join(ch if ch.isprintable() else " " for ch in s)
     return s if len(s) <= limit else s[:limit] + "…"
 
