@@ -370,3 +370,17 @@ def test_the_harness_as_main_without_the_flag_only_defines_functions():
                        text=True, timeout=60)
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout) == {"ok": True, "error": None, "results": {"c": {"value": 3}}, "stdout": ""}
+
+
+def test_verdict_as_json_shows_only_the_first_failures_expected_value(checks):
+    cs = checks["precision_at_k"]
+    results = {c.id: {"value": c.expected} for c in cs}
+    results["duplicates"] = {"value": float("nan")}
+    v = grade("precision_at_k", cs, {"ok": True, "results": results}, "da")
+    d = v.to_dict("da")
+    text = json.dumps(d, allow_nan=False)
+    assert d["headline"] == f"Bestod {v.total - 1} af {v.total} tjek" and d["first_failure"]["id"] == "duplicates"
+    assert d["first_failure"]["expected"] == pytest.approx(2 / 3)
+    assert all(set(r) == {"id", "label", "passed", "message"} for r in d["results"])
+    current = next(c for c in cs if c.id == "current").expected
+    assert repr(current) not in text
