@@ -39,7 +39,7 @@ from rag_metrics.tuning.grid import Grid, SweepConfig
 from rag_metrics.tuning.labels import EvidenceSet, labels_for_chunks
 from rag_metrics.types import Chunk, Corpus
 
-__all__ = ["ConfigResult", "SweepResult", "SweepCancelled", "run_sweep", "estimate", "Estimate",
+__all__ = ["ConfigResult", "SweepResult", "SweepCancelled", "run_sweep", "new_result", "estimate", "Estimate",
            "stratified_split", "REPORTED_METRICS", "CANDIDATE_DEPTH"]
 
 #: The metrics kept per query for every configuration (at the grid metric's cutoff).
@@ -243,17 +243,32 @@ def _bm25_bytes(bm25: Any) -> int:
     return total
 
 
+def new_result(grid: Grid, corpus: Corpus, evidence: EvidenceSet,
+               baseline: SweepConfig | None = None) -> SweepResult:
+    """An empty :class:`SweepResult` for ``grid``: the questions, their scope and the seeded split."""
+    golden = evidence.golden
+    qids = tuple(golden.ids)
+    cats = tuple(q.category or "(none)" for q in golden)
+    included = tuple(q.category != "out_of_scope" and bool(evidence.spans.get(q.id)) for q in golden)
+    return SweepResult(grid=grid, query_ids=qids, categories=cats, included=included,
+                       tuning=stratified_split(qids, cats, included, grid.held_out, grid.seed),
+                       baseline=baseline, corpus_fingerprint=corpus.fingerprint(),
+                       golden_fingerprint=golden.fingerprint())
+
+
 def run_sweep(grid: Grid, corpus: Corpus, evidence: EvidenceSet, *, cache: Any = None,
               baseline: SweepConfig | None = None, cancel: threading.Event | None = None,
               progress: Progress | None = None,
               on_result: Callable[[ConfigResult], None] | None = None,
-              encoder_factory: Callable[[str], Any] | None = None) -> SweepResult:
+              encoder_factory: Callable[[str], Any] | None = None,
+              result: SweepResult | None = None) -> SweepResult:
     """Run every configuration of ``grid`` (plus ``baseline`` when it is not one of them).
 
     ``progress(message, fraction)`` reports each step; ``on_result`` gets each finished
     configuration (the CLI writes them as they come, the app shows them).  ``cancel`` stops the work
     within one embedding slab; the result then holds the finished configurations and
-    ``cancelled=True``.  A KeyboardInterrupt is treated the same way.
+    ``cancelled=True``.  A KeyboardInterrupt is treated the same way.  ``result`` (from
+    :func:`new_result`) is filled in place, so a caller that is itself stopped keeps what finished.
     """
     from rag_metrics.evaluate import EvalOptions, evaluate
     from rag_metrics.retrieval import get_encoder
@@ -268,17 +283,14 @@ def run_sweep(grid: Grid, corpus: Corpus, evidence: EvidenceSet, *, cache: Any =
     golden = evidence.golden
     qids = tuple(golden.ids)
     questions = golden.questions()
-    cats = tuple(q.category or "(none)" for q in golden)
-    included = tuple(q.category != "out_of_scope" and bool(evidence.spans.get(q.id)) for q in golden)
     key = parse_metric(grid.metric)
     k = key.k or 10
     keys = [f"{m}@{k}" for m in REPORTED_METRICS]
     if str(key) not in keys:
         keys.insert(0, str(key))
-    result = SweepResult(grid=grid, query_ids=qids, categories=cats, included=included,
-                         tuning=stratified_split(qids, cats, included, grid.held_out, grid.seed),
-                         baseline=baseline, corpus_fingerprint=corpus.fingerprint(),
-                         golden_fingerprint=golden.fingerprint())
+    if result is None:
+        result = new_result(grid, corpus, evidence, baseline)
+    result.cancelled = True  # until every configuration has finished (a stopped app run keeps this)
     configs = list(grid.configs)
     if baseline is not None and baseline not in configs:
         configs.append(baseline)
@@ -395,6 +407,7 @@ def run_sweep(grid: Grid, corpus: Corpus, evidence: EvidenceSet, *, cache: Any =
                 if on_result is not None:
                     on_result(r)
                 say(f"{cfg.label}: done")
+        result.cancelled = False
     except (SweepCancelled, KeyboardInterrupt):
         result.cancelled = True
     result.embedded = sum(e.count for e in encoders.values())
