@@ -31,7 +31,7 @@ def test_the_plan_then_the_sweep_with_the_librarys_figures(tune, app_cache_dir):
     next(b for b in at.button if b.label == "Run the sweep").click().run()
     assert not at.exception and not at.error
     table = next(d.value for d in at.dataframe if "Configuration" in d.value.columns)
-    assert table["Configuration"].tolist() == ["500/100 dense", "500/100 bm25 k1=1.5 b=0.75"]
+    assert table["Configuration"].tolist() == ["500/100 dense (current system)", "500/100 bm25 k1=1.5 b=0.75"]
     p = sample_paths()
     corpus = load_corpus(str(p.docs))
     ev = load_evidence(p.root / "golden_evidence.jsonl", corpus)

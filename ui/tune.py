@@ -74,15 +74,15 @@ def current_config(ctx: Any) -> SweepConfig | None:
 
 def form(ctx: Any) -> Grid | None:
     """The sweep's choices; returns the grid when they are valid."""
-    c1, c2, c3 = st.columns([3, 2, 2])
+    c1, c2 = st.columns(2)
     sizes = c1.multiselect("Chunk sizes (characters)", CHUNK_SIZES, default=[300, 500, 800], key="tune_sizes")
+    overlap = c2.number_input("Chunk overlap", 0, 400, 100, step=25, key="tune_overlap")
     kinds = c1.multiselect("Retrievers", list(RETRIEVER_KINDS), default=list(RETRIEVER_KINDS), key="tune_kinds",
                            format_func={"dense": "dense", "bm25": "BM25", "hybrid": "hybrid (RRF)"}.get)
-    overlap = c2.number_input("Chunk overlap", 0, 400, 100, step=25, key="tune_overlap")
     weights = c2.multiselect("Hybrid fusion weights (dense share, min-max)", [0.3, 0.5, 0.7], default=[0.5],
                              key="tune_weights", help="Each weight adds a weighted-fusion hybrid per chunking.")
-    metric = c3.selectbox("Choose by", METRICS, key="tune_metric")
-    held = c3.slider("Held-out share", 0.0, 0.5, 0.3, 0.05, key="tune_held",
+    metric = c1.selectbox("Choose by", METRICS, key="tune_metric")
+    held = c2.slider("Held-out share", 0.0, 0.5, 0.3, 0.05, key="tune_held",
                      help="Stratified by category and seeded: the held-out questions are never used to choose.")
     try:
         return grid_from_choices(chunk_sizes=sizes, chunk_overlap=int(overlap), kinds=kinds,
@@ -105,15 +105,17 @@ def run(grid: Grid, ctx: Any, evidence: EvidenceSet) -> None:
     res = new_result(grid, ctx.corpus.corpus, evidence, baseline=current_config(ctx))
     st.session_state[KEY_RESULT] = res
     st.session_state.pop(KEY_PICK, None)
-    views.cancel_button("tune_cancel", "the sweep")
-    bar = st.progress(0.0, text="Starting the sweep")
+    slot = st.empty()
+    with slot.container():
+        views.cancel_button("tune_cancel", "the sweep")
+        bar = st.progress(0.0, text="Starting the sweep")
 
     def progress(msg: str, frac: float) -> None:
         bar.progress(min(max(frac, 0.0), 1.0), text=views.esc(msg))
 
     run_sweep(grid, ctx.corpus.corpus, evidence, cache=cache.embedding_cache(str(default_cache_dir())),
               baseline=current_config(ctx), progress=progress, result=res)
-    bar.empty()
+    slot.empty()
 
 
 def upload() -> None:
@@ -132,13 +134,13 @@ def upload() -> None:
 
 def _table(table: list[Row], metric: str, cost: str) -> pd.DataFrame:
     return pd.DataFrame([{
-        "Configuration": r.label + (" (current system)" if r.is_baseline else ""),
+        "Configuration": r.label + (" (current system)" if r.is_current else ""),
         metric: r.tuning,
         "95% CI": "too few" if math.isnan(r.ci_low) else f"{r.ci_low:.3f}-{r.ci_high:.3f}",
         "Held-out": r.held_out,
         COST_AXES[cost]: getattr(r, cost),
-        "Verdict": {"best": "best", "tied": "tied with best", "worse": "worse", "": ""}[r.status],
-        "Frontier": "yes" if r.on_frontier else "",
+        "Verdict": {"best": "best", "tied": "tied", "worse": "worse", "": ""}[r.status]
+        + (" · frontier" if r.on_frontier else ""),
     } for r in table])
 
 
@@ -146,10 +148,11 @@ def chart(table: list[Row], metric: str, cost: str) -> dict:
     """Quality (tuning score with CI whiskers) against cost; the frontier drawn, dominated points grey."""
     recs = [{"label": r.label, "quality": r.tuning, "lo": r.ci_low if not math.isnan(r.ci_low) else r.tuning,
              "hi": r.ci_high if not math.isnan(r.ci_high) else r.tuning, "cost": getattr(r, cost),
-             "group": "current system" if r.is_baseline else ("frontier" if r.on_frontier else "dominated"),
+             "group": "current system" if r.is_current else ("frontier" if r.on_frontier else "dominated"),
              "status": r.status or "-"} for r in table]
     df = pd.DataFrame(recs)
-    x = alt.X("cost:Q", title=COST_AXES[cost], scale=alt.Scale(zero=False, nice=True))
+    # log scale: BM25 answers in a fraction of a millisecond, a dense model in tens of milliseconds
+    x = alt.X("cost:Q", title=COST_AXES[cost] + " (log scale)", scale=alt.Scale(type="log", nice=True))
     colour = alt.Color("group:N", title=None, scale=alt.Scale(domain=["frontier", "dominated", "current system"],
                                                               range=["#1f77b4", "#b0b0b0", "#d62728"]),
                        legend=alt.Legend(orient="bottom"))
@@ -187,7 +190,11 @@ def results(ctx: Any) -> None:
     picked = _picked(event)
     if picked:
         st.session_state[KEY_PICK] = picked
-    st.dataframe(_table(table, metric, cost), hide_index=True, width="stretch")
+    fmt = "%.1f" if cost != "index_mb" else "%.3f"
+    st.dataframe(_table(table, metric, cost), hide_index=True, width="stretch", height=38 + 35 * len(table),
+                 column_config={metric: st.column_config.NumberColumn(format="%.3f"),
+                                "Held-out": st.column_config.NumberColumn(format="%.3f"),
+                                COST_AXES[cost]: st.column_config.NumberColumn(format=fmt)})
     chosen = best(res)
     if chosen is None:
         return

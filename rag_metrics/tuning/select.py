@@ -67,7 +67,8 @@ class Row:
     status: str = ""        # "best" | "tied" | "worse" | "" (not tested)
     p_adj: float = math.nan
     on_frontier: bool = False
-    is_baseline: bool = False
+    is_baseline: bool = False   # the current system, scored beside the grid (not one of its configurations)
+    is_current: bool = False    # the current system (in the grid or beside it)
 
 
 def _values(res: SweepResult, r: ConfigResult, mask: Sequence[bool]) -> np.ndarray:
@@ -149,7 +150,8 @@ def rows(res: SweepResult, cost: str = "p95_ms") -> list[Row]:
                        p50_ms=r.p50_ms, p95_ms=r.p95_ms, index_mb=r.index_bytes / 1e6, build_s=r.build_s,
                        n_chunks=r.n_chunks, status=st, p_adj=pa,
                        is_baseline=res.baseline is not None and r.config == res.baseline
-                       and r.config not in res.grid.configs))
+                       and r.config not in res.grid.configs,
+                       is_current=res.baseline is not None and r.config == res.baseline))
     grid_rows = [i for i, row in enumerate(out) if not row.is_baseline]
     front = pareto_frontier([out[i].tuning for i in grid_rows], [getattr(out[i], cost) for i in grid_rows])
     for i, f in zip(grid_rows, front):
