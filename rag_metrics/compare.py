@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import CI_CONFIDENCE, DIFFERENCE_RANGE, EvaluationResult, too_few
+from rag_metrics.evaluate import CI_CONFIDENCE, DIFFERENCE_RANGE, MIN_CI_N, EvaluationResult, too_few
 from rag_metrics.metrics.registry import METRICS, MetricKey
 
 __all__ = ["paired_tests", "compare", "compare_paired", "per_query_deltas", "disagreements", "verdict", "plain_verdict",
@@ -324,7 +324,8 @@ def verdict(row: pd.Series | dict, name_a: str = "A", name_b: str = "B") -> str:
     r = dict(row)
     label, v, n, d = _label(r), r["verdict"], int(r["n"]), float(r["delta"])
     if v == "too few queries":
-        return f"{label}: {n} quer{'y' if n == 1 else 'ies'} to compare; at least 2 are needed for a verdict."
+        return (f"{label}: {n} quer{'y' if n == 1 else 'ies'} to compare; at least {MIN_CI_N} are needed for a "
+                "verdict (too few).")
     if v == "identical":
         return f"{label}: identical on all {n} queries."
     lo, hi, p = float(r["ci_low"]), float(r["ci_high"]), float(r["p_ttest_adj"])
