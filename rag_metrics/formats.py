@@ -228,7 +228,7 @@ def _kind_of_json(value: Any, text: str) -> tuple[str, list[str]]:
         if inner and all(isinstance(v, Mapping) for v in inner):
             nums = [x for v in inner for x in v.values()]
             if nums and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in nums):
-                whole = all(isinstance(x, int) or float(x).is_integer() for x in nums)
+                whole = all(isinstance(x, int) for x in nums)  # grades are integers; "2.0" is a score
                 return ("json_qrels" if whole else "json_run"), keys
         for wrap in ("queries", "rows", "data", "samples", "records", "test_cases", "goldens"):
             if isinstance(value.get(wrap), list):
