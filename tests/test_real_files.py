@@ -17,9 +17,9 @@ from rag_metrics.io import read_qrels
 from rag_metrics.systems.raglog import parse_rag_log
 
 ROOT = Path(__file__).resolve().parents[1]
-ARTIFACTS = Path("/work/shared/real-artifacts")
-if not ARTIFACTS.is_dir():
-    ARTIFACTS = ROOT.parent / "shared" / "real-artifacts"
+ARTIFACTS = ROOT.parent / "shared" / "real-artifacts"  # ../shared/real-artifacts of the project (MANIFEST.md)
+if not ARTIFACTS.is_dir():  # a worktree one level deeper
+    ARTIFACTS = ROOT.parent.parent / "shared" / "real-artifacts"
 
 # file -> (read or refused, kind, words the one-line summary or the refusal must hold)
 EXPECTED: dict[str, tuple[str, str, tuple[str, ...]]] = {
