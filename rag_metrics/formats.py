@@ -51,6 +51,7 @@ KINDS: dict[str, str] = {
     "golden": "a golden set (questions with relevant ids)",
     "llamaindex": "a LlamaIndex EmbeddingQAFinetuneDataset (queries, corpus, relevant_docs)",
     "corpus": "a corpus (documents with ids and texts)",
+    "saved_run": "an evaluation saved by `rag-metrics evaluate --save-run` (History)",
     "queries": "BEIR queries (ids and question texts, no judgments)",
     "records": "a table of records this reader has no use for",
     "empty": "an empty file",
@@ -91,7 +92,7 @@ class Sniffed:
         """``"gzip-compressed TREC run (...)"``: the kind with its wrapping, for one-line summaries."""
         what = KINDS.get(self.kind, self.kind)
         for w in reversed(self.wrapping):
-            what = f"{w} file holding {what}"
+            what = f"a {w} file holding {what}"
         return what
 
 
@@ -200,6 +201,8 @@ def _keys_of(rows: list[Any]) -> list[str]:
 
 def _kind_of_rows(keys: list[str]) -> str:
     ks = set(keys)
+    if ks & set(_RELEVANT_KEYS) and ks & {"question", "query", "text"}:  # labels: a golden set, whatever else
+        return "golden"
     if ks & set(_QUESTION_KEYS) and ks & set(_CONTEXT_KEYS):
         return "rag_log"
     if ks & set(_RUN_LIST_KEYS) and ks & {"query_id", "qid", "q_id", "question", "id"}:
@@ -222,6 +225,8 @@ def _kind_of_json(value: Any, text: str) -> tuple[str, list[str]]:
         keys = [str(k) for k in value]
         if {"queries", "corpus", "relevant_docs"} <= set(keys):
             return "llamaindex", keys
+        if {"values", "query_ids", "metrics"} <= set(keys):
+            return "saved_run", keys
         if looks_like_trace_export(text):
             return "trace", keys
         inner = list(value.values())[:200]
@@ -496,6 +501,12 @@ def describe_bytes(data: bytes, filename: str, role: str | None = None) -> FileR
         return FileRead(kind, f"{name}: {s.label}: {len(golden)} questions, {labelled} with relevant ids"
                               + (f", {refs} with reference answers" if refs else ""), golden=golden,
                         warnings=tuple(str(p) for p in report.warnings))
+    if kind == "saved_run":
+        from rag_metrics.history import parse_saved_run
+
+        saved = parse_saved_run(text, name)
+        return FileRead(kind, f"{name}: {s.label}: run {saved.name!r}, {len(saved.query_ids)} questions, "
+                              f"{', '.join(saved.metrics[:6])}")
     if kind == "queries":
         n = sum(1 for ln in text.splitlines() if ln.strip())
         return FileRead(kind, f"{name}: {s.label}: {n} questions, no judgments (add the qrels, e.g. "

@@ -64,7 +64,7 @@ def test_from_files_to_a_verdict(page):
     page.run()
     no_exception(page)
     read = [s.value.replace("\\", "") for s in page.success]  # the page escapes markdown
-    assert len(read) == 1 and read[0].startswith("traces.jsonl.gz: gzip-compressed file holding a RAG log")
+    assert len(read) == 1 and read[0].startswith("traces.jsonl.gz: a gzip-compressed file holding a RAG log")
     assert "system to evaluate" in read[0]
     (refused,) = [e.value.replace("\\", "") for e in page.error]
     assert refused.startswith("books.json: looks like") and "book_title" in refused
@@ -123,3 +123,14 @@ def test_a_llamaindex_dataset_brings_corpus_and_golden_set_and_a_run_its_verdict
     assert len(golden) == 6 and golden.get("q1").relevant == {"n1": 1}
     cards = {m.label: m.value for m in page.metric if "@" in m.label}
     assert cards["MRR@5"] == f"{(3 * 1 + 3 * 0.5) / 6:.3f}"  # odd queries: rank 1; even: rank 2
+
+
+def test_history_says_what_another_tools_file_is(page):
+    """History takes saved runs only; a ranx run (gzip-compressed here) is named, with the way to bring it in."""
+    page.switch_page("pages/history.py").run()
+    no_exception(page)
+    run = gzip.compress(json.dumps({"q1": {"d1": 0.5, "d2": 0.25}}).encode())
+    page.file_uploader(key="history_upload").set_value(("run.json.gz", run, "application/gzip")).run()
+    no_exception(page)
+    msg = " ".join(e.value for e in page.error).replace("\\", "")
+    assert "run.json.gz: looks like a gzip-compressed file holding a JSON run" in msg and "Bring your system" in msg

@@ -199,7 +199,7 @@ def test_langsmith_traceable_retriever_with_nested_child_runs():
 def test_gzip_around_a_rag_log_and_parquet_rows(tmp_path):
     rows = [{"question": "q?", "contexts": ["a", "b"], "answer": "x"}]
     gz = gzip.compress("\n".join(json.dumps(r) for r in rows).encode())
-    assert describe_bytes(gz, "log.jsonl.gz").summary.startswith("log.jsonl.gz: gzip-compressed file holding a RAG")
+    assert describe_bytes(gz, "log.jsonl.gz").summary.startswith("log.jsonl.gz: a gzip-compressed file holding a RAG")
     import pyarrow as pa
     import pyarrow.parquet as pq
 
