@@ -55,3 +55,14 @@ def test_the_reported_cases_are_now_in_range():
 def test_two_questions_are_too_few_for_a_verdict():
     row = compare_paired([("ndcg", 10, np.array([0.1, 0.9]), np.array([0.8, 0.2]))]).iloc[0]
     assert row["verdict"] == "too few queries" and math.isnan(row["ci_low"])
+
+
+def test_the_cli_says_too_few_instead_of_nan(tmp_path, capsys):
+    from rag_metrics.cli import main
+
+    (tmp_path / "q.txt").write_text("q1 0 d1 1\nq2 0 d2 1\n")
+    (tmp_path / "r.trec").write_text("q1 Q0 d1 1 2 x\nq1 Q0 d9 2 1 x\nq2 Q0 d9 1 2 x\nq2 Q0 d2 2 1 x\n")
+    assert main(["evaluate", "--qrels", str(tmp_path / "q.txt"), "--run", str(tmp_path / "r.trec"), "--ci",
+                 "--metrics", "mrr", "--k", "10"]) == 0
+    out = capsys.readouterr().out
+    assert "too few (n = 2)" in out and "nan" not in out

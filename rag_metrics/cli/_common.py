@@ -82,6 +82,14 @@ def fmt(v: float) -> str:
     return "nan" if isinstance(v, float) and math.isnan(v) else f"{v:.4f}"
 
 
+def ci_cell(lo: float, hi: float, n: int | None = None, signed: bool = False) -> str:
+    """``[0.512, 0.734]`` (``[+0.012, +0.210]`` when ``signed``), or ``too few (n = 2)`` where the
+    library gives no interval because the set is too small (:data:`rag_metrics.evaluate.MIN_CI_N`)."""
+    if math.isnan(lo) or math.isnan(hi):
+        return f"too few (n = {n})" if n is not None else "too few"
+    return f"[{lo:+.3f}, {hi:+.3f}]" if signed else f"[{fmt(lo)}, {fmt(hi)}]"
+
+
 def table(header: list[str], rows: list[list[str]]) -> str:
     """A plain-text table: first column left-aligned, the others right-aligned."""
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]

@@ -17,6 +17,7 @@ from rag_metrics.cli._common import (
     PROG,
     Progress,
     add_judgment_options,
+    ci_cell,
     eval_options,
     fail_under,
     fmt,
@@ -123,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
                 if key in means:
                     cell = fmt(means[key])
                     if key in cis:
-                        cell += f" [{fmt(cis[key][0])}, {fmt(cis[key][1])}]"
+                        cell += " " + ci_cell(cis[key][0], cis[key][1], res.n_queries)
                     cells.append(cell)
                 else:
                     cells.append("")
