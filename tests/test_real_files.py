@@ -212,3 +212,11 @@ def test_gzip_around_a_rag_log_and_parquet_rows(tmp_path):
 def test_damaged_gzip_names_the_file_and_the_fix():
     with pytest.raises(InputError, match=r"run\.trec\.gz: the gzip file is cut off.*uncompressed"):
         describe_bytes(gzip.compress(b"q1 Q0 d1 1 1.0 x\n" * 50)[:20], "run.trec.gz")
+
+
+def test_a_gzip_corpus_upload_is_read_like_its_plain_twin():
+    from rag_metrics.corpus import corpus_from_files
+
+    c = corpus_from_files({"docs.jsonl.gz": gzip.compress(b'{"id": "a", "text": "hello"}\n'),
+                           "notes.md.gz": gzip.compress(b"# Notes\nbody")})
+    assert [d.id for d in c] == ["a", "notes"]
