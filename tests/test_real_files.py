@@ -220,3 +220,10 @@ def test_a_gzip_corpus_upload_is_read_like_its_plain_twin():
     c = corpus_from_files({"docs.jsonl.gz": gzip.compress(b'{"id": "a", "text": "hello"}\n'),
                            "notes.md.gz": gzip.compress(b"# Notes\nbody")})
     assert [d.id for d in c] == ["a", "notes"]
+
+
+def test_judgments_given_as_the_run_are_named(capsys):
+    rc = main(["evaluate", "--qrels", str(ARTIFACTS / "ranx" / "qrels.trec"), "--run",
+               str(ARTIFACTS / "ranx" / "qrels.trec.gz")])
+    err = capsys.readouterr().err
+    assert rc == 2 and "qrels.trec.gz: looks like TREC qrels" in err and "give it as --qrels" in err

@@ -242,6 +242,17 @@ def load_inputs(args: argparse.Namespace, run_paths: Sequence[str], progress: Pr
             runs.append(run)
             continue
         run, rrep = read_run(rp)
+        if rrep.errors:  # judgments given as the run? say so rather than list every line
+            from rag_metrics.files import read_bytes
+            from rag_metrics.formats import KINDS, sniff
+
+            try:
+                kind = sniff(read_bytes(rp), rp, role="run").kind
+            except InputError:
+                kind = ""
+            if kind in ("trec_qrels", "beir_qrels", "json_qrels"):
+                raise InputError(f"{rp}: looks like {KINDS[kind]}, not a run; give it as --qrels and the system's "
+                                 "output (TREC run, CSV/JSON run, RAG log or trace export) as --run")
         rrep.raise_if_errors(hint=f"run `{PROG} validate {args.qrels} --run {rp}` to list all")
         if len(run) == 0:
             raise InputError(f"{rp}: run has no lines; expected 'qid Q0 docid rank score tag'")
