@@ -135,7 +135,8 @@ views.chart(cv.category_chart(cat, f"{views.label(metric)}@{k}"))
 st.dataframe(  # below the chart, at the page's width: the interval column is never cut
     {"Category": cat["category"], "n": cat["n"], "A": [views.fmt(v) for v in cat["mean_a"]],
      "B": [views.fmt(v) for v in cat["mean_b"]], "B − A": [f"{v:+.3f}" for v in cat["delta"]],
-     f"{CI_CONFIDENCE:.0%} CI": [f"[{lo:+.3f}, {hi:+.3f}]" for lo, hi in zip(cat["ci_low"], cat["ci_high"])],
+     f"{CI_CONFIDENCE:.0%} CI": [views.ci_text(lo, hi, n, signed=True)
+                                 for lo, hi, n in zip(cat["ci_low"], cat["ci_high"], cat["n"])],
      "W / L / T": [f"{w} / {lo} / {t}" for w, lo, t in zip(cat["wins"], cat["losses"], cat["ties"])]},
     hide_index=True, width="stretch",
     column_config={"W / L / T": st.column_config.TextColumn(help="B wins / loses / ties in the category.")})

@@ -108,7 +108,7 @@ with st.container(key="presenter"):
         kk = None if pd.isna(r["k"]) else int(r["k"])
         col.metric(f"{views.label(r['metric'])}" + (f"@{kk}" if kk is not None else ""), views.fmt(r["mean"]),
                    border=True)
-        col.caption(f"{CI_CONFIDENCE:.0%} CI {views.fmt(r['ci_low'])} – {views.fmt(r['ci_high'])}")
+        col.caption(f"{CI_CONFIDENCE:.0%} CI {views.ci_text(r['ci_low'], r['ci_high'], r.get('n'))}")
     n_inc = int(content.headline["n"].iloc[0]) if len(content.headline) else 0
     notes = " ".join(content.notes)
     st.caption(f"Means over {n_inc} questions; {CI_CONFIDENCE:.0%} percentile-bootstrap confidence intervals "

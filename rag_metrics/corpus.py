@@ -304,6 +304,14 @@ def _docs_from_named_bytes(
     docs: list[Document] = []
     seen: dict[str, str] = {}
     for rel, source, data in items:
+        if data[:2] == b"\x1f\x8b" or data[:4] == b"PAR1":  # gzip / Parquet: the one reader takes them off
+            from rag_metrics.formats import unwrap
+
+            try:
+                data, rel, _wraps = unwrap(data, rel)
+            except InputError as e:
+                report.error(str(e), file=source)
+                continue
         suffix = PurePosixPath(rel).suffix.lower()
         if not _check_size(len(data), source, limit, report):
             continue

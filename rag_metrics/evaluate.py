@@ -186,6 +186,18 @@ def parse_gains(text: str, where: str = "--gains") -> tuple[tuple[int, float], .
 CI_CONFIDENCE = 0.95
 CI_RESAMPLES = 2000
 CI_SEED = 0
+#: Fewer values than this give no interval (``nan``): the pages and the CLI say "too few" instead of
+#: an interval that is only an artefact (a t-interval of two values is 12.7 standard errors wide).
+MIN_CI_N = 3
+#: The range of every metric of the registry and every answer metric; intervals of a mean stay in
+#: it, and intervals of a difference of two metrics stay in ``(-1, 1)`` (:data:`DIFFERENCE_RANGE`).
+METRIC_RANGE = (0.0, 1.0)
+DIFFERENCE_RANGE = (METRIC_RANGE[0] - METRIC_RANGE[1], METRIC_RANGE[1] - METRIC_RANGE[0])
+
+
+def too_few(n: int) -> bool:
+    """True when ``n`` values are too few for an interval (below :data:`MIN_CI_N`)."""
+    return int(n) < MIN_CI_N
 
 
 def bootstrap_ci(values: NDArray[np.float64], confidence: float = CI_CONFIDENCE, n_resamples: int = CI_RESAMPLES,
@@ -193,8 +205,9 @@ def bootstrap_ci(values: NDArray[np.float64], confidence: float = CI_CONFIDENCE,
     """Percentile bootstrap confidence interval of the mean (scipy.stats.bootstrap).
 
     Defaults: :data:`CI_CONFIDENCE`, :data:`CI_RESAMPLES`, :data:`CI_SEED` (one setting for
-    every page, the report and the CLI).  Returns ``(nan, nan)`` for no values and ``(v, v)``
-    when every value is the same.
+    every page, the report and the CLI).  Returns ``(nan, nan)`` for fewer than :data:`MIN_CI_N`
+    values ("too few") and ``(v, v)`` when every value is the same.  A percentile interval of
+    means never leaves the range of the values, so it stays inside the metric's range.
     """
     v = np.asarray(values, dtype=np.float64).reshape(1, -1)
     lo, hi = bootstrap_cis(v, confidence, n_resamples, seed)[0]
@@ -210,15 +223,15 @@ def bootstrap_cis(rows: NDArray[np.float64], confidence: float = CI_CONFIDENCE, 
     ``default_rng(seed)``, one batch), and each row's interval is the same percentile computation
     on the same resamples, so every value equals ``scipy.stats.bootstrap(..., method="percentile")``
     of that row exactly (tested against scipy).  One draw instead of one per metric is what makes a
-    K change cheap.  Returns an array of shape ``(len(rows), 2)``; ``nan`` for no values, ``(v, v)``
-    for a constant row.
+    K change cheap.  Returns an array of shape ``(len(rows), 2)``; ``nan`` for fewer than
+    :data:`MIN_CI_N` values, ``(v, v)`` for a constant row.
     """
     v = np.asarray(rows, dtype=np.float64)
     if v.ndim != 2:
         raise ValueError(f"rows must be 2-D (metrics x queries), got shape {v.shape}")
     out = np.full((v.shape[0], 2), np.nan)
     n = v.shape[1]
-    if v.shape[0] == 0 or n == 0:
+    if v.shape[0] == 0 or too_few(n):
         return out
     alpha = np.asarray((1 - confidence) / 2, dtype=np.float64)
     interval = np.stack((alpha, 1 - alpha), axis=-1)

@@ -129,6 +129,9 @@ def _relevant(row: Mapping[str, Any], report: ValidationReport, where: dict) -> 
                 rel[str(i)] = gi
         return rel
     ids_raw = row.get("relevant_chunk_ids", row.get("relevant_ids", raw))
+    if ids_raw is None and row.get("gold_chunk_id") is not None:  # a hand-made golden set: one gold id
+        extra = row.get("also_acceptable")  # and ids also accepted (grade 1 as the gold one)
+        ids_raw = [row["gold_chunk_id"], *(extra if isinstance(extra, list) else [])]
     if ids_raw is not None and not isinstance(ids_raw, (list, tuple, str)):
         if not (isinstance(ids_raw, float) and math.isnan(ids_raw)):
             report.error(f"relevant ids must be a list or a {LIST_SEPARATOR!r}-separated string, got {ids_raw!r}",

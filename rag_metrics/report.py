@@ -315,6 +315,13 @@ def _e(value: Any) -> str:
     return html.escape("" if value is None else str(value), quote=True)
 
 
+def _ci(lo: Any, hi: Any, n: Any = None) -> str:
+    """``0.512 – 0.734``, or ``too few (n = 2)`` where there is no interval (fewer than MIN_CI_N values)."""
+    if pd.isna(lo) or pd.isna(hi):
+        return "too few" + (f" (n = {int(n)})" if n is not None and not pd.isna(n) else "")
+    return f"{_num(lo)} – {_num(hi)}"
+
+
 def _num(v: Any, digits: int = 3) -> str:
     try:
         f = float(v)
@@ -536,7 +543,7 @@ def render_report(content: ReportContent, passage_chars: int = 420) -> str:
         kk = None if pd.isna(r["k"]) else int(r["k"])
         cards.append(f'<div class="card"><div class="name">{_e(_label(r["metric"], kk))}</div>'
                      f'<div class="value">{_num(r["mean"])}</div>'
-                     f'<div class="ci">95% CI {_num(r["ci_low"])} – {_num(r["ci_high"])}</div></div>')
+                     f'<div class="ci">95% CI {_ci(r["ci_low"], r["ci_high"], r.get("n"))}</div></div>')
     n_inc = int(c.headline["n"].iloc[0]) if len(c.headline) else 0
     notes = "".join(f"<li>{_e(n)}</li>" for n in c.notes)
 

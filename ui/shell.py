@@ -48,6 +48,7 @@ PAGES: dict[str, list[tuple[str, str, str]]] = {
     ],
     "Evaluate": [
         ("pages/dashboard.py", "Dashboard", ":material/dashboard:"),
+        ("pages/bring_your_system.py", "Bring your system", ":material/upload_file:"),
         ("pages/failures.py", "Failures and drill-down", ":material/troubleshoot:"),
         ("pages/compare.py", "Compare A vs B", ":material/compare_arrows:"),
         ("pages/systems.py", "Systems", ":material/hub:"),

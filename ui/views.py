@@ -32,6 +32,18 @@ def fmt(x: float | None, decimals: int = DECIMALS) -> str:
     return f"{float(x):.{decimals}f}"
 
 
+def ci_text(lo: float, hi: float, n: int | None = None, signed: bool = False, brackets: bool = False) -> str:
+    """An interval for a page: ``0.512 – 0.734`` (``[+0.012, +0.210]`` when ``signed``/``brackets``),
+    or ``too few (n = 2)`` where the library gives none because the set is too small
+    (:data:`rag_metrics.evaluate.MIN_CI_N`), or an em dash when it is missing for another reason."""
+    from rag_metrics.evaluate import too_few
+
+    if lo is None or hi is None or pd.isna(lo) or pd.isna(hi):
+        return f"too few (n = {int(n)})" if n is not None and not pd.isna(n) and too_few(int(n)) else "—"
+    a, b = (f"{float(lo):+.3f}", f"{float(hi):+.3f}") if signed else (fmt(lo), fmt(hi))
+    return f"[{a}, {b}]" if brackets or signed else f"{a} – {b}"
+
+
 def label(metric: str) -> str:
     spec = METRICS.get(metric)
     return spec.label if spec else metric
@@ -82,7 +94,7 @@ def metric_cards(summary: pd.DataFrame, per_row: int = 3, key: str = "metrics") 
                 with col:
                     st.metric(f"{label(r['metric'])}@{r['k']}", fmt(r["mean"]), help=metric_help(r["metric"]),
                               border=True)
-                    st.caption(f"95% CI {fmt(r['ci_low'])} – {fmt(r['ci_high'])}")
+                    st.caption(f"95% CI {ci_text(r['ci_low'], r['ci_high'], r.get('n'))}")
 
 
 def target_cards(targets: pd.DataFrame) -> None:
@@ -199,7 +211,7 @@ def category_chart(cat: pd.DataFrame, metric: str, height: int = 260) -> dict:
     df = cat.copy()
     df["label"] = [f"{c} (n={n})" for c, n in zip(df["category"], df["n"])]
     df["mean_fmt"] = [fmt(v) for v in df["mean"]]
-    df["ci_fmt"] = [f"{fmt(a)} – {fmt(b)}" for a, b in zip(df["ci_low"], df["ci_high"])]
+    df["ci_fmt"] = [ci_text(a, b, n) for a, b, n in zip(df["ci_low"], df["ci_high"], df["n"])]
     df["k"] = df["k"].astype(object)
     return _fill(_category_template(metric, height), cat=df)
 

@@ -1,4 +1,4 @@
-"""Command line: ``rag-metrics evaluate | compare | validate | retrieve | report | answers |
+"""Command line: ``rag-metrics evaluate | compare | validate | gate | retrieve | report | answers |
 judge-relevance | draft | exercise | sweep``.
 
 Each subcommand is one module of this package (listed once in :data:`SUBCOMMANDS`) exposing
@@ -6,9 +6,10 @@ Each subcommand is one module of this package (listed once in :data:`SUBCOMMANDS
 :mod:`rag_metrics.cli._common`.  Subcommand modules import only light modules at import time; the
 heavy ones (NumPy kernels, models, indexes) are imported by ``run``.
 
-Exit codes: 0 success; 1 a ``--fail-under`` threshold was missed (evaluate) or the validated file
-has errors (validate); 2 bad input, or a subcommand that cannot be loaded (a broken installation),
-with a one-line message on stderr and never a traceback.
+Exit codes: 0 success; 1 a ``--fail-under`` threshold was missed (evaluate), the validated file
+has errors (validate), or the gate failed (gate, evaluate --fail-on-regression); 2 bad input, or a
+subcommand that cannot be loaded (a broken installation), with a one-line message on stderr and
+never a traceback; 3 the gate is inconclusive (too few questions to see the change asked).
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ from rag_metrics.errors import InputError
 __all__ = ["main", "build_parser", "SUBCOMMANDS", "SubcommandLoadError"]
 
 #: The subcommand modules of :mod:`rag_metrics.cli`, in ``--help`` order.
-SUBCOMMANDS: tuple[str, ...] = ("evaluate", "compare", "validate", "retrieve", "report", "answers",
+SUBCOMMANDS: tuple[str, ...] = ("evaluate", "compare", "validate", "gate", "retrieve", "report", "answers",
                                 "judge-relevance", "draft", "exercise", "sweep")
 
 

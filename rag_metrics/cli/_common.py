@@ -82,6 +82,14 @@ def fmt(v: float) -> str:
     return "nan" if isinstance(v, float) and math.isnan(v) else f"{v:.4f}"
 
 
+def ci_cell(lo: float, hi: float, n: int | None = None, signed: bool = False) -> str:
+    """``[0.512, 0.734]`` (``[+0.012, +0.210]`` when ``signed``), or ``too few (n = 2)`` where the
+    library gives no interval because the set is too small (:data:`rag_metrics.evaluate.MIN_CI_N`)."""
+    if math.isnan(lo) or math.isnan(hi):
+        return f"too few (n = {n})" if n is not None else "too few"
+    return f"[{lo:+.3f}, {hi:+.3f}]" if signed else f"[{fmt(lo)}, {fmt(hi)}]"
+
+
 def table(header: list[str], rows: list[list[str]]) -> str:
     """A plain-text table: first column left-aligned, the others right-aligned."""
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
@@ -234,6 +242,17 @@ def load_inputs(args: argparse.Namespace, run_paths: Sequence[str], progress: Pr
             runs.append(run)
             continue
         run, rrep = read_run(rp)
+        if rrep.errors:  # judgments given as the run? say so rather than list every line
+            from rag_metrics.files import read_bytes
+            from rag_metrics.formats import KINDS, sniff
+
+            try:
+                kind = sniff(read_bytes(rp), rp, role="run").kind
+            except InputError:
+                kind = ""
+            if kind in ("trec_qrels", "beir_qrels", "json_qrels"):
+                raise InputError(f"{rp}: looks like {KINDS[kind]}, not a run; give it as --qrels and the system's "
+                                 "output (TREC run, CSV/JSON run, RAG log or trace export) as --run")
         rrep.raise_if_errors(hint=f"run `{PROG} validate {args.qrels} --run {rp}` to list all")
         if len(run) == 0:
             raise InputError(f"{rp}: run has no lines; expected 'qid Q0 docid rank score tag'")

@@ -33,7 +33,12 @@ BACKENDS = ("bundled", "http", "pgvector", "qdrant")
 
 
 def is_upload(path: str) -> bool:
-    return Path(path).suffix.lower() in UPLOAD_SUFFIXES
+    """Whether ``--run PATH`` is matched to the golden questions (a RAG log, trace export, CSV/JSON
+    run) rather than read as a TREC run: decided by :func:`rag_metrics.formats.is_trec_run`, the
+    one test ``evaluate``, ``compare`` and ``validate --run`` share."""
+    from rag_metrics.formats import is_trec_run
+
+    return not is_trec_run(path)
 
 
 def add_upload_options(sp: argparse.ArgumentParser) -> None:

@@ -10,6 +10,7 @@ from typing import Any
 from rag_metrics.cli._common import (
     Progress,
     add_judgment_options,
+    ci_cell,
     eval_options,
     fmt,
     id_to_doc,
@@ -59,7 +60,8 @@ def run(args: argparse.Namespace) -> int:
         rows = []
         for _, r in df.iterrows():
             key = r["metric"] + ("" if r["k"] is None or str(r["k"]) == "<NA>" else f"@{r['k']}")
-            rows.append([key, fmt(r.mean_a), fmt(r.mean_b), f"{r.delta:+.4f}", f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}]",
+            rows.append([key, fmt(r.mean_a), fmt(r.mean_b), f"{r.delta:+.4f}",
+                         ci_cell(r.ci_low, r.ci_high, int(r.n), signed=True),
                          f"{r.wins}/{r.losses}/{r.ties}", f"{r.p_ttest:.4f}", f"{r.p_ttest_adj:.4f}", r.verdict,
                          fmt(r.mde)])
         print(table(["metric", "A", "B", "delta", f"{df['ci_level'].iloc[0] * 100:.4g}% CI" if len(df) else "CI",

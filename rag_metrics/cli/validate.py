@@ -22,7 +22,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                     help=f"chunking used for the corpus ids (default {DEFAULT_CHUNK_SIZE})")
     va.add_argument("--chunk-overlap", type=int, default=DEFAULT_CHUNK_OVERLAP,
                     help=f"chunk overlap (default {DEFAULT_CHUNK_OVERLAP})")
-    va.add_argument("--run", metavar="PATH", help="also validate a TREC run against the golden set")
+    va.add_argument("--run", metavar="PATH", help="also validate a run against the golden set: every format "
+                                                  "evaluate --run accepts (TREC, CSV/JSON, RAG log, trace export)")
+    va.add_argument("--match-threshold", type=float, default=90.0, metavar="S",
+                    help="least rapidfuzz ratio (0-100) for a fuzzy context match of a RAG log --run (default 90)")
     return va
 
 
@@ -42,10 +45,21 @@ def run(args: argparse.Namespace) -> int:
         known = {c.id for c in chunks} | {d.id for d in corpus}
     validate_golden(golden, known, report, source=str(args.golden))
     if args.run:
-        trec_run, rrep = read_run(args.run)
-        report.extend(rrep.problems)
-        if len(trec_run):
-            validate_run(trec_run, golden, known, report, source=str(args.run))
+        from rag_metrics.cli._systems import is_upload, read_upload_run
+        from rag_metrics.errors import InputError
+
+        if is_upload(args.run):  # the same test as evaluate: a RAG log, trace export or CSV/JSON run
+            try:
+                trec_run = read_upload_run(args, args.run, golden)
+            except InputError as e:
+                report.error(str(e))
+            else:
+                validate_run(trec_run, golden, known, report, source=str(args.run))
+        else:
+            trec_run, rrep = read_run(args.run)
+            report.extend(rrep.problems)
+            if len(trec_run):
+                validate_run(trec_run, golden, known, report, source=str(args.run))
     n_oos = sum(1 for q in golden if not q.in_scope)
     for line in report.lines():
         print(line)
