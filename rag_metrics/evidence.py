@@ -439,6 +439,15 @@ class LocateReport:
             return "your corpus differs: load it"
         return "your chunking differs: label evidence, or evaluate at document level"
 
+    def note(self) -> str:
+        """How the contexts were placed, in one sentence (for notes and stderr)."""
+        s = (f"{self.total} context(s) judged on evidence: {self.chunk} lab chunk(s), {self.document} whole "
+             f"document(s), {self.exact} text(s) found exactly and {self.fuzzy} by fuzzy alignment "
+             f"(>= {FUZZY_THRESHOLD:g}/100) in the corpus, {self.unlocated} not found")
+        if self.label_problems:
+            s += f"; {len(self.label_problems)} label(s) could not be placed (first: {self.label_problems[0]})"
+        return s
+
     def line(self) -> str:
         """One sentence: the share, what it means and the fix ("" when every context was located)."""
         if not self.unlocated:
@@ -453,7 +462,9 @@ class LocateReport:
 
 def locate_report_of(match_report: object) -> LocateReport | None:
     """A :class:`LocateReport` from a RAG log's context -> chunk match report
-    (:class:`rag_metrics.systems.textmatch.ContextMatchReport`), for runs judged on chunk labels."""
+    (:class:`rag_metrics.systems.textmatch.ContextMatchReport`), for runs judged on chunk labels
+    without the corpus at hand: a context that matches no chunk counts as unlocated, with the
+    chunking fix (label evidence, or judge on evidence with the corpus)."""
     if match_report is None:
         return None
     total = int(getattr(match_report, "total", 0))
@@ -461,7 +472,7 @@ def locate_report_of(match_report: object) -> LocateReport | None:
     if not total:
         return None
     texts = getattr(match_report, "texts", {}) or {}
-    return LocateReport(chunk=total - un, unlocated_texts=un,
+    return LocateReport(chunk=total - un, unlocated_ids=un,
                         examples=[(i, t) for i, t in list(texts.items())[:20]])
 
 

@@ -168,7 +168,7 @@ def evaluations(ctx: Any, retry_failed: bool = False) -> list[SystemEvaluation]:
     with st.spinner("Ranking the golden questions with every system…"):
         evals = evaluate_systems(systems, ctx.golden, ctx.settings.options, ctx.memo.depth,
                                  chunk_to_doc=ctx.chunks.doc if ctx.settings.options.level == "document" else None,
-                                 retry_failed=retry_failed)
+                                 retry_failed=retry_failed, chunks=ctx.chunks.chunks)
     return evals + [SystemEvaluation(n, None, None, e) for n, e in errors.items()]
 
 
