@@ -18,7 +18,7 @@ SHOW_RETRIEVED = 5
 ctx = state.current_or_stop()
 k = ctx.k
 res = ctx.result
-texts = ctx.id_text
+texts = ctx.context_text  # chunk texts, and the logged text of contexts that are not chunks (never an empty box)
 views.page_header("Failures and drill-down", ctx)
 
 

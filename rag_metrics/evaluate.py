@@ -401,6 +401,13 @@ class EvaluationResult:
         return int((~self.in_scope).sum())
 
     @property
+    def n_awaiting_labels(self) -> int:
+        """Queries not in scope only because nobody labelled them yet: a reference answer (or
+        proposed evidence) and no label (:attr:`rag_metrics.types.GoldenQuery.awaiting_labels`);
+        counted in :attr:`n_out_of_scope`, shown apart so they are never silently "out of scope"."""
+        return sum(q.awaiting_labels for q in self.golden.queries)
+
+    @property
     def depth(self) -> int:
         return int(self.judged.n_retrieved.max()) if len(self.judged.n_retrieved) else 0
 

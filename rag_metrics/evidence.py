@@ -69,9 +69,10 @@ FRAGMENT_CHARS = 20
 #: Least similarity (``rapidfuzz`` partial ratio, 0-100) of a fuzzy location.
 FUZZY_THRESHOLD = 90.0
 #: THE comparability threshold: when more than this share of a system's retrieved contexts cannot
-#: be located in the corpus, its numbers are computed mostly from contexts judged non-relevant by
-#: default, and every view says "not comparable" instead of showing them as a verdict.
-UNLOCATED_LIMIT = 0.2
+#: be located in the corpus, its numbers are computed *mostly* from contexts judged non-relevant by
+#: default (they may hold the answer), and every view says "not comparable" instead of showing them
+#: as a verdict.  At or below it the numbers stand, with the share and the fix beside them.
+UNLOCATED_LIMIT = 0.5
 
 
 def held_grade(grade: int, overlap: int, length: int) -> int | None:
@@ -411,6 +412,8 @@ class LocateReport:
     unlocated_texts: int = 0
     examples: list[tuple[str, str]] = field(default_factory=list)  # (context id, text or "") of unlocated ones
     label_problems: list[str] = field(default_factory=list)
+    #: Text of every context that is not a lab chunk or a document, by its id (shown in its place).
+    texts: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def total(self) -> int:
@@ -473,7 +476,7 @@ def locate_report_of(match_report: object) -> LocateReport | None:
         return None
     texts = getattr(match_report, "texts", {}) or {}
     return LocateReport(chunk=total - un, unlocated_ids=un,
-                        examples=[(i, t) for i, t in list(texts.items())[:20]])
+                        examples=[(i, t) for i, t in list(texts.items())[:20]], texts=dict(texts))
 
 
 class EvidenceJudge:
@@ -519,7 +522,7 @@ class EvidenceJudge:
               ) -> tuple[dict[str, dict[str, int]], LocateReport]:
         """Per golden query, ``{ranked id: grade}`` by the rule (a passage credits the first context
         holding it) plus ``evidence:<qid>:<n>`` for each passage no context holds."""
-        report = LocateReport()
+        report = LocateReport(texts=self.texts)
         qrels: dict[str, dict[str, int]] = {}
         counts: Counter[str] = Counter()
         for q in golden.queries:
