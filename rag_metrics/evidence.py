@@ -358,10 +358,12 @@ def _cores(chunks: Iterable[Chunk]) -> dict[str, tuple[str, int, int]]:
 
 def query_passages(query: GoldenQuery, index: CorpusIndex, cores: Mapping[str, tuple[str, int, int]],
                    problems: list[str] | None = None) -> list[Passage]:
-    """The passages a query's labels name: its reviewed evidence, its chunk labels (each chunk's own
-    core text), and its document labels (the whole document).  Labels that cannot be placed are
-    listed in ``problems``.  Proposed (unreviewed) evidence is never included."""
+    """The passages a query's labels name: its reviewed evidence when it has some (its chunk labels
+    are then the evidence written onto one chunking, and are not counted again); otherwise its
+    chunk labels (each chunk's own core text) and document labels (the whole document).  Labels that
+    cannot be placed are listed in ``problems``.  Proposed (unreviewed) evidence is never included."""
     out: list[Passage] = []
+    relevant = {} if query.reviewed_evidence else query.relevant
     for e in query.reviewed_evidence:
         if e.start is not None and e.end is not None:
             text = index.texts.get(e.doc)
@@ -379,7 +381,7 @@ def query_passages(query: GoldenQuery, index: CorpusIndex, cores: Mapping[str, t
                 problems.append(f"query {query.id!r}: evidence quote not found in {where}: {e.quote[:60]!r}")
             continue
         out.append(Passage(loc.doc, loc.start, loc.end, int(e.grade)))
-    for i, g in query.relevant.items():
+    for i, g in relevant.items():
         core = cores.get(i)
         if core is not None:
             out.append(Passage(core[0], core[1], core[2], int(g)))
