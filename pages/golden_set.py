@@ -52,8 +52,13 @@ def save_status(ctx: state.Lab) -> None:
 # A view selector kept in the session state (st.tabs snaps back to the first tab whenever the page
 # re-renders differently, e.g. after a notice)
 VIEWS = {"edit": ":material/table_edit: Edit the table", "label": ":material/label: Label with retrieval",
+         "evidence": ":material/fact_check: Review evidence",
          "draft": ":material/edit_note: Draft with a judge", "judge": ":material/balance: Judge vs people",
          "io": ":material/import_export: Import, export, reset"}
+if ctx.result.n_awaiting_labels and st.session_state.get("golden_view") != "evidence":
+    st.info(f"**{ctx.result.n_awaiting_labels} question(s) await evidence review**: a reference answer, no label yet. "
+            "Open **Review evidence** to propose the passages that support each answer and accept or reject them.",
+            icon=":material/fact_check:")
 view = st.segmented_control("View", list(VIEWS), key="golden_view", default="edit", format_func=VIEWS.get,
                             required=True, label_visibility="collapsed") or "edit"
 
@@ -112,6 +117,12 @@ if view == "edit":
 else:
     session, golden, known = ctx.golden_session, ctx.golden, ctx.known_ids
     save_status(ctx)
+
+# ---- evidence review: reference answers become labels ----------------------------------------------
+if view == "evidence":
+    from ui import evidence_review
+
+    evidence_review.render(ctx)
 
 # ---- labelling helper -----------------------------------------------------------------------------
 if view == "label":

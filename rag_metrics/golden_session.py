@@ -297,6 +297,12 @@ class GoldenSession:
         self.edit_report = report
         if not report.ok:
             return TableEdit(report, None)
+        evidence = {q.id: q.evidence for q in self.golden if q.evidence}  # the table has no evidence column: kept
+        if evidence:
+            from dataclasses import replace as _with
+
+            parsed = GoldenSet(tuple(_with(q, evidence=evidence[q.id]) if q.id in evidence and not q.evidence else q
+                                     for q in parsed), parsed.name)
         return TableEdit(report, self.replace(parsed, _keep_table=True))
 
     def problems(self, known_ids: Iterable[str] | None) -> ValidationReport:
