@@ -118,10 +118,10 @@ def judge_texts(texts: list[str]):
 
 def test_example_partial_overlap():
     q0 = DOC.index(QUOTE)
-    # holds 40 of 72 characters (>= 30%): the passage's grade
+    # holds the last 39 of 71 characters (55% >= 30%): the passage's grade
     res, grades = judge_texts([DOC[q0 + 32: q0 + 72 + 40]])
     assert grades == [3]
-    # holds 15 characters of it: a sliver, not relevant
+    # holds its last 14 characters: a sliver, not relevant
     res, grades = judge_texts([DOC[q0 + 57:]])
     assert grades == [0] and res.mean("hit_rate", 1) == 0
 
@@ -130,7 +130,7 @@ def test_example_split_across_two_contexts():
     q0 = DOC.index(QUOTE)
     cut = q0 + 30  # "The Free plan includes 2 GB of" | " storage and sync ..."
     res, grades = judge_texts([DOC[:cut], DOC[cut:]])
-    # 30 of 72 characters (42%) and 42 of 72 (58%): each holds the passage; it credits the first only
+    # 30 of 71 characters (42%) and 41 of 71 (58%): each holds the passage; it credits the first only
     assert grades == [3, 0]
     assert res.mean("hit_rate", 1) == 1 and res.mean("recall", 2) == 1 and res.mean("precision", 2) == 0.5
 
