@@ -152,7 +152,8 @@ if view == "io":
     up = st.file_uploader("Golden set or qrels file", type=["csv", "json", "jsonl", "txt", "qrels", "tsv"],
                           key="golden_upload")
     if st.button("Import", key="golden_import", disabled=up is None):
-        new, rep = session.import_file(up.getvalue(), up.name, known)
+        new, rep = session.import_file(up.getvalue(), up.name, known,
+                                       chunks=ctx.chunks.chunks if ctx.unit == "chunk" else None)
         if new is None:
             st.error(f"Import rejected: {rep.summary()} in {views.esc(up.name)}. Your golden set is unchanged.",
                      icon=":material/error:")

@@ -287,9 +287,11 @@ def evaluate(
     if evidence is not None and options.level == "chunk":
         judged, located = evidence.judge(g, r, depth)
         return EvaluationResult(golden=g, run=r, judged=judged, options=options, located=located)
-    if any(q.reviewed_evidence for q in g.queries) and not any(q.relevant for q in g.queries):
-        raise InputError("this golden set labels evidence (passages of the corpus), not ids: evaluate it with the "
-                         "corpus (evaluate(..., evidence=EvidenceJudge.for_chunks(chunks)); CLI: --corpus PATH)")
+    unjudgeable = [q.id for q in g.queries if q.reviewed_evidence and not q.relevant and q.in_scope]
+    if unjudgeable:  # judged by ids they would score 0: never a quiet wrong number
+        raise InputError(f"{len(unjudgeable)} question(s) (first: {unjudgeable[0]!r}) are labelled with evidence "
+                         "(passages of the corpus), not ids: evaluate with the corpus (evaluate(..., "
+                         "evidence=EvidenceJudge.for_chunks(chunks)); CLI: --corpus PATH)")
     id_map = None
     if options.level == "document":
         if chunk_to_doc is None:
