@@ -347,3 +347,15 @@ def test_same_retrieval_as_ids_texts_and_sections_same_hit_rate(data):
     for k in (1, 2, 3, 5):
         assert a.mean("hit_rate", k) == b.mean("hit_rate", k) == c.mean("hit_rate", k)
     assert b.located.unlocated == 0 and c.located.unlocated == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab Z.,\n\t\x1c") + ["  "]), max_size=40))
+def test_normalise_fast_path_equals_the_general_one(text):
+    """ASCII text takes a vectorised path; it maps every character as the general path does."""
+    from rag_metrics.evidence import _normalise
+
+    n, pos = _normalise(text)
+    n2, pos2 = _normalise(text + " é")  # a non-ASCII character forces the general path
+    assert n2.startswith(n) and list(pos) == list(pos2)[: len(n)]
+    assert all(text[p].isspace() if c == " " else text[p].lower() == c for c, p in zip(n, pos))
