@@ -350,7 +350,7 @@ def test_same_retrieval_as_ids_texts_and_sections_same_hit_rate(data):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("ab Z.,\n\t\x1c") + ["  "]), max_size=40))
+@given(st.text(alphabet=list("ab Z.,\n\t\x1c"), max_size=40))
 def test_normalise_fast_path_equals_the_general_one(text):
     """ASCII text takes a vectorised path; it maps every character as the general path does."""
     from rag_metrics.evidence import _normalise
