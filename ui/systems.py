@@ -385,6 +385,8 @@ def system_details(ctx: Any, evals: list[SystemEvaluation]) -> None:
                     col.metric(label, cov[key])
                 for note in e.system_run.notes:
                     st.caption(views.esc(note))
+                if e.result is not None and e.result.located is not None and e.result.located.total:
+                    st.caption(views.esc(e.result.located.note()))
                 cm = e.system_run.context_match
                 if cm is not None and (cm.fuzzy_examples or cm.unmatched_examples):
                     st.dataframe(pd.DataFrame(cm.fuzzy_examples + cm.unmatched_examples,
