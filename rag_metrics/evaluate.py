@@ -410,6 +410,11 @@ class EvaluationResult:
         return sum(q.awaiting_labels for q in self.golden.queries)
 
     @property
+    def n_out_of_scope_labelled(self) -> int:
+        """Out-of-scope queries other than those awaiting labels (what the golden set says is unanswerable)."""
+        return self.n_out_of_scope - self.n_awaiting_labels
+
+    @property
     def depth(self) -> int:
         return int(self.judged.n_retrieved.max()) if len(self.judged.n_retrieved) else 0
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import csv
 import json
+import os
 import re
 from functools import cache
 from pathlib import Path
@@ -31,8 +32,8 @@ from rag_metrics.types import GoldenQuery, GoldenSet
 from tests.test_evidence import sample, sections
 
 ROOT = Path(__file__).resolve().parents[1]
-ARTIFACTS = ROOT.parent / "shared" / "real-artifacts"
-if not ARTIFACTS.is_dir():
+ARTIFACTS = Path(os.environ.get("RAG_METRICS_REAL_ARTIFACTS") or ROOT.parent / "shared" / "real-artifacts")
+if not ARTIFACTS.is_dir():  # a worktree beside the main checkout
     ARTIFACTS = Path("/work/shared/real-artifacts")
 RAGAS_CSV = ARTIFACTS / "ragas" / "elasticsearch_ragas_evaluation.csv"
 RAGAS_TESTSET = ARTIFACTS / "ragas" / "aimakerspace_testset_v01.csv"

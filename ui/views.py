@@ -300,10 +300,10 @@ def page_header(title: str, lab_ctx, subtitle: str | None = None) -> None:
     parts = [esc(lab_ctx.corpus.label or s.corpus),
              f"{len(lab_ctx.chunks.chunks)} chunks ({s.chunk_size}/{s.chunk_overlap})",
              f"system: {esc(s.system_name)}", f"K = {lab_ctx.k}",
-             f"{r.n_in_scope} in-scope · {r.n_out_of_scope} out-of-scope queries"]
+             f"{r.n_in_scope} in-scope · {r.n_out_of_scope_labelled} out-of-scope queries"]
     if r.n_awaiting_labels:
-        parts.append(f"{r.n_awaiting_labels} of them await evidence review (a reference answer, no label yet: "
-                     "review the proposals on the Golden set page)")
+        parts.append(f"{r.n_awaiting_labels} awaiting evidence review (a reference answer, no label yet: "
+                     "Golden set page, Review evidence)")
     if r.n_absent:
         parts.append(answered_absent(r))
     st.caption(" · ".join(parts) + (f"  \n{subtitle}" if subtitle else ""))
