@@ -359,3 +359,26 @@ def test_normalise_fast_path_equals_the_general_one(text):
     n2, pos2 = _normalise(text + " é")  # a non-ASCII character forces the general path
     assert n2.startswith(n) and list(pos) == list(pos2)[: len(n)]
     assert all(text[p].isspace() if c == " " else text[p].lower() == c for c, p in zip(n, pos))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_any_span_of_the_corpus_is_placed_where_it_is(data):
+    """A context cut anywhere from a document (whitespace reflowed, case changed) is placed at its
+    own span, or at an identical text elsewhere."""
+    corpus, _, _, _ = sample()
+    idx = CorpusIndex.of(corpus)
+    d = data.draw(st.sampled_from(corpus.documents))
+    a = data.draw(st.integers(0, len(d.text) - 80))
+    b = data.draw(st.integers(a + 60, min(len(d.text), a + 1500)))
+    piece = d.text[a:b]
+    if not piece.strip():
+        return
+    variant = data.draw(st.sampled_from([piece, piece.upper(), " ".join(piece.split()), "\n" + piece + "  "]))
+    loc = idx.locate(variant)
+    assert loc.kind == "exact"
+    s = a + len(piece) - len(piece.lstrip())
+    e = a + len(piece.rstrip())
+    found = idx.texts[loc.doc][loc.start:loc.end]
+    assert (loc.doc, loc.start, loc.end) == (d.id, s, e) or " ".join(found.split()).lower() == \
+        " ".join(piece.split()).lower()
