@@ -244,3 +244,19 @@ def test_review_accepts_rejects_and_keeps_undecided():
     r = review(q, {0: True, 1: False}, grades={0: 2})
     assert [e.grade for e in r.reviewed_evidence] == [2] and len(r.proposed_evidence) == 1
     assert r.in_scope and not r.awaiting_labels
+
+
+def test_own_chunk_ids_with_texts_are_located_and_ids_alone_point_to_chunking():
+    """A home-made log with the app's own chunk ids: with their texts, each is located and judged;
+    with ids only, nothing can be placed and the verdict names the chunking fix."""
+    _, chunks, _, _ = sample()
+    golden, _, rows_sections = section_scenario()
+    with_text = [{"question": r["question"], "contexts": r["contexts"],
+                  "context_ids": [f"sec-{n}-{j}" for j in range(len(r["contexts"]))]}
+                 for n, r in enumerate(rows_sections)]
+    ids_only = [{"question": r["question"], "context_ids": r["context_ids"]} for r in with_text]
+    a = evaluate_systems([("own ids", _system(with_text, "own"))], golden, depth=10, chunks=chunks)[0].result
+    b = evaluate_systems([("ids only", _system(ids_only, "ids"))], golden, depth=10, chunks=chunks)[0].result
+    assert a.mean("hit_rate", 3) == pytest.approx(10 / 11) and a.located.unlocated == 0
+    assert b.mean("hit_rate", 3) == 0 and b.located.unlocated_ids == 33 and not b.comparable
+    assert b.located.line().endswith("your chunking differs: label evidence, or evaluate at document level")

@@ -76,7 +76,8 @@ def read_upload_run(args: argparse.Namespace, path: str, golden: GoldenSet) -> R
     run = result.run
     run.name = Path(path).stem
     if chunks is not None:
-        _CONTEXTS[id(run)] = (run, dict(getattr(result.context_match, "texts", None) or {}))
+        _CONTEXTS[id(run)] = (run, {**(result.context_texts or {}),
+                                    **(getattr(result.context_match, "texts", None) or {})})
     return run
 
 

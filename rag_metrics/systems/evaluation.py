@@ -62,7 +62,8 @@ def judging_for(system_run: SystemRun, golden: GoldenSet, options: EvalOptions,
         known = {c.id for c in chunks}
         _, uniques = system_run.run.factorized_ids()
         if any(str(i) not in known for i in uniques.tolist()) or any(q.reviewed_evidence for q in golden.queries):
-            return {"evidence": EvidenceJudge.for_chunks(chunks, texts=getattr(cm, "texts", None))}
+            texts = {**(system_run.context_texts or {}), **(getattr(cm, "texts", None) or {})}
+            return {"evidence": EvidenceJudge.for_chunks(chunks, texts=texts)}
     from rag_metrics.evidence import locate_report_of
 
     return {"located": locate_report_of(cm)}
