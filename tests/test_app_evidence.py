@@ -144,3 +144,28 @@ def test_reference_answers_reviewed_one_screen_at_a_time(reference_set):
     at.button(key="ev_prev").click().run()
     assert any(m.value.startswith("**Question 1 of 3**") for m in at.markdown)
     assert len([r for r in at.radio if r.options == ["Accept", "Reject"]]) == 1  # only the undecided one is left
+
+
+def test_section_chunked_log_gets_its_verdict_on_the_dashboard(app_env):
+    """The issue's app: a RAG log of markdown sections, stored as a system, is judged on evidence in
+    the app as in the library (no banner: every context is located)."""
+    from rag_metrics.systems.evaluation import evaluate_systems
+    from rag_metrics.systems.uploads import RagLogSystem
+    from tests.app_helpers import expected_cards
+    from tests.test_evidence_scenario import _jsonl, section_scenario
+
+    chunks = _chunks()
+    _, _, rows = section_scenario()
+    data = _jsonl(rows).encode()
+    spec, rep = SystemStore.for_corpus("sample_corpus").add_upload("sections", "sections.jsonl", data, chunks)
+    assert spec is not None, rep.lines()
+    from rag_metrics.systems.raglog import parse_rag_log
+
+    log, _ = parse_rag_log(data, "sections.jsonl")
+    lib = evaluate_systems([("sections", RagLogSystem(log, chunks))], sample_golden(), depth=100, chunks=chunks)[0]
+    at = _open({"system": "sections"}, "pages/dashboard.py")
+    assert not at.error and lib.result.comparable and lib.result.located.unlocated == 0
+    shown = {m.label: m.value for m in at.metric if "@" in m.label}
+    want = expected_cards(lib.result, 5)
+    assert shown and all(shown[label] == value for label, value in want.items() if label in shown)
+    assert shown.get("Hit rate@5") == want["Hit rate@5"]
