@@ -105,7 +105,7 @@ def evidence_judge(args: argparse.Namespace, run: Run, golden: GoldenSet) -> Any
     run's contexts are not all chunks of it (a RAG log's unmatched texts, another chunking's ids) or
     the golden set labels evidence; else None (ids judged as they are).  An evidence golden set
     without ``--corpus`` is an error that names the option."""
-    needs = any(q.reviewed_evidence for q in golden.queries)
+    needs = any(q.reviewed_evidence and not q.relevant for q in golden.queries)
     if not getattr(args, "corpus", None) or getattr(args, "level", "chunk") == "document":
         if needs and not any(q.relevant for q in golden.queries):
             raise InputError(f"{args.qrels}: the golden set labels evidence (passages), not ids; pass --corpus PATH "

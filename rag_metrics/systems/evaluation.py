@@ -49,7 +49,8 @@ def judging_for(system_run: SystemRun, golden: GoldenSet, options: EvalOptions,
     """How to judge a system's run: the ``evidence`` / ``located`` arguments of :func:`evaluate`.
 
     At chunk level, with the lab's chunks known: a run whose contexts are not all lab chunks (a RAG
-    log's unmatched texts, another chunking's ids) or a golden set labelled with evidence is judged
+    log's unmatched texts, another chunking's ids), or a golden set with questions labelled only
+    with evidence, is judged
     on evidence (:mod:`rag_metrics.evidence`; chunk labels convert), so any chunking gets a right
     verdict and the share of contexts found nowhere is carried on the result.  Otherwise the ids are
     judged as they are (the same numbers: evidence judging equals chunk judging on lab chunks), and
@@ -61,7 +62,8 @@ def judging_for(system_run: SystemRun, golden: GoldenSet, options: EvalOptions,
 
         known = {c.id for c in chunks}
         _, uniques = system_run.run.factorized_ids()
-        if any(str(i) not in known for i in uniques.tolist()) or any(q.reviewed_evidence for q in golden.queries):
+        evidence_only = any(q.reviewed_evidence and not q.relevant for q in golden.queries)
+        if evidence_only or any(str(i) not in known for i in uniques.tolist()):
             texts = {**(system_run.context_texts or {}), **(getattr(cm, "texts", None) or {})}
             return {"evidence": EvidenceJudge.for_chunks(chunks, texts=texts)}
     from rag_metrics.evidence import locate_report_of
