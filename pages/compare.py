@@ -75,6 +75,8 @@ try:
     eb = cv.evaluate_config(ctx, cfg_b, level, cv.progress_step(working, "Configuration B", cancel))
     working.empty()
     cancel.clear()
+    for side, e in (("A", ea), ("B", eb)):  # at the top of the comparison: a side judged on contexts found nowhere
+        views.located_banner(e.result, f"Configuration {side} ({e.config.describe()})")
 except InputError as err:
     working.empty()
     cancel.clear()
@@ -103,7 +105,11 @@ table = cache.comparison(a, b, ea.key, eb.key, keys)
 # the stakeholder report and the Presenter view show these verdicts (while the golden set is unchanged)
 report_ui.publish_comparison(table, cv.report_names(cfg_a, cfg_b), ctx.golden_session.fingerprint)
 views.section(f"Per metric at K = {k}", "Delta = B − A over the same questions (paired).")
-st.markdown(f"**{views.esc(comparison_summary(table))}**")
+if a.comparable and b.comparable:
+    st.markdown(f"**{views.esc(comparison_summary(table))}**")
+else:  # no winner is named from numbers computed mostly from contexts found nowhere
+    st.markdown("**Not comparable:** one side's contexts could not be located in the corpus (see the banner above); "
+                "the table below is no verdict.")
 st.dataframe(cv.verdict_rows(table), hide_index=True, width="stretch", column_config=cv.verdict_columns())
 st.caption(interval_note(table))
 with st.container(border=True):

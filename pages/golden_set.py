@@ -52,8 +52,13 @@ def save_status(ctx: state.Lab) -> None:
 # A view selector kept in the session state (st.tabs snaps back to the first tab whenever the page
 # re-renders differently, e.g. after a notice)
 VIEWS = {"edit": ":material/table_edit: Edit the table", "label": ":material/label: Label with retrieval",
+         "evidence": ":material/fact_check: Review evidence",
          "draft": ":material/edit_note: Draft with a judge", "judge": ":material/balance: Judge vs people",
          "io": ":material/import_export: Import, export, reset"}
+if ctx.result.n_awaiting_labels and st.session_state.get("golden_view") != "evidence":
+    st.info(f"**{ctx.result.n_awaiting_labels} question(s) await evidence review**: a reference answer, no label yet. "
+            "Open **Review evidence** to propose the passages that support each answer and accept or reject them.",
+            icon=":material/fact_check:")
 view = st.segmented_control("View", list(VIEWS), key="golden_view", default="edit", format_func=VIEWS.get,
                             required=True, label_visibility="collapsed") or "edit"
 
@@ -113,6 +118,12 @@ else:
     session, golden, known = ctx.golden_session, ctx.golden, ctx.known_ids
     save_status(ctx)
 
+# ---- evidence review: reference answers become labels ----------------------------------------------
+if view == "evidence":
+    from ui import evidence_review
+
+    evidence_review.render(ctx)
+
 # ---- labelling helper -----------------------------------------------------------------------------
 if view == "label":
     from ui import labelling
@@ -141,7 +152,8 @@ if view == "io":
     up = st.file_uploader("Golden set or qrels file", type=["csv", "json", "jsonl", "txt", "qrels", "tsv"],
                           key="golden_upload")
     if st.button("Import", key="golden_import", disabled=up is None):
-        new, rep = session.import_file(up.getvalue(), up.name, known)
+        new, rep = session.import_file(up.getvalue(), up.name, known,
+                                       chunks=ctx.chunks.chunks if ctx.unit == "chunk" else None)
         if new is None:
             st.error(f"Import rejected: {rep.summary()} in {views.esc(up.name)}. Your golden set is unchanged.",
                      icon=":material/error:")

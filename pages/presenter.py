@@ -56,14 +56,18 @@ with st.container(key="presenter"):
                 f"**{views.esc(ctx.settings.system_name)}** · cutoff **K = {content.k}**")
     st.caption(f"{content.n_queries} questions · {content.n_in_scope} in scope · {content.n_out_of_scope} out of "
                f"scope · generated {content.generated_at}")
+    comparable = views.located_banner(res, ctx.settings.system_name)
     views.conventions_caption()
 
     # ---- the story: verdict, baseline, three questions -------------------------------------------------
     story = content.story
     st.header("The verdict", divider="gray")
     all_met = all(t.met for t in story.targets)
-    (st.success if all_met else st.warning)(views.esc(story.verdict),
-                                            icon=":material/check_circle:" if all_met else ":material/flag:")
+    if not comparable:  # the banner above names the share and the fix
+        st.error("Not comparable: this system's contexts could not be located in the corpus.", icon=":material/block:")
+    else:
+        (st.success if all_met else st.warning)(views.esc(story.verdict),
+                                                icon=":material/check_circle:" if all_met else ":material/flag:")
     tcols = st.columns(len(story.targets))
     for col, t in zip(tcols, story.targets):
         with col, st.container(border=True):

@@ -649,6 +649,13 @@ class Lab:
             return cache.document_text(self.corpus.corpus, self.corpus.fingerprint)
         return self.chunks.text
 
+    @property
+    def context_text(self) -> dict[str, str]:
+        """:attr:`id_text` and the logged text of every retrieved context that is not a chunk (a RAG
+        log's contexts that match no chunk), so a context always shows its text where it is ranked."""
+        extra = getattr(self.result.located, "texts", None) if self.result.located is not None else None
+        return {**self.id_text, **extra} if extra else self.id_text
+
     def summary(self):
         return cache.summary_table(self.result, self.key, self.k, self.settings.metrics)
 

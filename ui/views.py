@@ -312,11 +312,32 @@ def page_header(title: str, lab_ctx, subtitle: str | None = None) -> None:
     parts = [esc(lab_ctx.corpus.label or s.corpus),
              f"{len(lab_ctx.chunks.chunks)} chunks ({s.chunk_size}/{s.chunk_overlap})",
              f"system: {esc(s.system_name)}", f"K = {lab_ctx.k}",
-             f"{r.n_in_scope} in-scope · {r.n_out_of_scope} out-of-scope queries"]
+             f"{r.n_in_scope} in-scope · {r.n_out_of_scope_labelled} out-of-scope queries"]
+    if r.n_awaiting_labels:
+        parts.append(f"{r.n_awaiting_labels} awaiting evidence review (a reference answer, no label yet: "
+                     "Golden set page, Review evidence)")
     if r.n_absent:
         parts.append(answered_absent(r))
     st.caption(" · ".join(parts) + (f"  \n{subtitle}" if subtitle else ""))
+    located_banner(r, s.system_name)
     conventions_caption()
+
+
+def located_banner(result, name: str = "") -> bool:
+    """THE banner of a system whose retrieved contexts could not all be located in the corpus: the
+    share and the likely fix (:meth:`rag_metrics.evidence.LocateReport.line`), an error above the
+    limit ("not comparable"), a warning below it, nothing when every context was placed.  Shown at
+    the top of every view of that system; returns False when its numbers are not comparable."""
+    located = getattr(result, "located", None)
+    line = located.line() if located is not None else ""
+    if not line:
+        return True
+    who = f"**{esc(name)}**: " if name else ""
+    if not located.comparable:
+        st.error(f"{who}{esc(line)}. The numbers below are no verdict.", icon=":material/block:")
+        return False
+    st.warning(f"{who}{esc(line)}.", icon=":material/help:")
+    return True
 
 
 def conventions_caption() -> None:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "PROG", "Parser", "stderr", "Progress", "counter_progress", "fmt", "table", "check_int",
-    "add_judgment_options", "eval_options", "metric_keys", "fail_under", "id_to_doc", "load_inputs",
+    "add_judgment_options", "verdict_line", "eval_options", "metric_keys", "fail_under", "id_to_doc", "load_inputs",
 ]
 
 #: The command's name in messages.
@@ -219,6 +219,20 @@ def id_to_doc(run: Run, golden: GoldenSet) -> dict[str, str]:
     return {i: i.rsplit("#", 1)[0] for i in ids if "#" in i}
 
 
+def verdict_line(result: Any, name: str = "") -> str:
+    """The CLI's last line about where the contexts are: "" when every retrieved context was placed
+    in the corpus, else the unlocated share and the likely fix; "NOT COMPARABLE" above the limit
+    (:data:`rag_metrics.evidence.UNLOCATED_LIMIT`)."""
+    located = getattr(result, "located", None)
+    if located is None or not located.line():
+        return ""
+    line = located.line()
+    who = f"{name}: " if name else ""
+    if not located.comparable:
+        return f"{who}NOT COMPARABLE: {line.removeprefix('Not comparable: ')}"
+    return f"{who}{line}"
+
+
 def load_inputs(args: argparse.Namespace, run_paths: Sequence[str], progress: Progress) -> tuple[GoldenSet, list[Any]]:
     """Read ``--qrels`` and the runs, stopping on errors and printing warnings on stderr."""
     from rag_metrics.io import read_qrels, read_run, validate_run
@@ -227,6 +241,12 @@ def load_inputs(args: argparse.Namespace, run_paths: Sequence[str], progress: Pr
     report.raise_if_errors()
     if len(golden) == 0:
         raise InputError(f"{args.qrels}: no judgments found")
+    if not any(q.has_relevant for q in golden) and any(q.awaiting_labels for q in golden):
+        n = sum(q.awaiting_labels for q in golden)
+        raise InputError(f"{args.qrels}: {n} question(s) have a reference answer but no relevant id and no reviewed "
+                         f"evidence, so there is nothing to evaluate yet; propose evidence from the reference answers "
+                         f"with `{PROG} validate {args.qrels} --corpus PATH --propose-evidence OUT.jsonl`, review it "
+                         "(accept or reject each proposal) and evaluate OUT.jsonl with --corpus PATH")
     if not any(q.has_relevant for q in golden):
         raise InputError(f"{args.qrels}: no query has a relevant id (grade >= 1), so there is nothing to evaluate; "
                          "--qrels takes TREC qrels, a BEIR qrels .tsv or folder, or a golden set with relevant ids "

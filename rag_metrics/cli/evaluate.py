@@ -1,6 +1,8 @@
 """``rag-metrics evaluate``: score a TREC run against relevance judgments.
 
-Exit code 1 when a ``--fail-under`` threshold is missed, or with ``--baseline FILE.json
+Exit code 1 when a ``--fail-under`` threshold is missed, when the run is not comparable (more than
+:data:`rag_metrics.evidence.UNLOCATED_LIMIT` of its contexts cannot be located in ``--corpus``; the
+last line says so and names the fix), or with ``--baseline FILE.json
 --fail-on-regression`` when some metric is significantly worse than the saved baseline run by the
 decision rule of :mod:`rag_metrics.compare` (:mod:`rag_metrics.history`); 3 when that gate is
 inconclusive (:mod:`rag_metrics.gate`: the set is too small to see a change of ``--min-change``).
@@ -26,6 +28,7 @@ from rag_metrics.cli._common import (
     metric_keys,
     stderr,
     table,
+    verdict_line,
 )
 from rag_metrics.errors import InputError
 
@@ -71,7 +74,12 @@ def run(args: argparse.Namespace) -> int:
     opts = eval_options(args)
     t = time.perf_counter()
     chunk_to_doc = id_to_doc(trec_run, golden) if opts.level == "document" else None
-    res = evaluate(golden, trec_run, opts, chunk_to_doc=chunk_to_doc)
+    from rag_metrics.cli._systems import evidence_judge
+
+    ej = evidence_judge(args, trec_run, golden)
+    res = evaluate(golden, trec_run, opts, chunk_to_doc=chunk_to_doc, evidence=ej)
+    if ej is not None and res.located is not None:
+        stderr(f"{PROG}: {args.run}: {res.located.note()}")
     if res.n_queries == 0:
         raise InputError(f"{args.run}: no golden query of {args.qrels} is in the run, and --missing skip "
                          "(--only-answered) leaves nothing to average; check that the run and the qrels use the same "
@@ -100,6 +108,10 @@ def run(args: argparse.Namespace) -> int:
         doc["n_out_of_scope"] = res.n_out_of_scope
         doc["n_answered"], doc["n_absent"] = res.n_answered, res.n_absent
         doc["absent_questions"] = "skipped" if opts.missing_queries == "skip" else "counted as 0"
+        if res.located is not None:
+            doc["contexts"] = {"total": res.located.total, "unlocated": res.located.unlocated,
+                               "unlocated_share": res.located.share, "comparable": res.located.comparable,
+                               "fix": res.located.fix}
         if per_query is not None:
             doc["per_query"] = per_query
         json.dump(doc, out, indent=2 if not args.per_query else None, allow_nan=True)
@@ -149,7 +161,10 @@ def run(args: argparse.Namespace) -> int:
     for k, v, got in failed:
         stderr(f"{PROG}: FAIL {k} = {fmt(got)} is below --fail-under {v}")
     gate = _history(args, res, keys, trec_run.name)
-    if failed or gate == "fail":
+    verdict = verdict_line(res, trec_run.name)
+    if verdict:  # the last line: never a number computed mostly from contexts found nowhere, unsaid
+        print(verdict, file=out if args.format == "table" else sys.stderr)
+    if failed or gate == "fail" or not res.comparable:
         return 1
     return 3 if gate == "inconclusive" else 0
 

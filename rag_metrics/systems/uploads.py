@@ -463,7 +463,9 @@ class RagLogSystem:
         if dups:
             notes.append(f"{dups} context(s) repeat a chunk already retrieved higher for the same question; the "
                          "repeat is dropped (each chunk counts once, at its best rank)")
-        return SystemRun(_rank_run(rankings, self.name), (), tuple(notes), match.unmatched, report)
+        texts = {i: t for r in self.log if r.context_ids is not None and len(r.contexts) == len(r.context_ids)
+                 for i, t in zip(r.context_ids, r.contexts)}
+        return SystemRun(_rank_run(rankings, self.name), (), tuple(notes), match.unmatched, report, texts or None)
 
 
 def parse_upload(data: bytes, filename: str, chunks: Sequence[Chunk] | Mapping[str, str] | None = None,
