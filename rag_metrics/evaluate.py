@@ -494,7 +494,9 @@ class EvaluationResult:
         return self.kernels.first_relevant_rank
 
     def failures(self, k: int) -> pd.DataFrame:
-        """In-scope queries the run answers with no relevant id in the top k.
+        """Queries of the means' scope the run answers with no relevant id in the top k: the in-scope
+        ones, and with ``out_of_scope="miss"`` (the lesson's code) the out-of-scope ones too, which
+        have no relevant id and so are always listed.
 
         Queries absent from the run are not retrieval failures: they are listed by :meth:`absent`
         ("not in the log"), whatever ``missing_queries`` says about the means.
@@ -506,7 +508,7 @@ class EvaluationResult:
         hits = self.kernels.hit_rate(k)
         first = self.kernels.first_relevant_rank
         rows = []
-        for q in np.flatnonzero(self.in_scope & (hits == 0) & self.judged.in_run):
+        for q in np.flatnonzero(self._scope & (hits == 0) & self.judged.in_run):
             gq = self.golden.queries[q]
             ids, _, _ = self.judged.ranking(int(q))
             rows.append({
