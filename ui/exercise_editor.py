@@ -22,7 +22,9 @@ from typing import Any
 
 import streamlit as st
 
-__all__ = ["REPORT", "LIMITS", "asset_url", "assets_ready", "editor", "MAX_CODE_CHARS"]
+from rag_metrics.exercises.attempts import MAX_CODE_CHARS
+
+__all__ = ["REPORT", "LIMITS", "TIMEOUT_S", "asset_url", "assets_ready", "editor", "MAX_CODE_CHARS"]
 
 _HERE = Path(__file__).resolve().parent
 _ASSETS = _HERE / "exercise_editor_assets"
@@ -30,12 +32,12 @@ _ASSETS = _HERE / "exercise_editor_assets"
 VENDOR = _HERE.parent / "static" / "vendor"
 #: Session key of the last report from the browser (a dict: nonce, code, status, result, ...).
 REPORT = "_ex_report"
-#: Longest code a student may run and save (characters).
-MAX_CODE_CHARS = 20_000
-#: The runner's limits: the watchdog (ms), the largest result accepted from the sandbox (characters),
+#: The watchdog: a run of the checks is stopped after this many seconds (Pyodide's load not counted).
+TIMEOUT_S = 5
+#: The runner's limits: the watchdog (ms; :data:`TIMEOUT_S`), the largest result accepted from the sandbox (characters),
 #: the interpreter's memory cap (bytes), and how long Pyodide may take to load before the page's own
 #: watchdog gives up on the sandbox (ms).
-LIMITS = {"timeout_ms": 5000, "max_result": 400_000, "max_memory": 512 * 1024 * 1024, "load_ms": 90_000,
+LIMITS = {"timeout_ms": TIMEOUT_S * 1000, "max_result": 400_000, "max_memory": 512 * 1024 * 1024, "load_ms": 90_000,
           "max_code": MAX_CODE_CHARS}
 
 _CSS = """
@@ -85,10 +87,7 @@ def editor(*, doc_id: str, code: str, payload: dict[str, Any], harness: str, lab
     """Mount the editor.  ``doc_id`` names what the editor holds (the exercise; a new id loads
     ``code``, the same id keeps what the student typed); ``verdict`` is the result line
     (``{"text", "kind"}``, kind ``pass``/``fail``/``error``/``stopped``)."""
-    limits = dict(LIMITS)
-    timeout = (payload.get("limits") or {}).get("timeout_s")
-    if isinstance(timeout, (int, float)) and not isinstance(timeout, bool) and 0 < timeout <= 60:
-        limits["timeout_ms"] = int(timeout * 1000)
+    payload = {k: v for k, v in payload.items() if k != "harness"}  # sent once, as ``harness``
     data = {"doc_id": doc_id, "code": code, "payload": json.dumps(payload), "harness": harness, "labels": labels,
-            "verdict": verdict, "assets": asset_url(), "limits": limits}
+            "verdict": verdict, "assets": asset_url(), "limits": dict(LIMITS)}
     _component()(key=key, data=data, on_report_change=functools.partial(on_report, key))

@@ -85,7 +85,7 @@ function mount(host, data) {
     inst.pending = null;
     clearTimeout(run.guard);
     button.disabled = false;
-    const report = { nonce: run.id, code: run.code, status: String(m.status || "error") };
+    const report = { nonce: run.id, doc: run.doc, code: run.code, status: String(m.status || "error") };
     if (report.status === "ok") report.result = String(m.result);
     if (report.status === "timeout") inst.setStatus(inst.data.labels.stopped, "stopped");
     else if (report.status === "error") { report.message = String(m.message || "").slice(0, 1000); inst.setStatus(inst.data.labels.failed, "error"); }
@@ -106,6 +106,7 @@ function mount(host, data) {
       return;
     }
     const id = (crypto.randomUUID ? crypto.randomUUID() : String(Math.random()).slice(2)) + "";
+    const doc = inst.docId;
     button.disabled = true;
     inst.setStatus(root.dataset.pythonReady ? inst.data.labels.running : inst.data.labels.loading, "running");
     root.dataset.lastStatus = "running";
@@ -119,9 +120,9 @@ function mount(host, data) {
       makeFrame();
       inst.setStatus(inst.data.labels.stopped, "stopped");
       root.dataset.lastStatus = "timeout";
-      inst.setTrigger("report", { nonce: id, code, status: "timeout" });
+      inst.setTrigger("report", { nonce: id, doc, code, status: "timeout" });
     }, inst.data.limits.timeout_ms + inst.data.limits.load_ms);
-    inst.pending = { id, code, guard };
+    inst.pending = { id, doc, code, guard };
     inst.frame.contentWindow.postMessage({ type: "run", id, code, payload: inst.data.payload, harness: inst.data.harness }, "*");
   });
 
