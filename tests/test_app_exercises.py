@@ -80,7 +80,7 @@ def test_a_correct_report_passes_and_is_kept_in_the_space(page, app_env):
     _run_report(at, _report(expected, code=code))
     n = len(expected)
     assert any(f"Passed {n} of {n} checks" in str(s.value) for s in at.success)
-    assert _data(at)["verdict"] == {"text": f"Passed {n} of {n} checks", "kind": "pass"}
+    assert _data(at)["verdict"] == {"text": f"Passed {n} of {n} checks", "kind": "pass", "nonce": "n1"}
     saved = store_for_space("shared", app_env).load(NAME)
     assert (saved.attempts, saved.passed, saved.total, saved.solved, saved.code) == (1, n, n, True, code)
     # the Dashboard's mean beside the student's for the same questions
@@ -112,7 +112,7 @@ def test_syntax_error_timeout_and_garbage_reports_in_plain_words(page, app_env):
     assert any("line 3" in str(e.value) for e in at.error), [e.value for e in at.error]
     _run_report(at, {"nonce": "t", "doc": f"{NAME}:0", "code": "while True: pass", "status": "timeout"})
     assert any("longer than 5 s" in str(e.value) for e in at.error)
-    assert _data(at)["verdict"] == {"text": "stopped: ran longer than 5 s", "kind": "stopped"}
+    assert _data(at)["verdict"] == {"text": "stopped: ran longer than 5 s", "kind": "stopped", "nonce": "t"}
     _run_report(at, {"nonce": "g", "doc": f"{NAME}:0", "code": "x", "status": "ok", "result": "<not json>" * 10})
     assert any("could not be read" in str(e.value) for e in at.error)
     _run_report(at, {"nonce": "big", "doc": f"{NAME}:0", "code": "x" * 30_000, "status": "ok", "result": "{}"})

@@ -189,7 +189,7 @@ def handle_report(name: str, checks: tuple[EX.Check, ...], lang: str) -> None:
     code = report.get("code")
     code = code if isinstance(code, str) else ""
     status = str(report.get("status", ""))[:20]
-    entry: dict[str, Any] = {"verdict": None, "status": status, "message": ""}
+    entry: dict[str, Any] = {"verdict": None, "status": status, "message": "", "nonce": nonce}
     if len(code) > AT.MAX_CODE_CHARS:
         entry.update(status="error", message=T("too_long", lang, n=AT.MAX_CODE_CHARS))
         _verdicts()[name] = entry
@@ -215,14 +215,14 @@ def _result_line(name: str, lang: str) -> dict[str, str] | None:
     entry = _verdicts().get(name)
     if not entry:
         return None
-    v = entry["verdict"]
+    v, nonce = entry["verdict"], entry.get("nonce", "")
     if v is not None:
-        return {"text": v.headline(lang), "kind": "pass" if v.all_passed else "fail"}
+        return {"text": v.headline(lang), "kind": "pass" if v.all_passed else "fail", "nonce": nonce}
     if entry["status"] == "timeout":
-        return {"text": T("stopped", lang, s=exercise_editor.TIMEOUT_S), "kind": "stopped"}
+        return {"text": T("stopped", lang, s=exercise_editor.TIMEOUT_S), "kind": "stopped", "nonce": nonce}
     if entry["status"] == "too_large":
-        return {"text": T("too_large", lang), "kind": "error"}
-    return {"text": T("failed", lang), "kind": "error"}
+        return {"text": T("too_large", lang), "kind": "error", "nonce": nonce}
+    return {"text": T("failed", lang), "kind": "error", "nonce": nonce}
 
 
 # ---- the page -----------------------------------------------------------------------------------------

@@ -93,6 +93,7 @@ function mount(host, data) {
     else inst.setStatus(inst.data.labels.grading, "grading");
     root.dataset.lastStatus = report.status;
     if (typeof m.ms === "number") report.ms = m.ms;
+    inst.lastReport = report;
     inst.setTrigger("report", report);
   };
   window.addEventListener("message", inst.onMessage);
@@ -107,6 +108,7 @@ function mount(host, data) {
     }
     const id = (crypto.randomUUID ? crypto.randomUUID() : String(Math.random()).slice(2)) + "";
     const doc = inst.docId;
+    root.dataset.runNonce = id;
     button.disabled = true;
     inst.setStatus(root.dataset.pythonReady ? inst.data.labels.running : inst.data.labels.loading, "running");
     root.dataset.lastStatus = "running";
@@ -135,6 +137,7 @@ function mount(host, data) {
       inst.setCode(d.code);
     }
     if (!inst.pending) inst.setStatus(d.verdict ? d.verdict.text : "", d.verdict ? d.verdict.kind : "");
+    root.dataset.verdictNonce = d.verdict && d.verdict.nonce ? d.verdict.nonce : "";  // the run the line is about
   };
   inst.destroy = () => {
     inst.destroyed = true;
