@@ -120,7 +120,7 @@ def _dcg(relevances: Sequence[int], k: int) -> float:
     golden = GoldenSet((GoldenQuery("q", "", relevant={i: int(g) for i, g in zip(ids, relevances)}),))
     res = evaluate(golden, Run.from_rankings({"q": ids}), EvalOptions())
     col = min(k, len(ids)) - 1
-    return float(res.kernels._dcg_linear[0, col])  # noqa: SLF001 - the engine's own DCG prefix sums
+    return float(res.kernels._dcg_linear[0, col])  # the engine's own DCG prefix sums
 
 
 # ---- the payload's data --------------------------------------------------------------------------

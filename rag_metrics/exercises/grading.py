@@ -17,6 +17,7 @@ from rag_metrics.exercises.catalogue import LANGS, exercise
 from rag_metrics.exercises.checks import Check
 from rag_metrics.exercises.harness_source import MAX_OUTPUT_CHARS
 from rag_metrics.exercises.mistakes import MISTAKES, close, diagnose
+from rag_metrics.types import OUT_OF_SCOPE
 
 __all__ = ["CheckResult", "Verdict", "grade", "browser_payload", "HARNESS", "LIMITS", "MAX_REPORT_CHARS"]
 
@@ -128,6 +129,8 @@ _HINTS = {
                 "Et spørgsmål uden nøglen `category` hører til 'unknown': `item.get('category', 'unknown')`."),
     "oos_listed": ("An out-of-scope question has no relevant chunk, so it is always a failure: list it too.",
                    "Et spørgsmål uden for emnet har ingen relevant chunk, så det er altid en fejl: tag det med."),
+    "oos_counts": ("Out-of-scope questions count too: each is a miss in its own category.",
+                   "Spørgsmål uden for emnet tæller også med: hvert er en bom i sin egen kategori."),
     "cut_k": ("Keep only the first k retrieved ids: `retrieved_ids[:k]`.",
               "Behold kun de første k hentede id'er: `retrieved_ids[:k]`."),
     "top_score": ("`top_score` is the score of the best result, `results[0]['score']`.",
@@ -215,7 +218,9 @@ def _compare_categories(check: Check, got: Any, lang: str) -> tuple[bool, str, s
         return False, _say("not_dict", lang, got=_fmt(got)), None, None
     for cat in exp:
         if cat not in got:
-            return False, _say("cat_missing", lang, cat=cat), _hint("unknown", lang) if cat == "unknown" else None, None
+            hint = _hint("unknown", lang) if cat == "unknown" else _hint("oos_counts", lang) if cat == OUT_OF_SCOPE \
+                else None
+            return False, _say("cat_missing", lang, cat=cat), hint, None
     for cat in got:
         if cat not in exp:
             return False, _say("cat_extra", lang, cat=_clean(cat, 80)), None, None
@@ -326,9 +331,9 @@ def grade(name: str, checks: Sequence[Check], reported: Mapping[str, Any] | str 
                 passed, message, hint, mistake = _compare(ex.name, check, got, lang)
             except (TypeError, ValueError, KeyError, AttributeError, OverflowError, RecursionError):
                 passed, message = False, _say("expected", lang, exp=_fmt(check.expected), got=_fmt(got))
-            if not passed and hint is None:
-                hint = check.hint.get(lang) or check.hint.get("en")
             got = _shown(got)
+        if not passed and hint is None and error is None:
+            hint = check.hint.get(lang) or check.hint.get("en")
         results.append(CheckResult(check.id, label, passed, check.expected, got, message, dict(check.summary),
                                    None if passed else hint, None if passed else mistake))
     n_passed = sum(r.passed for r in results)

@@ -142,7 +142,7 @@ def run_checks(student_code, payload_json):
     function = str(payload.get("function", ""))
     limits = payload.get("limits") or {}
     out = _CappedOutput(int(limits.get("max_output_chars", MAX_OUTPUT_CHARS)))
-    report = {"ok": False, "error": None, "results": {}, "stdout": ""}
+    report: dict = {"ok": False, "error": None, "results": {}, "stdout": ""}
     old_out, old_err = sys.stdout, sys.stderr
     sys.stdout = sys.stderr = out
     try:
@@ -159,7 +159,7 @@ def _run(student_code, payload, function, report):
     except SyntaxError as e:
         report["error"] = _error("syntax", e.lineno, e.msg or "invalid syntax")
         return
-    namespace = {"__name__": "__main__", "__builtins__": builtins}
+    namespace: dict = {"__name__": "__main__", "__builtins__": builtins}
     try:
         exec(code, namespace)
     except (Exception, SystemExit) as e:  # noqa: BLE001 - anything the student's module does

@@ -86,6 +86,11 @@ MISTAKES: dict[str, tuple[str, str]] = {
                "`relevant_chunk_ids`, else 0.",
                "Du har brugt karaktererne som gevinst. Lektionens NDCG er binær: 1 hvis chunken er i "
                "`relevant_chunk_ids`, ellers 0."),
+    "graded_dcg_only": ("You used the grades as gains in DCG (the ideal list has ones, so NDCG can pass 1). The "
+                        "lesson's NDCG is binary: 1 if the chunk is in `relevant_chunk_ids`, else 0.",
+                        "Du har brugt karaktererne som gevinst i DCG (den ideelle liste har ettaller, så NDCG kan "
+                        "blive over 1). Lektionens NDCG er binær: 1 hvis chunken er i `relevant_chunk_ids`, ellers "
+                        "0."),
     "no_normalise": ("You returned DCG: NDCG divides it by the DCG of the ideal list.",
                      "Du har returneret DCG: NDCG dividerer den med DCG af den ideelle liste."),
 }
@@ -96,8 +101,8 @@ _ORDER: dict[str, tuple[str, ...]] = {
                              "in_scope_only", "sum_not_mean"),
     "precision_at_k": ("divide_by_retrieved", "divide_by_relevant", "dedup", "k_plus_one", "k_minus_one",
                        "in_scope_only", "sum_not_mean"),
-    "ndcg_at_k": ("log_e", "log_10", "shift", "ideal_k", "ideal_retrieved", "graded", "dedup", "no_normalise",
-                  "k_plus_one", "k_minus_one", "in_scope_only", "sum_not_mean"),
+    "ndcg_at_k": ("log_e", "log_10", "shift", "ideal_k", "ideal_retrieved", "graded", "graded_dcg_only", "dedup",
+                  "no_normalise", "k_plus_one", "k_minus_one", "in_scope_only", "sum_not_mean"),
     "recall_at_k": ("divide_by_k", "divide_by_cap", "duplicates_twice", "oos_as_zero", "k_plus_one",
                     "k_minus_one", "sum_not_mean"),
     "dcg_at_k": ("log_e", "log_10", "shift", "no_cutoff", "k_plus_one", "k_minus_one"),
@@ -144,7 +149,7 @@ def _one(name: str, item: Mapping[str, Any], ranking: list[str], k: int, m: str)
         seen: set[str] = set()
         gains = []
         for i in ids:
-            g = (grades.get(i, 1.0) if i in rel else grades.get(i, 0.0)) if m == "graded" else float(i in rel)
+            g = (grades.get(i, 1.0) if i in rel else 0.0) if m.startswith("graded") else float(i in rel)
             gains.append(0.0 if (m == "dedup" and i in seen) else g)
             seen.add(i)
         if m == "ideal_retrieved":
