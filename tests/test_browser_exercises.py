@@ -144,21 +144,27 @@ class Student:
     def pick(self, name: str) -> None:
         """Switch exercise with the page's picker (the editor and its warm sandbox stay mounted)."""
         title = next(e for e in EXERCISES if e.name == name).title["en"]
-        option = self.page.get_by_role("option").filter(has_text=title).first
-        for _ in range(5):  # the list opens once the page is idle
-            self.page.get_by_label("Exercise", exact=True).first.click()
-            try:
-                option.wait_for(timeout=10_000)
-                break
-            except Exception:  # noqa: BLE001 - not open yet: click again
-                self.page.keyboard.press("Escape")
-        option.click()
+        _choose(self.page, "Exercise", lambda options: options.filter(has_text=title).first)
         self.page.wait_for_function(
             "([r, n]) => r.exerciseEditor && r.exerciseEditor.data.doc_id.startsWith(n + ':')",
             arg=[self.root.element_handle(), name], timeout=120_000)
 
     def close(self) -> None:
         self.context.close()
+
+
+def _choose(page, label: str, which) -> None:
+    """Open the select box ``label`` and click the option ``which(options)`` (the list opens once the
+    page is idle: clicked again until it does)."""
+    for _ in range(8):
+        page.get_by_label(label, exact=True).first.click()
+        try:
+            which(page.get_by_role("option")).wait_for(timeout=8_000)
+            break
+        except Exception:  # noqa: BLE001 - not open yet
+            page.keyboard.press("Escape")
+            page.wait_for_timeout(1000)
+    which(page.get_by_role("option")).click()
 
 
 def _wrong(name: str, old: str, new: str) -> str:
@@ -272,8 +278,8 @@ def {name}(golden_dataset, retriever, k=5):
         time.sleep(1)
         probes = [u for u in s.requests[before:] + s.aborted if "exercise-probe" in u]
         assert probes == [], probes
-        new = [u for u in s.requests[before:] if "/app/static/vendor/pyodide/" not in u]
-        assert all("/_stcore/" in u or "/app/static/vendor/" in u for u in new), new
+        new = [u[len(url):] for u in s.requests[before:]]  # the page's own (Streamlit's scripts) and Pyodide's
+        assert all(u.startswith(("/_stcore/", "/static/", "/app/static/vendor/")) for u in new), new
         assert s.run(LESSON[name])["kind"] == "pass"  # and the page still works
         assert s.page.locator(".ex-sandbox").get_attribute("sandbox") == "allow-scripts"
     finally:
@@ -296,32 +302,38 @@ def test_students_see_only_their_own_code_and_the_teacher_sees_attempts(class_se
         assert secret not in b.page.inner_text("body")
         out = b.run(_wrong(name, "n_relevant / k", "n_relevant / max(len(relevant), 1)"))
         assert out["kind"] == "fail"
-        b.page.goto(f"{url}/class_progress")
-        b.page.get_by_text("Only the teacher").first.wait_for(timeout=120_000)
-        assert secret not in b.page.inner_text("body")
+        b.page.goto(f"{url}/class_progress")  # not a student's page: not served to them
+        b.page.get_by_text("My seat").first.wait_for(timeout=120_000)
+        b.page.wait_for_timeout(2000)
+        assert secret not in b.page.inner_text("body") and "Code exercises" not in b.page.inner_text("body")
         # the teacher signs in and sees both students' attempts, and A's code on demand
         teacher.page.goto(url)
-        teacher.page.get_by_text("Teacher sign-in").first.wait_for(timeout=180_000)
-        teacher.page.get_by_text("Teacher sign-in").first.click()
-        teacher.page.get_by_label("Teacher key").first.fill(KEY)
+        teacher.page.get_by_text("My seat").first.wait_for(timeout=180_000)
+        key = teacher.page.get_by_label("Teacher key").first
+        for _ in range(8):  # the expander opens once the page is idle
+            teacher.page.get_by_text("Teacher sign-in").first.click()
+            try:
+                key.wait_for(timeout=8_000)
+                break
+            except Exception:  # noqa: BLE001 - not open yet
+                teacher.page.wait_for_timeout(1000)
+        key.fill(KEY)
         teacher.page.get_by_role("button", name="Sign in").first.click()
         teacher.page.get_by_text("Signed in as the").first.wait_for(timeout=120_000)
         teacher.page.goto(f"{url}/class_progress")
         teacher.page.get_by_text("Code exercises").first.wait_for(timeout=180_000)
         teacher.page.get_by_text("Show a student's code").first.click()
-        teacher.page.get_by_label("Exercise", exact=True).first.click()
-        teacher.page.get_by_role("option").filter(has_text=name).first.click()
+        _choose(teacher.page, "Exercise", lambda options: options.filter(has_text=name).first)
         shown = ""
-        for _ in range(3):  # each seat in turn until A's code shows
-            teacher.page.wait_for_timeout(1500)
+        for i in range(4):  # each seat in turn (A, B, the teacher's own) until A's code shows
+            if i:
+                _choose(teacher.page, "Student", lambda options, i=i: options.nth(i))
+            teacher.page.wait_for_timeout(2500)
             shown = teacher.page.inner_text("body")
             if secret in shown:
                 break
-            teacher.page.get_by_label("Student", exact=True).first.click()
-            opts = teacher.page.get_by_role("option")
-            opts.nth(min(_ + 1, opts.count() - 1)).click()
         assert secret in shown
-        assert "(1)" in shown  # passed/total (runs) per student and exercise
+        assert "Runs: 1 · 8/8" in shown  # A's runs and checks passed, beside the code
     finally:
         for s in (a, b, teacher):
             s.close()

@@ -101,7 +101,7 @@ _T: dict[str, tuple[str, str]] = {
     "show_code": ("Show a student's code (read-only; never run)", "Vis en elevs kode (kun læsning; køres aldrig)"),
     "student": ("Student", "Elev"),
     "no_code": ("This student has not run this exercise yet.", "Denne elev har ikke kørt denne opgave endnu."),
-    "tries": ("{n} tries", "{n} forsøg"),
+    "tries": ("Runs: {n}", "Kørsler: {n}"),
 }
 
 
