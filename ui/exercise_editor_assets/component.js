@@ -111,6 +111,7 @@ function mount(host, data) {
     root.dataset.runNonce = id;
     button.disabled = true;
     inst.setStatus(root.dataset.pythonReady ? inst.data.labels.running : inst.data.labels.loading, "running");
+    root.dataset.pythonReady = "";  // this run takes the loaded worker; the sandbox then loads the next
     root.dataset.lastStatus = "running";
     // A second watchdog, in this page: if the sandbox never answers (it cannot, e.g. its process
     // died), a new sandbox replaces it and the run is reported as stopped.
