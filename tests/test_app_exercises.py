@@ -155,3 +155,14 @@ def test_the_teacher_sees_attempts_and_the_code_read_only(page, app_env):
     no_exception(at)
     assert any(c.value.strip() == evil.strip() for c in at.code), "the code is shown as code, verbatim"
     assert not any("<script>" in str(m.value) for m in at.markdown)
+
+
+def test_a_lesson_step_shows_the_lessons_code_and_links_its_exercise(app):
+    from rag_metrics.lesson import STEPS
+
+    at = goto(app, "pages/lesson.py")
+    at.selectbox(key="lesson_step_pick").set_value([s.key for s in STEPS].index("hit_rate")).run()
+    no_exception(at)
+    code = EXERCISES[0].lesson_code
+    assert any(c.value.strip() == code.strip() for c in at.code)
+    assert any("Write it yourself" in str(getattr(e, "proto", "")) for e in at.get("page_link"))

@@ -323,6 +323,9 @@ def render(ctx: state.Lab) -> None:
     st.caption(t("ui.step_of", n=p.step + 1, total=len(LS.STEPS)))
     st.markdown(t(s.body))
     live_numbers(ctx, s)
+    from ui import exercises
+
+    exercises.lesson_code(s.key, lang())  # the step's function as the lesson writes it, and its exercise
     lctx = context(ctx)
     for i, task in enumerate(s.tasks, start=1):
         task_box(ctx, lctx, task, i)
