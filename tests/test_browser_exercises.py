@@ -16,6 +16,7 @@ import shlex
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -337,3 +338,21 @@ def test_students_see_only_their_own_code_and_the_teacher_sees_attempts(class_se
     finally:
         for s in (a, b, teacher):
             s.close()
+
+
+def test_the_assets_are_served_with_their_types_through_the_class_server(class_server):
+    """What the opaque-origin sandbox needs from the server (through nginx when it is installed)."""
+    url, _ = class_server
+    for path, kind in [("pyodide/pyodide.mjs", "javascript"), ("pyodide/pyodide.asm.mjs", "javascript"),
+                       ("pyodide/pyodide.asm.wasm", "application/wasm"), ("pyodide/python_stdlib.zip", "zip"),
+                       ("pyodide/pyodide-lock.json", "application/json"), ("editor.mjs", "javascript")]:
+        req = urllib.request.Request(f"{url}/app/static/vendor/{path}", headers={"Origin": "null"})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            assert r.status == 200
+            assert kind in r.headers["Content-Type"], (path, r.headers["Content-Type"])
+            assert r.headers["Access-Control-Allow-Origin"] == "*", path
+    try:
+        urllib.request.urlopen(f"{url}/app/static/../app.py", timeout=30)
+        raise AssertionError("a path outside static/ was served")
+    except urllib.error.HTTPError as e:
+        assert e.code in (400, 404)
