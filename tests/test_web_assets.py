@@ -55,3 +55,15 @@ def test_lab_says_what_to_install_when_npm_is_missing(tmp_path):
     assert out.returncode == 1
     assert "npm and Node.js" in out.stderr and "apt-get install nodejs npm" in out.stderr
     assert not (work / "static").exists()
+
+
+def test_the_app_never_runs_student_code_on_the_server():
+    """The pages and the UI hand student code to the browser and grade reported values: no exec, eval,
+    compile or subprocess on it, and not the CLI's runner (``rag-metrics exercise check``)."""
+    files = [ROOT / "pages" / "exercises.py", ROOT / "ui" / "exercises.py", ROOT / "ui" / "exercise_editor.py"]
+    for path in files:
+        text = path.read_text()
+        for word in ("exec(", "eval(", "compile(", "subprocess", "exercises.runner", "run_harness", "os.system"):
+            assert word not in text, (path.name, word)
+    for path in [*(ROOT / "ui").glob("*.py"), *(ROOT / "pages").glob("*.py")]:
+        assert "exercises.runner" not in path.read_text() and "run_harness" not in path.read_text(), path.name
