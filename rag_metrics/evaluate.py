@@ -340,7 +340,7 @@ class EvaluationResult:
     def included_for(self, metric: str | MetricKey) -> NDArray[np.bool_]:
         """Queries that enter the mean of ``metric``: :attr:`included`, except that under
         ``recall_empty="skip"`` recall leaves out the queries with no relevant id (the lesson's code)."""
-        name = metric.name if isinstance(metric, MetricKey) else parse_metric(metric).name
+        name = metric.name if isinstance(metric, MetricKey) else str(metric).strip().lower().split("@", 1)[0]
         if name == "recall" and self.options.recall_empty == "skip":
             return self.included & (self.kernels.n_relevant > 0)
         return self.included

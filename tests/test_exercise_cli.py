@@ -80,3 +80,12 @@ def test_refused_in_class_mode(tmp_path):
     f.write_text(exercise("hit_rate_at_k").lesson_code, encoding="utf-8")
     p = _cli("check", "hit_rate_at_k", str(f), env={"RAG_METRICS_CLASS_MODE": "1"})
     assert p.returncode == 2 and "class server" in p.stderr and "Passed" not in p.stdout
+
+
+def test_a_golden_set_that_does_not_fit_the_corpus_is_named(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "a.md").write_text("# Hello\n\nSome text about nothing at all.\n", encoding="utf-8")
+    f = tmp_path / "mine.py"
+    f.write_text(exercise("hit_rate_at_k").lesson_code, encoding="utf-8")
+    p = _cli("check", "hit_rate_at_k", str(f), "--corpus", str(tmp_path / "docs"), "--retriever", "bm25")
+    assert p.returncode == 2 and "none of its labels names a chunk or document" in p.stderr

@@ -357,3 +357,30 @@ def test_grade_reads_a_partly_right_report(checks):
     assert v.first_failure.mistake == "dedup" and "counts twice" in v.first_failure.hint
     assert v.first_failure.input == {"k": 3, "ranking": ["c2", "c2", "c5", "c7", "c3"], "relevant": ["c2", "c3"]}
     assert v.first_failure.expected == pytest.approx(2 / 3) and v.first_failure.got == pytest.approx(1 / 3)
+
+
+def test_the_harness_as_main_without_the_flag_only_defines_functions():
+    """Pyodide runs the source as ``__main__``: without the CLI's flag it must not read stdin."""
+    import subprocess
+    import sys
+
+    call = ("\nimport json as _j\nprint(run_checks('def f(a, b):\\n    return a + b\\n', _j.dumps("
+            "{'function': 'f', 'checks': [{'id': 'c', 'args': {'params': [1, 2]}}]})))\n")
+    p = subprocess.run([sys.executable, "-I", "-c", HARNESS + call], input="not json", capture_output=True,
+                       text=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout) == {"ok": True, "error": None, "results": {"c": {"value": 3}}, "stdout": ""}
+
+
+def test_verdict_as_json_shows_only_the_first_failures_expected_value(checks):
+    cs = checks["precision_at_k"]
+    results = {c.id: {"value": c.expected} for c in cs}
+    results["duplicates"] = {"value": float("nan")}
+    v = grade("precision_at_k", cs, {"ok": True, "results": results}, "da")
+    d = v.to_dict("da")
+    text = json.dumps(d, allow_nan=False)
+    assert d["headline"] == f"Bestod {v.total - 1} af {v.total} tjek" and d["first_failure"]["id"] == "duplicates"
+    assert d["first_failure"]["expected"] == pytest.approx(2 / 3)
+    assert all(set(r) == {"id", "label", "passed", "message"} for r in d["results"])
+    current = next(c for c in cs if c.id == "current").expected
+    assert repr(current) not in text

@@ -77,3 +77,38 @@ def pd_na():
     import pandas as pd
 
     return pd.NA
+
+
+def test_compare_and_achievable_use_recalls_own_questions(tiny):
+    from rag_metrics import readouts
+    from rag_metrics.compare import compare, per_query_deltas
+
+    golden, run = tiny
+    opts = apply_preset(EvalOptions(), "lesson")
+    a = evaluate(golden, run, opts)
+    b = evaluate(golden, Run.from_rankings({"q1": ["a", "b"], "q2": ["c"], "q3": ["x"], "q4": ["x"]}), opts)
+    table = compare(a, b, ["recall@2", "hit_rate@2"]).set_index("metric")
+    assert table.loc["recall", "n"] == 2 and table.loc["hit_rate", "n"] == 4
+    assert table.loc["recall", "mean_a"] == pytest.approx(a.mean("recall", 2))
+    assert list(per_query_deltas(a, b, "recall@2").query_id) == ["q1", "q2"]
+    assert readouts.achievable(a, "recall", 2) == pytest.approx(1.0)      # over q1, q2 only
+    assert readouts.achievable(a, "hit_rate", 2) == pytest.approx(2 / 4)  # q3, q4 can never hit
+
+
+def test_cli_evaluate_lesson_conventions_recall(tmp_path, capsys, tiny):
+    import json
+
+    from rag_metrics.cli import main
+    from rag_metrics.io import write_trec_run
+
+    golden, run = tiny
+    qrels = tmp_path / "qrels.txt"
+    qrels.write_text("".join(f"{q.id} 0 {i} {g}\n" for q in golden for i, g in q.relevant.items()), encoding="utf-8")
+    path = tmp_path / "run.trec"
+    write_trec_run(run, path)
+    assert main(["evaluate", "--qrels", str(qrels), "--run", str(path), "--k", "2", "--metrics", "recall,hit_rate",
+                 "--format", "json", "--conventions", "lesson", "--per-query", "--ci"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    # q3 has no line in the qrels file, so it is no golden question; q4 is judged with none relevant
+    assert doc["metrics"]["recall@2"] == pytest.approx(1 / 4)     # q1 1/2, q2 0; q3 and q4 skipped
+    assert math.isnan(doc["per_query"]["q4"]["recall@2"]) and doc["per_query"]["q4"]["hit_rate@2"] == 0

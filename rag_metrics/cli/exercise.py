@@ -99,7 +99,10 @@ def _data(args: argparse.Namespace) -> tuple[Any, Any, dict[str, str] | None, st
     labelled = {i for q in golden for i in q.relevant}
     chunk_ids = {c.id for c in chunks}
     c2d = {c.id: c.doc_id for c in chunks}
-    doc_level = bool(labelled) and not (labelled & chunk_ids) and labelled <= set(c2d.values())
+    doc_level = bool(labelled) and not (labelled & chunk_ids) and bool(labelled & set(c2d.values()))
+    if labelled and not (labelled & chunk_ids) and not doc_level:
+        raise InputError(f"{args.golden or 'the sample golden set'}: none of its labels names a chunk or document of "
+                         f"--corpus {args.corpus}; pass the golden set of that corpus with --golden")
     retriever = make_retriever(args.retriever)
     retriever.index(chunks)
     run = retriever.retrieve(questions, k=_DEPTH * (10 if doc_level else 1))

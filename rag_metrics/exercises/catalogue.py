@@ -18,7 +18,7 @@ from types import MappingProxyType
 
 from rag_metrics.errors import InputError
 
-__all__ = ["Exercise", "EXERCISES", "exercise", "LANGS"]
+__all__ = ["Exercise", "EXERCISES", "exercise", "exercises_for_step", "LANGS", "UI_TEXT"]
 
 LANGS = ("en", "da")
 
@@ -466,3 +466,16 @@ def exercise(name: str) -> Exercise:
         if ex.name == name:
             return ex
     raise InputError(f"unknown exercise {str(name)[:80]!r}; one of {', '.join(e.name for e in EXERCISES)}")
+
+
+def exercises_for_step(step: str) -> tuple[Exercise, ...]:
+    """The exercises of Lesson step ``step`` (empty for a step with no function)."""
+    return tuple(e for e in EXERCISES if e.step == step)
+
+
+#: Texts around the lesson's code on a Lesson step (``UI_TEXT[key][lang]``).
+UI_TEXT: Mapping[str, Mapping[str, str]] = MappingProxyType({
+    "lesson_code": _both("The lesson's code", "Lektionens kode"),
+    "conventions": _both("Conventions this code implies:", "Konventioner, som koden indebærer:"),
+    "open": _both("Write it yourself: open the exercise", "Skriv den selv: åbn øvelsen"),
+})

@@ -81,6 +81,18 @@ class Verdict:
     def all_passed(self) -> bool:
         return self.total > 0 and self.passed == self.total
 
+    def to_dict(self, lang: str = "en") -> dict[str, Any]:
+        """JSON-safe, for the page and for storing an attempt: per check only id, label, passed and
+        message; the expected value only of the first failing check (what the student is shown)."""
+        f = self.first_failure
+        first = None if f is None else {
+            "id": f.id, "label": f.label, "input": _jsonsafe(dict(f.input)), "expected": _jsonsafe(f.expected),
+            "got": _jsonsafe(f.got), "message": f.message, "hint": f.hint, "mistake": f.mistake}
+        return {"headline": self.headline(lang), "passed": self.passed, "total": self.total, "error": self.error,
+                "results": [{"id": r.id, "label": r.label, "passed": r.passed, "message": r.message}
+                            for r in self.results],
+                "first_failure": first, "dashboard": None if self.dashboard is None else dict(self.dashboard)}
+
 
 def browser_payload(name: str, checks: Sequence[Check], lang: str = "en") -> dict[str, Any]:
     """The JSON-safe payload the browser runs: exercise, function, harness, checks' inputs, limits.
@@ -153,6 +165,8 @@ def _hint(key: str, lang: str) -> str:
 
 
 def _short(value: Any) -> str:
+    if isinstance(value, str):
+        value = value[:_MAX_SHOWN + 1]
     try:
         text = json.dumps(value, ensure_ascii=False, allow_nan=True)
     except (TypeError, ValueError):
@@ -177,7 +191,7 @@ def _number(v: Any) -> float | None:
 
 
 def _clean(text: Any, limit: int = 300) -> str:
-    s = str(text) if text is not None else ""
+    s = str(text)[:limit + 1] if text is not None else ""
     s = "".join(ch if ch.isprintable() else " " for ch in s)
     return s if len(s) <= limit else s[:limit] + "…"
 
@@ -349,6 +363,14 @@ def grade(name: str, checks: Sequence[Check], reported: Mapping[str, Any] | str 
         dashboard = {"metric": cur.metric, "student": float(res.got), "dashboard": float(cur.expected),
                      "questions": int(cur.summary.get("questions", 0))}
     return Verdict(n_passed, len(results), tuple(results), first, error, dashboard)
+
+
+def _jsonsafe(value: Any) -> Any:
+    """``value`` as JSON-safe data (non-finite numbers as text)."""
+    try:
+        return json.loads(json.dumps(value, allow_nan=False, default=str))
+    except ValueError:
+        return _short(value)
 
 
 def _shown(value: Any) -> Any:

@@ -24,6 +24,9 @@ import sys
 import traceback
 
 FILENAME = "<your code>"
+#: The command-line argument that makes this file, run as a script, read a request on stdin (the CLI's
+#: process).  Pyodide runs the source as ``__main__`` too, without it, so it only defines functions there.
+STDIN_FLAG = "--rag-metrics-harness-stdin"
 MAX_OUTPUT_CHARS = 10000
 MAX_VALUE_ITEMS = 2000
 MAX_STRING_CHARS = 2000
@@ -185,6 +188,6 @@ def _run(student_code, payload, function, report):
     report["ok"] = True
 
 
-if __name__ == "__main__":  # the CLI's separate process: {"code", "payload"} on stdin, the report on stdout
+if __name__ == "__main__" and STDIN_FLAG in sys.argv:  # the CLI's process: {"code", "payload"} on stdin
     _request = json.loads(sys.stdin.read())
     sys.stdout.write(run_checks(_request["code"], _request["payload"]))

@@ -17,11 +17,11 @@ __all__ = ["MISTAKES", "diagnose", "close"]
 MISTAKES: dict[str, tuple[str, str]] = {
     "k_plus_one": ("Off by one in K: your value is what K + 1 results give. Take exactly the first k, e.g. "
                    "`results[:k]` and `top_k=k`.",
-                   "Forskudt med én i K: din værdi er, hvad K + 1 resultater giver. Tag præcis de første k, fx "
+                   "En off-by-one-fejl i K: din værdi er, hvad K + 1 resultater giver. Tag præcis de første k, fx "
                    "`results[:k]` og `top_k=k`."),
     "k_minus_one": ("Off by one in K: your value is what K - 1 results give. `results[:k]` already includes "
                     "position k; `range(k - 1)` or `[:k - 1]` stops one short.",
-                    "Forskudt med én i K: din værdi er, hvad K - 1 resultater giver. `results[:k]` tager allerede "
+                    "En off-by-one-fejl i K: din værdi er, hvad K - 1 resultater giver. `results[:k]` tager allerede "
                     "position k med; `range(k - 1)` eller `[:k - 1]` stopper én for tidligt."),
     "in_scope_only": ("You left out the questions with no relevant chunk. The lesson divides by every question: "
                       "an out-of-scope question counts as 0.",

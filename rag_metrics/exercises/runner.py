@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import IO, Any
 
 from rag_metrics.exercises.grading import HARNESS, LIMITS
+from rag_metrics.exercises.harness_source import STDIN_FLAG
 
 __all__ = ["run_harness", "TimedOut", "REPORT_LIMIT"]
 
@@ -57,8 +58,8 @@ def run_harness(code: str, payload: Mapping[str, Any], *, timeout: float | None 
     """
     timeout = float(LIMITS["timeout_s"] if timeout is None else timeout)
     request = json.dumps({"code": code, "payload": json.dumps(payload)}).encode("utf-8")
-    proc = subprocess.Popen([sys.executable, "-I", "-c", HARNESS], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True)
+    proc = subprocess.Popen([sys.executable, "-I", "-c", HARNESS, STDIN_FLAG], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
     out: list[bytes] = []
     err: list[bytes] = []
     readers = [threading.Thread(target=_drain, args=(proc.stdout, out, max_output), daemon=True),
