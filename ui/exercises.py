@@ -102,10 +102,6 @@ _T: dict[str, tuple[str, str]] = {
     "student": ("Student", "Elev"),
     "no_code": ("This student has not run this exercise yet.", "Denne elev har ikke kørt denne opgave endnu."),
     "tries": ("Runs: {n}", "Kørsler: {n}"),
-    # the Lesson's steps
-    "lesson_code": ("The lesson's code: `{name}`", "Lektionens kode: `{name}`"),
-    "conventions": ("The conventions this code implies:", "De konventioner, koden indebærer:"),
-    "write_it": ("Write it yourself: exercise", "Skriv den selv: opgave"),
 }
 
 
@@ -350,20 +346,6 @@ def render(ctx: state.Lab) -> None:
         st.caption(T("runs", lang, n=saved.attempts, best=saved.best, total=saved.total)
                    + (f" · ✓ {T('solved', lang)}" if saved.solved else ""))
     verdict_view(name, lang)
-
-
-# ---- on the Lesson's steps ---------------------------------------------------------------------------
-def lesson_code(step_key: str, lang: str) -> None:
-    """On a Lesson step with a function: the lesson's version of it (our code, in the lesson's style),
-    the conventions it implies, and a link to its exercise."""
-    for ex in (e for e in EX.EXERCISES if e.step == step_key):
-        with st.expander(T("lesson_code", lang, name=ex.name), icon=":material/code:"):
-            st.code(ex.lesson_code, language="python")
-            conventions = ex.conventions.get(lang) or ex.conventions.get("en") or ()
-            if conventions:
-                st.markdown(T("conventions", lang) + "\n" + "\n".join(f"- {c}" for c in conventions))
-            st.page_link("pages/exercises.py", label=f"{T('write_it', lang)}: {ex.text('title', lang)}",
-                         icon=":material/edit:", query_params={"exercise": ex.name})
 
 
 # ---- the teacher's view -------------------------------------------------------------------------------
