@@ -16,15 +16,17 @@ PAGE = "pages/exercises.py"
 NAME = "hit_rate_at_k"
 
 
+@pytest.fixture(autouse=True)
+def assets(monkeypatch):
+    """As if ``./lab`` had built the browser assets (AppTest never loads them; the browser tests do)."""
+    import ui.exercise_editor
+
+    monkeypatch.setattr(ui.exercise_editor, "assets_ready", lambda: True)
+
+
 @pytest.fixture
 def page(app):
     return goto(app, PAGE)
-
-
-def _component(at):
-    found = [e for e in at.main if getattr(e, "type", "") == "bidi_component"
-             or "bidi" in type(getattr(e, "proto", None)).__name__.lower()]
-    return found
 
 
 def _data(at) -> dict:
@@ -167,3 +169,12 @@ def test_a_lesson_step_shows_the_lessons_code_and_links_its_exercise(app):
     assert any(c.value.strip() == code.strip() for c in at.code)
     links = [e for e in at.get("page_link")]
     assert any("exercise" in str(getattr(e, "proto", "")) for e in links), links
+
+
+def test_without_the_built_assets_the_page_says_how_to_install_them(app, monkeypatch):
+    import ui.exercise_editor
+
+    monkeypatch.setattr(ui.exercise_editor, "assets_ready", lambda: False)
+    at = goto(app, PAGE)
+    assert not list(at.get("bidi_component"))
+    assert any("./lab app" in str(e.value) for e in at.error)
