@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 else:
     from rag_metrics.lazy import pandas as pd
 
-__all__ = ["COLUMNS", "EXERCISES_DIR", "MAX_CODE_CHARS", "MAX_FILE_BYTES", "Attempts", "AttemptStore", "class_attempts", "store_for_space"]
+__all__ = ["COLUMNS", "EXERCISES_DIR", "MAX_CODE_CHARS", "MAX_FILE_BYTES", "Attempts", "AttemptStore",
+           "class_attempts", "store_for_space"]
 
 EXERCISES_DIR = "exercises"
 #: The longest code kept (characters); longer code is refused before it is run.
