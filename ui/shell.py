@@ -44,6 +44,7 @@ _CSS = """<style>
 PAGES: dict[str, list[tuple[str, str, str]]] = {
     "Start here": [
         ("pages/lesson.py", "Lesson", ":material/school:"),
+        ("pages/exercises.py", "Exercises: write the metric", ":material/code:"),
         ("pages/class_progress.py", "Class progress", ":material/groups:"),
     ],
     "Evaluate": [
