@@ -40,6 +40,8 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from rag_metrics.server_config import environment
+
 __all__ = ["ClassDeployment", "main", "nginx_config"]
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -150,7 +152,7 @@ class ClassDeployment:
         # The cores are shared out between the processes instead.
         threads = str(max(1, (os.cpu_count() or 1) // max(1, self.procs)))
         env = {"MALLOC_ARENA_MAX": "2", "OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads,
-               **os.environ, **(self.env or {}), "RAG_METRICS_CLASS_MODE": "1"}
+               **environment(), **(self.env or {}), "RAG_METRICS_CLASS_MODE": "1"}
         cmd = [sys.executable, "-m", "ui.launch", "--server.headless", "true",  # streamlit run app.py, prewarmed
                "--server.address", address, "--server.port", str(port), *self.app_args]
         return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=None,

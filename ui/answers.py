@@ -2,7 +2,6 @@
 and cancel, and the per-answer view (statements highlighted by verdict)."""
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import pandas as pd
@@ -18,6 +17,7 @@ from rag_metrics.answers.types import (
     MetricScore,
 )
 from rag_metrics.errors import InputError
+from rag_metrics.server_config import variable
 from ui import views
 
 KEY_URL, KEY_MODEL, KEY_EMBED, KEY_KEYVAR = "answers_judge_url", "answers_judge_model", "answers_judge_embed", \
@@ -104,7 +104,7 @@ def judge_form() -> Any:
     except InputError as err:
         views.input_error(err, "Judge settings")
         return None
-    key = os.environ.get(var)
+    key = variable(var)
     if not key:
         try:
             key = st.secrets.get(var)  # type: ignore[assignment]

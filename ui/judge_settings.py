@@ -9,12 +9,12 @@ two are merged, :func:`session_judge` is the one to keep.
 """
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import streamlit as st
 
 from rag_metrics.errors import InputError
+from rag_metrics.server_config import variable
 from ui import state, views
 
 KEY_URL, KEY_MODEL = "judge_url", "judge_model"
@@ -47,7 +47,7 @@ def session_judge() -> tuple[Any, str | None] | None:
     model = (st.session_state.get(KEY_MODEL) or "").strip()
     if not url or not model:
         return None
-    key = os.environ.get(DEFAULT_KEY_ENV)
+    key = variable(DEFAULT_KEY_ENV)
     if not key:
         try:
             key = st.secrets.get(DEFAULT_KEY_ENV)  # type: ignore[assignment]

@@ -29,17 +29,19 @@ LANG = "lesson_lang"
 # ---- who may see the class ---------------------------------------------------------------------
 def may_see_class() -> bool:
     """The teacher (``Caller.may_manage_class``); in single-user mode the operator, who runs the server."""
-    c = state.caller()
-    return c.may_manage_class or not c.class_mode
+    from rag_metrics.policy import allowed
+
+    return allowed(state.caller(), "see-class")
 
 
 def roster() -> list[tuple[str, str]]:
     """The class: ``(seat label, space)`` pairs.  In class mode the seats of the class
     (:meth:`rag_metrics.seats.SeatRegistry.roster`: the name a student gave, else the seat id);
     in single-user mode every saved workspace."""
-    from rag_metrics.workspace import class_mode, list_spaces
+    from rag_metrics.policy import allowed
+    from rag_metrics.workspace import list_spaces
 
-    if class_mode():
+    if allowed(state.caller(), "list-seats"):
         from rag_metrics.seats import SeatRegistry
 
         return [(row.name or f"seat {row.seat}", row.space) for row in SeatRegistry().roster()]

@@ -6,7 +6,6 @@ connections).  The rules are in :mod:`rag_metrics.access`; nothing here decides 
 """
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -14,7 +13,7 @@ import streamlit as st
 
 from rag_metrics.connections import ServerEnv
 from rag_metrics.errors import InputError
-from rag_metrics.server_config import ServerConfig, load_server_config
+from rag_metrics.server_config import ServerConfig, environment, load_server_config
 from ui import state
 
 __all__ = ["beir_field", "class_mode", "config", "env", "operator_variables"]
@@ -33,7 +32,7 @@ def config() -> ServerConfig:
 def operator_variables() -> Mapping[str, str]:
     """Environment plus the string values of Streamlit secrets (top level): what ``${VAR}`` resolves
     against in single-user mode."""
-    variables = dict(os.environ)
+    variables = dict(environment())
     try:
         for k, v in st.secrets.items():
             if isinstance(v, (str, int, float)):

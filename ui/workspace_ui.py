@@ -19,7 +19,6 @@ from rag_metrics.workspace import (
     DEFAULT_SPACE,
     Workspace,
     WorkspaceCheck,
-    class_mode,
     export_space_archive,
     import_space_archive,
     list_spaces,
@@ -60,7 +59,9 @@ def _on_create() -> None:
 def sidebar_picker() -> None:
     """The workspace selector (call inside ``st.sidebar``).  Class mode: no picker (a student never
     chooses a space); the seat and teacher controls of :func:`ui.identity.sidebar_panel` instead."""
-    if class_mode():
+    from rag_metrics.policy import allowed
+
+    if not allowed(state.caller(), "choose-space"):
         from ui import identity
 
         identity.sidebar_panel()
