@@ -96,9 +96,10 @@ def parse_budgets(raw: Any, source: str = "config") -> Budgets:
 def client_address(peer: str | None, forwarded_for: str | None) -> str:
     """The address of the browser behind a request.  nginx (``./lab class`` with several processes)
     connects from loopback and appends the real peer to ``X-Forwarded-For``; that last entry is
-    trusted only when the direct peer is loopback (a browser cannot forge it past nginx)."""
-    peer = (peer or "").strip() or "unknown"
-    if peer in ("127.0.0.1", "::1", "localhost") and forwarded_for:
+    trusted only when the direct peer is loopback (a browser cannot forge it past nginx; Streamlit
+    gives no peer address, ``None``, for a loopback connection)."""
+    peer = (peer.strip() if isinstance(peer, str) else "") or "127.0.0.1"
+    if peer in ("127.0.0.1", "::1", "localhost") and isinstance(forwarded_for, str) and forwarded_for:
         last = forwarded_for.split(",")[-1].strip()
         if last and len(last) <= 64:
             return last

@@ -114,4 +114,5 @@ def test_spend_ledger(tmp_path: Path) -> None:
 def test_client_address_trusts_only_the_local_proxy() -> None:
     assert client_address("127.0.0.1", "1.2.3.4, 10.0.0.9") == "10.0.0.9"
     assert client_address("10.0.0.9", "6.6.6.6") == "10.0.0.9"  # a browser's own header is ignored
-    assert client_address(None, None) == "unknown"
+    assert client_address(None, "10.0.0.7") == "10.0.0.7"  # Streamlit: no peer address on loopback
+    assert client_address(None, None) == "127.0.0.1"

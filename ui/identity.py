@@ -21,12 +21,14 @@ connects them to a browser session:
 from __future__ import annotations
 
 import datetime as _dt
+import logging
 import re
 from collections.abc import Mapping
 
 import streamlit as st
 
 from rag_metrics.access import Caller
+from rag_metrics.budgets import RateLimiter, client_address
 from rag_metrics.errors import InputError
 from rag_metrics.seats import (
     COOKIE_NAME,
@@ -60,6 +62,7 @@ KEY_CODE = "identity_rejoin_code"
 KEY_TEACHER = "identity_teacher_key"
 MAX_AGE = 400 * 24 * 3600          # the seat cookie's max-age (browsers cap it at 400 days)
 _VALUE_OK = re.compile(r"[A-Za-z0-9_.-]{0,200}")
+_LOG = logging.getLogger("rag_metrics.class")
 
 
 # ---- the browser's cookie -----------------------------------------------------------------------
@@ -108,6 +111,62 @@ def _show_message() -> None:
 
 def _guard() -> AttemptGuard:
     return st.session_state.setdefault(_GUARD, AttemptGuard())
+
+
+def address() -> str:
+    """The address of this browser (behind nginx: the peer nginx saw), for the per-address budgets."""
+    try:
+        return client_address(st.context.ip_address, st.context.headers.get("X-Forwarded-For"))
+    except Exception:  # noqa: BLE001 - no request context (bare script run)
+        return "127.0.0.1"
+
+
+def _budgets():
+    try:
+        return _config().budgets
+    except InputError:
+        from rag_metrics.budgets import Budgets
+
+        return Budgets()
+
+
+def _guesses_blocked(what: str) -> str | None:
+    """Why no more guesses are taken from this address (or from anyone): the per-address and
+    whole-server budgets of wrong teacher keys and rejoin codes (``lab.budgets.guesses_*``)."""
+    b, who = _budgets(), address()
+    rates = RateLimiter(registry().root)
+    for key, cap in ((f"guess:{who}", b.guesses_per_address), ("guess:*", b.guesses_per_server)):
+        if rates.full(key, cap, b.guess_window_s):
+            wait = int(rates.wait(key, b.guess_window_s)) + 1
+            _LOG.warning("class: %s refused from %s: %s wrong guesses in %s s (%s)", what, who, cap,
+                         b.guess_window_s, "this address" if key != "guess:*" else "the whole server")
+            return f"Too many wrong {what}s from {'this network address' if key != 'guess:*' else 'the class'}: " \
+                   f"try again in {wait} s."
+    return None
+
+
+def _guess_failed(what: str) -> None:
+    b, who = _budgets(), address()
+    rates = RateLimiter(registry().root)
+    rates.hit(f"guess:{who}", b.guesses_per_address, b.guess_window_s)
+    rates.hit("guess:*", b.guesses_per_server, b.guess_window_s)
+    _LOG.warning("class: wrong %s from %s", what, who)
+
+
+def _seat_blocked() -> str | None:
+    """Why this address may not make a new seat now (``lab.budgets.seats_per_*``), else None (counted)."""
+    b, who = _budgets(), address()
+    rates = RateLimiter(registry().root)
+    if not rates.hit(f"seat:{who}", b.seats_per_address, b.seat_window_s):
+        _LOG.warning("class: new seat refused for %s: %s seats in %s s from this address", who,
+                     b.seats_per_address, b.seat_window_s)
+        return (f"this network address made {b.seats_per_address} seats in the last {b.seat_window_s // 60} minutes; "
+                "rejoin your seat with its code, or wait a few minutes")
+    if not rates.hit("seat:*", b.seats_per_server, b.seat_window_s):
+        _LOG.warning("class: new seat refused for %s: %s seats in %s s on the server", who, b.seats_per_server,
+                     b.seat_window_s)
+        return "too many new seats were made in the last minutes; wait a minute and reload"
+    return None
 
 
 def _keep_cookie(name: str, value: str, max_age: int) -> None:
@@ -162,6 +221,10 @@ def _resolve() -> Caller | None:
         _sit(seat.id, None)
         reg.touch(seat.id)
         return seat_caller(seat)
+    blocked = _seat_blocked()
+    if blocked is not None:
+        ss[_FULL] = blocked
+        return None
     try:
         cap = _config().max_private_spaces
         seat, secret = reg.create(cap)
@@ -247,11 +310,16 @@ def _on_rejoin() -> None:
     if not guard.allowed():
         _say(f"Too many wrong codes: try again in {int(guard.wait()) + 1} s.", "error")
         return
+    blocked = _guesses_blocked("rejoin code")
+    if blocked:
+        _say(blocked, "error")
+        return
     typed = ss.get(KEY_CODE) or ""
     ss[KEY_CODE] = ""
     reg = registry()
     got = reg.rejoin(typed)
     if got is None:
+        _guess_failed("rejoin code")
         wait = guard.failed()
         _say("That rejoin code is not valid." + (f" Too many wrong codes: wait {int(wait)} s." if wait else ""),
                      "error")
@@ -280,6 +348,10 @@ def _on_sign_in() -> None:
     if not guard.allowed():
         _say(f"Too many wrong keys: try again in {int(guard.wait()) + 1} s.", "error")
         return
+    blocked = _guesses_blocked("teacher key")
+    if blocked:
+        _say(blocked, "error")
+        return
     try:
         expected = _config().teacher_key
     except InputError as err:
@@ -292,17 +364,38 @@ def _on_sign_in() -> None:
                      "error")
         return
     if not check_teacher_key(typed, expected):
+        _guess_failed("teacher key")
         wait = guard.failed()
         _say("That is not the teacher key." + (f" Too many wrong keys: wait {int(wait)} s." if wait else ""),
                      "error")
         return
     guard.succeeded()
+    _LOG.info("class: teacher signed in from %s", address())
+    _drop_fresh_seat()  # the teacher's browser is never a seat
     ss[_TEACHER] = True
     ss.pop(_SIGNED_OUT, None)
     _keep_cookie(TEACHER_COOKIE, teacher_token(expected), TEACHER_TTL)
     ss.pop(_CALLER, None)
     state.forget_space_state()
     _say("Signed in as the teacher: your changes go to the shared workspace everyone sees.", "success")
+
+
+def _drop_fresh_seat() -> None:
+    """Give back the seat this browser got on its first visit when it is still empty (the teacher
+    signing in, a student rejoining their own seat): it never shows on the roster."""
+    ss = st.session_state
+    old = ss.get(_SEAT)
+    if not old or not ss.get(_NEW_SEAT):
+        return
+    reg = registry()
+    row = next((r for r in reg.roster() if r.seat == old), None)
+    seat = reg.get(old)
+    if row is not None and seat is not None and not row.has_work and seat.name == f"Seat {seat.number}" \
+            and not reg.has_rejoin_code(old):
+        reg.remove(old)
+        ss.pop(_SEAT, None)
+        ss.get(_COOKIES, {}).pop(COOKIE_NAME, None)
+        _keep_cookie(COOKIE_NAME, "", 0)
 
 
 def _on_sign_out() -> None:
