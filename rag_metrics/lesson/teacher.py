@@ -31,6 +31,11 @@ def step_columns() -> list[str]:
     return [f"{i + 1} {s.key}" for i, s in enumerate(STEPS)]
 
 
+def quiz_column(key: str) -> str:
+    """The class table's column of one quiz answer: ``"quiz mrr"`` (not ``"quiz quiz_mrr"``)."""
+    return f"quiz {key.removeprefix('quiz_')}"
+
+
 def class_progress(seats: Sequence[Seat], root: str | os.PathLike[str] | None = None,
                    metrics: Callable[[str], Mapping[str, float]] | None = None) -> pd.DataFrame:
     """One row per seat: seat, space, step (the step they are on, 1-based), steps_done, one boolean
@@ -46,21 +51,24 @@ def class_progress(seats: Sequence[Seat], root: str | os.PathLike[str] | None = 
         row.update(dict(zip(step_columns(), done)))
         row["quiz"] = sum(1 for t in QUIZ if p.done.get(t.key))
         for t in QUIZ:
-            row[f"quiz {t.key}"] = str(p.answers.get(t.key, ""))
+            row[quiz_column(t.key)] = str(p.answers.get(t.key, ""))
         row["updated"] = p.updated
         row["problem"] = store.problem or ""
         if metrics is not None:
             row.update(metrics(space))
         rows.append(row)
-    cols = ["seat", "space", "step", "steps_done", *step_columns(), "quiz", *(f"quiz {t.key}" for t in QUIZ),
+    cols = ["seat", "space", "step", "steps_done", *step_columns(), "quiz", *(quiz_column(t.key) for t in QUIZ),
             "updated", "problem"]
     out = pd.DataFrame(rows)
     return out if rows else pd.DataFrame(columns=cols)
 
 
 def progress_csv(table: pd.DataFrame) -> str:
-    """The class table as CSV text (UTF-8, one header row)."""
-    return table.to_csv(index=False)
+    """The class table as CSV text (UTF-8, one header row); a cell a spreadsheet would run as a
+    formula (a seat named ``=HYPERLINK(...)``) is written as text (:func:`rag_metrics.files.csv_text`)."""
+    from rag_metrics.files import csv_text
+
+    return csv_text(table)
 
 
 def reset_progress(spaces: Sequence[str], root: str | os.PathLike[str] | None = None) -> list[str]:
