@@ -123,8 +123,8 @@ def _pages(teacher: bool = False) -> dict[str, list[st.Page]]:
                 out[section].append(st.Page(path, title=title, icon=icon, url_path=stem))
     path, title, icon = CLASS_PAGE
     roster = st.Page(path, title=title, icon=icon, url_path="roster", visibility="visible" if teacher else "hidden")
-    if teacher:
-        out["Class"] = [roster]
+    if teacher:  # beside Class progress at the top of the menu, never behind "View more"
+        out["Start here"].append(roster)
     if alias is not None:
         out[next(reversed(out))].append(alias)  # after every visible page (registration order matters)
     if not teacher:

@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 else:
     from rag_metrics.lazy import pandas as pd
 
-__all__ = ["Seat", "class_progress", "progress_csv", "reset_progress", "push_golden", "step_columns"]
+__all__ = ["Seat", "class_progress", "progress_csv", "push_golden", "quiz_column", "reset_progress", "reset_student",
+           "step_columns"]
 
 #: ``(seat label, space name)``.
 Seat = tuple[str, str]
@@ -76,6 +77,25 @@ def reset_progress(spaces: Sequence[str], root: str | os.PathLike[str] | None = 
     for space in spaces:
         store_for_space(space, root).reset()
     return list(spaces)
+
+
+def reset_student(space: str, corpus: str, *, progress: bool = True, golden: bool = True,
+                  root: str | os.PathLike[str] | None = None) -> list[str]:
+    """Reset one student's space: their lesson ``progress`` (start afresh) and/or their private
+    ``golden`` set of ``corpus`` (removed: the space reads the shared one again).  The shared space
+    is never touched.  Returns what was reset (``"progress"``, ``"golden set"``)."""
+    from rag_metrics.workspace import DEFAULT_SPACE, Workspace
+
+    if space == DEFAULT_SPACE:
+        return []
+    done = []
+    if progress:
+        store_for_space(space, root).reset()
+        done.append("progress")
+    if golden:
+        Workspace(corpus, root, space=space).delete()
+        done.append("golden set")
+    return done
 
 
 def push_golden(golden: GoldenSet, corpus: str, spaces: Sequence[str],
