@@ -163,10 +163,19 @@ with tab_load:
                              accept_multiple_files=True, key="corpus_upload")
     name = st.text_input("Corpus name", key="corpus_upload_name", placeholder="my-docs")
     if st.button("Load uploaded files", key="corpus_upload_go", disabled=not files):
+        from rag_metrics.budgets import mb
+        from rag_metrics.policy import limit
+        from ui import server
+
         total = sum(f.size for f in files)
+        seat_cap = limit(state.caller(), "corpus_mb", server.config().budgets)  # None: not limited
+        too_big = seat_cap is not None and total > mb(seat_cap)
         if total > MAX_UPLOAD_TOTAL:
             st.error(f"The files hold {total:,} bytes; the limit is {MAX_UPLOAD_TOTAL:,}. Upload fewer files "
                      "or use the CLI for large corpora.", icon=":material/error:")
+        elif too_big:
+            st.error(f"The files hold {total:,} bytes; this seat may load {seat_cap} MB "
+                     "(lab.budgets.corpus_mb). Upload fewer files, or ask the teacher.", icon=":material/savings:")
         else:
             from rag_metrics.corpus import corpus_from_files
 

@@ -141,7 +141,11 @@ if view == "io":
     up = st.file_uploader("Golden set or qrels file", type=["csv", "json", "jsonl", "txt", "qrels", "tsv"],
                           key="golden_upload")
     if st.button("Import", key="golden_import", disabled=up is None):
-        new, rep = session.import_file(up.getvalue(), up.name, known)
+        from rag_metrics.policy import limit
+        from ui import server
+
+        new, rep = session.import_file(up.getvalue(), up.name, known,
+                                       max_questions=limit(state.caller(), "golden_questions", server.config().budgets))
         if new is None:
             st.error(f"Import rejected: {rep.summary()} in {views.esc(up.name)}. Your golden set is unchanged.",
                      icon=":material/error:")

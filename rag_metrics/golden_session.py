@@ -319,13 +319,18 @@ class GoldenSession:
         """Judge one id for one question: relevant with ``grade`` (> 0) or not relevant (0)."""
         return self.replace(judge_label(self.golden, query_id, item_id, grade))
 
-    def import_file(self, data: bytes, filename: str, known_ids: Collection[str] | None = None
-                    ) -> tuple[GoldenSet | None, ValidationReport]:
+    def import_file(self, data: bytes, filename: str, known_ids: Collection[str] | None = None,
+                    max_questions: int | None = None) -> tuple[GoldenSet | None, ValidationReport]:
         """Import an uploaded golden set or qrels file; the set is replaced only when the file has
-        no error.  Returns the imported set (``None`` when rejected) and the report."""
+        no error (and, with ``max_questions``, at most that many questions: a seat's budget,
+        :func:`rag_metrics.policy.limit`).  Returns the imported set (``None`` when rejected) and the report."""
         from rag_metrics.golden_edit import import_golden
 
         new, report = import_golden(data, filename, self.golden, known_ids)
+        if new is not None and max_questions is not None and len(new) > max_questions:
+            report.error(f"{filename}: {len(new):,} questions is over this seat's budget of {max_questions:,} "
+                         "(lab.budgets.golden_questions); import a smaller set, or ask the teacher")
+            new = None
         if new is not None:
             self.replace(new)
         return new, report

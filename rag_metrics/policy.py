@@ -30,12 +30,13 @@ False
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from rag_metrics.access import OPERATOR, STUDENT, TEACHER, Caller
 from rag_metrics.budgets import Budgets
 
-__all__ = ["ACTIONS", "allowed", "budget_message", "limit"]
+__all__ = ["ACTIONS", "JudgePlan", "allowed", "budget_message", "judge_plan", "limit"]
 
 Rule = Callable[[Caller, Any], bool]
 
@@ -85,3 +86,43 @@ def budget_message(caller: Caller, name: str, budgets: Budgets, wanted: int, wha
         return None
     return (f"{wanted:,} {what} is over this seat's budget of {cap:,} (lab.budgets.{name}); use fewer, or ask the "
             "teacher")
+
+
+@dataclass(frozen=True)
+class JudgePlan:
+    """What may happen with a judge run of ``calls`` planned calls and about ``tokens`` tokens."""
+
+    calls: int
+    tokens: int
+    refused: str | None = None     # why it may not run (over the seat's remaining budget)
+    confirm: bool = False          # over lab.budgets.judge_confirm_over: ask first, showing the plan
+
+    @property
+    def may_run(self) -> bool:
+        return self.refused is None
+
+
+def judge_plan(caller: Caller, budgets: Budgets, calls: int, tokens: int, spent: tuple[int, int] = (0, 0)) -> JudgePlan:
+    """Decide a judge run before any call: refused when the seat's spending so far (``spent`` =
+    calls, tokens) plus the plan passes its budget; to be confirmed when it plans more than
+    ``judge_confirm_over`` calls (everyone).
+
+    >>> from rag_metrics.access import Caller, STUDENT
+    >>> b = Budgets(judge_calls_per_seat=100, judge_confirm_over=10)
+    >>> judge_plan(Caller(STUDENT, space="s", seat="s"), b, 15_099, 6_200_000).refused[:29]
+    '15,099 planned judge calls is'
+    >>> p = judge_plan(Caller(STUDENT, space="s", seat="s"), b, 20, 900, spent=(50, 0)); (p.may_run, p.confirm)
+    (True, True)
+    """
+    calls_cap = limit(caller, "judge_calls_per_seat", budgets)
+    tokens_cap = limit(caller, "judge_tokens_per_seat", budgets)
+    refused = None
+    if calls_cap is not None and spent[0] + calls > calls_cap:
+        refused = (f"{calls:,} planned judge calls is more than this seat has left ({max(0, calls_cap - spent[0]):,} "
+                   f"of {calls_cap:,}, lab.budgets.judge_calls_per_seat); use a smaller K, fewer samples or fewer "
+                   "questions, or ask the teacher")
+    elif tokens_cap is not None and spent[1] + tokens > tokens_cap:
+        refused = (f"about {tokens:,} planned judge tokens is more than this seat has left "
+                   f"({max(0, tokens_cap - spent[1]):,} of {tokens_cap:,}, lab.budgets.judge_tokens_per_seat)")
+    over = limit(caller, "judge_confirm_over", budgets)
+    return JudgePlan(calls, tokens, refused, over is not None and calls > over)

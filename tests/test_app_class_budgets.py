@@ -57,3 +57,46 @@ def test_the_teachers_browser_is_never_a_seat(klass, budgets):  # noqa: F811
     klass.tab("student")
     assert caller_of(at).role == "teacher"
     assert len(klass.registry) == 1  # the student only: not counted on the roster, the CSV or a push
+
+
+def test_a_students_golden_import_is_bounded_by_the_seat_budget(klass, budgets):  # noqa: F811
+    from app_helpers import goto, no_exception
+
+    budgets(golden_questions=2)
+    at = klass.tab("s")
+    goto(at, "pages/golden_set.py")
+    at.segmented_control(key="golden_view").set_value("io").run()
+    rows = "".join(f"question number {i}?,factual,plans-and-pricing#0,3\n" for i in range(3))
+    data = ("question,category,relevant_chunk_ids,grades\n" + rows).encode()
+    at.file_uploader(key="golden_upload").set_value(("big.csv", data, "text/csv")).run()
+    at.button(key="golden_import").click().run()
+    no_exception(at)
+    assert any("Import rejected" in e.value for e in at.error)
+    assert "over this seat's budget of 2" in shown_text(at) or any(
+        "over this seat's budget of 2" in str(d.value.to_string()) for d in at.dataframe)
+
+
+def test_a_students_corpus_upload_is_bounded_by_the_seat_budget(klass, budgets):  # noqa: F811
+    from app_helpers import load_corpus_files
+
+    budgets(corpus_mb=1)
+    at = load_corpus_files(klass.tab("s"), [("big.md", b"# Big\n\n" + b"word " * 300_000, "text/markdown")])
+    assert any("lab.budgets.corpus_mb" in e.value for e in at.error), shown_text(at)
+
+
+def test_judge_runs_are_budgeted_per_seat_and_shown_to_the_teacher(klass, budgets):  # noqa: F811
+    from rag_metrics.budgets import SpendLedger
+
+    budgets(judge_calls_per_seat=10)
+    at = klass.tab("s")
+    seat = at.session_state["_identity_seat"]
+    SpendLedger(klass.root).add(seat, 7, 7000)  # what earlier runs of this seat spent
+    at.session_state["golden_view"] = "judge"
+    from app_helpers import goto
+
+    goto(at, "pages/golden_set.py")
+    assert "more than this seat has left (3 of 10" in shown_text(at)
+    teacher = sign_in(klass.tab("t"), KEY)
+    teacher.switch_page("pages/roster.py").run()
+    df = teacher.dataframe[0].value
+    assert df.set_index("name").loc[klass.registry.get(seat).name, "judge calls"] == 7

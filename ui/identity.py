@@ -477,6 +477,20 @@ def _on_remove_idle(days: float) -> None:
     _say(f"Removed {len(gone)} seat(s) idle for {days:g} day(s) or more.", "success")
 
 
+def _budgets_panel(spent: Mapping[str, tuple[int, int]]) -> None:
+    """What each seat may spend (the operator's ``[lab.budgets]``) and what the teacher spent."""
+    import pandas as pd
+
+    b = _budgets()
+    teacher = spent.get("teacher", (0, 0))
+    with st.expander("Budgets per seat (lab.budgets)", icon=":material/savings:"):
+        st.caption("Set in the [lab.budgets] table of the server configuration (RAG_METRICS_CONFIG or "
+                   ".streamlit/secrets.toml); a restart reads them. They bind students' seats; the judge's "
+                   f"confirmation binds everyone. The teacher's own judge use so far: {teacher[0]:,} calls, "
+                   f"{teacher[1]:,} tokens.")
+        st.dataframe(pd.DataFrame(b.rows(), columns=["budget", "value"]), hide_index=True, width="stretch")
+
+
 def class_page() -> None:
     """The roster (name, created, last seen, whether the seat saved anything) and its cleanup.
     Refuses anyone but the teacher, whatever the URL."""
@@ -500,9 +514,15 @@ def class_page() -> None:
     if not rows:
         st.info("No seat yet: students get one when they open the lab.", icon=":material/groups:")
         return
+    from rag_metrics.budgets import SpendLedger
+
+    spent = SpendLedger(registry().root).all()
     df = pd.DataFrame([{"name": r.name, "created": _when(r.created), "last seen": _when(r.last_seen),
-                        "idle (days)": round(r.idle_days, 1), "saved work": r.has_work} for r in rows])
+                        "idle (days)": round(r.idle_days, 1), "saved work": r.has_work,
+                        "judge calls": spent.get(r.seat, (0, 0))[0], "judge tokens": spent.get(r.seat, (0, 0))[1]}
+                       for r in rows])
     st.dataframe(df, hide_index=True, width="stretch")
+    _budgets_panel(spent)
     views.section("Clean up", "Removing a seat deletes its private space; the student gets a new seat on "
                   "their next visit.")
     names = {r.seat: f"{r.name} (last seen {_when(r.last_seen)})" for r in rows}
