@@ -84,3 +84,19 @@ def test_reset_one_student(klass):  # noqa: F811
     space_b = seat_space(seat_of(b))  # the other student is untouched
     assert store_for_space(space_b, klass.root).load().step == 3
     assert Workspace(SAMPLE, klass.root, space=space_b).path.exists()
+
+
+def test_sign_out_ends_the_sign_in_everywhere(klass):  # noqa: F811
+    from rag_metrics.seats import TEACHER_COOKIE
+    from tests.test_app_class import caller_of
+
+    first = sign_in(klass.tab("t"), KEY)
+    other_tab = klass.tab("t")
+    assert caller_of(other_tab).role == "teacher"
+    klass.jars["copy"] = {TEACHER_COOKIE: klass.jars["t"][TEACHER_COOKIE]}  # a copied cookie
+    first.button(key="identity_sign_out").click().run()
+    no_exception(first)
+    assert caller_of(klass.tab("copy")).role == "student"  # revoked on the server, not only forgotten here
+    other_tab.run()
+    no_exception(other_tab)
+    assert caller_of(other_tab).role == "student"  # the tab still open elsewhere too

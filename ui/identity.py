@@ -13,9 +13,10 @@ connects them to a browser session:
   never shown.  (A cookie set by a script cannot be HttpOnly: a script injected into the page could
   read it; the app renders no user HTML.)
 - :func:`sidebar_panel` (class mode's sidebar, instead of the workspace picker): the seat's name, the
-  rejoin code, rejoining another seat, and the teacher's sign-in / sign-out.  A sign-in lasts for
-  the browser's other tabs and reloads through a second cookie holding a token signed with the
-  teacher key (:func:`rag_metrics.seats.teacher_token`, 12 hours); signing out deletes it.
+  rejoin code, rejoining another seat, and the teacher's sign-in / sign-out.  A sign-in is a
+  server-side session (:mod:`rag_metrics.teacher_sessions`, 12 hours): the browser keeps its token
+  in an HttpOnly cookie set by ``/_lab/teacher-session`` (:mod:`ui.teacher_route`), so it lasts for
+  the browser's other tabs and reloads and is never in the page; signing out ends every session.
 - :func:`class_page` (the teacher's Class page): the roster and its cleanup.
 """
 from __future__ import annotations
@@ -33,21 +34,19 @@ from rag_metrics.errors import InputError
 from rag_metrics.seats import (
     COOKIE_NAME,
     TEACHER_COOKIE,
-    TEACHER_TTL,
     AttemptGuard,
     ClassFull,
     SeatRegistry,
     check_teacher_key,
-    check_teacher_token,
     seat_caller,
     teacher_caller,
-    teacher_token,
 )
+from rag_metrics.teacher_sessions import SESSION_TTL, TeacherSessions
 
 __all__ = ["caller", "class_page", "gate", "no_seat_page", "read_cookies", "registry", "sidebar_panel",
            "write_cookie"]
 
-_TEACHER = "_identity_teacher"     # True once the teacher key was given in this session
+_TEACHER = "_identity_teacher"     # the teacher session's token once signed in (checked on every run)
 _SEAT = "_identity_seat"           # this session's seat id
 _NEW_SEAT = "_identity_new_seat"   # the seat was created in this session (an empty one is dropped on rejoin)
 _COOKIES = "_identity_cookies"     # {cookie name: (value, max-age)} to (re)write into the browser in this session
@@ -56,6 +55,7 @@ _CALLER = "_identity_caller"       # the caller of the current run (set by gate)
 _FULL = "_identity_full"           # the class-full message of this run
 _GUARD = "_identity_guard"         # AttemptGuard of this session (rejoin codes and teacher key)
 _SHOWN_CODE = "_identity_code"     # a rejoin code just made, shown to this student once
+_WRITTEN = "_identity_teacher_written"  # the teacher cookie (value, max-age) last written to this browser
 _MSG = "_identity_message"         # (kind, text): the outcome of the last identity action, shown once
 KEY_NAME = "identity_name"
 KEY_CODE = "identity_rejoin_code"
@@ -80,6 +80,14 @@ def write_cookie(name: str, value: str, max_age: int = MAX_AGE) -> None:
     and the value a checked token, never user text."""
     if name not in (COOKIE_NAME, TEACHER_COOKIE) or not _VALUE_OK.fullmatch(value):
         raise ValueError("not one of the lab's cookies")
+    if name == TEACHER_COOKIE:  # HttpOnly, set by the server: the page gets a single-use claim, never the token
+        from ui.teacher_route import PATH
+
+        body = f"claim={sessions().claim(value)}" if max_age > 0 else "end=1"
+        script = (f"<script>fetch('{PATH}',{{method:'POST',credentials:'same-origin',headers:{{'Content-Type':"
+                  f"'application/x-www-form-urlencoded'}},body:'{body}'}});</script>")
+        st.iframe(script, height="content")
+        return
     script = (f"<script>(function(){{var d=window.parent.document;var s=window.parent.location.protocol==='https:'"
               f"?'; Secure':'';d.cookie='{name}={value}; path=/; max-age={int(max_age)}; SameSite=Strict'+s;}})();"
               "</script>")
@@ -90,6 +98,11 @@ def write_cookie(name: str, value: str, max_age: int = MAX_AGE) -> None:
 def registry() -> SeatRegistry:
     """The class's seats (in the workspace root)."""
     return SeatRegistry()
+
+
+def sessions() -> TeacherSessions:
+    """The class's teacher sessions (in the workspace root)."""
+    return TeacherSessions(registry().root)
 
 
 def _config():
@@ -198,10 +211,18 @@ def _resolve() -> Caller | None:
     """The caller of this session (None: the class is full and this browser has no seat)."""
     ss = st.session_state
     if ss.get(_TEACHER):
-        return teacher_caller()
+        if sessions().valid(ss[_TEACHER], _teacher_key()):
+            return teacher_caller()
+        ss.pop(_TEACHER, None)  # signed out elsewhere, expired, or a new teacher key: a student again
+        ss[_SIGNED_OUT] = True
+        from ui import state
+
+        state.forget_space_state()
+        _say("The teacher's sign-in ended (signed out, expired or a new key): this browser is a student seat.",
+             "info")
     token = read_cookies().get(TEACHER_COOKIE)
-    if token and not ss.get(_SIGNED_OUT) and check_teacher_token(token, _teacher_key()):
-        ss[_TEACHER] = True  # signed in earlier in this browser (another tab, a reload)
+    if token and not ss.get(_SIGNED_OUT) and sessions().valid(token, _teacher_key()):
+        ss[_TEACHER] = token  # signed in earlier in this browser (another tab, a reload)
         return teacher_caller()
     reg = registry()
     seat_id = ss.get(_SEAT)
@@ -372,9 +393,10 @@ def _on_sign_in() -> None:
     guard.succeeded()
     _LOG.info("class: teacher signed in from %s", address())
     _drop_fresh_seat()  # the teacher's browser is never a seat
-    ss[_TEACHER] = True
+    token = sessions().open(expected)
+    ss[_TEACHER] = token
     ss.pop(_SIGNED_OUT, None)
-    _keep_cookie(TEACHER_COOKIE, teacher_token(expected), TEACHER_TTL)
+    _keep_cookie(TEACHER_COOKIE, token, SESSION_TTL)
     ss.pop(_CALLER, None)
     state.forget_space_state()
     _say("Signed in as the teacher: your changes go to the shared workspace everyone sees.", "success")
@@ -401,12 +423,14 @@ def _drop_fresh_seat() -> None:
 def _on_sign_out() -> None:
     from ui import state
 
+    sessions().end_all()  # every browser's sign-in ends, a copied cookie included
+    _LOG.info("class: teacher signed out (every teacher session ended) from %s", address())
     st.session_state.pop(_TEACHER, None)
     st.session_state.pop(_CALLER, None)
     st.session_state[_SIGNED_OUT] = True
     _keep_cookie(TEACHER_COOKIE, "", 0)  # this browser forgets the sign-in
     state.forget_space_state()
-    _say("Signed out: this browser is a student seat again.", "info")
+    _say("Signed out everywhere (every teacher sign-in ended): this browser is a student seat again.", "info")
 
 
 def _rejoin_form() -> None:
@@ -427,7 +451,11 @@ def sidebar_panel() -> None:
     ss = st.session_state
     who = caller()
     for name, (value, max_age) in ss.get(_COOKIES, {}).items():
+        if name == TEACHER_COOKIE and ss.get(_WRITTEN) == (value, max_age):
+            continue  # the teacher's cookie is set once per sign-in / sign-out (each claim is single use)
         write_cookie(name, value, max_age)
+        if name == TEACHER_COOKIE:
+            ss[_WRITTEN] = (value, max_age)
     _show_message()
     if who.may_manage_class:
         st.caption("Signed in as the **teacher**: you change the shared workspace (golden sets, corpora, systems) "

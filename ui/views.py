@@ -328,6 +328,18 @@ def esc(text: str) -> str:
     return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(text))
 
 
+def server_path(path: object) -> str:
+    """A server file path as this session may see it: in full for the operator (single user); in
+    class mode only its file name (a student never learns the server's folders), escaped."""
+    from pathlib import Path
+
+    from rag_metrics.policy import allowed
+    from ui import state
+
+    shown = str(path) if allowed(state.caller(), "see-server-paths") else f"…/{Path(str(path)).name}"
+    return esc(shown)
+
+
 def highlight_md(segments) -> str:
     """Markdown of a :func:`rag_metrics.story.snippet`: the question's words on a yellow background."""
     return "".join(f":orange-background[{esc(t)}]" if hi else esc(t) for t, hi in segments)

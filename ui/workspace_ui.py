@@ -141,7 +141,7 @@ def health_banner() -> None:
                    "it could read and nothing more is lost. Repair or reset keep a backup copy.",
                    icon=":material/report:")
         for p in chk.problems:
-            st.caption(f"{views.esc(str(p.path))}: {views.esc(p.message)}")
+            st.caption(f"{views.server_path(p.path)}: {views.esc(p.message)}")
         c1, c2, c3, _ = st.columns([1, 1, 1, 1])
         c1.button("Repair", key="ws_repair", icon=":material/build:", on_click=_on_repair, args=(name,),
                   disabled=not all(p.repairable for p in chk.problems), width="stretch")
