@@ -107,6 +107,15 @@ async def hostile(d, flood: int, puts: int, report: dict) -> None:
     codes: list[int] = []
     async with c:
         await c.rerun()
+
+        def health() -> None:  # Streamlit sets its XSRF cookie on /_stcore/health, as the browser loads it
+            opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(c.jar))
+            req = urllib.request.Request(d.http_url.rstrip("/") + "/_stcore/health",
+                                         headers={"X-Forwarded-For": HOSTILE})
+            with opener.open(req, timeout=60) as r:
+                r.read()
+
+        await asyncio.to_thread(health)
         xsrf = next((ck.value for ck in c.jar if ck.name == "_streamlit_xsrf"), "")
         for _ in range(puts):
             codes.append(await asyncio.to_thread(_put, d.http_url, c.session_id, c.cookie_header(), xsrf, 1 << 20))
