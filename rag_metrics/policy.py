@@ -55,6 +55,8 @@ ACTIONS: dict[str, Rule] = {
     "write-space": lambda c, r: c.may_write(str(r)),
     "list-seats": lambda c, r: c.class_mode,                     # the class is its seats (else: every space)
     "take-seat": lambda c, r: c.role == STUDENT,                 # a browser that is a student holds a seat
+    "choose-judge": lambda c, r: not c.class_mode,               # type a judge's URL (else the operator's judge)
+    "type-folder": lambda c, r: not c.class_mode,                # type a server folder (else pick a class dataset)
 }
 
 
@@ -67,14 +69,16 @@ def allowed(caller: Caller, action: str, resource: Any = None) -> bool:
     return bool(rule(caller, resource))
 
 
-#: Budgets that bind everyone (a confirmation, not a refusal); the rest bind a student's seat only.
-_EVERYONE = frozenset({"judge_confirm_over", "workers", "upload_files_per_session", "upload_mb_per_session"})
+#: Budgets that bind everyone; the rest bind a student's seat only.
+_EVERYONE = frozenset({"workers", "upload_files_per_session", "upload_mb_per_session"})
+#: Budgets that bind everyone in class mode, the teacher too (a confirmation, not a refusal).
+_CLASS = frozenset({"judge_confirm_over"})
 
 
 def limit(caller: Caller, name: str, budgets: Budgets) -> int | None:
     """The limit ``budgets.<name>`` sets for ``caller`` (``None``: not limited)."""
     value = int(getattr(budgets, name))
-    if name in _EVERYONE or caller.role == STUDENT:
+    if name in _EVERYONE or caller.role == STUDENT or (name in _CLASS and caller.class_mode):
         return value
     return None
 
@@ -105,7 +109,7 @@ class JudgePlan:
 def judge_plan(caller: Caller, budgets: Budgets, calls: int, tokens: int, spent: tuple[int, int] = (0, 0)) -> JudgePlan:
     """Decide a judge run before any call: refused when the seat's spending so far (``spent`` =
     calls, tokens) plus the plan passes its budget; to be confirmed when it plans more than
-    ``judge_confirm_over`` calls (everyone).
+    ``judge_confirm_over`` calls (everyone in class mode).
 
     >>> from rag_metrics.access import Caller, STUDENT
     >>> b = Budgets(judge_calls_per_seat=100, judge_confirm_over=10)

@@ -61,6 +61,8 @@ def test_settings_and_mode() -> None:
     ("choose-space", True, False, False),
     ("list-seats", False, True, True),
     ("take-seat", False, False, True),
+    ("choose-judge", True, False, False),
+    ("type-folder", True, False, False),
 ])
 def test_allowed_table(action: str, op: bool, teacher: bool, student: bool) -> None:
     assert (allowed(operator(), action), allowed(Caller(TEACHER), action), allowed(STUDENT_1, action)) == \
@@ -79,7 +81,8 @@ def test_budgets_bind_students_only() -> None:
     b = Budgets(golden_questions=10)
     assert limit(STUDENT_1, "golden_questions", b) == 10
     assert limit(Caller(TEACHER), "golden_questions", b) is None and limit(operator(), "golden_questions", b) is None
-    assert limit(operator(), "judge_confirm_over", b) == b.judge_confirm_over
+    assert limit(Caller(TEACHER), "judge_confirm_over", b) == b.judge_confirm_over  # class mode: everyone confirms
+    assert limit(operator(), "judge_confirm_over", b) is None  # single user: the operator's own judge
     msg = budget_message(STUDENT_1, "golden_questions", b, 30_000, "questions")
     assert msg is not None and "30,000 questions" in msg and "lab.budgets.golden_questions" in msg
     assert budget_message(STUDENT_1, "golden_questions", b, 10, "questions") is None

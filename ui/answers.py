@@ -126,6 +126,14 @@ def run_llm(items: list[AnswerItem], items_key: str, cfg: Any, api_key: str | No
     except InputError as err:
         views.input_error(err, "LLM judge")
         return
+    from rag_metrics.budgets import estimate_tokens
+    from ui.drafting import account, judge_gate
+
+    planned = judge.planned_calls(len(items))
+    chars = sum(len(it.question) + len(it.answer) + sum(len(c) for c in it.contexts) for it in items)
+    if not judge_gate("answers", planned, estimate_tokens(planned, chars)):  # the seat's budget, or confirm first
+        st.caption("Nothing was sent to the judge.")
+        return
     bar = st.progress(0.0, text="Starting the judge…")
 
     def progress(p: Any) -> None:
@@ -134,7 +142,10 @@ def run_llm(items: list[AnswerItem], items_key: str, cfg: Any, api_key: str | No
                           f"{p.elapsed:.1f} s")
 
     ev = evaluate_answers(items, [judge], progress=progress)
-    st.session_state[_RESULT] = (items_key, cfg.name, ev, judge.last_progress)
+    spent = judge.last_progress
+    if spent is not None:
+        account(spent.done - spent.cache_hits, spent.tokens)
+    st.session_state[_RESULT] = (items_key, cfg.name, ev, spent)
     bar.empty()
 
 

@@ -31,6 +31,7 @@ import streamlit as st
 from rag_metrics.access import Caller
 from rag_metrics.budgets import RateLimiter, client_address
 from rag_metrics.errors import InputError
+from rag_metrics.policy import allowed
 from rag_metrics.seats import (
     COOKIE_NAME,
     TEACHER_COOKIE,
@@ -457,7 +458,7 @@ def sidebar_panel() -> None:
         if name == TEACHER_COOKIE:
             ss[_WRITTEN] = (value, max_age)
     _show_message()
-    if who.may_manage_class:
+    if allowed(who, "manage-class"):
         st.caption("Signed in as the **teacher**: you change the shared workspace (golden sets, corpora, systems) "
                    "everyone sees. The Class page lists the seats.")
         st.button("Sign out", key="identity_sign_out", icon=":material/logout:", on_click=_on_sign_out)
@@ -491,7 +492,7 @@ def _when(t: float) -> str:
 
 
 def _on_remove(seat_ids: list[str]) -> None:
-    if not caller().may_manage_class:
+    if not allowed(caller(), "manage-class"):
         return
     reg = registry()
     n = sum(reg.remove(s) for s in seat_ids)
@@ -499,7 +500,7 @@ def _on_remove(seat_ids: list[str]) -> None:
 
 
 def _on_remove_idle(days: float) -> None:
-    if not caller().may_manage_class:
+    if not allowed(caller(), "manage-class"):
         return
     gone = registry().remove_idle(days)
     _say(f"Removed {len(gone)} seat(s) idle for {days:g} day(s) or more.", "success")
@@ -527,7 +528,7 @@ def class_page() -> None:
     from ui import state, views
 
     st.title("Class")
-    if not state.caller().may_manage_class:
+    if not allowed(state.caller(), "manage-class"):
         st.error("Only the teacher sees this page: sign in with the teacher key (sidebar, class mode).",
                  icon=":material/lock:")
         st.stop()

@@ -51,7 +51,9 @@ def env() -> ServerEnv:
 
 def class_mode() -> bool:
     """True when the people in the browsers are not the operator (teacher and students)."""
-    return bool(state.caller().class_mode)
+    from rag_metrics.policy import allowed
+
+    return not allowed(state.caller(), "choose-space")
 
 
 def beir_field() -> tuple[str, Any]:
@@ -60,7 +62,9 @@ def beir_field() -> tuple[str, Any]:
     against the data roots when the operator lists some)."""
     e = env()
     folders = e.folders
-    if e.caller.class_mode:
+    from rag_metrics.policy import allowed
+
+    if not allowed(e.caller, "type-folder"):
         sets = folders.datasets()
         if not sets:
             st.caption("No BEIR dataset is in the lab's data folders yet (the operator puts them under "
