@@ -75,6 +75,28 @@ def unprivileged_user() -> tuple[str, str] | None:
         return None
 
 
+def app_user(env: dict[str, str] | None = None) -> tuple[int, int, str] | None:
+    """``(uid, gid, home)`` the app processes run as when the class is started as root: the user
+    named by ``RAG_METRICS_RUN_AS`` (:data:`rag_metrics.server_config.SETTINGS`); ``None`` when not
+    root or not set (then :func:`main` warns).  An unknown or root user is refused with a message."""
+    from rag_metrics.server_config import setting
+
+    if not (hasattr(os, "geteuid") and os.geteuid() == 0):
+        return None
+    name = setting("run_as", env)
+    if not name:
+        return None
+    import pwd
+
+    try:
+        pw = pwd.getpwnam(name)
+    except KeyError:
+        raise SystemExit(f"RAG_METRICS_RUN_AS={name!r} is not a user on this machine; create it or unset it") from None
+    if pw.pw_uid == 0:
+        raise SystemExit("RAG_METRICS_RUN_AS names root; name an unprivileged user who owns the workspace")
+    return pw.pw_uid, pw.pw_gid, pw.pw_dir
+
+
 def nginx_config(listen: str, backends: list[int], tmp: Path, *, show_upstream: bool = False,
                  run_as: tuple[str, str] | None = None) -> str:
     """The nginx configuration: one public listener, cookie-hash routing over the app processes.
@@ -193,6 +215,11 @@ class ClassDeployment:
                **environment(), **(self.env or {}), "RAG_METRICS_CLASS_MODE": "1"}
         cmd = [sys.executable, "-m", "ui.launch", "--server.headless", "true",  # streamlit run app.py, prewarmed
                "--server.address", address, "--server.port", str(port), *self.app_args]
+        user = app_user(env)
+        if user is not None:  # started as root: the app runs as the operator's unprivileged user
+            env["HOME"] = user[2]
+            return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=None,
+                                    start_new_session=True, user=user[0], group=user[1], extra_groups=[])
         return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=None,
                                 start_new_session=True)
 
@@ -302,6 +329,9 @@ def main(argv: list[str] | None = None) -> int:
         print(nginx_config(f"{args.address}:{args.port}", [8600 + i for i in range(args.procs)], Path("/tmp/x"),
                            run_as=unprivileged_user()))
         return 0
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and app_user() is None:
+        print("lab class: started as root; the app processes run as root too. Set RAG_METRICS_RUN_AS to an "
+              "unprivileged user who owns the workspace (nginx's worker runs as nobody either way)", file=sys.stderr)
     dep = ClassDeployment(args.procs, args.port, args.address, app_args=tuple(rest))
     stop = {"now": False}
 
