@@ -22,7 +22,7 @@ Example ``[lab.budgets]`` (every key optional; these are the defaults):
     guess_window_s = 600
     upload_files_per_session = 30    # files one browser session may hold uploaded
     upload_mb_per_session = 60       # bytes (MB) one browser session may hold uploaded
-    corpus_mb = 5                    # largest corpus (all files) a student uploads
+    corpus_mb = 2                    # largest corpus (all files) a student uploads (its embedding work)
     golden_questions = 1000          # questions in a student's golden set (import or edit)
     judge_calls_per_seat = 2000      # judge calls one seat may make in total
     judge_tokens_per_seat = 1000000  # judge prompt + completion tokens one seat may spend
@@ -61,7 +61,7 @@ class Budgets:
     guess_window_s: int = 600
     upload_files_per_session: int = 30
     upload_mb_per_session: int = 60
-    corpus_mb: int = 5
+    corpus_mb: int = 2
     golden_questions: int = 1000
     judge_calls_per_seat: int = 2000
     judge_tokens_per_seat: int = 1_000_000
