@@ -83,10 +83,10 @@ def _wait_cookies(context, names: set[str], timeout: float = 60.0) -> None:
     raise AssertionError(f"cookies {sorted(names)} not set within {timeout:.0f} s (the browser has {sorted(have)})")
 
 
-def _open(page, url: str, text: str = "My seat") -> None:
+def _open(page, url: str, text: str = "My seat", cookie: str = "rag_metrics_seat") -> None:
     page.goto(url)
     page.get_by_text(text).first.wait_for(timeout=120_000)
-    _wait_cookies(page.context, {"rag_metrics_seat"})
+    _wait_cookies(page.context, {cookie})
 
 
 def test_seats_and_sign_in_in_a_real_browser(class_server):
@@ -126,7 +126,7 @@ def test_seats_and_sign_in_in_a_real_browser(class_server):
                 "document.cookie")
             assert len(_seats(ws)) == 1
             other = teacher.new_page()
-            _open(other, f"{url}/roster", "seat(s)")  # the teacher's new tab: still the teacher
+            _open(other, f"{url}/roster", "seat(s)", "rag_metrics_teacher")  # the teacher's new tab: still the teacher
             _open(page, f"{url}/roster", "Only the teacher")  # a student, by URL: refused
         finally:
             browser.close()
