@@ -23,6 +23,7 @@ from rag_metrics.access import Caller, operator
 from rag_metrics.errors import InputError
 from rag_metrics.folders import FolderPolicy
 from rag_metrics.outbound import OutboundPolicy
+from rag_metrics.policy import allowed
 from rag_metrics.server_config import ServerConfig, class_mode_on, environment, load_server_config
 from rag_metrics.systems.secrets import Variables, references
 
@@ -39,7 +40,9 @@ class ServerEnv(Variables):
 
     def __init__(self, caller: Caller, config: ServerConfig, variables: Mapping[str, str] | None = None,
                  policy: OutboundPolicy | None = None, folders: FolderPolicy | None = None) -> None:
-        values = (environment() if variables is None else variables) if caller.resolves_typed_secrets else None
+        values = None
+        if allowed(caller, "resolve-typed-secrets"):
+            values = environment() if variables is None else variables
         super().__init__(values, tuple(config.connections))
         self.caller = caller
         self.config = config

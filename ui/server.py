@@ -13,6 +13,7 @@ import streamlit as st
 
 from rag_metrics.connections import ServerEnv
 from rag_metrics.errors import InputError
+from rag_metrics.policy import allowed
 from rag_metrics.server_config import ServerConfig, environment, load_server_config
 from ui import state
 
@@ -45,7 +46,7 @@ def operator_variables() -> Mapping[str, str]:
 def env() -> ServerEnv:
     """This session's :class:`~rag_metrics.connections.ServerEnv` (built per call: cheap)."""
     caller = state.caller()
-    variables: Any = operator_variables() if caller.resolves_typed_secrets else None
+    variables: Any = operator_variables() if allowed(caller, "resolve-typed-secrets") else None
     return ServerEnv(caller, config(), variables)
 
 
