@@ -142,7 +142,8 @@ def _prewarm(name: str) -> None:
     try:
         if kind != "bm25":
             bar.progress(0.0, text=f"{len(chunk_set.chunks):,} chunks: loading the embedding model…")
-            cache.prewarm_embeddings(chunk_set, views.progress_callback(bar, "Embedding chunks"))
+            with views.costly("Embedding chunks"):  # one of the process's worker slots (lab.budgets.workers)
+                cache.prewarm_embeddings(chunk_set, views.progress_callback(bar, "Embedding chunks"))
         bar.progress(1.0, text=f"Indexing {len(chunk_set.chunks):,} chunks ({kind})…")
         cache.retrieval_memo(chunk_set, chunk_set.fingerprint, kind)
     except InputError as err:

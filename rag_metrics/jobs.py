@@ -14,13 +14,14 @@ queued (at most ``workers`` run at a time, at most ``max_pending`` wait) and the
 """
 from __future__ import annotations
 
+import contextlib
 import threading
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as _wait
 from typing import Any
 
-__all__ = ["JobPool", "pool"]
+__all__ = ["JobPool", "pool", "slot"]
 
 
 class JobPool:
@@ -69,3 +70,31 @@ def pool(workers: int = 2) -> JobPool:
         if _POOL is None:
             _POOL = JobPool(workers)
         return _POOL
+
+
+_SLOTS: threading.BoundedSemaphore | None = None
+
+
+@contextlib.contextmanager
+def slot(workers: int = 2, waiting: Callable[[], None] | None = None, poll: float = 0.5) -> Iterator[None]:
+    """Run costly work that must stay in the caller's thread (it shows its own progress and can be
+    cancelled there: embedding a corpus, a judge run) in one of the process's ``workers`` slots
+    (``lab.budgets.workers``, fixed on first use): when all are taken, wait, calling ``waiting()``
+    every ``poll`` seconds (a page says so there; Streamlit stops a cancelled run at that call).
+
+    >>> with slot(1):
+    ...     print("one at a time")
+    one at a time
+    """
+    global _SLOTS
+    with _POOL_LOCK:
+        if _SLOTS is None:
+            _SLOTS = threading.BoundedSemaphore(max(1, workers))
+        sem = _SLOTS
+    while not sem.acquire(timeout=poll):
+        if waiting is not None:
+            waiting()
+    try:
+        yield
+    finally:
+        sem.release()

@@ -243,10 +243,11 @@ def render_drafts(ctx: Any) -> None:
         st.button("Stop", key="draft_stop", icon=":material/cancel:")
         bar, progress = _progress_bar("Drafting")
         try:
-            res = draft_golden_questions(chunks, n, cfg, categories=cats or list(CATEGORIES), golden=ctx.golden,
-                                         encoder=cache.encoder(), rankings=_searchers(ctx),
-                                         settings=BadgeSettings(k=k), api_key=key, policy=server.env().policy,
-                                         progress=lambda phase, p: progress(p))
+            with views.costly("Drafting"):  # one of the process's worker slots (lab.budgets.workers)
+                res = draft_golden_questions(chunks, n, cfg, categories=cats or list(CATEGORIES), golden=ctx.golden,
+                                             encoder=cache.encoder(), rankings=_searchers(ctx),
+                                             settings=BadgeSettings(k=k), api_key=key, policy=server.env().policy,
+                                             progress=lambda phase, p: progress(p))
         except InputError as err:
             views.input_error(err, "Drafting failed")
             return
@@ -350,7 +351,8 @@ def _run_suggestions(ctx: Any, pairs: list[Any], judge: tuple[Any, str | None], 
     bar, progress = _progress_bar("Grading")
     rj = RelevanceJudge(cfg, api_key=key, n_samples=int(st.session_state.get(SAMPLES) or 1),
                         policy=server.env().policy)
-    out = rj.grade(pairs, progress=progress)
+    with views.costly("Grading"):  # one of the process's worker slots (lab.budgets.workers)
+        out = rj.grade(pairs, progress=progress)
     bar.empty()
     lp = rj.last_progress
     if lp is not None:

@@ -5,9 +5,10 @@ upload is always shown as plain text (:func:`plain_text`, dataframes), never as 
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import altair as alt
 import pandas as pd
@@ -326,6 +327,24 @@ _MD_SPECIAL = "\\`*_{}[]()#+-.!|<>~$:"
 def esc(text: str) -> str:
     """Escape markdown (and HTML-significant) characters so ``text`` shows literally in st.markdown."""
     return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(text))
+
+
+@contextlib.contextmanager
+def costly(what: str) -> Iterator[None]:
+    """Costly work (embedding, a judge run) in one of the process's worker slots
+    (:func:`rag_metrics.jobs.slot`, ``lab.budgets.workers``): while every slot is taken, the page says
+    it waits, and the Stop button still cancels."""
+    from rag_metrics.jobs import slot
+    from ui import server
+
+    note = st.empty()
+
+    def waiting() -> None:
+        note.caption(f":material/hourglass_top: {esc(what)}: waiting for a free worker (the class's other "
+                     "sessions are using them)…")
+    with slot(server.config().budgets.workers, waiting):
+        note.empty()
+        yield
 
 
 def server_path(path: object) -> str:
