@@ -92,7 +92,7 @@ SETTINGS: dict[str, Setting] = {
     "workspace": Setting("RAG_METRICS_WORKSPACE", "", "the workspace root (default ~/.rag_metrics/workspace)"),
     "sample_dir": Setting("RAG_METRICS_SAMPLE_DIR", "", "a folder with the sample corpus to use instead"),
     "cache": Setting("RAG_METRICS_CACHE", "", "the retrieval cache folder (default ~/.cache/rag_metrics)"),
-    "cache_mb": Setting("RAG_METRICS_CACHE_MB", "", "the app's in-memory cache budget in MB"),
+    "cache_mb": Setting("RAG_METRICS_CACHE_MB", "", "the app's in-memory cache budget in MB (default 512)"),
     "warm": Setting("RAG_METRICS_WARM", "1", "0/false/no: do not warm the sample at start"),
     "max_file_bytes": Setting("RAG_METRICS_MAX_FILE_BYTES", "", "largest corpus file read (bytes)"),
     "judge_key": Setting("RAG_METRICS_JUDGE_KEY", "", "the LLM judge's API key (single-user mode)"),

@@ -119,3 +119,9 @@ def test_client_address_trusts_only_the_local_proxy() -> None:
     assert client_address("10.0.0.9", "6.6.6.6") == "10.0.0.9"  # a browser's own header is ignored
     assert client_address(None, "10.0.0.7") == "10.0.0.7"  # Streamlit: no peer address on loopback
     assert client_address(None, None) == "127.0.0.1"
+
+
+def test_the_class_day_docs_list_every_setting():
+    text = (ROOT / "docs" / "class-day.md").read_text(encoding="utf-8")
+    assert [s.env for s in SETTINGS.values() if f"`{s.env}`" not in text] == []
+    assert all(f"`{name}`" in text for name, _ in Budgets().rows())
