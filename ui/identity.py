@@ -29,7 +29,6 @@ from collections.abc import Mapping
 import streamlit as st
 
 from rag_metrics.access import Caller
-from rag_metrics.budgets import RateLimiter, client_address
 from rag_metrics.errors import InputError
 from rag_metrics.policy import allowed
 from rag_metrics.seats import (
@@ -43,6 +42,11 @@ from rag_metrics.seats import (
     teacher_caller,
 )
 from rag_metrics.teacher_sessions import SESSION_TTL, TeacherSessions
+from ui.class_budgets import address
+from ui.class_budgets import budgets as _budgets
+from ui.class_budgets import guess_failed as _guess_failed
+from ui.class_budgets import guesses_blocked as _guesses_blocked
+from ui.class_budgets import seat_blocked as _seat_blocked
 
 __all__ = ["caller", "class_page", "gate", "no_seat_page", "read_cookies", "registry", "sidebar_panel",
            "write_cookie"]
@@ -125,62 +129,6 @@ def _show_message() -> None:
 
 def _guard() -> AttemptGuard:
     return st.session_state.setdefault(_GUARD, AttemptGuard())
-
-
-def address() -> str:
-    """The address of this browser (behind nginx: the peer nginx saw), for the per-address budgets."""
-    try:
-        return client_address(st.context.ip_address, st.context.headers.get("X-Forwarded-For"))
-    except Exception:  # noqa: BLE001 - no request context (bare script run)
-        return "127.0.0.1"
-
-
-def _budgets():
-    try:
-        return _config().budgets
-    except InputError:
-        from rag_metrics.budgets import Budgets
-
-        return Budgets()
-
-
-def _guesses_blocked(what: str) -> str | None:
-    """Why no more guesses are taken from this address (or from anyone): the per-address and
-    whole-server budgets of wrong teacher keys and rejoin codes (``lab.budgets.guesses_*``)."""
-    b, who = _budgets(), address()
-    rates = RateLimiter(registry().root)
-    for key, cap in ((f"guess:{who}", b.guesses_per_address), ("guess:*", b.guesses_per_server)):
-        if rates.full(key, cap, b.guess_window_s):
-            wait = int(rates.wait(key, b.guess_window_s)) + 1
-            _LOG.warning("class: %s refused from %s: %s wrong guesses in %s s (%s)", what, who, cap,
-                         b.guess_window_s, "this address" if key != "guess:*" else "the whole server")
-            return f"Too many wrong {what}s from {'this network address' if key != 'guess:*' else 'the class'}: " \
-                   f"try again in {wait} s."
-    return None
-
-
-def _guess_failed(what: str) -> None:
-    b, who = _budgets(), address()
-    rates = RateLimiter(registry().root)
-    rates.hit(f"guess:{who}", b.guesses_per_address, b.guess_window_s)
-    rates.hit("guess:*", b.guesses_per_server, b.guess_window_s)
-    _LOG.warning("class: wrong %s from %s", what, who)
-
-
-def _seat_blocked() -> str | None:
-    """Why this address may not make a new seat now (``lab.budgets.seats_per_*``), else None (counted)."""
-    b, who = _budgets(), address()
-    rates = RateLimiter(registry().root)
-    if not rates.hit(f"seat:{who}", b.seats_per_address, b.seat_window_s):
-        _LOG.warning("class: new seat refused for %s: %s seats in %s s from this address", who,
-                     b.seats_per_address, b.seat_window_s)
-        return (f"this network address made {b.seats_per_address} seats in the last {b.seat_window_s // 60} minutes; "
-                "rejoin your seat with its code, or wait a few minutes")
-    if not rates.hit("seat:*", b.seats_per_server, b.seat_window_s):
-        _LOG.warning("class: new seat refused for %s: %s seats in %s s on the server", who, b.seats_per_server,
-                     b.seat_window_s)
-        return "too many new seats were made in the last minutes; wait a minute and reload"
-    return None
 
 
 def _keep_cookie(name: str, value: str, max_age: int) -> None:
