@@ -118,11 +118,13 @@ class _JsonStore:
         self.path = self.root / ".class" / self.name
 
     def _read(self) -> dict[str, Any]:
+        from rag_metrics.files import loads_json
+
         try:
-            data = json.loads(self.path.read_text(encoding="utf-8"))
+            data, msg, _ = loads_json(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
-        return data if isinstance(data, dict) else {}
+        return data if msg is None and isinstance(data, dict) else {}
 
     @contextlib.contextmanager
     def _change(self) -> Iterator[dict[str, Any]]:
