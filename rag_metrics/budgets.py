@@ -15,7 +15,7 @@ Example ``[lab.budgets]`` (every key optional; these are the defaults):
 
     [lab.budgets]
     seats_per_address = 8            # new seats one client address may make per seat_window_s
-    seats_per_server = 120           # new seats the whole server makes per seat_window_s
+    seats_per_server = 300           # new seats the whole server makes per seat_window_s (a class arriving)
     seat_window_s = 600
     guesses_per_address = 10         # wrong teacher keys + rejoin codes per address per guess_window_s
     guesses_per_server = 40          # ... and for the whole server
@@ -54,7 +54,7 @@ class Budgets:
     """The per-seat and per-server limits (module docstring); each field is a whole number."""
 
     seats_per_address: int = 8
-    seats_per_server: int = 120
+    seats_per_server: int = 300
     seat_window_s: int = 600
     guesses_per_address: int = 10
     guesses_per_server: int = 40
