@@ -41,6 +41,7 @@ from typing import Any
 from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.files import loads_json
 from rag_metrics.limits import id_problem, parse_int
+from rag_metrics.server_config import setting
 from rag_metrics.types import Corpus, Document
 
 __all__ = [
@@ -79,7 +80,7 @@ def resolve_max_file_bytes(override: int | None = None) -> int:
     Either must be a whole number of bytes from 1 to :data:`MAX_FILE_BYTES_LIMIT`.
     """
     if override is None:
-        env = os.environ.get("RAG_METRICS_MAX_FILE_BYTES")
+        env = setting("max_file_bytes")
         if not env:
             return MAX_FILE_BYTES
         n, msg = parse_int(env, 1, MAX_FILE_BYTES_LIMIT, "RAG_METRICS_MAX_FILE_BYTES")

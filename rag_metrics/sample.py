@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rag_metrics.errors import InputError
+from rag_metrics.server_config import setting
 
 __all__ = ["SAMPLE_DIR_ENV", "SamplePaths", "sample_dir", "sample_paths"]
 
@@ -81,8 +82,8 @@ def sample_dir(root: str | os.PathLike[str] | None = None, *, required: bool = T
     """
     if root is not None:
         path, how = Path(root), "the sample folder given"
-    elif os.environ.get(SAMPLE_DIR_ENV):
-        path, how = Path(os.environ[SAMPLE_DIR_ENV]), f"${SAMPLE_DIR_ENV}"
+    elif setting("sample_dir"):
+        path, how = Path(setting("sample_dir")), f"${SAMPLE_DIR_ENV}"
     else:
         path, how = _CHECKOUT_SAMPLE_DIR, "the sample folder of this installation"
     if required and not (path / "docs").is_dir():

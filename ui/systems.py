@@ -375,7 +375,7 @@ def system_details(ctx: Any, evals: list[SystemEvaluation]) -> None:
     for e in evals:
         spec = specs.get(e.name)
         title = f"{e.name} — {spec.description}" if spec else f"{e.name} — the sidebar's retriever"
-        with st.expander(title, expanded=False):
+        with st.expander(views.esc(title), expanded=False):  # a URL or file name is user text
             if e.system_run is not None:
                 cov = coverage(e.system_run, ctx.golden)
                 c = st.columns(5)

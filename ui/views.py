@@ -5,9 +5,10 @@ upload is always shown as plain text (:func:`plain_text`, dataframes), never as 
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import altair as alt
 import pandas as pd
@@ -359,6 +360,36 @@ _MD_SPECIAL = "\\`*_{}[]()#+-.!|<>~$:"
 def esc(text: str) -> str:
     """Escape markdown (and HTML-significant) characters so ``text`` shows literally in st.markdown."""
     return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(text))
+
+
+@contextlib.contextmanager
+def costly(what: str) -> Iterator[None]:
+    """Costly work (embedding, a judge run) in one of the process's worker slots
+    (:func:`rag_metrics.jobs.slot`, ``lab.budgets.workers``): while every slot is taken, the page says
+    it waits, and the Stop button still cancels."""
+    from rag_metrics.jobs import slot
+    from ui import server
+
+    note = st.empty()
+
+    def waiting() -> None:
+        note.caption(f":material/hourglass_top: {esc(what)}: waiting for a free worker (the class's other "
+                     "sessions are using them)…")
+    with slot(server.config().budgets.workers, waiting):
+        note.empty()
+        yield
+
+
+def server_path(path: object) -> str:
+    """A server file path as this session may see it: in full for the operator (single user); in
+    class mode only its file name (a student never learns the server's folders), escaped."""
+    from pathlib import Path
+
+    from rag_metrics.policy import allowed
+    from ui import state
+
+    shown = str(path) if allowed(state.caller(), "see-server-paths") else f"…/{Path(str(path)).name}"
+    return esc(shown)
 
 
 def highlight_md(segments) -> str:

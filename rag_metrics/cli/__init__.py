@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 from collections.abc import Sequence
 
 from rag_metrics.cli._common import PROG, Parser, stderr
 from rag_metrics.errors import InputError
+from rag_metrics.server_config import setting
 
 __all__ = ["main", "build_parser", "SUBCOMMANDS", "SubcommandLoadError"]
 
@@ -91,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser()
     except SubcommandLoadError as e:
-        if os.environ.get("RAG_METRICS_DEBUG"):
+        if setting("debug"):
             raise
         stderr(f"{PROG}: error: {e} (set RAG_METRICS_DEBUG=1 for details)")
         return 2
@@ -113,7 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         stderr(f"{PROG} {args.command}: error: out of memory; evaluate a smaller run or fewer cutoffs")
         return 2
     except Exception as e:  # never a traceback for the user; RAG_METRICS_DEBUG=1 shows it
-        if os.environ.get("RAG_METRICS_DEBUG"):
+        if setting("debug"):
             raise
         first_line = str(e).splitlines()[0] if str(e) else ""
         stderr(f"{PROG} {args.command}: error: unexpected {type(e).__name__}: {first_line}"

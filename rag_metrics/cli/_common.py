@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from rag_metrics.errors import InputError
+from rag_metrics.server_config import setting
 
 if TYPE_CHECKING:  # pragma: no cover
     from rag_metrics.evaluate import EvalOptions
@@ -45,7 +45,7 @@ class Progress:
     """Stage messages on stderr, only for long inputs (or when RAG_METRICS_PROGRESS=1)."""
 
     def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled or os.environ.get("RAG_METRICS_PROGRESS") == "1"
+        self.enabled = enabled or setting("progress") == "1"
         self.t0 = time.perf_counter()
 
     def __call__(self, msg: str) -> None:
