@@ -27,6 +27,7 @@ Example ``[lab.budgets]`` (every key optional; these are the defaults):
     judge_calls_per_seat = 2000      # judge calls one seat may make in total
     judge_tokens_per_seat = 1000000  # judge prompt + completion tokens one seat may spend
     judge_confirm_over = 100         # a judge run planning more calls asks to confirm first
+    sweep_configs = 12               # configurations in one sweep of the Tune page
     workers = 2                      # costly jobs (embedding, judge runs) at once per app process
 """
 from __future__ import annotations
@@ -66,6 +67,7 @@ class Budgets:
     judge_calls_per_seat: int = 2000
     judge_tokens_per_seat: int = 1_000_000
     judge_confirm_over: int = 100
+    sweep_configs: int = 12
     workers: int = 2
 
     def rows(self) -> list[tuple[str, int]]:

@@ -272,3 +272,15 @@ def test_cli_sweep_writes_results_and_a_baseline(tmp_path, capsys, monkeypatch):
     rc = main(["sweep", "--corpus", str(p.docs), "--golden", str(p.golden), "--grid", str(grid),
                "--out", str(tmp_path / "nope" / "s.json")])
     assert rc == 2 and "does not exist" in capsys.readouterr().err
+
+
+def test_a_students_sweep_is_bounded_by_the_policy_place():
+    from rag_metrics.access import STUDENT, Caller, operator
+    from rag_metrics.budgets import Budgets
+    from rag_metrics.policy import budget_message
+
+    student = Caller(STUDENT, space="seat-1", seat="1")
+    assert budget_message(student, "sweep_configs", Budgets(), 12, "configurations") is None
+    msg = budget_message(student, "sweep_configs", Budgets(), 13, "configurations")
+    assert msg is not None and "lab.budgets.sweep_configs" in msg
+    assert budget_message(operator(), "sweep_configs", Budgets(), 200, "configurations") is None

@@ -99,8 +99,15 @@ def plan_line(grid: Grid, ctx: Any, evidence: GoldenSet) -> str:
 def run(grid: Grid, ctx: Any, evidence: GoldenSet) -> None:
     """Run the sweep here, with a progress bar; finished configurations are kept as they come, so a click
     elsewhere (which stops the run) keeps them."""
+    from rag_metrics.policy import budget_message
     from rag_metrics.tuning.run import new_result
+    from ui import server
 
+    over = budget_message(state.caller(), "sweep_configs", server.config().budgets, len(grid.configs),
+                          "configurations")
+    if over:
+        st.error(views.esc(over), icon=":material/block:")
+        return
     res = new_result(grid, ctx.corpus.corpus, evidence, baseline=current_config(ctx))
     st.session_state[KEY_RESULT] = res
     st.session_state.pop(KEY_PICK, None)
@@ -112,8 +119,9 @@ def run(grid: Grid, ctx: Any, evidence: GoldenSet) -> None:
     def progress(msg: str, frac: float) -> None:
         bar.progress(min(max(frac, 0.0), 1.0), text=views.esc(msg))
 
-    run_sweep(grid, ctx.corpus.corpus, evidence, cache=cache.embedding_cache(str(default_cache_dir())),
-              baseline=current_config(ctx), progress=progress, result=res)
+    with views.costly("The sweep"):  # one of the process's worker slots (lab.budgets.workers)
+        run_sweep(grid, ctx.corpus.corpus, evidence, cache=cache.embedding_cache(str(default_cache_dir())),
+                  baseline=current_config(ctx), progress=progress, result=res)
     slot.empty()
 
 
