@@ -28,8 +28,10 @@ views.section("1. Drop your files")
 files = st.file_uploader("Files", accept_multiple_files=True, key=bring.KEY_FILES, label_visibility="collapsed")
 dropped = [(f.name, f.getvalue()) for f in files or []]
 
-if dropped:
-    views.section("2. What the lab read", "One line per file, read by the same reader as the command line.")
+views.section("2. What the lab read", "One line per file, read by the same reader as the command line.")
+if not dropped:
+    st.caption("Nothing dropped yet: each file you drop gets one line here saying what the lab read in it.")
+else:
     items = bring.read_dropped(dropped)
     bring.render_read(items)
     usable = [it for it in items if it.read is not None]
