@@ -48,9 +48,9 @@ def evidence_for(ctx: Any) -> tuple[EvidenceSet, str]:
     from rag_metrics.golden import load_golden
     from rag_metrics.sample import sample_paths
 
-    p = sample_paths(required=False)
+    p = sample_paths(required=False, language=state.SAMPLE_LANGUAGES.get(ctx.settings.corpus, "en"))
     ev_file = p.root / "golden_evidence.jsonl"
-    if ctx.settings.corpus == state.SAMPLE and ev_file.is_file() and p.golden.is_file() \
+    if state.is_sample(ctx.settings.corpus) and ev_file.is_file() and p.golden.is_file() \
             and load_golden(p.golden).fingerprint() == ctx.golden.fingerprint():
         return (load_evidence(ev_file, ctx.corpus.corpus),
                 "Labels: the sample's evidence quotes (golden_evidence.jsonl), located in each chunking.")
