@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 ROOT = Path(__file__).resolve().parent.parent  # the checkout whose rag_metrics builds its own sample
 if str(ROOT) not in sys.path:

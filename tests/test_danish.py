@@ -38,7 +38,7 @@ def test_a_bad_sample_json_is_one_clear_error(tmp_path):
     (tmp_path / "docs").mkdir()
     (tmp_path / "sample.json").write_text('["da"]', encoding="utf-8")
     with pytest.raises(InputError, match=r"sample\.json: not a valid sample description"):
-        sample_paths(tmp_path).info
+        _ = sample_paths(tmp_path).info
 
 
 def test_the_danish_corpus_loads_in_the_same_shape_as_the_english_one():

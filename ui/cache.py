@@ -61,7 +61,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ui.state import EvalKey
 
 __all__ = [
-    "ChunkSet", "budget", "touch", "sample_corpus", "sample_golden", "sample_info", "chunk_set", "embedding_cache", "encoder",
+    "ChunkSet", "budget", "touch", "sample_corpus", "sample_golden", "sample_info", "chunk_set", "embedding_cache",
+    "encoder",
     "retrieval_memo", "warm_in_background", "embedded", "prewarm_embeddings", "evaluation", "evaluation_documents",
     "chunk_table", "summary_table", "curve_table", "category_table", "hit_rate_table", "abstention_table",
     "abstention_setup", "abstention_counts", "worst_query", "document_text", "clear_all", "chunk_embeddings",
