@@ -76,7 +76,8 @@ def test_switching_the_lesson_language_switches_the_sample_but_not_an_own_corpus
     assert lesson.selectbox(key="corpus").value == "sample_corpus"
 
 
-@pytest.mark.parametrize("page", ["pages/golden_set.py", "pages/failures.py", "pages/corpus_explorer.py"])
+@pytest.mark.parametrize("page", ["pages/golden_set.py", "pages/failures.py", "pages/corpus_explorer.py",
+                                  "pages/compare.py", "pages/lesson.py"])
 def test_pages_work_on_the_danish_sample(app, page):
     app.selectbox(key="corpus").set_value(DA).run()
     no_exception(app)

@@ -331,11 +331,12 @@ def sample_for_language(language: str) -> str:
 
 
 def _lesson_language() -> str:
-    """The lesson's language of this session's space ("en" when it cannot be read)."""
+    """The lesson's language saved in this session's space ("en" when it cannot be read).  Read from
+    the file, not through ``ui.lesson.progress`` (the Lesson page reads, and reports, it itself)."""
     try:
-        from ui import lesson
+        from rag_metrics.lesson import store_for_space
 
-        return lesson.lang()
+        return store_for_space(space()).load().language
     except Exception:  # noqa: BLE001 - the default corpus never fails a page
         return "en"
 
