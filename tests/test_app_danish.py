@@ -66,7 +66,7 @@ def test_a_danish_lesson_opens_on_the_danish_sample(app_env):
     assert shown_cards(at) == expected_cards(danish_result(), 5)
 
 
-def test_switching_the_lesson_language_switches_the_sample_but_not_an_own_corpus(app):
+def test_switching_the_lesson_language_switches_the_sample(app):
     lesson = goto(app, "pages/lesson.py")
     lesson.segmented_control(key="lesson_lang").set_value("da").run()
     no_exception(lesson)
