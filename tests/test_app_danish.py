@@ -77,8 +77,15 @@ def test_switching_the_lesson_language_switches_the_sample(app):
 
 
 @pytest.mark.parametrize("page", ["pages/golden_set.py", "pages/failures.py", "pages/corpus_explorer.py",
-                                  "pages/compare.py", "pages/lesson.py"])
+                                  "pages/compare.py", "pages/lesson.py", "pages/tune.py"])
 def test_pages_work_on_the_danish_sample(app, page):
     app.selectbox(key="corpus").set_value(DA).run()
     no_exception(app)
     goto(app, page)
+
+
+def test_tune_scores_the_danish_sample_on_its_own_evidence_with_its_model(app):
+    app.selectbox(key="corpus").set_value(DA).run()
+    tune = goto(app, "pages/tune.py")
+    text = " ".join(str(e.value) for e in [*tune.caption, *tune.markdown, *tune.info])
+    assert "the sample's evidence quotes" in text, text[:2000]
