@@ -1,10 +1,11 @@
 """Class progress (the teacher's view): every seat's lesson progress per step, quiz answers and current
-metrics; reset progress, push the shared golden set to every private space, export as CSV."""
+metrics; reset progress, push the shared golden set to every private space, export as CSV; then the code
+exercises per seat (passed / runs; a student's code on demand, read-only, never run)."""
 from __future__ import annotations
 
 import streamlit as st
 
-from ui import lesson, state, views
+from ui import exercises, lesson, state, views
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -17,3 +18,4 @@ if not lesson.may_see_class():
 ctx = state.current_or_stop()
 views.conventions_caption()
 lesson.class_view(ctx)
+exercises.class_view()

@@ -75,6 +75,8 @@ try:
     eb = cv.evaluate_config(ctx, cfg_b, level, cv.progress_step(working, "Configuration B", cancel))
     working.empty()
     cancel.clear()
+    for side, e in (("A", ea), ("B", eb)):  # at the top of the comparison: a side judged on contexts found nowhere
+        views.located_banner(e.result, f"Configuration {side} ({e.config.describe()})")
 except InputError as err:
     working.empty()
     cancel.clear()
@@ -103,7 +105,11 @@ table = cache.comparison(a, b, ea.key, eb.key, keys)
 # the stakeholder report and the Presenter view show these verdicts (while the golden set is unchanged)
 report_ui.publish_comparison(table, cv.report_names(cfg_a, cfg_b), ctx.golden_session.fingerprint)
 views.section(f"Per metric at K = {k}", "Delta = B − A over the same questions (paired).")
-st.markdown(f"**{views.esc(comparison_summary(table))}**")
+if a.comparable and b.comparable:
+    st.markdown(f"**{views.esc(comparison_summary(table))}**")
+else:  # no winner is named from numbers computed mostly from contexts found nowhere
+    st.markdown("**Not comparable:** one side's contexts could not be located in the corpus (see the banner above); "
+                "the table below is no verdict.")
 st.dataframe(cv.verdict_rows(table), hide_index=True, width="stretch", column_config=cv.verdict_columns())
 st.caption(interval_note(table))
 with st.container(border=True):
@@ -135,7 +141,8 @@ views.chart(cv.category_chart(cat, f"{views.label(metric)}@{k}"))
 st.dataframe(  # below the chart, at the page's width: the interval column is never cut
     {"Category": cat["category"], "n": cat["n"], "A": [views.fmt(v) for v in cat["mean_a"]],
      "B": [views.fmt(v) for v in cat["mean_b"]], "B − A": [f"{v:+.3f}" for v in cat["delta"]],
-     f"{CI_CONFIDENCE:.0%} CI": [f"[{lo:+.3f}, {hi:+.3f}]" for lo, hi in zip(cat["ci_low"], cat["ci_high"])],
+     f"{CI_CONFIDENCE:.0%} CI": [views.ci_text(lo, hi, n, signed=True)
+                                 for lo, hi, n in zip(cat["ci_low"], cat["ci_high"], cat["n"])],
      "W / L / T": [f"{w} / {lo} / {t}" for w, lo, t in zip(cat["wins"], cat["losses"], cat["ties"])]},
     hide_index=True, width="stretch",
     column_config={"W / L / T": st.column_config.TextColumn(help="B wins / loses / ties in the category.")})

@@ -142,7 +142,8 @@ def _prewarm(name: str) -> None:
     try:
         if kind != "bm25":
             bar.progress(0.0, text=f"{len(chunk_set.chunks):,} chunks: loading the embedding model…")
-            cache.prewarm_embeddings(chunk_set, views.progress_callback(bar, "Embedding chunks"))
+            with views.costly("Embedding chunks"):  # one of the process's worker slots (lab.budgets.workers)
+                cache.prewarm_embeddings(chunk_set, views.progress_callback(bar, "Embedding chunks"))
         bar.progress(1.0, text=f"Indexing {len(chunk_set.chunks):,} chunks ({kind})…")
         cache.retrieval_memo(chunk_set, chunk_set.fingerprint, kind)
     except InputError as err:
@@ -163,10 +164,19 @@ with tab_load:
                              accept_multiple_files=True, key="corpus_upload")
     name = st.text_input("Corpus name", key="corpus_upload_name", placeholder="my-docs")
     if st.button("Load uploaded files", key="corpus_upload_go", disabled=not files):
+        from rag_metrics.budgets import mb
+        from rag_metrics.policy import limit
+        from ui import server
+
         total = sum(f.size for f in files)
+        seat_cap = limit(state.caller(), "corpus_mb", server.config().budgets)  # None: not limited
+        too_big = seat_cap is not None and total > mb(seat_cap)
         if total > MAX_UPLOAD_TOTAL:
             st.error(f"The files hold {total:,} bytes; the limit is {MAX_UPLOAD_TOTAL:,}. Upload fewer files "
                      "or use the CLI for large corpora.", icon=":material/error:")
+        elif too_big:
+            st.error(f"The files hold {total:,} bytes; this seat may load {seat_cap} MB "
+                     "(lab.budgets.corpus_mb). Upload fewer files, or ask the teacher.", icon=":material/savings:")
         else:
             from rag_metrics.corpus import corpus_from_files
 

@@ -24,7 +24,11 @@ if res.n_queries == 0:
     st.stop()
 
 summary = ctx.summary()
-views.metric_cards(summary)
+if res.comparable:
+    views.metric_cards(summary)
+else:  # the banner above says why: the numbers are no verdict
+    with st.expander("Not comparable: show the numbers anyway (computed mostly from contexts found nowhere)"):
+        views.metric_cards(summary)
 systems_ui.judged_note(ctx)
 st.caption(f"Means over {res.n_queries} queries"
            + (f" ({views.answered_absent(res)}; the sidebar's conventions switch)" if res.n_absent else "")

@@ -18,7 +18,7 @@ SHOW_RETRIEVED = 5
 ctx = state.current_or_stop()
 k = ctx.k
 res = ctx.result
-texts = ctx.id_text
+texts = ctx.context_text  # chunk texts, and the logged text of contexts that are not chunks (never an empty box)
 views.page_header("Failures and drill-down", ctx)
 
 
@@ -151,9 +151,9 @@ unmatched = systems_ui.unmatched_contexts(ctx, ranked["id"])
 if len(unmatched):
     st.markdown(f"**Contexts that match no chunk ({len(unmatched)} in the top {k})**")
     st.caption("The log's context text, the closest chunk of this corpus and its similarity (rapidfuzz ratio, "
-               "0-100). Below the match threshold, the context matches no chunk: it keeps its rank as a "
-               "retrieved item no label carries, so it counts as non-relevant. Lower the threshold on the "
-               "Systems page, or log the chunk ids, if these are the same passages.")
+               "0-100). Below the match threshold, the context matches no chunk and keeps its rank; it is then "
+               "judged on evidence: located in the corpus, it is relevant when it holds a labelled passage "
+               "(docs/evidence.md); found nowhere, it counts as non-relevant and the banner above counts it.")
     st.dataframe(unmatched[["id", "context", "closest_chunk", "similarity", "closest_text"]], hide_index=True,
                  width="stretch",
                  column_config={"id": st.column_config.TextColumn("Context", width="small"),

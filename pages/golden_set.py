@@ -30,7 +30,8 @@ def save_status(ctx: state.Lab) -> None:
     if session.conflict_path is not None:
         st.warning(
             "Another session saved this golden set after you loaded it, so your edits were **not** written over "
-            f"it. Your copy is saved beside it in `{session.conflict_path}`. Choose which version to keep.",
+            f"it. Your copy is saved beside it in {views.server_path(session.conflict_path)}. Choose which version "
+            "to keep.",
             icon=":material/sync_problem:")
         c1, c2, _ = st.columns([1, 1, 2])
         c1.button("Keep mine (overwrite the saved set)", key="conflict_keep", on_click=state.golden_keep_mine)
@@ -42,7 +43,8 @@ def save_status(ctx: state.Lab) -> None:
             st.button("Load the saved set", key="stale_load", on_click=state.golden_reload)
         status = "Autosaved" if session.saved else ("Not modified yet (the shipped set is in use)"
                                                     if state.is_sample(ctx.settings.corpus) else "Not modified yet")
-        st.caption(f":material/save: {status} · `{session.workspace.path}` · {len(ctx.golden)} queries")
+        st.caption(f":material/save: {status} · {views.server_path(session.workspace.path)} · {len(ctx.golden)} "
+                   "queries")
     if session.save_error:
         st.error(session.save_error, icon=":material/error:")
     if session.load_report.errors:
@@ -52,8 +54,13 @@ def save_status(ctx: state.Lab) -> None:
 # A view selector kept in the session state (st.tabs snaps back to the first tab whenever the page
 # re-renders differently, e.g. after a notice)
 VIEWS = {"edit": ":material/table_edit: Edit the table", "label": ":material/label: Label with retrieval",
+         "evidence": ":material/fact_check: Review evidence",
          "draft": ":material/edit_note: Draft with a judge", "judge": ":material/balance: Judge vs people",
          "io": ":material/import_export: Import, export, reset"}
+if ctx.result.n_awaiting_labels and st.session_state.get("golden_view") != "evidence":
+    st.info(f"**{ctx.result.n_awaiting_labels} question(s) await evidence review**: a reference answer, no label yet. "
+            "Open **Review evidence** to propose the passages that support each answer and accept or reject them.",
+            icon=":material/fact_check:")
 view = st.segmented_control("View", list(VIEWS), key="golden_view", default="edit", format_func=VIEWS.get,
                             required=True, label_visibility="collapsed") or "edit"
 
@@ -113,6 +120,12 @@ else:
     session, golden, known = ctx.golden_session, ctx.golden, ctx.known_ids
     save_status(ctx)
 
+# ---- evidence review: reference answers become labels ----------------------------------------------
+if view == "evidence":
+    from ui import evidence_review
+
+    evidence_review.render(ctx)
+
 # ---- labelling helper -----------------------------------------------------------------------------
 if view == "label":
     from ui import labelling
@@ -141,7 +154,12 @@ if view == "io":
     up = st.file_uploader("Golden set or qrels file", type=["csv", "json", "jsonl", "txt", "qrels", "tsv"],
                           key="golden_upload")
     if st.button("Import", key="golden_import", disabled=up is None):
-        new, rep = session.import_file(up.getvalue(), up.name, known)
+        from rag_metrics.policy import limit
+        from ui import server
+
+        new, rep = session.import_file(up.getvalue(), up.name, known,
+                                       chunks=ctx.chunks.chunks if ctx.unit == "chunk" else None,
+                                       max_questions=limit(state.caller(), "golden_questions", server.config().budgets))
         if new is None:
             st.error(f"Import rejected: {rep.summary()} in {views.esc(up.name)}. Your golden set is unchanged.",
                      icon=":material/error:")

@@ -56,14 +56,18 @@ with st.container(key="presenter"):
                 f"**{views.esc(ctx.settings.system_name)}** · cutoff **K = {content.k}**")
     st.caption(f"{content.n_queries} questions · {content.n_in_scope} in scope · {content.n_out_of_scope} out of "
                f"scope · generated {content.generated_at}")
+    comparable = views.located_banner(res, ctx.settings.system_name)
     views.conventions_caption()
 
     # ---- the story: verdict, baseline, three questions -------------------------------------------------
     story = content.story
     st.header("The verdict", divider="gray")
     all_met = all(t.met for t in story.targets)
-    (st.success if all_met else st.warning)(views.esc(story.verdict),
-                                            icon=":material/check_circle:" if all_met else ":material/flag:")
+    if not comparable:  # the banner above names the share and the fix
+        st.error("Not comparable: this system's contexts could not be located in the corpus.", icon=":material/block:")
+    else:
+        (st.success if all_met else st.warning)(views.esc(story.verdict),
+                                                icon=":material/check_circle:" if all_met else ":material/flag:")
     tcols = st.columns(len(story.targets))
     for col, t in zip(tcols, story.targets):
         with col, st.container(border=True):
@@ -108,7 +112,7 @@ with st.container(key="presenter"):
         kk = None if pd.isna(r["k"]) else int(r["k"])
         col.metric(f"{views.label(r['metric'])}" + (f"@{kk}" if kk is not None else ""), views.fmt(r["mean"]),
                    border=True)
-        col.caption(f"{CI_CONFIDENCE:.0%} CI {views.fmt(r['ci_low'])} – {views.fmt(r['ci_high'])}")
+        col.caption(f"{CI_CONFIDENCE:.0%} CI {views.ci_text(r['ci_low'], r['ci_high'], r.get('n'))}")
     n_inc = int(content.headline["n"].iloc[0]) if len(content.headline) else 0
     notes = " ".join(content.notes)
     st.caption(f"Means over {n_inc} questions; {CI_CONFIDENCE:.0%} percentile-bootstrap confidence intervals "

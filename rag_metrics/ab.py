@@ -144,13 +144,16 @@ def comparison_keys(metrics: Sequence[str], k: int) -> list[str]:
 def category_deltas(a: EvaluationResult, b: EvaluationResult, metric: str, k: int,
                     confidence: float = CI_CONFIDENCE) -> pd.DataFrame:
     """Per category: n, mean_a, mean_b, delta (B - A), the paired t-interval of the delta at
-    ``confidence``, wins, losses, ties.  Categories in golden order; an ``(all)`` row last.
+    ``confidence`` (cut to [-1, 1]; ``nan`` below 3 questions), wins, losses, ties, and
+    ``too_few`` (True below 3 questions: the pages show "too few").  Categories in golden order;
+    an ``(all)`` row last.
 
     The interval is Compare's (:func:`rag_metrics.compare.paired_t_interval`): with
     ``confidence`` = the verdict table's ``ci_level`` the ``(all)`` row shows the verdict's
     interval.  Per-category intervals are descriptive (not corrected for the categories).
     """
     from rag_metrics.compare import paired_t_interval, per_query_deltas
+    from rag_metrics.evaluate import too_few
 
     d = per_query_deltas(a, b, f"{metric}@{k}")
     rows = []
@@ -163,9 +166,9 @@ def category_deltas(a: EvaluationResult, b: EvaluationResult, metric: str, k: in
                      "mean_b": float(g["b"].mean()) if len(g) else math.nan,
                      "delta": float(delta.mean()) if len(g) else math.nan, "ci_low": lo, "ci_high": hi,
                      "wins": int((delta > 0).sum()), "losses": int((delta < 0).sum()),
-                     "ties": int((delta == 0).sum())})
+                     "ties": int((delta == 0).sum()), "too_few": too_few(len(g))})
     return pd.DataFrame(rows, columns=["category", "n", "mean_a", "mean_b", "delta", "ci_low", "ci_high", "wins",
-                                       "losses", "ties"])
+                                       "losses", "ties", "too_few"])
 
 
 def outcome_counts(deltas: pd.DataFrame) -> dict[str, int]:

@@ -28,7 +28,7 @@ For each metric compared, ``d = B - A`` per query, over the queries both evaluat
    ``"too small to tell"`` when ``mde > min_effect`` (the set cannot see a difference of the
    size that matters, default 0.05), else ``"no difference"`` (a difference of ``mde`` or more
    would have been detected 80 % of the time).  ``"identical"`` when no query changed;
-   ``"too few queries"`` below 2.
+   ``"too few queries"`` below 3 (:data:`~rag_metrics.evaluate.MIN_CI_N`: no interval then).
 
 :func:`compare` returns the rule's numbers, the verdict, the technical sentence and a plain
 stakeholder sentence (no p-values) per metric; :func:`verdict_table` and
@@ -44,7 +44,7 @@ import numpy as np
 import pandas as pd
 
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import CI_CONFIDENCE, EvaluationResult
+from rag_metrics.evaluate import CI_CONFIDENCE, DIFFERENCE_RANGE, MIN_CI_N, EvaluationResult, too_few
 from rag_metrics.metrics.registry import METRICS, MetricKey
 
 __all__ = ["paired_tests", "compare", "compare_paired", "per_query_deltas", "disagreements", "verdict", "plain_verdict",
@@ -125,11 +125,15 @@ def _ttest_p(d: np.ndarray) -> float:
     return float(stats.ttest_1samp(d, 0.0).pvalue)
 
 
-def paired_t_interval(d: np.ndarray, confidence: float = CI_CONFIDENCE) -> tuple[float, float]:
-    """t-interval of mean(d) at ``confidence``: ``mean +- t(1 - a/2, n-1) * sd / sqrt(n)``.
+def paired_t_interval(d: np.ndarray, confidence: float = CI_CONFIDENCE,
+                      limits: tuple[float, float] | None = DIFFERENCE_RANGE) -> tuple[float, float]:
+    """t-interval of mean(d) at ``confidence``: ``mean +- t(1 - a/2, n-1) * sd / sqrt(n)``, cut to
+    ``limits`` (default :data:`~rag_metrics.evaluate.DIFFERENCE_RANGE`, ``(-1, 1)``: a difference
+    of two metrics in [0, 1] cannot lie outside it; None keeps the raw interval).
 
-    Dual to the paired t-test: it excludes 0 exactly when the test's p < 1 - confidence.
-    ``(nan, nan)`` below 2 values; ``(m, m)`` when every value is m.
+    Dual to the paired t-test: it excludes 0 exactly when the test's p < 1 - confidence (cutting
+    to limits that hold 0 keeps that).  ``(nan, nan)`` below :data:`~rag_metrics.evaluate.MIN_CI_N`
+    values ("too few"); ``(m, m)`` when every value (2 or more) is m.
     """
     from scipy import stats
 
@@ -140,8 +144,13 @@ def paired_t_interval(d: np.ndarray, confidence: float = CI_CONFIDENCE) -> tuple
     sd = float(d.std(ddof=1))
     if sd == 0 or np.all(d == d[0]):
         return (m, m)
+    if too_few(d.size):
+        return (math.nan, math.nan)
     half = float(stats.t.ppf(1 - (1 - confidence) / 2, d.size - 1)) * sd / math.sqrt(d.size)
-    return (m - half, m + half)
+    lo, hi = m - half, m + half
+    if limits is not None:
+        lo, hi = max(lo, limits[0]), min(hi, limits[1])
+    return (lo, hi)
 
 
 def minimum_detectable_effect(sd: float, n: int, alpha: float = ALPHA, power: float = POWER) -> float:
@@ -242,6 +251,8 @@ def _verdict_code(r: dict, min_effect: float) -> str:
         return "too few queries"
     if r["wins"] == 0 and r["losses"] == 0:
         return "identical"
+    if too_few(r["n"]):
+        return "too few queries"
     if r["significant"]:
         return "B better" if r["delta"] > 0 else "A better"
     return "too small to tell" if r["mde"] > min_effect else "no difference"
@@ -313,7 +324,8 @@ def verdict(row: pd.Series | dict, name_a: str = "A", name_b: str = "B") -> str:
     r = dict(row)
     label, v, n, d = _label(r), r["verdict"], int(r["n"]), float(r["delta"])
     if v == "too few queries":
-        return f"{label}: {n} quer{'y' if n == 1 else 'ies'} to compare; at least 2 are needed for a verdict."
+        return (f"{label}: {n} quer{'y' if n == 1 else 'ies'} to compare; at least {MIN_CI_N} are needed for a "
+                "verdict (too few).")
     if v == "identical":
         return f"{label}: identical on all {n} queries."
     lo, hi, p = float(r["ci_low"]), float(r["ci_high"]), float(r["p_ttest_adj"])

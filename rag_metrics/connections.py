@@ -15,7 +15,6 @@ read from the configuration when a request is built and sent only to the connect
 """
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -24,7 +23,8 @@ from rag_metrics.access import Caller, operator
 from rag_metrics.errors import InputError
 from rag_metrics.folders import FolderPolicy
 from rag_metrics.outbound import OutboundPolicy
-from rag_metrics.server_config import ServerConfig, load_server_config
+from rag_metrics.policy import allowed
+from rag_metrics.server_config import ServerConfig, class_mode_on, environment, load_server_config
 from rag_metrics.systems.secrets import Variables, references
 
 __all__ = ["NAMED_KIND", "NamedRef", "ServerEnv", "build_named", "folders_of", "judge_api_key",
@@ -40,7 +40,9 @@ class ServerEnv(Variables):
 
     def __init__(self, caller: Caller, config: ServerConfig, variables: Mapping[str, str] | None = None,
                  policy: OutboundPolicy | None = None, folders: FolderPolicy | None = None) -> None:
-        values = (dict(os.environ) if variables is None else variables) if caller.resolves_typed_secrets else None
+        values = None
+        if allowed(caller, "resolve-typed-secrets"):
+            values = environment() if variables is None else variables
         super().__init__(values, tuple(config.connections))
         self.caller = caller
         self.config = config
@@ -52,7 +54,7 @@ class ServerEnv(Variables):
         ``${VAR}`` in the configuration file resolves against the server's environment, and its
         folders are the operator's; the outbound policy stays the session's (declared connections
         are on it)."""
-        return ServerEnv(operator(), self.config, dict(os.environ), self.policy, FolderPolicy.open())
+        return ServerEnv(operator(), self.config, environment(), self.policy, FolderPolicy.open())
 
 
 def server_env(caller: Caller | None = None, config: ServerConfig | None = None,
@@ -66,9 +68,7 @@ def _fail_closed() -> ServerEnv | None:
     :class:`ServerEnv` gets a student's policy, never the operator's: a code path that forgot to
     pass one fails closed."""
     from rag_metrics.access import STUDENT
-    from rag_metrics.workspace import class_mode
-
-    return ServerEnv(Caller(STUDENT), load_server_config()) if class_mode() else None
+    return ServerEnv(Caller(STUDENT), load_server_config()) if class_mode_on() else None
 
 
 def policy_of(env: Mapping[str, str] | None) -> OutboundPolicy:

@@ -41,6 +41,7 @@ from typing import Any
 from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.files import loads_json
 from rag_metrics.limits import id_problem, parse_int
+from rag_metrics.server_config import setting
 from rag_metrics.types import Corpus, Document
 
 __all__ = [
@@ -79,7 +80,7 @@ def resolve_max_file_bytes(override: int | None = None) -> int:
     Either must be a whole number of bytes from 1 to :data:`MAX_FILE_BYTES_LIMIT`.
     """
     if override is None:
-        env = os.environ.get("RAG_METRICS_MAX_FILE_BYTES")
+        env = setting("max_file_bytes")
         if not env:
             return MAX_FILE_BYTES
         n, msg = parse_int(env, 1, MAX_FILE_BYTES_LIMIT, "RAG_METRICS_MAX_FILE_BYTES")
@@ -304,6 +305,14 @@ def _docs_from_named_bytes(
     docs: list[Document] = []
     seen: dict[str, str] = {}
     for rel, source, data in items:
+        if data[:2] == b"\x1f\x8b" or data[:4] == b"PAR1":  # gzip / Parquet: the one reader takes them off
+            from rag_metrics.formats import unwrap
+
+            try:
+                data, rel, _wraps = unwrap(data, rel)
+            except InputError as e:
+                report.error(str(e), file=source)
+                continue
         suffix = PurePosixPath(rel).suffix.lower()
         if not _check_size(len(data), source, limit, report):
             continue

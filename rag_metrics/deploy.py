@@ -40,6 +40,8 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
+from rag_metrics.server_config import environment
+
 __all__ = ["ClassDeployment", "main", "nginx_config"]
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,13 +56,60 @@ def free_port(address: str = "127.0.0.1") -> int:
         return int(s.getsockname()[1])
 
 
-def nginx_config(listen: str, backends: list[int], tmp: Path, *, show_upstream: bool = False) -> str:
+#: Uploads one client address may start per minute (nginx ``limit_req``, with a burst of as many).
+UPLOADS_PER_MINUTE = 30
+
+
+def unprivileged_user() -> tuple[str, str] | None:
+    """``(user, group)`` nginx's worker runs as when the class is started as root (``None`` when it is
+    not): ``nobody`` and its primary group."""
+    if not (hasattr(os, "geteuid") and os.geteuid() == 0):
+        return None
+    import grp
+    import pwd
+
+    try:
+        nobody = pwd.getpwnam("nobody")
+        return "nobody", grp.getgrgid(nobody.pw_gid).gr_name
+    except KeyError:  # pragma: no cover - a system without nobody
+        return None
+
+
+def app_user(env: dict[str, str] | None = None) -> tuple[int, int, str] | None:
+    """``(uid, gid, home)`` the app processes run as when the class is started as root: the user
+    named by ``RAG_METRICS_RUN_AS`` (:data:`rag_metrics.server_config.SETTINGS`); ``None`` when not
+    root or not set (then :func:`main` warns).  An unknown or root user is refused with a message."""
+    from rag_metrics.server_config import setting
+
+    if not (hasattr(os, "geteuid") and os.geteuid() == 0):
+        return None
+    name = setting("run_as", env)
+    if not name:
+        return None
+    import pwd
+
+    try:
+        pw = pwd.getpwnam(name)
+    except KeyError:
+        raise SystemExit(f"RAG_METRICS_RUN_AS={name!r} is not a user on this machine; create it or unset it") from None
+    if pw.pw_uid == 0:
+        raise SystemExit("RAG_METRICS_RUN_AS names root; name an unprivileged user who owns the workspace")
+    return pw.pw_uid, pw.pw_gid, pw.pw_dir
+
+
+def nginx_config(listen: str, backends: list[int], tmp: Path, *, show_upstream: bool = False,
+                 run_as: tuple[str, str] | None = None) -> str:
     """The nginx configuration: one public listener, cookie-hash routing over the app processes.
+
+    Only what a browser needs is passed on: ``/_stcore/metrics`` (live session counts, cache
+    statistics) is answered 404; uploads are rate-limited per client address
+    (:data:`UPLOADS_PER_MINUTE`); the worker runs as ``run_as`` (an unprivileged user when started as
+    root, :func:`unprivileged_user`), never as root.
 
     ``show_upstream`` adds an ``X-Lab-Upstream`` response header naming the process that answered
     (tests use it to see that browsers are spread over the processes; off in a real class)."""
     servers = "\n".join(f"    server 127.0.0.1:{p} max_fails=0;" for p in backends)
-    user = "user root;\n" if hasattr(os, "geteuid") and os.geteuid() == 0 else ""
+    user = f"user {run_as[0]} {run_as[1]};\n" if run_as else ""
     upstream = '      add_header X-Lab-Upstream $upstream_addr always;\n' if show_upstream else ""
     return f"""{user}worker_processes 1;
 daemon off;
@@ -78,12 +127,25 @@ http {{
   server_tokens off;
   map $cookie_{ROUTE_COOKIE} $rml_route {{ "" $request_id; default $cookie_{ROUTE_COOKIE}; }}
   map $http_upgrade $connection_upgrade {{ default upgrade; "" close; }}
+  limit_req_zone $binary_remote_addr zone=uploads:1m rate={UPLOADS_PER_MINUTE}r/m;
+  limit_req_status 429;
   upstream lab {{
     hash $rml_route consistent;
 {servers}
   }}
   server {{
     listen {listen};
+    location = /_stcore/metrics {{ return 404; }}
+    location /_stcore/upload_file/ {{
+      limit_req zone=uploads burst={UPLOADS_PER_MINUTE} nodelay;
+      proxy_pass http://lab;
+      proxy_http_version 1.1;
+      proxy_set_header Host $http_host;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_set_header X-Forwarded-Proto $scheme;
+      proxy_request_buffering off;
+      add_header Set-Cookie "{ROUTE_COOKIE}=$rml_route; Path=/; SameSite=Strict; HttpOnly" always;
+    }}
     location / {{
       proxy_pass http://lab;
       proxy_http_version 1.1;
@@ -150,9 +212,14 @@ class ClassDeployment:
         # The cores are shared out between the processes instead.
         threads = str(max(1, (os.cpu_count() or 1) // max(1, self.procs)))
         env = {"MALLOC_ARENA_MAX": "2", "OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads,
-               **os.environ, **(self.env or {}), "RAG_METRICS_CLASS_MODE": "1"}
+               **environment(), **(self.env or {}), "RAG_METRICS_CLASS_MODE": "1"}
         cmd = [sys.executable, "-m", "ui.launch", "--server.headless", "true",  # streamlit run app.py, prewarmed
                "--server.address", address, "--server.port", str(port), *self.app_args]
+        user = app_user(env)
+        if user is not None:  # started as root: the app runs as the operator's unprivileged user
+            env["HOME"] = user[2]
+            return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=None,
+                                    start_new_session=True, user=user[0], group=user[1], extra_groups=[])
         return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=None,
                                 start_new_session=True)
 
@@ -174,8 +241,15 @@ class ClassDeployment:
             _wait_healthy(port, proc, timeout)
         listen = f"[{self.address}]:{self.port}" if ":" in self.address else f"{self.address}:{self.port}"
         conf = self.tmp / "nginx.conf"
-        conf.write_text(nginx_config(listen, self.backends, self.tmp, show_upstream=self.show_upstream),
-                        encoding="utf-8")
+        run_as = unprivileged_user()
+        if run_as is not None:  # the worker writes its temp files here
+            import shutil as _sh
+
+            for sub in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
+                (self.tmp / sub).mkdir(exist_ok=True)
+                _sh.chown(self.tmp / sub, run_as[0], run_as[1])
+        conf.write_text(nginx_config(listen, self.backends, self.tmp, show_upstream=self.show_upstream,
+                                     run_as=run_as), encoding="utf-8")
         proc = subprocess.Popen([nginx, "-c", str(conf), "-p", str(self.tmp)], stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, start_new_session=True)
         self.children.append(proc)
@@ -252,8 +326,12 @@ def main(argv: list[str] | None = None) -> int:
     if not 1 <= args.procs <= 64:
         ap.error(f"--procs must be 1 to 64, got {args.procs}")
     if args.dry_run:
-        print(nginx_config(f"{args.address}:{args.port}", [8600 + i for i in range(args.procs)], Path("/tmp/x")))
+        print(nginx_config(f"{args.address}:{args.port}", [8600 + i for i in range(args.procs)], Path("/tmp/x"),
+                           run_as=unprivileged_user()))
         return 0
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and app_user() is None:
+        print("lab class: started as root; the app processes run as root too. Set RAG_METRICS_RUN_AS to an "
+              "unprivileged user who owns the workspace (nginx's worker runs as nobody either way)", file=sys.stderr)
     dep = ClassDeployment(args.procs, args.port, args.address, app_args=tuple(rest))
     stop = {"now": False}
 

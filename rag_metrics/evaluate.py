@@ -25,6 +25,8 @@ from rag_metrics.types import GoldenSet, Run
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from rag_metrics.evidence import EvidenceJudge, LocateReport
 else:  # imported on first use: `rag-metrics evaluate` never needs pandas
     from rag_metrics.lazy import pandas as pd
 
@@ -186,6 +188,18 @@ def parse_gains(text: str, where: str = "--gains") -> tuple[tuple[int, float], .
 CI_CONFIDENCE = 0.95
 CI_RESAMPLES = 2000
 CI_SEED = 0
+#: Fewer values than this give no interval (``nan``): the pages and the CLI say "too few" instead of
+#: an interval that is only an artefact (a t-interval of two values is 12.7 standard errors wide).
+MIN_CI_N = 3
+#: The range of every metric of the registry and every answer metric; intervals of a mean stay in
+#: it, and intervals of a difference of two metrics stay in ``(-1, 1)`` (:data:`DIFFERENCE_RANGE`).
+METRIC_RANGE = (0.0, 1.0)
+DIFFERENCE_RANGE = (METRIC_RANGE[0] - METRIC_RANGE[1], METRIC_RANGE[1] - METRIC_RANGE[0])
+
+
+def too_few(n: int) -> bool:
+    """True when ``n`` values are too few for an interval (below :data:`MIN_CI_N`)."""
+    return int(n) < MIN_CI_N
 
 
 def bootstrap_ci(values: NDArray[np.float64], confidence: float = CI_CONFIDENCE, n_resamples: int = CI_RESAMPLES,
@@ -193,8 +207,9 @@ def bootstrap_ci(values: NDArray[np.float64], confidence: float = CI_CONFIDENCE,
     """Percentile bootstrap confidence interval of the mean (scipy.stats.bootstrap).
 
     Defaults: :data:`CI_CONFIDENCE`, :data:`CI_RESAMPLES`, :data:`CI_SEED` (one setting for
-    every page, the report and the CLI).  Returns ``(nan, nan)`` for no values and ``(v, v)``
-    when every value is the same.
+    every page, the report and the CLI).  Returns ``(nan, nan)`` for fewer than :data:`MIN_CI_N`
+    values ("too few") and ``(v, v)`` when every value is the same.  A percentile interval of
+    means never leaves the range of the values, so it stays inside the metric's range.
     """
     v = np.asarray(values, dtype=np.float64).reshape(1, -1)
     lo, hi = bootstrap_cis(v, confidence, n_resamples, seed)[0]
@@ -210,15 +225,15 @@ def bootstrap_cis(rows: NDArray[np.float64], confidence: float = CI_CONFIDENCE, 
     ``default_rng(seed)``, one batch), and each row's interval is the same percentile computation
     on the same resamples, so every value equals ``scipy.stats.bootstrap(..., method="percentile")``
     of that row exactly (tested against scipy).  One draw instead of one per metric is what makes a
-    K change cheap.  Returns an array of shape ``(len(rows), 2)``; ``nan`` for no values, ``(v, v)``
-    for a constant row.
+    K change cheap.  Returns an array of shape ``(len(rows), 2)``; ``nan`` for fewer than
+    :data:`MIN_CI_N` values, ``(v, v)`` for a constant row.
     """
     v = np.asarray(rows, dtype=np.float64)
     if v.ndim != 2:
         raise ValueError(f"rows must be 2-D (metrics x queries), got shape {v.shape}")
     out = np.full((v.shape[0], 2), np.nan)
     n = v.shape[1]
-    if v.shape[0] == 0 or n == 0:
+    if v.shape[0] == 0 or too_few(n):
         return out
     alpha = np.asarray((1 - confidence) / 2, dtype=np.float64)
     interval = np.stack((alpha, 1 - alpha), axis=-1)
@@ -271,22 +286,38 @@ def evaluate(
     *,
     chunk_to_doc: Mapping[str, str] | None = None,
     depth: int | None = None,
+    evidence: EvidenceJudge | None = None,
+    located: LocateReport | None = None,
 ) -> EvaluationResult:
     """Judge ``run`` against ``golden`` once; metrics at any k are then read from the result.
 
     Accepts pytrec_eval/ranx-shaped dicts for both arguments.  Run rows whose query is not in the
     golden set are ignored (``validate_run`` reports them).
+
+    ``evidence`` (an :class:`~rag_metrics.evidence.EvidenceJudge`): judge every ranked context on
+    evidence, wherever it is in the corpus (chunk labels are converted); the result carries the
+    share of contexts that could not be located (:attr:`EvaluationResult.located`).  Without it,
+    ids are judged against the labels as given; ``located`` may then carry a report made elsewhere
+    (a RAG log's context -> chunk matching).  A golden set with evidence labels needs ``evidence``.
     """
     options = options or EvalOptions()
     g = _as_golden(golden)
     r = _as_run(run)
+    if evidence is not None and options.level == "chunk":
+        judged, located = evidence.judge(g, r, depth)
+        return EvaluationResult(golden=g, run=r, judged=judged, options=options, located=located)
+    unjudgeable = [q.id for q in g.queries if q.reviewed_evidence and not q.relevant and q.in_scope]
+    if unjudgeable:  # judged by ids they would score 0: never a quiet wrong number
+        raise InputError(f"{len(unjudgeable)} question(s) (first: {unjudgeable[0]!r}) are labelled with evidence "
+                         "(passages of the corpus), not ids: evaluate with the corpus (evaluate(..., "
+                         "evidence=EvidenceJudge.for_chunks(chunks)); CLI: --corpus PATH)")
     id_map = None
     if options.level == "document":
         if chunk_to_doc is None:
             raise InputError("document-level evaluation needs chunk_to_doc (a {chunk_id: doc_id} mapping)")
         id_map = chunk_to_doc
     judged = judge(g.qrels(), r, id_map=id_map, depth=depth)
-    return EvaluationResult(golden=g, run=r, judged=judged, options=options)
+    return EvaluationResult(golden=g, run=r, judged=judged, options=options, located=located)
 
 
 @dataclass(frozen=True, eq=False)
@@ -297,6 +328,20 @@ class EvaluationResult:
     run: Run
     judged: Judged
     options: EvalOptions = field(default_factory=EvalOptions)
+    #: How the retrieved contexts were placed in the corpus (None when every id was a label id and
+    #: nothing was located): the share that could not be, and whether the numbers are comparable.
+    located: LocateReport | None = None
+
+    @property
+    def unlocated_share(self) -> float:
+        """Share of retrieved contexts that could not be located in the corpus (0.0 when unknown)."""
+        return self.located.share if self.located is not None else 0.0
+
+    @property
+    def comparable(self) -> bool:
+        """False when more than :data:`rag_metrics.evidence.UNLOCATED_LIMIT` of the retrieved contexts
+        could not be located: the numbers are then no verdict ("not comparable")."""
+        return self.located is None or self.located.comparable
 
     # ---- basic per-query facts --------------------------------------------------------------
     @cached_property
@@ -385,6 +430,18 @@ class EvaluationResult:
         return int((~self.in_scope).sum())
 
     @property
+    def n_awaiting_labels(self) -> int:
+        """Queries not in scope only because nobody labelled them yet: a reference answer (or
+        proposed evidence) and no label (:attr:`rag_metrics.types.GoldenQuery.awaiting_labels`);
+        counted in :attr:`n_out_of_scope`, shown apart so they are never silently "out of scope"."""
+        return sum(q.awaiting_labels for q in self.golden.queries)
+
+    @property
+    def n_out_of_scope_labelled(self) -> int:
+        """Out-of-scope queries other than those awaiting labels (what the golden set says is unanswerable)."""
+        return self.n_out_of_scope - self.n_awaiting_labels
+
+    @property
     def depth(self) -> int:
         return int(self.judged.n_retrieved.max()) if len(self.judged.n_retrieved) else 0
 
@@ -393,7 +450,7 @@ class EvaluationResult:
         opts = replace(self.options, **changes)  # type: ignore[arg-type]  # EvalOptions checks values
         if opts.level != self.options.level:
             raise InputError("changing the evaluation level needs a new evaluate() call with chunk_to_doc")
-        return EvaluationResult(self.golden, self.run, self.judged, opts)
+        return EvaluationResult(self.golden, self.run, self.judged, opts, self.located)
 
     # ---- values -----------------------------------------------------------------------------
     def values(self, metric: str | MetricKey, k: int | None = None) -> NDArray[np.float64]:

@@ -28,8 +28,28 @@ from typing import Any
 from rag_metrics.errors import InputError
 from rag_metrics.limits import MAX_JSON_DEPTH
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "decode_utf8", "fsync_dir", "loads_json", "locked", "parse_json",
-           "read_bytes", "read_text", "temp_name"]
+__all__ = ["atomic_write_bytes", "atomic_write_text", "csv_cell", "csv_text", "decode_utf8", "fsync_dir", "loads_json",
+           "locked", "parse_json", "read_bytes", "read_text", "temp_name"]
+
+#: A spreadsheet reads a cell starting with one of these as a formula (CSV injection, OWASP).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """``value`` as a CSV export writes it: text starting with ``=``, ``+``, ``-``, ``@`` (or a tab or
+    carriage return) gets a leading ``'``, so a spreadsheet shows it as text instead of running it
+    (a seat named ``=HYPERLINK(...)``); numbers and everything else are unchanged.
+
+    >>> csv_cell("=HYPERLINK(1)"), csv_cell("-1 step"), csv_cell(-1.5), csv_cell("Ada")
+    ("'=HYPERLINK(1)", "'-1 step", -1.5, 'Ada')
+    """
+    return "'" + value if isinstance(value, str) and value.startswith(_FORMULA_START) else value
+
+
+def csv_text(table: Any) -> str:
+    """A pandas table as CSV text for a person to open (every text cell and header through :func:`csv_cell`)."""
+    safe = table.rename(columns=lambda c: csv_cell(str(c)))
+    return str(safe.map(csv_cell).to_csv(index=False))
 
 
 def read_bytes(path: str | os.PathLike[str]) -> bytes:

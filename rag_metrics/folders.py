@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from rag_metrics.errors import InputError
+from rag_metrics.policy import allowed
 
 __all__ = ["FolderPolicy"]
 
@@ -36,7 +37,7 @@ class FolderPolicy:
     def for_caller(cls, caller: Any, config: Any) -> FolderPolicy:
         """The folders ``caller`` may open under ``config`` (module docstring)."""
         roots = tuple(Path(os.path.realpath(r)) for r in config.data_roots)
-        return cls(roots, caller.any_folder and not roots)
+        return cls(roots, allowed(caller, "any-folder") and not roots)
 
     def outside(self, setting: str) -> InputError:
         """The one message for a folder outside the data roots (it never says whether it exists)."""

@@ -14,6 +14,11 @@ Row fields (JSON/JSONL objects or CSV columns):
     separated by ``|`` (``doc#0|doc#3``), with optional parallel ``grades`` (``3|1``; default 1).
 ``expected_answer``
     Optional (also ``answer``, ``ground_truth``).
+``evidence`` (JSON and JSONL only; optional)
+    Evidence labels: a list of ``{"doc": ..., "quote": ... | "start": .., "end": .., "grade": ..}``
+    objects (the passage of the corpus that answers, judged whatever the chunking: see
+    :mod:`rag_metrics.evidence` and docs/evidence.md); ``"status": "proposed"`` marks an unreviewed
+    proposal, which is kept for review and never judged.
 ``origin``, ``draft``, ``label_origin`` (JSON and JSONL only; all optional)
     Provenance: ``origin`` is ``"hand-written"`` (default, not written) or ``"drafted"``;
     ``draft`` the drafting record of a drafted question (``source_chunk_ids``, ``generation``,
@@ -41,7 +46,10 @@ from rag_metrics.types import (
     HUMAN,
     LABEL_ORIGINS,
     OUT_OF_SCOPE,
+    PROPOSED,
     QUESTION_ORIGINS,
+    REVIEWED,
+    Evidence,
     GoldenQuery,
     GoldenSet,
 )
@@ -65,7 +73,7 @@ GOLDEN_SUFFIXES = (".csv", ".json", ".jsonl")
 
 _ID_KEYS = ("id", "query_id", "qid", "_id")
 _Q_KEYS = ("question", "query", "text")
-_ANS_KEYS = ("expected_answer", "answer", "ground_truth", "reference")
+_ANS_KEYS = ("expected_answer", "answer", "ground_truth", "reference", "expected_output")
 
 
 def stable_query_id(question: str) -> str:
@@ -129,6 +137,9 @@ def _relevant(row: Mapping[str, Any], report: ValidationReport, where: dict) -> 
                 rel[str(i)] = gi
         return rel
     ids_raw = row.get("relevant_chunk_ids", row.get("relevant_ids", raw))
+    if ids_raw is None and row.get("gold_chunk_id") is not None:  # a hand-made golden set: one gold id
+        extra = row.get("also_acceptable")  # and ids also accepted (grade 1 as the gold one)
+        ids_raw = [row["gold_chunk_id"], *(extra if isinstance(extra, list) else [])]
     if ids_raw is not None and not isinstance(ids_raw, (list, tuple, str)):
         if not (isinstance(ids_raw, float) and math.isnan(ids_raw)):
             report.error(f"relevant ids must be a list or a {LIST_SEPARATOR!r}-separated string, got {ids_raw!r}",
@@ -154,6 +165,49 @@ def _relevant(row: Mapping[str, Any], report: ValidationReport, where: dict) -> 
             g = max(g, rel[i])
         rel[i] = g
     return rel
+
+
+def _evidence(row: Mapping[str, Any], report: ValidationReport, where: dict) -> tuple[Evidence, ...]:
+    """The optional ``evidence`` list of one row (bad items are reported and dropped)."""
+    raw = row.get("evidence")
+    if raw is None or (isinstance(raw, float) and math.isnan(raw)):
+        return ()
+    w = {**where, "field": "evidence"}
+    if not isinstance(raw, list):
+        report.error(f"evidence must be a list of {{doc, quote, grade}} objects, got {type(raw).__name__}", **w)
+        return ()
+    out = []
+    for n, item in enumerate(raw, 1):
+        if not isinstance(item, Mapping):
+            report.error(f"evidence item {n} must be an object {{doc, quote, grade}}, got {type(item).__name__}", **w)
+            continue
+        doc = str(item.get("doc") or item.get("doc_id") or "").strip()
+        quote = str(item.get("quote") or item.get("text") or "")
+        start, end = item.get("start"), item.get("end")
+        has_span = isinstance(start, int) and isinstance(end, int) and not isinstance(start, bool) and 0 <= start < end
+        if (start is not None or end is not None) and not has_span:
+            report.error(f"evidence item {n}: start/end must be whole numbers with 0 <= start < end, got "
+                         f"{start!r}/{end!r}", **w)
+            continue
+        if not quote.strip() and not has_span:
+            report.error(f"evidence item {n} has neither a quote nor a start/end span; give the passage that "
+                         "answers", **w)
+            continue
+        if has_span and not doc:
+            report.error(f"evidence item {n}: a character span needs the document (doc)", **w)
+            continue
+        g = _grade(item.get("grade", 1), report, w)
+        if g is None:
+            continue
+        status = str(item.get("status") or REVIEWED)
+        if status not in (REVIEWED, PROPOSED):
+            report.warning(f"evidence item {n}: status {status!r} is not {REVIEWED!r} or {PROPOSED!r}; read as "
+                           f"{PROPOSED!r} (unreviewed)", **w)
+            status = PROPOSED
+        score = item.get("score")
+        out.append(Evidence(doc, g, quote, start if has_span else None, end if has_span else None, status,
+                            float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else None))
+    return tuple(out)
 
 
 def _provenance(row: Mapping[str, Any], rel: Mapping[str, int], report: ValidationReport,
@@ -227,9 +281,10 @@ def golden_from_rows(rows: list[tuple[int | None, Mapping[str, Any]]], source: s
         if isinstance(ans, list):
             ans = " ".join(map(str, ans))
         origin, draft, label_origin = _provenance(row, rel, report, {**where, "query_id": qid})
+        evidence = _evidence(row, report, {**where, "query_id": qid})
         queries.append(GoldenQuery(id=qid, question=question, category=category, relevant=rel,
                                    expected_answer=None if ans is None or str(ans) == "" else str(ans),
-                                   origin=origin, draft=draft, label_origin=label_origin))
+                                   origin=origin, draft=draft, label_origin=label_origin, evidence=evidence))
     return GoldenSet(tuple(queries), name=Path(source).stem if source else ""), report
 
 
@@ -349,6 +404,8 @@ def golden_to_rows(golden: GoldenSet) -> list[dict[str, Any]]:
             row["draft"] = dict(q.draft)
         if q.label_origin:
             row["label_origin"] = dict(q.label_origin)
+        if q.evidence:
+            row["evidence"] = [e.as_row() for e in q.evidence]
         rows.append(row)
     return rows
 
@@ -398,7 +455,12 @@ def validate_golden(golden: GoldenSet, known_ids: Collection[str] | None = None,
             for i in unknown:
                 report.error(f"relevant id {i!r} is not in the corpus; fix the id or re-label the query",
                              file=source, query_id=q.id, field="relevant")
-        if not q.has_relevant and q.category != OUT_OF_SCOPE:
+        if q.awaiting_labels:
+            report.warning("a reference answer but no relevant id and no reviewed evidence: it is neither in nor out "
+                           "of scope yet; propose evidence from the reference answer (rag-metrics validate GOLDEN "
+                           "--corpus PATH --propose-evidence OUT.jsonl, or the Golden set page's review queue) and "
+                           "review it", file=source, query_id=q.id, field="relevant")
+        elif not q.has_relevant and q.category != OUT_OF_SCOPE:
             effect = ("it scores 0 in every mean (judged, none relevant, as trec_eval counts it)" if q.relevant
                       else "with no judgment it is left out of the means as out of scope")
             report.warning(f"no relevant id: {effect}; label at least one or set the category to {OUT_OF_SCOPE!r}",

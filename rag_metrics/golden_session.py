@@ -297,6 +297,12 @@ class GoldenSession:
         self.edit_report = report
         if not report.ok:
             return TableEdit(report, None)
+        evidence = {q.id: q.evidence for q in self.golden if q.evidence}  # the table has no evidence column: kept
+        if evidence:
+            from dataclasses import replace as _with
+
+            parsed = GoldenSet(tuple(_with(q, evidence=evidence[q.id]) if q.id in evidence and not q.evidence else q
+                                     for q in parsed), parsed.name)
         return TableEdit(report, self.replace(parsed, _keep_table=True))
 
     def problems(self, known_ids: Iterable[str] | None) -> ValidationReport:
@@ -319,13 +325,27 @@ class GoldenSession:
         """Judge one id for one question: relevant with ``grade`` (> 0) or not relevant (0)."""
         return self.replace(judge_label(self.golden, query_id, item_id, grade))
 
-    def import_file(self, data: bytes, filename: str, known_ids: Collection[str] | None = None
+    def import_file(self, data: bytes, filename: str, known_ids: Collection[str] | None = None,
+                    chunks: Sequence[Chunk] | None = None, max_questions: int | None = None
                     ) -> tuple[GoldenSet | None, ValidationReport]:
         """Import an uploaded golden set or qrels file; the set is replaced only when the file has
-        no error.  Returns the imported set (``None`` when rejected) and the report."""
+        no error (and, with ``max_questions``, at most that many questions: a seat's budget,
+        :func:`rag_metrics.policy.limit`).  Returns the imported set (``None`` when rejected) and the report.
+
+        With ``chunks`` (the current chunking), questions labelled with reviewed evidence also get
+        the labels of the chunks that hold it (:func:`rag_metrics.evidence_proposals.with_chunk_labels`),
+        so every view that judges chunk ids reads the same relevance."""
         from rag_metrics.golden_edit import import_golden
 
         new, report = import_golden(data, filename, self.golden, known_ids)
+        if new is not None and max_questions is not None and len(new) > max_questions:
+            report.error(f"{filename}: {len(new):,} questions is over this seat's budget of {max_questions:,} "
+                         "(lab.budgets.golden_questions); import a smaller set, or ask the teacher")
+            new = None
+        if new is not None and chunks and any(q.reviewed_evidence for q in new):
+            from rag_metrics.evidence_proposals import with_chunk_labels
+
+            new = with_chunk_labels(new, chunks)
         if new is not None:
             self.replace(new)
         return new, report

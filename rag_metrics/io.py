@@ -16,6 +16,7 @@ raise); ``load_*`` raise :class:`InputError` on the first error.
 """
 from __future__ import annotations
 
+import contextlib
 import io
 import math
 import os
@@ -212,6 +213,14 @@ def read_qrels(path: str | os.PathLike[str], with_report: bool = False):
     unless ``with_report`` (then returns ``(golden, report)``).
     """
     p = Path(path)
+    if not p.is_dir():
+        other = _qrels_by_kind(p)
+        if other is not None:
+            golden, report = other
+            if with_report:
+                return golden, report
+            report.raise_if_errors()
+            return golden
     if p.is_dir():
         qp = find_beir_qrels(p)
         if qp is None:
@@ -246,6 +255,61 @@ def read_qrels(path: str | os.PathLike[str], with_report: bool = False):
 
 
 _FAST_MIN = 1 << 20  # files at least this large (bytes) try the Arrow readers first
+
+
+def _qrels_by_kind(p: Path) -> tuple[GoldenSet, ValidationReport] | None:
+    """Judgments from a file :func:`rag_metrics.formats.sniff` does not leave to the plain readers
+    below: gzip or Parquet around qrels, a LlamaIndex dataset, a RAG log or trace export (its
+    questions, with reference answers and no labels yet); a run given as judgments is refused.
+    None for plain TREC/BEIR qrels and golden sets (the readers below, with their fast paths)."""
+    from rag_metrics.formats import KINDS, llamaindex_dataset, sniff
+
+    try:
+        with open(p, "rb") as f:
+            head = f.read(4)
+    except OSError:
+        return None  # the readers below name the problem
+    wrapped = head[:2] == b"\x1f\x8b" or head[:4] == b"PAR1"
+    if not wrapped and p.suffix.lower() not in (".json", ".jsonl", ".csv", ".tsv", ".txt", ".trec", ".qrels", ""):
+        return None
+    if not wrapped and p.stat().st_size >= _FAST_MIN and p.suffix.lower() not in (".json",):
+        return None  # large TREC / golden files: the fast readers below
+    sn = sniff(read_bytes(p), str(p), role="qrels")
+    report = ValidationReport()
+    if sn.kind in ("trec_run", "json_run", "run_table"):
+        raise InputError(f"{p}: looks like {KINDS[sn.kind]}, not relevance judgments; give it as the run "
+                         "(--run) and the judgments (TREC/BEIR qrels or a golden set) as the qrels")
+    if sn.kind == "llamaindex":
+        from rag_metrics.files import loads_json
+
+        golden, _corpus, warns = llamaindex_dataset(loads_json(decode_utf8(sn.data, str(p)))[0], str(p))
+        for w in warns:
+            report.warning(w.split(": ", 1)[-1], file=str(p))
+        return golden, report
+    if sn.kind in ("rag_log", "trace"):
+        from rag_metrics.systems.raglog import parse_rag_log
+
+        log, report = parse_rag_log(sn.data, sn.filename)
+        golden = GoldenSet(tuple(GoldenQuery(r.id, r.question, "", {}, r.ground_truth or "") for r in log.rows),
+                           p.stem)
+        if log.rows:
+            report.warning(f"{KINDS[sn.kind]}: {len(log.rows)} questions without relevant ids; label them (the "
+                           "Golden set page proposes evidence from reference answers) or give qrels",
+                           file=str(p))
+        return golden, report
+    if not sn.wrapping:
+        return None
+    text = decode_utf8(sn.data, str(p))
+    if sn.kind in ("golden", "json_qrels"):
+        suffix = Path(sn.filename).suffix.lower().lstrip(".")
+        from rag_metrics.golden import parse_golden
+
+        return parse_golden(text, suffix if suffix in ("csv", "json", "jsonl") else "json", str(p))
+    if sn.kind == "beir_qrels":
+        qrels, report = parse_beir_qrels(text, str(p))
+    else:
+        qrels, report = parse_trec_qrels(text, str(p))
+    return _golden_from_qrels(qrels, {}, Path(sn.filename).stem), report
 
 
 def _arrow_qrels(path: Path) -> dict[str, dict[str, int]] | None:
@@ -532,7 +596,15 @@ def _arrow_run(path: Path) -> Run | None:
 
 
 def read_run(path: str | os.PathLike[str]) -> tuple[Run, ValidationReport]:
+    """A TREC run file (also gzip-compressed, or a ``q_id, doc_id, score`` Parquet table)."""
+    from rag_metrics.formats import unwrap
+
     p = Path(path)
+    with open(p, "rb") if p.is_file() else contextlib.nullcontext(None) as f:
+        head = f.read(4) if f is not None else b""
+    if head[:2] == b"\x1f\x8b" or head[:4] == b"PAR1":
+        data, _name, _wraps = unwrap(read_bytes(p), str(p), role="run")
+        return parse_trec_run(decode_utf8(data, str(p)), str(p))
     if p.is_file() and p.stat().st_size >= _FAST_MIN:
         run = _arrow_run(p)
         if run is not None:

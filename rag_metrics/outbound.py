@@ -43,6 +43,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from rag_metrics.errors import InputError
+from rag_metrics.policy import allowed
 
 __all__ = [
     "MAX_TIMEOUT",
@@ -204,11 +205,11 @@ class OutboundPolicy:
         """The policy of ``caller`` (:class:`rag_metrics.access.Caller`) under ``config``
         (:class:`rag_metrics.server_config.ServerConfig`)."""
         judge_url = str(config.judge["base_url"]).rstrip("/") if config.judge else None
-        if caller.any_host:
-            return cls(True, (), caller.sees_server_replies, judge_url)
+        if allowed(caller, "any-host"):
+            return cls(True, (), allowed(caller, "see-server-replies"), judge_url)
         entries = [parse_allow(a, f"{config.source or 'config'}: lab.allow") for a in config.allow]
         entries += list(declared_destinations(config))
-        return cls(False, tuple(dict.fromkeys(entries)), caller.sees_server_replies, judge_url)
+        return cls(False, tuple(dict.fromkeys(entries)), allowed(caller, "see-server-replies"), judge_url)
 
     @property
     def class_mode(self) -> bool:

@@ -16,6 +16,7 @@ import os
 
 from rag_metrics.access import Caller
 from rag_metrics.corpus_store import StoredCorpus, stored_corpora
+from rag_metrics.policy import allowed
 from rag_metrics.systems.store import SystemStore
 
 __all__ = ["corpus_space", "own_name", "removable", "system_store", "system_stores", "visible_corpora",
@@ -77,4 +78,4 @@ def system_store(caller: Caller, corpus_name: str, name: str, root: Root = None)
 def removable(caller: Caller, space: str) -> bool:
     """May the caller remove a thing kept in ``space``? (Their own, or the shared one when they
     may write it.)"""
-    return caller.may_write(space)
+    return allowed(caller, "write-space", space)

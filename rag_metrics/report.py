@@ -96,6 +96,10 @@ class ReportContent:
     map_chart: alt.LayerChart | None = None
     answers: Any = None  # rag_metrics.answers.summary.AnswerSection, when answers exist
     story: Any = None  # rag_metrics.story.Story: what the report and the Presenter view lead with
+    #: The system's unlocated-context line (:meth:`rag_metrics.evidence.LocateReport.line`), "" when
+    #: every context was placed; ``comparable`` False above the limit (the report then says so first).
+    located_line: str = ""
+    comparable: bool = True
 
 
 def _label(metric: str, k: int | None) -> str:
@@ -283,6 +287,7 @@ def report_content(
         config=cfg, context_metrics=ctx, comparison=comparison, verdicts=verdicts,
         comparison_names=tuple(comparison_names), notes=tuple(notes),  # type: ignore[arg-type]  # tuple() widens the 2-tuple
         map_chart=_map_chart(corpus_map, worst), answers=answers, story=story,
+        located_line=result.located.line() if result.located is not None else "", comparable=result.comparable,
     )
 
 
@@ -315,6 +320,13 @@ def _e(value: Any) -> str:
     return html.escape("" if value is None else str(value), quote=True)
 
 
+def _ci(lo: Any, hi: Any, n: Any = None) -> str:
+    """``0.512 – 0.734``, or ``too few (n = 2)`` where there is no interval (fewer than MIN_CI_N values)."""
+    if pd.isna(lo) or pd.isna(hi):
+        return "too few" + (f" (n = {int(n)})" if n is not None and not pd.isna(n) else "")
+    return f"{_num(lo)} – {_num(hi)}"
+
+
 def _num(v: Any, digits: int = 3) -> str:
     try:
         f = float(v)
@@ -340,6 +352,9 @@ REPORT_CSS = """
 :root { --ink:#1f2430; --muted:#5f6b7a; --line:#e3e7ee; --bg:#f6f8fb; --card:#fff; --accent:#2f6fdf;
         --good:#1a7f45; --bad:#c0392b; --goodbg:#e8f6ee; --badbg:#fdecea; }
 * { box-sizing: border-box; }
+.banner-stop, .banner-warn { margin:0 0 18px; padding:12px 16px; border-radius:8px; border:1px solid var(--line); }
+.banner-stop { background:var(--badbg); border-color:var(--bad); }
+.banner-warn { background:#fff6e0; border-color:#d99a00; }
 body { margin:0; font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif; color:var(--ink); background:var(--bg); }
 header { background:linear-gradient(120deg,#203a72,#2f6fdf); color:#fff; padding:28px 40px 22px; }
 header h1 { margin:0 0 4px; font-size:26px; font-weight:650; }
@@ -517,6 +532,15 @@ def _story_html(story: Any) -> str:
             f"{base}{examples}</section>")
 
 
+def _located_html(c: ReportContent) -> str:
+    """The banner of a system whose contexts could not all be located in the corpus ("" otherwise)."""
+    if not c.located_line:
+        return ""
+    cls = "banner-stop" if not c.comparable else "banner-warn"
+    tail = " The numbers below are no verdict." if not c.comparable else ""
+    return f'<div class="{cls}" role="alert"><strong>{_e(c.located_line)}.</strong>{tail}</div>'
+
+
 def render_report(content: ReportContent, passage_chars: int = 420) -> str:
     """HTML text of a :class:`ReportContent` (self-contained; see the module notes)."""
     c = content
@@ -536,7 +560,7 @@ def render_report(content: ReportContent, passage_chars: int = 420) -> str:
         kk = None if pd.isna(r["k"]) else int(r["k"])
         cards.append(f'<div class="card"><div class="name">{_e(_label(r["metric"], kk))}</div>'
                      f'<div class="value">{_num(r["mean"])}</div>'
-                     f'<div class="ci">95% CI {_num(r["ci_low"])} – {_num(r["ci_high"])}</div></div>')
+                     f'<div class="ci">95% CI {_ci(r["ci_low"], r["ci_high"], r.get("n"))}</div></div>')
     n_inc = int(c.headline["n"].iloc[0]) if len(c.headline) else 0
     notes = "".join(f"<li>{_e(n)}</li>" for n in c.notes)
 
@@ -612,6 +636,7 @@ def render_report(content: ReportContent, passage_chars: int = 420) -> str:
   cutoff k = {c.k} · generated {_e(c.generated_at)}</div>
 </header>
 <main>
+{_located_html(c)}
 {_story_html(c.story)}
 <section id="headline">
   <h2>Headline metrics at k = {c.k}</h2>

@@ -26,14 +26,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rag_metrics.errors import InputError
+from rag_metrics.server_config import SETTINGS, setting
 
 __all__ = ["SAMPLE_DIR_ENV", "SAMPLE_FOLDERS", "SampleInfo", "SamplePaths", "sample_dir", "sample_paths"]
 
 #: Environment variable naming the sample folder (overrides the checkout's ``sample_corpus/``).
 SAMPLE_DIR_ENV = "RAG_METRICS_SAMPLE_DIR"
 
-#: Lesson language -> (the sample folder's name in a checkout, the environment variable naming another).
-SAMPLE_FOLDERS = {"en": ("sample_corpus", SAMPLE_DIR_ENV), "da": ("sample_corpus_da", "RAG_METRICS_SAMPLE_DA_DIR")}
+#: Lesson language -> (the sample folder's name in a checkout, the setting naming another folder:
+#: ``rag_metrics.server_config.SETTINGS``, ``$RAG_METRICS_SAMPLE_DIR`` / ``$RAG_METRICS_SAMPLE_DA_DIR``).
+SAMPLE_FOLDERS = {"en": ("sample_corpus", "sample_dir"), "da": ("sample_corpus_da", "sample_dir_da")}
 
 #: The sample folder of a repository checkout: ``sample_corpus/`` beside the package folder.
 _CHECKOUT = Path(__file__).resolve().parent.parent
@@ -132,11 +134,12 @@ def sample_dir(root: str | os.PathLike[str] | None = None, *, required: bool = T
     """
     if language not in SAMPLE_FOLDERS:
         raise InputError(f"no sample corpus in language {language!r}; use one of {', '.join(SAMPLE_FOLDERS)}")
-    folder, env = SAMPLE_FOLDERS[language]
+    folder, key = SAMPLE_FOLDERS[language]
+    env = SETTINGS[key].env
     if root is not None:
         path, how = Path(root), "the sample folder given"
-    elif os.environ.get(env):
-        path, how = Path(os.environ[env]), f"${env}"
+    elif setting(key):
+        path, how = Path(setting(key)), f"${env}"
     else:
         path, how = (_CHECKOUT_SAMPLE_DIR if language == "en" else _CHECKOUT / folder), \
             "the sample folder of this installation"

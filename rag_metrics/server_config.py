@@ -18,6 +18,10 @@ Example
     data_roots = ["/srv/lab-data"]                # BEIR folders and Qdrant local folders live here
     allow = ["search.internal:443", "10.0.0.7:6333"]   # extra outbound destinations (host:port)
 
+    [lab.budgets]                                 # what one seat may spend (rag_metrics.budgets)
+    judge_calls_per_seat = 2000
+    golden_questions = 1000
+
     [lab.judge]                                   # the class's LLM judge (OpenAI-compatible)
     base_url = "http://127.0.0.1:8080/v1"
     chat_model = "llama3.1:8b"
@@ -42,7 +46,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,15 +59,71 @@ else:  # Python 3.10: the tomli backport, when installed (else a clear message w
     except ImportError:
         tomllib = None
 
+from rag_metrics.budgets import Budgets, parse_budgets
 from rag_metrics.errors import InputError
 
-__all__ = ["CONFIG_ENV", "TEACHER_KEY_ENV", "NamedConnection", "ServerConfig", "load_server_config"]
+__all__ = ["CONFIG_ENV", "SETTINGS", "TEACHER_KEY_ENV", "NamedConnection", "ServerConfig", "Setting", "class_mode_on",
+           "environment", "load_server_config", "setting", "variable"]
 
 CONFIG_ENV = "RAG_METRICS_CONFIG"
 TEACHER_KEY_ENV = "RAG_METRICS_TEACHER_KEY"
 DEFAULT_MAX_PRIVATE_SPACES = 200
 CONNECTION_KINDS = ("http", "pgvector", "qdrant")
 _MIN_TEACHER_KEY = 12
+
+
+# ---- the environment: every variable the lab reads, read here --------------------------------------
+@dataclass(frozen=True)
+class Setting:
+    """One environment variable the lab reads: its name, the value when unset, and what it does."""
+
+    env: str
+    default: str
+    help: str
+
+
+#: Every setting read from the environment (Datasette's ``SETTINGS`` table): the one list, from which
+#: docs/class-day.md is written.  Nothing else in the project reads ``os.environ`` for its own settings;
+#: it calls :func:`setting` (or :func:`variable` for a name the user chose, such as ``${VAR}``).
+SETTINGS: dict[str, Setting] = {
+    "class_mode": Setting("RAG_METRICS_CLASS_MODE", "", "1/true/yes/on: class mode (``./lab class`` sets it)"),
+    "config": Setting(CONFIG_ENV, "", "the operator's TOML file with the [lab] table"),
+    "teacher_key": Setting(TEACHER_KEY_ENV, "", "the teacher key (else lab.teacher_key)"),
+    "workspace": Setting("RAG_METRICS_WORKSPACE", "", "the workspace root (default ~/.rag_metrics/workspace)"),
+    "sample_dir": Setting("RAG_METRICS_SAMPLE_DIR", "", "a folder with the sample corpus to use instead"),
+    "sample_dir_da": Setting("RAG_METRICS_SAMPLE_DA_DIR", "", "a folder with the Danish sample corpus to use instead"),
+    "cache": Setting("RAG_METRICS_CACHE", "", "the retrieval cache folder (default ~/.cache/rag_metrics)"),
+    "cache_mb": Setting("RAG_METRICS_CACHE_MB", "", "the app's in-memory cache budget in MB (default 512)"),
+    "warm": Setting("RAG_METRICS_WARM", "1", "0/false/no: do not warm the sample at start"),
+    "max_file_bytes": Setting("RAG_METRICS_MAX_FILE_BYTES", "", "largest corpus file read (bytes)"),
+    "judge_key": Setting("RAG_METRICS_JUDGE_KEY", "", "the LLM judge's API key (single-user mode)"),
+    "run_as": Setting("RAG_METRICS_RUN_AS", "", "./lab class started as root: the user the app processes run as"),
+    "debug": Setting("RAG_METRICS_DEBUG", "", "set: the CLI prints tracebacks"),
+    "progress": Setting("RAG_METRICS_PROGRESS", "", "1: the CLI prints progress"),
+}
+
+
+def environment() -> Mapping[str, str]:
+    """A copy of the process environment (what ``${VAR}`` resolves against for the operator)."""
+    return dict(os.environ)
+
+
+def variable(name: str, env: Mapping[str, str] | None = None) -> str | None:
+    """An environment variable whose name the user chose (``${VAR}``, a judge's ``api_key_env``)."""
+    return (os.environ if env is None else env).get(name)
+
+
+def setting(name: str, env: Mapping[str, str] | None = None) -> str:
+    """The value of one of :data:`SETTINGS` (its default when unset), stripped."""
+    spec = SETTINGS[name]
+    return str((os.environ if env is None else env).get(spec.env, spec.default)).strip()
+
+
+def class_mode_on(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> bool:
+    """True when the server runs in class mode: ``RAG_METRICS_CLASS_MODE=1`` (or true/yes/on) or
+    ``--class-mode`` among the script arguments (``streamlit run app.py -- --class-mode``)."""
+    argv = sys.argv[1:] if argv is None else argv
+    return setting("class_mode", env).lower() in ("1", "true", "yes", "on") or "--class-mode" in argv
 
 
 @dataclass(frozen=True)
@@ -92,6 +152,7 @@ class ServerConfig:
     allow: tuple[str, ...] = ()                       # "host:port" entries (host may be an IP or CIDR)
     judge: Mapping[str, Any] | None = None            # JudgeConfig keyword arguments + "api_key"
     connections: Mapping[str, NamedConnection] = field(default_factory=dict)
+    budgets: Budgets = field(default_factory=Budgets)  # [lab.budgets]: see rag_metrics.budgets
 
     def __repr__(self) -> str:  # never print the secrets
         return (f"ServerConfig(source={self.source!r}, teacher_key={'set' if self.teacher_key else 'unset'}, "
@@ -99,7 +160,7 @@ class ServerConfig:
 
 
 def _config_path(env: Mapping[str, str]) -> Path | None:
-    p = env.get(CONFIG_ENV, "").strip()
+    p = setting("config", env)
     if p:
         return Path(p).expanduser()
     default = Path(".streamlit") / "secrets.toml"
@@ -118,7 +179,7 @@ def parse_server_config(data: Mapping[str, Any], source: str = "config",
     def where(key: str) -> str:
         return f"{source}: lab.{key}"
 
-    key = env.get(TEACHER_KEY_ENV) or lab.get("teacher_key")
+    key = setting("teacher_key", env) or lab.get("teacher_key")
     if key is not None:
         if not isinstance(key, str):
             raise InputError(f"{where('teacher_key')} must be a string")
@@ -153,7 +214,8 @@ def parse_server_config(data: Mapping[str, Any], source: str = "config",
                              f"{', '.join(CONNECTION_KINDS)}")
         settings = {k: v for k, v in spec.items() if k != "kind"}
         conns[str(name)] = NamedConnection(str(name), str(spec["kind"]), settings)
-    return ServerConfig(source, key, cap, roots, tuple(a.strip() for a in allow), judge, conns)
+    budgets = parse_budgets(lab.get("budgets"), source)
+    return ServerConfig(source, key, cap, roots, tuple(a.strip() for a in allow), judge, conns, budgets)
 
 
 def load_server_config(env: Mapping[str, str] | None = None) -> ServerConfig:

@@ -13,8 +13,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["Document", "Chunk", "Corpus", "GoldenQuery", "GoldenSet", "Run", "OUT_OF_SCOPE", "content_hash",
-           "DRAFTED", "HAND_WRITTEN", "HUMAN", "JUDGE", "SOURCE", "LABEL_ORIGINS", "QUESTION_ORIGINS"]
+__all__ = ["Document", "Chunk", "Corpus", "Evidence", "GoldenQuery", "GoldenSet", "Run", "OUT_OF_SCOPE", "content_hash",
+           "DRAFTED", "HAND_WRITTEN", "HUMAN", "JUDGE", "SOURCE", "LABEL_ORIGINS", "QUESTION_ORIGINS",
+           "PROPOSED", "REVIEWED"]
 
 #: Category name used for questions the corpus cannot answer (no relevant id).
 OUT_OF_SCOPE = "out_of_scope"
@@ -96,6 +97,49 @@ class Corpus:
         return content_hash(x for d in self.documents for x in (d.id, d.text))
 
 
+#: Status of an evidence label (:attr:`Evidence.status`): given or accepted by a person, or proposed
+#: from a reference answer and not yet reviewed (never judged: see :mod:`rag_metrics.evidence`).
+REVIEWED, PROPOSED = "reviewed", "proposed"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A passage of the corpus that answers a golden question: relevance that does not depend on chunking.
+
+    ``doc`` names the document ("" when unknown: the quote is then searched in the whole corpus);
+    the passage is ``quote`` or the character span ``[start, end)`` of the document's text (a span
+    wins when both are given).  ``grade`` is an integer grade as in the qrels.  ``status`` is
+    :data:`REVIEWED` (the default) or :data:`PROPOSED` (unreviewed: never feeds a verdict).
+    How a retrieved context is judged against evidence: :mod:`rag_metrics.evidence`.
+    """
+
+    doc: str
+    grade: int = 1
+    quote: str = ""
+    start: int | None = None
+    end: int | None = None
+    status: str = REVIEWED
+    score: float | None = None  # a proposal's support score (0-1), for review only
+
+    @property
+    def reviewed(self) -> bool:
+        return self.status == REVIEWED
+
+    def as_row(self) -> dict[str, Any]:
+        """The JSON object of this item as golden files write it."""
+        row: dict[str, Any] = {"doc": self.doc}
+        if self.quote:
+            row["quote"] = self.quote
+        if self.start is not None and self.end is not None:
+            row["start"], row["end"] = self.start, self.end
+        row["grade"] = int(self.grade)
+        if self.status != REVIEWED:
+            row["status"] = self.status
+        if self.score is not None:
+            row["score"] = round(float(self.score), 4)
+        return row
+
+
 @dataclass(frozen=True)
 class GoldenQuery:
     """A golden question with its relevant ids and integer grades.
@@ -118,6 +162,9 @@ class GoldenQuery:
     draft: Mapping[str, Any] | None = None
     #: ``{id: JUDGE | SOURCE}`` for labels not given by a person (absent ids: :data:`HUMAN`).
     label_origin: Mapping[str, str] = field(default_factory=dict)
+    #: Evidence labels (passages of the corpus), judged by :mod:`rag_metrics.evidence`; proposed ones
+    #: (unreviewed) are kept for review and never judged.
+    evidence: tuple[Evidence, ...] = ()
 
     def __post_init__(self) -> None:
         # one rule: a provenance mark exists only for a label that exists, and "human" is the default
@@ -125,6 +172,7 @@ class GoldenQuery:
               if i in self.relevant and o != HUMAN}
         object.__setattr__(self, "label_origin", lo)
         object.__setattr__(self, "origin", self.origin or HAND_WRITTEN)
+        object.__setattr__(self, "evidence", tuple(self.evidence or ()))
 
     @property
     def drafted(self) -> bool:
@@ -146,20 +194,39 @@ class GoldenQuery:
     @property
     def provenance_parts(self) -> tuple[str, ...]:
         """The provenance as strings for :meth:`GoldenSet.fingerprint` (empty for a plain query)."""
+        ev = (json.dumps([e.as_row() for e in self.evidence], sort_keys=True),) if self.evidence else ()
         if self.origin == HAND_WRITTEN and not self.draft and not self.label_origin:
-            return ()
+            return ev
         return (self.origin, json.dumps(self.draft, sort_keys=True, default=str),
-                json.dumps(sorted(self.label_origin.items())))
+                json.dumps(sorted(self.label_origin.items())), *ev)
+
+    @property
+    def reviewed_evidence(self) -> tuple[Evidence, ...]:
+        """Evidence a person gave or accepted (what judging reads)."""
+        return tuple(e for e in self.evidence if e.reviewed)
+
+    @property
+    def proposed_evidence(self) -> tuple[Evidence, ...]:
+        """Evidence proposed from the reference answer and not reviewed yet (never judged)."""
+        return tuple(e for e in self.evidence if not e.reviewed)
 
     @property
     def in_scope(self) -> bool:
-        """The golden set's own reading: not ``out_of_scope`` and judged (the one scope rule)."""
-        return bool(self.relevant) and self.category != OUT_OF_SCOPE
+        """The golden set's own reading: not ``out_of_scope`` and judged (ids or reviewed evidence;
+        the one scope rule)."""
+        return bool(self.relevant or self.reviewed_evidence) and self.category != OUT_OF_SCOPE
+
+    @property
+    def awaiting_labels(self) -> bool:
+        """Not marked out of scope, no label, but a reference answer (or proposals) to label it from:
+        neither in scope nor out of scope until a person reviews evidence for it."""
+        return (self.category != OUT_OF_SCOPE and not self.relevant and not self.reviewed_evidence
+                and bool(self.expected_answer or self.proposed_evidence))
 
     @property
     def has_relevant(self) -> bool:
         """At least one positive grade (EvalOptions ``out_of_scope_rule="no_relevant_id"``)."""
-        return any(g > 0 for g in self.relevant.values())
+        return any(g > 0 for g in self.relevant.values()) or any(e.grade > 0 for e in self.reviewed_evidence)
 
     @property
     def relevant_ids(self) -> list[str]:

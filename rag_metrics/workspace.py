@@ -63,7 +63,6 @@ import os
 import re
 import secrets
 import shutil
-import sys
 import threading
 import time
 import zipfile
@@ -76,6 +75,8 @@ from rag_metrics.files import atomic_write_bytes, atomic_write_text, fsync_dir, 
 from rag_metrics.files import locked as _locked
 from rag_metrics.golden import golden_to_text, parse_golden
 from rag_metrics.limits import grade_error, id_problem, parse_int
+from rag_metrics.server_config import class_mode_on as _server_class_mode
+from rag_metrics.server_config import setting
 from rag_metrics.types import GoldenSet
 
 __all__ = [
@@ -134,7 +135,7 @@ _MAX_NAME_CHARS = 200
 
 def default_workspace_dir() -> Path:
     """``$RAG_METRICS_WORKSPACE`` if set, else ``~/.rag_metrics/workspace``."""
-    env = os.environ.get("RAG_METRICS_WORKSPACE")
+    env = setting("workspace")
     return Path(env).expanduser() if env else Path.home() / ".rag_metrics" / "workspace"
 
 
@@ -227,10 +228,7 @@ def ensure_space(space: str, root: str | os.PathLike[str] | None = None,
 def class_mode(argv: Sequence[str] | None = None, env: Mapping[str, str] | None = None) -> bool:
     """True when the server runs in class mode: ``RAG_METRICS_CLASS_MODE=1`` (or true/yes/on)
     or ``--class-mode`` among the script arguments (``streamlit run app.py -- --class-mode``)."""
-    env = os.environ if env is None else env
-    argv = sys.argv[1:] if argv is None else argv
-    return env.get("RAG_METRICS_CLASS_MODE", "").strip().lower() in ("1", "true", "yes", "on") \
-        or "--class-mode" in argv
+    return _server_class_mode(argv, env)
 
 
 def private_space_name(token: str) -> str:
@@ -260,7 +258,7 @@ def choose_space(requested: str | None, token: str, *, class_mode_on: bool | Non
     ``private-<token>`` is returned, created lazily (:func:`read_through`).  The app gives a
     student the space of their seat instead (:func:`rag_metrics.seats.seat_space`).
     """
-    on = class_mode() if class_mode_on is None else class_mode_on
+    on = _server_class_mode() if class_mode_on is None else class_mode_on
     warning = None
     if on:
         if requested is not None and requested.strip():

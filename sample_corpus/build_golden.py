@@ -43,24 +43,20 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from rag_metrics.corpus import load_corpus  # noqa: E402
+from rag_metrics.evidence import held_grade  # noqa: E402
 from rag_metrics.retrieval.chunking import chunk_corpus  # noqa: E402
 
 OUT_OF_SCOPE = "out_of_scope"
 CATEGORIES = ("factual", "comparison", "procedural", OUT_OF_SCOPE)
-FULL_FRACTION, FULL_CHARS, SLIVER_CHARS = 0.3, 60, 20
 
 
 class EvidenceError(Exception):
     pass
 
 
-def chunk_grade(grade: int, overlap: int, quote_len: int) -> int | None:
-    """The label a chunk gets from one quote it overlaps by ``overlap`` characters."""
-    if overlap >= quote_len or overlap >= FULL_FRACTION * quote_len or overlap >= FULL_CHARS:
-        return grade
-    if overlap >= SLIVER_CHARS:
-        return max(grade - 1, 1)
-    return None
+#: The label a chunk gets from one quote it overlaps: THE relevance rule of the library
+#: (:func:`rag_metrics.evidence.held_grade`, docs/evidence.md), the same one evidence judging uses.
+chunk_grade = held_grade
 
 
 def build(evidence_path: Path, docs_path: Path) -> tuple[list[dict], dict]:

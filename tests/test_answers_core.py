@@ -122,7 +122,7 @@ def test_evaluate_means_exclude_failures_and_json_shape():
     s = ev.summary()
     row = s[s.metric == "context_support"].iloc[0]
     assert (row["n"], row["n_failed"]) == (1, 1)
-    assert row["ci_low"] == row["ci_high"] == pytest.approx(0.54, abs=1e-6)
+    assert math.isnan(row["ci_low"]) and math.isnan(row["ci_high"])  # one scored answer: too few for an interval
     assert list(ev.failures("context_support").item_id) == ["x", "empty"]
     assert math.isnan(ev.summary("system").query("system == 's2' and metric == 'context_support'")["mean"].iloc[0])
 

@@ -204,6 +204,11 @@ def test_the_answers_page_offers_only_the_class_judge_and_its_key_goes_only_ther
     at.button[[b.label for b in at.button].index("Run the LLM judge")].click().run()
     no_exception(at)
     srv = lab["judge"]
+    # issue 27: a run over lab.budgets.judge_confirm_over planned calls asks first, and sends nothing
+    assert srv.chat_requests() == 0 and any("Nothing was sent to the judge" in c.value for c in at.caption)
+    at.checkbox(key="judge_confirm_answers").check().run()
+    at.button[[b.label for b in at.button].index("Run the LLM judge")].click().run()
+    no_exception(at)
     assert srv.chat_requests() > 0
     assert set(srv.auth) == {f"Bearer {JUDGE_KEY}"}
     assert any("LLM judge llm:class-chat@" in c.value.replace("\\", "") for c in at.caption)

@@ -103,7 +103,9 @@ def test_per_category_and_disagreements_match_library(cmp):
     shown = next(d.value for d in cmp.main.dataframe if "Category" in d.value.columns)
     assert list(shown["Category"]) == list(cat["category"])
     assert list(shown["B − A"]) == [f"{v:+.3f}" for v in cat["delta"]]
-    assert list(shown["95% CI"]) == [f"[{lo:+.3f}, {hi:+.3f}]" for lo, hi in zip(cat["ci_low"], cat["ci_high"])]
+    assert list(shown["95% CI"]) == [f"[{lo:+.3f}, {hi:+.3f}]" if n >= 3 else f"too few (n = {n})"
+                                     for lo, hi, n in zip(cat["ci_low"], cat["ci_high"], cat["n"])]
+    assert all(-1 <= lo <= hi <= 1 for lo, hi in zip(cat["ci_low"], cat["ci_high"]) if lo == lo)
     dis = disagreements(a, b, 5)
     shown = next(d.value for d in cmp.main.dataframe if "kind" in d.value.columns)
     assert list(shown["query_id"]) == list(dis["query_id"]) and list(shown["kind"]) == list(dis["kind"])

@@ -37,7 +37,15 @@ def danish_result() -> EvaluationResult:
     return result
 
 
-def test_the_danish_sample_is_a_choice_and_is_evaluated_with_the_multilingual_model(app):
+@pytest.fixture
+def fresh_encoders(monkeypatch):
+    """A process without loaded encoders (other tests in this process may have loaded the model)."""
+    import rag_metrics.retrieval as retrieval
+
+    monkeypatch.setattr(retrieval, "_ENCODERS", {})
+
+
+def test_the_danish_sample_is_a_choice_and_is_evaluated_with_the_multilingual_model(fresh_encoders, app):
     sel = app.selectbox(key="corpus")
     assert LABEL in sel.options and sel.value == "sample_corpus"
     sel.set_value(DA).run()

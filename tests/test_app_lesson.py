@@ -169,7 +169,7 @@ def test_class_progress_shows_the_students_progress(lesson, app_env):
     table = lesson.dataframe[0].value
     row = table.set_index("seat").loc["shared"]
     assert row["1 why"] and not row["2 hit_rate"] and row["steps_done"] == 1
-    assert row["quiz quiz_mrr"] == "2" and row["quiz"] == 0
+    assert row["quiz mrr"] == "2" and row["quiz"] == 0
     assert row["hit_rate@5"] == pytest.approx(library_result("dense").mean("hit_rate", 5))
 
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 import pytest
 
 from rag_metrics.corpus import load_corpus
+from rag_metrics.golden import load_golden
 from rag_metrics.retrieval.cache import EmbeddingCache
 from rag_metrics.sample import sample_paths
 from rag_metrics.systems.store import SystemStore
-from rag_metrics.tuning import grid_from_choices, load_evidence, run_sweep
+from rag_metrics.tuning import grid_from_choices, run_sweep
 from rag_metrics.tuning.select import rows
 from tests.app_helpers import open_page
 
@@ -34,7 +35,7 @@ def test_the_plan_then_the_sweep_with_the_librarys_figures(tune, app_cache_dir):
     assert table["Configuration"].tolist() == ["500/100 dense (current system)", "500/100 bm25 k1=1.5 b=0.75"]
     p = sample_paths()
     corpus = load_corpus(str(p.docs))
-    ev = load_evidence(p.root / "golden_evidence.jsonl", corpus)
+    ev = load_golden(p.root / "golden_evidence.jsonl")
     grid = grid_from_choices(chunk_sizes=[500], chunk_overlap=100, kinds=["dense", "bm25"])
     lib = rows(run_sweep(grid, corpus, ev, cache=EmbeddingCache(app_cache_dir)))
     assert table["ndcg@10"].tolist() == pytest.approx([r.tuning for r in lib])

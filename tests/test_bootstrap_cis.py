@@ -14,7 +14,9 @@ def test_rows_equal_single_calls_exactly(n):
                       1.0 / rng.integers(1, 11, n), np.zeros(n)])
     got = bootstrap_cis(rows)
     for row, (lo, hi) in zip(rows, got):
-        assert (lo, hi) == bootstrap_ci(row)
+        np.testing.assert_array_equal((lo, hi), bootstrap_ci(row))  # nan == nan for n < MIN_CI_N
+    if n < 3:  # too few for an interval: nan, and the pages say "too few"
+        assert np.isnan(got).all()
 
 
 def test_constant_rows_and_empty():
@@ -38,7 +40,7 @@ def test_summary_uses_the_same_intervals():
         assert (row.ci_low, row.ci_high) == (lo, hi)
 
 
-@pytest.mark.parametrize("n", [2, 5, 76, 300])
+@pytest.mark.parametrize("n", [3, 5, 76, 300])
 @pytest.mark.parametrize("confidence", [0.9, 0.95, 0.99])
 def test_equals_scipy_bootstrap_exactly(n, confidence):
     from scipy import stats

@@ -25,6 +25,8 @@ PAGES += [("ragas", "RAGAS context metrics"), ("health", "Golden-set health"), (
 PAGES += [("systems", "Systems"), ("answers", "Answers")]  # issues 9 and 10
 PAGES += [("history", "History")]  # issue 20
 PAGES += [("lesson", "Lesson: measuring retrieval"), ("class_progress", "Class progress")]  # issue 17
+PAGES += [("exercises", "Write the metric yourself")]  # issue 26
+PAGES += [("tune", "Tune the retriever"), ("bring_your_system", "Bring your system")]  # issues 30 and 29
 
 pytestmark = [
     pytest.mark.browser,

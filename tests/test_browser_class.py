@@ -105,3 +105,17 @@ def test_students_through_nginx_upload_and_see_only_their_own(deployment, tmp_pa
             assert page1.locator('[data-testid="stException"]').count() == 0
         finally:
             browser.close()
+
+
+def test_nginx_serves_no_metrics_and_its_worker_is_not_root(deployment):
+    """Issue 27: /_stcore/metrics (live session counts, cache statistics) was served to anyone."""
+    import urllib.error
+    import urllib.request
+
+    dep, url = deployment
+    with urllib.request.urlopen(f"{url}/_stcore/health", timeout=30) as r:
+        assert r.status == 200
+    with pytest.raises(urllib.error.HTTPError) as err:
+        urllib.request.urlopen(f"{url}/_stcore/metrics", timeout=30)
+    assert err.value.code == 404
+    assert "user root" not in (dep.tmp / "nginx.conf").read_text()

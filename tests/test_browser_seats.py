@@ -83,10 +83,10 @@ def _wait_cookies(context, names: set[str], timeout: float = 60.0) -> None:
     raise AssertionError(f"cookies {sorted(names)} not set within {timeout:.0f} s (the browser has {sorted(have)})")
 
 
-def _open(page, url: str, text: str = "My seat") -> None:
+def _open(page, url: str, text: str = "My seat", cookie: str = "rag_metrics_seat") -> None:
     page.goto(url)
     page.get_by_text(text).first.wait_for(timeout=120_000)
-    _wait_cookies(page.context, {"rag_metrics_seat"})
+    _wait_cookies(page.context, {cookie})
 
 
 def test_seats_and_sign_in_in_a_real_browser(class_server):
@@ -117,9 +117,16 @@ def test_seats_and_sign_in_in_a_real_browser(class_server):
             tpage.get_by_label("Teacher key").first.fill(KEY)
             tpage.get_by_role("button", name="Sign in").first.click()
             tpage.get_by_text("Signed in as the").first.wait_for(timeout=60_000)
-            _wait_cookies(teacher, {"rag_metrics_seat", "rag_metrics_teacher"})
+            _wait_cookies(teacher, {"rag_metrics_teacher"})
+            # issue 27: the teacher's sign-in is an HttpOnly cookie (set by the server, never by the page, never
+            # readable by a script), and the teacher's browser is no seat (its empty seat was given back)
+            tcookie = next(c for c in teacher.cookies() if c["name"] == "rag_metrics_teacher")
+            assert tcookie["httpOnly"] and tcookie["sameSite"] == "Strict"
+            assert tcookie["value"] not in tpage.content() and "rag_metrics_teacher" not in tpage.evaluate(
+                "document.cookie")
+            assert len(_seats(ws)) == 1
             other = teacher.new_page()
-            _open(other, f"{url}/roster", "seat(s)")  # the teacher's new tab: still the teacher
+            _open(other, f"{url}/roster", "seat(s)", "rag_metrics_teacher")  # the teacher's new tab: still the teacher
             _open(page, f"{url}/roster", "Only the teacher")  # a student, by URL: refused
         finally:
             browser.close()

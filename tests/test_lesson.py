@@ -262,7 +262,7 @@ def test_class_table_csv_reset_and_push(tmp_path):
     table = teacher.class_progress(seats, tmp_path, metrics=lambda space: {"hit_rate@5": 0.5})
     assert table["seat"].tolist() == ["Seat A", "Seat B"]
     assert table["step"].tolist() == [3, 1] and table["steps_done"].tolist() == [1, 0]
-    assert table["1 why"].tolist() == [True, False] and table["quiz quiz_mrr"].tolist() == ["2", ""]
+    assert table["1 why"].tolist() == [True, False] and table["quiz mrr"].tolist() == ["2", ""]
     assert table["quiz"].tolist() == [0, 0] and table["hit_rate@5"].tolist() == [0.5, 0.5]
     csv = teacher.progress_csv(table)
     assert csv.splitlines()[0].startswith("seat,space,step,steps_done,1 why") and "Seat A" in csv

@@ -21,9 +21,8 @@ from rag_metrics.retrieval.cache import EmbeddingCache
 from rag_metrics.retrieval.chunking import chunk_corpus
 from rag_metrics.sample import sample_paths
 from rag_metrics.tuning import (
-    evidence_from_golden,
-    labels_for_chunks,
-    load_evidence,
+    as_evidence,
+    load_labels,
     parse_grid,
     parse_sweep,
     run_sweep,
@@ -41,7 +40,7 @@ MODEL = "hashing-64"
 def sample():
     p = sample_paths()
     corpus = load_corpus(str(p.docs))
-    return p, corpus, load_evidence(p.root / "golden_evidence.jsonl", corpus)
+    return p, corpus, load_golden(p.root / "golden_evidence.jsonl")
 
 
 def small_grid(**over):
@@ -93,27 +92,29 @@ def test_config_toml_round_trips():
 
 
 # ---- labels ----------------------------------------------------------------------------------
-def test_evidence_labels_reproduce_the_samples_chunk_labels(sample):
-    p, corpus, ev = sample
+def test_chunk_labels_as_evidence_judge_as_the_chunk_labels_on_their_chunking(sample):
+    from rag_metrics.evaluate import evaluate
+    from rag_metrics.evidence import CorpusIndex, EvidenceJudge
+    from tests.app_helpers import sample_index
+
+    p, corpus, _ = sample
     gold = load_golden(p.golden)
     chunks = chunk_corpus(corpus)
-    assert labels_for_chunks(ev, chunks).qrels() == gold.qrels()
-    # chunk-id labels as evidence: the labelled chunking gets its own labels back exactly
-    assert labels_for_chunks(evidence_from_golden(gold, chunks), chunks).qrels() == gold.qrels()
+    ev = as_evidence(gold, chunks, corpus)
+    assert all(not q.relevant for q in ev) and [q.in_scope for q in ev] == [q.in_scope for q in gold]
+    run = sample_index("bm25").retriever.retrieve(gold.questions(), k=20)
+    by_ids = evaluate(gold, run)
+    by_evidence = evaluate(ev, run, evidence=EvidenceJudge(CorpusIndex.of(corpus), chunks))
+    for key in ("hit_rate@5", "mrr@10", "ndcg@10", "precision@5", "recall@10"):
+        assert by_evidence.mean(key) == pytest.approx(by_ids.mean(key)), key
 
 
-def test_every_in_scope_question_keeps_a_label_under_any_chunking(sample):
-    _, corpus, ev = sample
-    for size, overlap in [(200, 0), (300, 100), (800, 100), (2000, 200)]:
-        labels = labels_for_chunks(ev, chunk_corpus(corpus, size, overlap))
-        for q in labels:
-            assert bool(q.relevant) == bool(ev.spans[q.id]), (size, q.id)
-
-
-def test_chunk_labels_naming_no_chunk_are_refused(sample):
-    p, corpus, _ = sample
-    with pytest.raises(InputError, match="name no chunk of the labelled chunking"):
-        evidence_from_golden(load_golden(p.golden), chunk_corpus(corpus, 4000, 100))
+def test_load_labels_reads_evidence_and_chunk_sets(sample):
+    p, corpus, ev = sample
+    assert load_labels(p.root / "golden_evidence.jsonl", corpus, (500, 100)).fingerprint() == ev.fingerprint()
+    assert all(not q.relevant for q in load_labels(p.golden, corpus, (500, 100)))
+    with pytest.raises(InputError, match="cannot be placed"):
+        load_labels(p.golden, corpus, (4000, 100))
 
 
 # ---- split -----------------------------------------------------------------------------------
@@ -206,8 +207,8 @@ def test_a_second_sweep_embeds_nothing_and_a_new_size_only_new_texts(sample, tmp
     assert bigger.embedded == len(n800 - old)
     # every configuration of a chunking is scored on the same questions, in golden order
     for r in first.results:
-        assert len(r.values["ndcg@10"]) == len(ev.golden)
-        assert len(r.latency_ms) == len(ev.golden) and r.index_bytes > 0
+        assert len(r.values["ndcg@10"]) == len(ev)
+        assert len(r.latency_ms) == len(ev) and r.index_bytes > 0
 
 
 def test_cancelling_keeps_the_finished_configurations(sample, tmp_path):
@@ -271,3 +272,15 @@ def test_cli_sweep_writes_results_and_a_baseline(tmp_path, capsys, monkeypatch):
     rc = main(["sweep", "--corpus", str(p.docs), "--golden", str(p.golden), "--grid", str(grid),
                "--out", str(tmp_path / "nope" / "s.json")])
     assert rc == 2 and "does not exist" in capsys.readouterr().err
+
+
+def test_a_students_sweep_is_bounded_by_the_policy_place():
+    from rag_metrics.access import STUDENT, Caller, operator
+    from rag_metrics.budgets import Budgets
+    from rag_metrics.policy import budget_message
+
+    student = Caller(STUDENT, space="seat-1", seat="1")
+    assert budget_message(student, "sweep_configs", Budgets(), 12, "configurations") is None
+    msg = budget_message(student, "sweep_configs", Budgets(), 13, "configurations")
+    assert msg is not None and "lab.budgets.sweep_configs" in msg
+    assert budget_message(operator(), "sweep_configs", Budgets(), 200, "configurations") is None

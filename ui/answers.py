@@ -2,7 +2,6 @@
 and cancel, and the per-answer view (statements highlighted by verdict)."""
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import pandas as pd
@@ -18,6 +17,7 @@ from rag_metrics.answers.types import (
     MetricScore,
 )
 from rag_metrics.errors import InputError
+from rag_metrics.server_config import variable
 from ui import views
 
 KEY_URL, KEY_MODEL, KEY_EMBED, KEY_KEYVAR = "answers_judge_url", "answers_judge_model", "answers_judge_embed", \
@@ -104,7 +104,7 @@ def judge_form() -> Any:
     except InputError as err:
         views.input_error(err, "Judge settings")
         return None
-    key = os.environ.get(var)
+    key = variable(var)
     if not key:
         try:
             key = st.secrets.get(var)  # type: ignore[assignment]
@@ -126,6 +126,14 @@ def run_llm(items: list[AnswerItem], items_key: str, cfg: Any, api_key: str | No
     except InputError as err:
         views.input_error(err, "LLM judge")
         return
+    from rag_metrics.budgets import estimate_tokens
+    from ui.drafting import account, judge_gate
+
+    planned = judge.planned_calls(len(items))
+    chars = sum(len(it.question) + len(it.answer) + sum(len(c) for c in it.contexts) for it in items)
+    if not judge_gate("answers", planned, estimate_tokens(planned, chars)):  # the seat's budget, or confirm first
+        st.caption("Nothing was sent to the judge.")
+        return
     bar = st.progress(0.0, text="Starting the judge…")
 
     def progress(p: Any) -> None:
@@ -133,8 +141,12 @@ def run_llm(items: list[AnswerItem], items_key: str, cfg: Any, api_key: str | No
                      text=f"{p.done}/{p.total} calls · {p.cache_hits} from cache · {p.tokens:,} tokens · "
                           f"{p.elapsed:.1f} s")
 
-    ev = evaluate_answers(items, [judge], progress=progress)
-    st.session_state[_RESULT] = (items_key, cfg.name, ev, judge.last_progress)
+    with views.costly("The LLM judge"):  # one of the process's worker slots (lab.budgets.workers)
+        ev = evaluate_answers(items, [judge], progress=progress)
+    spent = judge.last_progress
+    if spent is not None:
+        account(spent.done - spent.cache_hits, spent.tokens)
+    st.session_state[_RESULT] = (items_key, cfg.name, ev, spent)
     bar.empty()
 
 

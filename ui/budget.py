@@ -11,10 +11,11 @@ The budget is ``RAG_METRICS_CACHE_MB`` megabytes (default :data:`DEFAULT_BUDGET_
 """
 from __future__ import annotations
 
-import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
+
+from rag_metrics.server_config import setting
 
 __all__ = ["DEFAULT_BUDGET_MB", "Budget", "budget_bytes", "chunking_bytes", "index_bytes", "release_freed_memory"]
 
@@ -24,7 +25,7 @@ DEFAULT_BUDGET_MB = 512
 
 def budget_bytes() -> int:
     """The budget in bytes from ``RAG_METRICS_CACHE_MB`` (default :data:`DEFAULT_BUDGET_MB`)."""
-    raw = os.environ.get("RAG_METRICS_CACHE_MB", "").strip()
+    raw = setting("cache_mb")
     try:
         mb = float(raw) if raw else DEFAULT_BUDGET_MB
     except ValueError:

@@ -186,10 +186,11 @@ def warm_in_background() -> Any:
     daemon thread, so the first question edit, live query or new chunking of any session does not
     wait for it (the sample's index and question vectors come from the shipped embeddings and need
     no model).  ``RAG_METRICS_WARM=0`` turns it off.  Returns the thread (``None`` when off)."""
-    import os
     import threading
 
-    if os.environ.get("RAG_METRICS_WARM", "1").strip() in ("0", "false", "no"):
+    from rag_metrics.server_config import setting
+
+    if setting("warm") in ("0", "false", "no"):
         return None
     enc = encoder()
 

@@ -215,7 +215,8 @@ def verdict_rows(table: pd.DataFrame, names: list[str] | None = None) -> dict[st
         "A": [views.fmt(v) for v in table["mean_a"]],
         "B": [views.fmt(v) for v in table["mean_b"]],
         "B − A": [f"{v:+.3f}" for v in table["delta"]],
-        INTERVAL_HEADER: [f"[{lo:+.3f}, {hi:+.3f}]" for lo, hi in zip(table["ci_low"], table["ci_high"])],
+        INTERVAL_HEADER: [views.ci_text(lo, hi, n, signed=True)
+                          for lo, hi, n in zip(table["ci_low"], table["ci_high"], table["n"])],
         "p adjusted": [f"{p:.4f}" for p in table["p_ttest_adj"]],
         "Verdict": list(table["verdict"]),
         "Detectable difference (MDE)": [views.fmt(v) for v in table["mde"]],

@@ -68,6 +68,39 @@ def _cost(p: Any) -> str:
             f"{p.prompt_tokens:,} prompt + {p.completion_tokens:,} completion tokens, {p.elapsed:.1f} s")
 
 
+# ---- the judge budget ------------------------------------------------------------------------------
+def _spender() -> str:
+    """Who a judge run is accounted to on the Class page: the seat, else the teacher (or operator)."""
+    who = state.caller()
+    return who.seat or who.role
+
+
+def judge_gate(what: str, calls: int, tokens: int) -> bool:
+    """Ask the policy before a judge run (:func:`rag_metrics.policy.judge_plan`): refused over the
+    seat's budget (said why), and a run over ``lab.budgets.judge_confirm_over`` planned calls runs
+    only after the person ticks a box naming its planned calls.  True when it may run."""
+    from rag_metrics.budgets import SpendLedger
+    from rag_metrics.policy import judge_plan
+
+    plan = judge_plan(state.caller(), server.config().budgets, calls, tokens, SpendLedger().spent(_spender()))
+    if plan.refused:
+        st.warning(plan.refused, icon=":material/savings:")
+        return False
+    if plan.confirm:
+        return bool(st.checkbox(f"Yes, make up to {calls:,} judge calls (about {tokens:,} prompt tokens)",
+                                key=f"judge_confirm_{what}",
+                                help="A large judge run costs the class's judge budget; cached replies cost nothing."))
+    return True
+
+
+def account(calls: int, tokens: int) -> None:
+    """Add a finished judge run's calls and tokens to this seat's spending (the Class page shows it)."""
+    from rag_metrics.budgets import SpendLedger
+
+    if calls or tokens:
+        SpendLedger().add(_spender(), calls, tokens)
+
+
 def all_runs(ctx: Any) -> dict[str, Any]:
     """``{system: Run}`` of the golden questions: the bundled dense, BM25 and hybrid retrievers
     and every stored system (uploads, RAG logs, live backends)."""
@@ -199,8 +232,9 @@ def render_drafts(ctx: Any) -> None:
                f"about {tokens:,} prompt tokens; cached replies cost nothing.")
     if st.session_state.get(LAST_COST, {}).get("draft"):
         st.caption(":material/receipt_long: Last run: " + st.session_state[LAST_COST]["draft"])
+    may = judge_gate("draft", planned, tokens)
     go = st.button(f"Draft {n} questions", key="draft_go", type="primary", icon=":material/edit_note:",
-                   disabled=judge is None)
+                   disabled=judge is None or not may)
     if go and judge is not None:
         from rag_metrics.drafting.badges import BadgeSettings
         from rag_metrics.drafting.review import draft_golden_questions
@@ -209,14 +243,16 @@ def render_drafts(ctx: Any) -> None:
         st.button("Stop", key="draft_stop", icon=":material/cancel:")
         bar, progress = _progress_bar("Drafting")
         try:
-            res = draft_golden_questions(chunks, n, cfg, categories=cats or list(CATEGORIES), golden=ctx.golden,
-                                         encoder=cache.encoder(), rankings=_searchers(ctx),
-                                         settings=BadgeSettings(k=k), api_key=key, policy=server.env().policy,
-                                         progress=lambda phase, p: progress(p))
+            with views.costly("Drafting"):  # one of the process's worker slots (lab.budgets.workers)
+                res = draft_golden_questions(chunks, n, cfg, categories=cats or list(CATEGORIES), golden=ctx.golden,
+                                             encoder=cache.encoder(), rankings=_searchers(ctx),
+                                             settings=BadgeSettings(k=k), api_key=key, policy=server.env().policy,
+                                             progress=lambda phase, p: progress(p))
         except InputError as err:
             views.input_error(err, "Drafting failed")
             return
         bar.empty()
+        account(res.calls, res.tokens)
         added = rv.add(res.drafts)
         bad = len(res.drafts) - sum(1 for d in res.drafts if d.ok)
         st.session_state.setdefault(LAST_COST, {})["draft"] = (
@@ -315,8 +351,12 @@ def _run_suggestions(ctx: Any, pairs: list[Any], judge: tuple[Any, str | None], 
     bar, progress = _progress_bar("Grading")
     rj = RelevanceJudge(cfg, api_key=key, n_samples=int(st.session_state.get(SAMPLES) or 1),
                         policy=server.env().policy)
-    out = rj.grade(pairs, progress=progress)
+    with views.costly("Grading"):  # one of the process's worker slots (lab.budgets.workers)
+        out = rj.grade(pairs, progress=progress)
     bar.empty()
+    lp = rj.last_progress
+    if lp is not None:
+        account(lp.done - lp.cache_hits, lp.prompt_tokens + lp.completion_tokens)
     st.session_state.setdefault(LAST_COST, {})[what] = f"planned {rj.planned_calls(len(pairs))}; " + _cost(
         rj.last_progress)
     store = suggestions(ctx.settings.corpus)
@@ -370,9 +410,12 @@ def render_pool_candidates(ctx: Any, item: Any) -> None:
         todo = [p for p in pairs if (p.query_id, p.item_id) not in have]
         judge = judge_settings("suggest")
         n_samples = _samples_input()
+        from rag_metrics.relevance_judge import planned_prompt_tokens
+
+        may = judge_gate("suggest", len(todo) * n_samples, planned_prompt_tokens(todo, n_samples) if todo else 0)
         if st.button(f"Suggest grades for {len(todo)} pair(s) ({len(todo) * n_samples} judge calls at most)",
                      key="suggest_go",
-                     disabled=judge is None or not todo, icon=":material/gavel:") and judge is not None:
+                     disabled=judge is None or not todo or not may, icon=":material/gavel:") and judge is not None:
             _run_suggestions(ctx, todo, judge, "suggest")
             st.rerun()  # the chunks listed above show the suggestions too
         if st.session_state.get(LAST_COST, {}).get("suggest"):
@@ -437,8 +480,9 @@ def render_judge_vs_people(ctx: Any) -> None:
     if st.session_state.get(LAST_COST, {}).get("agree"):
         st.caption(":material/receipt_long: Last run: " + st.session_state[LAST_COST]["agree"])
     key = (ctx.golden.fingerprint(), k, complete, tuple(runs))
-    if st.button(f"Grade {len(pairs)} pairs", key="agree_go", type="primary", disabled=judge is None or not pairs,
-                 icon=":material/gavel:") and judge is not None:
+    may = judge_gate("agree", len(pairs) * n_samples, planned_prompt_tokens(pairs, n_samples) if pairs else 0)
+    if st.button(f"Grade {len(pairs)} pairs", key="agree_go", type="primary",
+                 disabled=judge is None or not pairs or not may, icon=":material/gavel:") and judge is not None:
         out = _run_suggestions(ctx, pairs, judge, "agree")
         st.session_state.setdefault(AGREEMENT, {})[corpus] = (key, out)
     got = st.session_state.get(AGREEMENT, {}).get(corpus)

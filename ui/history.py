@@ -62,17 +62,23 @@ def save_form(ctx: Any) -> None:
 
 def add_saved_file() -> None:
     """Add a run saved by the CLI (``--save-run FILE.json``) to this corpus's history."""
+    from rag_metrics.formats import sniff
     from rag_metrics.history import parse_saved_run
 
-    up = st.file_uploader("Add a run saved by the CLI (rag-metrics evaluate ... --save-run FILE.json)", type=["json"],
-                          key=KEY_UPLOAD)
+    up = st.file_uploader("Add a run saved by the CLI (rag-metrics evaluate ... --save-run FILE.json)",
+                          type=["json", "gz"], key=KEY_UPLOAD)
     if up is None or st.session_state.get(_ADDED) == (up.name, up.size):
         return
-    try:
-        text = up.getvalue().decode("utf-8-sig")
-    except UnicodeDecodeError:
-        st.error(f"{views.esc(up.name)} is not UTF-8; a saved run is the JSON written by --save-run.")
+    try:  # the one reader decides what the file is (gzip taken off)
+        found = sniff(up.getvalue(), up.name)
+    except InputError as e:
+        views.input_error(e, "Not added")
         return
+    if found.kind not in ("saved_run", "records", "unknown"):  # another tool's file: say what it is
+        st.error(f"{views.esc(up.name)}: looks like {views.esc(found.label)}; History takes the JSON written by "
+                 "`rag-metrics evaluate --save-run`. Bring a run or log in on the Bring your system page.")
+        return
+    text = found.data.decode("utf-8-sig", "replace")
     try:
         run = parse_saved_run(text, up.name)
         ctx_history = SystemStore.for_corpus(state.settings().corpus).history()

@@ -13,14 +13,16 @@ connects them to a browser session:
   never shown.  (A cookie set by a script cannot be HttpOnly: a script injected into the page could
   read it; the app renders no user HTML.)
 - :func:`sidebar_panel` (class mode's sidebar, instead of the workspace picker): the seat's name, the
-  rejoin code, rejoining another seat, and the teacher's sign-in / sign-out.  A sign-in lasts for
-  the browser's other tabs and reloads through a second cookie holding a token signed with the
-  teacher key (:func:`rag_metrics.seats.teacher_token`, 12 hours); signing out deletes it.
+  rejoin code, rejoining another seat, and the teacher's sign-in / sign-out.  A sign-in is a
+  server-side session (:mod:`rag_metrics.teacher_sessions`, 12 hours): the browser keeps its token
+  in an HttpOnly cookie set by ``/_lab/teacher-session`` (:mod:`ui.teacher_route`), so it lasts for
+  the browser's other tabs and reloads and is never in the page; signing out ends every session.
 - :func:`class_page` (the teacher's Class page): the roster and its cleanup.
 """
 from __future__ import annotations
 
 import datetime as _dt
+import logging
 import re
 from collections.abc import Mapping
 
@@ -28,24 +30,28 @@ import streamlit as st
 
 from rag_metrics.access import Caller
 from rag_metrics.errors import InputError
+from rag_metrics.policy import allowed
 from rag_metrics.seats import (
     COOKIE_NAME,
     TEACHER_COOKIE,
-    TEACHER_TTL,
     AttemptGuard,
     ClassFull,
     SeatRegistry,
     check_teacher_key,
-    check_teacher_token,
     seat_caller,
     teacher_caller,
-    teacher_token,
 )
+from rag_metrics.teacher_sessions import SESSION_TTL, TeacherSessions
+from ui.class_budgets import address
+from ui.class_budgets import budgets as _budgets
+from ui.class_budgets import guess_failed as _guess_failed
+from ui.class_budgets import guesses_blocked as _guesses_blocked
+from ui.class_budgets import seat_blocked as _seat_blocked
 
 __all__ = ["caller", "class_page", "gate", "no_seat_page", "read_cookies", "registry", "sidebar_panel",
            "write_cookie"]
 
-_TEACHER = "_identity_teacher"     # True once the teacher key was given in this session
+_TEACHER = "_identity_teacher"     # the teacher session's token once signed in (checked on every run)
 _SEAT = "_identity_seat"           # this session's seat id
 _NEW_SEAT = "_identity_new_seat"   # the seat was created in this session (an empty one is dropped on rejoin)
 _COOKIES = "_identity_cookies"     # {cookie name: (value, max-age)} to (re)write into the browser in this session
@@ -54,12 +60,14 @@ _CALLER = "_identity_caller"       # the caller of the current run (set by gate)
 _FULL = "_identity_full"           # the class-full message of this run
 _GUARD = "_identity_guard"         # AttemptGuard of this session (rejoin codes and teacher key)
 _SHOWN_CODE = "_identity_code"     # a rejoin code just made, shown to this student once
+_WRITTEN = "_identity_teacher_written"  # the teacher cookie (value, max-age) last written to this browser
 _MSG = "_identity_message"         # (kind, text): the outcome of the last identity action, shown once
 KEY_NAME = "identity_name"
 KEY_CODE = "identity_rejoin_code"
 KEY_TEACHER = "identity_teacher_key"
 MAX_AGE = 400 * 24 * 3600          # the seat cookie's max-age (browsers cap it at 400 days)
 _VALUE_OK = re.compile(r"[A-Za-z0-9_.-]{0,200}")
+_LOG = logging.getLogger("rag_metrics.class")
 
 
 # ---- the browser's cookie -----------------------------------------------------------------------
@@ -77,6 +85,14 @@ def write_cookie(name: str, value: str, max_age: int = MAX_AGE) -> None:
     and the value a checked token, never user text."""
     if name not in (COOKIE_NAME, TEACHER_COOKIE) or not _VALUE_OK.fullmatch(value):
         raise ValueError("not one of the lab's cookies")
+    if name == TEACHER_COOKIE:  # HttpOnly, set by the server: the page gets a single-use claim, never the token
+        from ui.teacher_route import PATH
+
+        body = f"claim={sessions().claim(value)}" if max_age > 0 else "end=1"
+        script = (f"<script>fetch('{PATH}',{{method:'POST',credentials:'same-origin',headers:{{'Content-Type':"
+                  f"'application/x-www-form-urlencoded'}},body:'{body}'}});</script>")
+        st.iframe(script, height="content")
+        return
     script = (f"<script>(function(){{var d=window.parent.document;var s=window.parent.location.protocol==='https:'"
               f"?'; Secure':'';d.cookie='{name}={value}; path=/; max-age={int(max_age)}; SameSite=Strict'+s;}})();"
               "</script>")
@@ -87,6 +103,11 @@ def write_cookie(name: str, value: str, max_age: int = MAX_AGE) -> None:
 def registry() -> SeatRegistry:
     """The class's seats (in the workspace root)."""
     return SeatRegistry()
+
+
+def sessions() -> TeacherSessions:
+    """The class's teacher sessions (in the workspace root)."""
+    return TeacherSessions(registry().root)
 
 
 def _config():
@@ -139,10 +160,18 @@ def _resolve() -> Caller | None:
     """The caller of this session (None: the class is full and this browser has no seat)."""
     ss = st.session_state
     if ss.get(_TEACHER):
-        return teacher_caller()
+        if sessions().valid(ss[_TEACHER], _teacher_key()):
+            return teacher_caller()
+        ss.pop(_TEACHER, None)  # signed out elsewhere, expired, or a new teacher key: a student again
+        ss[_SIGNED_OUT] = True
+        from ui import state
+
+        state.forget_space_state()
+        _say("The teacher's sign-in ended (signed out, expired or a new key): this browser is a student seat.",
+             "info")
     token = read_cookies().get(TEACHER_COOKIE)
-    if token and not ss.get(_SIGNED_OUT) and check_teacher_token(token, _teacher_key()):
-        ss[_TEACHER] = True  # signed in earlier in this browser (another tab, a reload)
+    if token and not ss.get(_SIGNED_OUT) and sessions().valid(token, _teacher_key()):
+        ss[_TEACHER] = token  # signed in earlier in this browser (another tab, a reload)
         return teacher_caller()
     reg = registry()
     seat_id = ss.get(_SEAT)
@@ -162,6 +191,10 @@ def _resolve() -> Caller | None:
         _sit(seat.id, None)
         reg.touch(seat.id)
         return seat_caller(seat)
+    blocked = _seat_blocked()
+    if blocked is not None:
+        ss[_FULL] = blocked
+        return None
     try:
         cap = _config().max_private_spaces
         seat, secret = reg.create(cap)
@@ -247,11 +280,16 @@ def _on_rejoin() -> None:
     if not guard.allowed():
         _say(f"Too many wrong codes: try again in {int(guard.wait()) + 1} s.", "error")
         return
+    blocked = _guesses_blocked("rejoin code")
+    if blocked:
+        _say(blocked, "error")
+        return
     typed = ss.get(KEY_CODE) or ""
     ss[KEY_CODE] = ""
     reg = registry()
     got = reg.rejoin(typed)
     if got is None:
+        _guess_failed("rejoin code")
         wait = guard.failed()
         _say("That rejoin code is not valid." + (f" Too many wrong codes: wait {int(wait)} s." if wait else ""),
                      "error")
@@ -280,6 +318,10 @@ def _on_sign_in() -> None:
     if not guard.allowed():
         _say(f"Too many wrong keys: try again in {int(guard.wait()) + 1} s.", "error")
         return
+    blocked = _guesses_blocked("teacher key")
+    if blocked:
+        _say(blocked, "error")
+        return
     try:
         expected = _config().teacher_key
     except InputError as err:
@@ -292,28 +334,52 @@ def _on_sign_in() -> None:
                      "error")
         return
     if not check_teacher_key(typed, expected):
+        _guess_failed("teacher key")
         wait = guard.failed()
         _say("That is not the teacher key." + (f" Too many wrong keys: wait {int(wait)} s." if wait else ""),
                      "error")
         return
     guard.succeeded()
-    ss[_TEACHER] = True
+    _LOG.info("class: teacher signed in from %s", address())
+    _drop_fresh_seat()  # the teacher's browser is never a seat
+    token = sessions().open(expected)
+    ss[_TEACHER] = token
     ss.pop(_SIGNED_OUT, None)
-    _keep_cookie(TEACHER_COOKIE, teacher_token(expected), TEACHER_TTL)
+    _keep_cookie(TEACHER_COOKIE, token, SESSION_TTL)
     ss.pop(_CALLER, None)
     state.forget_space_state()
     _say("Signed in as the teacher: your changes go to the shared workspace everyone sees.", "success")
 
 
+def _drop_fresh_seat() -> None:
+    """Give back the seat this browser got on its first visit when it is still empty (the teacher
+    signing in, a student rejoining their own seat): it never shows on the roster."""
+    ss = st.session_state
+    old = ss.get(_SEAT)
+    if not old or not ss.get(_NEW_SEAT):
+        return
+    reg = registry()
+    row = next((r for r in reg.roster() if r.seat == old), None)
+    seat = reg.get(old)
+    if row is not None and seat is not None and not row.has_work and seat.name == f"Seat {seat.number}" \
+            and not reg.has_rejoin_code(old):
+        reg.remove(old)
+        ss.pop(_SEAT, None)
+        ss.get(_COOKIES, {}).pop(COOKIE_NAME, None)
+        _keep_cookie(COOKIE_NAME, "", 0)
+
+
 def _on_sign_out() -> None:
     from ui import state
 
+    sessions().end_all()  # every browser's sign-in ends, a copied cookie included
+    _LOG.info("class: teacher signed out (every teacher session ended) from %s", address())
     st.session_state.pop(_TEACHER, None)
     st.session_state.pop(_CALLER, None)
     st.session_state[_SIGNED_OUT] = True
     _keep_cookie(TEACHER_COOKIE, "", 0)  # this browser forgets the sign-in
     state.forget_space_state()
-    _say("Signed out: this browser is a student seat again.", "info")
+    _say("Signed out everywhere (every teacher sign-in ended): this browser is a student seat again.", "info")
 
 
 def _rejoin_form() -> None:
@@ -334,9 +400,13 @@ def sidebar_panel() -> None:
     ss = st.session_state
     who = caller()
     for name, (value, max_age) in ss.get(_COOKIES, {}).items():
+        if name == TEACHER_COOKIE and ss.get(_WRITTEN) == (value, max_age):
+            continue  # the teacher's cookie is set once per sign-in / sign-out (each claim is single use)
         write_cookie(name, value, max_age)
+        if name == TEACHER_COOKIE:
+            ss[_WRITTEN] = (value, max_age)
     _show_message()
-    if who.may_manage_class:
+    if allowed(who, "manage-class"):
         st.caption("Signed in as the **teacher**: you change the shared workspace (golden sets, corpora, systems) "
                    "everyone sees. The Class page lists the seats.")
         st.button("Sign out", key="identity_sign_out", icon=":material/logout:", on_click=_on_sign_out)
@@ -370,7 +440,7 @@ def _when(t: float) -> str:
 
 
 def _on_remove(seat_ids: list[str]) -> None:
-    if not caller().may_manage_class:
+    if not allowed(caller(), "manage-class"):
         return
     reg = registry()
     n = sum(reg.remove(s) for s in seat_ids)
@@ -378,10 +448,24 @@ def _on_remove(seat_ids: list[str]) -> None:
 
 
 def _on_remove_idle(days: float) -> None:
-    if not caller().may_manage_class:
+    if not allowed(caller(), "manage-class"):
         return
     gone = registry().remove_idle(days)
     _say(f"Removed {len(gone)} seat(s) idle for {days:g} day(s) or more.", "success")
+
+
+def _budgets_panel(spent: Mapping[str, tuple[int, int]]) -> None:
+    """What each seat may spend (the operator's ``[lab.budgets]``) and what the teacher spent."""
+    import pandas as pd
+
+    b = _budgets()
+    teacher = spent.get("teacher", (0, 0))
+    with st.expander("Budgets per seat (lab.budgets)", icon=":material/savings:"):
+        st.caption("Set in the [lab.budgets] table of the server configuration (RAG_METRICS_CONFIG or "
+                   ".streamlit/secrets.toml); a restart reads them. They bind students' seats; the judge's "
+                   f"confirmation binds everyone. The teacher's own judge use so far: {teacher[0]:,} calls, "
+                   f"{teacher[1]:,} tokens.")
+        st.dataframe(pd.DataFrame(b.rows(), columns=["budget", "value"]), hide_index=True, width="stretch")
 
 
 def class_page() -> None:
@@ -392,7 +476,7 @@ def class_page() -> None:
     from ui import state, views
 
     st.title("Class")
-    if not state.caller().may_manage_class:
+    if not allowed(state.caller(), "manage-class"):
         st.error("Only the teacher sees this page: sign in with the teacher key (sidebar, class mode).",
                  icon=":material/lock:")
         st.stop()
@@ -407,9 +491,15 @@ def class_page() -> None:
     if not rows:
         st.info("No seat yet: students get one when they open the lab.", icon=":material/groups:")
         return
+    from rag_metrics.budgets import SpendLedger
+
+    spent = SpendLedger(registry().root).all()
     df = pd.DataFrame([{"name": r.name, "created": _when(r.created), "last seen": _when(r.last_seen),
-                        "idle (days)": round(r.idle_days, 1), "saved work": r.has_work} for r in rows])
+                        "idle (days)": round(r.idle_days, 1), "saved work": r.has_work,
+                        "judge calls": spent.get(r.seat, (0, 0))[0], "judge tokens": spent.get(r.seat, (0, 0))[1]}
+                       for r in rows])
     st.dataframe(df, hide_index=True, width="stretch")
+    _budgets_panel(spent)
     views.section("Clean up", "Removing a seat deletes its private space; the student gets a new seat on "
                   "their next visit.")
     names = {r.seat: f"{r.name} (last seen {_when(r.last_seen)})" for r in rows}

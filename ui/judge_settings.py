@@ -9,12 +9,13 @@ two are merged, :func:`session_judge` is the one to keep.
 """
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import streamlit as st
 
 from rag_metrics.errors import InputError
+from rag_metrics.policy import allowed
+from rag_metrics.server_config import variable
 from ui import state, views
 
 KEY_URL, KEY_MODEL = "judge_url", "judge_model"
@@ -41,13 +42,13 @@ def session_judge() -> tuple[Any, str | None] | None:
     Raises :class:`InputError` for bad settings (the caller shows it)."""
     from rag_metrics.answers.llm import DEFAULT_KEY_ENV, JudgeConfig
 
-    if state.caller().class_mode:
+    if not allowed(state.caller(), "choose-judge"):
         return _operator_judge()
     url = (st.session_state.get(KEY_URL) or "").strip()
     model = (st.session_state.get(KEY_MODEL) or "").strip()
     if not url or not model:
         return None
-    key = os.environ.get(DEFAULT_KEY_ENV)
+    key = variable(DEFAULT_KEY_ENV)
     if not key:
         try:
             key = st.secrets.get(DEFAULT_KEY_ENV)  # type: ignore[assignment]
@@ -59,7 +60,7 @@ def session_judge() -> tuple[Any, str | None] | None:
 def judge_settings(where: str) -> tuple[Any, str | None] | None:
     """Render the judge settings (a form in single-user mode, the operator's judge named in class
     mode) and return :func:`session_judge`; ``where`` keys the widgets per view."""
-    if state.caller().class_mode:
+    if not allowed(state.caller(), "choose-judge"):
         try:
             got = _operator_judge()
         except InputError as err:

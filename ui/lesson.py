@@ -29,17 +29,19 @@ LANG = "lesson_lang"
 # ---- who may see the class ---------------------------------------------------------------------
 def may_see_class() -> bool:
     """The teacher (``Caller.may_manage_class``); in single-user mode the operator, who runs the server."""
-    c = state.caller()
-    return c.may_manage_class or not c.class_mode
+    from rag_metrics.policy import allowed
+
+    return allowed(state.caller(), "see-class")
 
 
 def roster() -> list[tuple[str, str]]:
     """The class: ``(seat label, space)`` pairs.  In class mode the seats of the class
     (:meth:`rag_metrics.seats.SeatRegistry.roster`: the name a student gave, else the seat id);
     in single-user mode every saved workspace."""
-    from rag_metrics.workspace import class_mode, list_spaces
+    from rag_metrics.policy import allowed
+    from rag_metrics.workspace import list_spaces
 
-    if class_mode():
+    if allowed(state.caller(), "list-seats"):
         from rag_metrics.seats import SeatRegistry
 
         return [(row.name or f"seat {row.seat}", row.space) for row in SeatRegistry().roster()]
@@ -370,27 +372,56 @@ def _exercise_link(name: str, label: str) -> None:
 
 
 # ---- the teacher's view ------------------------------------------------------------------------------
-def space_metrics(ctx: state.Lab):
+#: Seconds between two refreshes of the class table (a fragment: only the table reruns).
+REFRESH_S = 5
+
+
+def space_metrics(ctx: state.Lab, pending: list[str] | None = None):
     """``metrics(space)`` for the class table: the space's golden set for the current corpus, ranked by
-    the current system's memo, under the current conventions (hit rate@K, MRR, NDCG@K)."""
+    the current system's memo, under the current conventions (hit rate@K, MRR, NDCG@K).
+
+    Never computed in the teacher's run: a result kept for this (space, golden file version, corpus,
+    system, K, conventions) is read; a missing one is queued in the process's bounded pool
+    (:func:`rag_metrics.jobs.pool`, ``lab.budgets.workers`` threads) and shows as empty until the
+    table's next refresh finds it.  Spaces still computing are appended to ``pending``."""
     from rag_metrics.evaluate import evaluate
+    from rag_metrics.jobs import pool
     from rag_metrics.workspace import Workspace
+    from ui import server
 
     k = ctx.k
+    jobs = pool(server.config().budgets.workers)
+    empty = {f"hit_rate@{k}": math.nan, "mrr": math.nan, f"ndcg@{k}": math.nan}
+
+    def values(res: Any) -> dict[str, float]:
+        return {f"hit_rate@{k}": res.mean("hit_rate", k), "mrr": res.mean("mrr"), f"ndcg@{k}": res.mean("ndcg", k)}
 
     def metrics(space: str) -> dict[str, float]:
+        if space == state.space():  # the teacher's own: already computed for this page
+            return values(ctx.result) if ctx.result is not None else empty
+        if ctx.settings.system or ctx.corpus.level != "chunk":
+            return empty
+        ws = Workspace(ctx.settings.corpus, space=space)
         try:
-            loaded = Workspace(ctx.settings.corpus, space=space).load()
+            version = ws.path.stat().st_mtime_ns
+        except OSError:
+            version = 0  # reads the shared (seed) golden set
+        key = ("class-metrics", space, version, ctx.settings.corpus, ctx.settings.retriever, k,
+               repr(ctx.settings.options), id(ctx.memo))
+
+        def compute() -> dict[str, float]:
+            loaded = ws.load()
             golden = loaded[0] if loaded is not None else ctx.corpus.seed_golden
-            if golden is None or ctx.settings.system or ctx.corpus.level != "chunk":
-                res = ctx.result if space == state.space() else None
-            else:
-                res = evaluate(golden, ctx.memo.run_for(golden), ctx.settings.options)
-        except Exception:  # noqa: BLE001 - one bad space must not hide the class
-            res = None
-        if res is None:
-            return {f"hit_rate@{k}": math.nan, "mrr": math.nan, f"ndcg@{k}": math.nan}
-        return {f"hit_rate@{k}": res.mean("hit_rate", k), "mrr": res.mean("mrr"), f"ndcg@{k}": res.mean("ndcg", k)}
+            if golden is None:
+                return empty
+            return values(evaluate(golden, ctx.memo.run_for(golden), ctx.settings.options))
+
+        state_, got = jobs.result(key, compute)
+        if state_ == "done":
+            return dict(got)
+        if state_ in ("pending", "busy") and pending is not None:
+            pending.append(space)
+        return empty  # an error in one space must not hide the class
     return metrics
 
 
@@ -417,16 +448,76 @@ def _push_all(ctx: state.Lab, spaces: list[str]) -> None:
                  "success")
 
 
-def class_view(ctx: state.Lab) -> None:
-    """The teacher's view: the class table, its CSV, reset and push."""
+def _reset_one(ctx: state.Lab, space: str, label: str, what: str) -> None:
+    """Reset one student: their lesson ``progress``, their private ``golden`` set of the current corpus, or ``both``."""
     from rag_metrics.lesson import teacher
+    from rag_metrics.policy import allowed
+
+    if not allowed(state.caller(), "see-class"):
+        return
+    done = teacher.reset_student(space, ctx.settings.corpus, progress=what in ("progress", "both"),
+                                 golden=what in ("golden", "both"))
+    state.drop_golden_sessions()
+    state.notice(f"Reset {views.esc(label)}: {', '.join(done) or 'nothing to reset'}.", "success")
+
+
+def _one_student(ctx: state.Lab, seats: list[tuple[str, str]]) -> None:
+    """The teacher's controls for one student: reset their progress, their private golden set, or both."""
+    from rag_metrics.workspace import DEFAULT_SPACE
+
+    private = [(label, space) for label, space in seats if space != DEFAULT_SPACE]
+    if not private:
+        return
+    labels = {space: label for label, space in private}
+    c1, c2, c3 = st.columns([3, 3, 2], vertical_alignment="bottom")
+    pick = c1.selectbox("Student", list(labels), format_func=labels.get, key="class_one_pick")
+    what = c2.selectbox("Reset", ["progress", "golden", "both"], key="class_one_what",
+                        format_func={"progress": "lesson progress", "golden": "private golden set",
+                                     "both": "progress and golden set"}.get)
+    c3.button("Reset this student", key="class_one_reset", icon=":material/person_remove:", on_click=_reset_one,
+              args=(ctx, str(pick), labels.get(pick, ""), str(what)), disabled=pick is None)
+
+
+def class_view(ctx: state.Lab) -> None:
+    """The teacher's view: the class table (refreshing itself), its CSV, reset (everyone or one student)
+    and push."""
+    from rag_metrics.policy import allowed
     from rag_metrics.workspace import DEFAULT_SPACE
 
     views.show_notice()
+    if allowed(state.caller(), "manage-class"):  # class mode: the seats live on the Class page
+        st.page_link("pages/roster.py", label="The Class page: seats, budgets and what each seat spent",
+                     icon=":material/groups:")
     seats = roster()
+    _class_table(ctx)
+    private = [space for _, space in seats if space != DEFAULT_SPACE]
+    views.section("Manage the class")
+    _one_student(ctx, seats)
+    _manage(ctx, seats, private)
+
+
+def _class_table_body(ctx: state.Lab) -> None:
+    """The class table and its CSV (re-read from the seats' progress files on every refresh)."""
+    from rag_metrics.lesson import teacher
+
+    seats = roster()
+    pending: list[str] = []
+    table = teacher.class_progress(seats, metrics=space_metrics(ctx, pending))
     st.caption(f"{len(seats)} seat(s) · corpus {views.esc(ctx.corpus.label or ctx.settings.corpus)} · system "
-               f"{views.esc(ctx.settings.system_name)} · K = {ctx.k}. A step is done when all its tasks are solved.")
-    table = teacher.class_progress(seats, metrics=space_metrics(ctx))
+               f"{views.esc(ctx.settings.system_name)} · K = {ctx.k}. A step is done when all its tasks are solved. "
+               f"Refreshes every {REFRESH_S} s" + (f"; metrics of {len(pending)} seat(s) are being computed"
+                                                   if pending else "") + ".")
+    _render_table(table)
+
+
+@st.fragment(run_every=REFRESH_S)
+def _class_table(ctx: state.Lab) -> None:
+    _class_table_body(ctx)
+
+
+def _render_table(table: pd.DataFrame) -> None:
+    from rag_metrics.lesson import teacher
+
     steps = teacher.step_columns()
     # one narrow column per step, headed by its number (its title in the header's help), so the 11 steps
     # fit beside the seat at 1024-1280 px; the quiz answers and the rest follow to the right
@@ -453,8 +544,9 @@ def class_view(ctx: state.Lab) -> None:
                "title); then the space's current metrics and, to the right, each quiz answer.")
     st.download_button("Export progress as CSV", teacher.progress_csv(table), file_name="class_progress.csv",
                        mime="text/csv", icon=":material/download:", key="class_csv")
-    private = [space for _, space in seats if space != DEFAULT_SPACE]
-    views.section("Manage the class")
+
+
+def _manage(ctx: state.Lab, seats: list[tuple[str, str]], private: list[str]) -> None:
     c1, c2 = st.columns(2, gap="large")
     with c1:
         sure = st.checkbox("Yes, reset every student's lesson progress", key="class_reset_sure")

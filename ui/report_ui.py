@@ -188,7 +188,7 @@ def content(ctx):
 
     inp = inputs(ctx)
     comparison, names = resolved_comparison(ctx, inp)
-    return cache.report_content_for(ctx.result, ctx.id_text, _config(inp, comparison, names), comparison, inp.key,
+    return cache.report_content_for(ctx.result, ctx.context_text, _config(inp, comparison, names), comparison, inp.key,
                                     inp.k, names, inp.title, tuple(sorted(_options(inp).items())), inp.answers())
 
 
@@ -196,7 +196,7 @@ def html_builder(ctx) -> tuple[Callable[[], str], ReportInputs]:
     """A no-argument function returning the report HTML of the current view (built once per
     inputs, on first call), for ``st.download_button(data=...)``."""
     inp = inputs(ctx)
-    result, text = ctx.result, ctx.id_text
+    result, text = ctx.result, ctx.context_text  # a context that is not a chunk shows its logged text
     published = inp.comparison is not None
 
     def build() -> str:

@@ -6,7 +6,6 @@ connections).  The rules are in :mod:`rag_metrics.access`; nothing here decides 
 """
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from typing import Any
 
@@ -14,7 +13,8 @@ import streamlit as st
 
 from rag_metrics.connections import ServerEnv
 from rag_metrics.errors import InputError
-from rag_metrics.server_config import ServerConfig, load_server_config
+from rag_metrics.policy import allowed
+from rag_metrics.server_config import ServerConfig, environment, load_server_config
 from ui import state
 
 __all__ = ["beir_field", "class_mode", "config", "env", "operator_variables"]
@@ -33,7 +33,7 @@ def config() -> ServerConfig:
 def operator_variables() -> Mapping[str, str]:
     """Environment plus the string values of Streamlit secrets (top level): what ``${VAR}`` resolves
     against in single-user mode."""
-    variables = dict(os.environ)
+    variables = dict(environment())
     try:
         for k, v in st.secrets.items():
             if isinstance(v, (str, int, float)):
@@ -46,13 +46,15 @@ def operator_variables() -> Mapping[str, str]:
 def env() -> ServerEnv:
     """This session's :class:`~rag_metrics.connections.ServerEnv` (built per call: cheap)."""
     caller = state.caller()
-    variables: Any = operator_variables() if caller.resolves_typed_secrets else None
+    variables: Any = operator_variables() if allowed(caller, "resolve-typed-secrets") else None
     return ServerEnv(caller, config(), variables)
 
 
 def class_mode() -> bool:
     """True when the people in the browsers are not the operator (teacher and students)."""
-    return bool(state.caller().class_mode)
+    from rag_metrics.policy import allowed
+
+    return not allowed(state.caller(), "choose-space")
 
 
 def beir_field() -> tuple[str, Any]:
@@ -61,7 +63,9 @@ def beir_field() -> tuple[str, Any]:
     against the data roots when the operator lists some)."""
     e = env()
     folders = e.folders
-    if e.caller.class_mode:
+    from rag_metrics.policy import allowed
+
+    if not allowed(e.caller, "type-folder"):
         sets = folders.datasets()
         if not sets:
             st.caption("No BEIR dataset is in the lab's data folders yet (the operator puts them under "

@@ -44,10 +44,12 @@ _CSS = """<style>
 PAGES: dict[str, list[tuple[str, str, str]]] = {
     "Start here": [
         ("pages/lesson.py", "Lesson", ":material/school:"),
+        ("pages/exercises.py", "Exercises: write the metric", ":material/code:"),
         ("pages/class_progress.py", "Class progress", ":material/groups:"),
     ],
     "Evaluate": [
         ("pages/dashboard.py", "Dashboard", ":material/dashboard:"),
+        ("pages/bring_your_system.py", "Bring your system", ":material/upload_file:"),
         ("pages/failures.py", "Failures and drill-down", ":material/troubleshoot:"),
         ("pages/compare.py", "Compare A vs B", ":material/compare_arrows:"),
         ("pages/systems.py", "Systems", ":material/hub:"),
@@ -87,9 +89,9 @@ _ROOT_ID = "home"
 def _shown_pages(teacher: bool = False) -> list[tuple[str, str, str]]:
     """Every ``(path, title, icon)`` of :data:`PAGES` this session may open (:data:`TEACHER_PAGES`
     only for the teacher, or the operator in single-user mode)."""
-    from rag_metrics.workspace import class_mode
+    from rag_metrics.server_config import class_mode_on
 
-    teacher = teacher or not class_mode()  # single-user mode: the operator runs the class
+    teacher = teacher or not class_mode_on()  # single-user mode: the operator runs the class
     return [item for items in PAGES.values() for item in items if teacher or item[0] not in TEACHER_PAGES]
 
 
@@ -124,8 +126,8 @@ def _pages(teacher: bool = False) -> dict[str, list[st.Page]]:
                 out[section].append(st.Page(path, title=title, icon=icon, url_path=stem))
     path, title, icon = CLASS_PAGE
     roster = st.Page(path, title=title, icon=icon, url_path="roster", visibility="visible" if teacher else "hidden")
-    if teacher:
-        out["Class"] = [roster]
+    if teacher:  # beside Class progress at the top of the menu, never behind "View more"
+        out["Start here"].append(roster)
     if alias is not None:
         out[next(reversed(out))].append(alias)  # after every visible page (registration order matters)
     if not teacher:
@@ -135,16 +137,17 @@ def _pages(teacher: bool = False) -> dict[str, list[st.Page]]:
 
 def main() -> None:
     """Navigation, shared sidebar, then the selected page."""
-    from rag_metrics.workspace import class_mode
+    from rag_metrics.server_config import class_mode_on
     from ui import sidebar
 
     st.set_page_config(page_title="RAG Metrics Lab", page_icon=":material/query_stats:", layout="wide")
     teacher, seated = False, True
-    if class_mode():  # who this browser is, before anything reads a workspace
+    if class_mode_on():  # who this browser is, before anything reads a workspace
+        from rag_metrics.policy import allowed
         from ui import identity, state
 
         seated = identity.gate()
-        teacher = seated and state.caller().may_manage_class
+        teacher = seated and allowed(state.caller(), "manage-class")
     page = st.navigation(_pages(teacher), position="sidebar" if seated else "hidden")
     if not seated:  # a full class: a message, the rejoin code and the teacher's sign-in, nothing else
         identity.no_seat_page()

@@ -40,11 +40,12 @@ from rag_metrics.errors import InputError
 from rag_metrics.evaluate import EvalOptions, EvaluationResult
 from rag_metrics.golden_session import GoldenSession
 from rag_metrics.metrics.registry import DEFAULT_METRICS
+from rag_metrics.policy import allowed
 from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, DEFAULT_RETRIEVER, RETRIEVER_KINDS
 from rag_metrics.retrieval.memo import RetrievalMemo
 from rag_metrics.types import Corpus, GoldenSet
-from rag_metrics.workspace import DEFAULT_SPACE, Workspace, choose_space, class_mode, ensure_space, read_through
+from rag_metrics.workspace import DEFAULT_SPACE, Workspace, choose_space, ensure_space, read_through
 from ui import cache
 
 # ---- keys --------------------------------------------------------------------------------------
@@ -210,7 +211,7 @@ def space() -> str:
     teacher, the seat's for a student; a URL never chooses it).  Single-user mode: chosen once per
     session (URL ``?ws=``, else the shared one)."""
     ss = st.session_state
-    if class_mode():
+    if not allowed(caller(), "choose-space"):
         return caller().writes_to
     if _SPACE not in ss:
         from ui.views import esc
@@ -231,8 +232,9 @@ def caller() -> Caller:
     the app asks it.  Single-user mode: the operator; class mode: the student of this browser's seat,
     or the teacher after signing in (:func:`ui.identity.caller`)."""
     from rag_metrics.access import operator
+    from rag_metrics.server_config import class_mode_on
 
-    if not class_mode():
+    if not class_mode_on():  # who the browser is (the authenticator); what it may do: rag_metrics.policy
         return operator()
     from ui import identity
 
@@ -277,7 +279,7 @@ def sync_space_param() -> None:
     """Carry the workspace in the URL (only when it is not the shared one, and only when it differs).
     Class mode: never (a ``?ws=`` in the URL is removed)."""
     name = space()
-    if name == DEFAULT_SPACE or class_mode():
+    if name == DEFAULT_SPACE or not allowed(caller(), "choose-space"):
         if PARAM_SPACE in st.query_params:
             del st.query_params[PARAM_SPACE]
     elif st.query_params.get(PARAM_SPACE) != name:
@@ -693,6 +695,13 @@ class Lab:
         if self.corpus.level == "document":
             return cache.document_text(self.corpus.corpus, self.corpus.fingerprint)
         return self.chunks.text
+
+    @property
+    def context_text(self) -> dict[str, str]:
+        """:attr:`id_text` and the logged text of every retrieved context that is not a chunk (a RAG
+        log's contexts that match no chunk), so a context always shows its text where it is ranked."""
+        extra = getattr(self.result.located, "texts", None) if self.result.located is not None else None
+        return {**self.id_text, **extra} if extra else self.id_text
 
     def summary(self):
         return cache.summary_table(self.result, self.key, self.k, self.settings.metrics)

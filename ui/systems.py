@@ -168,7 +168,7 @@ def evaluations(ctx: Any, retry_failed: bool = False) -> list[SystemEvaluation]:
     with st.spinner("Ranking the golden questions with every system…"):
         evals = evaluate_systems(systems, ctx.golden, ctx.settings.options, ctx.memo.depth,
                                  chunk_to_doc=ctx.chunks.doc if ctx.settings.options.level == "document" else None,
-                                 retry_failed=retry_failed)
+                                 retry_failed=retry_failed, chunks=ctx.chunks.chunks)
     return evals + [SystemEvaluation(n, None, None, e) for n, e in errors.items()]
 
 
@@ -360,6 +360,8 @@ def systems_table(ctx: Any, evals: list[SystemEvaluation]) -> None:
                        "sidebar's conventions evaluate only the answered ones.")
         for w in warn.dropna():
             st.warning(w, icon=":material/help:")
+        for name, result in ok.items():  # each system whose contexts could not all be placed in the corpus
+            views.located_banner(result, name)
     for e in evals:
         if not e.ok:
             st.error(f"**{views.esc(e.name)}**: {views.esc(e.error or '')}", icon=":material/error:")
@@ -373,7 +375,7 @@ def system_details(ctx: Any, evals: list[SystemEvaluation]) -> None:
     for e in evals:
         spec = specs.get(e.name)
         title = f"{e.name} — {spec.description}" if spec else f"{e.name} — the sidebar's retriever"
-        with st.expander(title, expanded=False):
+        with st.expander(views.esc(title), expanded=False):  # a URL or file name is user text
             if e.system_run is not None:
                 cov = coverage(e.system_run, ctx.golden)
                 c = st.columns(5)
@@ -383,6 +385,8 @@ def system_details(ctx: Any, evals: list[SystemEvaluation]) -> None:
                     col.metric(label, cov[key])
                 for note in e.system_run.notes:
                     st.caption(views.esc(note))
+                if e.result is not None and e.result.located is not None and e.result.located.total:
+                    st.caption(views.esc(e.result.located.note()))
                 cm = e.system_run.context_match
                 if cm is not None and (cm.fuzzy_examples or cm.unmatched_examples):
                     st.dataframe(pd.DataFrame(cm.fuzzy_examples + cm.unmatched_examples,

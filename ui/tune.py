@@ -14,17 +14,16 @@ from rag_metrics.errors import InputError
 from rag_metrics.retrieval.cache import default_cache_dir
 from rag_metrics.retrieval.defaults import RETRIEVER_KINDS
 from rag_metrics.tuning import (
-    EvidenceSet,
     SweepResult,
+    as_evidence,
     estimate,
-    evidence_from_golden,
     grid_from_choices,
-    load_evidence,
     parse_sweep,
     run_sweep,
 )
 from rag_metrics.tuning.grid import BUNDLED_MODEL, Grid, SweepConfig
 from rag_metrics.tuning.select import COST_AXES, Row, baseline_run, best, best_of_n, held_out_check, rows, wins_losses
+from rag_metrics.types import GoldenSet
 from ui import cache, state, views
 
 __all__ = ["KEY_RESULT", "KEY_PICK", "evidence_for", "current_config", "form", "run", "upload", "results"]
@@ -40,7 +39,7 @@ METRICS = ("ndcg@10", "ndcg@5", "mrr@10", "hit_rate@5", "recall@10", "map@10")
 _SIDEBAR_DEFAULTS = {"k1": 1.5, "b": 0.75, "rrf_k": 60.0, "weight": 0.5, "depth": 10}
 
 
-def evidence_for(ctx: Any) -> tuple[EvidenceSet, str]:
+def evidence_for(ctx: Any) -> tuple[GoldenSet, str]:
     """The labels every configuration is scored on, and a line saying what they are.
 
     The sample's own evidence quotes when the golden set is the sample's unchanged; otherwise the
@@ -52,12 +51,12 @@ def evidence_for(ctx: Any) -> tuple[EvidenceSet, str]:
     ev_file = p.root / "golden_evidence.jsonl"
     if state.is_sample(ctx.settings.corpus) and ev_file.is_file() and p.golden.is_file() \
             and load_golden(p.golden).fingerprint() == ctx.golden.fingerprint():
-        return (load_evidence(ev_file, ctx.corpus.corpus),
+        return (load_golden(ev_file),
                 "Labels: the sample's evidence quotes (golden_evidence.jsonl), located in each chunking.")
     if ctx.corpus.level != "chunk":
         raise InputError("this corpus is labelled by document, not by chunk; a sweep needs chunk labels or "
                          "evidence quotes. Label chunks in the Golden set editor first.")
-    ev = evidence_from_golden(ctx.golden, ctx.chunks.chunks)
+    ev = as_evidence(ctx.golden, ctx.chunks.chunks, ctx.corpus.corpus)
     return ev, (f"Labels: your golden set's chunk labels on {ctx.settings.chunk_size}/{ctx.settings.chunk_overlap}; "
                 "each labelled chunk's text is its evidence, located in every other chunking.")
 
@@ -93,16 +92,23 @@ def form(ctx: Any) -> Grid | None:
         return None
 
 
-def plan_line(grid: Grid, ctx: Any, evidence: EvidenceSet) -> str:
+def plan_line(grid: Grid, ctx: Any, evidence: GoldenSet) -> str:
     est = estimate(grid, ctx.corpus.corpus, evidence, cache=cache.embedding_cache(str(default_cache_dir())))
     return "Planned: " + est.describe()
 
 
-def run(grid: Grid, ctx: Any, evidence: EvidenceSet) -> None:
+def run(grid: Grid, ctx: Any, evidence: GoldenSet) -> None:
     """Run the sweep here, with a progress bar; finished configurations are kept as they come, so a click
     elsewhere (which stops the run) keeps them."""
+    from rag_metrics.policy import budget_message
     from rag_metrics.tuning.run import new_result
+    from ui import server
 
+    over = budget_message(state.caller(), "sweep_configs", server.config().budgets, len(grid.configs),
+                          "configurations")
+    if over:
+        st.error(views.esc(over), icon=":material/block:")
+        return
     res = new_result(grid, ctx.corpus.corpus, evidence, baseline=current_config(ctx))
     st.session_state[KEY_RESULT] = res
     st.session_state.pop(KEY_PICK, None)
@@ -114,8 +120,9 @@ def run(grid: Grid, ctx: Any, evidence: EvidenceSet) -> None:
     def progress(msg: str, frac: float) -> None:
         bar.progress(min(max(frac, 0.0), 1.0), text=views.esc(msg))
 
-    run_sweep(grid, ctx.corpus.corpus, evidence, cache=cache.embedding_cache(str(default_cache_dir())),
-              baseline=current_config(ctx), progress=progress, result=res)
+    with views.costly("The sweep"):  # one of the process's worker slots (lab.budgets.workers)
+        run_sweep(grid, ctx.corpus.corpus, evidence, cache=cache.embedding_cache(str(default_cache_dir())),
+                  baseline=current_config(ctx), progress=progress, result=res)
     slot.empty()
 
 

@@ -5,9 +5,10 @@ upload is always shown as plain text (:func:`plain_text`, dataframes), never as 
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import altair as alt
 import pandas as pd
@@ -30,6 +31,18 @@ def fmt(x: float | None, decimals: int = DECIMALS) -> str:
     if x is None or (isinstance(x, float) and math.isnan(x)) or x is pd.NA:
         return "—"
     return f"{float(x):.{decimals}f}"
+
+
+def ci_text(lo: float, hi: float, n: int | None = None, signed: bool = False, brackets: bool = False) -> str:
+    """An interval for a page: ``0.512 – 0.734`` (``[+0.012, +0.210]`` when ``signed``/``brackets``),
+    or ``too few (n = 2)`` where the library gives none because the set is too small
+    (:data:`rag_metrics.evaluate.MIN_CI_N`), or an em dash when it is missing for another reason."""
+    from rag_metrics.evaluate import too_few
+
+    if lo is None or hi is None or pd.isna(lo) or pd.isna(hi):
+        return f"too few (n = {int(n)})" if n is not None and not pd.isna(n) and too_few(int(n)) else "—"
+    a, b = (f"{float(lo):+.3f}", f"{float(hi):+.3f}") if signed else (fmt(lo), fmt(hi))
+    return f"[{a}, {b}]" if brackets or signed else f"{a} – {b}"
 
 
 def label(metric: str) -> str:
@@ -82,7 +95,7 @@ def metric_cards(summary: pd.DataFrame, per_row: int = 3, key: str = "metrics") 
                 with col:
                     st.metric(f"{label(r['metric'])}@{r['k']}", fmt(r["mean"]), help=metric_help(r["metric"]),
                               border=True)
-                    st.caption(f"95% CI {fmt(r['ci_low'])} – {fmt(r['ci_high'])}")
+                    st.caption(f"95% CI {ci_text(r['ci_low'], r['ci_high'], r.get('n'))}")
 
 
 def target_cards(targets: pd.DataFrame) -> None:
@@ -199,7 +212,7 @@ def category_chart(cat: pd.DataFrame, metric: str, height: int = 260) -> dict:
     df = cat.copy()
     df["label"] = [f"{c} (n={n})" for c, n in zip(df["category"], df["n"])]
     df["mean_fmt"] = [fmt(v) for v in df["mean"]]
-    df["ci_fmt"] = [f"{fmt(a)} – {fmt(b)}" for a, b in zip(df["ci_low"], df["ci_high"])]
+    df["ci_fmt"] = [ci_text(a, b, n) for a, b, n in zip(df["ci_low"], df["ci_high"], df["n"])]
     df["k"] = df["k"].astype(object)
     return _fill(_category_template(metric, height), cat=df)
 
@@ -300,11 +313,32 @@ def page_header(title: str, lab_ctx, subtitle: str | None = None) -> None:
     parts = [esc(lab_ctx.corpus.label or s.corpus),
              f"{len(lab_ctx.chunks.chunks)} chunks ({s.chunk_size}/{s.chunk_overlap})",
              f"system: {esc(s.system_name)}", f"K = {lab_ctx.k}",
-             f"{r.n_in_scope} in-scope · {r.n_out_of_scope} out-of-scope queries"]
+             f"{r.n_in_scope} in-scope · {r.n_out_of_scope_labelled} out-of-scope queries"]
+    if r.n_awaiting_labels:
+        parts.append(f"{r.n_awaiting_labels} awaiting evidence review (a reference answer, no label yet: "
+                     "Golden set page, Review evidence)")
     if r.n_absent:
         parts.append(answered_absent(r))
     st.caption(" · ".join(parts) + (f"  \n{subtitle}" if subtitle else ""))
+    located_banner(r, s.system_name)
     conventions_caption()
+
+
+def located_banner(result, name: str = "") -> bool:
+    """THE banner of a system whose retrieved contexts could not all be located in the corpus: the
+    share and the likely fix (:meth:`rag_metrics.evidence.LocateReport.line`), an error above the
+    limit ("not comparable"), a warning below it, nothing when every context was placed.  Shown at
+    the top of every view of that system; returns False when its numbers are not comparable."""
+    located = getattr(result, "located", None)
+    line = located.line() if located is not None else ""
+    if not line:
+        return True
+    who = f"**{esc(name)}**: " if name else ""
+    if not located.comparable:
+        st.error(f"{who}{esc(line)}. The numbers below are no verdict.", icon=":material/block:")
+        return False
+    st.warning(f"{who}{esc(line)}.", icon=":material/help:")
+    return True
 
 
 def conventions_caption() -> None:
@@ -326,6 +360,36 @@ _MD_SPECIAL = "\\`*_{}[]()#+-.!|<>~$:"
 def esc(text: str) -> str:
     """Escape markdown (and HTML-significant) characters so ``text`` shows literally in st.markdown."""
     return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(text))
+
+
+@contextlib.contextmanager
+def costly(what: str) -> Iterator[None]:
+    """Costly work (embedding, a judge run) in one of the process's worker slots
+    (:func:`rag_metrics.jobs.slot`, ``lab.budgets.workers``): while every slot is taken, the page says
+    it waits, and the Stop button still cancels."""
+    from rag_metrics.jobs import slot
+    from ui import server
+
+    note = st.empty()
+
+    def waiting() -> None:
+        note.caption(f":material/hourglass_top: {esc(what)}: waiting for a free worker (the class's other "
+                     "sessions are using them)…")
+    with slot(server.config().budgets.workers, waiting):
+        note.empty()
+        yield
+
+
+def server_path(path: object) -> str:
+    """A server file path as this session may see it: in full for the operator (single user); in
+    class mode only its file name (a student never learns the server's folders), escaped."""
+    from pathlib import Path
+
+    from rag_metrics.policy import allowed
+    from ui import state
+
+    shown = str(path) if allowed(state.caller(), "see-server-paths") else f"…/{Path(str(path)).name}"
+    return esc(shown)
 
 
 def highlight_md(segments) -> str:

@@ -19,7 +19,6 @@ from rag_metrics.workspace import (
     DEFAULT_SPACE,
     Workspace,
     WorkspaceCheck,
-    class_mode,
     export_space_archive,
     import_space_archive,
     list_spaces,
@@ -60,7 +59,9 @@ def _on_create() -> None:
 def sidebar_picker() -> None:
     """The workspace selector (call inside ``st.sidebar``).  Class mode: no picker (a student never
     chooses a space); the seat and teacher controls of :func:`ui.identity.sidebar_panel` instead."""
-    if class_mode():
+    from rag_metrics.policy import allowed
+
+    if not allowed(state.caller(), "choose-space"):
         from ui import identity
 
         identity.sidebar_panel()
@@ -140,7 +141,7 @@ def health_banner() -> None:
                    "it could read and nothing more is lost. Repair or reset keep a backup copy.",
                    icon=":material/report:")
         for p in chk.problems:
-            st.caption(f"{views.esc(str(p.path))}: {views.esc(p.message)}")
+            st.caption(f"{views.server_path(p.path)}: {views.esc(p.message)}")
         c1, c2, c3, _ = st.columns([1, 1, 1, 1])
         c1.button("Repair", key="ws_repair", icon=":material/build:", on_click=_on_repair, args=(name,),
                   disabled=not all(p.repairable for p in chk.problems), width="stretch")

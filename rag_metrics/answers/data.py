@@ -67,8 +67,15 @@ def parse_answers(data: bytes | str, filename: str, system: str | None = None
     Rows without an answer column are kept (their answer metrics get status ``empty_answer``).
     ``system`` names the answering system of rows that do not say (default: the file name).
     """
+    from rag_metrics.errors import InputError
+    from rag_metrics.formats import unwrap
     from rag_metrics.systems.raglog import parse_rag_log
 
+    if isinstance(data, bytes):
+        try:
+            data, filename, _wraps = unwrap(data, filename)  # gzip, Parquet rows
+        except InputError:
+            pass  # parse_rag_log reports the damaged file
     log, report = parse_rag_log(data, filename)
     # the reader warns when two rows share a question (it matters when rows are matched to golden
     # questions by text); several systems answering one question is normal here

@@ -23,7 +23,6 @@ request.  Failures become a per-item status (``unreachable``, ``timeout``, ``htt
 from __future__ import annotations
 
 import math
-import os
 import re
 import threading
 import time
@@ -53,6 +52,7 @@ from rag_metrics.answers.types import (
     StatementVerdict,
 )
 from rag_metrics.errors import InputError
+from rag_metrics.server_config import variable
 
 __all__ = ["DEFAULT_KEY_ENV", "LLM_METRICS", "JudgeCallError", "JudgeConfig", "LLMJudge"]
 
@@ -319,7 +319,7 @@ class LLMJudge:
                 # class mode: no variable of the server is read, and a key goes only to the operator's judge
                 key = (api_key if self.policy.may_send_judge_key(config.base_url) else None) or "not-needed"
             else:
-                key = api_key or os.environ.get(config.api_key_env) or "not-needed"
+                key = api_key or variable(config.api_key_env) or "not-needed"
             client = openai.OpenAI(base_url=config.base_url, api_key=key, timeout=config.timeout,
                                    max_retries=config.max_retries, http_client=_http_client(self.policy, config))
         self.cache = None if cache is False else (cache if cache is not None

@@ -1,4 +1,4 @@
-"""Command line: ``rag-metrics evaluate | compare | validate | retrieve | report | answers |
+"""Command line: ``rag-metrics evaluate | compare | validate | gate | retrieve | report | answers |
 judge-relevance | draft | exercise | sweep``.
 
 Each subcommand is one module of this package (listed once in :data:`SUBCOMMANDS`) exposing
@@ -6,25 +6,26 @@ Each subcommand is one module of this package (listed once in :data:`SUBCOMMANDS
 :mod:`rag_metrics.cli._common`.  Subcommand modules import only light modules at import time; the
 heavy ones (NumPy kernels, models, indexes) are imported by ``run``.
 
-Exit codes: 0 success; 1 a ``--fail-under`` threshold was missed (evaluate) or the validated file
-has errors (validate); 2 bad input, or a subcommand that cannot be loaded (a broken installation),
-with a one-line message on stderr and never a traceback.
+Exit codes: 0 success; 1 a ``--fail-under`` threshold was missed (evaluate), the validated file
+has errors (validate), or the gate failed (gate, evaluate --fail-on-regression); 2 bad input, or a
+subcommand that cannot be loaded (a broken installation), with a one-line message on stderr and
+never a traceback; 3 the gate is inconclusive (too few questions to see the change asked).
 """
 from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 from collections.abc import Sequence
 
 from rag_metrics.cli._common import PROG, Parser, stderr
 from rag_metrics.errors import InputError
+from rag_metrics.server_config import setting
 
 __all__ = ["main", "build_parser", "SUBCOMMANDS", "SubcommandLoadError"]
 
 #: The subcommand modules of :mod:`rag_metrics.cli`, in ``--help`` order.
-SUBCOMMANDS: tuple[str, ...] = ("evaluate", "compare", "validate", "retrieve", "report", "answers",
+SUBCOMMANDS: tuple[str, ...] = ("evaluate", "compare", "validate", "gate", "retrieve", "report", "answers",
                                 "judge-relevance", "draft", "exercise", "sweep")
 
 
@@ -90,7 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser()
     except SubcommandLoadError as e:
-        if os.environ.get("RAG_METRICS_DEBUG"):
+        if setting("debug"):
             raise
         stderr(f"{PROG}: error: {e} (set RAG_METRICS_DEBUG=1 for details)")
         return 2
@@ -112,7 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         stderr(f"{PROG} {args.command}: error: out of memory; evaluate a smaller run or fewer cutoffs")
         return 2
     except Exception as e:  # never a traceback for the user; RAG_METRICS_DEBUG=1 shows it
-        if os.environ.get("RAG_METRICS_DEBUG"):
+        if setting("debug"):
             raise
         first_line = str(e).splitlines()[0] if str(e) else ""
         stderr(f"{PROG} {args.command}: error: unexpected {type(e).__name__}: {first_line}"

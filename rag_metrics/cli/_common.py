@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import sys
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from rag_metrics.errors import InputError
+from rag_metrics.server_config import setting
 
 if TYPE_CHECKING:  # pragma: no cover
     from rag_metrics.evaluate import EvalOptions
@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = [
     "PROG", "Parser", "stderr", "Progress", "counter_progress", "fmt", "table", "check_int",
-    "add_judgment_options", "eval_options", "metric_keys", "fail_under", "id_to_doc", "load_inputs",
+    "add_judgment_options", "verdict_line", "eval_options", "metric_keys", "fail_under", "id_to_doc", "load_inputs",
 ]
 
 #: The command's name in messages.
@@ -45,7 +45,7 @@ class Progress:
     """Stage messages on stderr, only for long inputs (or when RAG_METRICS_PROGRESS=1)."""
 
     def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled or os.environ.get("RAG_METRICS_PROGRESS") == "1"
+        self.enabled = enabled or setting("progress") == "1"
         self.t0 = time.perf_counter()
 
     def __call__(self, msg: str) -> None:
@@ -80,6 +80,14 @@ def counter_progress(label: str) -> Callable[[int, int], None]:
 def fmt(v: float) -> str:
     """A metric value with four decimals (``nan`` for NaN)."""
     return "nan" if isinstance(v, float) and math.isnan(v) else f"{v:.4f}"
+
+
+def ci_cell(lo: float, hi: float, n: int | None = None, signed: bool = False) -> str:
+    """``[0.512, 0.734]`` (``[+0.012, +0.210]`` when ``signed``), or ``too few (n = 2)`` where the
+    library gives no interval because the set is too small (:data:`rag_metrics.evaluate.MIN_CI_N`)."""
+    if math.isnan(lo) or math.isnan(hi):
+        return f"too few (n = {n})" if n is not None else "too few"
+    return f"[{lo:+.3f}, {hi:+.3f}]" if signed else f"[{fmt(lo)}, {fmt(hi)}]"
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:
@@ -211,6 +219,20 @@ def id_to_doc(run: Run, golden: GoldenSet) -> dict[str, str]:
     return {i: i.rsplit("#", 1)[0] for i in ids if "#" in i}
 
 
+def verdict_line(result: Any, name: str = "") -> str:
+    """The CLI's last line about where the contexts are: "" when every retrieved context was placed
+    in the corpus, else the unlocated share and the likely fix; "NOT COMPARABLE" above the limit
+    (:data:`rag_metrics.evidence.UNLOCATED_LIMIT`)."""
+    located = getattr(result, "located", None)
+    if located is None or not located.line():
+        return ""
+    line = located.line()
+    who = f"{name}: " if name else ""
+    if not located.comparable:
+        return f"{who}NOT COMPARABLE: {line.removeprefix('Not comparable: ')}"
+    return f"{who}{line}"
+
+
 def load_inputs(args: argparse.Namespace, run_paths: Sequence[str], progress: Progress) -> tuple[GoldenSet, list[Any]]:
     """Read ``--qrels`` and the runs, stopping on errors and printing warnings on stderr."""
     from rag_metrics.io import read_qrels, read_run, validate_run
@@ -219,6 +241,12 @@ def load_inputs(args: argparse.Namespace, run_paths: Sequence[str], progress: Pr
     report.raise_if_errors()
     if len(golden) == 0:
         raise InputError(f"{args.qrels}: no judgments found")
+    if not any(q.has_relevant for q in golden) and any(q.awaiting_labels for q in golden):
+        n = sum(q.awaiting_labels for q in golden)
+        raise InputError(f"{args.qrels}: {n} question(s) have a reference answer but no relevant id and no reviewed "
+                         f"evidence, so there is nothing to evaluate yet; propose evidence from the reference answers "
+                         f"with `{PROG} validate {args.qrels} --corpus PATH --propose-evidence OUT.jsonl`, review it "
+                         "(accept or reject each proposal) and evaluate OUT.jsonl with --corpus PATH")
     if not any(q.has_relevant for q in golden):
         raise InputError(f"{args.qrels}: no query has a relevant id (grade >= 1), so there is nothing to evaluate; "
                          "--qrels takes TREC qrels, a BEIR qrels .tsv or folder, or a golden set with relevant ids "
@@ -234,6 +262,17 @@ def load_inputs(args: argparse.Namespace, run_paths: Sequence[str], progress: Pr
             runs.append(run)
             continue
         run, rrep = read_run(rp)
+        if rrep.errors:  # judgments given as the run? say so rather than list every line
+            from rag_metrics.files import read_bytes
+            from rag_metrics.formats import KINDS, sniff
+
+            try:
+                kind = sniff(read_bytes(rp), rp, role="run").kind
+            except InputError:
+                kind = ""
+            if kind in ("trec_qrels", "beir_qrels", "json_qrels"):
+                raise InputError(f"{rp}: looks like {KINDS[kind]}, not a run; give it as --qrels and the system's "
+                                 "output (TREC run, CSV/JSON run, RAG log or trace export) as --run")
         rrep.raise_if_errors(hint=f"run `{PROG} validate {args.qrels} --run {rp}` to list all")
         if len(run) == 0:
             raise InputError(f"{rp}: run has no lines; expected 'qid Q0 docid rank score tag'")

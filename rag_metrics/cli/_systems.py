@@ -21,6 +21,8 @@ __all__ = [
     "add_backend_options",
     "add_upload_options",
     "backend_system",
+    "corpus_chunks",
+    "evidence_judge",
     "is_upload",
     "read_upload_run",
     "run_backend",
@@ -33,7 +35,12 @@ BACKENDS = ("bundled", "http", "pgvector", "qdrant")
 
 
 def is_upload(path: str) -> bool:
-    return Path(path).suffix.lower() in UPLOAD_SUFFIXES
+    """Whether ``--run PATH`` is matched to the golden questions (a RAG log, trace export, CSV/JSON
+    run) rather than read as a TREC run: decided by :func:`rag_metrics.formats.is_trec_run`, the
+    one test ``evaluate``, ``compare`` and ``validate --run`` share."""
+    from rag_metrics.formats import is_trec_run
+
+    return not is_trec_run(path)
 
 
 def add_upload_options(sp: argparse.ArgumentParser) -> None:
@@ -56,14 +63,7 @@ def read_upload_run(args: argparse.Namespace, path: str, golden: GoldenSet) -> R
 
     chunks = None
     if getattr(args, "corpus", None):
-        from rag_metrics.corpus import load_corpus
-        from rag_metrics.errors import ValidationReport
-        from rag_metrics.retrieval.chunking import chunk_corpus
-
-        report = ValidationReport()
-        corpus = load_corpus(args.corpus, report=report)
-        report.raise_if_errors()
-        chunks = chunk_corpus(corpus, args.chunk_size, args.chunk_overlap)
+        chunks = corpus_chunks(args)[1]
     try:
         system = load_upload(path, chunks, getattr(args, "match_threshold", 90.0))
     except InputError as e:
@@ -80,7 +80,50 @@ def read_upload_run(args: argparse.Namespace, path: str, golden: GoldenSet) -> R
         stderr(f"{PROG}: {path}: ... {len(result.unmatched_rows) - 20} more unmatched rows")
     run = result.run
     run.name = Path(path).stem
+    if chunks is not None:
+        _CONTEXTS[id(run)] = (run, {**(result.context_texts or {}),
+                                    **(getattr(result.context_match, "texts", None) or {})})
     return run
+
+
+_CONTEXTS: dict[int, tuple[Any, dict[str, str]]] = {}  # run -> texts of its contexts that match no chunk
+_CHUNKS: dict[tuple[str, int, int], tuple[Any, Any]] = {}
+
+
+def corpus_chunks(args: argparse.Namespace) -> tuple[Any, Any]:
+    """``(corpus, chunks)`` of ``--corpus`` at ``--chunk-size/--chunk-overlap`` (read once)."""
+    key = (args.corpus, args.chunk_size, args.chunk_overlap)
+    if key not in _CHUNKS:
+        from rag_metrics.corpus import load_corpus
+        from rag_metrics.errors import ValidationReport
+        from rag_metrics.retrieval.chunking import chunk_corpus
+
+        report = ValidationReport()
+        corpus = load_corpus(args.corpus, report=report)
+        report.raise_if_errors()
+        _CHUNKS[key] = (corpus, chunk_corpus(corpus, args.chunk_size, args.chunk_overlap))
+    return _CHUNKS[key]
+
+
+def evidence_judge(args: argparse.Namespace, run: Run, golden: GoldenSet) -> Any:
+    """The :class:`~rag_metrics.evidence.EvidenceJudge` for ``run`` when ``--corpus`` is given and the
+    run's contexts are not all chunks of it (a RAG log's unmatched texts, another chunking's ids) or
+    the golden set labels evidence; else None (ids judged as they are).  An evidence golden set
+    without ``--corpus`` is an error that names the option."""
+    needs = any(q.reviewed_evidence and not q.relevant for q in golden.queries)
+    if not getattr(args, "corpus", None) or getattr(args, "level", "chunk") == "document":
+        if needs and not any(q.relevant for q in golden.queries):
+            raise InputError(f"{args.qrels}: the golden set labels evidence (passages), not ids; pass --corpus PATH "
+                             "so retrieved contexts can be located in the corpus")
+        return None
+    from rag_metrics.evidence import EvidenceJudge
+
+    corpus, chunks = corpus_chunks(args)
+    known = {c.id for c in chunks}
+    _, uniques = run.factorized_ids()
+    if not needs and all(str(i) in known for i in uniques.tolist()):
+        return None
+    return EvidenceJudge.for_chunks(chunks, texts=_CONTEXTS.get(id(run), (None, {}))[1], corpus=corpus)
 
 
 def add_backend_options(p: argparse.ArgumentParser) -> None:

@@ -16,7 +16,7 @@ import json
 import math
 from typing import Any
 
-from rag_metrics.cli._common import PROG, fmt, stderr, table
+from rag_metrics.cli._common import PROG, ci_cell, fmt, stderr, table
 from rag_metrics.errors import InputError
 
 __all__ = ["add_parser", "parse_fail_under", "run"]
@@ -146,7 +146,7 @@ def _table(ev: Any, known: list[str], per_item: bool) -> str:
             rows.append([m, "null", "", "0", str(n_failed)])
             continue
         r = r.iloc[0]
-        rows.append([m, fmt(r["mean"]), f"[{fmt(r['ci_low'])}, {fmt(r['ci_high'])}]", str(int(r["n"])),
+        rows.append([m, fmt(r["mean"]), ci_cell(float(r["ci_low"]), float(r["ci_high"]), int(r["n"])), str(int(r["n"])),
                      str(int(r["n_failed"]))])
     text = f"{len(ev.items)} answers, judge: {ev.judge}\n" + table(
         ["metric", "mean", "95% CI", "n", "not scored"], rows)

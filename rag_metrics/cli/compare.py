@@ -10,12 +10,14 @@ from typing import Any
 from rag_metrics.cli._common import (
     Progress,
     add_judgment_options,
+    ci_cell,
     eval_options,
     fmt,
     id_to_doc,
     load_inputs,
     metric_keys,
     table,
+    verdict_line,
 )
 from rag_metrics.errors import InputError
 
@@ -33,7 +35,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def run(args: argparse.Namespace) -> int:
-    """Handler of ``rag-metrics compare``; returns the exit code (0)."""
+    """Handler of ``rag-metrics compare``; returns the exit code (1 when a run is not comparable)."""
     from rag_metrics.compare import DECISION_RULE, compare, comparison_summary
     from rag_metrics.evaluate import evaluate
 
@@ -43,8 +45,10 @@ def run(args: argparse.Namespace) -> int:
     golden, (ra, rb) = load_inputs(args, args.run, Progress(False))
     opts = eval_options(args)
     c2d = {**id_to_doc(ra, golden), **id_to_doc(rb, golden)} if opts.level == "document" else None
-    a = evaluate(golden, ra, opts, chunk_to_doc=c2d)
-    b = evaluate(golden, rb, opts, chunk_to_doc=c2d)
+    from rag_metrics.cli._systems import evidence_judge
+
+    a = evaluate(golden, ra, opts, chunk_to_doc=c2d, evidence=evidence_judge(args, ra, golden))
+    b = evaluate(golden, rb, opts, chunk_to_doc=c2d, evidence=evidence_judge(args, rb, golden))
     name_a, name_b = Path(args.run[0]).name, Path(args.run[1]).name
     df = compare(a, b, keys, name_a=name_a, name_b=name_b)
     if args.format == "json":
@@ -59,7 +63,8 @@ def run(args: argparse.Namespace) -> int:
         rows = []
         for _, r in df.iterrows():
             key = r["metric"] + ("" if r["k"] is None or str(r["k"]) == "<NA>" else f"@{r['k']}")
-            rows.append([key, fmt(r.mean_a), fmt(r.mean_b), f"{r.delta:+.4f}", f"[{r.ci_low:+.3f}, {r.ci_high:+.3f}]",
+            rows.append([key, fmt(r.mean_a), fmt(r.mean_b), f"{r.delta:+.4f}",
+                         ci_cell(r.ci_low, r.ci_high, int(r.n), signed=True),
                          f"{r.wins}/{r.losses}/{r.ties}", f"{r.p_ttest:.4f}", f"{r.p_ttest_adj:.4f}", r.verdict,
                          fmt(r.mde)])
         print(table(["metric", "A", "B", "delta", f"{df['ci_level'].iloc[0] * 100:.4g}% CI" if len(df) else "CI",
@@ -68,4 +73,7 @@ def run(args: argparse.Namespace) -> int:
         print(comparison_summary(df, name_a, name_b))
         for _, r in df.iterrows():
             print(r.sentence)
-    return 0
+    verdicts = [v for v in (verdict_line(a, name_a), verdict_line(b, name_b)) if v]
+    for v in verdicts:  # the last lines: a run judged mostly on contexts found nowhere is no verdict
+        print(v, file=sys.stdout if args.format == "table" else sys.stderr)
+    return 1 if not (a.comparable and b.comparable) else 0

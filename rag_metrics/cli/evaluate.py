@@ -1,8 +1,11 @@
 """``rag-metrics evaluate``: score a TREC run against relevance judgments.
 
-Exit code 1 when a ``--fail-under`` threshold is missed, or with ``--baseline FILE.json
+Exit code 1 when a ``--fail-under`` threshold is missed, when the run is not comparable (more than
+:data:`rag_metrics.evidence.UNLOCATED_LIMIT` of its contexts cannot be located in ``--corpus``; the
+last line says so and names the fix), or with ``--baseline FILE.json
 --fail-on-regression`` when some metric is significantly worse than the saved baseline run by the
-decision rule of :mod:`rag_metrics.compare` (:mod:`rag_metrics.history`).
+decision rule of :mod:`rag_metrics.compare` (:mod:`rag_metrics.history`); 3 when that gate is
+inconclusive (:mod:`rag_metrics.gate`: the set is too small to see a change of ``--min-change``).
 """
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ from rag_metrics.cli._common import (
     PROG,
     Progress,
     add_judgment_options,
+    ci_cell,
     eval_options,
     fail_under,
     fmt,
@@ -24,6 +28,7 @@ from rag_metrics.cli._common import (
     metric_keys,
     stderr,
     table,
+    verdict_line,
 )
 from rag_metrics.errors import InputError
 
@@ -48,7 +53,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                     help="compare with a run saved by --save-run: paired per query, by the decision rule of "
                          "the Compare page (paired t-test, Benjamini-Hochberg)")
     ev.add_argument("--fail-on-regression", action="store_true",
-                    help="with --baseline: exit 1 when some metric is significantly worse than the baseline")
+                    help="with --baseline: the regression gate (as `rag-metrics gate`): exit 1 when some metric is "
+                         "significantly worse than the baseline, 3 when the set is too small to see a change of "
+                         "--min-change (inconclusive)")
+    from rag_metrics.cli.gate import add_gate_options
+
+    add_gate_options(ev)
     return ev
 
 
@@ -64,7 +74,12 @@ def run(args: argparse.Namespace) -> int:
     opts = eval_options(args)
     t = time.perf_counter()
     chunk_to_doc = id_to_doc(trec_run, golden) if opts.level == "document" else None
-    res = evaluate(golden, trec_run, opts, chunk_to_doc=chunk_to_doc)
+    from rag_metrics.cli._systems import evidence_judge
+
+    ej = evidence_judge(args, trec_run, golden)
+    res = evaluate(golden, trec_run, opts, chunk_to_doc=chunk_to_doc, evidence=ej)
+    if ej is not None and res.located is not None:
+        stderr(f"{PROG}: {args.run}: {res.located.note()}")
     if res.n_queries == 0:
         raise InputError(f"{args.run}: no golden query of {args.qrels} is in the run, and --missing skip "
                          "(--only-answered) leaves nothing to average; check that the run and the qrels use the same "
@@ -93,6 +108,10 @@ def run(args: argparse.Namespace) -> int:
         doc["n_out_of_scope"] = res.n_out_of_scope
         doc["n_answered"], doc["n_absent"] = res.n_answered, res.n_absent
         doc["absent_questions"] = "skipped" if opts.missing_queries == "skip" else "counted as 0"
+        if res.located is not None:
+            doc["contexts"] = {"total": res.located.total, "unlocated": res.located.unlocated,
+                               "unlocated_share": res.located.share, "comparable": res.located.comparable,
+                               "fix": res.located.fix}
         if per_query is not None:
             doc["per_query"] = per_query
         json.dump(doc, out, indent=2 if not args.per_query else None, allow_nan=True)
@@ -119,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
                 if key in means:
                     cell = fmt(means[key])
                     if key in cis:
-                        cell += f" [{fmt(cis[key][0])}, {fmt(cis[key][1])}]"
+                        cell += " " + ci_cell(cis[key][0], cis[key][1], res.n_queries)
                     cells.append(cell)
                 else:
                     cells.append("")
@@ -141,16 +160,22 @@ def run(args: argparse.Namespace) -> int:
     failed = [(k, v, means[str(k)]) for k, v in thresholds if not (means[str(k)] >= v)]
     for k, v, got in failed:
         stderr(f"{PROG}: FAIL {k} = {fmt(got)} is below --fail-under {v}")
-    regressed = _history(args, res, keys, trec_run.name)
-    return 1 if failed or regressed else 0
+    gate = _history(args, res, keys, trec_run.name)
+    verdict = verdict_line(res, trec_run.name)
+    if verdict:  # the last line: never a number computed mostly from contexts found nowhere, unsaid
+        print(verdict, file=out if args.format == "table" else sys.stderr)
+    if failed or gate == "fail" or not res.comparable:
+        return 1
+    return 3 if gate == "inconclusive" else 0
 
 
-def _history(args: argparse.Namespace, res: Any, keys: list, run_name: str) -> bool:
-    """``--save-run`` and ``--baseline``: True when ``--fail-on-regression`` finds a regression."""
+def _history(args: argparse.Namespace, res: Any, keys: list, run_name: str) -> str | None:
+    """``--save-run`` and ``--baseline``; with ``--fail-on-regression`` the gate's verdict (``pass``,
+    ``fail``, ``inconclusive``: :mod:`rag_metrics.gate`), else None."""
     if args.fail_on_regression and not args.baseline:
         raise InputError("--fail-on-regression needs --baseline FILE.json (a run saved with --save-run)")
     if not (args.save_run or args.baseline):
-        return False
+        return None
     from rag_metrics.history import compare_runs, load_saved_run, regressions, save_run, saved_run
 
     settings = {"k": args.k, "metrics": args.metrics, "run": args.run, "qrels": args.qrels}
@@ -164,7 +189,7 @@ def _history(args: argparse.Namespace, res: Any, keys: list, run_name: str) -> b
         stderr(f"{PROG}: saved run {current.name!r} ({len(current.query_ids)} queries, {len(keys)} metrics) to "
                f"{args.save_run}")
     if not args.baseline:
-        return False
+        return None
     baseline = load_saved_run(args.baseline)
     table, notes = compare_runs(baseline, current)
     for note in notes:
@@ -178,4 +203,12 @@ def _history(args: argparse.Namespace, res: Any, keys: list, run_name: str) -> b
                f"{r['p_ttest_adj']:.3g})")
     if not len(bad):
         stderr(f"{PROG}: no metric is significantly worse than baseline {baseline.name!r}")
-    return bool(args.fail_on_regression and len(bad))
+    if not args.fail_on_regression:
+        return None
+    from rag_metrics.cli.gate import print_gate
+    from rag_metrics.gate import gate_checks, gate_verdict
+
+    checks = gate_checks(table, args.min_change, args.power)
+    verdict = gate_verdict(checks)
+    print_gate(checks, verdict, baseline.name)
+    return verdict

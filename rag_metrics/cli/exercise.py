@@ -128,12 +128,10 @@ _SHOWN_LINES = 20
 
 def _printed(report: str) -> list[str]:
     """The first lines the student's code printed (from the harness's report)."""
-    import json
+    from rag_metrics.files import loads_json
 
-    try:
-        text = json.loads(report).get("stdout", "")
-    except (ValueError, AttributeError):
-        return []
+    value, _, _ = loads_json(report)
+    text = value.get("stdout", "") if isinstance(value, dict) else ""
     lines = str(text).splitlines()
     return [line[:200] for line in lines[:_SHOWN_LINES]]
 

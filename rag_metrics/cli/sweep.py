@@ -5,10 +5,11 @@
     rag-metrics sweep --corpus PATH --golden PATH [--grid grid.toml] --out sweep.json
         [--held-out 0.3] [--seed 0] [--cost p95_ms|index_mb|build_s] [--save-baseline FILE.json] [--yes]
 
-``--golden``: an evidence set (``{"question", "category", "evidence": [{"doc", "quote", "grade"}]}``
-per line, like the sample's ``golden_evidence.jsonl``), or a chunk-id golden set labelled on the
-chunking ``--labelled-chunking SIZE/OVERLAP`` (default 500/100): its labels become evidence, so every
-chunking of the grid is scored on the same labels.  Without ``--grid`` the issue's 12-configuration
+``--golden``: a golden set with evidence labels (``{"question", "category", "evidence": [{"doc",
+"quote", "grade"}]}`` per line, like the sample's ``golden_evidence.jsonl``), or with chunk labels made
+on the chunking ``--labelled-chunking SIZE/OVERLAP`` (default 500/100): those become evidence, so every
+chunking of the grid is judged on the same labels by the lab's evidence rule (docs/evidence.md).
+Without ``--grid`` the issue's 12-configuration
 grid runs (3 chunk sizes x dense / BM25 / hybrid RRF / hybrid weighted 0.5).
 
 Before it runs, the sweep prints the number of configurations and the estimated time (from the
@@ -29,7 +30,7 @@ from typing import Any
 from rag_metrics.cli._common import PROG, stderr, table
 from rag_metrics.errors import InputError
 
-__all__ = ["add_parser", "run", "load_labels"]
+__all__ = ["add_parser", "run"]
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -69,39 +70,9 @@ def _chunking(text: str) -> tuple[int, int]:
     return validate_chunk_args(size, overlap)
 
 
-def load_labels(golden_path: str, corpus: Any, labelled_chunking: tuple[int, int]) -> Any:
-    """An :class:`~rag_metrics.tuning.labels.EvidenceSet` from an evidence file or a chunk-id golden set."""
-    from rag_metrics.files import loads_json
-    from rag_metrics.tuning.labels import evidence_from_golden, load_evidence
-
-    p = Path(golden_path)
-    if not p.is_file():
-        raise InputError(f"{p}: golden set not found.")
-    first = ""
-    with open(p, encoding="utf-8-sig", errors="replace") as fh:
-        for line in fh:
-            if line.strip():
-                first = line
-                break
-    is_evidence = False
-    if p.suffix.lower() == ".jsonl" and first:
-        try:
-            obj, _, _ = loads_json(first)
-            is_evidence = isinstance(obj, dict) and "evidence" in obj
-        except (InputError, ValueError):
-            is_evidence = False
-    if is_evidence:
-        return load_evidence(p, corpus)
-    from rag_metrics.golden import load_golden
-    from rag_metrics.retrieval.chunking import chunk_corpus
-
-    golden = load_golden(p)
-    return evidence_from_golden(golden, chunk_corpus(corpus, *labelled_chunking))
-
-
 def run(args: argparse.Namespace) -> int:
     from rag_metrics.corpus import load_corpus
-    from rag_metrics.tuning import estimate, load_grid, parse_grid, run_sweep, save_sweep
+    from rag_metrics.tuning import estimate, load_grid, load_labels, parse_grid, run_sweep, save_sweep
     from rag_metrics.tuning.grid import DEFAULT_GRID_TOML
     from rag_metrics.tuning.select import COST_AXES, best, best_of_n, held_out_check, rows
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from rag_metrics.errors import InputError
 from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 
 __all__ = ["add_parser", "run"]
@@ -22,7 +23,15 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                     help=f"chunking used for the corpus ids (default {DEFAULT_CHUNK_SIZE})")
     va.add_argument("--chunk-overlap", type=int, default=DEFAULT_CHUNK_OVERLAP,
                     help=f"chunk overlap (default {DEFAULT_CHUNK_OVERLAP})")
-    va.add_argument("--run", metavar="PATH", help="also validate a TREC run against the golden set")
+    va.add_argument("--run", metavar="PATH", help="also validate a run against the golden set: every format "
+                                                  "evaluate --run accepts (TREC, CSV/JSON, RAG log, trace export)")
+    va.add_argument("--match-threshold", type=float, default=90.0, metavar="S",
+                    help="least rapidfuzz ratio (0-100) for a fuzzy context match of a RAG log --run (default 90)")
+    va.add_argument("--propose-evidence", metavar="OUT.jsonl",
+                    help="with --corpus: for every question with a reference answer (ragas reference / ground_truth, "
+                         "DeepEval expected_output) and no label, propose the passages of the corpus that support it "
+                         "and write the golden set with them to OUT.jsonl, marked \"status\": \"proposed\" "
+                         "(unreviewed: never judged until a person accepts them; see docs/evidence.md)")
     return va
 
 
@@ -42,12 +51,38 @@ def run(args: argparse.Namespace) -> int:
         known = {c.id for c in chunks} | {d.id for d in corpus}
     validate_golden(golden, known, report, source=str(args.golden))
     if args.run:
-        trec_run, rrep = read_run(args.run)
-        report.extend(rrep.problems)
-        if len(trec_run):
-            validate_run(trec_run, golden, known, report, source=str(args.run))
-    n_oos = sum(1 for q in golden if not q.in_scope)
+        from rag_metrics.cli._systems import is_upload, read_upload_run
+
+        if is_upload(args.run):  # the same test as evaluate: a RAG log, trace export or CSV/JSON run
+            try:
+                trec_run = read_upload_run(args, args.run, golden)
+            except InputError as e:
+                report.error(str(e))
+            else:
+                validate_run(trec_run, golden, known, report, source=str(args.run))
+        else:
+            trec_run, rrep = read_run(args.run)
+            report.extend(rrep.problems)
+            if len(trec_run):
+                validate_run(trec_run, golden, known, report, source=str(args.run))
+    if args.propose_evidence:
+        if not args.corpus:
+            raise InputError("--propose-evidence needs --corpus PATH: the corpus the reference answers come from")
+        from rag_metrics.evidence_proposals import propose_evidence
+        from rag_metrics.golden import save_golden
+
+        proposed = propose_evidence(golden, corpus)
+        save_golden(proposed, args.propose_evidence)
+        n = sum(1 for q in proposed if q.proposed_evidence)
+        print(f"{args.propose_evidence}: evidence proposed for {n} question(s) "
+              f"({sum(len(q.proposed_evidence) for q in proposed)} passages), marked \"status\": \"proposed\". "
+              "Review them (the app's Golden set page, or edit the file: delete a rejected item, remove the status "
+              "of an accepted one); unreviewed proposals are never judged.")
+    n_oos = sum(1 for q in golden if not q.in_scope and not q.awaiting_labels)
+    n_wait = sum(1 for q in golden if q.awaiting_labels)
     for line in report.lines():
         print(line)
-    print(f"{args.golden}: {len(golden)} queries ({n_oos} out of scope); {report.summary()}")
+    wait = (f"; {n_wait} awaiting evidence review (a reference answer, no label: --propose-evidence OUT.jsonl)"
+            if n_wait else "")
+    print(f"{args.golden}: {len(golden)} queries ({n_oos} out of scope{wait}); {report.summary()}")
     return 1 if report.errors else 0

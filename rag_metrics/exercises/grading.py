@@ -300,9 +300,10 @@ def _parse(reported: Mapping[str, Any] | str | bytes) -> tuple[Mapping[str, Any]
     if isinstance(reported, str):
         if len(reported) > MAX_REPORT_CHARS:
             return None, "too large"
-        try:
-            reported = json.loads(reported)
-        except (ValueError, RecursionError):
+        from rag_metrics.files import loads_json
+
+        reported, problem, _ = loads_json(reported)
+        if problem is not None:
             return None, "not JSON"
     if not isinstance(reported, Mapping):
         return None, f"a {type(reported).__name__}, not a record"
@@ -368,7 +369,9 @@ def grade(name: str, checks: Sequence[Check], reported: Mapping[str, Any] | str 
 def _jsonsafe(value: Any) -> Any:
     """``value`` as JSON-safe data (non-finite numbers as text)."""
     try:
-        return json.loads(json.dumps(value, allow_nan=False, default=str))
+        from rag_metrics.files import loads_json
+
+        return loads_json(json.dumps(value, allow_nan=False, default=str))[0]
     except ValueError:
         return _short(value)
 

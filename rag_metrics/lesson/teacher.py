@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 else:
     from rag_metrics.lazy import pandas as pd
 
-__all__ = ["Seat", "class_progress", "progress_csv", "reset_progress", "push_golden", "step_columns"]
+__all__ = ["Seat", "class_progress", "progress_csv", "push_golden", "quiz_column", "reset_progress", "reset_student",
+           "step_columns"]
 
 #: ``(seat label, space name)``.
 Seat = tuple[str, str]
@@ -29,6 +30,11 @@ Seat = tuple[str, str]
 def step_columns() -> list[str]:
     """The per-step columns of :func:`class_progress`: ``"1 why"``, ``"2 hit_rate"``, ..."""
     return [f"{i + 1} {s.key}" for i, s in enumerate(STEPS)]
+
+
+def quiz_column(key: str) -> str:
+    """The class table's column of one quiz answer: ``"quiz mrr"`` (not ``"quiz quiz_mrr"``)."""
+    return f"quiz {key.removeprefix('quiz_')}"
 
 
 def class_progress(seats: Sequence[Seat], root: str | os.PathLike[str] | None = None,
@@ -46,21 +52,24 @@ def class_progress(seats: Sequence[Seat], root: str | os.PathLike[str] | None = 
         row.update(dict(zip(step_columns(), done)))
         row["quiz"] = sum(1 for t in QUIZ if p.done.get(t.key))
         for t in QUIZ:
-            row[f"quiz {t.key}"] = str(p.answers.get(t.key, ""))
+            row[quiz_column(t.key)] = str(p.answers.get(t.key, ""))
         row["updated"] = p.updated
         row["problem"] = store.problem or ""
         if metrics is not None:
             row.update(metrics(space))
         rows.append(row)
-    cols = ["seat", "space", "step", "steps_done", *step_columns(), "quiz", *(f"quiz {t.key}" for t in QUIZ),
+    cols = ["seat", "space", "step", "steps_done", *step_columns(), "quiz", *(quiz_column(t.key) for t in QUIZ),
             "updated", "problem"]
     out = pd.DataFrame(rows)
     return out if rows else pd.DataFrame(columns=cols)
 
 
 def progress_csv(table: pd.DataFrame) -> str:
-    """The class table as CSV text (UTF-8, one header row)."""
-    return table.to_csv(index=False)
+    """The class table as CSV text (UTF-8, one header row); a cell a spreadsheet would run as a
+    formula (a seat named ``=HYPERLINK(...)``) is written as text (:func:`rag_metrics.files.csv_text`)."""
+    from rag_metrics.files import csv_text
+
+    return csv_text(table)
 
 
 def reset_progress(spaces: Sequence[str], root: str | os.PathLike[str] | None = None) -> list[str]:
@@ -68,6 +77,25 @@ def reset_progress(spaces: Sequence[str], root: str | os.PathLike[str] | None = 
     for space in spaces:
         store_for_space(space, root).reset()
     return list(spaces)
+
+
+def reset_student(space: str, corpus: str, *, progress: bool = True, golden: bool = True,
+                  root: str | os.PathLike[str] | None = None) -> list[str]:
+    """Reset one student's space: their lesson ``progress`` (start afresh) and/or their private
+    ``golden`` set of ``corpus`` (removed: the space reads the shared one again).  The shared space
+    is never touched.  Returns what was reset (``"progress"``, ``"golden set"``)."""
+    from rag_metrics.workspace import DEFAULT_SPACE, Workspace
+
+    if space == DEFAULT_SPACE:
+        return []
+    done = []
+    if progress:
+        store_for_space(space, root).reset()
+        done.append("progress")
+    if golden:
+        Workspace(corpus, root, space=space).delete()
+        done.append("golden set")
+    return done
 
 
 def push_golden(golden: GoldenSet, corpus: str, spaces: Sequence[str],

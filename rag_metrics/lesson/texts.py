@@ -310,8 +310,8 @@ _T: dict[str, tuple[str, str]] = {
         "when it was retrieved below K; empty means it was not retrieved at all.",
         "På siden \"Failures and drill-down\" giver \"would hit at K\" rangen af den første relevante chunk, når "
         "den blev hentet under K; tom betyder, at den slet ikke blev hentet."),
-    "task.why_failed.ok": ("Right diagnosis: now you know what to fix.",
-                           "Rigtig diagnose: nu ved du, hvad der skal rettes."),
+    "task.why_failed.ok": ("That is the diagnosis: now you know what to fix.",
+                           "Det er diagnosen: nu ved du, hvad der skal rettes."),
     "opt.why_failed.below_k": ("A relevant chunk was retrieved, but below rank K",
                                "En relevant chunk blev hentet, men under plads K"),
     "opt.why_failed.not_retrieved": ("No relevant chunk was retrieved at all",
@@ -348,20 +348,25 @@ _T: dict[str, tuple[str, str]] = {
     "opt.quiz_k.recall": ("Recall@K", "Recall@K"),
     "opt.quiz_k.ndcg": ("NDCG@K", "NDCG@K"),
     "task.quiz_oos.prompt": (
-        "A question the corpus cannot answer (out of scope): what does the lesson's code do with it?",
-        "Et spørgsmål, som korpusset ikke kan besvare (out of scope): hvad gør lektionens kode med det?"),
+        "A question the corpus cannot answer (out of scope). Under the lesson's convention (the sidebar's "
+        "\"as in the lesson\" preset; the app's default differs): what happens to it in the means?",
+        "Et spørgsmål, som korpusset ikke kan besvare (out of scope). Under lektionens konvention (forudindstillingen "
+        "\"as in the lesson\" i sidepanelet; appens standard er en anden): hvad sker der med det i "
+        "gennemsnittene?"),
     "task.quiz_oos.hint": ("The lesson's code divides by all questions.",
                            "Lektionens kode dividerer med alle spørgsmål."),
-    "task.quiz_oos.ok": ("It scores 0 in every mean; trec_eval leaves it out instead.",
-                         "Det giver 0 i alle gennemsnit; trec_eval udelader det i stedet."),
+    "task.quiz_oos.ok": ("The lesson's convention scores it 0 in every mean; the app's default (like trec_eval) "
+                         "leaves it out instead.",
+                         "Lektionens konvention giver det 0 i alle gennemsnit; appens standard (som trec_eval) "
+                         "udelader det i stedet."),
     "opt.quiz_oos.excluded": ("Leaves it out of the means", "Udelader det af gennemsnittene"),
     "opt.quiz_oos.miss": ("Counts it as a miss (0)", "Tæller det som en fejl (0)"),
     "opt.quiz_oos.hit": ("Counts it as a hit (1)", "Tæller det som et træf (1)"),
     "task.quiz_faith.prompt": ("What does faithfulness measure?", "Hvad måler faithfulness?"),
     "task.quiz_faith.hint": ("It is about the generated answer and the retrieved context.",
                              "Det handler om det genererede svar og den hentede kontekst."),
-    "task.quiz_faith.ok": ("Right: a faithful answer says nothing the context does not support.",
-                           "Rigtigt: et troværdigt svar siger intet, som konteksten ikke understøtter."),
+    "task.quiz_faith.ok": ("A faithful answer says nothing the context does not support.",
+                           "Et troværdigt svar siger intet, som konteksten ikke understøtter."),
     "opt.quiz_faith.supported": ("Whether the answer's claims are supported by the retrieved context",
                                  "Om svarets påstande er understøttet af den hentede kontekst"),
     "opt.quiz_faith.retrieved": ("Whether the relevant chunks were retrieved",

@@ -44,6 +44,7 @@ from numpy.typing import NDArray
 
 from rag_metrics.errors import InputError
 from rag_metrics.retrieval.encoders import Encoder, Progress
+from rag_metrics.server_config import setting
 
 __all__ = [
     "COMPACT_AFTER",
@@ -66,7 +67,7 @@ _FORMAT = 1
 
 def default_cache_dir() -> Path:
     """``$RAG_METRICS_CACHE`` if set, else ``~/.cache/rag_metrics``."""
-    env = os.environ.get("RAG_METRICS_CACHE")
+    env = setting("cache")
     return Path(env).expanduser() if env else Path.home() / ".cache" / "rag_metrics"
 
 

@@ -91,6 +91,9 @@ class SystemRun:
     context_match
         For RAG logs without ids: the context -> chunk match report
         (:class:`rag_metrics.systems.textmatch.ContextMatchReport`), else None.
+    context_texts
+        ``{context id: text}`` for contexts logged with both an id and a text (a RAG app's own
+        chunk ids): an id the lab does not know is then located in the corpus by its text.
     """
 
     run: Run
@@ -98,6 +101,7 @@ class SystemRun:
     notes: tuple[str, ...] = ()
     unmatched_rows: tuple[UnmatchedRow, ...] = ()
     context_match: Any = None
+    context_texts: Mapping[str, str] | None = None
 
     @property
     def failed_ids(self) -> list[str]:

@@ -14,9 +14,9 @@ from typing import Any
 from rag_metrics.errors import InputError
 from rag_metrics.evaluate import EvalOptions, EvaluationResult, evaluate
 from rag_metrics.systems.base import SystemRun
-from rag_metrics.types import GoldenSet
+from rag_metrics.types import Chunk, GoldenSet
 
-__all__ = ["SystemEvaluation", "coverage", "evaluate_stored", "evaluate_systems"]
+__all__ = ["SystemEvaluation", "coverage", "evaluate_stored", "evaluate_systems", "judging_for"]
 
 
 @dataclass(frozen=True)
@@ -44,9 +44,36 @@ def coverage(system_run: SystemRun, golden: GoldenSet) -> dict[str, int]:
             "unmatched_rows": len(system_run.unmatched_rows)}
 
 
+def judging_for(system_run: SystemRun, golden: GoldenSet, options: EvalOptions,
+                chunks: Sequence[Chunk] | None) -> dict[str, Any]:
+    """How to judge a system's run: the ``evidence`` / ``located`` arguments of :func:`evaluate`.
+
+    At chunk level, with the lab's chunks known: a run whose contexts are not all lab chunks (a RAG
+    log's unmatched texts, another chunking's ids), or a golden set with questions labelled only
+    with evidence, is judged
+    on evidence (:mod:`rag_metrics.evidence`; chunk labels convert), so any chunking gets a right
+    verdict and the share of contexts found nowhere is carried on the result.  Otherwise the ids are
+    judged as they are (the same numbers: evidence judging equals chunk judging on lab chunks), and
+    a RAG log's match report still says how many contexts matched no chunk.
+    """
+    cm = system_run.context_match
+    if options.level == "chunk" and chunks:
+        from rag_metrics.evidence import EvidenceJudge
+
+        known = {c.id for c in chunks}
+        _, uniques = system_run.run.factorized_ids()
+        evidence_only = any(q.reviewed_evidence and not q.relevant for q in golden.queries)
+        if evidence_only or any(str(i) not in known for i in uniques.tolist()):
+            texts = {**(system_run.context_texts or {}), **(getattr(cm, "texts", None) or {})}
+            return {"evidence": EvidenceJudge.for_chunks(chunks, texts=texts)}
+    from rag_metrics.evidence import locate_report_of
+
+    return {"located": locate_report_of(cm)}
+
+
 def evaluate_systems(systems: Sequence[tuple[str, Any]], golden: GoldenSet, options: EvalOptions | None = None,
                      depth: int = 100, chunk_to_doc: Mapping[str, str] | None = None,
-                     retry_failed: bool = False) -> list[SystemEvaluation]:
+                     retry_failed: bool = False, chunks: Sequence[Chunk] | None = None) -> list[SystemEvaluation]:
     """Rank the golden questions with every system and evaluate each run the same way.
 
     Parameters
@@ -59,6 +86,9 @@ def evaluate_systems(systems: Sequence[tuple[str, Any]], golden: GoldenSet, opti
         Evaluation conventions (``level="document"`` needs ``chunk_to_doc``).
     depth
         Ranking depth asked of every system.
+    chunks
+        The lab's chunks (the ids the labels name): with them, contexts that are not lab chunks are
+        located in the corpus and judged on evidence (:func:`judging_for`).
 
     Notes
     -----
@@ -69,7 +99,8 @@ def evaluate_systems(systems: Sequence[tuple[str, Any]], golden: GoldenSet, opti
     options = options or EvalOptions()
     questions = golden.questions()
     gkey = (golden.fingerprint(), repr(options), int(depth),
-            None if chunk_to_doc is None else (len(chunk_to_doc), hash(frozenset(chunk_to_doc.items()))))
+            None if chunk_to_doc is None else (len(chunk_to_doc), hash(frozenset(chunk_to_doc.items()))),
+            None if not chunks else (len(chunks), chunks[0].id, chunks[-1].id, chunks[-1].end))
     out = []
     for name, system in systems:
         key = (system.fingerprint, name, gkey)
@@ -80,7 +111,8 @@ def evaluate_systems(systems: Sequence[tuple[str, Any]], golden: GoldenSet, opti
             continue
         try:
             sr = system.rank(questions, depth)
-            res = evaluate(golden, sr.run, options, chunk_to_doc=chunk_to_doc)
+            res = evaluate(golden, sr.run, options, chunk_to_doc=chunk_to_doc,
+                           **judging_for(sr, golden, options, chunks))
         except InputError as e:
             out.append(SystemEvaluation(name, None, None, str(e)))
             continue
@@ -120,7 +152,8 @@ def evaluate_stored(store: Any, name: str, golden: GoldenSet, options: EvalOptio
         system = store.system(spec, chunks, encoder, corpus_key, env)
     except InputError as e:
         return SystemEvaluation(name, None, None, str(e)), ""
-    ev = evaluate_systems([(name, system)], golden, options, depth, chunk_to_doc, retry_failed)[0]
+    ev = evaluate_systems([(name, system)], golden, options, depth, chunk_to_doc, retry_failed,
+                          chunks=chunks if chunks and isinstance(chunks[0], Chunk) else None)[0]
     return ev, str(system.fingerprint)
 
 

@@ -86,14 +86,16 @@ MAX_RAG_LOG_BYTES = 200 * 1024 * 1024
 #: Problems listed per file before the rest are summarised in one line.
 MAX_REPORTED = 200
 
-QUESTION_KEYS = ("question", "user_input", "query")
-CONTEXT_KEYS = ("contexts", "retrieved_contexts", "retrieved_texts")
+QUESTION_KEYS = ("question", "user_input", "query", "input")
+CONTEXT_KEYS = ("contexts", "retrieved_contexts", "retrieved_texts", "retrieval_context", "retrieved",
+                "retrieved_chunks")
 CONTEXT_ID_KEYS = ("context_ids", "retrieved_ids", "retrieved_context_ids")
-ANSWER_KEYS = ("answer", "response", "generated_answer")
-GROUND_TRUTH_KEYS = ("ground_truth", "reference", "expected_answer", "ground_truths")
+ANSWER_KEYS = ("answer", "response", "generated_answer", "actual_output", "llm_response", "raw_output", "output")
+GROUND_TRUTH_KEYS = ("ground_truth", "reference", "expected_answer", "ground_truths", "expected_output")
 ID_KEYS = ("id", "query_id", "qid")
 _WRAPPER_KEYS = ("rows", "data", "samples", "records")
 _TEXT_KEYS = ("text", "page_content", "content")
+_OBJ_ID_KEYS = ("id", "chunk_id", "doc_id", "document_id")
 _LIST_EXAMPLE = '["first retrieved text", "second retrieved text"]'
 
 
@@ -243,6 +245,30 @@ def _string_list(value: Any, field: str, what: str, from_csv: bool, report: Vali
     return tuple(out)
 
 
+def _object_list(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(isinstance(x, Mapping) for x in value)
+
+
+def _split_objects(row: Mapping[str, Any], key: str) -> dict[str, Any]:
+    """A home-made ``retrieved`` list of objects (``id`` or ``chunk_id``, ``text``, ``score``,
+    ``rank``) as parallel ``contexts`` / ``context_ids``: ordered by ``rank`` when every object has a
+    numeric one (else as listed); ids when every object has one, texts when every object has one."""
+    items = list(row[key])
+    ranks = [x.get("rank") for x in items]
+    if all(isinstance(r, (int, float)) and not isinstance(r, bool) for r in ranks):
+        items = [x for _, _, x in sorted(zip(ranks, range(len(items)), items), key=lambda t: (t[0], t[1]))]
+    out = {k: v for k, v in row.items() if k != key}
+    ids = [next((x[k] for k in _OBJ_ID_KEYS if not _missing(x.get(k))), None) for x in items]
+    texts = [next((x[k] for k in _TEXT_KEYS if isinstance(x.get(k), str)), None) for x in items]
+    if all(t is not None for t in texts):
+        out["contexts"] = texts
+    if all(i is not None and not isinstance(i, (Mapping, list, bool)) for i in ids):
+        out["context_ids"] = [str(i) for i in ids]
+    if "contexts" not in out and "context_ids" not in out:
+        out[key] = row[key]  # reported by the list check with the item at fault
+    return out
+
+
 # ---- rows -> RagLog ----------------------------------------------------------------------------
 class _Limiter:
     """Caps the number of problems listed per file."""
@@ -268,6 +294,8 @@ def _build(rows: list[tuple[int | None, Any]], source: str, report: ValidationRe
     out: list[RagLogRow] = []
     seen: dict[str, str] = {}
     first_q: dict[str, str] = {}
+    any_contexts = any(isinstance(r, Mapping) and (_first_key(r, CONTEXT_KEYS) or _first_key(r, CONTEXT_ID_KEYS))
+                       for _, r in rows)
     for n, (line, row) in enumerate(rows, 1):
         where: dict[str, Any] = {"file": source, "line": line}
         loc = f"line {line}" if line is not None else f"row {n}"
@@ -292,6 +320,9 @@ def _build(rows: list[tuple[int | None, Any]], source: str, report: ValidationRe
             continue
         ck = _first_key(row, CONTEXT_KEYS)
         ik = _first_key(row, CONTEXT_ID_KEYS)
+        if ck is not None and ik is None and _object_list(row[ck]):
+            row = _split_objects(row, ck)
+            ck, ik = _first_key(row, CONTEXT_KEYS), _first_key(row, CONTEXT_ID_KEYS)
         contexts: tuple[str, ...] | None = ()
         if ck is not None:
             contexts = _string_list(row[ck], ck, "texts", from_csv, rep, {**where})
@@ -307,7 +338,10 @@ def _build(rows: list[tuple[int | None, Any]], source: str, report: ValidationRe
                           f"context in the same order (or leave {ik!r} out to match texts to the corpus)",
                           **where, field=ik)
                 continue
-        if ck is None and ik is None:
+        if ck is None and ik is None and any_contexts:
+            rep.warning(f"{prefix}no contexts field in this row (other rows have one); this question counts as "
+                        "retrieving nothing", **where, field="contexts")
+        elif ck is None and ik is None:
             rep.error(f"{prefix}no contexts; give the retrieved texts as a list in a 'contexts' column "
                       f"(or {' / '.join(CONTEXT_KEYS[1:])}), or their ids in 'context_ids'", **where,
                       field="contexts")
@@ -514,6 +548,15 @@ def parse_rag_log(data: bytes | str, filename: str,
     report = ValidationReport()
     source = filename or "rag log"
     empty = RagLog((), source)
+    if isinstance(data, bytes):
+        from rag_metrics.errors import InputError
+        from rag_metrics.formats import unwrap
+
+        try:
+            data, source, _wraps = unwrap(data, source)  # gzip, Parquet rows
+        except InputError as e:
+            report.error(str(e))
+            return empty, report
     size = len(data.encode("utf-8")) if isinstance(data, str) else len(data)
     if size > max_bytes:
         report.error(f"file is {size:,} bytes; the limit is {max_bytes:,} bytes. Split the log into smaller "
@@ -599,6 +642,14 @@ def looks_like_rag_log(data: bytes | str, filename: str) -> bool:
     Used to tell a RAG log from a run file of the same extension (a run has ids and scores, no
     question texts with contexts).
     """
+    if isinstance(data, bytes) and (data[:2] == b"\x1f\x8b" or data[:4] == b"PAR1"):
+        from rag_metrics.errors import InputError
+        from rag_metrics.formats import unwrap
+
+        try:
+            data, filename, _wraps = unwrap(data, filename)
+        except InputError:  # cut off (a head only) or damaged: the full read says what is wrong
+            return False
     suffix = PurePath(filename).suffix.lower()
     if suffix not in RAG_LOG_SUFFIXES:
         return False

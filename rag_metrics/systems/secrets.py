@@ -11,12 +11,12 @@ the setting and the class's named connections, and nothing of the server's envir
 """
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
 from rag_metrics.errors import InputError
+from rag_metrics.server_config import environment, variable
 
 __all__ = ["SENSITIVE_HEADERS", "Variables", "has_literal_secret", "redact_dsn", "references", "resolve"]
 
@@ -67,9 +67,9 @@ def references(template: str) -> list[str]:
 
 
 def _class_server() -> bool:
-    from rag_metrics.workspace import class_mode
+    from rag_metrics.server_config import class_mode_on
 
-    return class_mode()
+    return class_mode_on()
 
 
 def resolve(template: str, setting: str, env: Mapping[str, str] | None = None) -> str:
@@ -86,13 +86,13 @@ def resolve(template: str, setting: str, env: Mapping[str, str] | None = None) -
         if _REF.search(template):
             raise env.refusal(setting)
         return template
-    source = os.environ if env is None else env
+    source = environment() if env is None else env
 
     def sub(m: re.Match[str]) -> str:
         name = m.group(1)
         value = source.get(name)
         if value is None and env is not None and not isinstance(env, Variables):
-            value = os.environ.get(name)
+            value = variable(name)
         if value is None:
             raise InputError(f"{setting} refers to ${{{name}}}, which is not set; export {name}=... before "
                              "starting (or add it to .streamlit/secrets.toml for the app)")

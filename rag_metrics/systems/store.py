@@ -299,6 +299,8 @@ class SystemStore:
                 if hit is None:
                     with open(p, "rb") as f:
                         head = f.read(65536)
+                    if head[:2] == b"\x1f\x8b" or head[:4] == b"PAR1":  # gzip / Parquet: sniffed whole
+                        head = p.read_bytes()
                     hit = _SNIFFED[key] = looks_like_rag_log(head, spec.filename or p.name)
                     if len(_SNIFFED) > 256:
                         _SNIFFED.clear()

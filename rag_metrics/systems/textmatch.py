@@ -75,7 +75,7 @@ class ContextMatchReport:
              f"{self.fuzzy} fuzzy (similarity >= {self.threshold:g}/100), {self.unmatched} unmatched")
         if self.unmatched:
             s += ("; unmatched contexts stay in their rank as retrieved items that no label carries, so they count "
-                  "as non-relevant")
+                  "as non-relevant unless they are judged on evidence (located in the corpus: docs/evidence.md)")
         return s
 
 

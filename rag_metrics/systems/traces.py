@@ -45,6 +45,7 @@ id of a trace is its trace id.
 """
 from __future__ import annotations
 
+import ast
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -106,7 +107,34 @@ def looks_like_trace_export(data: bytes | str) -> bool:
 
 
 # ---- records ---------------------------------------------------------------------------------
+def _with_children(records: list[tuple[int | None, Any]]) -> list[tuple[int | None, Any]]:
+    """LangSmith runs with nested ``child_runs`` (``Run.dict()``, a run tree): each child becomes a
+    record of its own, with ``parent_run_id`` and ``trace_id`` from its parent when it lacks them."""
+    out: list[tuple[int | None, Any]] = []
+    stack = list(reversed(records))
+    while stack:
+        line, rec = stack.pop()
+        if isinstance(rec, Mapping) and isinstance(rec.get("child_runs"), list):
+            kids = []
+            for child in rec["child_runs"]:
+                if isinstance(child, Mapping):
+                    child = dict(child)
+                    if _missing(child.get("parent_run_id")) and not _missing(rec.get("id")):
+                        child["parent_run_id"] = rec["id"]
+                    if _missing(child.get("trace_id")) and not _missing(rec.get("trace_id")):
+                        child["trace_id"] = rec["trace_id"]
+                kids.append((line, child))
+            rec = {k: v for k, v in rec.items() if k != "child_runs"}
+            stack.extend(reversed(kids))
+        out.append((line, rec))
+    return out
+
+
 def _records(text: str, source: str, report: ValidationReport) -> list[tuple[int | None, Any]]:
+    return _with_children(_records_flat(text, source, report))
+
+
+def _records_flat(text: str, source: str, report: ValidationReport) -> list[tuple[int | None, Any]]:
     from rag_metrics.systems.raglog import _json_list_with_lines, _rows_jsonl
 
     stripped = text.lstrip()
@@ -171,6 +199,8 @@ class _Step:
     span_id: str = ""
     question: Any = None
     docs: list[tuple[Any, Any]] | None = None  # (id or None, text or None) in rank order
+    found_in: str = ""  # a SPAN / GENERATION whose output holds documents ("" for a retriever step)
+    raw_kind: str = ""  # the record's own kind (SPAN, GENERATION, chain ...) for messages
     answer: Any = None
     problems: list[str] = field(default_factory=list)
 
@@ -197,6 +227,11 @@ def _as_text(v: Any, keys: tuple[str, ...]) -> str | None:
         s = v.strip()
         if s.startswith("{"):
             obj, msg, _ = loads_json(s)
+            if msg is not None and len(s) < 10000:  # a Python dict's repr, as some SDKs log tool inputs
+                try:
+                    obj, msg = ast.literal_eval(s), None
+                except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+                    pass
             if msg is None and isinstance(obj, Mapping):
                 return _as_text(obj, keys)
         return v
@@ -239,6 +274,33 @@ def _doc_list(v: Any) -> list[Any] | None:
     return v if isinstance(v, list) else None
 
 
+def _documents_in(v: Any) -> list[tuple[Any, Any]] | None:
+    """The documents in the output of a span that is not marked as a retriever: a list (directly,
+    under a document-list key, or under ``content`` as LangChain tool messages hold it) of objects
+    that each have an id or a text (``url`` counts as an id for web-search results).  None when the
+    output holds no such list (an answer, messages, a plain value)."""
+    if isinstance(v, str):
+        obj, msg, _ = loads_json(v) if v.strip()[:1] in "[{" else (None, "", None)
+        if msg is not None:
+            return None
+        v = obj
+    if isinstance(v, Mapping):
+        v = next((v[k] for k in (*_DOC_LIST_KEYS, "content", "output") if isinstance(v.get(k), list)), None)
+    if not isinstance(v, list) or not v or not all(isinstance(d, Mapping) for d in v):
+        return None
+    if any(k in d for d in v for k in ("role", "tool_calls")):  # chat messages, not documents
+        return None
+    docs = []
+    for d in v:
+        did, text = _doc(d)
+        if did is None and not _missing(d.get("url")):
+            did = d.get("url")
+        if did is None and text is None:
+            return None
+        docs.append((did, text))
+    return docs
+
+
 def _phoenix_step(rec: Mapping[str, Any], line: int | None, order: int) -> tuple[str, _Step]:
     flat = _flatten(rec)
     attrs = {k[len("attributes."):]: v for k, v in flat.items() if k.startswith("attributes.")}
@@ -246,6 +308,7 @@ def _phoenix_step(rec: Mapping[str, Any], line: int | None, order: int) -> tuple
     trace_id = flat.get("context.trace_id", rec.get("trace_id"))
     step = _Step("retriever" if kind == "RETRIEVER" else "llm" if kind == "LLM" else "other", line, order,
                  _when(rec.get("start_time")), None, str(flat.get("context.span_id", rec.get("span_id")) or ""))
+    step.raw_kind = kind or "span without kind"
     parent = rec.get("parent_id", flat.get("context.parent_id"))
     step.parent = None if _missing(parent) else str(parent)
     question = attrs.get("input.value")
@@ -276,12 +339,17 @@ def _langfuse_step(rec: Mapping[str, Any], line: int | None, order: int) -> tupl
     kind = str(rec.get("type") or "").upper()
     step = _Step("retriever" if kind == "RETRIEVER" else "llm" if kind == "GENERATION" else "other", line, order,
                  _when(rec.get("startTime")), None, str(rec.get("id") or ""))
+    step.raw_kind = kind or "observation without type"
     parent = rec.get("parentObservationId")
     step.parent = None if _missing(parent) else str(parent)
     step.question = _as_text(rec.get("input"), _QUERY_KEYS)
     if step.kind == "retriever":
         docs = _doc_list(rec.get("output"))
         step.docs = None if docs is None else [_doc(d) for d in docs]
+    elif kind in ("SPAN", "GENERATION"):  # a retrieval logged as a plain span: documents in its output
+        found = _documents_in(rec.get("output"))
+        if found is not None:
+            step.docs, step.found_in = found, f"{kind} {str(rec.get('name') or step.span_id)!r}"
     step.answer = _as_text(rec.get("output"), _ANSWER_KEYS) if step.kind == "llm" else None
     trace_id = rec.get("traceId")
     return ("" if _missing(trace_id) else str(trace_id)), step
@@ -291,12 +359,15 @@ def _langsmith_step(rec: Mapping[str, Any], line: int | None, order: int) -> tup
     kind = str(rec.get("run_type") or "").lower()
     step = _Step("retriever" if kind == "retriever" else "llm" if kind in ("llm", "chat_model") else "other", line,
                  order, _when(rec.get("start_time")), None, str(rec.get("id") or ""))
+    step.raw_kind = kind or "run without run_type"
     parent = rec.get("parent_run_id")
     step.parent = None if _missing(parent) else str(parent)
     inputs, outputs = rec.get("inputs"), rec.get("outputs")
     step.question = _as_text(inputs, _QUERY_KEYS)
     if step.kind == "retriever":
         docs = _doc_list(outputs)
+        if docs is None and isinstance(outputs, Mapping):  # @traceable(run_type="retriever"): {"output": [...]}
+            docs = _doc_list(outputs.get("output"))
         step.docs = None if docs is None else [_doc(d) for d in docs]
     elif step.kind == "llm" and isinstance(outputs, Mapping) and isinstance(outputs.get("generations"), list):
         gens = outputs["generations"]
@@ -314,6 +385,13 @@ _RETRIEVER_NAME = {"phoenix": "RETRIEVER span (span_kind or attributes.openinfer
 _DOCS_FIELD = {"phoenix": "attributes retrieval.documents.<i>.document.id / .content",
                "langfuse": "output (a list of documents)", "langsmith": "outputs.documents"}
 _QUESTION_FIELD = {"phoenix": "attributes input.value", "langfuse": "input", "langsmith": "inputs.query"}
+
+
+def _count_kinds(steps: list[_Step]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for st in steps:
+        out[st.raw_kind or st.kind] = out.get(st.raw_kind or st.kind, 0) + 1
+    return out
 
 
 def _root_of(step_id: str, parents: Mapping[str, str | None]) -> str:
@@ -382,10 +460,13 @@ def parse_trace_export(text: str, source: str, report: ValidationReport) -> Any:
                            line=line, query_id=tid)
 
     for tid, steps in traces.items():
-        retr = [s for s in steps if s.kind == "retriever"]
+        retr = [s for s in steps if s.kind == "retriever"] or [s for s in steps if s.found_in]
         where = steps[0].line
         if not retr:
-            fail(f"no {_RETRIEVER_NAME[fmt]}; a trace needs the retrieval step to be evaluated", tid, where)
+            kinds = ", ".join(f"{n} {k}" for k, n in sorted(_count_kinds(steps).items()))
+            fail(f"no {_RETRIEVER_NAME[fmt]} and no step whose output holds a list of documents (it has {kinds}); "
+                 "a trace needs the retrieval step to be evaluated: log the retrieval as a retriever step, or "
+                 "return the documents (objects with an id or a text) from a span", tid, where)
             continue
         retr.sort(key=lambda s: (*s.start, s.order))
         r = retr[0]
@@ -445,6 +526,7 @@ def parse_trace_export(text: str, source: str, report: ValidationReport) -> Any:
     if orphans > _MAX_REPORTED:
         report.warning(f"{orphans - _MAX_REPORTED} more records without a trace id not listed", file=source)
     if not rows and report.ok:
-        report.error("no trace could be read" + (f" ({len(skipped)} left out, listed above)" if skipped else "")
+        listed = "; ".join(skipped[:3]) + (f"; and {len(skipped) - 3} more" if len(skipped) > 3 else "")
+        report.error("no trace could be read" + (f" ({len(skipped)} left out: {listed})" if skipped else "")
                      + "; export whole traces with their retriever step", file=source)
     return RagLog(tuple(rows), source, skipped=tuple(skipped))

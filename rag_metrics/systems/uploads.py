@@ -39,6 +39,7 @@ import pandas as pd
 
 from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.files import loads_json
+from rag_metrics.formats import unwrap
 from rag_metrics.systems.base import (
     QuestionMatch,
     SystemRun,
@@ -281,6 +282,11 @@ def parse_run_upload(data: bytes, filename: str,
     report = ValidationReport()
     source = filename or "run"
     name = PurePath(source).stem
+    try:
+        data, source, _wraps = unwrap(data, source, role="run")  # gzip, Parquet
+    except InputError as e:
+        report.error(str(e))
+        return UploadedRun(_empty_run(name), source=source), report
     if len(data) > max_bytes:
         report.error(f"file is {len(data):,} bytes; the limit is {max_bytes:,} bytes. Evaluate it with the CLI "
                      "(rag-metrics evaluate) or split it", file=source)
@@ -457,7 +463,9 @@ class RagLogSystem:
         if dups:
             notes.append(f"{dups} context(s) repeat a chunk already retrieved higher for the same question; the "
                          "repeat is dropped (each chunk counts once, at its best rank)")
-        return SystemRun(_rank_run(rankings, self.name), (), tuple(notes), match.unmatched, report)
+        texts = {i: t for r in self.log if r.context_ids is not None and len(r.contexts) == len(r.context_ids)
+                 for i, t in zip(r.context_ids, r.contexts)}
+        return SystemRun(_rank_run(rankings, self.name), (), tuple(notes), match.unmatched, report, texts or None)
 
 
 def parse_upload(data: bytes, filename: str, chunks: Sequence[Chunk] | Mapping[str, str] | None = None,
@@ -465,8 +473,15 @@ def parse_upload(data: bytes, filename: str, chunks: Sequence[Chunk] | Mapping[s
                  ) -> tuple[RunFileSystem | RagLogSystem | None, ValidationReport]:
     """An uploaded file as a system: a RAG log when it names question and contexts columns, else a run.
 
-    Returns ``(None, report)`` when the file has errors.
+    Returns ``(None, report)`` when the file has errors.  Gzip and Parquet are taken off first
+    (:func:`rag_metrics.formats.unwrap`).
     """
+    try:
+        data, filename, _wraps = unwrap(data, filename, role="run")
+    except InputError as e:
+        report = ValidationReport()
+        report.error(str(e))
+        return None, report
     if looks_like_rag_log(data, filename):
         log, report = parse_rag_log(data, filename)
         if not report.ok:

@@ -36,8 +36,7 @@ import numpy as np
 from rag_metrics.errors import InputError
 from rag_metrics.metrics.registry import parse_metric
 from rag_metrics.tuning.grid import Grid, SweepConfig
-from rag_metrics.tuning.labels import EvidenceSet, labels_for_chunks
-from rag_metrics.types import Chunk, Corpus
+from rag_metrics.types import Chunk, Corpus, GoldenSet
 
 __all__ = ["ConfigResult", "SweepResult", "SweepCancelled", "run_sweep", "new_result", "estimate", "Estimate",
            "stratified_split", "REPORTED_METRICS", "CANDIDATE_DEPTH"]
@@ -192,7 +191,7 @@ def _chunk(corpus: Corpus, size: int, overlap: int) -> list[Chunk]:
     return chunk_corpus(corpus, size, overlap)
 
 
-def estimate(grid: Grid, corpus: Corpus, evidence: EvidenceSet, *, cache: Any = None,
+def estimate(grid: Grid, corpus: Corpus, evidence: GoldenSet, *, cache: Any = None,
              passages_per_s: float | None = None) -> Estimate:
     """How many texts a sweep would embed (cache looked up, nothing encoded) and the time it should take.
 
@@ -209,7 +208,7 @@ def estimate(grid: Grid, corpus: Corpus, evidence: EvidenceSet, *, cache: Any = 
         chunks = _chunk(corpus, size, overlap)
         for m in {c.model for c in grid.configs if c.chunking == (size, overlap) and c.model}:
             texts.setdefault(m, set()).update(text_key(c.text) for c in chunks)
-    qkeys = {text_key(q.question) for q in evidence.golden}
+    qkeys = {text_key(q.question) for q in evidence}
     to_embed = cached = 0
     for m, keys in texts.items():
         keys = keys | qkeys
@@ -217,7 +216,7 @@ def estimate(grid: Grid, corpus: Corpus, evidence: EvidenceSet, *, cache: Any = 
         found = cache.get_many(name, list(keys), None)
         cached += len(found)
         to_embed += len(keys) - len(found)
-    n_q = len(evidence.golden)
+    n_q = len(evidence)
     seconds = to_embed / speed + len(grid.configs) * n_q * 0.02 + 2.0 * len(grid.chunkings)
     return Estimate(len(grid.configs), len(grid.chunkings), to_embed, cached, seconds)
 
@@ -256,20 +255,20 @@ def _bm25_bytes(bm25: Any) -> int:
     return total
 
 
-def new_result(grid: Grid, corpus: Corpus, evidence: EvidenceSet,
+def new_result(grid: Grid, corpus: Corpus, evidence: GoldenSet,
                baseline: SweepConfig | None = None) -> SweepResult:
     """An empty :class:`SweepResult` for ``grid``: the questions, their scope and the seeded split."""
-    golden = evidence.golden
+    golden = evidence
     qids = tuple(golden.ids)
     cats = tuple(q.category or "(none)" for q in golden)
-    included = tuple(q.category != "out_of_scope" and bool(evidence.spans.get(q.id)) for q in golden)
+    included = tuple(q.in_scope for q in golden)
     return SweepResult(grid=grid, query_ids=qids, categories=cats, included=included,
                        tuning=stratified_split(qids, cats, included, grid.held_out, grid.seed),
                        baseline=baseline, corpus_fingerprint=corpus.fingerprint(),
                        golden_fingerprint=golden.fingerprint())
 
 
-def run_sweep(grid: Grid, corpus: Corpus, evidence: EvidenceSet, *, cache: Any = None,
+def run_sweep(grid: Grid, corpus: Corpus, evidence: GoldenSet, *, cache: Any = None,
               baseline: SweepConfig | None = None, cancel: threading.Event | None = None,
               progress: Progress | None = None,
               on_result: Callable[[ConfigResult], None] | None = None,
@@ -293,9 +292,12 @@ def run_sweep(grid: Grid, corpus: Corpus, evidence: EvidenceSet, *, cache: Any =
     t_start = time.perf_counter()
     cache = EmbeddingCache() if cache is None else cache
     make_encoder = encoder_factory or get_encoder
-    golden = evidence.golden
+    from rag_metrics.evidence import CorpusIndex, EvidenceJudge
+
+    golden = evidence
     qids = tuple(golden.ids)
     questions = golden.questions()
+    index = CorpusIndex.of(corpus)
     key = parse_metric(grid.metric)
     k = key.k or 10
     keys = [f"{m}@{k}" for m in REPORTED_METRICS]
@@ -344,7 +346,7 @@ def run_sweep(grid: Grid, corpus: Corpus, evidence: EvidenceSet, *, cache: Any =
         for (size, overlap), cfgs in by_chunking.items():
             say(f"chunking {size}/{overlap}")
             chunks = _chunk(corpus, size, overlap)
-            labels = labels_for_chunks(evidence, chunks)
+            judge = EvidenceJudge(index, chunks)
             dense: dict[str, tuple[Any, float, int]] = {}
             lexical: dict[tuple[float, float], tuple[Any, float]] = {}
             for cfg in cfgs:
@@ -411,7 +413,7 @@ def run_sweep(grid: Grid, corpus: Corpus, evidence: EvidenceSet, *, cache: Any =
                                           cfg.normalisation or "minmax",  # type: ignore[arg-type]  # grid-checked
                                           cfg.depth)
                     lat.append(enc_ms + (time.perf_counter() - t0) * 1000)
-                ev = evaluate(labels, run, EvalOptions())
+                ev = evaluate(golden, run, EvalOptions(), evidence=judge)
                 values = {kk: tuple(float(x) for x in ev.values(kk)) for kk in keys}
                 r = ConfigResult(config=cfg, values=values, n_chunks=len(chunks), build_s=build_s,
                                  index_bytes=nbytes, latency_ms=tuple(lat), embedded_chunks=embedded)

@@ -76,10 +76,11 @@ def sweep_from_dict(d: Any, source: str = "sweep") -> SweepResult:
 
 
 def parse_sweep(text: str, source: str = "sweep") -> SweepResult:
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise InputError(f"{source}:{e.lineno}: not valid JSON ({e.msg}).") from None
+    from rag_metrics.files import loads_json
+
+    data, problem, line = loads_json(text)
+    if problem is not None:
+        raise InputError(f"{source}:{line or 1}: not valid JSON ({problem}).")
     return sweep_from_dict(data, source)
 
 

@@ -1,0 +1,53 @@
+"""Bring your system: from a RAG app's files (corpus, golden set or reference answers, run / log /
+trace) to a verdict on one page; the Corpus explorer, Golden set editor, Systems and the sidebar stay
+for details."""
+from __future__ import annotations
+
+import streamlit as st
+
+from ui import bring, state, views
+from ui.shell import ensure_shell
+
+ensure_shell()
+
+ctx = state.current_or_stop()
+st.title("Bring your system")
+st.caption("Drop what your RAG app has: the corpus (JSONL, .md/.txt files, a LlamaIndex dataset), the golden set or "
+           "reference answers (CSV/JSON/JSONL, TREC or BEIR qrels, ranx JSON), and what the system returned (a TREC "
+           "or CSV/JSON run, a RAG log, a Phoenix / Langfuse / LangSmith trace export). Parquet and .gz work too. "
+           "docs/your-files.md lists every format.")
+views.show_notice()
+
+pending = st.session_state.pop(bring.KEY_PENDING, None)
+if pending:  # a new corpus was selected on the last run: the golden set and the systems follow now
+    msgs = bring.bring_in(ctx, bring.read_dropped(pending["files"]), pending["name"], pending["golden_from_log"])
+    state.notice(" · ".join(views.esc(m) for m in msgs) or "Corpus selected.")
+    st.rerun()
+
+views.section("1. Drop your files")
+files = st.file_uploader("Files", accept_multiple_files=True, key=bring.KEY_FILES, label_visibility="collapsed")
+dropped = [(f.name, f.getvalue()) for f in files or []]
+
+if dropped:
+    views.section("2. What the lab read", "One line per file, read by the same reader as the command line.")
+    items = bring.read_dropped(dropped)
+    bring.render_read(items)
+    usable = [it for it in items if it.read is not None]
+    with st.form("bring_form"):
+        name = st.text_input("System name", key=bring.KEY_NAME, placeholder="my RAG app")
+        from_log = st.checkbox("Start the golden set from the log's questions and reference answers (replaces the "
+                               "current golden set)", key=bring.KEY_FROM_LOG) if bring.offers_golden_from_log(items) \
+            else False
+        go = st.form_submit_button("Bring in and evaluate", type="primary", disabled=not usable)
+    if go:
+        msgs = bring.bring_in(ctx, usable, name or "", bool(from_log))
+        state.notice(" · ".join(views.esc(m) for m in msgs) or "Nothing to bring in.")
+        st.rerun()
+
+views.section("3. Confirm labels", f"The golden set of {views.esc(ctx.corpus.label or ctx.settings.corpus)}.")
+bring.labels_to_confirm(ctx)
+
+views.section("4. The verdict", f"Means at K = {ctx.k} with 95% bootstrap intervals, by the sidebar's conventions.")
+chosen = st.session_state.get(bring.KEY_SYSTEM)
+if not chosen or not bring.verdict(ctx, chosen):
+    st.caption("Bring in a run, RAG log or trace export above to see its verdict here.")

@@ -1,0 +1,221 @@
+"""What one seat may spend of what the class shares: the budgets, the rate limiter and the ledger.
+
+The numbers are settings (the operator's ``[lab.budgets]`` table, :class:`Budgets`); who they apply
+to is decided in :mod:`rag_metrics.policy` (a student's seat; never the operator or the teacher).
+Two small stores keep the counts every app process of a class shares, in the workspace root's
+``.class`` folder, each a JSON file changed under an exclusive lock:
+
+- :class:`RateLimiter` (``rates.json``): sliding windows of events per key (new seats per client
+  address and for the whole server; wrong teacher keys and rejoin codes per address and in total).
+- :class:`SpendLedger` (``spend.json``): judge calls and tokens spent per seat, shown to the teacher.
+
+Example ``[lab.budgets]`` (every key optional; these are the defaults):
+
+.. code-block:: toml
+
+    [lab.budgets]
+    seats_per_address = 8            # new seats one client address may make per seat_window_s
+    seats_per_server = 300           # new seats the whole server makes per seat_window_s (a class arriving)
+    seat_window_s = 600
+    guesses_per_address = 10         # wrong teacher keys + rejoin codes per address per guess_window_s
+    guesses_per_server = 40          # ... and for the whole server
+    guess_window_s = 600
+    upload_files_per_session = 30    # files one browser session may hold uploaded
+    upload_mb_per_session = 60       # bytes (MB) one browser session may hold uploaded
+    corpus_mb = 2                    # largest corpus (all files) a student uploads (its embedding work)
+    golden_questions = 1000          # questions in a student's golden set (import or edit)
+    judge_calls_per_seat = 2000      # judge calls one seat may make in total
+    judge_tokens_per_seat = 1000000  # judge prompt + completion tokens one seat may spend
+    judge_confirm_over = 100         # a judge run planning more calls asks to confirm first
+    sweep_configs = 12               # configurations in one sweep of the Tune page
+    workers = 2                      # costly jobs (embedding, judge runs) at once per app process
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import time
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from rag_metrics.errors import InputError
+from rag_metrics.limits import parse_int
+
+__all__ = ["Budgets", "RateLimiter", "SpendLedger", "client_address", "parse_budgets"]
+
+_MAX = 10**12
+
+
+@dataclass(frozen=True)
+class Budgets:
+    """The per-seat and per-server limits (module docstring); each field is a whole number."""
+
+    seats_per_address: int = 8
+    seats_per_server: int = 300
+    seat_window_s: int = 600
+    guesses_per_address: int = 10
+    guesses_per_server: int = 40
+    guess_window_s: int = 600
+    upload_files_per_session: int = 30
+    upload_mb_per_session: int = 60
+    corpus_mb: int = 2
+    golden_questions: int = 1000
+    judge_calls_per_seat: int = 2000
+    judge_tokens_per_seat: int = 1_000_000
+    judge_confirm_over: int = 100
+    sweep_configs: int = 12
+    workers: int = 2
+
+    def rows(self) -> list[tuple[str, int]]:
+        """``(setting, value)`` for the teacher's Class page."""
+        return [(f.name, int(getattr(self, f.name))) for f in fields(self)]
+
+
+def parse_budgets(raw: Any, source: str = "config") -> Budgets:
+    """:class:`Budgets` from the ``[lab.budgets]`` table (missing keys keep their defaults)."""
+    if raw is None:
+        return Budgets()
+    if not isinstance(raw, Mapping):
+        raise InputError(f"{source}: lab.budgets must be a table ([lab.budgets])")
+    known = {f.name for f in fields(Budgets)}
+    unknown = sorted(set(map(str, raw)) - known)
+    if unknown:
+        raise InputError(f"{source}: lab.budgets.{unknown[0]} is not a budget; use one of {', '.join(sorted(known))}")
+    values: dict[str, int] = {}
+    for key, value in raw.items():
+        n, msg = parse_int(value, 1, _MAX, f"{source}: lab.budgets.{key}")
+        if msg is not None:
+            raise InputError(msg)
+        assert n is not None
+        values[str(key)] = n
+    return Budgets(**values)
+
+
+def client_address(peer: str | None, forwarded_for: str | None) -> str:
+    """The address of the browser behind a request.  nginx (``./lab class`` with several processes)
+    connects from loopback and appends the real peer to ``X-Forwarded-For``; that last entry is
+    trusted only when the direct peer is loopback (a browser cannot forge it past nginx; Streamlit
+    gives no peer address, ``None``, for a loopback connection)."""
+    peer = (peer.strip() if isinstance(peer, str) else "") or "127.0.0.1"
+    if peer in ("127.0.0.1", "::1", "localhost") and isinstance(forwarded_for, str) and forwarded_for:
+        last = forwarded_for.split(",")[-1].strip()
+        if last and len(last) <= 64:
+            return last
+    return peer
+
+
+class _JsonStore:
+    """A JSON object in ``<root>/.class/<name>``, changed under an exclusive lock (shared by processes)."""
+
+    name = ""
+
+    def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
+        from rag_metrics.workspace import default_workspace_dir
+
+        self.root = Path(root) if root is not None else default_workspace_dir()
+        self.path = self.root / ".class" / self.name
+
+    def _read(self) -> dict[str, Any]:
+        from rag_metrics.files import loads_json
+
+        try:
+            data, msg, _ = loads_json(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        return data if msg is None and isinstance(data, dict) else {}
+
+    @contextlib.contextmanager
+    def _change(self) -> Iterator[dict[str, Any]]:
+        from rag_metrics.files import atomic_write_text, locked
+
+        with locked(self.path):
+            data = self._read()
+            yield data
+            atomic_write_text(self.path, json.dumps(data) + "\n")
+
+
+class RateLimiter(_JsonStore):
+    """Sliding windows of events per key, shared by every process of a class.
+
+    >>> import tempfile
+    >>> r = RateLimiter(tempfile.mkdtemp())
+    >>> [r.hit("seat:10.0.0.5", 2, 60, now=t) for t in (0, 1, 2, 61)]
+    [True, True, False, True]
+    """
+
+    name = "rates.json"
+
+    def hit(self, key: str, limit: int, window: float, now: float | None = None, *, count: bool = True) -> bool:
+        """True when one more event of ``key`` fits ``limit`` events per ``window`` seconds (then it
+        is counted, unless ``count`` is False); False when the key is over its limit."""
+        now = time.time() if now is None else now
+        with self._change() as data:
+            for k in list(data):  # forget windows that ended
+                kept = [t for t in data[k] if isinstance(t, (int, float)) and now - t < window]
+                if kept:
+                    data[k] = kept
+                else:
+                    del data[k]
+            events = data.get(key, [])
+            if len(events) >= limit:
+                return False
+            if count:
+                data[key] = [*events, now]
+            return True
+
+    def full(self, key: str, limit: int, window: float, now: float | None = None) -> bool:
+        """True when ``key`` is at its limit (nothing is counted)."""
+        return not self.hit(key, limit, window, now, count=False)
+
+    def wait(self, key: str, window: float, now: float | None = None) -> float:
+        """Seconds until the oldest event of ``key`` leaves its window."""
+        now = time.time() if now is None else now
+        events = [t for t in self._read().get(key, []) if isinstance(t, (int, float))]
+        return max(0.0, min(events) + window - now) if events else 0.0
+
+
+class SpendLedger(_JsonStore):
+    """Judge calls and tokens spent per seat (the teacher's Class page shows them).
+
+    >>> import tempfile
+    >>> led = SpendLedger(tempfile.mkdtemp())
+    >>> led.add("s1", calls=3, tokens=900); led.add("s1", calls=1, tokens=100); led.spent("s1")
+    (4, 1000)
+    """
+
+    name = "spend.json"
+
+    def add(self, seat: str, calls: int, tokens: int) -> None:
+        with self._change() as data:
+            got = data.get(seat)
+            row: dict[str, Any] = got if isinstance(got, dict) else {}
+            data[seat] = {"calls": int(row.get("calls", 0)) + int(calls),
+                          "tokens": int(row.get("tokens", 0)) + int(tokens)}
+
+    def spent(self, seat: str) -> tuple[int, int]:
+        row = self._read().get(seat)
+        if not isinstance(row, dict):
+            return 0, 0
+        return int(row.get("calls", 0)), int(row.get("tokens", 0))
+
+    def reset(self, seat: str) -> None:
+        with self._change() as data:
+            data.pop(seat, None)
+
+    def all(self) -> dict[str, tuple[int, int]]:
+        return {k: (int(v.get("calls", 0)), int(v.get("tokens", 0)))
+                for k, v in self._read().items() if isinstance(v, dict)}
+
+
+def mb(n: int) -> int:
+    """Megabytes as bytes."""
+    return int(n) * 1024 * 1024
+
+
+def estimate_tokens(texts: int, chars: int) -> int:
+    """A judge run's planned prompt tokens: about four characters a token, plus a prompt frame per call."""
+    return int(math.ceil(chars / 4)) + 200 * int(texts)

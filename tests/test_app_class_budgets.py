@@ -1,0 +1,102 @@
+"""Class-day budgets in the app (issue 27): new seats per address, guesses per address and for the
+whole server (logged), the teacher's browser never a seat.  Browsers are cookie jars (see
+tests/test_app_class.py); the budgets come from the operator's [lab.budgets]."""
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from tests.test_app_class import KEY, caller_of, klass, shown_text, sign_in  # noqa: F401 - klass is a fixture
+
+
+@pytest.fixture
+def budgets(tmp_path, monkeypatch):
+    def set_budgets(**values: int) -> None:
+        conf = tmp_path / "lab.toml"
+        conf.write_text("[lab.budgets]\n" + "".join(f"{k} = {v}\n" for k, v in values.items()), encoding="utf-8")
+        monkeypatch.setenv("RAG_METRICS_CONFIG", str(conf))
+    return set_budgets
+
+
+def test_one_address_cannot_fill_the_class_with_seats(klass, budgets, caplog):  # noqa: F811
+    budgets(seats_per_address=2)
+    with caplog.at_level(logging.WARNING, logger="rag_metrics.class"):
+        tabs = [klass.tab(f"script{i}") for i in range(3)]  # three cookieless sessions from one address
+    assert len(klass.registry) == 2
+    assert "_identity_caller" not in tabs[2].session_state
+    assert "made 2 seats" in shown_text(tabs[2])
+    assert any("new seat refused" in r.getMessage() for r in caplog.records)
+    assert caller_of(klass.tab("script0")).role == "student"  # a browser with its cookie keeps its seat
+
+
+def test_teacher_key_guessing_is_limited_across_sessions_and_logged(klass, budgets, caplog):  # noqa: F811
+    budgets(guesses_per_address=3)
+    with caplog.at_level(logging.WARNING, logger="rag_metrics.class"):
+        for i in range(3):  # a fresh session per guess: the per-session lockout alone never triggers
+            sign_in(klass.tab("t"), f"wrong guess number {i}")
+        at = sign_in(klass.tab("t"), KEY)
+    assert caller_of(at).role == "student"
+    assert "Too many wrong teacher keys from this network address" in shown_text(at)
+    assert sum("wrong teacher key" in r.getMessage() for r in caplog.records) == 3
+    assert any("teacher key refused" in r.getMessage() for r in caplog.records)
+
+
+def test_rejoin_code_guessing_is_limited_for_the_whole_server(klass, budgets):  # noqa: F811
+    budgets(guesses_per_server=2)
+    for i in range(3):
+        at = klass.tab(f"b{i}")
+        at.text_input(key="identity_rejoin_code").input("AAAA BBBB CCCC DDDD EEEE").run()
+        at.button(key="identity_rejoin").click().run()
+    assert "Too many wrong rejoin codes from the class" in shown_text(at)
+
+
+def test_the_teachers_browser_is_never_a_seat(klass, budgets):  # noqa: F811
+    budgets()
+    at = sign_in(klass.tab("teacher"), KEY)
+    klass.tab("student")
+    assert caller_of(at).role == "teacher"
+    assert len(klass.registry) == 1  # the student only: not counted on the roster, the CSV or a push
+
+
+def test_a_students_golden_import_is_bounded_by_the_seat_budget(klass, budgets):  # noqa: F811
+    from app_helpers import goto, no_exception
+
+    budgets(golden_questions=2)
+    at = klass.tab("s")
+    goto(at, "pages/golden_set.py")
+    at.segmented_control(key="golden_view").set_value("io").run()
+    rows = "".join(f"question number {i}?,factual,plans-and-pricing#0,3\n" for i in range(3))
+    data = ("question,category,relevant_chunk_ids,grades\n" + rows).encode()
+    at.file_uploader(key="golden_upload").set_value(("big.csv", data, "text/csv")).run()
+    at.button(key="golden_import").click().run()
+    no_exception(at)
+    assert any("Import rejected" in e.value for e in at.error)
+    assert "over this seat's budget of 2" in shown_text(at) or any(
+        "over this seat's budget of 2" in str(d.value.to_string()) for d in at.dataframe)
+
+
+def test_a_students_corpus_upload_is_bounded_by_the_seat_budget(klass, budgets):  # noqa: F811
+    from app_helpers import load_corpus_files
+
+    budgets(corpus_mb=1)
+    at = load_corpus_files(klass.tab("s"), [("big.md", b"# Big\n\n" + b"word " * 300_000, "text/markdown")])
+    assert any("lab.budgets.corpus_mb" in e.value for e in at.error), shown_text(at)
+
+
+def test_judge_runs_are_budgeted_per_seat_and_shown_to_the_teacher(klass, budgets):  # noqa: F811
+    from rag_metrics.budgets import SpendLedger
+
+    budgets(judge_calls_per_seat=10)
+    at = klass.tab("s")
+    seat = at.session_state["_identity_seat"]
+    SpendLedger(klass.root).add(seat, 7, 7000)  # what earlier runs of this seat spent
+    at.session_state["golden_view"] = "judge"
+    from app_helpers import goto
+
+    goto(at, "pages/golden_set.py")
+    assert "more than this seat has left (3 of 10" in shown_text(at)
+    teacher = sign_in(klass.tab("t"), KEY)
+    teacher.switch_page("pages/roster.py").run()
+    df = teacher.dataframe[0].value
+    assert df.set_index("name").loc[klass.registry.get(seat).name, "judge calls"] == 7

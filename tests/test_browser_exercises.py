@@ -1,0 +1,358 @@
+"""Real-browser tests of the code exercises (issue 26): the class server ``./lab class`` starts (app
+processes behind nginx when nginx is installed), headless Chromium, and every request that is not
+to that server aborted (no internet, no CDN).  Student code runs in Pyodide in a Web Worker inside a
+sandboxed, opaque-origin iframe; the server only grades the values the browser reports.
+
+- the lesson's own code passes every exercise's checks; wrong code fails with its hint;
+- an endless loop is stopped by the watchdog and the page stays usable;
+- code that tries ``fetch``, ``XMLHttpRequest``, ``js.document``, ``open()`` on server paths or a loop
+  of large allocations reaches nothing on the server, and the page keeps working;
+- a second student never sees the first one's code; the teacher sees attempts and the code.
+"""
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from rag_metrics.exercises import EXERCISES
+from rag_metrics.exercises.mistakes import MISTAKES
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+KEY = "teacher key for the exercises test"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+LESSON = {e.name: e.lesson_code for e in EXERCISES}
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian Chromium not installed at /usr/bin/chromium "
+                       "(apt-get install -y chromium); CI installs it"),
+    pytest.mark.skipif(not (ROOT / "static" / "vendor" / "pyodide" / "pyodide.mjs").exists(),
+                       reason="the exercises' browser assets are not built (./lab test builds them: npm ci in web/)"),
+]
+
+
+@pytest.fixture(scope="module")
+def class_server(tmp_path_factory, app_cache_dir):
+    """``./lab class`` on a loopback port (the command it would start, as test_browser_seats does)."""
+    import socket
+
+    tmp = tmp_path_factory.mktemp("exercises_class")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    ws = tmp / "workspace"
+    env = {**os.environ, "RAG_METRICS_WORKSPACE": str(ws), "RAG_METRICS_CACHE": str(app_cache_dir),
+           "RAG_METRICS_WARM": "0", "RAG_METRICS_TEACHER_KEY": KEY, "HF_HUB_OFFLINE": "1",
+           "RAG_METRICS_VENV": str(Path(sys.executable).parents[1]), "LAB_DRY_RUN": "1"}
+    env.pop("RAG_METRICS_CONFIG", None)
+    out = subprocess.run([str(ROOT / "lab"), "class", "--address", "127.0.0.1", "--port", str(port)], cwd=ROOT,
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    argv = shlex.split(out.stdout.strip().splitlines()[-1])
+    argv[0] = sys.executable
+    env.pop("LAB_DRY_RUN")
+    env["RAG_METRICS_CLASS_MODE"] = "1"
+    url = f"http://127.0.0.1:{port}"
+    with open(tmp / "server.log", "w") as log:
+        proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    try:
+        for _ in range(480):
+            try:
+                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).status == 200:
+                    break
+            except OSError:
+                time.sleep(0.5)
+        else:
+            pytest.fail("the class server did not start: " + (tmp / "server.log").read_text()[-2000:])
+        yield url, ws
+    finally:
+        import signal
+
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+        except OSError:
+            pass
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+class Student:
+    """One browser context (one seat) whose requests to anything but the app are aborted and logged."""
+
+    def __init__(self, browser, url: str):
+        self.url = url
+        self.context = browser.new_context()
+        self.requests: list[str] = []
+        self.aborted: list[str] = []
+        self.context.route("**/*", self._route)
+        self.page = self.context.new_page()
+
+    def _route(self, route):
+        u = route.request.url
+        if u.startswith(self.url + "/") or u == self.url:
+            self.requests.append(u)
+            return route.continue_()
+        if not u.startswith("data:"):
+            self.aborted.append(u)
+        return route.abort()
+
+    def open(self, name: str) -> None:
+        self.page.goto(f"{self.url}/exercises?exercise={name}")
+        self.page.locator(".ex-run").wait_for(timeout=180_000)
+        self.page.locator(".cm-content").wait_for(timeout=60_000)
+        assert self.root.evaluate("r => r.exerciseEditor.data.doc_id").startswith(name + ":")
+
+    @property
+    def root(self):
+        return self.page.locator(".ex-root")
+
+    def run(self, code: str) -> dict:
+        """Put ``code`` into the editor, press "Run checks", wait for the verdict of that run; returns
+        ``{"kind", "text", "report"}`` (the report the browser sent)."""
+        self.root.evaluate("(r, code) => r.exerciseEditor.setCode(code)", code)
+        self.page.locator(".ex-run").click()
+        handle = self.root.element_handle()
+        self.page.wait_for_function("r => r.dataset.runNonce && r.dataset.verdictNonce === r.dataset.runNonce",
+                                    arg=handle, timeout=180_000)
+        status = self.page.locator(".ex-status")
+        return {"kind": status.get_attribute("data-kind"), "text": status.inner_text(),
+                "report": self.root.evaluate("r => r.exerciseEditor.lastReport")}
+
+    def pick(self, name: str) -> None:
+        """Switch exercise with the page's picker (the editor and its warm sandbox stay mounted)."""
+        title = next(e for e in EXERCISES if e.name == name).title["en"]
+        _choose(self.page, "Exercise", lambda options: options.filter(has_text=title).first)
+        self.page.wait_for_function(
+            "([r, n]) => r.exerciseEditor && r.exerciseEditor.data.doc_id.startsWith(n + ':')",
+            arg=[self.root.element_handle(), name], timeout=120_000)
+
+    def close(self) -> None:
+        self.context.close()
+
+
+def _choose(page, label: str, which) -> None:
+    """Open the select box ``label`` and click the option ``which(options)`` (the list opens once the
+    page is idle: clicked again until it does)."""
+    for _ in range(8):
+        page.get_by_label(label, exact=True).first.click()
+        try:
+            which(page.get_by_role("option")).wait_for(timeout=8_000)
+            break
+        except Exception:  # noqa: BLE001 - not open yet
+            page.keyboard.press("Escape")
+            page.wait_for_timeout(1000)
+    which(page.get_by_role("option")).click()
+
+
+def _wrong(name: str, old: str, new: str) -> str:
+    code = LESSON[name]
+    assert old in code, old
+    return code.replace(old, new)
+
+
+def test_the_lessons_code_passes_every_exercise_and_wrong_code_gets_its_hint(class_server, browser):
+    url, _ = class_server
+    s = Student(browser, url)
+    try:
+        s.open(EXERCISES[0].name)
+        for i, ex in enumerate(EXERCISES):
+            if i:
+                s.pick(ex.name)
+            out = s.run(LESSON[ex.name])
+            assert out["kind"] == "pass", (ex.name, out["text"], out["report"])
+            assert out["text"].startswith("Passed ") and out["text"].endswith(" checks")
+            n = out["text"].split()[1]
+            assert out["text"] == f"Passed {n} of {n} checks"
+        # wrong code: the first failure names the likely mistake
+        for name, old, new, mistake in [
+            ("hit_rate_at_k", "top_k=k)", "top_k=k + 1)", "k_plus_one"),
+            ("recall_at_k", "/ len(relevant))", "/ k)", "divide_by_k"),
+        ]:
+            s.pick(name)
+            out = s.run(_wrong(name, old, new))
+            assert out["kind"] == "fail", out
+            hint = MISTAKES[mistake][0]
+            s.page.get_by_text(hint[:40]).first.wait_for(timeout=30_000)
+            assert "First failing check" in s.page.inner_text("body")
+        # a syntax error, by line, in plain words
+        out = s.run("def hit_rate_at_k(golden_dataset, retriever, k=5):\n    return (1\n")
+        assert out["kind"] == "fail"
+        s.page.get_by_text("syntax error on line").first.wait_for(timeout=30_000)
+        assert not s.aborted or all("fonts.gstatic" in u or "googleapis" in u for u in s.aborted), s.aborted
+    finally:
+        s.close()
+
+
+def test_an_endless_loop_is_stopped_and_hostile_code_reaches_nothing(class_server, browser):
+    url, _ = class_server
+    s = Student(browser, url)
+    name = "hit_rate_at_k"
+    try:
+        s.open(name)
+        t0 = time.monotonic()
+        out = s.run(f"def {name}(golden_dataset, retriever, k=5):\n    while True:\n        pass\n")
+        assert out["kind"] == "stopped" and out["text"] == "stopped: ran longer than 5 s", out
+        assert out["report"]["status"] == "timeout"
+        assert time.monotonic() - t0 < 120
+        s.page.get_by_text("Your code was stopped").first.wait_for(timeout=30_000)
+        assert s.run(LESSON[name])["kind"] == "pass"  # the page (and a fresh runner) still work
+
+        before = len(s.requests)
+        hostile = f'''
+import js
+
+def {name}(golden_dataset, retriever, k=5):
+    out = []
+    try:
+        js.fetch("{url}/exercise-probe-fetch")
+        out.append("fetch:sent")
+    except Exception as e:
+        out.append("fetch:" + type(e).__name__)
+    try:
+        x = js.XMLHttpRequest.new()
+        x.open("GET", "{url}/exercise-probe-xhr", False)
+        x.send()
+        out.append("xhr:" + str(x.status))
+    except Exception as e:
+        out.append("xhr:" + type(e).__name__)
+    try:
+        from pyodide.http import open_url
+        open_url("{url}/exercise-probe-open-url")
+        out.append("open_url:read")
+    except Exception as e:
+        out.append("open_url:" + type(e).__name__)
+    try:
+        out.append("document:" + str(js.document.cookie))
+    except Exception as e:
+        out.append("document:" + type(e).__name__)
+    for path in ("/_stcore/health", "/exercise-probe-open", "{url}/exercises", "/app/static/vendor/versions.json"):
+        try:
+            with open(path) as f:
+                out.append("open:read:" + f.read(20))
+        except Exception as e:
+            out.append("open:" + type(e).__name__)
+    hog = []
+    try:
+        while True:
+            hog.append(bytearray(64 * 1024 * 1024))
+    except MemoryError:
+        out.append("memory:MemoryError")
+    hog = None
+    return "|".join(out)
+'''
+        out = s.run(hostile)
+        assert out["kind"] == "fail", out  # a string is no hit rate: graded as a failed check, nothing more
+        import json
+
+        result = json.loads(out["report"]["result"])
+        value = next(iter(result["results"].values()))["value"]
+        parts = value.split("|")
+        assert "xhr:NetworkError" in parts or any(p.startswith("xhr:JsException") for p in parts), parts
+        assert not any(p.startswith("open_url:read") for p in parts), parts
+        assert "document:AttributeError" in parts, parts
+        assert not any(p.startswith("open:read") for p in parts), parts  # the server's files are not there
+        assert "memory:MemoryError" in parts, parts
+        time.sleep(1)
+        probes = [u for u in s.requests[before:] + s.aborted if "exercise-probe" in u]
+        assert probes == [], probes
+        new = [u[len(url):] for u in s.requests[before:]]  # the page's own (Streamlit's scripts) and Pyodide's
+        assert all(u.startswith(("/_stcore/", "/static/", "/app/static/vendor/")) for u in new), new
+        assert s.run(LESSON[name])["kind"] == "pass"  # and the page still works
+        assert s.page.locator(".ex-sandbox").get_attribute("sandbox") == "allow-scripts"
+    finally:
+        s.close()
+
+
+def test_students_see_only_their_own_code_and_the_teacher_sees_attempts(class_server, browser):
+    url, _ = class_server
+    name = "precision_at_k"
+    secret = "SECRET_OF_STUDENT_A_4711"
+    a = Student(browser, url)
+    b = Student(browser, url)
+    teacher = Student(browser, url)
+    try:
+        a.open(name)
+        out = a.run(LESSON[name].replace('"""', f'"""{secret} ', 1))
+        assert out["kind"] == "pass", out
+        b.open(name)
+        assert secret not in b.root.evaluate("r => r.exerciseEditor.getCode()")
+        assert secret not in b.page.inner_text("body")
+        out = b.run(_wrong(name, "n_relevant / k", "n_relevant / max(len(relevant), 1)"))
+        assert out["kind"] == "fail"
+        b.page.goto(f"{url}/class_progress")  # not a student's page: not served to them
+        b.page.get_by_text("My seat").first.wait_for(timeout=120_000)
+        b.page.wait_for_timeout(2000)
+        assert secret not in b.page.inner_text("body") and "Code exercises" not in b.page.inner_text("body")
+        # the teacher signs in and sees both students' attempts, and A's code on demand
+        teacher.page.goto(url)
+        teacher.page.get_by_text("My seat").first.wait_for(timeout=180_000)
+        key = teacher.page.get_by_label("Teacher key").first
+        for _ in range(8):  # the expander opens once the page is idle
+            teacher.page.get_by_text("Teacher sign-in").first.click()
+            try:
+                key.wait_for(timeout=8_000)
+                break
+            except Exception:  # noqa: BLE001 - not open yet
+                teacher.page.wait_for_timeout(1000)
+        key.fill(KEY)
+        teacher.page.get_by_role("button", name="Sign in").first.click()
+        teacher.page.get_by_text("Signed in as the").first.wait_for(timeout=120_000)
+        teacher.page.goto(f"{url}/class_progress")
+        teacher.page.get_by_text("Code exercises").first.wait_for(timeout=180_000)
+        teacher.page.get_by_text("Show a student's code").first.click()
+        _choose(teacher.page, "Exercise", lambda options: options.filter(has_text=name).first)
+        shown = ""
+        for i in range(4):  # each seat in turn (A, B, the teacher's own) until A's code shows
+            if i:
+                _choose(teacher.page, "Student", lambda options, i=i: options.nth(i))
+            teacher.page.wait_for_timeout(2500)
+            shown = teacher.page.inner_text("body")
+            if secret in shown:
+                break
+        assert secret in shown
+        assert "Runs: 1 · 8/8" in shown  # A's runs and checks passed, beside the code
+    finally:
+        for s in (a, b, teacher):
+            s.close()
+
+
+def test_the_assets_are_served_with_their_types_through_the_class_server(class_server):
+    """What the opaque-origin sandbox needs from the server (through nginx when it is installed)."""
+    url, _ = class_server
+    for path, kind in [("pyodide/pyodide.mjs", "javascript"), ("pyodide/pyodide.asm.mjs", "javascript"),
+                       ("pyodide/pyodide.asm.wasm", "application/wasm"), ("pyodide/python_stdlib.zip", "zip"),
+                       ("pyodide/pyodide-lock.json", "application/json"), ("editor.mjs", "javascript")]:
+        req = urllib.request.Request(f"{url}/app/static/vendor/{path}", headers={"Origin": "null"})
+        with urllib.request.urlopen(req, timeout=30) as r:
+            assert r.status == 200
+            assert kind in r.headers["Content-Type"], (path, r.headers["Content-Type"])
+            assert r.headers["Access-Control-Allow-Origin"] == "*", path
+    try:
+        urllib.request.urlopen(f"{url}/app/static/../app.py", timeout=30)
+        raise AssertionError("a path outside static/ was served")
+    except urllib.error.HTTPError as e:
+        assert e.code in (400, 404)

@@ -1,0 +1,233 @@
+"""Bring your system: from a RAG app's files to a verdict on one page.
+
+Drop the files (corpus, golden set or reference answers, run / RAG log / trace export); the lab says in
+one line what it read from each (:func:`rag_metrics.formats.describe_bytes`, the reader the CLI uses);
+one button brings them in through the existing places (a corpus as on the Corpus explorer, a golden
+set through the golden session as the Golden set editor imports it, a system through the Systems
+store); labels to confirm are linked to the Golden set editor; the verdict is the system's metric
+cards.  The Corpus explorer, the Golden set editor, Systems and the sidebar stay, for details.
+"""
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from pathlib import PurePath
+from typing import Any
+
+import streamlit as st
+
+from rag_metrics.errors import InputError
+from rag_metrics.formats import FileRead, describe_bytes
+from ui import state, systems, views
+
+__all__ = ["KEY_FILES", "KEY_NAME", "KEY_SYSTEM", "Dropped", "bring_in", "labels_to_confirm", "offers_golden_from_log",
+           "read_dropped", "render_read", "verdict"]
+
+KEY_FILES = "bring_files"
+KEY_NAME = "bring_name"
+KEY_GO = "bring_go"
+KEY_SYSTEM = "bring_system"  # the system brought in last: the verdict is shown for it
+KEY_PENDING = "bring_pending"  # what is left to bring in after a new corpus was selected (one rerun)
+KEY_FROM_LOG = "bring_golden_from_log"
+_READ_CACHE = "_bring_read"
+
+#: What a kind of file brings in.
+ROLES = {"trec_qrels": "golden", "beir_qrels": "golden", "json_qrels": "golden", "golden": "golden",
+         "llamaindex": "golden", "queries": "golden", "corpus": "corpus", "documents": "corpus",
+         "trec_run": "system", "json_run": "system", "run_table": "system", "rag_log": "system", "trace": "system"}
+_ROLE_WORDS = {"golden": "golden set", "corpus": "corpus", "system": "system to evaluate"}
+
+
+@dataclass
+class Dropped:
+    """One dropped file: what was read (or why not), and what it brings in (``role``)."""
+
+    name: str
+    data: bytes
+    read: FileRead | None = None
+    error: str | None = None
+    roles: list[str] = field(default_factory=list)
+
+
+def _read_one(name: str, data: bytes) -> Dropped:
+    if PurePath(name).suffix.lower() in (".md", ".markdown", ".txt"):
+        try:
+            got = describe_bytes(data, name)
+        except InputError:  # prose, not a TREC file: a document of the corpus
+            return Dropped(name, data, FileRead("documents", f"{name}: a document ({len(data):,} bytes) for the "
+                                                             "corpus"), roles=["corpus"])
+        return Dropped(name, data, got, roles=[ROLES.get(got.kind, "")])
+    try:
+        got = describe_bytes(data, name)
+    except InputError as e:
+        return Dropped(name, data, None, str(e))
+    roles = ["golden", "corpus"] if got.kind == "llamaindex" else [ROLES.get(got.kind, "")]
+    return Dropped(name, data, got, roles=[r for r in roles if r])
+
+
+def read_dropped(files: list[tuple[str, bytes]]) -> list[Dropped]:
+    """Each file read once per content (kept in the session by name and hash)."""
+    memo: dict[str, Dropped] = st.session_state.setdefault(_READ_CACHE, {})
+    out = []
+    for name, data in files:
+        key = f"{name}\0{hashlib.sha256(data).hexdigest()}"
+        if key not in memo:
+            memo[key] = _read_one(name, data)
+        out.append(memo[key])
+    if len(memo) > 64:
+        memo.clear()
+    return out
+
+
+def render_read(items: list[Dropped]) -> None:
+    """One line per file: what the lab read and what it brings in, or why it was refused."""
+    for it in items:
+        if it.read is None:
+            st.error(views.esc(it.error or f"{it.name}: not read"), icon=":material/error:")
+            continue
+        use = " and ".join(_ROLE_WORDS[r] for r in it.roles if r in _ROLE_WORDS)
+        st.success(views.esc(it.read.summary) + (f" → **{use}**" if use else ""), icon=":material/check_circle:")
+        for w in it.read.warnings[:3]:
+            st.caption(":material/warning: " + views.esc(w))
+
+
+def offers_golden_from_log(items: list[Dropped]) -> bool:
+    """True when no golden set was dropped but a log with reference answers was: its questions can
+    start the golden set."""
+    usable = [it for it in items if it.read is not None]
+    if any("golden" in it.roles for it in usable):
+        return False
+    return any(it.read is not None and it.read.log is not None and any(r.ground_truth for r in it.read.log)
+               for it in usable)
+
+
+def _corpus_of(items: list[Dropped]) -> tuple[Any, str, str] | None:
+    """The corpus the files give: ``(Corpus, level, name)`` or None."""
+    from rag_metrics.corpus import corpus_from_files
+
+    for it in items:
+        if it.read is not None and it.read.kind == "llamaindex":
+            return it.read.corpus, "document", PurePath(it.name).stem
+    docs = {it.name: it.data for it in items if "corpus" in it.roles and it.read is not None}
+    if not docs:
+        return None
+    name = PurePath(next(iter(docs))).stem if len(docs) == 1 else "my corpus"
+    return corpus_from_files(docs, name=name), "chunk", name
+
+
+def _golden_of(items: list[Dropped]) -> Dropped | None:
+    return next((it for it in items if "golden" in it.roles and it.read is not None), None)
+
+
+def _systems_of(items: list[Dropped]) -> list[Dropped]:
+    return [it for it in items if "system" in it.roles and it.read is not None]
+
+
+def bring_in(ctx: Any, items: list[Dropped], name: str, golden_from_log: bool = False) -> list[str]:
+    """Bring the files in; returns the messages to show.  A new corpus is selected first (the page
+    reruns and the rest follows on the next run, through :data:`KEY_PENDING`)."""
+    msgs: list[str] = []
+    corpus = _corpus_of(items)
+    gold = _golden_of(items)
+    if corpus is not None:
+        c, level, cname = corpus
+        seed = gold.read.golden if gold is not None and gold.read is not None and gold.read.kind == "llamaindex" \
+            else None
+        state.add_corpus(cname, c, level=level, golden=seed)
+        rest = [it for it in items if "system" in it.roles
+                or ("golden" in it.roles and "corpus" not in it.roles and it is not gold)
+                or (it is gold and seed is None and "corpus" not in it.roles)]
+        st.session_state[KEY_PENDING] = {"name": name, "golden_from_log": golden_from_log,
+                                         "files": [(it.name, it.data) for it in rest]}
+        return [f"Corpus {cname!r} selected ({len(c)} documents)" + (" with its golden set" if seed else "")]
+    if gold is not None and gold.read is not None:
+        session = state.golden_session()
+        if gold.read.kind in ("trec_qrels", "beir_qrels", "json_qrels"):
+            from rag_metrics.formats import sniff
+
+            s = sniff(gold.data, gold.name, role="qrels")
+            new, rep = session.import_file(s.data, s.filename if s.kind != "json_qrels" else gold.name + ".txt",
+                                           ctx.known_ids)
+            if new is None:
+                msgs.append(f"Golden set not changed: {rep.summary()} in {gold.name}")
+            else:
+                msgs.append(f"Labels of {gold.name} imported into the golden set ({len(new)} questions)")
+        elif gold.read.golden is not None:
+            session.replace(gold.read.golden)
+            msgs.append(f"Golden set replaced by {gold.name} ({len(gold.read.golden)} questions)")
+    elif golden_from_log:
+        log = next((it.read.log for it in _systems_of(items) if it.read is not None and it.read.log is not None), None)
+        if log is not None:
+            from rag_metrics.types import GoldenQuery, GoldenSet
+
+            state.golden_session().replace(GoldenSet(tuple(
+                GoldenQuery(f"q{n:03d}", r.question, "", {}, r.ground_truth or "") for n, r in enumerate(log.rows, 1)),
+                name=ctx.settings.corpus))
+            msgs.append(f"Golden set started from the log's {len(log.rows)} questions and reference answers (no "
+                        "labels yet: confirm them below)")
+    for n, it in enumerate(_systems_of(items)):
+        sname = (name or PurePath(it.name).name.split(".")[0]).strip() + (f" {n + 1}" if n else "")
+        try:
+            spec, report = systems.store(ctx).add_upload(sname, it.name, it.data, ctx.chunks.chunks)
+        except InputError as e:
+            msgs.append(f"{it.name} not added: {e}")
+            continue
+        if spec is None:
+            msgs.append(f"{it.name} not added: {report.summary()}: " + "; ".join(report.lines()[:3]))
+            continue
+        st.session_state[KEY_SYSTEM] = spec.name
+        msgs.append(f"System {spec.name!r} added from {it.name}")
+    return msgs
+
+
+def labels_to_confirm(ctx: Any) -> None:
+    """How many golden questions have no label yet, with the way to the review."""
+    golden = ctx.golden
+    from rag_metrics.types import OUT_OF_SCOPE
+
+    unlabelled = [q for q in golden if q.category != OUT_OF_SCOPE and not q.has_relevant]
+    drafted = [q for q in golden if getattr(q, "drafted", False)]
+    if not unlabelled and not drafted:
+        st.caption(f":material/check_circle: Every one of the {len(golden)} golden questions has labels.")
+        return
+    parts = []
+    if unlabelled:
+        parts.append(f"{len(unlabelled)} of {len(golden)} golden questions have no relevant chunk yet")
+    if drafted:
+        parts.append(f"{len(drafted)} carry labels a judge drafted")
+    st.info("; ".join(parts) + ". Confirm them before trusting the verdict: the Golden set editor's labelling "
+            "helper and evidence review propose chunks from the reference answers.", icon=":material/rule:")
+    st.page_link("pages/golden_set.py", label="Review and confirm labels (Golden set editor)", icon=":material/rule:")
+
+
+def verdict(ctx: Any, name: str) -> bool:
+    """The brought-in system's metric cards at the sidebar's K; False when it is not (or no longer) there."""
+    from rag_metrics.systems.evaluation import evaluate_systems
+
+    found, errors = systems.systems_of(ctx)
+    chosen = [(n, s) for n, s in found if n == name]
+    if name in errors:
+        st.error(f"**{views.esc(name)}**: {views.esc(errors[name])}", icon=":material/error:")
+        return True
+    if not chosen:
+        return False
+    with st.spinner(f"Ranking the golden questions with {name}…"):
+        (ev,) = evaluate_systems(chosen, ctx.golden, ctx.settings.options, ctx.memo.depth,
+                                 chunk_to_doc=ctx.chunks.doc if ctx.settings.options.level == "document" else None)
+    if not ev.ok:
+        st.error(f"**{views.esc(name)}**: {views.esc(ev.error or '')}", icon=":material/error:")
+        return True
+    res = ev.result
+    metrics = [m for m in ctx.settings.metrics if m != "judged"]
+    st.markdown(f"**{views.esc(name)}** on {res.n_queries} golden questions of "
+                f"{views.esc(ctx.corpus.label or ctx.settings.corpus)} · {views.esc(views.answered_absent(res))}")
+    views.metric_cards(res.summary(metrics, [ctx.k]), key="bring")
+    if ev.system_run is not None:
+        for note in ev.system_run.notes[:4]:
+            st.caption(views.esc(note))
+        if ev.system_run.unmatched_rows:
+            st.caption(f"{len(ev.system_run.unmatched_rows)} row(s) of the file matched no golden question; the "
+                       "Systems page lists them.")
+    st.page_link("pages/systems.py", label="Details: coverage, matching, pooled labels (Systems)",
+                 icon=":material/hub:")
+    return True

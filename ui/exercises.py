@@ -1,0 +1,385 @@
+"""Rendering of the Exercises page ("Write the metric yourself") and the teacher's exercise table.
+
+The exercises are data in :mod:`rag_metrics.exercises`; the student's code runs in their browser
+(:mod:`ui.exercise_editor`); this module builds the checks of the current golden set and system,
+grades what the browser reports (:func:`rag_metrics.exercises.grade`, which never executes code),
+keeps code and attempts in the student's space (:mod:`rag_metrics.exercises.attempts`) and shows
+the verdict.  Widget and session keys start with ``ex_`` / ``_ex_``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from rag_metrics import exercises as EX
+from rag_metrics.errors import InputError as EX_InputError
+from rag_metrics.exercises import attempts as AT
+from ui import exercise_editor, lesson, state, views
+
+PICK = "ex_pick"
+LANG = "ex_lang"
+_CHECKS = "_ex_checks"      # (exercise, evaluation key, checks): the checks the payload was built from
+_VERDICT = "_ex_verdict"    # exercise -> {"verdict": Verdict | None, "status": str, "message": str}
+_HINTS = "_ex_hints"        # exercise -> number of hints shown
+_RESET = "_ex_reset"        # exercise -> reset counter (a new counter loads the starter into the editor)
+_NONCE = "_ex_nonce"        # the last report handled (a report is graded once)
+_QP_SEEN = "_ex_qp_seen"    # the last ?exercise= this session followed
+
+_T: dict[str, tuple[str, str]] = {
+    "title": ("Write the metric yourself", "Skriv metrikken selv"),
+    "intro": ("Write each of the lesson's functions in Python. Your code runs in your own browser (in Pyodide, a "
+              "sandbox with no access to the server or this page); the lab checks the values it returns "
+              "against its own engine, under the lesson's conventions.",
+              "Skriv hver af lektionens funktioner i Python. Din kode kører i din egen browser (i Pyodide, en "
+              "sandkasse uden adgang til serveren eller denne side); laboratoriet tjekker de værdier, den "
+              "returnerer, mod sin egen motor med lektionens konventioner."),
+    "pick": ("Exercise", "Opgave"),
+    "examples": ("Worked examples", "Gennemregnede eksempler"),
+    "hint": ("Hint {n}", "Tip {n}"),
+    "show_hint": ("Show a hint ({n} of {total})", "Vis et tip ({n} af {total})"),
+    "no_more_hints": ("That was the last hint.", "Det var det sidste tip."),
+    "reset": ("Start again from the starter code", "Start forfra med startkoden"),
+    "run": ("Run checks", "Kør tjek"),
+    "running": ("Running your code…", "Kører din kode…"),
+    "loading": ("Starting Python in your browser (the first time takes a few seconds)…",
+                "Starter Python i din browser (første gang tager det nogle sekunder)…"),
+    "grading": ("Checking the values…", "Tjekker værdierne…"),
+    "stopped": ("stopped: ran longer than {s} s", "stoppet: kørte længere end {s} s"),
+    "stopped_long": ("Your code was stopped: it ran longer than {s} s. Look for a loop that never ends (a `while` "
+                     "whose condition stays true), then run the checks again.",
+                     "Din kode blev stoppet: den kørte længere end {s} s. Se efter en løkke, der aldrig slutter "
+                     "(en `while`, hvis betingelse bliver ved med at være sand), og kør tjekkene igen."),
+    "failed": ("The runner failed; run the checks again", "Kørslen fejlede; kør tjekkene igen"),
+    "failed_long": ("Your code could not be run to the end in the browser ({msg}). Run the checks again; if it "
+                    "happens again, reload the page.",
+                    "Din kode kunne ikke køres færdig i browseren ({msg}). Kør tjekkene igen; sker det igen, så "
+                    "genindlæs siden."),
+    "too_large": ("The result was too large to send", "Resultatet var for stort til at sende"),
+    "too_large_long": ("Your function's results were too large to check (more than {n:,} characters). Return a "
+                       "number (or the small structure the exercise asks for), not a big list.",
+                       "Din funktions resultater var for store til at blive tjekket (over {n:,} tegn). Returnér et "
+                       "tal (eller den lille struktur, opgaven beder om), ikke en stor liste."),
+    "too_long": ("Your code is too long to run (the limit is {n:,} characters)",
+                 "Din kode er for lang til at køre (grænsen er {n:,} tegn)"),
+    "editor": ("Your Python code", "Din Python-kode"),
+    "first_failure": ("First failing check: {label}", "Første tjek, der fejler: {label}"),
+    "input": ("Input", "Input"),
+    "expected": ("Expected", "Forventet"),
+    "got": ("Your function returned", "Din funktion returnerede"),
+    "hint_label": ("Hint", "Tip"),
+    "all_checks": ("All checks", "Alle tjek"),
+    "col_check": ("Check", "Tjek"),
+    "col_ok": ("Passed", "Bestået"),
+    "col_message": ("Result", "Resultat"),
+    "done": ("Every check passed: your function computes what the lab computes.",
+             "Alle tjek bestået: din funktion beregner det samme som laboratoriet."),
+    "yours": ("Your {metric} (mean)", "Din {metric} (gennemsnit)"),
+    "dashboard": ("Dashboard's {metric}", "Dashboardets {metric}"),
+    "same_questions": ("Both over the same {n} questions of the current golden set and system, under the "
+                       "lesson's conventions.",
+                       "Begge over de samme {n} spørgsmål i det nuværende guldsæt og system, med lektionens "
+                       "konventioner."),
+    "runs": ("Runs so far: {n} · best: {best} of {total} checks",
+             "Kørsler indtil nu: {n} · bedst: {best} af {total} tjek"),
+    "solved": ("solved", "løst"),
+    "no_assets": ("The code editor's files (Pyodide and the editor) are not installed on this server. The "
+                  "operator runs `./lab app` (or `./lab class`) once, which installs them with npm into "
+                  "static/vendor/.",
+                  "Kodeeditorens filer (Pyodide og editoren) er ikke installeret på denne server. Den, der driver "
+                  "serveren, kører `./lab app` (eller `./lab class`) én gang, så installeres de med npm i "
+                  "static/vendor/."),
+    "not_saved": ("Your code was checked but not saved: {msg}", "Din kode blev tjekket, men ikke gemt: {msg}"),
+    "language": ("Language", "Sprog"),
+    # the teacher's table
+    "class_title": ("Code exercises", "Kodeopgaver"),
+    "class_caption": ("Per student and exercise: checks passed by the last run of total, and (in brackets) how "
+                      "many times they ran the checks. ✓: solved at least once.",
+                      "Pr. elev og opgave: tjek bestået i den seneste kørsel ud af alle, og (i parentes) hvor "
+                      "mange gange de har kørt tjekkene. ✓: løst mindst én gang."),
+    "class_none": ("No student has run an exercise yet.", "Ingen elev har kørt en opgave endnu."),
+    "show_code": ("Show a student's code (read-only; never run)", "Vis en elevs kode (kun læsning; køres aldrig)"),
+    "student": ("Student", "Elev"),
+    "no_code": ("This student has not run this exercise yet.", "Denne elev har ikke kørt denne opgave endnu."),
+    "tries": ("Runs: {n}", "Kørsler: {n}"),
+}
+
+
+def T(key: str, lang: str, **values: Any) -> str:
+    en, da = _T[key]
+    return (da if lang == "da" else en).format(**values)
+
+
+# ---- language (the Lesson's setting, kept in the student's progress) ------------------------------
+def _on_lang() -> None:
+    lesson.save(lesson.progress().with_language(state.value(LANG, "en")))
+
+
+def language() -> str:
+    """The segmented control of the Lesson's language; returns ``"en"`` or ``"da"``."""
+    from rag_metrics import lesson as LS
+
+    lang = lesson.lang()
+    state.set_value(LANG, lang)
+    st.segmented_control(T("language", lang), list(LS.LANGUAGES), key=LANG, format_func=LS.LANGUAGES.get,
+                         required=True, on_change=_on_lang)
+    return lang
+
+
+# ---- which exercise ---------------------------------------------------------------------------------
+def _names() -> list[str]:
+    return [e.name for e in EX.EXERCISES]
+
+
+def _on_pick() -> None:
+    st.query_params["exercise"] = str(state.value(PICK))
+
+
+def pick(lang: str) -> str:
+    """The exercise picker; ``?exercise=NAME`` opens that exercise (an unknown name: the first one)."""
+    names = _names()
+    asked = st.query_params.get("exercise")
+    if asked in names and asked != state.value(_QP_SEEN):
+        state.set_value(_QP_SEEN, asked)
+        state.set_value(PICK, asked)
+    if state.value(PICK) not in names:
+        state.set_value(PICK, names[0])
+    store = _store()
+    solved = {n for n in names if store.load(n).solved}
+    titles = {e.name: f"{'✓' if e.name in solved else '○'} {i}. {e.text('title', lang)}"
+              for i, e in enumerate(EX.EXERCISES, start=1)}
+    st.selectbox(T("pick", lang), names, key=PICK, format_func=titles.get, on_change=_on_pick)
+    return str(state.value(PICK))
+
+
+# ---- checks, storage --------------------------------------------------------------------------------
+def _store() -> AT.AttemptStore:
+    return AT.store_for_space(state.space())
+
+
+def checks_for(ctx: state.Lab, name: str) -> tuple[EX.Check, ...]:
+    """The exercise's checks on the current golden set and system (built once per exercise and
+    evaluation; the same checks grade the report of the payload they were sent in)."""
+    kept = state.value(_CHECKS)
+    if kept and kept[0] == name and kept[1] == ctx.key:
+        return kept[2]
+    checks = EX.build_checks(name, ctx.result.golden, ctx.result.run)
+    state.set_value(_CHECKS, (name, ctx.key, checks))
+    return checks
+
+
+def _verdicts() -> dict[str, dict[str, Any]]:
+    return st.session_state.setdefault(_VERDICT, {})
+
+
+def handle_report(name: str, checks: tuple[EX.Check, ...], lang: str) -> None:
+    """Grade the browser's report (put into ``st.session_state[REPORT]`` by the component, or by a
+    test), count the attempt and keep the code in the student's space.  Reports for another
+    exercise than the one shown, and a report already handled, are dropped."""
+    report = st.session_state.pop(exercise_editor.REPORT, None)
+    if not isinstance(report, dict):
+        return
+    nonce = str(report.get("nonce", ""))[:100]
+    if nonce and nonce == state.value(_NONCE):
+        return
+    state.set_value(_NONCE, nonce)
+    doc = str(report.get("doc", name))
+    if doc.split(":", 1)[0] != name:
+        return
+    code = report.get("code")
+    code = code if isinstance(code, str) else ""
+    status = str(report.get("status", ""))[:20]
+    entry: dict[str, Any] = {"verdict": None, "status": status, "message": "", "nonce": nonce}
+    if len(code) > AT.MAX_CODE_CHARS:
+        entry.update(status="error", message=T("too_long", lang, n=AT.MAX_CODE_CHARS))
+        _verdicts()[name] = entry
+        return
+    if status == "ok":
+        entry["verdict"] = EX.grade(name, checks, report.get("result", ""), lang)
+    elif status == "timeout":
+        entry["message"] = T("stopped_long", lang, s=exercise_editor.TIMEOUT_S)
+    elif status == "too_large":
+        entry["message"] = T("too_large_long", lang, n=exercise_editor.LIMITS["max_result"])
+    else:
+        entry.update(status="error", message=T("failed_long", lang, msg=str(report.get("message", ""))[:300]))
+    _verdicts()[name] = entry
+    passed = entry["verdict"].passed if entry["verdict"] is not None else 0
+    try:
+        _store().record(name, code, passed=passed, total=len(checks))
+    except (OSError, EX_InputError) as err:
+        state.notice(T("not_saved", lang, msg=views.esc(str(err))), "error")
+
+
+def _result_line(name: str, lang: str) -> dict[str, str] | None:
+    """The editor's result line for the last run of ``name`` in this session."""
+    entry = _verdicts().get(name)
+    if not entry:
+        return None
+    v, nonce = entry["verdict"], entry.get("nonce", "")
+    if v is not None:
+        return {"text": v.headline(lang), "kind": "pass" if v.all_passed else "fail", "nonce": nonce}
+    if entry["status"] == "timeout":
+        return {"text": T("stopped", lang, s=exercise_editor.TIMEOUT_S), "kind": "stopped", "nonce": nonce}
+    if entry["status"] == "too_large":
+        return {"text": T("too_large", lang), "kind": "error", "nonce": nonce}
+    return {"text": T("failed", lang), "kind": "error", "nonce": nonce}
+
+
+# ---- the page -----------------------------------------------------------------------------------------
+def hints(ex: EX.Exercise, lang: str) -> None:
+    """The graded hints, revealed one at a time (gentlest first)."""
+    shown: dict[str, int] = st.session_state.setdefault(_HINTS, {})
+    items = ex.hints.get(lang) or ex.hints["en"]
+    n = min(shown.get(ex.name, 0), len(items))
+    for i in range(n):
+        st.info(f"**{T('hint', lang, n=i + 1)}.** {items[i]}", icon=":material/lightbulb:")
+    if n < len(items):
+        def more() -> None:
+            shown[ex.name] = n + 1
+        st.button(T("show_hint", lang, n=n + 1, total=len(items)), key=f"ex_hint_{ex.name}", on_click=more,
+                  icon=":material/lightbulb:")
+
+
+def _labels(lang: str) -> dict[str, str]:
+    return {"run": T("run", lang), "running": T("running", lang), "loading": T("loading", lang),
+            "grading": T("grading", lang), "stopped": T("stopped", lang, s=exercise_editor.TIMEOUT_S),
+            "failed": T("failed", lang), "too_large": T("too_large", lang),
+            "too_long": T("too_long", lang, n=AT.MAX_CODE_CHARS), "editor": T("editor", lang)}
+
+
+def _shown(value: Any) -> str:
+    """A value as short literal text (for st.code / st.text: never interpreted)."""
+    import json
+
+    try:
+        text = json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 2000 else text[:2000] + "…"
+
+
+def verdict_view(name: str, lang: str) -> None:
+    """The last run's verdict: headline, plain-words error, the first failure, the Dashboard's mean."""
+    entry = _verdicts().get(name)
+    if not entry:
+        return
+    v = entry["verdict"]
+    if v is None:
+        st.error(views.esc(entry["message"]), icon=":material/timer_off:" if entry["status"] == "timeout"
+                 else ":material/error:")
+        return
+    if v.all_passed:
+        st.success(f"**{views.esc(v.headline(lang))}.** {T('done', lang)}", icon=":material/check_circle:")
+    else:
+        st.warning(f"**{views.esc(v.headline(lang))}**", icon=":material/rule:")
+    if v.error:
+        st.error(views.esc(v.error), icon=":material/error:")
+    f = v.first_failure
+    if f is not None and not v.error:
+        with st.container(border=True):
+            st.markdown(f"**{views.esc(T('first_failure', lang, label=f.label))}**")
+            st.markdown(views.esc(f.message))
+            if f.input:
+                st.caption(T("input", lang))
+                st.code(_shown(dict(f.input)), language="json", wrap_lines=True)
+            left, right = st.columns(2)
+            left.caption(T("expected", lang))
+            left.code(_shown(f.expected), language="json", wrap_lines=True)
+            right.caption(T("got", lang))
+            right.code(_shown(f.got), language="json", wrap_lines=True)
+            if f.hint:
+                st.info(f"**{T('hint_label', lang)}:** {f.hint}", icon=":material/lightbulb:")
+    if v.dashboard:
+        d = v.dashboard
+        metric = views.esc(str(d.get("metric", "")))
+        a, b = st.columns(2)
+        a.metric(T("yours", lang, metric=metric), lesson.num(d.get("student"), 4))
+        b.metric(T("dashboard", lang, metric=metric), lesson.num(d.get("dashboard"), 4))
+        st.caption(T("same_questions", lang, n=d.get("questions", 0)))
+    with st.expander(T("all_checks", lang)):
+        import pandas as pd
+
+        st.dataframe(pd.DataFrame({T("col_check", lang): [r.label for r in v.results],
+                                   T("col_ok", lang): [r.passed for r in v.results],
+                                   T("col_message", lang): [r.message for r in v.results]}),
+                     hide_index=True, width="stretch")
+
+
+def render(ctx: state.Lab) -> None:
+    """The whole Exercises page."""
+    lang = language()
+    st.title(T("title", lang))
+    st.caption(T("intro", lang))
+    views.show_notice()
+    name = pick(lang)
+    ex = EX.exercise(name)
+    try:
+        checks = checks_for(ctx, name)
+    except EX_InputError as err:
+        views.input_error(err, "Cannot build the checks")
+        return
+    handle_report(name, checks, lang)
+    st.subheader(ex.text("title", lang), divider="gray")
+    st.markdown(ex.text("prompt", lang))
+    examples = ex.examples.get(lang) or ex.examples.get("en") or ()
+    if examples:
+        with st.expander(T("examples", lang)):
+            for md in examples:
+                st.markdown(md)
+    hints(ex, lang)
+    saved = _store().load(name)
+    resets: dict[str, int] = st.session_state.setdefault(_RESET, {})
+    if not exercise_editor.assets_ready():
+        st.error(T("no_assets", lang), icon=":material/error:")
+    else:
+        fresh = resets.get(name, 0)
+        exercise_editor.editor(doc_id=f"{name}:{fresh}", code=ex.starter if fresh or not saved.code else saved.code,
+                               payload=EX.browser_payload(name, checks, lang), harness=EX.HARNESS,
+                               labels=_labels(lang), verdict=_result_line(name, lang))
+
+    def reset() -> None:
+        resets[name] = resets.get(name, 0) + 1
+        _verdicts().pop(name, None)
+
+    st.button(T("reset", lang), key=f"ex_reset_{name}", on_click=reset, icon=":material/restart_alt:")
+    if saved.attempts:
+        st.caption(T("runs", lang, n=saved.attempts, best=saved.best, total=saved.total)
+                   + (f" · ✓ {T('solved', lang)}" if saved.solved else ""))
+    verdict_view(name, lang)
+
+
+# ---- the teacher's view -------------------------------------------------------------------------------
+def class_view() -> None:
+    """Per student and exercise: passed/total of the last run and the number of runs; one student's
+    code on demand, shown read-only (``st.code``: text, escaped, never run)."""
+    lang = lesson.lang()
+    seats = lesson.roster()
+    names = _names()
+    st.subheader(T("class_title", lang), divider="gray")
+    table = AT.class_attempts(seats, names)
+    if table.empty or not table["attempts"].any():
+        st.caption(T("class_none", lang))
+        return
+    st.caption(T("class_caption", lang))
+    rows = []
+    for (seat, _space), group in table.groupby(["seat", "space"], sort=False):
+        row: dict[str, Any] = {T("student", lang): seat}
+        for r in group.itertuples():
+            row[r.exercise] = (f"{'✓ ' if r.solved else ''}{r.passed}/{r.total} ({r.attempts})" if r.attempts
+                               else "—")
+        rows.append(row)
+    import pandas as pd
+
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    with st.expander(T("show_code", lang)):
+        labels = {space: seat for seat, space in seats}
+        space = st.selectbox(T("student", lang), [space for _, space in seats], key="ex_class_seat",
+                             format_func=lambda s: labels.get(s, s))
+        name = st.selectbox(T("pick", lang), names, key="ex_class_exercise")
+        if space and name:
+            a = AT.store_for_space(space).load(name)
+            if a.attempts:
+                st.caption(T("tries", lang, n=a.attempts) + f" · {a.passed}/{a.total} · {views.esc(a.updated)}")
+                st.code(a.code, language="python")
+            else:
+                st.caption(T("no_code", lang))

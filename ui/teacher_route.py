@@ -1,0 +1,59 @@
+"""``POST /_lab/teacher-session``: where the browser exchanges a sign-in claim for the teacher's
+HttpOnly cookie (:mod:`rag_metrics.teacher_sessions`), or has it deleted on sign-out.
+
+A script can set only cookies a script can read; this endpoint lets the server set the teacher's
+cookie itself, ``HttpOnly; SameSite=Strict; Path=/`` (``Secure`` over HTTPS), so the session token is
+never in the page.  :func:`install` (called by :mod:`ui.launch`) adds the route to Streamlit's web app.
+
+Body (form-encoded): ``claim=<code>`` sets the cookie for the claim's session (204; 403 for an unknown,
+used or expired claim); ``end=1`` deletes the cookie (204).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from rag_metrics.seats import TEACHER_COOKIE
+from rag_metrics.teacher_sessions import SESSION_TTL, TeacherSessions
+
+__all__ = ["PATH", "handle", "install", "set_cookie_header"]
+
+PATH = "/_lab/teacher-session"
+
+
+def set_cookie_header(value: str, max_age: int, secure: bool) -> str:
+    """The ``Set-Cookie`` value for the teacher's cookie (``max_age`` 0 deletes it)."""
+    return (f"{TEACHER_COOKIE}={value}; Path=/; Max-Age={int(max_age)}; HttpOnly; SameSite=Strict"
+            + ("; Secure" if secure else ""))
+
+
+async def handle(request: Any) -> Any:
+    from starlette.responses import Response
+
+    form = await request.form()
+    secure = request.url.scheme == "https" or request.headers.get("x-forwarded-proto") == "https"
+    if form.get("end"):
+        return Response(status_code=204, headers={"Set-Cookie": set_cookie_header("", 0, secure),
+                                                  "Cache-Control": "no-store"})
+    token = TeacherSessions().redeem(str(form.get("claim") or ""))
+    if token is None:
+        return Response(status_code=403, headers={"Cache-Control": "no-store"})
+    return Response(status_code=204, headers={"Set-Cookie": set_cookie_header(token, SESSION_TTL, secure),
+                                              "Cache-Control": "no-store"})
+
+
+def install() -> None:
+    """Add the route to the web app Streamlit builds (first, before its catch-all static files)."""
+    from starlette.routing import Route
+    from streamlit.web.server.starlette import starlette_server
+
+    original = starlette_server.create_starlette_app
+    if getattr(original, "_lab_teacher_route", False):
+        return
+
+    def create(runtime: Any) -> Any:
+        app = original(runtime)
+        app.router.routes.insert(0, Route(PATH, handle, methods=["POST"]))
+        return app
+
+    create._lab_teacher_route = True  # type: ignore[attr-defined]
+    starlette_server.create_starlette_app = create
