@@ -187,7 +187,7 @@ with tab_load:
             except InputError as err:
                 views.input_error(err, "Upload rejected")
             else:
-                if cname == state.SAMPLE:
+                if state.is_sample(cname):
                     cname = f"{cname}-upload"
                 state.add_corpus(cname, corpus, label=f"Upload: {cname}")
                 _prewarm(cname)

@@ -42,7 +42,7 @@ def save_status(ctx: state.Lab) -> None:
                     icon=":material/sync:")
             st.button("Load the saved set", key="stale_load", on_click=state.golden_reload)
         status = "Autosaved" if session.saved else ("Not modified yet (the shipped set is in use)"
-                                                    if ctx.settings.corpus == state.SAMPLE else "Not modified yet")
+                                                    if state.is_sample(ctx.settings.corpus) else "Not modified yet")
         st.caption(f":material/save: {status} · {views.server_path(session.workspace.path)} · {len(ctx.golden)} "
                    "queries")
     if session.save_error:

@@ -91,6 +91,7 @@ SETTINGS: dict[str, Setting] = {
     "teacher_key": Setting(TEACHER_KEY_ENV, "", "the teacher key (else lab.teacher_key)"),
     "workspace": Setting("RAG_METRICS_WORKSPACE", "", "the workspace root (default ~/.rag_metrics/workspace)"),
     "sample_dir": Setting("RAG_METRICS_SAMPLE_DIR", "", "a folder with the sample corpus to use instead"),
+    "sample_dir_da": Setting("RAG_METRICS_SAMPLE_DA_DIR", "", "a folder with the Danish sample corpus to use instead"),
     "cache": Setting("RAG_METRICS_CACHE", "", "the retrieval cache folder (default ~/.cache/rag_metrics)"),
     "cache_mb": Setting("RAG_METRICS_CACHE_MB", "", "the app's in-memory cache budget in MB (default 512)"),
     "warm": Setting("RAG_METRICS_WARM", "1", "0/false/no: do not warm the sample at start"),

@@ -4,11 +4,14 @@ Run from the repository root with the project's Python (offline: the bundled mod
 
     HF_HUB_OFFLINE=1 python sample_corpus/build_embeddings.py          # rewrite
     HF_HUB_OFFLINE=1 python sample_corpus/build_embeddings.py --check  # exit 1 if stale
+    python sample_corpus/build_embeddings.py --root sample_corpus_da   # the Danish sample
 
 It embeds the default chunking (:data:`rag_metrics.retrieval.chunking.DEFAULT_CHUNK_SIZE` /
 ``DEFAULT_CHUNK_OVERLAP``) of ``docs/`` and the questions of ``golden.jsonl`` (manifest ids
-``question:<qid>``) with the default model, so the app starts without embedding anything and
-without loading the model (format in :mod:`rag_metrics.retrieval.cache`).  Only texts that changed
+``question:<qid>``) with the sample's model (``sample.json``, else the default model), so the app
+starts without embedding anything and without loading the model (format in
+:mod:`rag_metrics.retrieval.cache`).  A model that embeds queries apart from passages (e5) gets its
+question vectors in ``embeddings/queries/``, under its query name.  Only texts that changed
 are re-embedded (the old folder is used as a cache layer).  The folder is the one
 :func:`rag_metrics.sample.sample_dir` finds (``--root`` or ``$RAG_METRICS_SAMPLE_DIR`` to choose
 another).
@@ -17,8 +20,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 ROOT = Path(__file__).resolve().parent.parent  # the checkout whose rag_metrics builds its own sample
 if str(ROOT) not in sys.path:
@@ -27,6 +30,7 @@ if str(ROOT) not in sys.path:
 from rag_metrics.corpus import load_corpus  # noqa: E402
 from rag_metrics.retrieval.cache import EmbeddingCache, read_shipped, ship_embeddings  # noqa: E402
 from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, chunk_corpus  # noqa: E402
+from rag_metrics.retrieval.encoders import Encoder, query_encoder  # noqa: E402
 from rag_metrics.sample import sample_paths  # noqa: E402
 
 #: Manifest ids of shipped golden-question embeddings (the other ids are chunk ids).
@@ -49,6 +53,16 @@ def _stderr_progress(done: int, total: int) -> None:
         print(f"\rembedding {done}/{total}", end="" if done < total else "\n", file=sys.stderr)
 
 
+def _layers(paths, encoder: Encoder, chunk_ids: list[str], chunk_texts: list[str], qids: list[str],
+            qtexts: list[str]) -> list[tuple[Path, Encoder, list[str], list[str]]]:
+    """The shipped folders to write: ``(folder, encoder, ids, texts)``.  The questions go with the
+    chunks, or into ``embeddings/queries/`` when the model embeds queries apart (e5)."""
+    qenc = query_encoder(encoder)
+    if qenc is encoder:
+        return [(paths.embeddings, encoder, chunk_ids + qids, chunk_texts + qtexts)]
+    return [(paths.embeddings, encoder, chunk_ids, chunk_texts), (paths.query_embeddings, qenc, qids, qtexts)]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Check (``--check``) or rewrite the shipped embeddings; returns the exit code."""
     from rag_metrics.retrieval import get_encoder
@@ -59,31 +73,38 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--check", action="store_true", help="exit 1 if the shipped files are stale")
     args = ap.parse_args(argv)
     paths = sample_paths(args.root)
-    corpus = load_corpus(paths.docs, name="sample_corpus")
+    corpus = load_corpus(paths.docs, name=paths.root.name)
     chunks = chunk_corpus(corpus, DEFAULT_CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP)
     ids, texts = [c.id for c in chunks], [c.text for c in chunks]
     # The golden questions are shipped too, so a first start embeds nothing (and loads no model).
     qids, qtexts = golden_questions(paths.golden)
-    ids, texts = ids + qids, texts + qtexts
-    shipped = read_shipped(paths.embeddings)
-    stale = shipped.stale_chunks(ids, texts) if shipped is not None else ids
-    up_to_date = shipped is not None and not stale and shipped.chunk_ids == ids
+    encoder = get_encoder(paths.info.model or None)
+    layers = _layers(paths, encoder, ids, texts, qids, qtexts)
+    status = []
+    for folder, enc, lids, ltexts in layers:
+        shipped = read_shipped(folder)
+        stale = shipped.stale_chunks(lids, ltexts) if shipped is not None else lids
+        fresh = shipped is not None and shipped.model == enc.name and not stale and shipped.chunk_ids == lids
+        status.append((fresh, shipped, stale))
     if args.check:
-        print("up to date" if up_to_date else
-              f"stale: {len(stale)} of {len(ids)} chunks changed" if shipped else "missing")
-        return 0 if up_to_date else 1
-    if up_to_date:
-        print(f"{paths.embeddings}: up to date ({len(ids) - len(qids)} chunks, {len(qids)} questions)")
+        for (folder, _enc, lids, _t), (fresh, shipped, stale) in zip(layers, status):
+            line = "up to date" if fresh else \
+                f"stale: {len(stale)} of {len(lids)} chunks changed" if shipped else "missing"
+            print(line if len(layers) == 1 else f"{folder}: {line}")
+        return 0 if all(fresh for fresh, _s, _st in status) else 1
+    if all(fresh for fresh, _s, _st in status):
+        print(f"{paths.embeddings}: up to date ({len(ids)} chunks, {len(qids)} questions)")
         return 0
-    cache = EmbeddingCache(read_only=True)
-    cache.add_shipped(paths.embeddings)
-    encoder = get_encoder(None)
-    ship_embeddings(paths.embeddings, encoder, ids, texts, cache=cache,
-                    extra={"chunk_size": DEFAULT_CHUNK_SIZE, "chunk_overlap": DEFAULT_CHUNK_OVERLAP,
-                           "corpus": "sample_corpus/docs"},
-                    progress=_stderr_progress)
-    print(f"{paths.embeddings}: wrote {len(ids) - len(qids)} chunks and {len(qids)} golden questions "
-          f"({len(stale)} embedded)")
+    for (folder, enc, lids, ltexts), (fresh, _shipped, stale) in zip(layers, status):
+        if fresh:
+            continue
+        cache = EmbeddingCache(read_only=True)
+        cache.add_shipped(folder)
+        ship_embeddings(folder, enc, lids, ltexts, cache=cache,
+                        extra={"chunk_size": DEFAULT_CHUNK_SIZE, "chunk_overlap": DEFAULT_CHUNK_OVERLAP,
+                               "corpus": f"{paths.root.name}/docs"},
+                        progress=_stderr_progress)
+        print(f"{folder}: wrote {len(lids)} vectors of {enc.name} ({len(stale)} embedded)")
     return 0
 
 

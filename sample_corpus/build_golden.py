@@ -4,6 +4,7 @@ Run from the repository root with the project's Python:
 
     python sample_corpus/build_golden.py            # rewrite golden.jsonl
     python sample_corpus/build_golden.py --check    # exit 1 if golden.jsonl is out of date
+    python sample_corpus/build_golden.py --root sample_corpus_da   # another sample folder (Danish)
 
 The evidence file labels *text*, not chunks: each evidence item names a document, an exact quote
 from it and a grade (3 = answers the question fully, 2 = mostly, 1 = partly / related).  This
@@ -126,11 +127,16 @@ def build(evidence_path: Path, docs_path: Path) -> tuple[list[dict], dict]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--evidence", type=Path, default=HERE / "golden_evidence.jsonl")
-    ap.add_argument("--docs", type=Path, default=HERE / "docs")
-    ap.add_argument("--out", type=Path, default=HERE / "golden.jsonl")
+    ap.add_argument("--root", type=Path, default=HERE,
+                    help="sample folder holding golden_evidence.jsonl, docs/ and golden.jsonl (default: this one)")
+    ap.add_argument("--evidence", type=Path, default=None, help="default: ROOT/golden_evidence.jsonl")
+    ap.add_argument("--docs", type=Path, default=None, help="default: ROOT/docs")
+    ap.add_argument("--out", type=Path, default=None, help="default: ROOT/golden.jsonl")
     ap.add_argument("--check", action="store_true", help="only check that --out is up to date")
     args = ap.parse_args(argv)
+    args.evidence = args.evidence or args.root / "golden_evidence.jsonl"
+    args.docs = args.docs or args.root / "docs"
+    args.out = args.out or args.root / "golden.jsonl"
     try:
         rows, stats = build(args.evidence, args.docs)
     except EvidenceError as e:

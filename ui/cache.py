@@ -61,7 +61,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from ui.state import EvalKey
 
 __all__ = [
-    "ChunkSet", "budget", "touch", "sample_corpus", "sample_golden", "chunk_set", "embedding_cache", "encoder",
+    "ChunkSet", "budget", "touch", "sample_corpus", "sample_golden", "sample_info", "chunk_set", "embedding_cache",
+    "encoder",
     "retrieval_memo", "warm_in_background", "embedded", "prewarm_embeddings", "evaluation", "evaluation_documents",
     "chunk_table", "summary_table", "curve_table", "category_table", "hit_rate_table", "abstention_table",
     "abstention_setup", "abstention_counts", "worst_query", "document_text", "clear_all", "chunk_embeddings",
@@ -92,23 +93,33 @@ class ChunkSet:
 
 # ---- corpus and chunks -------------------------------------------------------------------------
 @st.cache_resource(show_spinner=False)
-def sample_corpus() -> tuple[Corpus, str]:
-    """The bundled sample corpus and its fingerprint."""
+def sample_corpus(language: str = "en") -> tuple[Corpus, str]:
+    """The bundled sample corpus in ``language`` ("en": ``sample_corpus``, "da": ``sample_corpus_da``)
+    and its fingerprint."""
     from rag_metrics.corpus import load_corpus
-    from rag_metrics.sample import sample_paths
+    from rag_metrics.sample import SAMPLE_FOLDERS, sample_paths
 
-    corpus = load_corpus(sample_paths().docs, name="sample_corpus")
+    corpus = load_corpus(sample_paths(language=language).docs, name=SAMPLE_FOLDERS[language][0])
     return corpus, corpus.fingerprint()
 
 
 @st.cache_resource(show_spinner=False)
-def sample_golden() -> GoldenSet:
-    """The shipped golden set (``sample_corpus/golden.jsonl``)."""
+def sample_golden(language: str = "en") -> GoldenSet:
+    """The shipped golden set of the sample in ``language`` (``sample_corpus/golden.jsonl``)."""
     from rag_metrics.golden import load_golden
     from rag_metrics.sample import sample_paths
 
-    g = load_golden(sample_paths().golden)
-    return GoldenSet(g.queries, name="sample")
+    g = load_golden(sample_paths(language=language).golden)
+    return GoldenSet(g.queries, name="sample" if language == "en" else f"sample-{language}")
+
+
+@st.cache_resource(show_spinner=False)
+def sample_info(language: str = "en") -> Any:
+    """What the sample in ``language`` declares (:class:`rag_metrics.sample.SampleInfo`: label, model)."""
+    from rag_metrics.sample import SampleInfo, sample_paths
+
+    paths = sample_paths(required=False, language=language)
+    return paths.info if paths.root.is_dir() else SampleInfo()
 
 
 # ---- the memory budget of the per-chunking caches (ui.budget) ----------------------------------------
@@ -142,12 +153,16 @@ def chunk_set(_corpus: Corpus, corpus_fp: str, size: int, overlap: int) -> Chunk
 # ---- embeddings and retrieval ------------------------------------------------------------------
 @st.cache_resource(show_spinner=False)
 def embedding_cache(cache_dir: str) -> Any:
-    """The on-disk embedding cache at ``cache_dir`` with the shipped sample embeddings layered in."""
+    """The on-disk embedding cache at ``cache_dir`` with the shipped embeddings of every sample
+    (English and Danish, chunks and golden questions) layered in."""
     from rag_metrics.retrieval.cache import EmbeddingCache
-    from rag_metrics.sample import sample_paths
+    from rag_metrics.sample import SAMPLE_FOLDERS, sample_paths
 
     cache = EmbeddingCache(cache_dir)
-    cache.add_shipped(sample_paths(required=False).embeddings)
+    for language in SAMPLE_FOLDERS:
+        paths = sample_paths(required=False, language=language)
+        cache.add_shipped(paths.embeddings)
+        cache.add_shipped(paths.query_embeddings)
     return cache
 
 

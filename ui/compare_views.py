@@ -123,10 +123,12 @@ def _wkey(side: str, field: str) -> str:
 
 
 def defaults(ctx: state.Lab) -> dict[str, ab.Config]:
-    """A = the sidebar's configuration; B = the same with another retriever (BM25, or dense after BM25)."""
+    """A = the sidebar's configuration; B = the same with another retriever (BM25, or dense after BM25).
+    Both start with the corpus's own embedding model (the Danish sample: multilingual)."""
     s = ctx.settings
-    a = ab.Config(s.retriever, s.chunk_size, s.chunk_overlap, "", ab.MAX_DEPTH, s.system)
-    b = ab.Config("bm25" if s.retriever != "bm25" or s.system else "dense", s.chunk_size, s.chunk_overlap, "",
+    model = ctx.corpus.model
+    a = ab.Config(s.retriever, s.chunk_size, s.chunk_overlap, model, ab.MAX_DEPTH, s.system)
+    b = ab.Config("bm25" if s.retriever != "bm25" or s.system else "dense", s.chunk_size, s.chunk_overlap, model,
                   ab.MAX_DEPTH)
     return {"A": a, "B": b}
 

@@ -108,8 +108,8 @@ def all_runs(ctx: Any) -> dict[str, Any]:
 
     runs: dict[str, Any] = {}
     for kind in RETRIEVER_KINDS:
-        memo = ctx.memo if kind == ctx.settings.retriever else cache.retrieval_memo(ctx.chunks, ctx.chunks.fingerprint,
-                                                                                     kind)
+        memo = ctx.memo if kind == ctx.settings.retriever else cache.config_memo(ctx.chunks, ctx.chunks.fingerprint,
+                                                                                  kind, ctx.corpus.model)
         runs[kind] = memo.run_for(ctx.golden, kind)
     try:
         from ui.systems import evaluations
@@ -136,8 +136,8 @@ def _searchers(ctx: Any) -> dict[str, Any]:
 
     out = {}
     for kind in RETRIEVER_KINDS:
-        memo = ctx.memo if kind == ctx.settings.retriever else cache.retrieval_memo(ctx.chunks, ctx.chunks.fingerprint,
-                                                                                     kind)
+        memo = ctx.memo if kind == ctx.settings.retriever else cache.config_memo(ctx.chunks, ctx.chunks.fingerprint,
+                                                                                  kind, ctx.corpus.model)
 
         def search(questions: list[str], memo: Any = memo) -> list[list[str]]:
             memo.ensure(questions)
@@ -467,7 +467,7 @@ def render_judge_vs_people(ctx: Any) -> None:
     with c:
         n_samples = _samples_input()
     complete = b.toggle("People's labels are complete (an unlabelled pooled chunk counts as the people's 0)",
-                        value=corpus == state.SAMPLE, key="agree_complete",
+                        value=state.is_sample(corpus), key="agree_complete",
                         help="True for the sample: every chunk overlapping an evidence quote is labelled. For TREC-"
                              "style pooled qrels turn it off: an unjudged chunk is not a judgement.")
     runs = all_runs(ctx)

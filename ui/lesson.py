@@ -90,6 +90,7 @@ def num(v: float | None, decimals: int = 3) -> str:
 
 def _on_lang() -> None:
     save(progress().with_language(state.value(LANG, "en")))
+    state.follow_lesson_language(progress().language)  # the sample in the lesson's language
 
 
 def _go(step: int) -> None:

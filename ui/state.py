@@ -78,6 +78,9 @@ _LABEL_QUEUE = "_label_queue"        # ui.labelling's queues (dropped with the g
 EDITOR_PREFIX = "golden_editor_"   # the golden editor's widget key: EDITOR_PREFIX + table id
 
 SAMPLE = "sample_corpus"
+SAMPLE_DA = "sample_corpus_da"
+#: The bundled samples by corpus name -> their language (rag_metrics.sample.SAMPLE_FOLDERS).
+SAMPLE_LANGUAGES = {SAMPLE: "en", SAMPLE_DA: "da"}
 
 #: Defaults of the sidebar settings (trec_eval conventions; K = 5 as in the lesson).
 DEFAULTS: dict[str, Any] = {
@@ -111,6 +114,7 @@ class CorpusEntry:
     level: str = "chunk"        # "document" when the labels are document ids (BEIR)
     seed_golden: GoldenSet | None = None
     label: str = ""
+    model: str = ""             # the embedding model it is evaluated with ("" = the bundled default)
 
 
 @dataclass(frozen=True)
@@ -176,6 +180,8 @@ class EvalKey:
 def init_state() -> None:
     """Apply defaults once per session (idempotent)."""
     ss = st.session_state
+    if KEY_CORPUS not in ss:  # the sample in the lesson's language
+        ss[KEY_CORPUS] = sample_for_language(_lesson_language())
     for k, v in DEFAULTS.items():
         if k not in ss:
             ss[k] = v
@@ -186,7 +192,7 @@ def init_state() -> None:
     ss.setdefault(_CHUNKING, {})
     for k, v in ss.pop(_PENDING, {}).items():  # values set by a page for sidebar widgets
         ss[k] = v
-    if ss[KEY_CORPUS] != SAMPLE and ss[KEY_CORPUS] not in corpus_names():
+    if ss[KEY_CORPUS] not in corpus_names():
         ss[KEY_CORPUS] = SAMPLE
     if ss[KEY_SYSTEM] in RETRIEVER_KINDS:  # a bundled system is also the retriever of live searches
         ss[KEY_RETRIEVER] = ss[KEY_SYSTEM]
@@ -308,23 +314,60 @@ def keep_choice(key: str, options: list, fallback: Any) -> Any:
 
 
 # ---- corpora -----------------------------------------------------------------------------------
+def is_sample(name: str) -> bool:
+    """Whether ``name`` is one of the bundled samples (English or Danish)."""
+    return name in SAMPLE_LANGUAGES
+
+
+def _samples() -> list[str]:
+    """The bundled samples this installation has (the Danish one only where its folder exists)."""
+    from rag_metrics.sample import sample_paths
+
+    return [n for n, lang in SAMPLE_LANGUAGES.items()
+            if n == SAMPLE or sample_paths(required=False, language=lang).docs.is_dir()]
+
+
+def sample_for_language(language: str) -> str:
+    """The sample written in ``language`` (the English one when there is none)."""
+    return next((n for n in _samples() if SAMPLE_LANGUAGES[n] == language), SAMPLE)
+
+
+def _lesson_language() -> str:
+    """The lesson's language saved in this session's space ("en" when it cannot be read).  Read from
+    the file, not through ``ui.lesson.progress`` (the Lesson page reads, and reports, it itself)."""
+    try:
+        from rag_metrics.lesson import store_for_space
+
+        return store_for_space(space()).load().language
+    except Exception:  # noqa: BLE001 - the default corpus never fails a page
+        return "en"
+
+
+def follow_lesson_language(language: str) -> None:
+    """The lesson switched to ``language``: when a sample is selected, select the sample in that
+    language (a corpus of the user's own stays selected).  Call before the sidebar is drawn (a callback)."""
+    ss = st.session_state
+    if is_sample(ss.get(KEY_CORPUS, SAMPLE)):
+        ss[KEY_CORPUS] = sample_for_language(language)
+
+
 def _kept() -> dict[str, Any]:
     """Corpora kept in the workspace that this session sees (uploads of earlier sessions: the shared
     ones and, for a student, their own): name -> StoredCorpus."""
     from rag_metrics.ownership import visible_corpora
 
-    return {n: c for n, (c, _) in visible_corpora(caller()).items() if n != SAMPLE}
+    return {n: c for n, (c, _) in visible_corpora(caller()).items() if not is_sample(n)}
 
 
 def corpus_names() -> list[str]:
     """The sample, the corpora loaded in this session, then those kept in the workspace."""
     loaded = list(st.session_state.get(_CORPORA, {}))
-    return [SAMPLE, *loaded, *(n for n in _kept() if n not in loaded)]
+    return [*_samples(), *loaded, *(n for n in _kept() if n not in loaded)]
 
 
 def corpus_label(name: str) -> str:
-    if name == SAMPLE:
-        return "Sample: Lumen Notes handbook"
+    if is_sample(name):
+        return cache.sample_info(SAMPLE_LANGUAGES[name]).label
     e = st.session_state.get(_CORPORA, {}).get(name)
     if e is None:
         kept = _kept().get(name)
@@ -334,9 +377,11 @@ def corpus_label(name: str) -> str:
 
 def corpus_entry(name: str | None = None) -> CorpusEntry:
     name = name or st.session_state.get(KEY_CORPUS, SAMPLE)
-    if name == SAMPLE:
-        corpus, fp = cache.sample_corpus()
-        return CorpusEntry(corpus, fp, "chunk", cache.sample_golden(), corpus_label(SAMPLE))
+    if is_sample(name):
+        lang = SAMPLE_LANGUAGES[name]
+        corpus, fp = cache.sample_corpus(lang)
+        return CorpusEntry(corpus, fp, "chunk", cache.sample_golden(lang), corpus_label(name),
+                           cache.sample_info(lang).model)
     entries = st.session_state.setdefault(_CORPORA, {})
     if name not in entries:  # kept in the workspace by an earlier session: read it back once
         from rag_metrics.corpus_store import load_corpus
@@ -362,7 +407,7 @@ def add_corpus(name: str, corpus: Corpus, *, level: str = "chunk", golden: Golde
     ss = st.session_state
     who = caller()
     if who.writes_to != DEFAULT_SPACE:
-        name = own_name(who, name, frozenset({SAMPLE, *(c.name for c in stored_corpora())}))
+        name = own_name(who, name, frozenset({*SAMPLE_LANGUAGES, *(c.name for c in stored_corpora())}))
     label = label or name
     try:
         save_corpus(name, corpus, level=level, label=label, seed_golden=golden, space=who.writes_to)
@@ -577,7 +622,7 @@ def reset_wording(name: str | None = None) -> tuple[str, str, str]:
     The sample goes back to the shipped set; an uploaded corpus to the judged queries it came with
     (a BEIR folder), or, when it came with none, to an empty golden set (never "the shipped set")."""
     name = name or st.session_state.get(KEY_CORPUS, SAMPLE)
-    if name == SAMPLE:
+    if is_sample(name):
         return ("Reset to the shipped set…", "Replace your golden set with the shipped one?",
                 "Golden set reset to the shipped version.")
     if corpus_entry(name).seed_golden is not None:
@@ -699,10 +744,11 @@ def current(evaluate: bool = True) -> Lab:
     entry = corpus_entry(s.corpus)
     chunks = cache.chunk_set(entry.corpus, entry.fingerprint, s.chunk_size, s.chunk_overlap)
     cache.touch(chunks)  # the chunking in use is dropped last by the memory budget
-    memo = cache.retrieval_memo(chunks, chunks.fingerprint, s.retriever)
+    # the corpus's own embedding model (the Danish sample: multilingual), else the bundled default
+    memo = cache.config_memo(chunks, chunks.fingerprint, s.retriever, entry.model)
     g = golden_session(s.corpus)
     key = EvalKey(entry.fingerprint, s.chunk_size, s.chunk_overlap, s.retriever, g.fingerprint, s.options,
-                  depth=memo.depth)
+                  model=entry.model if s.retriever != "bm25" else "", depth=memo.depth)
     if not evaluate:
         return Lab(s, entry, chunks, memo, g, cast(EvaluationResult, _NotEvaluated()), key,
                    clamp_k(s.k, depth_of(chunks)))

@@ -47,9 +47,9 @@ def evidence_for(ctx: Any) -> tuple[GoldenSet, str]:
     from rag_metrics.golden import load_golden
     from rag_metrics.sample import sample_paths
 
-    p = sample_paths(required=False)
+    p = sample_paths(required=False, language=state.SAMPLE_LANGUAGES.get(ctx.settings.corpus, "en"))
     ev_file = p.root / "golden_evidence.jsonl"
-    if ctx.settings.corpus == state.SAMPLE and ev_file.is_file() and p.golden.is_file() \
+    if state.is_sample(ctx.settings.corpus) and ev_file.is_file() and p.golden.is_file() \
             and load_golden(p.golden).fingerprint() == ctx.golden.fingerprint():
         return (load_golden(ev_file),
                 "Labels: the sample's evidence quotes (golden_evidence.jsonl), located in each chunking.")
@@ -67,7 +67,7 @@ def current_config(ctx: Any) -> SweepConfig | None:
     if s.system or s.retriever not in RETRIEVER_KINDS:
         return None
     return SweepConfig(chunk_size=s.chunk_size, chunk_overlap=s.chunk_overlap, kind=s.retriever,
-                       model="" if s.retriever == "bm25" else BUNDLED_MODEL, depth=10,
+                       model="" if s.retriever == "bm25" else ctx.corpus.model or BUNDLED_MODEL, depth=10,
                        fusion="rrf" if s.retriever == "hybrid" else "")
 
 
@@ -85,7 +85,8 @@ def form(ctx: Any) -> Grid | None:
                      help="Stratified by category and seeded: the held-out questions are never used to choose.")
     try:
         return grid_from_choices(chunk_sizes=sizes, chunk_overlap=int(overlap), kinds=kinds,
-                                 fusion_weights=weights, metric=metric, held_out=float(held))
+                                 fusion_weights=weights, metric=metric, held_out=float(held),
+                                 models=(ctx.corpus.model or BUNDLED_MODEL,))  # the corpus's model (Danish: e5)
     except InputError as e:
         views.input_error(e, "The sweep cannot run")
         return None
@@ -258,7 +259,7 @@ def details(ctx: Any, res: SweepResult, r: Any) -> None:
     with c2:
         st.markdown("**Its configuration** (a grid of one, ready to copy)")
         st.code(r.config.toml(), language="toml")
-        usable, why = sidebar_can_use(r.config)
+        usable, why = sidebar_can_use(r.config, ctx.corpus.model or BUNDLED_MODEL)
         if st.button("Use this", key="tune_use", disabled=not usable, help=why or "Make it the app's system: the "
                      "sidebar's chunking and retriever."):
             state.set_chunking(r.config.chunk_size, r.config.chunk_overlap)
@@ -279,10 +280,12 @@ def details(ctx: Any, res: SweepResult, r: Any) -> None:
                 st.success(f"Saved as a run on the History page ({metric} and the other metrics per question).")
 
 
-def sidebar_can_use(cfg: SweepConfig) -> tuple[bool, str]:
-    """Whether the sidebar can run ``cfg`` (its bundled retrievers with their default settings)."""
-    if cfg.model and cfg.model != BUNDLED_MODEL:
-        return False, f"The sidebar runs the bundled model only; copy the configuration to use {cfg.model}."
+def sidebar_can_use(cfg: SweepConfig, model: str = BUNDLED_MODEL) -> tuple[bool, str]:
+    """Whether the sidebar can run ``cfg`` (its bundled retrievers with their default settings, on the
+    corpus's ``model``)."""
+    if cfg.model and cfg.model != model:
+        return False, f"The sidebar runs this corpus's model ({model}) only; copy the configuration to use " \
+                      f"{cfg.model}."
     if cfg.kind == "hybrid" and cfg.fusion != "rrf":
         return False, "The sidebar's hybrid uses RRF; weighted fusion runs from the CLI (copy the configuration)."
     for k, v in _SIDEBAR_DEFAULTS.items():

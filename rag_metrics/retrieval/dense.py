@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 from rag_metrics.errors import InputError
 from rag_metrics.retrieval.cache import EmbeddingCache, encode_with_cache
 from rag_metrics.retrieval.defaults import DEFAULT_DEPTH
-from rag_metrics.retrieval.encoders import Encoder, Progress
+from rag_metrics.retrieval.encoders import Encoder, Progress, query_encoder
 from rag_metrics.retrieval.ranking import RunBuilder, desc_id_rank, top_k
 from rag_metrics.types import Chunk, Run
 
@@ -107,8 +107,9 @@ class ExactRetriever:
 
     # -- search ------------------------------------------------------------------------------
     def embed_queries(self, queries: Mapping[str, str]) -> NDArray[np.float32]:
-        """Query vectors (through the cache), rows in ``queries`` order."""
-        return encode_with_cache(self.encoder, list(queries.values()), self.cache)
+        """Query vectors (through the cache), rows in ``queries`` order; embedded by the model's
+        query side (:func:`~rag_metrics.retrieval.encoders.query_encoder`: e5's ``"query: "``)."""
+        return encode_with_cache(query_encoder(self.encoder), list(queries.values()), self.cache)
 
     def retrieve(self, queries: Mapping[str, str], k: int = DEFAULT_DEPTH,
                  progress: Progress | None = None) -> Run:

