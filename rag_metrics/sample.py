@@ -20,7 +20,6 @@ evaluated with); without one it is the English sample with the default model.
 """
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,7 +90,11 @@ class SamplePaths:
         if not path.is_file():
             return SampleInfo()
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            from rag_metrics.files import loads_json
+
+            data, problem, _ = loads_json(path.read_text(encoding="utf-8"))
+            if problem is not None:
+                raise ValueError(problem)
             if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
                 raise ValueError("expected an object of strings")
             known = {k: data[k] for k in ("language", "label", "model") if k in data}
