@@ -19,8 +19,8 @@ Parallel runs
 ``./lab test`` runs the tests on several processes (pytest-xdist, ``-n``; ``LAB_TEST_WORKERS`` sets
 how many, 1 turns it off), then the tests marked ``@pytest.mark.serial`` alone, one after another
 (``--serial only``; the parallel part runs with ``--serial skip``).  Mark ``serial`` a test that
-measures time or must not share the machine.  Under xdist the tests of one browser or slow module stay
-on one worker (``--dist loadgroup``), so a module-scoped server or database starts once.
+measures time or must not share the machine.  The tests of one file stay on one process
+(``--dist loadfile``), so a module-scoped server or database starts once.
 
 Skips
 -----
@@ -45,7 +45,6 @@ CI_OPTIONAL_SKIPS = (
 )
 HARD_REQUIREMENTS = ("pytrec_eval",)
 SERIAL_CHOICES = ("all", "only", "skip")
-GROUPED_TIERS = ("browser", "slow")  # one module per xdist worker: module-scoped servers start once
 
 
 def in_ci() -> bool:
@@ -70,8 +69,6 @@ def tier_of(item: pytest.Item) -> str:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "serial: runs alone, after the parallel part of ./lab test (it measures "
                             "time or must not share the machine; see tests/tiers.py)")
-    # registered by pytest-xdist too; here so that a run without xdist accepts the mark
-    config.addinivalue_line("markers", "xdist_group(name): tests of one group run on one xdist worker")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -91,8 +88,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         tier = tier_of(item)
         if item.get_closest_marker(tier) is None:
             item.add_marker(tier)
-        if tier in GROUPED_TIERS and item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(item.path.name))
         is_serial = item.get_closest_marker("serial") is not None
         if is_serial and serial == "skip" and wanted in ("all", tier):
             left_for_later.append(item.nodeid)
