@@ -93,7 +93,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             left_for_later.append(item.nodeid)
         selected = wanted in ("all", tier) and serial != ("skip" if is_serial else "only")
         (keep if selected else drop).append(item)
-    _write_serial_list(left_for_later)
+    if serial == "skip":
+        _write_serial_list(left_for_later)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
