@@ -143,12 +143,14 @@ def load_beir_folder(at, path: str | Path):
 
 # ---- a real server for the browser tests ---------------------------------------------------------
 #: True when the page is at rest: its script run has finished (Streamlit's ``data-test-script-state``,
-#: which it sets for its own end-to-end tests), no element is stale, no "Running" status is shown, and
-#: every Vega-Lite chart has drawn (a canvas or svg).
+#: which it sets for its own end-to-end tests), no element is stale or still loading its code (a
+#: skeleton), no "Running" status is shown, and every Vega-Lite chart has drawn (a canvas or svg).
 _AT_REST_JS = """() => {
   const app = document.querySelector('[data-testid="stApp"]');
   if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
   if (document.querySelector('[data-stale="true"]')) return false;
+  // an element whose code is still loading shows Streamlit's placeholder (Suspense fallback)
+  if (document.querySelector('[data-testid="stSkeleton"], [data-testid="stAppSkeleton"]')) return false;
   if (document.querySelector('[data-testid="stStatusWidget"]')) return false;
   return [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
     .every(c => c.querySelector('canvas, svg'));
