@@ -142,6 +142,42 @@ def load_beir_folder(at, path: str | Path):
 
 
 # ---- a real server for the browser tests ---------------------------------------------------------
+#: True when the page is at rest: its script run has finished (Streamlit's ``data-test-script-state``,
+#: which it sets for its own end-to-end tests), no element is stale or still loading its code (a
+#: skeleton), no "Running" status is shown, and every Vega-Lite chart has drawn (a canvas or svg).
+_AT_REST_JS = """() => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (document.querySelector('[data-stale="true"]')) return false;
+  // an element whose code is still loading shows Streamlit's placeholder (Suspense fallback)
+  if (document.querySelector('[data-testid="stSkeleton"], [data-testid="stAppSkeleton"]')) return false;
+  if (document.querySelector('[data-testid="stStatusWidget"]')) return false;
+  return [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
+    .every(c => c.querySelector('canvas, svg'));
+}"""
+
+
+def wait_until_idle(page, timeout: float = 120.0, quiet: float = 1.0) -> None:
+    """Until the page is at rest (script run finished, charts drawn) and stays so for ``quiet``
+    seconds, which also covers the moment between a click and the rerun it starts; at most
+    ``timeout`` seconds (then the test goes on and its own checks say what is missing)."""
+    deadline = time.monotonic() + timeout
+    since: float | None = None
+    while time.monotonic() < deadline:
+        now = time.monotonic()
+        try:
+            at_rest = page.evaluate(_AT_REST_JS)
+        except Exception:  # noqa: BLE001 - a navigation replaced the page's context: not at rest yet
+            at_rest = False
+        if at_rest:
+            since = now if since is None else since
+            if now - since >= quiet:
+                return
+        else:
+            since = None
+        time.sleep(0.1)
+
+
 @contextlib.contextmanager
 def streamlit_server(tmp_path: Path, cache_dir: Path, workspace: Path) -> Iterator[str]:
     """``python -m ui.launch`` (``streamlit run app.py`` as ``./lab app`` runs it) on a free loopback

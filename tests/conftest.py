@@ -20,6 +20,7 @@ import pytest
 from tiers import (  # noqa: F401  (pytest hooks: pytest registers them from this module)
     pytest_addoption,
     pytest_collection_modifyitems,
+    pytest_configure,
     pytest_make_collect_report,
     pytest_runtest_makereport,
 )
@@ -33,6 +34,34 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 os.environ.setdefault("RAG_METRICS_WARM", "0")
 # The app hides error details from users (.streamlit/config.toml); tests want them in failures.
 os.environ.setdefault("STREAMLIT_CLIENT_SHOW_ERROR_DETAILS", "full")
+
+
+def _scan_installed_components_once() -> None:
+    """Every ``AppTest`` scans the metadata of every installed package for Streamlit components
+    (``streamlit.components.v2.manifest_scanner``), about 0.25 s each time, which the real server
+    does once at start.  The installed packages do not change during a test session, so the scan's
+    answer is kept for the process (a copy of the list each time)."""
+    try:
+        from streamlit.components.v2 import manifest_scanner
+    except ImportError:  # another Streamlit version: nothing to keep
+        return
+    real = manifest_scanner.scan_component_manifests
+    if getattr(real, "_lab_scan_once", False):
+        return
+    found: list = []
+
+    def scan(max_workers: int | None = None):
+        if not found:
+            found.append(real(max_workers))
+        return list(found[0])
+
+    scan._lab_scan_once = True  # type: ignore[attr-defined]
+    manifest_scanner.scan_component_manifests = scan
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _streamlit_component_scan_once():
+    _scan_installed_components_once()
 
 
 @pytest.fixture(scope="session")

@@ -8,12 +8,11 @@ with the K slider, and saves screenshots (pytest tmp dir, or $RAG_METRICS_SCREEN
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 import pytest
 
-from app_helpers import streamlit_server
+from app_helpers import streamlit_server, wait_until_idle
 from rag_metrics.sample import sample_paths
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -37,23 +36,31 @@ pytestmark = [
 
 @pytest.fixture
 def server(tmp_path, app_cache_dir):
+    """A server of its own for one test, on the workspace ``tmp_path / "workspace"`` (the browser tests
+    of other modules import it and check that workspace)."""
     with streamlit_server(tmp_path, app_cache_dir, tmp_path / "workspace") as url:
         yield url
 
 
+@pytest.fixture(scope="module")
+def module_server(tmp_path_factory, app_cache_dir):
+    """One server for the tests of this module: they only read the sample and keep what they change
+    (K, scenario, selection) in their own browser session, so they can share it."""
+    tmp = tmp_path_factory.mktemp("browser_server")
+    with streamlit_server(tmp, app_cache_dir, tmp / "workspace") as url:
+        yield url
+
+
 def _wait_idle(page, title: str, timeout: float = 120.0) -> None:
+    """Until the page titled ``title`` is drawn, its script run has finished and its charts are drawn
+    (readiness, not a fixed wait: ``app_helpers.wait_until_idle``)."""
     page.get_by_role("heading", name=title, level=1).wait_for(timeout=timeout * 1000)
-    deadline = time.time() + timeout
-    quiet = 0
-    while time.time() < deadline and quiet < 3:
-        time.sleep(0.5)
-        running = page.locator('[data-testid="stStatusWidget"]').count()
-        quiet = quiet + 1 if not running else 0
-    page.wait_for_timeout(1500)  # let charts draw
+    wait_until_idle(page, timeout)
 
 
-def test_every_page_in_chromium(server, tmp_path):
+def test_every_page_in_chromium(module_server, tmp_path):
     from playwright.sync_api import sync_playwright
+    server = module_server  # one server for this module's tests
 
     out = Path(os.environ.get("RAG_METRICS_SCREENSHOT_DIR") or tmp_path / "screenshots")
     out.mkdir(parents=True, exist_ok=True)
@@ -87,9 +94,10 @@ def test_every_page_in_chromium(server, tmp_path):
     assert len(list(out.glob("*.png"))) == len(PAGES) + 1
 
 
-def test_learn_and_compare_interactions_in_chromium(server, tmp_path):
+def test_learn_and_compare_interactions_in_chromium(module_server, tmp_path):
     """Learn: a scenario button and a grade click change the cards; Compare: the A/B table and verdicts."""
     from playwright.sync_api import sync_playwright
+    server = module_server  # one server for this module's tests
 
     out = Path(os.environ.get("RAG_METRICS_SCREENSHOT_DIR") or tmp_path / "screenshots")
     out.mkdir(parents=True, exist_ok=True)
@@ -125,11 +133,12 @@ def test_learn_and_compare_interactions_in_chromium(server, tmp_path):
             browser.close()
 
 
-def test_link_map_and_report_download_in_chromium(server, tmp_path):
+def test_link_map_and_report_download_in_chromium(module_server, tmp_path):
     """A link reproduces the view (page, K, retriever); a bad link warns; the corpus map draws the
     selected question's lines; the presenter's "Download report (HTML)" gives the headline numbers
     and the file renders its charts offline."""
     from playwright.sync_api import sync_playwright
+    server = module_server  # one server for this module's tests
 
     from rag_metrics.evaluate import evaluate
     from rag_metrics.golden import load_golden
@@ -153,7 +162,7 @@ def test_link_map_and_report_download_in_chromium(server, tmp_path):
             assert "k=3" in page.url and "system=bm25" in page.url and "page=corpus_map" in page.url
             chart = page.locator('[data-testid="stVegaLiteChart"]').first
             chart.wait_for(timeout=60_000)
-            page.wait_for_timeout(1500)
+            wait_until_idle(page)  # the chart has drawn
             box = chart.bounding_box()
             assert box is not None and box["height"] > 400, box
             assert page.get_by_text("Selected question").count() >= 1

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.app_helpers import wait_until_idle
 from tests.test_browser import CHROMIUM, _wait_idle
 from tests.test_browser_systems import _run_file
 
@@ -85,7 +86,8 @@ def test_students_through_nginx_upload_and_see_only_their_own(deployment, tmp_pa
             main = page0.locator('[data-testid="stMain"]')
             main.get_by_label("Name").first.fill("student zero run")
             main.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(str(run))
-            page0.wait_for_timeout(1500)
+            main.locator('[data-testid="stFileUploader"]').first.get_by_text(run.name).wait_for(timeout=60_000)
+            wait_until_idle(page0)  # the upload's rerun has finished
             main.get_by_role("button", name="Add system").first.click()
             _wait_idle(page0, "Systems")
             page0.get_by_text("Added student zero run").first.wait_for(timeout=60_000)

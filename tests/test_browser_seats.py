@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from app_helpers import wait_until_idle
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
 KEY = "teacher key for the browser test"
@@ -107,7 +109,7 @@ def test_seats_and_sign_in_in_a_real_browser(class_server):
             _open(student.new_page(), url)  # another tab
             page.reload()
             page.get_by_text("My seat").first.wait_for(timeout=60_000)
-            page.wait_for_timeout(1000)
+            wait_until_idle(page)  # the reloaded page's run has finished (no seat taken meanwhile)
             assert len(_seats(ws)) == 1
             teacher = browser.new_context()
             tpage = teacher.new_page()

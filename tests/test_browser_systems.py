@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.app_helpers import wait_until_idle
 from tests.test_browser import CHROMIUM, _wait_idle, server  # noqa: F401  (the fixture)
 
 pytestmark = [
@@ -44,7 +45,8 @@ def test_upload_a_run_and_compare_it_in_chromium(server, tmp_path):  # noqa: F81
             main = page.locator('[data-testid="stMain"]')
             main.get_by_label("Name").first.fill("prod run")
             main.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(str(run))
-            page.wait_for_timeout(1500)
+            main.locator('[data-testid="stFileUploader"]').first.get_by_text(run.name).wait_for(timeout=60_000)
+            wait_until_idle(page)  # the upload's rerun has finished
             main.get_by_role("button", name="Add system").first.click()
             _wait_idle(page, "Systems")
             page.get_by_text("Added prod run").first.wait_for(timeout=60_000)

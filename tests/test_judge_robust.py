@@ -146,6 +146,7 @@ def _judge(url, cache=None, policy=None, **kw):
     return LLMJudge(cfg, cache=cache if cache is not None else JudgeCache(None), policy=policy)
 
 
+@pytest.mark.serial  # measures time: runs alone (tests/tiers.py)
 @pytest.mark.parametrize("mode,status", [
     ("list", "invalid_json"), ("html", "invalid_json"), ("string", "invalid_json"), ("nochoices", "invalid_json"),
     ("numbercontent", "invalid_json"), ("hugecontent", "invalid_json"), ("hugebody", "unreachable"),

@@ -242,6 +242,7 @@ def test_the_connection_goes_to_the_checked_address_without_a_second_lookup(raw)
     assert b"Host: rebind.test:" in srv.received[0]
 
 
+@pytest.mark.serial  # measures time: runs alone (tests/tiers.py)
 def test_trickling_server_is_cut_at_the_total_deadline(raw):
     def trickle(conn, _):
         conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")
@@ -369,6 +370,7 @@ def test_backend_failures_are_per_question_statuses_without_the_reply(raw, raw_r
         assert words in f.message and "SECRET" not in f.message
 
 
+@pytest.mark.serial  # measures time: runs alone (tests/tiers.py)
 def test_bare_variable_url_and_trickle_are_statuses_not_exceptions(raw, monkeypatch):
     monkeypatch.setenv("BARE_URL", "not a url at all")
     backend = HttpBackend(HttpConfig("${BARE_URL}", retries=0), sleep=lambda s: None)  # the operator's

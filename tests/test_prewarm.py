@@ -5,9 +5,12 @@ import sys
 import threading
 import time
 
+import pytest
+
 from ui import prewarm
 
 
+@pytest.mark.serial  # measures time: runs alone (tests/tiers.py)
 def test_join_returns_at_once_without_a_launcher():
     t = time.monotonic()
     prewarm.join(timeout=5)

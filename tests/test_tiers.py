@@ -79,3 +79,40 @@ def test_hooks_turn_forbidden_skips_into_failures(tmp_path: Path, ci: str, faile
     got = {line.split("::")[1].split(" ")[0] for line in p.stdout.splitlines() if line.startswith("FAILED")}
     assert got == failed, p.stdout[-3000:]
     assert p.returncode == 1
+
+
+SERIAL_PROBE = '''
+import pytest
+
+def test_parallel():
+    pass
+
+@pytest.mark.serial
+def test_alone():
+    pass
+'''
+
+
+@pytest.mark.parametrize("serial, ran", [("all", {"test_parallel", "test_alone"}), ("skip", {"test_parallel"}),
+                                         ("only", {"test_alone"})])
+def test_serial_tests_run_apart_and_are_listed_for_later(tmp_path: Path, serial: str, ran: set[str]) -> None:
+    """``--serial skip`` leaves the serial tests out and lists them in ``$LAB_SERIAL_LIST`` (what
+    ``./lab test`` runs alone afterwards); ``--serial only`` runs just them."""
+    (tmp_path / "conftest.py").write_text(textwrap.dedent(f"""
+        import sys
+        sys.path.insert(0, {str(TESTS)!r})
+        from tiers import pytest_addoption, pytest_collection_modifyitems, pytest_configure  # noqa: F401
+    """), encoding="utf-8")
+    (tmp_path / "test_probe.py").write_text(SERIAL_PROBE, encoding="utf-8")
+    listed = tmp_path / "serial.txt"
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "LAB_SERIAL_LIST": str(listed)}
+    p = subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider",
+                        "--serial", serial, str(tmp_path)], cwd=tmp_path, env=env, capture_output=True, text=True,
+                       timeout=120)
+    assert p.returncode == 0, p.stdout[-3000:]
+    got = {line.split("::")[1].split(" ")[0] for line in p.stdout.splitlines() if " PASSED" in line}
+    assert got == ran, p.stdout[-3000:]
+    if serial == "skip":
+        assert listed.read_text(encoding="utf-8").split() == ["test_probe.py::test_alone"]
+    else:
+        assert not listed.exists()

@@ -16,6 +16,14 @@ An explicit ``@pytest.mark.browser`` / ``slow`` / ``app`` / ``lib`` wins; otherw
 ``test_browser*.py`` is browser, ``test_app_*.py`` (and the files in ``FILE_TIERS``) is app, a test
 that uses the ``app`` or ``app_env`` fixture is app, and everything else is lib.
 
+Parallel runs
+-------------
+``./lab test`` runs the tests on several processes (pytest-xdist, ``-n``; ``LAB_TEST_WORKERS`` sets
+how many, 1 turns it off), then the tests marked ``@pytest.mark.serial`` alone, one after another
+(``--serial only``; the parallel part runs with ``--serial skip``).  Mark ``serial`` a test that
+measures time or must not share the machine.  The tests of one file stay on one process
+(``--dist loadfile``), so a module-scoped server or database starts once.
+
 Skips
 -----
 pytrec_eval is a hard requirement: a test skipped because of it fails, everywhere.  Under CI
@@ -38,6 +46,7 @@ CI_OPTIONAL_SKIPS = (
     "set RAG_METRICS_JUDGE_URL",  # a real LLM endpoint: only where the user has one
 )
 HARD_REQUIREMENTS = ("pytrec_eval",)
+SERIAL_CHOICES = ("all", "only", "skip")
 
 
 def in_ci() -> bool:
@@ -59,23 +68,50 @@ def tier_of(item: pytest.Item) -> str:
     return "lib"
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "serial: runs alone, after the parallel part of ./lab test (it measures "
+                            "time or must not share the machine; see tests/tiers.py)")
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--tier", choices=(*TIERS, "all"), default="all",
                      help="run one test tier: " + ", ".join(TIERS) + " (default: all)")
+    parser.addoption("--serial", choices=SERIAL_CHOICES, default="all",
+                     help="tests marked serial: all (run them with the rest), only (just them), skip (not them); "
+                          "./lab test runs the rest in parallel with 'skip', then them alone with 'only'")
 
 
 @pytest.hookimpl(tryfirst=True)  # mark before `-m` selects
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     wanted = config.getoption("--tier")
-    keep, drop = [], []
+    serial = config.getoption("--serial")
+    keep, drop, left_for_later = [], [], []
     for item in items:
         tier = tier_of(item)
         if item.get_closest_marker(tier) is None:
             item.add_marker(tier)
-        (keep if wanted in ("all", tier) else drop).append(item)
+        is_serial = item.get_closest_marker("serial") is not None
+        if is_serial and serial == "skip" and wanted in ("all", tier):
+            left_for_later.append(item.nodeid)
+        selected = wanted in ("all", tier) and serial != ("skip" if is_serial else "only")
+        (keep if selected else drop).append(item)
+    if serial == "skip":
+        _write_serial_list(left_for_later)
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
+
+
+def _write_serial_list(nodeids: list[str]) -> None:
+    """With ``--serial skip``, the serial tests left out, one node id a line, to ``$LAB_SERIAL_LIST``
+    (``./lab test`` then runs just them, without collecting every module again)."""
+    path = os.environ.get("LAB_SERIAL_LIST")
+    if not path:
+        return
+    tmp = f"{path}.{os.getpid()}"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.writelines(n + "\n" for n in nodeids)
+    os.replace(tmp, path)
 
 
 def _skip_reason(longrepr: object) -> str:
