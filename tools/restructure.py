@@ -72,6 +72,9 @@ MODULE_MOVES: dict[str, str] = {
     "rag_metrics.label_suggest": "rag_metrics.authoring.label_suggest",
     "rag_metrics.relevance_judge": "rag_metrics.authoring.relevance_judge",
     "rag_metrics.agreement": "rag_metrics.authoring.judge_agreement",  # ``agreement`` was two modules
+    # the judge endpoint's calls and replies serve drafting and the relevance judge alike (drafting <-> judge)
+    "rag_metrics.drafting.calls": "rag_metrics.authoring.judge_calls",
+    "rag_metrics.drafting.parse": "rag_metrics.authoring.judge_replies",
     "rag_metrics.drafting": "rag_metrics.authoring.drafting",
     # workspace: the user's files on disk
     "rag_metrics.workspace": "rag_metrics.workspace.store",
@@ -80,7 +83,8 @@ MODULE_MOVES: dict[str, str] = {
     "rag_metrics.server_config": "rag_metrics.server.config",
     "rag_metrics.access": "rag_metrics.server.access",
     "rag_metrics.seats": "rag_metrics.server.seats",
-    "rag_metrics.ownership": "rag_metrics.server.ownership",
+    # whose corpora and systems: reads the system stores, so it sits above server (systems -> server)
+    "rag_metrics.ownership": "rag_metrics.systems.ownership",
     "rag_metrics.outbound": "rag_metrics.server.outbound",
     "rag_metrics.folders": "rag_metrics.server.folders",
     "rag_metrics.connections": "rag_metrics.server.connections",
@@ -90,6 +94,8 @@ MODULE_MOVES: dict[str, str] = {
     "rag_metrics.sandbox": "rag_metrics.lesson.sandbox",
     # answers: ``evaluate`` was the name of three modules
     "rag_metrics.answers.evaluate": "rag_metrics.answers.scoring",
+    # names and labels of the answer metrics, read by compare and report without the answers package
+    "rag_metrics.answers.registry": "rag_metrics.metrics.answer_registry",
 }
 
 # One docstring line per package (written when the package's __init__ is created).
@@ -100,7 +106,7 @@ PACKAGE_DOCS: dict[str, str] = {
     "rag_metrics.report": "Presenting results: the self-contained HTML report, the presenter's story, chart style.",
     "rag_metrics.authoring": "Writing golden sets: editing, labelling, label suggestions, drafting, judge agreement.",
     "rag_metrics.workspace": "The user's files on disk: golden sets (saves, undo, checks, archives) and corpora.",
-    "rag_metrics.server": "The class server: config, access, seats, ownership, outbound, folders, secrets, deploy.",
+    "rag_metrics.server": "The class server: config, access, seats, outbound, folders, secrets, connections, deploy.",
 }
 PACKAGE_DOCS = {k: v for k, v in PACKAGE_DOCS.items() if v}
 
@@ -125,6 +131,16 @@ SYMBOL_MOVES: list[tuple[str, list[str], str, bool, str, str]] = [
     # answers.embed <-> answers.offline / answers.reference (writing the shipped vectors needs both judges)
     ("rag_metrics.answers.embed", ["ship_answer_embeddings"], "rag_metrics.answers.shipped", False,
      "The shipped vectors of the sample answers: every text the offline and reference judges embed.", "all"),
+    # systems.raglog <-> systems.traces (a trace export is read into RAG-log rows; a RAG log may be a trace export)
+    ("rag_metrics.systems.raglog",
+     ["RAG_LOG_SUFFIXES", "MAX_RAG_LOG_BYTES", "MAX_REPORTED", "QUESTION_KEYS", "CONTEXT_KEYS", "CONTEXT_ID_KEYS",
+      "ANSWER_KEYS", "GROUND_TRUTH_KEYS", "ID_KEYS", "_WRAPPER_KEYS", "_TEXT_KEYS", "_LIST_EXAMPLE", "RagLogRow",
+      "RagLog", "_missing", "_first_key", "_text", "_parse_list_cell", "_string_list", "_Limiter", "_build",
+      "_header_problem", "_WS", "_skip_ws", "_DEPTH_MSG", "_rows_jsonl", "_json_list_with_lines", "_columnar",
+      "_rows_json", "_rows_csv"],
+     "rag_metrics.systems.logrows", True,
+     "RAG-log rows: the row types and the tolerant JSON, JSONL and CSV row readers that RAG logs and trace "
+     "exports share (the format itself is described in :mod:`rag_metrics.systems.raglog`).", "package"),
     # retrieval (package) <-> retrieval.sample_index (the sample index builds its retriever)
     ("rag_metrics.retrieval", ["Progress", "Retriever", "_ENCODERS", "_ENCODERS_LOCK", "get_encoder", "make_retriever"],
      "rag_metrics.retrieval.factory", True,
@@ -140,15 +156,20 @@ TEXT_PATCHES: list[tuple[str, str, str]] = [
     ("tests/test_hostile_input.py", '"retrieval/cache.py", "ragas.py",', '"retrieval/cache.py", "insights/ragas.py",'),
     ("tests/test_hostile_input.py", '"corpus_store.py", "answers/llm_cache.py"',
      '"workspace/corpora.py", "answers/llm_cache.py"'),
+    # relative module references in the drafting package's docstring
+    ("rag_metrics/authoring/drafting/__init__.py",
+     "with a judge: tolerant reply parsing (:mod:`.parse`), cached text\ncalls (:mod:`.calls`), question drafting "
+     "(:mod:`.questions`), the lab's badges (:mod:`.badges`)\nand",
+     "with a judge (its cached calls: :mod:`rag_metrics.authoring.judge_calls`,\nits replies read: "
+     ":mod:`rag_metrics.authoring.judge_replies`): question drafting (:mod:`.questions`), the lab's\nbadges "
+     "(:mod:`.badges`) and"),
     # lines the longer names made too long (E501), wrapped
     ("tests/test_cli.py",
      'rag_metrics.io.golden, rag_metrics.compare.paired, "\n            "rag_metrics.cli,',
      'rag_metrics.io.golden, "\n            "rag_metrics.compare.paired, rag_metrics.cli,'),
     ("tests/test_seats.py",
-     '"""Seats of a class (rag_metrics.server.seats), who sees what (rag_metrics.server.access, '
-     'rag_metrics.server.ownership) and\ncopy-on-write',
-     '"""Seats of a class (rag_metrics.server.seats), who sees what (rag_metrics.server.access,\n'
-     'rag_metrics.server.ownership) and\ncopy-on-write'),
+     "(rag_metrics.server.access, rag_metrics.systems.ownership) and\ncopy-on-write",
+     "(rag_metrics.server.access,\nrag_metrics.systems.ownership) and\ncopy-on-write"),
     ("ui/state.py", 'KEY_PRESET = "conventions_preset"   # the sidebar\'s one switch: trec_eval / as in the lesson '
      '(rag_metrics.metrics.presets)',
      'KEY_PRESET = "conventions_preset"   # the sidebar\'s one switch: trec_eval / as in the lesson (metrics.presets)'),
@@ -180,6 +201,7 @@ WARNINGS: list[str] = []
 TEXT_SUFFIXES = {".py", ".md", ".toml", ".cfg", ".ini", ".yml", ".yaml", ".sh", ".txt"}
 TEXT_NAMES = {"lab", "run", ".importlinter"}
 SKIP_PREFIXES = ("benchmarks/results/", "sample_corpus/docs/", "tools/restructure.py", "rag_metrics/_compat.py",
+                 "tests/test_import_compat.py",
                  ".git/", "node_modules/", "rag_metrics/io/__init__.py", "rag_metrics/compare/__init__.py",
                  "rag_metrics/report/__init__.py", "rag_metrics/workspace/__init__.py")
 
@@ -658,24 +680,112 @@ class _Finder(importlib.abc.MetaPathFinder):
         return importlib.machinery.ModuleSpec(fullname, _Alias(new))
 
 
-#: old module names that are packages now (their __init__ forwards the old names)
-_PACKAGES_NOW = frozenset({%(packages)s})
+#: old module names that are packages now -> the module their old names live in (forwarded by the __init__)
+MOVED_PACKAGES: dict[str, str] = {
+%(moved_packages)s
+}
+_PACKAGES_NOW = frozenset(MOVED_PACKAGES)
 _FINDER = _Finder()
 
 
 def install() -> None:
+    """First on ``sys.meta_path``: an old path must never find a stale copy (an editable install elsewhere)."""
     if _FINDER not in sys.meta_path:
-        sys.meta_path.append(_FINDER)
+        sys.meta_path.insert(0, _FINDER)
 '''
 
 
 def write_compat(plan: Plan, changed: set[Path]) -> None:
     moved = "\n".join(f"    {k!r}: {v!r}," for k, v in plan.moves.items() if k not in plan.became_packages)
-    pk = ", ".join(repr(k) for k in sorted(plan.became_packages))
-    text = COMPAT % {"moved": moved, "packages": pk}
+    pk = "\n".join(f"    {k!r}: {plan.moves[k]!r}," for k in sorted(plan.became_packages))
+    text = COMPAT % {"moved": moved, "moved_packages": pk}
     p = Path(PKG, "_compat.py")
     if not p.exists() or p.read_text(encoding="utf-8") != text:
         p.write_text(text, encoding="utf-8")
+        run(["git", "add", str(p)])
+        changed.add(p)
+
+
+COMPAT_TEST = """\"\"\"Old module paths (before issue 25) still import, warn with the new path, and are the same module.
+
+Generated by tools/restructure.py (with rag_metrics/_compat.py); remove both when the old paths go.
+\"\"\"
+from __future__ import annotations
+
+import importlib
+import re
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+import rag_metrics
+from rag_metrics import _compat
+
+OLD = sorted(_compat.MOVED)
+PACKAGES_NOW = sorted(_compat._PACKAGES_NOW)
+
+
+@pytest.mark.parametrize("old", OLD)
+def test_old_path_is_the_new_module_with_a_warning(old):
+    new = _compat.new_name(old)
+    sys.modules.pop(old, None)
+    with pytest.warns(DeprecationWarning, match=re.escape(new)):
+        mod = importlib.import_module(old)
+    assert mod is importlib.import_module(new)
+    assert sys.modules[old] is sys.modules[new]
+
+
+def test_readme_import_keeps_working_and_keeps_the_verb(monkeypatch):
+    sys.modules.pop("rag_metrics.evaluate", None)
+    with pytest.warns(DeprecationWarning, match=re.escape("rag_metrics.evaluation")):
+        from rag_metrics.evaluate import EvalOptions, evaluate
+    from rag_metrics.evaluation import evaluate as new_evaluate
+    from rag_metrics.metrics.options import EvalOptions as NewEvalOptions
+
+    assert evaluate is new_evaluate and EvalOptions is NewEvalOptions
+    assert rag_metrics.evaluate is new_evaluate  # the public verb, not the old module
+    # one module object: patching through the old path patches the new one
+    old = sys.modules["rag_metrics.evaluate"]
+    monkeypatch.setattr(old, "CI_SEED", 12345)
+    assert importlib.import_module("rag_metrics.evaluation").CI_SEED == 12345
+
+
+@pytest.mark.parametrize("package", PACKAGES_NOW)
+def test_a_module_that_became_a_package_forwards_its_names(package):
+    target = importlib.import_module(_compat.MOVED_PACKAGES[package])
+    name = next(n for n in getattr(target, "__all__", dir(target)) if not n.startswith("_"))
+    pkg = importlib.import_module(package)
+    with pytest.warns(DeprecationWarning, match=re.escape(target.__name__)):
+        value = getattr(pkg, name)
+    assert value is getattr(target, name)
+    with pytest.raises(AttributeError):
+        pkg.no_such_name  # noqa: B018
+
+
+def test_public_api_resolves_and_import_stays_light():
+    for name in rag_metrics.__all__:
+        assert getattr(rag_metrics, name) is not None, name
+    code = ("import sys, rag_metrics; "
+            "print(','.join(m for m in ('pandas', 'streamlit', 'torch', 'scipy') if m in sys.modules))")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == ""
+
+
+def test_no_warning_from_the_new_paths():
+    code = ("import warnings; warnings.simplefilter('error'); import rag_metrics, rag_metrics.evaluation, "
+            "rag_metrics.io.trec, rag_metrics.workspace.store, rag_metrics.server.config, rag_metrics.cli")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+"""
+
+
+def write_compat_test(changed: set[Path]) -> None:
+    p = Path("tests", "test_import_compat.py")
+    if not p.exists() or p.read_text(encoding="utf-8") != COMPAT_TEST:
+        p.write_text(COMPAT_TEST, encoding="utf-8")
         run(["git", "add", str(p)])
         changed.add(p)
 
@@ -907,6 +1017,7 @@ def main() -> int:
     rewrite_all(plan, changed)
     write_compat(plan, changed)
     write_init(changed)
+    write_compat_test(changed)
     ruff_fix(changed)
     longs = add_long_notes(changed)
     for line in moved + log:
