@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import hashlib
 import re
 import subprocess
 import sys
@@ -141,6 +142,9 @@ SYMBOL_MOVES: list[tuple[str, list[str], str, bool, str, str]] = [
      "rag_metrics.systems.logrows", True,
      "RAG-log rows: the row types and the tolerant JSON, JSONL and CSV row readers that RAG logs and trace "
      "exports share (the format itself is described in :mod:`rag_metrics.systems.raglog`).", "package"),
+    # ui.drafting <-> ui.labelling ("accept and label" opens the labelling queue; labelling shows drafts)
+    ("ui.labelling", ["QUEUE", "queue"], "ui.label_session", True,
+     "The labelling queue of each corpus, kept in the session: shared by the Label and the Draft views.", "all"),
     # retrieval (package) <-> retrieval.sample_index (the sample index builds its retriever)
     ("rag_metrics.retrieval", ["Progress", "Retriever", "_ENCODERS", "_ENCODERS_LOCK", "get_encoder", "make_retriever"],
      "rag_metrics.retrieval.factory", True,
@@ -163,6 +167,9 @@ TEXT_PATCHES: list[tuple[str, str, str]] = [
      "with a judge (its cached calls: :mod:`rag_metrics.authoring.judge_calls`,\nits replies read: "
      ":mod:`rag_metrics.authoring.judge_replies`): question drafting (:mod:`.questions`), the lab's\nbadges "
      "(:mod:`.badges`) and"),
+    # ui.drafting read the queue through the labelling module (attribute access: not an import to rewrite)
+    ("ui/drafting.py", "        from ui import labelling\n\n        labelling.queue(corpus, session.golden)",
+     "        from ui.label_session import queue\n\n        queue(corpus, session.golden)"),
     # lines the longer names made too long (E501), wrapped
     ("tests/test_cli.py",
      'rag_metrics.io.golden, rag_metrics.compare.paired, "\n            "rag_metrics.cli,',
@@ -201,7 +208,7 @@ WARNINGS: list[str] = []
 TEXT_SUFFIXES = {".py", ".md", ".toml", ".cfg", ".ini", ".yml", ".yaml", ".sh", ".txt"}
 TEXT_NAMES = {"lab", "run", ".importlinter"}
 SKIP_PREFIXES = ("benchmarks/results/", "sample_corpus/docs/", "tools/restructure.py", "rag_metrics/_compat.py",
-                 "tests/test_import_compat.py",
+                 "tests/test_import_compat.py", "rag_metrics/__init__.py",
                  ".git/", "node_modules/", "rag_metrics/io/__init__.py", "rag_metrics/compare/__init__.py",
                  "rag_metrics/report/__init__.py", "rag_metrics/workspace/__init__.py")
 
@@ -210,6 +217,9 @@ PATH_PY = re.compile(r"(?<![\w/.])rag_metrics(?:/[A-Za-z_]\w*)+\.py\b")
 FROM_IMPORT_TEXT = re.compile(
     r"^(?P<indent>[ \t>]*)from[ \t]+(?P<mod>rag_metrics[\w.]*)[ \t]+import[ \t]+"
     r"(?P<names>\([^)]*\)|[^\n#]*)", re.M)
+#: a from-import in a doctest (``>>> from rag_metrics.x import y``), one line
+DOCTEST_FROM = re.compile(
+    r"^(?P<indent>[ \t]*>>> )from[ \t]+(?P<mod>rag_metrics[\w.]*)[ \t]+import[ \t]+(?P<names>[^\n#(]*)", re.M)
 
 
 def run(cmd: list[str], check: bool = True) -> subprocess.CompletedProcess[str]:
@@ -516,10 +526,10 @@ def rewrite_python(path: Path, text: str, plan: Plan) -> str:
         edits.append((start, end, new))
     for start, end, new in sorted(edits, reverse=True):
         text = text[:start] + new + text[end:]
-    return rewrite_dotted(text, plan)
+    return rewrite_text(text, plan, DOCTEST_FROM, public=False)  # doctests, then dotted names and paths
 
 
-def rewrite_text(text: str, plan: Plan) -> str:
+def rewrite_text(text: str, plan: Plan, pattern: re.Pattern[str] = FROM_IMPORT_TEXT, public: bool = True) -> str:
     """Markdown, shell and TOML: ``from rag_metrics.x import ...`` lines, then dotted names and paths."""
     def from_sub(m: re.Match[str]) -> str:
         raw = m.group("names")
@@ -536,6 +546,8 @@ def rewrite_text(text: str, plan: Plan) -> str:
                 names.append((bits[0], None))
             else:
                 return m.group(0)  # not an import we can read (prose): leave it
+        if public and all(a is None and n in PUBLIC_API for n, a in names):  # docs show the public API
+            return f"{m.group('indent')}from {PKG} import {', '.join(n for n, _ in names)}"
         groups = rewrite_from(plan, m.group("mod"), names)
         old = [_alias_text(n, a) for n, a in names]
         if groups == [(m.group("mod"), old)]:
@@ -544,7 +556,7 @@ def rewrite_text(text: str, plan: Plan) -> str:
         trail = raw[len(raw.rstrip()):] if not paren else ""
         return "\n".join(f"{indent}from {mod} import {', '.join(ns)}" for mod, ns in groups) + trail
 
-    text = FROM_IMPORT_TEXT.sub(from_sub, text)
+    text = pattern.sub(from_sub, text)
     return rewrite_dotted(text, plan)
 
 
@@ -695,10 +707,21 @@ def install() -> None:
 '''
 
 
+def ruff_canonical(text: str, folder: Path) -> str:
+    """``text`` as ``ruff check --fix`` (import order) leaves it, so a second run compares equal."""
+    tmp = folder / "_restructure_tidy.py"
+    tmp.write_text(text, encoding="utf-8")
+    try:
+        run([sys.executable, "-m", "ruff", "check", "--quiet", "--fix", "--select", "I001", str(tmp)], check=False)
+        return tmp.read_text(encoding="utf-8")
+    finally:
+        tmp.unlink()
+
+
 def write_compat(plan: Plan, changed: set[Path]) -> None:
     moved = "\n".join(f"    {k!r}: {v!r}," for k, v in plan.moves.items() if k not in plan.became_packages)
     pk = "\n".join(f"    {k!r}: {plan.moves[k]!r}," for k in sorted(plan.became_packages))
-    text = COMPAT % {"moved": moved, "moved_packages": pk}
+    text = ruff_canonical(COMPAT % {"moved": moved, "moved_packages": pk}, Path(PKG))
     p = Path(PKG, "_compat.py")
     if not p.exists() or p.read_text(encoding="utf-8") != text:
         p.write_text(text, encoding="utf-8")
@@ -716,7 +739,6 @@ import importlib
 import re
 import subprocess
 import sys
-import warnings
 
 import pytest
 
@@ -784,8 +806,9 @@ def test_no_warning_from_the_new_paths():
 
 def write_compat_test(changed: set[Path]) -> None:
     p = Path("tests", "test_import_compat.py")
-    if not p.exists() or p.read_text(encoding="utf-8") != COMPAT_TEST:
-        p.write_text(COMPAT_TEST, encoding="utf-8")
+    text = ruff_canonical(COMPAT_TEST, Path("tests"))
+    if not p.exists() or p.read_text(encoding="utf-8") != text:
+        p.write_text(text, encoding="utf-8")
         run(["git", "add", str(p)])
         changed.add(p)
 
@@ -905,10 +928,20 @@ def public_init() -> str:
     return INIT % {"eager": eager, "lazy_tc": lazy_tc, "lazy": "\n".join(lazy), "all": "\n".join(rows)}
 
 
+#: sha256 (first 16 hex digits) of rag_metrics/__init__.py as main had it when this script was written
+ORIGINAL_INIT = "739d81014ca26e9a"
+
+
 def write_init(changed: set[Path]) -> None:
     p = Path(PKG, "__init__.py")
-    text = public_init()
-    if p.read_text(encoding="utf-8") != text:
+    text = ruff_canonical(public_init(), Path(PKG))
+    old = p.read_text(encoding="utf-8")
+    if old != text and hashlib.sha256(old.encode()).hexdigest()[:16] != ORIGINAL_INIT:
+        extra = sorted(_all_names(ast.parse(old)) - set(PUBLIC_API))
+        WARNINGS.append(f"rag_metrics/__init__.py had changed since this script was written; it is replaced by the "
+                        f"curated API: add to PUBLIC_API what it should keep (names not in it: {extra or 'none'}); "
+                        f"the old file is in git (git show HEAD:rag_metrics/__init__.py)")
+    if old != text:
         p.write_text(text, encoding="utf-8")
         changed.add(p)
 
