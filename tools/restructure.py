@@ -80,8 +80,10 @@ MODULE_MOVES: dict[str, str] = {
     # workspace: the user's files on disk
     "rag_metrics.workspace": "rag_metrics.workspace.store",
     "rag_metrics.corpus_store": "rag_metrics.workspace.corpora",
-    # server: the class server's configuration and rules
-    "rag_metrics.server_config": "rag_metrics.server.config",
+    # every setting (environment and the [lab] table), read once: at the root beside errors and types, because
+    # io and workspace read their settings from it too (in server/ it would make io <-> server cycles)
+    "rag_metrics.server_config": "rag_metrics.config",
+    # server: the class server's rules
     "rag_metrics.access": "rag_metrics.server.access",
     "rag_metrics.seats": "rag_metrics.server.seats",
     # whose corpora and systems: reads the system stores, so it sits above server (systems -> server)
@@ -107,7 +109,7 @@ PACKAGE_DOCS: dict[str, str] = {
     "rag_metrics.report": "Presenting results: the self-contained HTML report, the presenter's story, chart style.",
     "rag_metrics.authoring": "Writing golden sets: editing, labelling, label suggestions, drafting, judge agreement.",
     "rag_metrics.workspace": "The user's files on disk: golden sets (saves, undo, checks, archives) and corpora.",
-    "rag_metrics.server": "The class server: config, access, seats, outbound, folders, secrets, connections, deploy.",
+    "rag_metrics.server": "The class server: access, seats, outbound, folders, secrets, connections, the deployment.",
 }
 PACKAGE_DOCS = {k: v for k, v in PACKAGE_DOCS.items() if v}
 
@@ -386,21 +388,67 @@ def _all_names(tree: ast.Module) -> set[str]:
     return out
 
 
-def _import_block(src: str, tree: ast.Module) -> str:
-    """The module's top-level imports (and ``if TYPE_CHECKING`` blocks), as source."""
-    lines = src.splitlines(keepends=True)
-    chunks = []
+def _annotations(tree: ast.AST) -> list[ast.expr]:
+    """Every annotation in ``tree`` (arguments, returns, annotated assignments), and subscripted aliases."""
+    out: list[ast.expr] = []
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = n.args
+            out += [x.annotation for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg]
+                    if x is not None and x.annotation is not None]
+            if n.returns is not None:
+                out.append(n.returns)
+        elif isinstance(n, ast.AnnAssign):
+            out.append(n.annotation)
+        elif isinstance(n, ast.Assign) and isinstance(n.value, ast.Subscript):
+            out.append(n.value)  # Kernel = Callable[["Kernels", ...], ...]
+    return out
+
+
+def _bound(alias: ast.alias) -> str:
+    return alias.asname or alias.name.split(".")[0]
+
+
+def _imports_for(tree: ast.Module, used: set[str], skip: set[str], bound: set[str], plan: Plan) -> str:
+    """Import lines for the names in ``used`` that ``tree``'s top-level imports (and ``if TYPE_CHECKING:``
+    blocks) bind, leaving out names already ``bound`` in the target and imports of the ``skip`` modules."""
+    plain: list[str] = []
+    typing_only: list[str] = []
+
+    def take(node: ast.stmt, out: list[str]) -> None:
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if node.module == "__future__" or plan.rewrite(node.module) in skip:
+                return
+            for a in node.names:
+                if _bound(a) in used and _bound(a) not in bound:
+                    out.append(f"from {node.module} import {_alias_text(a.name, a.asname)}")
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                if _bound(a) in used and _bound(a) not in bound:
+                    out.append(f"import {_alias_text(a.name, a.asname)}")
+
     for node in tree.body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)) or (
-                isinstance(node, ast.If) and all(isinstance(b, (ast.Import, ast.ImportFrom)) for b in node.body)):
-            if isinstance(node, ast.ImportFrom) and node.module == "__future__":
-                continue
-            assert node.end_lineno is not None
-            chunks.append("".join(lines[node.lineno - 1: node.end_lineno]))
-    return "".join(chunks)
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            for sub in node.body:
+                take(sub, typing_only)
+        else:
+            take(node, plain)
+    text = "".join(line + "\n" for line in dict.fromkeys(plain))
+    if typing_only:
+        text += "from typing import TYPE_CHECKING\n" if "TYPE_CHECKING" not in bound else ""
+        text += "\nif TYPE_CHECKING:\n" + "".join(f"    {line}\n" for line in dict.fromkeys(typing_only))
+    return text
 
 
-def move_symbols(changed: set[Path], log: list[str], symbol_files: set[Path]) -> None:
+def _bound_names(tree: ast.Module) -> set[str]:
+    out = set(_top_level_names(tree))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            out.update(_bound(a) for a in node.names)
+    return out
+
+
+def move_symbols(plan: Plan, changed: set[Path], log: list[str], symbol_files: set[Path]) -> None:
     for src_mod, names, dst_mod, reimport, doc, _ in SYMBOL_MOVES:
         src_p, dst_p = mod_path(src_mod), mod_path(dst_mod)
         src = src_p.read_text(encoding="utf-8")
@@ -419,7 +467,11 @@ def move_symbols(changed: set[Path], log: list[str], symbol_files: set[Path]) ->
         spans = sorted({_span(lines, defined[n]) for n in names})
         moved_src = "\n\n".join("".join(lines[a:b]).rstrip("\n") + "\n" for a, b in spans)
         # names of the old module the moved code still uses: imported from there (checked for cycles by lint)
-        used = {n.id for a, b in spans for n in ast.walk(ast.parse("".join(lines[a:b]))) if isinstance(n, ast.Name)}
+        moved_trees = [ast.parse("".join(lines[a:b])) for a, b in spans]
+        used = {n.id for t in moved_trees for n in ast.walk(t) if isinstance(n, ast.Name)}
+        used |= {w for t in moved_trees for ann in _annotations(t) for n in ast.walk(ann)
+                 if isinstance(n, ast.Constant) and isinstance(n.value, str)
+                 for w in re.findall(r"[A-Za-z_]\w*", n.value)}  # names in string annotations
         moved_names = set(names)
         back = sorted(n for n in used if n in defined and n not in moved_names and not n.startswith("__"))
         if back and reimport:
@@ -432,7 +484,8 @@ def move_symbols(changed: set[Path], log: list[str], symbol_files: set[Path]) ->
                     and (a + 1 >= len(keep) or keep[a + 1].strip() == ""):
                 del keep[a]
         new_src = "".join(keep)
-        imports = _import_block(src, tree)
+        dst_bound = _bound_names(ast.parse(dst_p.read_text(encoding="utf-8"))) if dst_p.exists() else set()
+        imports = _imports_for(tree, used, {dst_mod}, dst_bound, plan)
         if back:  # the moved code uses names of the module it leaves (which must not import it back)
             imports += f"from {src_mod} import {', '.join(back)}\n"
         if dst_p.exists():
@@ -494,7 +547,8 @@ def rewrite_python(path: Path, text: str, plan: Plan) -> str:
     try:
         tree = ast.parse(text)
     except SyntaxError:
-        return rewrite_text(text, plan)
+        WARNINGS.append(f"{path}: not valid Python; only its dotted names and paths were rewritten")
+        return rewrite_text(text, plan, DOCTEST_FROM, public=False)
     lines = text.splitlines(keepends=True)
     offsets = [0]
     for ln in lines:
@@ -602,7 +656,7 @@ def rewrite_all(plan: Plan, changed: set[Path]) -> None:
         if "rag_metrics" not in text:
             continue
         plan.where = p
-        new = rewrite_python(p, text, plan) if p.suffix == ".py" else rewrite_text(text, plan)
+        new = rewrite_python(p, text, plan) if p.suffix == ".py" else rewrite_text(text, plan, public=p.suffix == ".md")
         if new != text:
             p.write_text(new, encoding="utf-8")
             changed.add(p)
@@ -1007,10 +1061,14 @@ def tidy_imports(files: set[Path]) -> None:
     py = [str(copies.get(f, f)) for f in sorted(files)]
     ruff = [sys.executable, "-m", "ruff", "check", "--quiet", "--fix", "--unsafe-fixes", "--select", "F401", *py]
     run(ruff, check=False)
-    empty = re.compile(r"^if TYPE_CHECKING:[^\n]*\n    pass\n(?:else:[^\n]*\n    pass\n)?", re.M)
     for f in [copies.get(f, f) for f in files]:
         text = f.read_text(encoding="utf-8")
-        new = empty.sub("", text)
+        lines = text.splitlines(keepends=True)
+        for node in reversed(ast.parse(text).body):  # `if TYPE_CHECKING: pass [else: pass]` left by ruff
+            if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING" \
+                    and all(isinstance(b, ast.Pass) for b in node.body + node.orelse):
+                del lines[node.lineno - 1: node.end_lineno]
+        new = "".join(lines)
         if new != text:
             f.write_text(new, encoding="utf-8")
     run(ruff, check=False)
@@ -1042,10 +1100,19 @@ def main() -> int:
         print("\n".join(todo) or "nothing to do")
         return 1 if todo else 0
     changed: set[Path] = set()
+    try:
+        return apply(plan, changed)
+    except SystemExit:
+        print("restructure: stopped half way; undo with `git reset --hard && git clean -fd` (commit your work "
+              "first), fix the table named above, and run again", file=sys.stderr)
+        raise
+
+
+def apply(plan: Plan, changed: set[Path]) -> int:
     moved = move_modules(plan, changed)
     log: list[str] = []
     symbol_files: set[Path] = set()
-    move_symbols(changed, log, symbol_files)
+    move_symbols(plan, changed, log, symbol_files)
     tidy_imports(symbol_files)
     rewrite_all(plan, changed)
     write_compat(plan, changed)
