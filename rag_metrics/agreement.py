@@ -3,7 +3,7 @@
 Cohen's kappa (``sklearn.metrics.cohen_kappa_score``) is reported three ways:
 
 ``kappa_binary``
-    On relevant / not relevant at the relevance level L (grade >= L, default 1; CONVENTIONS.md):
+    On relevant / not relevant at the relevance level L (grade >= L, default 1; docs/conventions.md#one-query):
     the agreement that decides hit rate, recall, MRR and MAP.
 ``kappa_quadratic``
     Graded 0-3, quadratically weighted (a 1-vs-3 disagreement costs four times a 1-vs-2): the

@@ -178,10 +178,10 @@ def compare(a: EvaluationResult, b: EvaluationResult, keys: Sequence[str | Metri
     from rag_metrics.metrics.registry import parse_metric
 
     _check_same_golden(a, b)
-    inc = a.included & b.included
     pairs = []
     for key in keys:
         mk = key if isinstance(key, MetricKey) else parse_metric(str(key))
+        inc = a.included_for(mk) & b.included_for(mk)  # recall may skip questions (EvalOptions.recall_empty)
         pairs.append((mk.name, mk.k, a.values(mk)[inc], b.values(mk)[inc]))
     return compare_paired(pairs, alpha=alpha, power=power, min_effect=min_effect, name_a=name_a, name_b=name_b)
 
@@ -253,7 +253,7 @@ def per_query_deltas(a: EvaluationResult, b: EvaluationResult, key: str | Metric
 
     _check_same_golden(a, b)
     mk = key if isinstance(key, MetricKey) else parse_metric(str(key))
-    inc = a.included & b.included
+    inc = a.included_for(mk) & b.included_for(mk)
     va, vb = a.values(mk)[inc], b.values(mk)[inc]
     d = vb - va
     return pd.DataFrame({

@@ -55,6 +55,11 @@ class EvalOptions:
         left out by ``ragas.evaluate``'s ``nanmean``).
     recall_denominator
         ``"all"``: ``h_k / |R|`` (trec_eval).  ``"cap"``: ``h_k / min(k, |R|)`` (BEIR ``R_cap``).
+    recall_empty
+        A query with no relevant id in recall's mean: ``"zero"`` (default: it scores 0 wherever the
+        other options let it in, trec_eval) or ``"skip"`` (left out of recall's mean only, as the
+        lesson's ``recall_at_k`` skips a question whose list of relevant chunks is empty; every other
+        metric keeps it).  See :meth:`EvaluationResult.included_for`.
     missing_queries
         Golden queries absent from the run: ``"zero"`` (0 in the mean, trec_eval ``-c``) or
         ``"skip"`` (left out, plain trec_eval and BEIR ``evaluate``).  ``"skip"`` is also the
@@ -95,6 +100,7 @@ class EvalOptions:
     out_of_scope: Literal["exclude", "miss"] = "exclude"
     out_of_scope_rule: Literal["golden_set", "no_relevant_id"] = "golden_set"
     recall_denominator: Literal["all", "cap"] = "all"
+    recall_empty: Literal["zero", "skip"] = "zero"
     missing_queries: Literal["zero", "skip"] = "zero"
     level: Literal["chunk", "document"] = "chunk"
     gains: tuple[tuple[int, float], ...] = ()
@@ -112,7 +118,7 @@ class EvalOptions:
             raise InputError(f"relevance level must be an integer >= 1, got {rl!r}")
         for name, allowed in [("out_of_scope", ("exclude", "miss")),
                               ("out_of_scope_rule", ("golden_set", "no_relevant_id")),
-                              ("recall_denominator", ("all", "cap")),
+                              ("recall_denominator", ("all", "cap")), ("recall_empty", ("zero", "skip")),
                               ("missing_queries", ("zero", "skip")), ("level", ("chunk", "document")),
                               ("mrr", ("first", "granular")),
                               ("nonpositive_scores", ("retrieved", "not_retrieved")),
@@ -331,6 +337,14 @@ class EvaluationResult:
             inc &= self.judged.in_run
         return inc
 
+    def included_for(self, metric: str | MetricKey) -> NDArray[np.bool_]:
+        """Queries that enter the mean of ``metric``: :attr:`included`, except that under
+        ``recall_empty="skip"`` recall leaves out the queries with no relevant id (the lesson's code)."""
+        name = metric.name if isinstance(metric, MetricKey) else str(metric).strip().lower().split("@", 1)[0]
+        if name == "recall" and self.options.recall_empty == "skip":
+            return self.included & (self.kernels.n_relevant > 0)
+        return self.included
+
     @property
     def n_queries(self) -> int:
         return int(self.included.sum())
@@ -393,15 +407,17 @@ class EvaluationResult:
         return get_metric(key.name).compute(self.kernels, key.k, self.options)
 
     def mean(self, metric: str | MetricKey, k: int | None = None) -> float:
-        v = self.values(metric, k)[self.included]
+        key = metric if isinstance(metric, MetricKey) else (
+            parse_metric(metric) if k is None else MetricKey(metric, k))
+        v = self.values(key)[self.included_for(key)]
         return float(v.mean()) if v.size else float("nan")
 
     def curve(self, metrics: Sequence[str] = DEFAULT_METRICS, max_k: int | None = None) -> pd.DataFrame:
         """Mean of each metric for k = 1..max_k (default: the ranking depth): columns metric, k, value."""
         max_k = max(self.depth, 1) if max_k is None else check_k(max_k, "max_k")
-        inc = self.included
         rows = []
         for m in metrics:
+            inc = self.included_for(MetricKey(m, 1))
             for k in range(1, max_k + 1):
                 v = self.values(m, k)[inc]
                 rows.append((m, k, float(v.mean()) if v.size else float("nan")))
@@ -424,12 +440,12 @@ class EvaluationResult:
                   all_queries: bool = False) -> pd.DataFrame:
         """Long table: query_id, category, metric, k, value (included queries unless all_queries)."""
         sel = np.ones(len(self.query_ids), bool) if all_queries else self.included
-        qids = np.asarray(self.query_ids, dtype=object)[sel]
-        cats = self.categories[sel]
         frames = []
         for key in self._keys(metrics, ks):
-            frames.append(pd.DataFrame({"query_id": qids, "category": cats, "metric": key.name,
-                                        "k": key.k, "value": self.values(key)[sel]}))
+            keep = sel if all_queries else self.included_for(key)
+            frames.append(pd.DataFrame({"query_id": np.asarray(self.query_ids, dtype=object)[keep],
+                                        "category": self.categories[keep], "metric": key.name,
+                                        "k": key.k, "value": self.values(key)[keep]}))
         if not frames:
             return pd.DataFrame(columns=["query_id", "category", "metric", "k", "value"])
         out = pd.concat(frames, ignore_index=True)
@@ -449,14 +465,30 @@ class EvaluationResult:
                 ci: bool = True, confidence: float = CI_CONFIDENCE, n_resamples: int = CI_RESAMPLES,
                 seed: int = CI_SEED) -> pd.DataFrame:
         """metric, k, mean, ci_low, ci_high, n (included queries); intervals from :func:`bootstrap_ci`."""
-        inc = self.included
         keys = self._keys(metrics, ks)
-        vals = np.array([self.values(key)[inc] for key in keys], dtype=np.float64).reshape(len(keys), -1)
-        cis = bootstrap_cis(vals, confidence, n_resamples, seed) if ci else np.full((len(keys), 2), np.nan)
         rows = [(key.name, key.k, float(v.mean()) if v.size else np.nan, float(lo), float(hi), int(v.size))
-                for key, v, (lo, hi) in zip(keys, vals, cis)]
+                for key, (v, lo, hi) in zip(keys, self._values_cis(keys, None, ci, confidence, n_resamples, seed))]
         out = pd.DataFrame(rows, columns=["metric", "k", "mean", "ci_low", "ci_high", "n"])
         out["k"] = out["k"].astype("Int64")
+        return out
+
+    def _values_cis(self, keys: Sequence[MetricKey], within: NDArray[np.bool_] | None, ci: bool, confidence: float,
+                    n_resamples: int, seed: int) -> list[tuple[NDArray[np.float64], float, float]]:
+        """Per key: the values entering its mean (:meth:`included_for`, and ``within``) and their
+        interval; keys that share the same queries are resampled together (:func:`bootstrap_cis`)."""
+        groups: dict[bytes, list[int]] = {}
+        masks = []
+        for j, key in enumerate(keys):
+            m = self.included_for(key) if within is None else self.included_for(key) & within
+            masks.append(m)
+            groups.setdefault(m.tobytes(), []).append(j)
+        out: list[tuple[NDArray[np.float64], float, float]] = [(np.empty(0), np.nan, np.nan)] * len(keys)
+        for idx in groups.values():
+            m = masks[idx[0]]
+            vals = np.array([self.values(keys[j])[m] for j in idx], dtype=np.float64).reshape(len(idx), -1)
+            cis = bootstrap_cis(vals, confidence, n_resamples, seed) if ci else np.full((len(idx), 2), np.nan)
+            for j, v, (lo, hi) in zip(idx, vals, cis):
+                out[j] = (v, float(lo), float(hi))
         return out
 
     def by_category(self, metrics: Iterable[str] = DEFAULT_METRICS, ks: Iterable[int | None] = (10,),
@@ -468,11 +500,9 @@ class EvaluationResult:
         rows = []
         keys = self._keys(metrics, ks)
         for cat in dict.fromkeys(cats[inc].tolist()):
-            sel = inc & (cats == cat)
-            vals = np.array([self.values(key)[sel] for key in keys], dtype=np.float64).reshape(len(keys), -1)
-            cis = bootstrap_cis(vals, confidence, n_resamples, seed) if ci else np.full((len(keys), 2), np.nan)
-            for key, v, (lo, hi) in zip(keys, vals, cis):
-                rows.append((cat, key.name, key.k, float(v.mean()), float(lo), float(hi), int(v.size)))
+            for key, (v, lo, hi) in zip(keys, self._values_cis(keys, cats == cat, ci, confidence, n_resamples, seed)):
+                if v.size:
+                    rows.append((cat, key.name, key.k, float(v.mean()), float(lo), float(hi), int(v.size)))
         out = pd.DataFrame(rows, columns=["category", "metric", "k", "mean", "ci_low", "ci_high", "n"])
         out["k"] = out["k"].astype("Int64")
         return out
@@ -494,7 +524,9 @@ class EvaluationResult:
         return self.kernels.first_relevant_rank
 
     def failures(self, k: int) -> pd.DataFrame:
-        """In-scope queries the run answers with no relevant id in the top k.
+        """Queries of the means' scope the run answers with no relevant id in the top k: the in-scope
+        ones, and with ``out_of_scope="miss"`` (the lesson's code) the out-of-scope ones too, which
+        have no relevant id and so are always listed.
 
         Queries absent from the run are not retrieval failures: they are listed by :meth:`absent`
         ("not in the log"), whatever ``missing_queries`` says about the means.
@@ -506,7 +538,7 @@ class EvaluationResult:
         hits = self.kernels.hit_rate(k)
         first = self.kernels.first_relevant_rank
         rows = []
-        for q in np.flatnonzero(self.in_scope & (hits == 0) & self.judged.in_run):
+        for q in np.flatnonzero(self._scope & (hits == 0) & self.judged.in_run):
             gq = self.golden.queries[q]
             ids, _, _ = self.judged.ranking(int(q))
             rows.append({

@@ -1,4 +1,4 @@
-"""The one ranking rule (CONVENTIONS.md S1): score descending, ties by id descending, byte-wise.
+"""The one ranking rule (docs/conventions.md#ranking): score descending, ties by id descending, byte-wise.
 
 trec_eval sorts a query's lines with ``comp_sim_docno``: higher score first, and on equal scores
 ``strcmp(b, a)``, so the id that is larger byte-wise comes first ("b" before "a", "9" before

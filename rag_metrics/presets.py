@@ -1,12 +1,14 @@
 """Convention presets: one switch between trec_eval's defaults and the lesson's code.
 
 The lesson this lab teaches computes its metrics in a few lines of Python that differ from
-trec_eval in two places (CONVENTIONS.md, "Options users meet elsewhere"):
+trec_eval in two places (docs/conventions.md#options):
 
 - NDCG over **binary** relevance: a chunk is in the list of relevant ids or it is not
   (``EvalOptions(ndcg_relevance="binary")``);
 - out-of-scope questions counted as **misses**: the mean divides by every question
-  (``EvalOptions(out_of_scope="miss")``; on the sample, hit rate@5 0.724 instead of 0.859).
+  (``EvalOptions(out_of_scope="miss")``; on the sample, hit rate@5 0.724 instead of 0.859);
+- except in recall: the lesson's ``recall_at_k`` **skips** a question with no relevant id
+  (``EvalOptions(recall_empty="skip")``; on the sample, recall@5 0.651 instead of 0.548).
 
 Everything else is the same as trec_eval's defaults (relevance level 1, recall over all relevant
 ids, linear gain, a question missing from the run scores 0).  A preset changes only these
@@ -30,11 +32,11 @@ __all__ = ["PRESETS", "PRESET_LABELS", "CUSTOM", "apply_preset", "preset_of", "d
 #: NDCG metric: ``"linear"`` is ``ndcg``, ``"exponential"`` is ``ndcg_exp``).
 PRESETS: dict[str, dict[str, Any]] = {
     "trec_eval": {"relevance_level": 1, "out_of_scope": "exclude", "out_of_scope_rule": "golden_set",
-                  "recall_denominator": "all", "missing_queries": "zero", "ndcg_relevance": "graded",
-                  "ndcg_gain": "linear"},
+                  "recall_denominator": "all", "recall_empty": "zero", "missing_queries": "zero",
+                  "ndcg_relevance": "graded", "ndcg_gain": "linear"},
     "lesson": {"relevance_level": 1, "out_of_scope": "miss", "out_of_scope_rule": "golden_set",
-               "recall_denominator": "all", "missing_queries": "zero", "ndcg_relevance": "binary",
-               "ndcg_gain": "linear"},
+               "recall_denominator": "all", "recall_empty": "skip", "missing_queries": "zero",
+               "ndcg_relevance": "binary", "ndcg_gain": "linear"},
 }
 #: What the switch says.
 PRESET_LABELS = {"trec_eval": "trec_eval (defaults)", "lesson": "As in the lesson"}
@@ -45,6 +47,7 @@ _DIFFERS = {  # how a setting that differs from trec_eval is named
     ("out_of_scope", "miss"): "out-of-scope questions counted as misses",
     ("ndcg_relevance", "binary"): "binary relevance for NDCG",
     ("recall_denominator", "cap"): "recall over min(K, |R|)",
+    ("recall_empty", "skip"): "recall skips questions with no relevant id",
     ("missing_queries", "skip"): "questions missing from the run skipped",
     ("out_of_scope_rule", "no_relevant_id"): "no relevant id means out of scope",
     ("ndcg_gain", "exponential"): "exponential NDCG gain",

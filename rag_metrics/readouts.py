@@ -135,7 +135,7 @@ def achievable(source: EvaluationResult | GoldenSet, metric: str, k: int | None 
         source = evaluate(source, ideal_run(source), replace(opts, level="chunk"))
     elif not isinstance(source, EvaluationResult):
         raise InputError(f"achievable() needs an EvaluationResult or a GoldenSet, got {type(source).__name__}")
-    v = _ideal_values(source, metric, k)[source.included]
+    v = _ideal_values(source, metric, k)[source.included_for(metric)]
     return float(v.mean()) if v.size else float("nan")
 
 

@@ -103,7 +103,7 @@ class GoldenQuery:
     ``relevant`` maps a chunk (or document) id to its grade; grades ``<= 0`` mean judged
     non-relevant.  The query is *out of scope* (the golden set says the corpus cannot answer it)
     when its category is ``out_of_scope`` or it has no judgment at all; a query judged with none
-    relevant is in scope and scores 0, as in trec_eval (CONVENTIONS.md "Aggregation").
+    relevant is in scope and scores 0, as in trec_eval (docs/conventions.md#golden-set).
     """
 
     id: str

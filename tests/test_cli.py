@@ -195,7 +195,7 @@ def test_every_subcommand_is_registered_from_one_list(capsys):
     import rag_metrics.cli as cli
 
     assert cli.SUBCOMMANDS == ("evaluate", "compare", "validate", "retrieve", "report", "answers",
-                               "judge-relevance", "draft")
+                               "judge-relevance", "draft", "exercise", "sweep")
     sub = next(a for a in cli.build_parser()._actions if a.dest == "command")
     assert list(sub.choices) == list(cli.SUBCOMMANDS)
 

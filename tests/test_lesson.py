@@ -287,7 +287,13 @@ def test_lesson_preset_on_the_sample(result):
     assert preset_of(lesson.options) == "lesson" and preset_of(result.options) == "trec_eval"
     assert preset_of(lesson.options, "exponential") == "custom"
     assert describe_conventions(lesson.options) == ("Conventions: as in the lesson (out-of-scope questions counted "
-                                                   "as misses, binary relevance for NDCG)")
+                                                   "as misses, recall skips questions with no relevant id, binary "
+                                                   "relevance for NDCG)")
+    # CONVENTIONS.md, "The lesson's code, metric by metric": recall skips the questions with no relevant id
+    assert round(lesson.mean("recall", 5), 3) == 0.651 and round(result.mean("recall", 5), 3) == 0.651
+    assert round(lesson.with_options(recall_empty="zero").mean("recall", 5), 3) == 0.548   # the former preset
+    assert round(lesson.mean("precision", 5), 4) == 0.2263 and round(lesson.mean("ndcg", 5), 4) == 0.4967
+    assert lesson.included_for("recall@5").sum() == 64 and lesson.included_for("hit_rate@5").sum() == 76
 
 
 def test_binary_ndcg_hand_table():

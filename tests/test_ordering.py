@@ -1,4 +1,4 @@
-"""One tie rule (CONVENTIONS.md S1): every path that orders ids gives trec_eval's order.
+"""One tie rule (docs/conventions.md#ranking): every path that orders ids gives trec_eval's order.
 
 Paths: judging (``evaluate`` -> ``Judged.ranking``), ``Run.rankings``, the retrievers' ``top_k``,
 and a TREC run written by us and read back.  Reference: score descending, then id descending by

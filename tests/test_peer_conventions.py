@@ -79,7 +79,7 @@ def test_gains_equal_ir_measures(gains, seed):
     qrels, run = _random(seed)
     res = evaluate(qrels, run, EvalOptions(gains=gains))
     for k in (3, 10):
-        m = ir_measures.nDCG(gains=gains) @ k  # one measure per call (CONVENTIONS.md: mixing can go wrong)
+        m = ir_measures.nDCG(gains=gains) @ k  # one measure per call (mixing measures in one call can go wrong)
         expected = {x.query_id: x.value for x in ir_measures.iter_calc([m], qrels, run)}
         vals = res.values("ndcg", k)
         for i, q in enumerate(res.query_ids):

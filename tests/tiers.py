@@ -5,10 +5,12 @@ Tiers
 Every test belongs to exactly one tier, run by name with ``./lab test TIER`` (``pytest --tier TIER``;
 the markers also work with ``-m``):
 
-``lib``      the library, its CLI and its docstring examples; no real model (about 20-30 s)
+``lib``      the library, its CLI and its docstring examples; no real model
 ``app``      every page through Streamlit's ``AppTest``
 ``slow``     the real embedding model and real collections
 ``browser``  the real app in Chromium via Playwright
+
+How long each tier takes is measured, with its date, in one place: docs/benchmarks.md#test-suite.
 
 An explicit ``@pytest.mark.browser`` / ``slow`` / ``app`` / ``lib`` wins; otherwise the file decides:
 ``test_browser*.py`` is browser, ``test_app_*.py`` (and the files in ``FILE_TIERS``) is app, a test

@@ -323,6 +323,7 @@ def render(ctx: state.Lab) -> None:
     st.caption(t("ui.step_of", n=p.step + 1, total=len(LS.STEPS)))
     st.markdown(t(s.body))
     live_numbers(ctx, s)
+    lesson_code(s)
     lctx = context(ctx)
     for i, task in enumerate(s.tasks, start=1):
         task_box(ctx, lctx, task, i)
@@ -332,6 +333,39 @@ def render(ctx: state.Lab) -> None:
         if all(p.steps_done()):
             st.success(t("ui.finished"), icon=":material/school:")
     step_nav("bottom")
+
+
+# ---- the lesson's code (issue 26) --------------------------------------------------------------------
+#: The page of the code exercises (its ``?exercise=NAME`` opens one exercise).
+EXERCISE_PAGE = "pages/exercises.py"
+
+
+def lesson_code(s: LS.Step) -> None:
+    """The lesson's version of the step's function, the conventions it implies, and a link to its exercise."""
+    from rag_metrics.exercises import UI_TEXT, exercises_for_step
+
+    lg = lang()
+    for ex in exercises_for_step(s.key):
+        names = " / ".join(f"`{n}`" for n in (*ex.extra_functions, ex.name))
+        with st.expander(f"{UI_TEXT['lesson_code'][lg]}: {names}", icon=":material/code:"):
+            st.code(ex.lesson_code, language="python")
+            conventions = ex.conventions.get(lg) or ex.conventions.get("en", ())
+            st.markdown(UI_TEXT["conventions"][lg] + "\n" + "".join(f"\n- {c}" for c in conventions))
+            _exercise_link(ex.name, UI_TEXT["open"][lg])
+
+
+def _exercise_link(name: str, label: str) -> None:
+    """A link to the exercise page opened on exercise ``name``; a plain link while that page is not
+    in the app's menu (``ui.shell.PAGES``), since ``st.page_link`` needs a registered page."""
+    from pathlib import Path
+
+    from ui import shell
+
+    registered = any(p == EXERCISE_PAGE for items in shell.PAGES.values() for p, _, _ in items)
+    if registered and (Path(__file__).resolve().parents[1] / EXERCISE_PAGE).is_file():
+        st.page_link(EXERCISE_PAGE, label=label, icon=":material/edit_note:", query_params={"exercise": name})
+    else:
+        st.markdown(f":material/edit_note: [{label}](exercises?exercise={name})")
 
 
 # ---- the teacher's view ------------------------------------------------------------------------------

@@ -52,6 +52,7 @@ PAGES: dict[str, list[tuple[str, str, str]]] = {
         ("pages/compare.py", "Compare A vs B", ":material/compare_arrows:"),
         ("pages/systems.py", "Systems", ":material/hub:"),
         ("pages/history.py", "History", ":material/history:"),
+        ("pages/tune.py", "Tune the retriever", ":material/tune:"),
     ],
     "Learn": [
         ("pages/learn.py", "Learn: metric sandbox", ":material/school:"),

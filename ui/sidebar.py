@@ -1,4 +1,4 @@
-"""The shared sidebar: corpus, system (bundled retriever or your own), K and the conventions (CONVENTIONS.md)."""
+"""The shared sidebar: corpus, system (bundled retriever or your own), K and the conventions (docs/conventions.md)."""
 from __future__ import annotations
 
 import streamlit as st

@@ -62,6 +62,7 @@ KEY_JUDGED_ONLY = "judged_only"   # trec_eval -J
 KEY_MRR = "mrr_rule"              # "first" (trec_eval) or "granular" (LlamaIndex)
 KEY_NONPOS = "nonpositive_scores"  # "retrieved" (trec_eval) or "not_retrieved" (torchmetrics)
 KEY_NDCG_REL = "ndcg_relevance"
+KEY_RECALL_EMPTY = "recall_empty"  # no sidebar widget: set by the conventions presets
 KEY_PRESET = "conventions_preset"   # the sidebar's one switch: trec_eval / as in the lesson (rag_metrics.presets)
 
 _CORPORA = "_corpora"
@@ -93,11 +94,13 @@ DEFAULTS: dict[str, Any] = {
     KEY_MRR: "first",
     KEY_NONPOS: "retrieved",
     KEY_NDCG_REL: "graded",
+    KEY_RECALL_EMPTY: "zero",
 }
 
 #: The sidebar key of each setting a conventions preset fixes (``rag_metrics.presets.PRESETS``).
 PRESET_KEYS = {"relevance_level": KEY_LEVEL, "out_of_scope": KEY_OOS, "recall_denominator": KEY_RECALL,
-               "missing_queries": KEY_MISSING, "ndcg_relevance": KEY_NDCG_REL, "ndcg_gain": KEY_GAIN}
+               "missing_queries": KEY_MISSING, "ndcg_relevance": KEY_NDCG_REL, "ndcg_gain": KEY_GAIN,
+               "recall_empty": KEY_RECALL_EMPTY}
 
 
 @dataclass(frozen=True)
@@ -164,7 +167,8 @@ class EvalKey:
                 + (f"/gains{o.gains}" if o.gains else "") + ("/J" if o.judged_only else "")
                 + (f"/mrr-{o.mrr}" if o.mrr != "first" else "")
                 + ("/pos-only" if o.nonpositive_scores != "retrieved" else "")
-                + ("/binary" if o.ndcg_relevance == "binary" else ""))
+                + ("/binary" if o.ndcg_relevance == "binary" else "")
+                + ("/recall-skip" if o.recall_empty == "skip" else ""))
 
 
 # ---- init --------------------------------------------------------------------------------------
@@ -454,7 +458,8 @@ def settings() -> Settings:
                        missing_queries=ss.get(KEY_MISSING, "zero"), level=level,  # type: ignore[arg-type]
                        gains=gains_setting()[0], judged_only=bool(ss.get(KEY_JUDGED_ONLY, False)),
                        mrr=ss.get(KEY_MRR, "first"), nonpositive_scores=ss.get(KEY_NONPOS, "retrieved"),
-                       ndcg_relevance=ss.get(KEY_NDCG_REL, "graded"))
+                       ndcg_relevance=ss.get(KEY_NDCG_REL, "graded"),
+                       recall_empty=ss.get(KEY_RECALL_EMPTY, "zero"))
     size, overlap = chunking(name)
     system = str(ss.get(KEY_SYSTEM) or DEFAULT_RETRIEVER)
     return Settings(name, ss.get(KEY_RETRIEVER, DEFAULT_RETRIEVER), int(ss.get(KEY_K, DEFAULTS[KEY_K])), opts,

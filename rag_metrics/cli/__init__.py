@@ -1,5 +1,5 @@
 """Command line: ``rag-metrics evaluate | compare | validate | retrieve | report | answers |
-judge-relevance | draft``.
+judge-relevance | draft | exercise | sweep``.
 
 Each subcommand is one module of this package (listed once in :data:`SUBCOMMANDS`) exposing
 ``add_parser(subparsers)`` and ``run(args) -> int``; shared helpers live in
@@ -25,7 +25,7 @@ __all__ = ["main", "build_parser", "SUBCOMMANDS", "SubcommandLoadError"]
 
 #: The subcommand modules of :mod:`rag_metrics.cli`, in ``--help`` order.
 SUBCOMMANDS: tuple[str, ...] = ("evaluate", "compare", "validate", "retrieve", "report", "answers",
-                                "judge-relevance", "draft")
+                                "judge-relevance", "draft", "exercise", "sweep")
 
 
 class SubcommandLoadError(RuntimeError):

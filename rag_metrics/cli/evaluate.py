@@ -76,11 +76,13 @@ def run(args: argparse.Namespace) -> int:
     if args.ci:
         from rag_metrics.evaluate import bootstrap_ci
 
-        cis = {str(k): bootstrap_ci(res.values(k)[res.included]) for k in keys}
+        cis = {str(k): bootstrap_ci(res.values(k)[res.included_for(k)]) for k in keys}
     per_query = None
     if args.per_query:
+        import numpy as np
+
         qids = [q for q, inc in zip(res.query_ids, res.included) if inc]
-        cols = {str(k): res.values(k)[res.included] for k in keys}
+        cols = {str(k): np.where(res.included_for(k), res.values(k), np.nan)[res.included] for k in keys}
         per_query = {q: {name: float(col[i]) for name, col in cols.items()} for i, q in enumerate(qids)}
 
     out = sys.stdout

@@ -147,11 +147,13 @@ def sandbox_start() -> list[int]:
 
 
 def failure_reason(result: EvaluationResult, query_id: str, k: int) -> str | None:
-    """Why an in-scope question fails at ``k`` (``None`` when it does not fail): ``below_k`` (a
-    relevant id is retrieved, below rank k), ``no_relevant_label`` (judged, none relevant),
+    """Why a question of :meth:`EvaluationResult.failures` fails at ``k`` (``None`` when it does not
+    fail): ``below_k`` (a relevant id is retrieved, below rank k), ``no_relevant_label`` (none
+    relevant: judged so, or out of scope, listed when the conventions count those as misses),
     ``not_retrieved`` (relevant ids exist, none was retrieved)."""
     q = _index(result, query_id)
-    if q is None or not result.in_scope[q] or result.values("hit_rate", k)[q] > 0:
+    listed = result.in_scope[q] or result.options.out_of_scope == "miss" if q is not None else False
+    if q is None or not listed or result.values("hit_rate", k)[q] > 0:
         return None
     if result.kernels.first_relevant_rank[q] > 0:
         return "below_k"

@@ -2,7 +2,7 @@
 
 Conventions
 -----------
-- **Order (CONVENTIONS.md S1)**: score descending, ties by id in descending byte-wise order
+- **Order (docs/conventions.md#ranking)**: score descending, ties by id in descending byte-wise order
   (trec_eval), as defined once in :mod:`rag_metrics.ordering` (``desc_id_rank`` is re-exported
   here for the retrievers).  Every retriever here returns its top ``k`` in exactly that order, so cutting,
   fusing or exporting a run never depends on an index's internal tie order.
@@ -117,8 +117,8 @@ def collapse_to_documents(
     Notes
     -----
     Chunks are walked in trec_eval order (score desc, chunk id desc); the first chunk of each
-    document fixes its position, later chunks of it are dropped (CONVENTIONS.md "Chunks and
-    documents"), so two chunks of one relevant document never count twice.  With ``"chunk"``
+    document fixes its position, later chunks of it are dropped (docs/conventions.md
+    #chunks-and-documents), so two chunks of one relevant document never count twice.  With ``"chunk"``
     scores, two documents whose best chunks have *exactly* equal scores are ordered by document id
     descending when the run is re-ranked (what trec_eval does with the exported file); this equals
     the chunk walk order unless ids contain characters that sort below ``#``.  Use ``"rank"`` when

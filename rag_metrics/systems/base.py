@@ -6,7 +6,7 @@ uploaded run, an uploaded RAG log or a live search backend.  Every one answers
 ``rank(questions, depth) -> SystemRun``; pages, reports and the CLI call only that, so they never
 branch on the kind.
 
-Order of results (CONVENTIONS.md S1): a system hands back scores as its source gave them; the run
+Order of results (docs/conventions.md#ranking): a system hands back scores as its source gave them; the run
 is ranked later, by :func:`rag_metrics.metrics.judge.judge`, score descending with ties by id
 descending (trec_eval).  Sources without scores (RAG logs, ranked id lists) get ``n - rank``
 (:meth:`rag_metrics.types.Run.from_rankings`), which keeps their order exactly.

@@ -536,7 +536,7 @@ def parse_rag_log(data: bytes | str, filename: str,
         text = data.removeprefix("\ufeff")
     if not text.strip():
         report.error("file is empty; expected rows with 'question' and 'contexts' (see the RAG log format "
-                     "in the README)", file=source)
+                     "in docs/your-system.md)", file=source)
         return empty, report
     from_csv = suffix in (".csv", ".tsv")
     if not from_csv:

@@ -1,0 +1,193 @@
+"""The exercise harness: runs a student's function on the checks of one exercise.
+
+This file is **sent as source text** (:data:`rag_metrics.exercises.HARNESS`) and runs in Pyodide in
+the student's browser, and in a separate ``python -I`` process for ``rag-metrics exercise check``.
+It uses the Python standard library only (no NumPy, nothing of ``rag_metrics``), and never sees an
+expected value: it reports what the student's function returned, and the server compares.
+
+Entry point: ``run_checks(student_code, payload_json) -> str`` (JSON)::
+
+    {"ok": bool,
+     "error": null | {"kind": "syntax" | "exception" | "missing", "line": int | null, "message": str},
+     "results": {check_id: {"value": <json>} | {"error": {"kind", "line", "message"}}},
+     "stdout": str}
+
+A check's ``args`` (JSON) are either a data check ``{"k": K, "dataset": [...], "rankings": {...}}``,
+called as ``function(golden_dataset, retriever, K)``, or a direct call ``{"function": NAME,
+"params": [...]}``, called as ``NAME(*params)``.
+"""
+import builtins
+import io
+import json
+import math
+import sys
+import traceback
+
+FILENAME = "<your code>"
+#: The command-line argument that makes this file, run as a script, read a request on stdin (the CLI's
+#: process).  Pyodide runs the source as ``__main__`` too, without it, so it only defines functions there.
+STDIN_FLAG = "--rag-metrics-harness-stdin"
+MAX_OUTPUT_CHARS = 10000
+MAX_VALUE_ITEMS = 2000
+MAX_STRING_CHARS = 2000
+MAX_DEPTH = 8
+
+
+class _CappedOutput(io.TextIOBase):
+    """A stdout that keeps the first ``limit`` characters and drops the rest."""
+
+    def __init__(self, limit):
+        self.limit = limit
+        self.parts = []
+        self.size = 0
+        self.dropped = False
+
+    def writable(self):
+        return True
+
+    def write(self, s):
+        s = str(s)
+        room = self.limit - self.size
+        if room > 0:
+            self.parts.append(s[:room])
+            self.size += min(len(s), room)
+        if len(s) > room:
+            self.dropped = True
+        return len(s)
+
+    def text(self):
+        out = "".join(self.parts)
+        return out + ("\n[output cut]" if self.dropped else "")
+
+
+class Retriever:
+    """The current system's rankings: ``retrieve(question, top_k)`` returns ``[{'id', 'score'}]``, best first."""
+
+    def __init__(self, rankings):
+        self._rankings = rankings
+
+    def retrieve(self, question, top_k=5, **kwargs):
+        if "k" in kwargs:
+            top_k = kwargs["k"]
+        ranked = self._rankings.get(question, [])
+        try:
+            n = int(top_k)
+        except (TypeError, ValueError):
+            n = len(ranked)
+        return [{"id": i, "score": s} for i, s in ranked[:max(n, 0)]]
+
+
+def _line_of(exc):
+    """The line of the student's code where ``exc`` happened (the innermost frame in it), else None."""
+    line = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        if frame.filename == FILENAME:
+            line = frame.lineno
+    return line
+
+
+def _error(kind, line, message):
+    return {"kind": kind, "line": line, "message": str(message)[:MAX_STRING_CHARS]}
+
+
+def _exception(exc):
+    text = str(exc)
+    name = type(exc).__name__
+    return _error("exception", _line_of(exc), name + (": " + text if text else ""))
+
+
+def _jsonable(value, depth=0):
+    """The value as JSON-safe data (tuples and sets as lists, NaN and infinities as strings), capped."""
+    if depth > MAX_DEPTH:
+        return "<too deep>"
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value if abs(value) < 2 ** 53 else float(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else repr(value)
+    if isinstance(value, str):
+        return value[:MAX_STRING_CHARS]
+    if isinstance(value, dict):
+        out = {}
+        for n, (k, v) in enumerate(value.items()):
+            if n >= MAX_VALUE_ITEMS:
+                break
+            out[str(k)[:MAX_STRING_CHARS]] = _jsonable(v, depth + 1)
+        return out
+    if isinstance(value, (list, tuple, set, frozenset)):
+        items = list(value)
+        if isinstance(value, (set, frozenset)):
+            try:
+                items = sorted(items)
+            except TypeError:
+                pass
+        return [_jsonable(v, depth + 1) for v in items[:MAX_VALUE_ITEMS]]
+    try:  # numbers of other types (Fraction, Decimal, a NumPy scalar in a local run)
+        f = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return "<" + type(value).__name__ + ">"
+    return f if math.isfinite(f) else repr(f)
+
+
+def _dataset(items):
+    """A fresh copy of the golden questions (the student's code may change them)."""
+    return [dict(item, relevant_chunk_ids=list(item.get("relevant_chunk_ids", []))) for item in items]
+
+
+def _rankings(rankings):
+    return {q: [(str(p[0]), float(p[1])) for p in ranked] for q, ranked in rankings.items()}
+
+
+def run_checks(student_code, payload_json):
+    """Compile ``student_code``, run each check of ``payload_json``; the report as a JSON string."""
+    payload = json.loads(payload_json)
+    function = str(payload.get("function", ""))
+    limits = payload.get("limits") or {}
+    out = _CappedOutput(int(limits.get("max_output_chars", MAX_OUTPUT_CHARS)))
+    report: dict = {"ok": False, "error": None, "results": {}, "stdout": ""}
+    old_out, old_err = sys.stdout, sys.stderr
+    sys.stdout = sys.stderr = out
+    try:
+        _run(student_code, payload, function, report)
+    finally:
+        sys.stdout, sys.stderr = old_out, old_err
+        report["stdout"] = out.text()
+    return json.dumps(report, allow_nan=False)
+
+
+def _run(student_code, payload, function, report):
+    try:
+        code = compile(student_code, FILENAME, "exec")
+    except SyntaxError as e:
+        report["error"] = _error("syntax", e.lineno, e.msg or "invalid syntax")
+        return
+    namespace: dict = {"__name__": "__main__", "__builtins__": builtins}
+    try:
+        exec(code, namespace)
+    except (Exception, SystemExit) as e:  # noqa: BLE001 - anything the student's module does
+        report["error"] = _exception(e)
+        return
+    names = {function} | {str(c.get("args", {}).get("function", function)) for c in payload.get("checks", [])}
+    missing = sorted(n for n in names if not callable(namespace.get(n)))
+    if missing:
+        report["error"] = _error("missing", None, "no function named " + ", ".join(missing))
+        return
+    for check in payload.get("checks", []):
+        cid = str(check.get("id"))
+        args = check.get("args") or {}
+        fn = namespace[str(args.get("function", function))]
+        try:
+            if "params" in args:
+                value = fn(*args["params"])
+            else:
+                value = fn(_dataset(args["dataset"]), Retriever(_rankings(args["rankings"])), int(args["k"]))
+            report["results"][cid] = {"value": _jsonable(value)}
+        except (Exception, SystemExit) as e:  # noqa: BLE001
+            report["results"][cid] = {"error": _exception(e)}
+    report["ok"] = True
+
+
+if __name__ == "__main__" and STDIN_FLAG in sys.argv:  # the CLI's process: {"code", "payload"} on stdin
+    _request = json.loads(sys.stdin.read())
+    sys.stdout.write(run_checks(_request["code"], _request["payload"]))
