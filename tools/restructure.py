@@ -172,6 +172,9 @@ TEXT_PATCHES: list[tuple[str, str, str]] = [
     # ui.drafting read the queue through the labelling module (attribute access: not an import to rewrite)
     ("ui/drafting.py", "        from ui import labelling\n\n        labelling.queue(corpus, session.golden)",
      "        from ui.label_session import queue\n\n        queue(corpus, session.golden)"),
+    # the design page: EvalOptions moved out of evaluation.py
+    ("docs/design.md", "`rag_metrics/evaluation.py` (`EvalOptions`)",
+     "`rag_metrics/metrics/options.py` (`EvalOptions`)"),
     # relative module references in package docstrings
     ("rag_metrics/answers/__init__.py", ":mod:`.evaluate` (aggregation)", ":mod:`.scoring` (aggregation)"),
     ("rag_metrics/metrics/__init__.py",
@@ -221,6 +224,7 @@ SKIP_PREFIXES = ("benchmarks/results/", "sample_corpus/docs/", "tools/restructur
 
 DOTTED = re.compile(r"(?<![\w.])rag_metrics(?:\.[A-Za-z_]\w*)+")
 PATH_PY = re.compile(r"(?<![\w/.])rag_metrics(?:/[A-Za-z_]\w*)+\.py\b")
+PATH_DIR = re.compile(r"(?<![\w/.])rag_metrics(?:/[A-Za-z_]\w*)+/(?![\w.])")  # a package folder: rag_metrics/x/
 FROM_IMPORT_TEXT = re.compile(
     r"^(?P<indent>[ \t>]*)from[ \t]+(?P<mod>rag_metrics[\w.]*)[ \t]+import[ \t]+"
     r"(?P<names>\([^)]*\)|[^\n#]*)", re.M)
@@ -635,8 +639,15 @@ def rewrite_dotted(text: str, plan: Plan) -> str:
             return new.replace(".", "/") + "/__init__.py"
         return new.replace(".", "/") + ".py"
 
+    def dir_sub(m: re.Match[str]) -> str:
+        dotted = m.group(0).rstrip("/").replace("/", ".")
+        if dotted in plan.moves and dotted not in plan.became_packages:  # a package that moved whole
+            return plan.moves[dotted].replace(".", "/") + "/"
+        return m.group(0)
+
     text = DOTTED.sub(dotted_sub, text)
     text = PATH_PY.sub(path_sub, text)
+    text = PATH_DIR.sub(dir_sub, text)
     return text
 
 
@@ -1082,6 +1093,57 @@ def tidy_imports(files: set[Path]) -> None:
         c.unlink()
 
 
+def _first_line(path: Path) -> str:
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    return " ".join(doc.split("\n\n")[0].split())
+
+
+def layout_lines(width: int = 118) -> list[str]:
+    """The library's layout, one line per root module and per package (from their docstrings)."""
+    def line(indent: int, name: str, text: str) -> str:
+        head = f"{' ' * indent}{name}".ljust(20)
+        text = text if len(head) + len(text) <= width else text[: width - len(head) - 3].rstrip(" ,;:") + "..."
+        return head + text
+
+    out = [line(0, "rag_metrics/", "the library: never imports streamlit, ui or pages (.importlinter, ./lab lint)")]
+    root = Path(PKG)
+    for f in sorted(root.glob("*.py")):
+        if f.name == "__init__.py":
+            out.append(line(2, f.name, "the public API (__all__): the types, evaluate and its options, the loaders, "
+                                       "compare_results, make_retriever, build_report"))
+        elif f.name != "__main__.py":
+            out.append(line(2, f.name, _first_line(f)))
+
+    def walk(d: Path, indent: int) -> None:
+        for sub in sorted(x for x in d.iterdir() if (x / "__init__.py").exists()):
+            mods = " ".join(sorted(m.stem for m in sub.glob("*.py") if m.name != "__init__.py"))
+            out.append(line(indent, sub.name + "/", _first_line(sub / "__init__.py")))
+            out.append(line(indent, "", f"({mods})"))
+            walk(sub, indent + 2)
+    walk(root, 2)
+    return out
+
+
+def write_layout(changed: set[Path]) -> None:
+    """The library part of the layout block of docs/design.md, when the page has one."""
+    p = Path("docs", "design.md")
+    if not p.exists():
+        return
+    lines = p.read_text(encoding="utf-8").splitlines(keepends=True)
+    try:
+        sec = next(i for i, x in enumerate(lines) if x.startswith("## The layout"))
+        start = next(i for i in range(sec, len(lines)) if lines[i].startswith("rag_metrics/"))
+        end = next(i for i in range(start + 1, len(lines)) if lines[i][:1] not in (" ", ""))
+    except StopIteration:
+        WARNINGS.append("docs/design.md has no layout block starting with `rag_metrics/`; paste "
+                        "`python tools/restructure.py --layout` into it")
+        return
+    new = lines[:start] + [x + "\n" for x in layout_lines()] + lines[end:]
+    if new != lines:
+        p.write_text("".join(new), encoding="utf-8")
+        changed.add(p)
+
+
 def ruff_fix(changed: set[Path]) -> None:
     py = sorted(str(p) for p in changed if p.suffix == ".py" and p.exists())
     if not py:
@@ -1093,7 +1155,11 @@ def ruff_fix(changed: set[Path]) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="report what is still to do; change nothing")
+    ap.add_argument("--layout", action="store_true", help="print the library's layout, one line per package")
     args = ap.parse_args()
+    if args.layout:
+        print("\n".join(layout_lines()))
+        return 0
     if not (Path(PKG, "__init__.py").exists() and Path("lab").exists()):
         print("restructure: run me from the repository root", file=sys.stderr)
         return 2
@@ -1125,6 +1191,7 @@ def apply(plan: Plan, changed: set[Path]) -> int:
     write_compat_test(changed)
     ruff_fix(changed)
     longs = add_long_notes(changed)
+    write_layout(changed)
     for line in moved + log:
         print("moved:", line)
     for line in longs:
