@@ -719,9 +719,9 @@ def new_name(old: str) -> str | None:
     return None
 
 
-def _warn(old: str, new: str) -> None:
+def _warn(old: str, new: str, stacklevel: int = 3) -> None:
     warnings.warn(f"{old} moved to {new} (issue 25); import it from there, the old path goes away in the "
-                  f"next release", DeprecationWarning, stacklevel=3)
+                  f"next release", DeprecationWarning, stacklevel=stacklevel)
 
 
 def forward(package: str, target: str, name: str) -> Any:
@@ -733,7 +733,7 @@ def forward(package: str, target: str, name: str) -> Any:
         value = getattr(module, name)
     except AttributeError:
         raise AttributeError(f"module {package!r} has no attribute {name!r}") from None
-    _warn(f"{package}.{name}", f"{target}.{name}")
+    _warn(f"{package}.{name}", f"{target}.{name}", stacklevel=4)  # the line that read the name
     return value
 
 
