@@ -1,0 +1,91 @@
+"""Import contracts of issue 25, run by ``./lab lint``: the contracts in ``.importlinter`` (import-linter),
+then no import cycle between any two modules of ``rag_metrics`` and ``ui`` (grimp, which import-linter uses).
+
+A deferred import inside a function, and an ``if TYPE_CHECKING:`` import, count as dependencies.
+``python tools/check_imports.py --list`` prints every cycle (strongly connected component) found.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import grimp
+from importlinter.cli import lint_imports
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("rag_metrics", "ui")
+
+#: Cycles known when the check was written, each to be broken by moving code (issue 25, ``ui/``): a known cycle
+#: may shrink or go; a new cycle, or a known one that grows, fails the check.  Empty it as they go.
+KNOWN_CYCLES: list[frozenset[str]] = [
+    # state <-> cache (EvalKey), views (esc, records), identity, systems, server: ui/state.py needs splitting
+    # into a Streamlit-free context and one session module (issue 25's ui part)
+    frozenset({"ui.cache", "ui.identity", "ui.server", "ui.state", "ui.systems", "ui.views"}),
+    # drafting's "accept and label" opens the labelling queue, which renders drafting's pool candidates
+    frozenset({"ui.drafting", "ui.labelling"}),
+]
+
+
+def cycles(graph: grimp.ImportGraph) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan, iterative)."""
+    adj = {m: sorted(graph.find_modules_directly_imported_by(m)) for m in sorted(graph.modules)}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on: set[str] = set()
+    stack: list[str] = []
+    out: list[list[str]] = []
+    counter = 0
+    for start in adj:
+        if start in index:
+            continue
+        work = [(start, 0)]
+        while work:
+            v, i = work.pop()
+            if i == 0:
+                index[v] = low[v] = counter
+                counter += 1
+                stack.append(v)
+                on.add(v)
+            for j in range(i, len(adj[v])):
+                w = adj[v][j]
+                if w not in index:
+                    work.append((v, j + 1))
+                    work.append((w, 0))
+                    break
+                if w in on:
+                    low[v] = min(low[v], index[w])
+            else:
+                if low[v] == index[v]:
+                    comp = []
+                    while True:
+                        w = stack.pop()
+                        on.discard(w)
+                        comp.append(w)
+                        if w == v:
+                            break
+                    if len(comp) > 1:
+                        out.append(sorted(comp))
+                if work:
+                    parent = work[-1][0]
+                    low[parent] = min(low[parent], low[v])
+    return sorted(out)
+
+
+def main(argv: list[str]) -> int:
+    sys.path.insert(0, str(ROOT))
+    rc = lint_imports(config_filename=str(ROOT / ".importlinter"), no_cache=True, no_logo=True)
+    graph = grimp.build_graph(*PACKAGES, cache_dir=None)
+    found = cycles(graph)
+    new = [c for c in found if not any(set(c) <= k for k in KNOWN_CYCLES)]
+    print(f"import cycles between modules of {', '.join(PACKAGES)}: {len(found)} "
+          f"({len(found) - len(new)} known, {len(new)} new)")
+    for c in found if "--list" in argv else new:
+        print("  cycle:", " <-> ".join(c))
+    if new:
+        print("Break the new cycle: move the shared code into a lower module (see tools/restructure.py for how "
+              "the library's cycles were broken).")
+    return 1 if (rc or new) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
