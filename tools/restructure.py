@@ -86,6 +86,7 @@ MODULE_MOVES: dict[str, str] = {
     # server: the class server's rules
     "rag_metrics.access": "rag_metrics.server.access",
     "rag_metrics.seats": "rag_metrics.server.seats",
+    "rag_metrics.policy": "rag_metrics.server.policy",
     # whose corpora and systems: reads the system stores, so it sits above server (systems -> server)
     "rag_metrics.ownership": "rag_metrics.systems.ownership",
     "rag_metrics.outbound": "rag_metrics.server.outbound",
@@ -140,10 +141,15 @@ SYMBOL_MOVES: list[tuple[str, list[str], str, bool, str, str]] = [
       "ANSWER_KEYS", "GROUND_TRUTH_KEYS", "ID_KEYS", "_WRAPPER_KEYS", "_TEXT_KEYS", "_LIST_EXAMPLE", "RagLogRow",
       "RagLog", "_missing", "_first_key", "_text", "_parse_list_cell", "_string_list", "_Limiter", "_build",
       "_header_problem", "_WS", "_skip_ws", "_DEPTH_MSG", "_rows_jsonl", "_json_list_with_lines", "_columnar",
-      "_rows_json", "_rows_csv"],
+      "_rows_json", "_rows_csv", "_object_list", "_split_objects", "_OBJ_ID_KEYS"],
      "rag_metrics.systems.logrows", True,
      "RAG-log rows: the row types and the tolerant JSON, JSONL and CSV row readers that RAG logs and trace "
      "exports share (the format itself is described in :mod:`rag_metrics.systems.raglog`).", "package"),
+    # budgets <-> config <-> workspace.store (config reads the [lab.budgets] table; the spending ledger lives in the
+    # workspace folder): the table and its parser move below config, the ledger stays
+    ("rag_metrics.budgets", ["_MAX", "Budgets", "parse_budgets"], "rag_metrics.budget_limits", True,
+     "The budgets' table (:class:`Budgets`, ``[lab.budgets]``) and its parser: what the one configuration module "
+     "reads; the limiter and the spending ledger are :mod:`rag_metrics.budgets`.", "all"),
     # ui.drafting <-> ui.labelling ("accept and label" opens the labelling queue; labelling shows drafts)
     ("ui.labelling", ["QUEUE", "queue"], "ui.label_session", True,
      "The labelling queue of each corpus, kept in the session: shared by the Label and the Draft views.", "all"),
@@ -211,6 +217,15 @@ LONG_NOTES: dict[str, str] = {
     "conventions are read together.",
     "rag_metrics.evaluation": "Over 500 lines: the evaluation result and its readers (means, categories, CIs, "
     "failures) are one object.",
+    "rag_metrics.evidence": "Over 500 lines: locating a context (normalisation with an offset map, exact and fuzzy "
+    "alignment) and the one relevance rule that judges it are read together; the locator could move to its own "
+    "module next.",
+    "rag_metrics.formats": "Over 500 lines: the one reader that decides what a file is; its sniffers and its "
+    "refusal messages are one table of kinds.",
+    "rag_metrics.systems.traces": "Over 500 lines: one reader per trace tool (Phoenix, Langfuse, LangSmith) sharing "
+    "the span walk and the refusal messages.",
+    "rag_metrics.systems.uploads": "Over 500 lines: the uploaded systems' kinds (runs, RAG logs, traces) share one "
+    "matching and provenance path.",
 }
 LONG_LIMIT = 500
 WARNINGS: list[str] = []
