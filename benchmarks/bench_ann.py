@@ -114,7 +114,7 @@ def bench_real() -> None:
     """HNSW recall on real MiniLM chunk embeddings of the five collections (from the cache)."""
     import json
 
-    from rag_metrics.corpus import load_corpus
+    from rag_metrics.io.corpus import load_corpus
     from rag_metrics.retrieval import EmbeddingCache, chunk_corpus, encode_with_cache, get_encoder
 
     root = Path("/work/shared/datasets")

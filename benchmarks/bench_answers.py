@@ -32,11 +32,11 @@ from answers_server import JudgeServer, Scenario  # noqa: E402
 from rag_metrics.answers import agreement as ag  # noqa: E402
 from rag_metrics.answers.data import load_sample_answers  # noqa: E402
 from rag_metrics.answers.embed import add_shipped_answer_embeddings  # noqa: E402
-from rag_metrics.answers.evaluate import evaluate_answers  # noqa: E402
 from rag_metrics.answers.llm import JudgeConfig, LLMJudge  # noqa: E402
 from rag_metrics.answers.llm_cache import JudgeCache  # noqa: E402
 from rag_metrics.answers.offline import SUPPORT_THRESHOLD, OfflineJudge  # noqa: E402
 from rag_metrics.answers.reference import ReferenceMetrics  # noqa: E402
+from rag_metrics.answers.scoring import evaluate_answers  # noqa: E402
 from rag_metrics.answers.text import split_sentences  # noqa: E402
 from rag_metrics.retrieval import get_encoder  # noqa: E402
 from rag_metrics.retrieval.cache import EmbeddingCache  # noqa: E402

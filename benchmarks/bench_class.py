@@ -150,7 +150,7 @@ def start_class_deployment(workspace: Path, how: str = "lab", procs: int = 1) ->
     """The class deployment, started fresh on a free loopback port with ``workspace`` as its root.
 
     ``how="lab"`` (the default): ``./lab class --port P --address 127.0.0.1 --procs N``, the real class
-    deployment (N app processes behind nginx, :mod:`rag_metrics.deploy`).  ``how="streamlit"``: one
+    deployment (N app processes behind nginx, :mod:`rag_metrics.server.deploy`).  ``how="streamlit"``: one
     ``streamlit run app.py`` in class mode, for comparison.  Either way the rest of the
     benchmark only needs the returned URL and process (its children are measured too).
     """

@@ -25,7 +25,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rag_metrics.corpus import load_corpus  # noqa: E402
+from rag_metrics.io.corpus import load_corpus  # noqa: E402
 from rag_metrics.retrieval import EmbeddingCache, chunk_corpus, encode_with_cache, get_encoder  # noqa: E402
 
 REPEATS = 3

@@ -79,7 +79,7 @@ def prepare_ours(qids, ids, scores, qrels):
 
 
 def ours(golden, run, ks):
-    from rag_metrics.evaluate import evaluate
+    from rag_metrics.evaluation import evaluate
 
     res = evaluate(golden, run)
     return {f"{m}@{k}": res.mean(m, k) for m in METRICS for k in ks}
@@ -169,7 +169,7 @@ print(json.dumps({"ndcg@10": sum(v["ndcg_cut_10"] for v in per.values()) / n,
 MEM_SCRIPT = r"""
 import sys
 import numpy, pandas, scipy, pyarrow, pyarrow.csv, pyarrow.compute
-import rag_metrics.cli, rag_metrics.evaluate, rag_metrics.io
+import rag_metrics.cli, rag_metrics.evaluation, rag_metrics.io.trec
 def status(key):
     with open("/proc/self/status") as f:
         for line in f:

@@ -2,11 +2,11 @@
 
 For each collection in ``../shared/datasets`` (cranfield, cisi, med, adi, cacm):
 
-1. load the BEIR folder (title folded into the text, see ``rag_metrics.corpus``), chunk it with
+1. load the BEIR folder (title folded into the text, see ``rag_metrics.io.corpus``), chunk it with
    the defaults (500 / 100 characters);
 2. retrieve the top ``CHUNK_DEPTH`` chunks per query with dense (MiniLM + FAISS flat), BM25 and
    hybrid (RRF, k=60), collapse to documents (first chunk wins) and cut to 100 documents;
-3. score nDCG@10, MRR@10 and R@100 with ``rag_metrics.evaluate`` (trec_eval conventions);
+3. score nDCG@10, MRR@10 and R@100 with ``rag_metrics.evaluation`` (trec_eval conventions);
 4. check the dense chunk ranking against an independent computation: plain
    ``SentenceTransformer.encode(normalize_embeddings=True)`` + NumPy ``Q @ E.T`` + ``argsort``.
    Rankings must be identical except where neighbouring scores differ by less than ``TIE_EPS``.
@@ -32,9 +32,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rag_metrics.corpus import load_corpus  # noqa: E402
-from rag_metrics.evaluate import evaluate  # noqa: E402
-from rag_metrics.io import read_qrels  # noqa: E402
+from rag_metrics.evaluation import evaluate  # noqa: E402
+from rag_metrics.io.corpus import load_corpus  # noqa: E402
+from rag_metrics.io.trec import read_qrels  # noqa: E402
 from rag_metrics.retrieval import (  # noqa: E402
     BM25Retriever,
     DenseRetriever,
@@ -164,7 +164,7 @@ def main(argv: list[str]) -> int:
         results.append(run_collection(n, encoder, cache))
     print()
     print(f"Document level (chunks 500/100 collapsed, first chunk wins), top {CHUNK_DEPTH} chunks "
-          f"-> {DOC_DEPTH} docs; model {encoder.name}; metrics by rag_metrics.evaluate "
+          f"-> {DOC_DEPTH} docs; model {encoder.name}; metrics by rag_metrics.evaluation "
           "(trec_eval conventions)")
     hdr = f"{'collection':<10} {'docs':>5} {'chunks':>6} {'q':>4}  {'retriever':<11} " \
           f"{'nDCG@10':>8} {'MRR@10':>8} {'R@100':>8} {'ms/q':>7}"

@@ -15,14 +15,15 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-import tomllib
 from pathlib import Path
+
+import tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from rag_metrics.corpus import load_corpus  # noqa: E402
+from rag_metrics.io.corpus import load_corpus  # noqa: E402
 from rag_metrics.retrieval.cache import EmbeddingCache  # noqa: E402
 from rag_metrics.sample import sample_paths  # noqa: E402
 from rag_metrics.tuning import load_evidence, parse_grid, run_sweep  # noqa: E402

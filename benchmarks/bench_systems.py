@@ -67,8 +67,8 @@ def make_upload(n_queries: int, depth: int, n_chunks: int, seed: int = 0):
 
 
 def bench_upload(n_queries: int, depth: int, n_chunks: int) -> None:
-    from rag_metrics import readouts
-    from rag_metrics.evaluate import evaluate
+    from rag_metrics.evaluation import evaluate
+    from rag_metrics.insights import readouts
     from rag_metrics.metrics.registry import DEFAULT_METRICS
     from rag_metrics.systems.pooling import pooled_queue, system_table
     from rag_metrics.systems.uploads import parse_upload

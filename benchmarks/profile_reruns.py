@@ -8,8 +8,8 @@ the parts a rerun is made of, by the cumulative time of their entry points:
 
 ``charts``      Vega-Lite / Altair specs built and marshalled (``st.vega_lite_chart``, ``st.altair_chart``)
 ``tables``      dataframes and editors marshalled to Arrow (``st.dataframe``, ``st.data_editor``, ``st.table``)
-``bootstrap``   confidence intervals (``rag_metrics.evaluate`` bootstrap)
-``evaluation``  judging and kernels (``rag_metrics.evaluate.evaluate`` and friends)
+``bootstrap``   confidence intervals (``rag_metrics.evaluation`` bootstrap)
+``evaluation``  judging and kernels (``rag_metrics.evaluation.evaluate`` and friends)
 ``cache keys``  hashing the arguments of ``st.cache_data`` calls
 ``compile``     reading and compiling page scripts (AppTest recompiles on every run; a real server
                 compiles once per process, so this part is AppTest's own)
@@ -44,7 +44,7 @@ PARTS: dict[str, tuple[tuple[str, str], ...]] = {
                ("streamlit/elements/vega_charts.py", "altair_chart")),
     "tables": (("streamlit/elements/arrow.py", "dataframe"), ("streamlit/elements/arrow.py", "table"),
                ("streamlit/elements/widgets/data_editor.py", "data_editor")),
-    "bootstrap": (("rag_metrics/evaluate.py", "bootstrap_ci"),),
+    "bootstrap": (("rag_metrics/evaluation.py", "bootstrap_ci"),),
     "evaluation": (("ui/cache.py", "evaluation"), ("ui/cache.py", "evaluated")),
     "cache keys": (("streamlit/runtime/caching/cache_utils.py", "_make_value_key"),),
     "compile": (("streamlit/runtime/scriptrunner/script_cache.py", "get_bytecode"),),

@@ -8,9 +8,9 @@ import streamlit as st
 from rag_metrics.answers import agreement as ag
 from rag_metrics.answers.data import items_fingerprint
 from rag_metrics.answers.offline import SUPPORT_THRESHOLD
-from rag_metrics.answers.registry import ANSWER_METRICS
 from rag_metrics.answers.summary import answer_section
-from rag_metrics.compare import comparison_summary
+from rag_metrics.compare.paired import comparison_summary
+from rag_metrics.metrics.answer_registry import ANSWER_METRICS
 from ui import answer_views, cache, state, views
 from ui import answers as ua
 from ui.shell import ensure_shell

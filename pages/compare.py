@@ -3,17 +3,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rag_metrics import ab
-from rag_metrics.compare import (
-    DECISION_RULE,
-    comparison_summary,
-    disagreements,
-    interval_note,
-    per_query_deltas,
-)
+from rag_metrics.compare import ab
+from rag_metrics.compare.paired import DECISION_RULE, comparison_summary, disagreements, interval_note, per_query_deltas
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import CI_CONFIDENCE
-from rag_metrics.io import qrels_to_text, run_to_text
+from rag_metrics.evaluation import CI_CONFIDENCE
+from rag_metrics.io.trec import qrels_to_text, run_to_text
 from ui import answer_views, cache, report_ui, state, views
 from ui import compare_views as cv
 from ui.shell import ensure_shell

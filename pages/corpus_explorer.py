@@ -3,12 +3,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rag_metrics import golden_edit, readouts
-from rag_metrics.corpus import MAX_FILE_BYTES, TEXT_SUFFIXES
-from rag_metrics.corpus_store import MAX_CORPUS_BYTES
+from rag_metrics.authoring import golden_edit
 from rag_metrics.errors import InputError, ValidationReport
+from rag_metrics.insights import readouts
+from rag_metrics.io.corpus import MAX_FILE_BYTES, TEXT_SUFFIXES
 from rag_metrics.retrieval.chunking import MIN_CHUNK_SIZE
 from rag_metrics.retrieval.defaults import DEFAULT_RETRIEVER
+from rag_metrics.workspace.corpora import MAX_CORPUS_BYTES
 from ui import cache, paging, server, state, views
 from ui.shell import ensure_shell
 
@@ -165,7 +166,7 @@ with tab_load:
     name = st.text_input("Corpus name", key="corpus_upload_name", placeholder="my-docs")
     if st.button("Load uploaded files", key="corpus_upload_go", disabled=not files):
         from rag_metrics.budgets import mb
-        from rag_metrics.policy import limit
+        from rag_metrics.server.policy import limit
         from ui import server
 
         total = sum(f.size for f in files)
@@ -178,7 +179,7 @@ with tab_load:
             st.error(f"The files hold {total:,} bytes; this seat may load {seat_cap} MB "
                      "(lab.budgets.corpus_mb). Upload fewer files, or ask the teacher.", icon=":material/savings:")
         else:
-            from rag_metrics.corpus import corpus_from_files
+            from rag_metrics.io.corpus import corpus_from_files
 
             rep = ValidationReport()
             cname = (name or "upload").strip()
@@ -199,7 +200,7 @@ with tab_load:
     if st.button("Load BEIR folder", key="beir_go", disabled=not path.strip()):
         from pathlib import Path
 
-        from rag_metrics.io import load_beir
+        from rag_metrics.io.trec import load_beir
 
         try:
             with st.spinner("Reading the BEIR folder (corpus, queries, qrels)…"):

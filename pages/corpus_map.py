@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from rag_metrics.errors import InputError
-from rag_metrics.projection import NOT_COVERED, available_methods
+from rag_metrics.insights.projection import NOT_COVERED, available_methods
 from ui import cache, paging, state, views
 from ui.shell import ensure_shell
 

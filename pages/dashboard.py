@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rag_metrics import readouts
-from rag_metrics.evaluate import CI_RESAMPLES, CI_SEED
+from rag_metrics.evaluation import CI_RESAMPLES, CI_SEED
+from rag_metrics.insights import readouts
 from rag_metrics.metrics.registry import METRICS
 from ui import answer_views, cache, state, views
 from ui import systems as systems_ui

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rag_metrics import readouts
 from rag_metrics.errors import InputError
+from rag_metrics.insights import readouts
 from ui import cache, state, views
 from ui import systems as systems_ui
 from ui.shell import ensure_shell

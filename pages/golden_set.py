@@ -1,14 +1,14 @@
 """Golden set editor: table editing, labelling with retrieval, import/export, reset; autosaved.
 
-Every change goes through the corpus's golden session (:mod:`rag_metrics.golden_session`): the
+Every change goes through the corpus's golden session (:mod:`rag_metrics.authoring.golden_session`): the
 table saves from the editor's ``on_change`` callback, once per edit; a rerun parses nothing."""
 from __future__ import annotations
 
 import streamlit as st
 
-from rag_metrics import golden_edit
+from rag_metrics.authoring import golden_edit
 from rag_metrics.errors import InputError
-from rag_metrics.golden import LIST_SEPARATOR
+from rag_metrics.io.golden import LIST_SEPARATOR
 from rag_metrics.types import OUT_OF_SCOPE
 from ui import cache, label_editor, state, views
 from ui.shell import ensure_shell
@@ -154,7 +154,7 @@ if view == "io":
     up = st.file_uploader("Golden set or qrels file", type=["csv", "json", "jsonl", "txt", "qrels", "tsv"],
                           key="golden_upload")
     if st.button("Import", key="golden_import", disabled=up is None):
-        from rag_metrics.policy import limit
+        from rag_metrics.server.policy import limit
         from ui import server
 
         new, rep = session.import_file(up.getvalue(), up.name, known,

@@ -1,11 +1,11 @@
-"""Golden-set health: every check of rag_metrics.health, with one-click labelling of the chunks most
+"""Golden-set health: every check of rag_metrics.insights.health, with one-click labelling of the chunks most
 worth judging, duplicate and too-easy thresholds, and how many queries each category needs."""
 from __future__ import annotations
 
 import streamlit as st
 
+from rag_metrics.authoring.label_suggest import questions_to_propose
 from rag_metrics.errors import InputError
-from rag_metrics.label_suggest import questions_to_propose
 from ui import cache, state, views
 from ui.shell import ensure_shell
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rag_metrics.compare import DECISION_RULE
+from rag_metrics.compare.paired import DECISION_RULE
 from ui import history as hist
 from ui import state, views
 from ui.shell import ensure_shell

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rag_metrics import sandbox as S
 from rag_metrics.errors import InputError
+from rag_metrics.lesson import sandbox as S
 from ui import learn, state, views
 from ui.shell import ensure_shell
 

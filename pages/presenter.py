@@ -1,12 +1,12 @@
-"""Presenter view: the stakeholder report's content (rag_metrics.report.report_content), large and clean."""
+"""Presenter view: the stakeholder report's content (rag_metrics.report.html.report_content), large and clean."""
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from rag_metrics import readouts
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED
+from rag_metrics.evaluation import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED
+from rag_metrics.insights import readouts
 from ui import answer_views, cache, report_ui, state, views
 from ui.shell import ensure_shell
 

@@ -7,13 +7,8 @@ import math
 import streamlit as st
 
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import CI_CONFIDENCE
-from rag_metrics.ragas import (
-    JUDGE_METRICS,
-    JUDGE_METRICS_NOTE,
-    RAGAS_VERSION_CHECKED,
-    RELATION,
-)
+from rag_metrics.evaluation import CI_CONFIDENCE
+from rag_metrics.insights.ragas import JUDGE_METRICS, JUDGE_METRICS_NOTE, RAGAS_VERSION_CHECKED, RELATION
 from ui import cache, state, views
 from ui.shell import ensure_shell
 

@@ -1,7 +1,7 @@
 """What one seat may spend of what the class shares: the budgets, the rate limiter and the ledger.
 
 The numbers are settings (the operator's ``[lab.budgets]`` table, :class:`Budgets`); who they apply
-to is decided in :mod:`rag_metrics.policy` (a student's seat; never the operator or the teacher).
+to is decided in :mod:`rag_metrics.server.policy` (a student's seat; never the operator or the teacher).
 Two small stores keep the counts every app process of a class shares, in the workspace root's
 ``.class`` folder, each a JSON file changed under an exclusive lock:
 
@@ -37,62 +37,13 @@ import json
 import math
 import os
 import time
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, fields
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from rag_metrics.errors import InputError
-from rag_metrics.limits import parse_int
+from rag_metrics.budget_limits import Budgets, parse_budgets
 
 __all__ = ["Budgets", "RateLimiter", "SpendLedger", "client_address", "parse_budgets"]
-
-_MAX = 10**12
-
-
-@dataclass(frozen=True)
-class Budgets:
-    """The per-seat and per-server limits (module docstring); each field is a whole number."""
-
-    seats_per_address: int = 8
-    seats_per_server: int = 300
-    seat_window_s: int = 600
-    guesses_per_address: int = 10
-    guesses_per_server: int = 40
-    guess_window_s: int = 600
-    upload_files_per_session: int = 30
-    upload_mb_per_session: int = 60
-    corpus_mb: int = 2
-    golden_questions: int = 1000
-    judge_calls_per_seat: int = 2000
-    judge_tokens_per_seat: int = 1_000_000
-    judge_confirm_over: int = 100
-    sweep_configs: int = 12
-    workers: int = 2
-
-    def rows(self) -> list[tuple[str, int]]:
-        """``(setting, value)`` for the teacher's Class page."""
-        return [(f.name, int(getattr(self, f.name))) for f in fields(self)]
-
-
-def parse_budgets(raw: Any, source: str = "config") -> Budgets:
-    """:class:`Budgets` from the ``[lab.budgets]`` table (missing keys keep their defaults)."""
-    if raw is None:
-        return Budgets()
-    if not isinstance(raw, Mapping):
-        raise InputError(f"{source}: lab.budgets must be a table ([lab.budgets])")
-    known = {f.name for f in fields(Budgets)}
-    unknown = sorted(set(map(str, raw)) - known)
-    if unknown:
-        raise InputError(f"{source}: lab.budgets.{unknown[0]} is not a budget; use one of {', '.join(sorted(known))}")
-    values: dict[str, int] = {}
-    for key, value in raw.items():
-        n, msg = parse_int(value, 1, _MAX, f"{source}: lab.budgets.{key}")
-        if msg is not None:
-            raise InputError(msg)
-        assert n is not None
-        values[str(key)] = n
-    return Budgets(**values)
 
 
 def client_address(peer: str | None, forwarded_for: str | None) -> str:
@@ -114,13 +65,13 @@ class _JsonStore:
     name = ""
 
     def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
-        from rag_metrics.workspace import default_workspace_dir
+        from rag_metrics.workspace.store import default_workspace_dir
 
         self.root = Path(root) if root is not None else default_workspace_dir()
         self.path = self.root / ".class" / self.name
 
     def _read(self) -> dict[str, Any]:
-        from rag_metrics.files import loads_json
+        from rag_metrics.io.files import loads_json
 
         try:
             data, msg, _ = loads_json(self.path.read_text(encoding="utf-8"))
@@ -130,7 +81,7 @@ class _JsonStore:
 
     @contextlib.contextmanager
     def _change(self) -> Iterator[dict[str, Any]]:
-        from rag_metrics.files import atomic_write_text, locked
+        from rag_metrics.io.files import atomic_write_text, locked
 
         with locked(self.path):
             data = self._read()

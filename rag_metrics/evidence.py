@@ -1,5 +1,9 @@
 """Evidence: relevance judged on passages of the corpus, whatever the chunking.
 
+Over 500 lines: locating a context (normalisation with an offset map, exact and fuzzy alignment) and
+the one relevance rule that judges it are read together; the locator could move to its own module
+next.
+
 A golden question may label *evidence* (the document and the passage that answers it, as a quote
 or a character span, with a grade) instead of chunk ids.  Any ranked list of contexts (lab chunk
 ids, document ids, or texts from any chunking: markdown sections, whole documents, overlapping

@@ -1,6 +1,9 @@
 """What a file is: the one reader that decides, for the CLI (``evaluate``, ``validate``,
 ``answers``), the app's uploads and History alike.
 
+Over 500 lines: the one reader that decides what a file is; its sniffers and its refusal messages
+are one table of kinds.
+
 Two steps, both pure functions of the bytes and the file name:
 
 1. :func:`unwrap` takes off what wraps the content: gzip (``.gz``, detected by its magic bytes,
@@ -15,7 +18,7 @@ Two steps, both pure functions of the bytes and the file name:
 
 :func:`describe` reads a whole file with the reader its kind calls for and says in one line what
 was read, or raises :class:`~rag_metrics.errors.InputError` naming the file, what it looks like and
-the fix.  The readers themselves (:mod:`rag_metrics.io`, :mod:`rag_metrics.golden`,
+the fix.  The readers themselves (:mod:`rag_metrics.io.trec`, :mod:`rag_metrics.io.golden`,
 :mod:`rag_metrics.systems.uploads`, :mod:`rag_metrics.systems.raglog`) call :func:`unwrap` first, so
 a ``.gz`` or ``.parquet`` file works wherever its plain twin does.
 """
@@ -30,7 +33,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from rag_metrics.errors import InputError
-from rag_metrics.files import loads_json, read_bytes
+from rag_metrics.io.files import loads_json, read_bytes
 
 __all__ = ["KINDS", "MAX_UNWRAPPED_BYTES", "FileRead", "Sniffed", "describe", "describe_bytes", "is_trec_run",
            "read_unwrapped", "sniff", "unwrap"]
@@ -317,7 +320,7 @@ def sniff(data: bytes, filename: str, role: str | None = None) -> Sniffed:
 
 
 def is_trec_run(path: str | os.PathLike[str]) -> bool:
-    """Whether a ``--run`` file is a TREC run (read by :func:`rag_metrics.io.read_run`) rather than
+    """Whether a ``--run`` file is a TREC run (read by :func:`rag_metrics.io.trec.read_run`) rather than
     a file matched to the golden questions (a RAG log, trace export, CSV/JSON run): the one test
     ``evaluate``, ``compare`` and ``validate --run`` share."""
     p = Path(path)
@@ -405,7 +408,7 @@ def describe(path: str | os.PathLike[str]) -> FileRead:
     """Read any supported file and say in one line what was read (see :func:`describe_bytes`)."""
     p = Path(path)
     if p.is_dir():
-        from rag_metrics.io import read_qrels
+        from rag_metrics.io.trec import read_qrels
 
         golden = read_qrels(p)
         return FileRead("beir_qrels", f"{p}: BEIR folder: {len(golden)} queries with judgments", golden=golden)
@@ -419,7 +422,7 @@ def describe_bytes(data: bytes, filename: str, role: str | None = None) -> FileR
     read from it.
     """
     from rag_metrics.errors import ValidationReport
-    from rag_metrics.io import parse_beir_qrels, parse_trec_qrels, parse_trec_run
+    from rag_metrics.io.trec import parse_beir_qrels, parse_trec_qrels, parse_trec_run
 
     s = sniff(data, filename, role)
     name = filename
@@ -433,7 +436,7 @@ def describe_bytes(data: bytes, filename: str, role: str | None = None) -> FileR
                          "a .gz of one")
     if kind in ("trec_qrels", "beir_qrels", "json_qrels"):
         if kind == "json_qrels":
-            from rag_metrics.golden import parse_golden
+            from rag_metrics.io.golden import parse_golden
 
             golden, report = parse_golden(text, "json", name)
             qrels = {q.id: dict(q.relevant) for q in golden}
@@ -443,7 +446,7 @@ def describe_bytes(data: bytes, filename: str, role: str | None = None) -> FileR
             raise InputError(f"{name}: looks like {s.label} but {len(report.errors)} line(s) are wrong: "
                              f"{_first_errors(report)}")
         n = sum(len(v) for v in qrels.values())
-        from rag_metrics.io import _golden_from_qrels
+        from rag_metrics.io.trec import _golden_from_qrels
 
         return FileRead(kind, f"{name}: {s.label}: {len(qrels)} queries, {n} judgments",
                         golden=_golden_from_qrels(qrels, {}, PurePath(name).stem),
@@ -487,7 +490,7 @@ def describe_bytes(data: bytes, filename: str, role: str | None = None) -> FileR
                               f"and a corpus of {len(corpus.documents)} nodes", golden=golden, corpus=corpus,
                         warnings=tuple(warns))
     if kind == "golden":
-        from rag_metrics.golden import parse_golden
+        from rag_metrics.io.golden import parse_golden
 
         fmt = PurePath(s.filename).suffix.lower().lstrip(".")
         if fmt not in ("csv", "json", "jsonl"):
@@ -502,7 +505,7 @@ def describe_bytes(data: bytes, filename: str, role: str | None = None) -> FileR
                               + (f", {refs} with reference answers" if refs else ""), golden=golden,
                         warnings=tuple(str(p) for p in report.warnings))
     if kind == "saved_run":
-        from rag_metrics.history import parse_saved_run
+        from rag_metrics.compare.history import parse_saved_run
 
         saved = parse_saved_run(text, name)
         return FileRead(kind, f"{name}: {s.label}: run {saved.name!r}, {len(saved.query_ids)} questions, "
@@ -512,7 +515,7 @@ def describe_bytes(data: bytes, filename: str, role: str | None = None) -> FileR
         return FileRead(kind, f"{name}: {s.label}: {n} questions, no judgments (add the qrels, e.g. "
                               "qrels/test.tsv of the same BEIR folder)")
     if kind == "corpus":
-        from rag_metrics.corpus import parse_corpus_jsonl
+        from rag_metrics.io.corpus import parse_corpus_jsonl
 
         report = ValidationReport()
         try:

@@ -1,17 +1,17 @@
 """The regression gate: pass, fail or inconclusive, for CI.
 
 A current run is compared with a baseline on the questions both answer, by the decision rule of
-:mod:`rag_metrics.compare` (paired t-test per metric, Benjamini-Hochberg across metrics, the
+:mod:`rag_metrics.compare.paired` (paired t-test per metric, Benjamini-Hochberg across metrics, the
 false-coverage-adjusted interval).  Each metric gets one of three answers:
 
 ``fail``
     The current run is significantly worse (the interval of current - baseline lies below 0).
 ``inconclusive``
     Not significantly worse, but the set is too small to see a drop of the size asked
-    (``min_change``, default :data:`~rag_metrics.compare.MIN_EFFECT` = 0.05): the smallest change
+    (``min_change``, default :data:`~rag_metrics.compare.paired.MIN_EFFECT` = 0.05): the smallest change
     it can detect -- the minimum detectable effect of the paired t-test at the rule's alpha and
-    :data:`~rag_metrics.compare.POWER` (80 %), from the spread of the per-question differences -- is
-    larger than ``min_change``; or fewer than 3 questions (:data:`~rag_metrics.evaluate.MIN_CI_N`).
+    :data:`~rag_metrics.compare.paired.POWER` (80 %), from the spread of the per-question differences -- is
+    larger than ``min_change``; or fewer than 3 questions (:data:`~rag_metrics.evaluation.MIN_CI_N`).
 ``pass``
     Not significantly worse, and a drop of ``min_change`` or more would have been detected (80 % of
     the time).
@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from rag_metrics.compare import MIN_EFFECT, POWER, minimum_detectable_effect
-from rag_metrics.evaluate import MIN_CI_N
+from rag_metrics.compare.paired import MIN_EFFECT, POWER, minimum_detectable_effect
+from rag_metrics.evaluation import MIN_CI_N
 
 __all__ = ["EXIT_CODES", "GateCheck", "gate_checks", "gate_verdict", "questions_needed"]
 
@@ -45,7 +45,7 @@ _MAX_N = 10_000_000
 class GateCheck:
     """One metric's answer: ``verdict`` (pass / fail / inconclusive), the numbers behind it, and a
     sentence for the log.  ``detectable`` is the smallest change this set can detect (nan below
-    :data:`~rag_metrics.evaluate.MIN_CI_N` questions: too few); ``needed`` about how many questions
+    :data:`~rag_metrics.evaluation.MIN_CI_N` questions: too few); ``needed`` about how many questions
     would detect ``min_change`` (None when the spread is unknown or zero)."""
 
     key: str
@@ -90,8 +90,8 @@ class GateCheck:
 def questions_needed(sd: float, min_change: float, alpha: float, power: float = POWER) -> int | None:
     """About how many paired questions a two-sided t-test at ``alpha`` needs to detect a mean
     change of ``min_change`` with ``power``, for differences with standard deviation ``sd``: the
-    smallest ``n`` whose :func:`~rag_metrics.compare.minimum_detectable_effect` is at most
-    ``min_change`` (at least :data:`~rag_metrics.evaluate.MIN_CI_N`).  None when ``sd`` is unknown
+    smallest ``n`` whose :func:`~rag_metrics.compare.paired.minimum_detectable_effect` is at most
+    ``min_change`` (at least :data:`~rag_metrics.evaluation.MIN_CI_N`).  None when ``sd`` is unknown
     or 0, or ``min_change`` is not positive."""
     if not (sd > 0) or math.isnan(sd) or not (min_change > 0):
         return None
@@ -110,7 +110,7 @@ def questions_needed(sd: float, min_change: float, alpha: float, power: float = 
 
 
 def gate_checks(table: pd.DataFrame, min_change: float = MIN_EFFECT, power: float = POWER) -> list[GateCheck]:
-    """One :class:`GateCheck` per row of a :func:`rag_metrics.history.compare_runs` table (A =
+    """One :class:`GateCheck` per row of a :func:`rag_metrics.compare.history.compare_runs` table (A =
     baseline, B = current), by the rule of the module docstring."""
     out = []
     for r in table.to_dict("records"):

@@ -9,8 +9,8 @@ Grades
     collection (TREC: -2..4; BEIR: 0..2; the lesson: 0..3).  The bound keeps the exponential NDCG
     gain ``2**g - 1`` finite in float64 even when summed over 100,000 judged ids
     (``2**1000 * 1e5 < 1.8e308``) and fits every grade in the judge's ``int32`` arrays.
-    The TREC/BEIR readers (:mod:`rag_metrics.io`) and the golden-set reader
-    (:mod:`rag_metrics.golden`) share these two constants.
+    The TREC/BEIR readers (:mod:`rag_metrics.io.trec`) and the golden-set reader
+    (:mod:`rag_metrics.io.golden`) share these two constants.
 
 Whole numbers from text
     :func:`parse_int` accepts ``12``, ``+3``, ``-1``, ``2.0`` and rejects, with a message saying

@@ -24,8 +24,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from rag_metrics.config import SETTINGS, setting
 from rag_metrics.errors import InputError
-from rag_metrics.server_config import SETTINGS, setting
 
 __all__ = ["SAMPLE_DIR_ENV", "SAMPLE_FOLDERS", "SampleInfo", "SamplePaths", "sample_dir", "sample_paths"]
 
@@ -33,7 +33,7 @@ __all__ = ["SAMPLE_DIR_ENV", "SAMPLE_FOLDERS", "SampleInfo", "SamplePaths", "sam
 SAMPLE_DIR_ENV = "RAG_METRICS_SAMPLE_DIR"
 
 #: Lesson language -> (the sample folder's name in a checkout, the setting naming another folder:
-#: ``rag_metrics.server_config.SETTINGS``, ``$RAG_METRICS_SAMPLE_DIR`` / ``$RAG_METRICS_SAMPLE_DA_DIR``).
+#: ``rag_metrics.config.SETTINGS``, ``$RAG_METRICS_SAMPLE_DIR`` / ``$RAG_METRICS_SAMPLE_DA_DIR``).
 SAMPLE_FOLDERS = {"en": ("sample_corpus", "sample_dir"), "da": ("sample_corpus_da", "sample_dir_da")}
 
 #: The sample folder of a repository checkout: ``sample_corpus/`` beside the package folder.
@@ -90,7 +90,7 @@ class SamplePaths:
         if not path.is_file():
             return SampleInfo()
         try:
-            from rag_metrics.files import loads_json
+            from rag_metrics.io.files import loads_json
 
             data, problem, _ = loads_json(path.read_text(encoding="utf-8"))
             if problem is not None:

@@ -1,7 +1,7 @@
 """The teacher's sign-in as a server-side session (no Streamlit here).
 
 Signing in with the teacher key opens a session: a random 256-bit token the browser keeps in an
-HttpOnly cookie (:data:`rag_metrics.seats.TEACHER_COOKIE`), of which the server keeps only the
+HttpOnly cookie (:data:`rag_metrics.server.seats.TEACHER_COOKIE`), of which the server keeps only the
 SHA-256, its expiry and a fingerprint of the teacher key it was opened with.  So:
 
 - the token is never in the page: the app hands the browser a **claim** (random, single use, valid

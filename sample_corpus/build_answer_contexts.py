@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="only report rows whose contexts differ")
     args = ap.parse_args(argv)
-    from rag_metrics.golden import load_golden
+    from rag_metrics.io.golden import load_golden
     from rag_metrics.retrieval.sample_index import load_sample_index
 
     idx = load_sample_index(root=HERE, kind="dense")
@@ -52,7 +52,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if changed else 0
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
     from rag_metrics.answers.data import load_sample_answers
-    from rag_metrics.answers.embed import ship_answer_embeddings
+    from rag_metrics.answers.shipped import ship_answer_embeddings
 
     items, _ = load_sample_answers(path)
     print(f"wrote {ship_answer_embeddings(items)}")

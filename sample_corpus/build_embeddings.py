@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent  # the checkout whose rag_metrics 
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from rag_metrics.corpus import load_corpus  # noqa: E402
+from rag_metrics.io.corpus import load_corpus  # noqa: E402
 from rag_metrics.retrieval.cache import EmbeddingCache, read_shipped, ship_embeddings  # noqa: E402
 from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, chunk_corpus  # noqa: E402
 from rag_metrics.retrieval.encoders import Encoder, query_encoder  # noqa: E402
@@ -41,7 +41,7 @@ def golden_questions(golden_path: Path) -> tuple[list[str], list[str]]:
     """``(["question:<qid>", ...], [question text, ...])`` of the sample golden set (may be absent)."""
     if not golden_path.is_file():
         return [], []
-    from rag_metrics.golden import load_golden
+    from rag_metrics.io.golden import load_golden
 
     golden = load_golden(golden_path)
     pairs = list(dict.fromkeys((q.question, q.id) for q in golden if q.question))

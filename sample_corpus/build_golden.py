@@ -42,8 +42,8 @@ ROOT = HERE.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from rag_metrics.corpus import load_corpus  # noqa: E402
 from rag_metrics.evidence import held_grade  # noqa: E402
+from rag_metrics.io.corpus import load_corpus  # noqa: E402
 from rag_metrics.retrieval.chunking import chunk_corpus  # noqa: E402
 
 OUT_OF_SCOPE = "out_of_scope"

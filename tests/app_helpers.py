@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from rag_metrics.evaluate import EvaluationResult, evaluate
-from rag_metrics.golden import load_golden
+from rag_metrics.evaluation import EvaluationResult, evaluate
+from rag_metrics.io.golden import load_golden
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
 from rag_metrics.sample import sample_paths
 from rag_metrics.types import GoldenQuery, GoldenSet

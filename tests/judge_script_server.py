@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from answers_server import JudgeServer, Scenario, _Handler
 
-from rag_metrics.drafting.questions import content_words
+from rag_metrics.authoring.drafting.questions import content_words
 
 
 def _passages(prompt: str) -> list[str]:

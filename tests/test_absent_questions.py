@@ -9,7 +9,8 @@ import pytest
 
 from rag_metrics import GoldenQuery, GoldenSet, Run
 from rag_metrics.cli import main
-from rag_metrics.evaluate import EvalOptions, evaluate
+from rag_metrics.evaluation import evaluate
+from rag_metrics.metrics.options import EvalOptions
 
 # q1 answered and hit; q2 answered, missed; q3 and q4 absent from the run; q5 out of scope
 GOLDEN = GoldenSet((GoldenQuery("q1", "one?", "", {"a": 1}), GoldenQuery("q2", "two?", "", {"b": 1}),
@@ -57,7 +58,7 @@ def test_cli_only_answered(tmp_path, capsys):
 
 
 def test_report_notes_answered_and_absent():
-    from rag_metrics.report import report_content
+    from rag_metrics.report.html import report_content
 
     content = report_content(evaluate(GOLDEN, RUN), k=2)
     assert any("2 question(s) answered, 2 not in the system's results" in n and "counts 0" in n

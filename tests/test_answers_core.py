@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from rag_metrics.answers.evaluate import evaluate_answers
 from rag_metrics.answers.offline import OfflineJudge
 from rag_metrics.answers.reference import ReferenceMetrics, string_similarity
+from rag_metrics.answers.scoring import evaluate_answers
 from rag_metrics.answers.text import carries_claim, split_sentences
 from rag_metrics.answers.types import AnswerItem
 from rag_metrics.errors import InputError

@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from answers_server import JudgeServer, Scenario, embedding
 
-from rag_metrics.answers.evaluate import evaluate_answers
 from rag_metrics.answers.llm import JudgeConfig, LLMJudge
 from rag_metrics.answers.llm_cache import JudgeCache
+from rag_metrics.answers.scoring import evaluate_answers
 from rag_metrics.answers.types import AnswerItem
 from rag_metrics.errors import InputError
 

@@ -10,9 +10,9 @@ from streamlit.testing.v1 import AppTest
 from app_helpers import no_exception
 from rag_metrics.answers import agreement as ag
 from rag_metrics.answers.data import load_sample_answers
-from rag_metrics.answers.evaluate import evaluate_answers
 from rag_metrics.answers.offline import OfflineJudge
 from rag_metrics.answers.reference import ReferenceMetrics
+from rag_metrics.answers.scoring import evaluate_answers
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -75,7 +75,7 @@ def test_one_summary_first_and_details_on_demand(library):
     """Issue 19: the page leads with one summary (each metric in one plain sentence, the careful vs
     sloppy verdict by the one decision rule) and opens the tables in expanders."""
     from rag_metrics.answers.summary import answer_section
-    from rag_metrics.compare import comparison_summary
+    from rag_metrics.compare.paired import comparison_summary
 
     _, _, ev = library
     at = _open()

@@ -17,10 +17,10 @@ from rag_metrics.answers.data import (
     load_sample_answers,
     parse_answers,
 )
-from rag_metrics.answers.evaluate import AnswerEvaluation
+from rag_metrics.answers.scoring import AnswerEvaluation
 from rag_metrics.answers.text import split_sentences
 from rag_metrics.answers.types import AnswerItem, MetricScore, StatementVerdict
-from rag_metrics.golden import load_golden
+from rag_metrics.io.golden import load_golden
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "sample_corpus"

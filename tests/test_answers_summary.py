@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from rag_metrics.answers.data import load_sample_answers, sample_answers_path
-from rag_metrics.answers.evaluate import AnswerEvaluation, evaluate_answers
 from rag_metrics.answers.offline import OfflineJudge
+from rag_metrics.answers.scoring import AnswerEvaluation, evaluate_answers
 from rag_metrics.answers.summary import (
     answer_section,
     answers_for_golden,
@@ -21,10 +21,10 @@ from rag_metrics.answers.summary import (
     summary_rows,
 )
 from rag_metrics.answers.types import AnswerItem, MetricScore
-from rag_metrics.compare import compare_paired
+from rag_metrics.compare.paired import compare_paired
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import CI_RESAMPLES, bootstrap_ci
-from rag_metrics.golden import load_golden
+from rag_metrics.evaluation import CI_RESAMPLES, bootstrap_ci
+from rag_metrics.io.golden import load_golden
 from rag_metrics.sample import sample_paths
 from rag_metrics.types import GoldenQuery, GoldenSet
 
@@ -146,8 +146,8 @@ def test_combine_keeps_llm_metrics_first():
 
 def test_report_answer_section(sample):
     from rag_metrics import Run
-    from rag_metrics.evaluate import evaluate
-    from rag_metrics.report import render_report, report_content
+    from rag_metrics.evaluation import evaluate
+    from rag_metrics.report.html import render_report, report_content
 
     items, golden, ev = sample
     run = Run.from_dict({q.id: {next(iter(q.relevant), "x"): 1.0} for q in golden})

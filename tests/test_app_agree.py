@@ -11,9 +11,9 @@ from contextlib import redirect_stdout
 import pytest
 
 from app_helpers import goto, library_result, open_page, sample_golden
-from rag_metrics.chart_style import metric_color
-from rag_metrics.evaluate import CI_RESAMPLES
+from rag_metrics.evaluation import CI_RESAMPLES
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
+from rag_metrics.report.chart_style import metric_color
 
 LABEL_TO_METRIC = {spec.label: name for name, spec in METRICS.items()}
 
@@ -36,7 +36,7 @@ def _library_cards(k: int) -> dict[str, tuple[str, str]]:
 
 def _cli_cards(tmp_path, k: int) -> dict[str, tuple[str, str]]:
     from rag_metrics.cli import main
-    from rag_metrics.io import write_trec_qrels, write_trec_run
+    from rag_metrics.io.trec import write_trec_qrels, write_trec_run
 
     write_trec_run(library_result("dense").run, tmp_path / "dense.trec", "dense")
     write_trec_qrels(sample_golden(), tmp_path / "golden.qrels")
@@ -122,7 +122,7 @@ def k_scales(spec: dict) -> list[dict]:
 
 
 def test_each_metric_has_one_colour_and_k_one_scale_everywhere(app):
-    from rag_metrics.report import report_content
+    from rag_metrics.report.html import report_content
 
     seen: dict[str, dict[str, str]] = {}
     charts: dict[str, list[dict]] = {}

@@ -10,8 +10,8 @@ from streamlit.testing.v1 import AppTest
 
 from app_helpers import goto, no_exception
 from rag_metrics.answers.data import items_fingerprint, load_sample_answers
-from rag_metrics.answers.evaluate import evaluate_answers
 from rag_metrics.answers.offline import OfflineJudge
+from rag_metrics.answers.scoring import evaluate_answers
 from rag_metrics.answers.summary import compare_systems, plain_lines, summary_rows
 from ui import views
 
@@ -125,7 +125,7 @@ def test_no_answers_for_another_golden_set():
 def test_llm_run_adds_faithfulness_and_the_report_has_the_section(library, downloads):
     """An LLM judge run of this session (as the Answers page stores it) adds its cards; the app's
     HTML report carries the answer section with the library's numbers."""
-    from rag_metrics.answers.evaluate import AnswerEvaluation
+    from rag_metrics.answers.scoring import AnswerEvaluation
     from rag_metrics.answers.types import MetricScore
 
     items, ev = library

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rag_metrics.evaluate import evaluate
+from rag_metrics.evaluation import evaluate
 from rag_metrics.systems.uploads import parse_upload
 from tests.app_helpers import no_exception, sample_golden
 
@@ -18,7 +18,7 @@ PAGE = "pages/bring_your_system.py"
 
 
 def _chunks():
-    from rag_metrics.corpus import load_corpus
+    from rag_metrics.io.corpus import load_corpus
     from rag_metrics.retrieval.chunking import chunk_corpus
 
     return chunk_corpus(load_corpus(ROOT / "sample_corpus" / "docs"))

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from app_helpers import app_golden, edit_table, no_exception, sample_golden
-from rag_metrics.seats import COOKIE_NAME, TEACHER_COOKIE, SeatRegistry, seat_space
+from rag_metrics.server.seats import COOKIE_NAME, TEACHER_COOKIE, SeatRegistry, seat_space
 from rag_metrics.systems.store import SystemStore
-from rag_metrics.workspace import Workspace, space_dir
+from rag_metrics.workspace.store import Workspace, space_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = "sample_corpus"
@@ -368,13 +368,13 @@ def test_the_teachers_systems_are_everyones_read_only(klass):
 
 def test_a_students_corpus_is_theirs(klass):
     from app_helpers import load_corpus_files
-    from rag_metrics.corpus_store import load_corpus
+    from rag_metrics.workspace.corpora import load_corpus
 
     one, two = klass.tab("one", {"system": "bm25"}), klass.tab("two", {"system": "bm25"})  # no model to load
     load_corpus_files(one, [("notes.md", b"# Notes\n\nPrivate notes of one student.\n", "text/markdown")],
                       name="notes")
     assert any("notes" in o for o in one.selectbox(key="corpus").options)
-    from rag_metrics.corpus_store import stored_corpora
+    from rag_metrics.workspace.corpora import stored_corpora
 
     assert [c.name for c in stored_corpora(klass.root, space=seat_space(seat_of(one)))] == ["notes"]
     assert stored_corpora(klass.root) == []

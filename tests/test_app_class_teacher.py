@@ -11,8 +11,8 @@ import pytest
 from app_helpers import goto, no_exception
 from rag_metrics import jobs
 from rag_metrics.lesson import store_for_space
-from rag_metrics.seats import seat_space
-from rag_metrics.workspace import Workspace
+from rag_metrics.server.seats import seat_space
+from rag_metrics.workspace.store import Workspace
 from tests.test_app_class import KEY, SAMPLE, edit_first, klass, seat_of, shown_text, sign_in  # noqa: F401
 
 PROGRESS = "pages/class_progress.py"
@@ -87,7 +87,7 @@ def test_reset_one_student(klass):  # noqa: F811
 
 
 def test_sign_out_ends_the_sign_in_everywhere(klass):  # noqa: F811
-    from rag_metrics.seats import TEACHER_COOKIE
+    from rag_metrics.server.seats import TEACHER_COOKIE
     from tests.test_app_class import caller_of
 
     first = sign_in(klass.tab("t"), KEY)

@@ -9,9 +9,10 @@ import pandas as pd
 import pytest
 
 from app_helpers import ROOT, edit_table, goto, library_result, no_exception, sample_golden
-from rag_metrics import ab
-from rag_metrics.compare import compare, comparison_summary, disagreements, plain_verdict, verdict
-from rag_metrics.evaluate import EvalOptions, evaluate
+from rag_metrics.compare import ab
+from rag_metrics.compare.paired import compare, comparison_summary, disagreements, plain_verdict, verdict
+from rag_metrics.evaluation import evaluate
+from rag_metrics.metrics.options import EvalOptions
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
 
 PAGE = "pages/compare.py"
@@ -38,7 +39,7 @@ def verdicts(at) -> list[str]:
 def ci_header(df) -> str:
     """The interval column's one name (issue 19: the header never switches between 95 / 97.5 / 99.17 %;
     the level is stated under the table)."""
-    from rag_metrics.compare import INTERVAL_HEADER
+    from rag_metrics.compare.paired import INTERVAL_HEADER
 
     return INTERVAL_HEADER
 
@@ -66,7 +67,7 @@ def test_default_is_sidebar_vs_bm25_with_library_numbers(cmp):
 def test_cli_compare_gives_the_page_numbers(cmp, tmp_path):
     """rag-metrics compare on the two runs (TREC) and the golden set (qrels) = the page's table."""
     from rag_metrics.cli import main
-    from rag_metrics.io import write_trec_qrels, write_trec_run
+    from rag_metrics.io.trec import write_trec_qrels, write_trec_run
 
     a, b = library_result("dense"), library_result("bm25")
     write_trec_run(a.run, tmp_path / "a.trec", "dense")
@@ -188,7 +189,7 @@ def test_small_golden_set_verdict_says_too_small(app_env):
     from streamlit.testing.v1 import AppTest
 
     from rag_metrics.types import GoldenSet
-    from rag_metrics.workspace import Workspace
+    from rag_metrics.workspace.store import Workspace
 
     g = sample_golden()
     small = GoldenSet(tuple(q for q in g if q.in_scope)[:8], name="sample_corpus")
@@ -280,7 +281,7 @@ def test_one_table_whose_interval_p_and_sentence_agree(cmp):
     """Dense vs hybrid on the sample: significant rows (A better) and 'too small to tell' rows. One
     table, one summary line, the rule stated; per row the interval excludes 0 exactly when the
     adjusted p is <= 0.05 and the verdict names a winner; the sentence carries the same numbers."""
-    from rag_metrics.compare import ALPHA, DECISION_RULE
+    from rag_metrics.compare.paired import ALPHA, DECISION_RULE
 
     cmp.radio(key="cmp_b_retriever").set_value("hybrid").run()
     no_exception(cmp)

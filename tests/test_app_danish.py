@@ -7,9 +7,9 @@ import functools
 import pytest
 
 from app_helpers import ROOT, expected_cards, goto, no_exception, shown_cards
-from rag_metrics.corpus import load_corpus
-from rag_metrics.evaluate import EvaluationResult, evaluate
-from rag_metrics.golden import load_golden
+from rag_metrics.evaluation import EvaluationResult, evaluate
+from rag_metrics.io.corpus import load_corpus
+from rag_metrics.io.golden import load_golden
 from rag_metrics.lesson import Progress, store_for_space
 from rag_metrics.retrieval import chunk_corpus, get_encoder
 from rag_metrics.retrieval.cache import EmbeddingCache

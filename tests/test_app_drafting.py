@@ -17,7 +17,7 @@ def judge(app_env, monkeypatch):
 
 
 def _ws_golden(root):
-    from rag_metrics.workspace import Workspace
+    from rag_metrics.workspace.store import Workspace
 
     return Workspace("sample_corpus", root).folder / "golden.jsonl"
 

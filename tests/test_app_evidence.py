@@ -17,7 +17,7 @@ FOREIGN = "Payments are processed in euros by the treasury team of another compa
 
 
 def _chunks():
-    from rag_metrics.corpus import load_corpus
+    from rag_metrics.io.corpus import load_corpus
     from rag_metrics.retrieval.chunking import chunk_corpus
 
     return chunk_corpus(load_corpus(ROOT / "sample_corpus" / "docs"))
@@ -105,7 +105,7 @@ def test_a_log_with_a_few_foreign_contexts_warns_and_keeps_its_numbers(app_env):
 def reference_set(app_env):
     """Three sample questions with their reference answers and no label (a ragas-shaped set)."""
     from rag_metrics.types import GoldenQuery, GoldenSet
-    from rag_metrics.workspace import Workspace
+    from rag_metrics.workspace.store import Workspace
 
     qs = [q for q in sample_golden() if q.in_scope][:3]
     golden = GoldenSet(tuple(GoldenQuery(q.id, q.question, "", expected_answer=q.expected_answer) for q in qs))
@@ -130,7 +130,7 @@ def test_reference_answers_reviewed_one_screen_at_a_time(reference_set):
     radios[1].set_value("Reject")
     at.button(key="ev_save_next").click().run()
     no_exception(at)
-    from rag_metrics.workspace import Workspace
+    from rag_metrics.workspace.store import Workspace
 
     saved = Workspace("sample_corpus").load()[0]
     q = saved.get(reference_set[0].id)

@@ -9,7 +9,7 @@ import pytest
 from app_helpers import app_golden, library_result, no_exception, sample_golden, set_app_golden
 from app_helpers import open_page as _open_page
 from app_helpers import sample_index as _index
-from rag_metrics import health
+from rag_metrics.insights import health
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
 
 PAGE = "pages/health.py"

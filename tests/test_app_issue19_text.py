@@ -49,7 +49,7 @@ def _comparison(verdicts: list[str]) -> pd.DataFrame:
 
 def test_report_answer_summary_keeps_every_verdict():
     from rag_metrics.answers.summary import AnswerSection
-    from rag_metrics.report import _answers_html
+    from rag_metrics.report.html import _answers_html
 
     rows = pd.DataFrame(columns=["system", "metric", "label", "kind", "mean", "ci_low", "ci_high", "n", "n_failed"])
     cmp = _comparison(["A better", "too small to tell"])
@@ -60,7 +60,7 @@ def test_report_answer_summary_keeps_every_verdict():
 
 
 def test_interval_header_is_one_name_and_the_level_is_stated():
-    from rag_metrics.compare import INTERVAL_HEADER, interval_note
+    from rag_metrics.compare.paired import INTERVAL_HEADER, interval_note
     from ui.compare_views import verdict_rows
 
     a = _comparison(["A better", "too small to tell"])

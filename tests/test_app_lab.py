@@ -9,12 +9,13 @@ import threading
 import pandas as pd
 import pytest
 
-from rag_metrics import golden_edit, readouts
+from rag_metrics.authoring import golden_edit
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import evaluate
+from rag_metrics.evaluation import evaluate
+from rag_metrics.insights import readouts
 from rag_metrics.retrieval.memo import RetrievalMemo
 from rag_metrics.types import Chunk, GoldenQuery, GoldenSet, Run
-from rag_metrics.workspace import Workspace
+from rag_metrics.workspace.store import Workspace
 
 G = GoldenSet((
     GoldenQuery("q1", "how big?", "factual", {"a#0": 3, "b#1": 1}, "2 GB"),
@@ -24,8 +25,8 @@ KNOWN = ["a#0", "a#1", "b#0", "b#1"]
 
 
 def test_support_modules_never_import_streamlit():
-    code = ("import sys, rag_metrics.golden_edit, rag_metrics.readouts, rag_metrics.retrieval.memo, "
-            "rag_metrics.workspace; print('streamlit' in sys.modules)")
+    code = ("import sys, rag_metrics.authoring.golden_edit, rag_metrics.insights.readouts, rag_metrics.retrieval.memo, "
+            "rag_metrics.workspace.store; print('streamlit' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from app_helpers import goto, no_exception
-from rag_metrics import sandbox as S
+from rag_metrics.lesson import sandbox as S
 from rag_metrics.metrics.registry import METRICS
 
 PAGE = "pages/learn.py"

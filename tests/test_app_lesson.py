@@ -121,7 +121,7 @@ def test_label_a_missing_chunk_and_watch_recall(lesson, app_env):
     no_exception(lesson)
     golden = lesson.session_state["_golden"]["sample_corpus"].golden
     assert next(q for q in golden if q.id == qid).relevant[chunk] == 1
-    from rag_metrics.evaluate import evaluate
+    from rag_metrics.evaluation import evaluate
 
     run = library_result("dense").run
     after = evaluate(golden, run)
@@ -222,8 +222,8 @@ def test_a_student_solves_every_step_and_the_teacher_sees_it(lesson, app_env):
     """The whole lesson through the page's widgets, each task solved from the library's numbers of the
     session's current golden set, then the teacher's table."""
     from app_helpers import app_golden
-    from rag_metrics.evaluate import evaluate
-    from rag_metrics.readouts import achievable
+    from rag_metrics.evaluation import evaluate
+    from rag_metrics.insights.readouts import achievable
 
     run = library_result("dense").run
 

@@ -11,7 +11,7 @@ import pytest
 from app_helpers import library_result, load_beir_folder, load_corpus_files, no_exception, sample_golden, set_app_golden
 from app_helpers import open_page as _open_page
 from app_helpers import sample_index as _index
-from rag_metrics.projection import project_corpus
+from rag_metrics.insights.projection import project_corpus
 
 PAGE = "pages/corpus_map.py"
 

@@ -19,8 +19,8 @@ from app_helpers import (
     sample_golden,
     shown_cards,
 )
-from rag_metrics import readouts
-from rag_metrics.evaluate import evaluate
+from rag_metrics.evaluation import evaluate
+from rag_metrics.insights import readouts
 from rag_metrics.metrics.registry import DEFAULT_METRICS
 from rag_metrics.types import GoldenQuery, GoldenSet
 from ui import views
@@ -30,7 +30,7 @@ PAGES = ["pages/dashboard.py", "pages/failures.py", "pages/golden_set.py", "page
 
 def _ws(root: Path) -> Path:
     """The sample corpus's workspace folder under ``root`` (folder names are slug + hash)."""
-    from rag_metrics.workspace import Workspace
+    from rag_metrics.workspace.store import Workspace
 
     return Workspace("sample_corpus", root).folder
 
@@ -129,7 +129,7 @@ def test_editing_a_question_retrieves_only_that_text(app):
 
 def test_an_edit_saves_once_and_a_rerun_saves_nothing(app, app_env, monkeypatch):
     """The editor saves from its on_change callback: one save per edit, none on later reruns."""
-    from rag_metrics.workspace import Workspace
+    from rag_metrics.workspace.store import Workspace
 
     saves = []
     real_save = Workspace.save
@@ -278,7 +278,7 @@ def test_qrels_import_replaces_labels_of_matching_queries(app, app_env):
 
 
 def test_export_builds_the_chosen_format_only(app, downloads):
-    from rag_metrics.golden_edit import EXPORT_FORMATS, export_golden
+    from rag_metrics.authoring.golden_edit import EXPORT_FORMATS, export_golden
 
     goto(app, "pages/golden_set.py")
     app.segmented_control(key="golden_view").set_value("io").run()  # the import/export/reset view
@@ -392,8 +392,8 @@ def _tiny_beir(folder: Path) -> Path:
 
 
 def test_beir_folder_is_evaluated_at_document_level(app, tmp_path):
-    from rag_metrics.evaluate import EvalOptions
-    from rag_metrics.io import load_beir
+    from rag_metrics.io.trec import load_beir
+    from rag_metrics.metrics.options import EvalOptions
     from rag_metrics.retrieval import BM25Retriever, chunk_corpus, chunk_to_doc
 
     folder = _tiny_beir(tmp_path / "tinybeir")

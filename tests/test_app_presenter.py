@@ -8,7 +8,7 @@ import pytest
 
 from app_helpers import library_result, no_exception
 from app_helpers import open_page as _open_page
-from rag_metrics.compare import compare, comparison_summary, plain_verdict
+from rag_metrics.compare.paired import compare, comparison_summary, plain_verdict
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
 
 PAGE = "pages/presenter.py"

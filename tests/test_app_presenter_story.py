@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from app_helpers import library_result, no_exception
 from app_helpers import open_page as _open_page
-from rag_metrics.compare import compare, comparison_summary
-from rag_metrics.story import presenter_story
+from rag_metrics.compare.paired import compare, comparison_summary
+from rag_metrics.report.story import presenter_story
 from tests.test_app_presenter import report_html
 
 
@@ -65,11 +65,11 @@ def test_report_leads_with_the_same_story(app, downloads):
 
 
 def test_dashboard_targets_say_what_is_achievable(app):
-    from rag_metrics.story import target_readouts
+    from rag_metrics.report.story import target_readouts
 
     mrr, p5 = target_readouts(library_result("dense"), 5)
     msgs = [m.value for m in app.warning] + [m.value for m in app.success] + [m.value for m in app.info]
-    # the lesson's cutoffs: P@5 at 5, MRR over the whole ranking (rag_metrics.readouts.TARGETS)
+    # the lesson's cutoffs: P@5 at 5, MRR over the whole ranking (rag_metrics.insights.readouts.TARGETS)
     assert any(m.startswith(f"Precision@5 = {p5.value:.3f}") and f"{p5.best:.3f}" in m and "Out of reach" in m
                for m in msgs), msgs
     assert any(m.startswith(f"MRR (whole ranking) = {mrr.value:.3f}") and f"{mrr.best:.3f}" in m for m in msgs), msgs

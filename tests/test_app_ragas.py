@@ -10,7 +10,7 @@ import pytest
 from app_helpers import library_result, no_exception
 from app_helpers import open_page as _open_page
 from app_helpers import sample_index as _index
-from rag_metrics.ragas import JUDGE_METRICS, context_metrics_summary, ragas_rows
+from rag_metrics.insights.ragas import JUDGE_METRICS, context_metrics_summary, ragas_rows
 
 PAGE = "pages/ragas.py"
 
@@ -123,7 +123,7 @@ def test_ragas_evaluate_numbers_are_ragas_aggregate_of_the_page_export(app, down
     row); the in-scope mean leaves the out-of-scope rows out, so the two differ on the sample."""
     import numpy as np
 
-    from rag_metrics.ragas import id_context_precision, id_context_recall
+    from rag_metrics.insights.ragas import id_context_precision, id_context_recall
 
     open_page(app)
     app.slider(key="k").set_value(k).run()

@@ -9,7 +9,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_helpers import app_golden, goto, no_exception, open_page, set_app_golden
-from rag_metrics import golden_edit
+from rag_metrics.authoring import golden_edit
 from rag_metrics.errors import InputError
 from rag_metrics.types import GoldenQuery
 from ui.paging import PAGE_SIZE, page_bounds
@@ -25,7 +25,7 @@ def test_page_bounds(n, page, want):
 
 
 def test_mrr_reading_names_what_labels_name():
-    from rag_metrics.readouts import mrr_reading, mrr_reading_rows
+    from rag_metrics.insights.readouts import mrr_reading, mrr_reading_rows
 
     assert mrr_reading(0.5, "document") == "Good: on average the first relevant document is around rank 2."
     assert mrr_reading(0.05, "document").startswith("Very poor: the first relevant document")

@@ -33,7 +33,7 @@ def _perturbed_dense_run() -> str:
 
 
 def _sample_chunks():
-    from rag_metrics.corpus import load_corpus
+    from rag_metrics.io.corpus import load_corpus
     from rag_metrics.retrieval.chunking import chunk_corpus
 
     return chunk_corpus(load_corpus(ROOT / "sample_corpus" / "docs"))

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from rag_metrics.cli import main
-from rag_metrics.evaluate import evaluate
+from rag_metrics.evaluation import evaluate
 from rag_metrics.systems.store import SystemStore
 from tests.app_helpers import library_result, no_exception, sample_golden
 
@@ -21,7 +21,7 @@ GOLDEN_PATH = ROOT / "sample_corpus" / "golden.jsonl"
 
 
 def _sample_chunks():
-    from rag_metrics.corpus import load_corpus
+    from rag_metrics.io.corpus import load_corpus
     from rag_metrics.retrieval.chunking import chunk_corpus
 
     return chunk_corpus(load_corpus(ROOT / "sample_corpus" / "docs"))
@@ -177,7 +177,7 @@ def test_pooled_label_goes_to_the_golden_set(stored):
     at.radio(key="systems_pool_grade").set_value(2).run()
     at.button(key="systems_pool_save").click().run()
     no_exception(at)
-    from rag_metrics.workspace import Workspace
+    from rag_metrics.workspace.store import Workspace
 
     saved = Workspace("sample_corpus").load()[0]
     assert saved.get(first["query_id"]).relevant[first["chunk_id"]] == 2

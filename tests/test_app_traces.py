@@ -20,7 +20,7 @@ N_LOGGED = 40
 
 
 def _chunks():
-    from rag_metrics.corpus import load_corpus
+    from rag_metrics.io.corpus import load_corpus
     from rag_metrics.retrieval.chunking import chunk_corpus
 
     return chunk_corpus(load_corpus(ROOT / "sample_corpus" / "docs"))
@@ -105,7 +105,7 @@ def test_failures_lists_absent_questions_as_not_in_the_log(traced):
     table = next(d.value for d in at.dataframe if list(d.value.columns) == ["query_id", "category", "question"])
     assert table["query_id"].tolist() == [q.id for q in absent]
     # misses are counted over the answered questions
-    from rag_metrics.evaluate import evaluate
+    from rag_metrics.evaluation import evaluate
     from rag_metrics.systems.store import SystemStore as _Store
 
     store = _Store.for_corpus("sample_corpus")
@@ -155,7 +155,7 @@ def test_drill_down_shows_unmatched_contexts_with_the_closest_chunk(app_env):
 
 
 def test_reference_answers_propose_labels_saved_only_after_accepting(app_env):
-    from rag_metrics.workspace import Workspace
+    from rag_metrics.workspace.store import Workspace
 
     golden = sample_golden()
     unlabelled = {"q001", "q002"}
@@ -266,7 +266,7 @@ def test_compare_pairs_the_answers_of_two_stored_exports(app_env):
 
 
 def test_health_page_points_to_the_proposals(app_env):
-    from rag_metrics.workspace import Workspace
+    from rag_metrics.workspace.store import Workspace
 
     golden = sample_golden()
     rows = [{"id": q.id, "question": q.question, "category": q.category,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from rag_metrics.corpus import load_corpus
-from rag_metrics.golden import load_golden
+from rag_metrics.io.corpus import load_corpus
+from rag_metrics.io.golden import load_golden
 from rag_metrics.retrieval.cache import EmbeddingCache
 from rag_metrics.sample import sample_paths
 from rag_metrics.systems.store import SystemStore

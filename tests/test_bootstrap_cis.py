@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from rag_metrics.evaluate import bootstrap_ci, bootstrap_cis
+from rag_metrics.evaluation import bootstrap_ci, bootstrap_cis
 
 
 @pytest.mark.parametrize("n", [1, 2, 7, 64, 76, 500])
@@ -28,7 +28,7 @@ def test_constant_rows_and_empty():
 
 
 def test_summary_uses_the_same_intervals():
-    from rag_metrics.evaluate import evaluate
+    from rag_metrics.evaluation import evaluate
 
     golden = {"q1": {"a": 1}, "q2": {"b": 1}, "q3": {"c": 2, "d": 1}, "q4": {"e": 1}}
     run = {"q1": {"a": 3.0, "x": 2.0}, "q2": {"x": 3.0, "b": 1.0}, "q3": {"d": 2.0, "y": 1.0}, "q4": {"z": 1.0}}
@@ -58,7 +58,7 @@ def test_quantile_is_scipys_bit_for_bit():
     """The percentile step is scipy.stats.quantile's arithmetic, without importing scipy.stats at run time."""
     from scipy import stats
 
-    from rag_metrics.evaluate import _quantile_linear
+    from rag_metrics.evaluation import _quantile_linear
 
     rng = np.random.default_rng(7)
     for t in range(400):

@@ -140,8 +140,8 @@ def test_link_map_and_report_download_in_chromium(module_server, tmp_path):
     from playwright.sync_api import sync_playwright
     server = module_server  # one server for this module's tests
 
-    from rag_metrics.evaluate import evaluate
-    from rag_metrics.golden import load_golden
+    from rag_metrics.evaluation import evaluate
+    from rag_metrics.io.golden import load_golden
     from rag_metrics.retrieval import load_sample_index
     from rag_metrics.retrieval.cache import EmbeddingCache
 

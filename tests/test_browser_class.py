@@ -1,5 +1,5 @@
 """Real browsers against the real class deployment: two app processes behind nginx
-(:class:`rag_metrics.deploy.ClassDeployment`), several students at once in Chromium.
+(:class:`rag_metrics.server.deploy.ClassDeployment`), several students at once in Chromium.
 
 Checks what a reverse proxy can break: every browser's websocket session, its uploads (``POST
 /_stcore/upload_file`` must reach the process that holds the session) and its downloads work
@@ -32,7 +32,7 @@ def _nginx_present() -> bool:
 def deployment(tmp_path, app_cache_dir):
     if not _nginx_present():
         pytest.skip("nginx is not installed (apt-get install nginx-light); ./lab test installs it")
-    from rag_metrics.deploy import ClassDeployment, free_port
+    from rag_metrics.server.deploy import ClassDeployment, free_port
 
     env = {"HF_HUB_OFFLINE": "1", "RAG_METRICS_WORKSPACE": str(tmp_path / "workspace"),
            "RAG_METRICS_CACHE": str(app_cache_dir), "RAG_METRICS_TEACHER_KEY": TEACHER_KEY,

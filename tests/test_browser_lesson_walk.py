@@ -31,13 +31,13 @@ def test_a_student_walks_the_whole_lesson_in_chromium(server, tmp_path):  # noqa
     from playwright.sync_api import expect, sync_playwright
 
     from app_helpers import library_result
-    from rag_metrics.evaluate import evaluate
+    from rag_metrics.evaluation import evaluate
+    from rag_metrics.insights.readouts import achievable
     from rag_metrics.lesson import QUIZ, STEPS, TASKS, store_for_space, text
     from rag_metrics.lesson import steps as LSteps
     from rag_metrics.metrics.registry import METRICS
-    from rag_metrics.readouts import achievable
     from rag_metrics.types import GoldenSet
-    from rag_metrics.workspace import Workspace
+    from rag_metrics.workspace.store import Workspace
 
     lib = library_result("dense")  # what the app shows by default: sample corpus, dense, trec_eval, K = 5
     run = lib.run

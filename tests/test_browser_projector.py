@@ -48,7 +48,7 @@ _CLIPPED_JS = """() => {
 def _seed_class(root: Path) -> None:
     """Three students part-way through the lesson (what the teacher's screenshot shows)."""
     from rag_metrics.lesson import QUIZ, STEPS, Progress, store_for_space
-    from rag_metrics.workspace import ensure_space
+    from rag_metrics.workspace.store import ensure_space
 
     for name, n_steps, quiz in [("Seat 01 Ana", 11, ("4", "0.4", "recall", "miss", "supported")),
                                 ("Seat 02 Bo", 6, ()), ("Seat 03 Clara", 3, ())]:

@@ -7,16 +7,9 @@ import numpy as np
 import pytest
 
 from rag_metrics import Run
-from rag_metrics.evaluate import (
-    CI_CONFIDENCE,
-    CI_RESAMPLES,
-    CI_SEED,
-    EvaluationResult,
-    bootstrap_ci,
-    evaluate,
-)
-from rag_metrics.ragas import context_metrics_summary
-from rag_metrics.report import report_content
+from rag_metrics.evaluation import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED, EvaluationResult, bootstrap_ci, evaluate
+from rag_metrics.insights.ragas import context_metrics_summary
+from rag_metrics.report.html import report_content
 
 
 def test_constants():

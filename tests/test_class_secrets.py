@@ -18,14 +18,14 @@ import numpy as np
 import pytest
 from loopback import PgRecorder, RawServer
 
-from rag_metrics.access import Caller, operator
 from rag_metrics.answers.llm import JudgeConfig, LLMJudge
 from rag_metrics.answers.llm_cache import JudgeCache
 from rag_metrics.answers.types import AnswerItem
-from rag_metrics.connections import ServerEnv, judge_api_key, server_env
+from rag_metrics.config import load_server_config
 from rag_metrics.errors import InputError
-from rag_metrics.outbound import PolicyError
-from rag_metrics.server_config import load_server_config
+from rag_metrics.server.access import Caller, operator
+from rag_metrics.server.connections import ServerEnv, judge_api_key, server_env
+from rag_metrics.server.outbound import PolicyError
 from rag_metrics.systems.store import SystemSpec, SystemStore, build_system
 
 ENV_SECRETS = {"RAG_METRICS_JUDGE_KEY": "env-judge-key-S1", "PGPASSWORD": "env-pg-pass-S2",
@@ -263,7 +263,7 @@ def test_single_user_keeps_resolving_variables(lab, monkeypatch):
 def test_qdrant_plain_http_is_pinned_to_the_checked_address(lab):
     import socket
 
-    from rag_metrics.outbound import AllowEntry, OutboundPolicy
+    from rag_metrics.server.outbound import AllowEntry, OutboundPolicy
 
     env = _env(CALLERS[0])
     port = lab["open"].port
@@ -287,7 +287,7 @@ def test_qdrant_plain_http_is_pinned_to_the_checked_address(lab):
 @pytest.mark.parametrize("template", ["${HOME}", "http://h/${SECRET_X}", "Bearer ${RAG_METRICS_JUDGE_KEY}"])
 def test_a_class_server_without_a_session_env_resolves_nothing(monkeypatch, template):
     from rag_metrics.errors import InputError
-    from rag_metrics.systems.secrets import resolve
+    from rag_metrics.server.secrets import resolve
 
     monkeypatch.setenv("SECRET_X", "s3cr3t")
     monkeypatch.setenv("RAG_METRICS_JUDGE_KEY", "judge-secret")
@@ -299,8 +299,8 @@ def test_a_class_server_without_a_session_env_resolves_nothing(monkeypatch, temp
 
 @pytest.mark.parametrize("url", ["http://127.0.0.1:9/x", "http://169.254.169.254/latest", "http://10.0.0.1/"])
 def test_a_class_server_without_a_session_env_gets_a_students_policy(monkeypatch, tmp_path, url):
-    from rag_metrics.connections import folders_of, policy_of
-    from rag_metrics.outbound import PolicyError
+    from rag_metrics.server.connections import folders_of, policy_of
+    from rag_metrics.server.outbound import PolicyError
 
     monkeypatch.setenv("RAG_METRICS_CONFIG", str(tmp_path / "lab.toml"))
     (tmp_path / "lab.toml").write_text(f'[lab]\ndata_roots = ["{tmp_path / "data"}"]\n')

@@ -6,7 +6,7 @@ import pytest
 from scipy import stats
 
 from rag_metrics import GoldenQuery, GoldenSet, Run
-from rag_metrics.compare import (
+from rag_metrics.compare.paired import (
     ALPHA,
     DECISION_RULE,
     MIN_EFFECT,
@@ -19,7 +19,7 @@ from rag_metrics.compare import (
     verdict,
     verdict_table,
 )
-from rag_metrics.evaluate import evaluate
+from rag_metrics.evaluation import evaluate
 
 
 def test_paired_tests_match_scipy_on_known_inputs():

@@ -6,14 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from rag_metrics.corpus import (
-    MAX_FILE_BYTES,
-    corpus_from_files,
-    load_corpus,
-    load_corpus_jsonl,
-    parse_corpus_jsonl,
-)
 from rag_metrics.errors import InputError, ValidationReport
+from rag_metrics.io.corpus import MAX_FILE_BYTES, corpus_from_files, load_corpus, load_corpus_jsonl, parse_corpus_jsonl
 
 DATASETS = Path("/work/shared/datasets")
 

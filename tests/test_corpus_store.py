@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from rag_metrics import corpus_store
-from rag_metrics.corpus_store import load_corpus, remove_corpus, save_corpus, stored_corpora
 from rag_metrics.errors import InputError
 from rag_metrics.types import Corpus, Document, GoldenQuery, GoldenSet
+from rag_metrics.workspace import corpora as corpus_store
+from rag_metrics.workspace.corpora import load_corpus, remove_corpus, save_corpus, stored_corpora
 from tests.app_helpers import no_exception
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -7,7 +7,7 @@ import io
 
 import pandas as pd
 
-from rag_metrics.files import csv_cell
+from rag_metrics.io.files import csv_cell
 from rag_metrics.lesson.teacher import class_progress, progress_csv, quiz_column
 
 

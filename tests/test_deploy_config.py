@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from rag_metrics.deploy import UPLOADS_PER_MINUTE, nginx_config
+from rag_metrics.server.deploy import UPLOADS_PER_MINUTE, nginx_config
 
 
 def test_metrics_are_not_served_and_uploads_are_rate_limited():
@@ -29,7 +29,7 @@ def test_the_worker_is_never_root():
 def test_started_as_root_the_app_runs_as_the_named_user(monkeypatch):
     import pwd
 
-    from rag_metrics import deploy
+    from rag_metrics.server import deploy
 
     nobody = pwd.getpwnam("nobody")
     assert deploy.app_user({"RAG_METRICS_RUN_AS": "nobody"}) == (nobody.pw_uid, nobody.pw_gid, nobody.pw_dir)

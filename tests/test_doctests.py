@@ -29,7 +29,7 @@ MODULES = _modules_with_examples()
 
 
 def test_the_package_has_examples() -> None:
-    assert "rag_metrics.evaluate" in MODULES, MODULES
+    assert "rag_metrics.evaluation" in MODULES, MODULES
 
 
 @pytest.mark.parametrize("module", MODULES)

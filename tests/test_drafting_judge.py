@@ -16,19 +16,15 @@ from pathlib import Path
 import pytest
 from judge_script_server import ScriptedJudge
 
-from rag_metrics.agreement import ranking_change, relevance_agreement
 from rag_metrics.answers.llm import JudgeConfig
 from rag_metrics.answers.llm_cache import JudgeCache
-from rag_metrics.corpus import load_corpus
-from rag_metrics.drafting.badges import BadgeSettings, self_contained, word_overlap
-from rag_metrics.drafting.parse import MAX_REPLY_CHARS, find_json, parse_grade, parse_question
-from rag_metrics.drafting.questions import CATEGORIES, Draft, sample_sources
-from rag_metrics.drafting.review import ACCEPTED, PENDING, DraftReview, draft_golden_questions, planned_calls
-from rag_metrics.golden import golden_to_text, load_golden, parse_golden
-from rag_metrics.io import read_qrels, write_trec_run
-from rag_metrics.label_queue import LabelQueue
-from rag_metrics.provenance import filter_golden, metrics_by_provenance, provenance_counts, without_judge_labels
-from rag_metrics.relevance_judge import (
+from rag_metrics.authoring.drafting.badges import BadgeSettings, self_contained, word_overlap
+from rag_metrics.authoring.drafting.questions import CATEGORIES, Draft, sample_sources
+from rag_metrics.authoring.drafting.review import ACCEPTED, PENDING, DraftReview, draft_golden_questions, planned_calls
+from rag_metrics.authoring.judge_agreement import ranking_change, relevance_agreement
+from rag_metrics.authoring.judge_replies import MAX_REPLY_CHARS, find_json, parse_grade, parse_question
+from rag_metrics.authoring.label_queue import LabelQueue
+from rag_metrics.authoring.relevance_judge import (
     RelevanceJudge,
     RelevancePair,
     RelevanceSuggestion,
@@ -38,6 +34,15 @@ from rag_metrics.relevance_judge import (
     pooled_pairs,
     umbrela_prompt,
 )
+from rag_metrics.insights.provenance import (
+    filter_golden,
+    metrics_by_provenance,
+    provenance_counts,
+    without_judge_labels,
+)
+from rag_metrics.io.corpus import load_corpus
+from rag_metrics.io.golden import golden_to_text, load_golden, parse_golden
+from rag_metrics.io.trec import read_qrels, write_trec_run
 from rag_metrics.retrieval import make_retriever
 from rag_metrics.retrieval.chunking import chunk_corpus
 from rag_metrics.retrieval.encoders import HashingEncoder
@@ -321,7 +326,7 @@ def test_old_golden_files_load_unchanged_and_provenance_round_trips(sample):
 
 
 def test_metrics_per_provenance_group(sample, runs):
-    from rag_metrics.evaluate import evaluate
+    from rag_metrics.evaluation import evaluate
 
     _, golden = sample
     qs = list(golden.queries)

@@ -22,15 +22,15 @@ from pathlib import Path
 
 import pytest
 
-from rag_metrics import workspace as workspace_mod
-from rag_metrics.corpus_store import load_corpus, remove_corpus, save_corpus, stored_corpora
 from rag_metrics.errors import InputError
-from rag_metrics.files import atomic_write_text, locked, temp_name
-from rag_metrics.golden import golden_to_text
+from rag_metrics.io.files import atomic_write_text, locked, temp_name
+from rag_metrics.io.golden import golden_to_text
 from rag_metrics.systems import store as store_mod
 from rag_metrics.systems.store import SystemStore
 from rag_metrics.types import Corpus, Document, GoldenQuery, GoldenSet
-from rag_metrics.workspace import (
+from rag_metrics.workspace import store as workspace_mod
+from rag_metrics.workspace.corpora import load_corpus, remove_corpus, save_corpus, stored_corpora
+from rag_metrics.workspace.store import (
     DAMAGED_DIR,
     HISTORY_DIR,
     MAX_ARCHIVE_CORPORA,

@@ -15,8 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rag_metrics import Run
-from rag_metrics.corpus import load_corpus
-from rag_metrics.evaluate import evaluate
+from rag_metrics.evaluation import evaluate
 from rag_metrics.evidence import (
     UNLOCATED_LIMIT,
     CorpusIndex,
@@ -24,7 +23,8 @@ from rag_metrics.evidence import (
     held_grade,
     query_passages,
 )
-from rag_metrics.golden import load_golden, parse_golden
+from rag_metrics.io.corpus import load_corpus
+from rag_metrics.io.golden import load_golden, parse_golden
 from rag_metrics.retrieval.chunking import chunk_corpus
 from rag_metrics.sample import sample_dir
 from rag_metrics.types import Evidence, GoldenQuery, GoldenSet
@@ -216,7 +216,7 @@ def test_evidence_round_trip_and_proposals_not_judged():
     a, b = golden.queries
     assert [e.reviewed for e in a.evidence] == [True, False] and a.evidence[1].start == 0
     assert a.in_scope and not b.in_scope and b.awaiting_labels
-    from rag_metrics.golden import golden_to_text
+    from rag_metrics.io.golden import golden_to_text
 
     again, _ = parse_golden(golden_to_text(golden, "jsonl"), "jsonl")
     assert again.fingerprint() == golden.fingerprint()

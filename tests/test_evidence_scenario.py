@@ -24,7 +24,7 @@ import pytest
 from rag_metrics.cli import main
 from rag_metrics.evidence import CorpusIndex, EvidenceJudge, held_grade, query_passages
 from rag_metrics.evidence_proposals import propose_evidence, review, with_chunk_labels
-from rag_metrics.golden import load_golden, save_golden
+from rag_metrics.io.golden import load_golden, save_golden
 from rag_metrics.systems.evaluation import evaluate_systems
 from rag_metrics.systems.raglog import parse_rag_log
 from rag_metrics.systems.uploads import RagLogSystem
@@ -178,7 +178,7 @@ def test_ragas_csv_with_its_corpus_and_reviewed_proposals_is_judged(tmp_path, ca
 @needs_artifacts
 def test_ragas_csv_whole_documents_unmatched_by_chunk_text(tmp_path):
     """What the issue saw: whole-document contexts match none of the lab's chunks."""
-    from rag_metrics.corpus import load_corpus
+    from rag_metrics.io.corpus import load_corpus
     from rag_metrics.retrieval.chunking import chunk_corpus
     from rag_metrics.systems.uploads import load_upload
 
@@ -223,7 +223,7 @@ def test_proposals_support_the_reference_and_are_never_judged():
     assert n == 64 and top3 >= 0.95 * n and top1 >= 0.85 * n
     # proposals feed no verdict: a set with only proposals has nothing in scope to judge
     from rag_metrics import Run
-    from rag_metrics.evaluate import evaluate
+    from rag_metrics.evaluation import evaluate
 
     res = evaluate(proposed, Run.from_rankings({"q001": [chunks[0].id]}), evidence=EvidenceJudge.for_chunks(chunks))
     assert res.n_in_scope == 0 and res.n_awaiting_labels == 64

@@ -25,7 +25,7 @@ from rag_metrics.exercises import (
 from rag_metrics.exercises.reference import REFERENCE
 from rag_metrics.exercises.runner import TimedOut, run_harness
 from rag_metrics.lesson import STEPS
-from rag_metrics.presets import preset_of
+from rag_metrics.metrics.presets import preset_of
 
 
 @pytest.fixture(scope="module")

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from rag_metrics import readouts
-from rag_metrics.evaluate import evaluate
+from rag_metrics.evaluation import evaluate
+from rag_metrics.insights import readouts
 
 
 def test_failure_table_and_verdicts_follow_the_first_relevant_rank():

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from rag_metrics.access import Caller, operator
-from rag_metrics.connections import ServerEnv
+from rag_metrics.config import parse_server_config
 from rag_metrics.errors import InputError
-from rag_metrics.folders import FolderPolicy
-from rag_metrics.io import load_beir
-from rag_metrics.server_config import parse_server_config
+from rag_metrics.io.trec import load_beir
+from rag_metrics.server.access import Caller, operator
+from rag_metrics.server.connections import ServerEnv
+from rag_metrics.server.folders import FolderPolicy
 
 STUDENT, TEACHER = Caller("student", space="s1"), Caller("teacher")
 OUTSIDE = "only folders inside the lab's data folders can be opened"
@@ -117,10 +117,10 @@ def test_qdrant_local_folders_are_confined(roots):
 
 def test_an_in_memory_qdrant_is_refused_on_a_class_server(tmp_path):
     """One :memory: store per process would be shared by every student of a class server."""
-    from rag_metrics.access import STUDENT, TEACHER, Caller
-    from rag_metrics.connections import ServerEnv
+    from rag_metrics.config import ServerConfig
     from rag_metrics.errors import InputError
-    from rag_metrics.server_config import ServerConfig
+    from rag_metrics.server.access import STUDENT, TEACHER, Caller
+    from rag_metrics.server.connections import ServerEnv
     from rag_metrics.systems.backends.qdrant import QdrantConfig, make_client
 
     for role in (STUDENT, TEACHER):

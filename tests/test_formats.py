@@ -8,16 +8,9 @@ import numpy as np
 import pytest
 
 from rag_metrics import GoldenQuery, GoldenSet, InputError, Run
-from rag_metrics.evaluate import evaluate
-from rag_metrics.golden import (
-    load_golden,
-    parse_golden,
-    read_golden,
-    save_golden,
-    stable_query_id,
-    validate_golden,
-)
-from rag_metrics.io import (
+from rag_metrics.evaluation import evaluate
+from rag_metrics.io.golden import load_golden, parse_golden, read_golden, save_golden, stable_query_id, validate_golden
+from rag_metrics.io.trec import (
     load_beir,
     load_run,
     parse_trec_qrels,
@@ -220,7 +213,7 @@ def test_irregular_big_run_falls_back_and_reports_lines(tmp_path):
 
 
 def read_run_file(p):
-    from rag_metrics.io import read_run
+    from rag_metrics.io.trec import read_run
 
     return read_run(p)
 
@@ -241,7 +234,7 @@ def test_text_after_the_tag_is_ignored_with_one_warning_counting_lines():
 
 
 def test_text_after_the_tag_in_a_big_file_falls_back_and_warns(tmp_path):
-    from rag_metrics.io import read_run
+    from rag_metrics.io.trec import read_run
 
     text = _big_run_text()
     lines = text.splitlines()
@@ -341,7 +334,7 @@ def test_grades_inside_the_range_are_read(grade, value):
 ])
 @pytest.mark.parametrize("big", [False, True])
 def test_scores_must_be_finite_float64(tmp_path, score, kind, big):
-    from rag_metrics.io import read_run
+    from rag_metrics.io.trec import read_run
 
     text = (_big_run_text() if big else "") + f"zq Q0 a 1 2.0 t\nzq Q0 b 2 {score} t\n"
     p = tmp_path / "r.trec"
@@ -388,7 +381,7 @@ def test_large_qrels_fast_path_equals_careful_parser(tmp_path, sep):
     p = tmp_path / "big.qrels"
     p.write_text(text)
     assert p.stat().st_size > 1 << 20
-    from rag_metrics.io import _arrow_qrels
+    from rag_metrics.io.trec import _arrow_qrels
 
     fast = _arrow_qrels(p)
     assert fast is not None, "expected the Arrow fast path"
@@ -401,7 +394,7 @@ def test_large_qrels_fast_path_equals_careful_parser(tmp_path, sep):
 
 @pytest.mark.parametrize("change", ["negative grade", "judged twice", "comment", "fraction"])
 def test_large_qrels_irregular_lines_take_the_careful_parser(tmp_path, change):
-    from rag_metrics.io import _arrow_qrels
+    from rag_metrics.io.trec import _arrow_qrels
 
     lines = [f"q{i % 50} 0 d{i} {i % 3}" for i in range(80_000)]
     if change == "negative grade":

@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from rag_metrics.golden_session import GoldenSession, apply_table_edits, judge_label
+from rag_metrics.authoring.golden_session import GoldenSession, apply_table_edits, judge_label
 from rag_metrics.types import OUT_OF_SCOPE, Chunk, GoldenQuery, GoldenSet
-from rag_metrics.workspace import Workspace
+from rag_metrics.workspace.store import Workspace
 
 SEED = GoldenSet((
     GoldenQuery("q1", "How big is the free plan?", "factual", {"d#0": 2}),
@@ -169,7 +169,7 @@ def test_apply_table_edits_follows_the_editor_order():
 
 
 def test_labelling_rows_chunks_and_documents():
-    from rag_metrics.golden_session import labelling_rows
+    from rag_metrics.authoring.golden_session import labelling_rows
 
     ranking = [("b#1", 0.9), ("a#0", 0.8), ("b#0", 0.7), ("c#2", 0.5)]
     texts = {"b#1": "B one", "a#0": "A zero", "b#0": "B zero", "c#2": "C two"}

@@ -9,9 +9,9 @@ import pytest
 
 from rag_metrics import GoldenSet, Run
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import evaluate
-from rag_metrics.golden import parse_golden
-from rag_metrics.io import parse_trec_qrels
+from rag_metrics.evaluation import evaluate
+from rag_metrics.io.golden import parse_golden
+from rag_metrics.io.trec import parse_trec_qrels
 from rag_metrics.metrics.judge import judge
 from rag_metrics.types import GoldenQuery
 

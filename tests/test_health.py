@@ -9,8 +9,8 @@ import pytest
 
 from rag_metrics import Chunk, GoldenQuery, GoldenSet, Run
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import evaluate
-from rag_metrics.health import (
+from rag_metrics.evaluation import evaluate
+from rag_metrics.insights.health import (
     ALL_CATEGORIES,
     ci_width_by_category,
     ci_width_chart,
@@ -179,8 +179,8 @@ def test_health_checks_bundle():
 def test_judging_candidates_never_offer_an_out_of_scope_question():
     """A chunk retrieved for out-of-scope questions is not a labelling candidate for them (labelling
     it would quietly bring the question into scope); shares are over the in-scope questions."""
-    from rag_metrics.evaluate import evaluate
-    from rag_metrics.health import judging_candidates
+    from rag_metrics.evaluation import evaluate
+    from rag_metrics.insights.health import judging_candidates
     from rag_metrics.types import GoldenQuery, GoldenSet, Run
 
     golden = GoldenSet((GoldenQuery("q1", "a?", "factual", {"a": 1}), GoldenQuery("q2", "b?", "factual", {"b": 1}),

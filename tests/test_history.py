@@ -11,11 +11,7 @@ import numpy as np
 import pytest
 
 from rag_metrics.cli import main
-from rag_metrics.compare import compare
-from rag_metrics.errors import InputError
-from rag_metrics.evaluate import bootstrap_ci, evaluate
-from rag_metrics.golden import load_golden
-from rag_metrics.history import (
+from rag_metrics.compare.history import (
     RunHistory,
     compare_runs,
     load_saved_run,
@@ -25,7 +21,11 @@ from rag_metrics.history import (
     save_run,
     saved_run,
 )
-from rag_metrics.io import load_run
+from rag_metrics.compare.paired import compare
+from rag_metrics.errors import InputError
+from rag_metrics.evaluation import bootstrap_ci, evaluate
+from rag_metrics.io.golden import load_golden
+from rag_metrics.io.trec import load_run
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN_PATH = ROOT / "sample_corpus" / "golden.jsonl"

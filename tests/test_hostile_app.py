@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from app_helpers import ROOT, SAMPLE, edit_table, goto, no_exception, sample_golden
-from rag_metrics.workspace import Workspace
+from rag_metrics.workspace.store import Workspace
 
 GOLDEN_PAGE = "pages/golden_set.py"
 
@@ -103,7 +103,7 @@ BAD = {
 def test_bad_saved_workspace_opens_says_what_and_repairs(app_env, kind):
     from streamlit.testing.v1 import AppTest
 
-    from rag_metrics.golden import golden_to_text
+    from rag_metrics.io.golden import golden_to_text
 
     ws = Workspace(SAMPLE, app_env)
     ws.folder.mkdir(parents=True, exist_ok=True)

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from app_helpers import streamlit_server
-from rag_metrics.golden import load_golden
+from rag_metrics.io.golden import load_golden
 from rag_metrics.sample import sample_paths
-from rag_metrics.workspace import Workspace
+from rag_metrics.workspace.store import Workspace
 
 CHROMIUM = Path("/usr/bin/chromium")
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from rag_metrics.authoring.label_queue import LabelQueue
 from rag_metrics.errors import InputError
-from rag_metrics.label_queue import LabelQueue
 from rag_metrics.types import GoldenQuery, GoldenSet
-from rag_metrics.workspace import Workspace
+from rag_metrics.workspace.store import Workspace
 
 G = GoldenSet((GoldenQuery("q1", "How big?", "", {"old#0": 1}),
                GoldenQuery("q2", "Who pays?", "", {}),

@@ -9,8 +9,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rag_metrics.compare import compare_paired, paired_t_interval
-from rag_metrics.evaluate import MIN_CI_N, bootstrap_ci, too_few
+from rag_metrics.compare.paired import compare_paired, paired_t_interval
+from rag_metrics.evaluation import MIN_CI_N, bootstrap_ci, too_few
 
 unit = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
 

@@ -12,12 +12,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from answers_server import JudgeServer, Scenario
 
-from rag_metrics.access import Caller
 from rag_metrics.answers.llm import MAX_REPLY_CHARS, JudgeConfig, LLMJudge
 from rag_metrics.answers.llm_cache import JudgeCache
 from rag_metrics.answers.types import STATUSES, AnswerItem
-from rag_metrics.outbound import OutboundPolicy
-from rag_metrics.server_config import parse_server_config
+from rag_metrics.config import parse_server_config
+from rag_metrics.server.access import Caller
+from rag_metrics.server.outbound import OutboundPolicy
 
 CTX = ("The Free plan includes 2 GB of storage.",)
 GOOD = AnswerItem("good", "How much storage does Free have?", "The Free plan includes 2 GB of storage.", CTX)

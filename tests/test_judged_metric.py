@@ -8,9 +8,10 @@ import pytest
 
 from rag_metrics import Run
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import EvalOptions, evaluate
-from rag_metrics.explain import judged_from_grades
+from rag_metrics.evaluation import evaluate
+from rag_metrics.metrics.explain import judged_from_grades
 from rag_metrics.metrics.kernels import Kernels
+from rag_metrics.metrics.options import EvalOptions
 
 
 def test_hand_table():

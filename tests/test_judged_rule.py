@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app_helpers import no_exception, sample_golden
-from rag_metrics.evaluate import evaluate
+from rag_metrics.evaluation import evaluate
 from rag_metrics.systems.pooling import judged_readout, records_nonrelevant, system_table
 from rag_metrics.types import GoldenQuery, GoldenSet, Run
 
@@ -64,7 +64,7 @@ def test_sample_first_screen_has_no_judged_warning(app_env):
 
 
 def test_golden_set_with_grade_zero_labels_shows_the_warning(app_env):
-    from rag_metrics.workspace import Workspace
+    from rag_metrics.workspace.store import Workspace
 
     g = sample_golden()
     # every in-scope question gets one extra chunk judged not relevant (grade 0)
@@ -81,7 +81,7 @@ def test_golden_set_with_grade_zero_labels_shows_the_warning(app_env):
 
 
 def test_report_follows_the_same_rule(app_env, downloads):
-    from rag_metrics.workspace import Workspace
+    from rag_metrics.workspace.store import Workspace
     from tests.test_app_presenter import report_html
 
     at = _dashboard(app_env)

@@ -5,13 +5,13 @@ import numpy as np
 import pytest
 
 from rag_metrics import Run
-from rag_metrics.ab import comparison_keys
+from rag_metrics.compare.ab import comparison_keys
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import evaluate
-from rag_metrics.explain import explain_ranking
+from rag_metrics.evaluation import evaluate
+from rag_metrics.insights.ragas import context_metrics
+from rag_metrics.metrics.explain import explain_ranking
 from rag_metrics.metrics.kernels import check_k
 from rag_metrics.metrics.registry import METRICS, MetricKey
-from rag_metrics.ragas import context_metrics
 
 BAD = [(0, "got 0"), (-1, "got -1"), (True, "got True"), (2.5, "got 2.5"), ("3", "got '3'"),
        (np.float64(3.0), "got np.float64\\(3.0\\)|got 3.0")]

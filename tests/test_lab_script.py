@@ -89,7 +89,7 @@ def test_lab_class_refuses_a_broken_config(tmp_path):
 def test_lab_class_starts_class_mode_and_prints_the_address(args, address, port):
     out = lab("class", *args, env={"RAG_METRICS_TEACHER_KEY": KEY})
     argv = command(out)
-    assert argv[1:4] == ["-m", "rag_metrics.deploy", "--procs"]   # the class deployment (N processes + nginx)
+    assert argv[1:4] == ["-m", "rag_metrics.server.deploy", "--procs"]   # the class deployment (N processes + nginx)
     assert option(argv, "--address") == address and option(argv, "--port") == port
     assert "Students open" in out.stderr
     if address not in ("0.0.0.0", "::"):

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from rag_metrics.authoring.label_queue import LabelQueue
+from rag_metrics.authoring.label_suggest import propose_supporting_chunks, questions_to_propose
 from rag_metrics.errors import InputError
-from rag_metrics.label_queue import LabelQueue
-from rag_metrics.label_suggest import propose_supporting_chunks, questions_to_propose
 from rag_metrics.types import GoldenQuery, GoldenSet
 
 IDS = ["a#0", "b#0", "c#0"]

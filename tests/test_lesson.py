@@ -11,8 +11,9 @@ import pandas as pd
 import pytest
 
 from app_helpers import library_result
-from rag_metrics import GoldenSet, Run, readouts
-from rag_metrics.evaluate import EvalOptions, evaluate
+from rag_metrics import GoldenSet, Run
+from rag_metrics.evaluation import evaluate
+from rag_metrics.insights import readouts
 from rag_metrics.lesson import (
     LANGUAGES,
     NONE,
@@ -30,7 +31,8 @@ from rag_metrics.lesson import (
     text,
 )
 from rag_metrics.lesson import steps as L
-from rag_metrics.presets import PRESETS, apply_preset, describe_conventions, preset_of
+from rag_metrics.metrics.options import EvalOptions
+from rag_metrics.metrics.presets import PRESETS, apply_preset, describe_conventions, preset_of
 from rag_metrics.types import GoldenQuery
 
 
@@ -269,7 +271,7 @@ def test_class_table_csv_reset_and_push(tmp_path):
     assert teacher.class_progress([], tmp_path).empty
     teacher.reset_progress(["private-a"], tmp_path)
     assert store_for_space("private-a", tmp_path).load() == Progress()
-    from rag_metrics.workspace import Workspace
+    from rag_metrics.workspace.store import Workspace
 
     g = GoldenSet.from_qrels({"q1": {"a": 1}})
     assert teacher.push_golden(g, "sample_corpus", ["shared", "private-a"], tmp_path) == ["private-a"]
@@ -357,7 +359,7 @@ def test_cli_conventions_preset(tmp_path, capsys, result):
     import json
 
     from rag_metrics.cli import main
-    from rag_metrics.io import write_trec_run
+    from rag_metrics.io.trec import write_trec_run
     from rag_metrics.sample import sample_paths
 
     run = tmp_path / "run.trec"

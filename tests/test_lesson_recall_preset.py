@@ -8,8 +8,9 @@ import math
 import pytest
 
 from rag_metrics import GoldenSet, Run
-from rag_metrics.evaluate import EvalOptions, evaluate
-from rag_metrics.presets import apply_preset, describe_conventions, preset_of
+from rag_metrics.evaluation import evaluate
+from rag_metrics.metrics.options import EvalOptions
+from rag_metrics.metrics.presets import apply_preset, describe_conventions, preset_of
 from rag_metrics.types import OUT_OF_SCOPE, GoldenQuery
 
 
@@ -80,8 +81,8 @@ def pd_na():
 
 
 def test_compare_and_achievable_use_recalls_own_questions(tiny):
-    from rag_metrics import readouts
-    from rag_metrics.compare import compare, per_query_deltas
+    from rag_metrics.compare.paired import compare, per_query_deltas
+    from rag_metrics.insights import readouts
 
     golden, run = tiny
     opts = apply_preset(EvalOptions(), "lesson")
@@ -99,7 +100,7 @@ def test_cli_evaluate_lesson_conventions_recall(tmp_path, capsys, tiny):
     import json
 
     from rag_metrics.cli import main
-    from rag_metrics.io import write_trec_run
+    from rag_metrics.io.trec import write_trec_run
 
     golden, run = tiny
     qrels = tmp_path / "qrels.txt"

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from rag_metrics import GoldenQuery, GoldenSet, Run
-from rag_metrics.evaluate import EvalOptions, evaluate
-from rag_metrics.explain import explain_ranking
+from rag_metrics.evaluation import evaluate
+from rag_metrics.metrics.explain import explain_ranking
+from rag_metrics.metrics.options import EvalOptions
 
 L2 = math.log2
 
@@ -204,7 +205,7 @@ def test_category_means_and_counts():
 
 
 def test_bootstrap_ci_contains_mean_and_is_degenerate_for_constant():
-    from rag_metrics.evaluate import bootstrap_ci
+    from rag_metrics.evaluation import bootstrap_ci
 
     v = np.array([0, 1, 1, 0, 1, 1, 1, 0, 1, 1], dtype=float)
     lo, hi = bootstrap_ci(v)

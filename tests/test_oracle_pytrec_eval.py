@@ -12,7 +12,8 @@ import pytest
 import pytrec_eval
 
 from rag_metrics import Run
-from rag_metrics.evaluate import EvalOptions, evaluate
+from rag_metrics.evaluation import evaluate
+from rag_metrics.metrics.options import EvalOptions
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 KS = [1, 2, 3, 5, 10, 20, 50, 100, 150]
@@ -152,7 +153,7 @@ def test_real_collections_match_trec_eval(name):
     folder = DATASETS / name
     if not folder.exists():
         pytest.skip(f"{folder} not present")
-    from rag_metrics.io import read_qrels
+    from rag_metrics.io.trec import read_qrels
 
     golden = read_qrels(folder / "qrels.tsv")
     qrels = golden.qrels()

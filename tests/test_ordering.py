@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rag_metrics import GoldenSet, Run
-from rag_metrics.evaluate import evaluate
-from rag_metrics.io import parse_trec_run, run_to_text
+from rag_metrics.evaluation import evaluate
+from rag_metrics.io.trec import parse_trec_run, run_to_text
 from rag_metrics.ordering import desc_id_rank, order_rows, trec_order
 from rag_metrics.retrieval.ranking import top_k
 

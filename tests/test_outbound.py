@@ -10,9 +10,10 @@ import time
 import pytest
 from loopback import RawServer, reply
 
-from rag_metrics.access import Caller, operator
+from rag_metrics.config import parse_server_config
 from rag_metrics.errors import InputError
-from rag_metrics.outbound import (
+from rag_metrics.server.access import Caller, operator
+from rag_metrics.server.outbound import (
     MAX_TIMEOUT,
     OutboundError,
     OutboundPolicy,
@@ -21,7 +22,6 @@ from rag_metrics.outbound import (
     parse_allow,
     post_json,
 )
-from rag_metrics.server_config import parse_server_config
 from rag_metrics.systems.backends.http import HttpBackend, HttpConfig
 from rag_metrics.systems.base import LiveSystem, ResultMemo
 
@@ -338,7 +338,7 @@ def test_refused_and_http_errors_in_words_without_bodies_in_class_mode(raw):
 
 
 def _backend_system(url, policy_, **kw):
-    from rag_metrics.connections import ServerEnv
+    from rag_metrics.server.connections import ServerEnv
 
     env = ServerEnv(STUDENT, parse_server_config({"lab": {"allow": [f"127.0.0.1:{url.split(':')[2].split('/')[0]}"]}}))
     if policy_ is not None:

@@ -12,7 +12,8 @@ import pytrec_eval
 
 from rag_metrics import GoldenSet, Run
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import EvalOptions, evaluate, parse_gains
+from rag_metrics.evaluation import evaluate
+from rag_metrics.metrics.options import EvalOptions, parse_gains
 
 KS = [1, 3, 5, 10]
 

@@ -1,5 +1,5 @@
-"""The one policy place (issue 25/27): every feature asks rag_metrics.policy, configuration is read in
-rag_metrics.server_config only, budgets are settings with defaults and clear errors."""
+"""The one policy place (issue 25/27): every feature asks rag_metrics.server.policy, configuration is read in
+rag_metrics.config only, budgets are settings with defaults and clear errors."""
 from __future__ import annotations
 
 import re
@@ -7,11 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from rag_metrics.access import STUDENT, TEACHER, Caller, operator
-from rag_metrics.budgets import Budgets, RateLimiter, SpendLedger, client_address, parse_budgets
+from rag_metrics.budget_limits import Budgets, parse_budgets
+from rag_metrics.budgets import RateLimiter, SpendLedger, client_address
+from rag_metrics.config import SETTINGS, class_mode_on, parse_server_config, setting
 from rag_metrics.errors import InputError
-from rag_metrics.policy import ACTIONS, allowed, budget_message, limit
-from rag_metrics.server_config import SETTINGS, class_mode_on, parse_server_config, setting
+from rag_metrics.server.access import STUDENT, TEACHER, Caller, operator
+from rag_metrics.server.policy import ACTIONS, allowed, budget_message, limit
 
 ROOT = Path(__file__).resolve().parents[1]
 STUDENT_1 = Caller(STUDENT, space="seat-a", seat="a")
@@ -26,7 +27,7 @@ def test_environment_is_read_in_one_module() -> None:
     reads = re.compile(r"os\.environ\.get\(|os\.environ\[|os\.getenv\(|environ\.get\(\"RAG_METRICS")
     offenders = [f"{f.relative_to(ROOT)}:{i}" for f in _sources()
                  for i, line in enumerate(f.read_text(encoding="utf-8").splitlines(), 1) if reads.search(line)]
-    assert offenders == [], "read settings with rag_metrics.server_config.setting(): " + ", ".join(offenders)
+    assert offenders == [], "read settings with rag_metrics.config.setting(): " + ", ".join(offenders)
 
 
 def test_the_mode_is_not_reread_by_features() -> None:

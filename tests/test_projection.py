@@ -8,14 +8,9 @@ import pytest
 
 from rag_metrics import Chunk, GoldenQuery, GoldenSet, Run
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import EvalOptions, evaluate
-from rag_metrics.projection import (
-    LINK_KINDS,
-    NOT_COVERED,
-    available_methods,
-    corpus_map_chart,
-    project_corpus,
-)
+from rag_metrics.evaluation import evaluate
+from rag_metrics.insights.projection import LINK_KINDS, NOT_COVERED, available_methods, corpus_map_chart, project_corpus
+from rag_metrics.metrics.options import EvalOptions
 from rag_metrics.retrieval import HashingEncoder
 
 TEXTS = {

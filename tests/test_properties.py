@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rag_metrics import Run
-from rag_metrics.evaluate import evaluate
+from rag_metrics.evaluation import evaluate
 
 IDS = [str(i) for i in range(12)]
 METRICS = ["hit_rate", "precision", "recall", "mrr", "map", "ndcg", "ndcg_exp"]
@@ -32,7 +32,7 @@ def cases(draw):
 @given(cases(), st.integers(1, 3))
 def test_invariants(case, level):
     qrels, run = case
-    from rag_metrics.evaluate import EvalOptions
+    from rag_metrics.metrics.options import EvalOptions
 
     res = evaluate(qrels, run, EvalOptions(relevance_level=level))
     R = res.kernels.n_relevant

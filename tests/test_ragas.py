@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rag_metrics import GoldenQuery, GoldenSet, Run
-from rag_metrics.evaluate import EvalOptions, evaluate
-from rag_metrics.ragas import (
+from rag_metrics.evaluation import evaluate
+from rag_metrics.insights.ragas import (
     JUDGE_METRICS_NOTE,
     RELATION,
     context_metrics,
@@ -32,6 +32,7 @@ from rag_metrics.ragas import (
     ragas_rows,
     rank_weighted_context_precision,
 )
+from rag_metrics.metrics.options import EvalOptions
 
 
 @pytest.fixture()

@@ -13,7 +13,7 @@ import pytest
 from rag_metrics.cli import main
 from rag_metrics.errors import InputError
 from rag_metrics.formats import describe, describe_bytes, sniff
-from rag_metrics.io import read_qrels
+from rag_metrics.io.trec import read_qrels
 from rag_metrics.systems.raglog import parse_rag_log
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -215,7 +215,7 @@ def test_damaged_gzip_names_the_file_and_the_fix():
 
 
 def test_a_gzip_corpus_upload_is_read_like_its_plain_twin():
-    from rag_metrics.corpus import corpus_from_files
+    from rag_metrics.io.corpus import corpus_from_files
 
     c = corpus_from_files({"docs.jsonl.gz": gzip.compress(b'{"id": "a", "text": "hello"}\n'),
                            "notes.md.gz": gzip.compress(b"# Notes\nbody")})

@@ -6,7 +6,8 @@ import pytest
 
 from rag_metrics import Run
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import EvalOptions, evaluate
+from rag_metrics.evaluation import evaluate
+from rag_metrics.metrics.options import EvalOptions
 from rag_metrics.metrics.registry import METRICS, MetricKey, get_metric
 
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from rag_metrics import GoldenQuery, GoldenSet, Run
-from rag_metrics.compare import compare
+from rag_metrics.compare.paired import compare
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import evaluate
-from rag_metrics.report import best_and_worst, build_report, report_content
+from rag_metrics.evaluation import evaluate
+from rag_metrics.report.html import best_and_worst, build_report, report_content
 from rag_metrics.sample import sample_paths
 
 EVIL = '</script><script>window.__pwned = 1</script><img src=x onerror="window.__pwned=2">'
@@ -47,7 +47,7 @@ def other(result):
 
 def _corpus_map(result):
     from rag_metrics import Chunk
-    from rag_metrics.projection import project_corpus
+    from rag_metrics.insights.projection import project_corpus
     from rag_metrics.retrieval import HashingEncoder
 
     enc = HashingEncoder(32)
@@ -102,7 +102,7 @@ def test_html_escaped_and_offline(result, other):
     for sid in ("headline", "comparison", "curve", "categories", "ragas", "examples", "config"):
         assert f'id="{sid}"' in html
     assert 'id="map"' not in html
-    # the report speaks to stakeholders: plain verdicts (rag_metrics.compare.plain_verdict), no p-values
+    # the report speaks to stakeholders: plain verdicts (rag_metrics.compare.paired.plain_verdict), no p-values
     assert any(t in html for t in ("does better than", "apart yet", "perform about the same", "same result on every"))
     assert "vs bm25 on" in html or "vs dense on" in html  # the one-line summary
     assert "faithfulness" in html and "judge model" in html

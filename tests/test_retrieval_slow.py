@@ -73,7 +73,7 @@ def test_shipped_sample_embeddings_are_current(encoder, tmp_path: Path) -> None:
 
 
 def test_relevant_sample_chunks_outrank_random_ones(tmp_path: Path) -> None:
-    from rag_metrics.golden import load_golden
+    from rag_metrics.io.golden import load_golden
     from rag_metrics.retrieval import EmbeddingCache, load_sample_index
 
     golden = load_golden(GOLDEN)

@@ -9,11 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
-from rag_metrics import GoldenQuery, GoldenSet, Run, ab
-from rag_metrics import sandbox as S
-from rag_metrics.compare import compare, per_query_deltas
+from rag_metrics import GoldenQuery, GoldenSet, Run
+from rag_metrics.compare import ab
+from rag_metrics.compare.paired import compare, per_query_deltas
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import EvalOptions, evaluate
+from rag_metrics.evaluation import evaluate
+from rag_metrics.lesson import sandbox as S
+from rag_metrics.metrics.options import EvalOptions
 from rag_metrics.types import Chunk
 
 
@@ -241,7 +243,7 @@ def test_compare_p_values_and_bh_match_scipy_on_known_inputs():
     ok = ~np.isnan(df["p_ttest"].to_numpy())
     assert np.allclose(df["p_ttest_adj"].to_numpy()[ok],
                        stats.false_discovery_control(df["p_ttest"].to_numpy()[ok], method="bh"))
-    # one decision rule (rag_metrics.compare): significant <=> adjusted p <= 0.05 <=> the interval excludes 0
+    # one decision rule (rag_metrics.compare.paired): significant <=> adjusted p <= 0.05 <=> the interval excludes 0
     sig = df["p_ttest_adj"].fillna(1.0) <= 0.05
     assert list(df["significant"]) == list(sig)
     assert list(sig) == list((df["ci_low"] > 0) | (df["ci_high"] < 0))

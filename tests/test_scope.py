@@ -9,8 +9,9 @@ import pytest
 
 from rag_metrics import GoldenQuery, GoldenSet, Run
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import EvalOptions, evaluate
-from rag_metrics.io import read_qrels, read_run
+from rag_metrics.evaluation import evaluate
+from rag_metrics.io.trec import read_qrels, read_run
+from rag_metrics.metrics.options import EvalOptions
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_corpus" / "golden.jsonl"
 

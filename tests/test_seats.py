@@ -1,5 +1,6 @@
-"""Seats of a class (rag_metrics.seats), who sees what (rag_metrics.access, rag_metrics.ownership) and
-copy-on-write private spaces (rag_metrics.workspace.read_through): the library, without Streamlit."""
+"""Seats of a class (rag_metrics.server.seats), who sees what (rag_metrics.server.access,
+rag_metrics.systems.ownership) and
+copy-on-write private spaces (rag_metrics.workspace.store.read_through): the library, without Streamlit."""
 from __future__ import annotations
 
 import json
@@ -7,11 +8,10 @@ import threading
 
 import pytest
 
-from rag_metrics.access import OPERATOR, STUDENT, TEACHER, Caller
-from rag_metrics.corpus_store import load_corpus, save_corpus, stored_corpora
+from rag_metrics.config import class_start_problem, parse_server_config
 from rag_metrics.errors import InputError
-from rag_metrics.ownership import corpus_space, own_name, system_store, visible_corpora, visible_systems
-from rag_metrics.seats import (
+from rag_metrics.server.access import OPERATOR, STUDENT, TEACHER, Caller
+from rag_metrics.server.seats import (
     CODE_CHARS,
     MAX_DEVICES,
     AttemptGuard,
@@ -22,10 +22,11 @@ from rag_metrics.seats import (
     seat_caller,
     seat_space,
 )
-from rag_metrics.server_config import class_start_problem, parse_server_config
+from rag_metrics.systems.ownership import corpus_space, own_name, system_store, visible_corpora, visible_systems
 from rag_metrics.systems.store import SystemStore
 from rag_metrics.types import Corpus, Document, GoldenQuery, GoldenSet
-from rag_metrics.workspace import DEFAULT_SPACE, Workspace, choose_space, read_through, space_dir
+from rag_metrics.workspace.corpora import load_corpus, save_corpus, stored_corpora
+from rag_metrics.workspace.store import DEFAULT_SPACE, Workspace, choose_space, read_through, space_dir
 
 A = GoldenSet((GoldenQuery("q1", "a?", "", {"d#0": 1}),))
 B = GoldenSet((GoldenQuery("q1", "b?", "", {"d#0": 2}),))
@@ -221,7 +222,7 @@ def test_teacher_key(given, ok):
 
 
 def test_teacher_tokens():
-    from rag_metrics.seats import check_teacher_token, teacher_token
+    from rag_metrics.server.seats import check_teacher_token, teacher_token
 
     key = "the right key 123"
     tok = teacher_token(key, now=1000.0, ttl=60)
@@ -264,7 +265,7 @@ def test_reads_and_writes_by_role():
 
 
 def _seat(seat_id: str):
-    from rag_metrics.seats import Seat
+    from rag_metrics.server.seats import Seat
 
     return Seat(seat_id, "x", 0.0, 0.0)
 

@@ -6,9 +6,10 @@ import pytest
 
 from app_helpers import library_result
 from rag_metrics import GoldenSet, Run
-from rag_metrics.compare import compare
-from rag_metrics.evaluate import EvalOptions, evaluate
-from rag_metrics.story import achievable, ideal_run, pick_examples, presenter_story, snippet, target_readouts
+from rag_metrics.compare.paired import compare
+from rag_metrics.evaluation import evaluate
+from rag_metrics.metrics.options import EvalOptions
+from rag_metrics.report.story import achievable, ideal_run, pick_examples, presenter_story, snippet, target_readouts
 
 # q1 relevant {a}: ranked 1st (win); q2 relevant {x, y}: first at rank 7 (near miss at K = 5);
 # q3 relevant {m}: never retrieved (miss); q4 relevant {p}: rank 3

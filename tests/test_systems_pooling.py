@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import evaluate
+from rag_metrics.evaluation import evaluate
 from rag_metrics.systems.pooling import judged_warning, pooled_queue, system_table
 from rag_metrics.types import GoldenQuery, GoldenSet, Run
 

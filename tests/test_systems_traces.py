@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from rag_metrics.cli import main
-from rag_metrics.evaluate import evaluate
-from rag_metrics.golden import load_golden
-from rag_metrics.io import load_run
+from rag_metrics.evaluation import evaluate
+from rag_metrics.io.golden import load_golden
+from rag_metrics.io.trec import load_run
 from rag_metrics.systems.raglog import looks_like_rag_log, parse_rag_log
 from rag_metrics.systems.traces import looks_like_trace_export, trace_format
 from rag_metrics.systems.uploads import RagLogSystem, parse_upload

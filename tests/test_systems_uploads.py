@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import evaluate
+from rag_metrics.evaluation import evaluate
 from rag_metrics.systems.base import System, match_questions
 from rag_metrics.systems.raglog import parse_rag_log
 from rag_metrics.systems.textmatch import (

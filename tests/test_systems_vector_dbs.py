@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import evaluate
+from rag_metrics.evaluation import evaluate
 from rag_metrics.retrieval.encoders import HashingEncoder
 from rag_metrics.systems.base import ResultMemo
 from rag_metrics.types import Chunk, GoldenQuery, GoldenSet

@@ -7,7 +7,7 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 from starlette.testclient import TestClient
 
-from rag_metrics.seats import TEACHER_COOKIE
+from rag_metrics.server.seats import TEACHER_COOKIE
 from rag_metrics.teacher_sessions import TeacherSessions
 from ui import teacher_route
 

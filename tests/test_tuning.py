@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from rag_metrics.cli import main
-from rag_metrics.corpus import load_corpus
 from rag_metrics.errors import InputError
-from rag_metrics.golden import load_golden
+from rag_metrics.io.corpus import load_corpus
+from rag_metrics.io.golden import load_golden
 from rag_metrics.retrieval.cache import EmbeddingCache
 from rag_metrics.retrieval.chunking import chunk_corpus
 from rag_metrics.sample import sample_paths
@@ -93,7 +93,7 @@ def test_config_toml_round_trips():
 
 # ---- labels ----------------------------------------------------------------------------------
 def test_chunk_labels_as_evidence_judge_as_the_chunk_labels_on_their_chunking(sample):
-    from rag_metrics.evaluate import evaluate
+    from rag_metrics.evaluation import evaluate
     from rag_metrics.evidence import CorpusIndex, EvidenceJudge
     from tests.app_helpers import sample_index
 
@@ -266,7 +266,7 @@ def test_cli_sweep_writes_results_and_a_baseline(tmp_path, capsys, monkeypatch):
     assert "2 configurations over 1 chunking" in err and "chosen: 400/100" in out and "held-out" in out
     data = json.loads((tmp_path / "sweep.json").read_text())
     assert len(data["results"]) == 2
-    from rag_metrics.history import load_saved_run
+    from rag_metrics.compare.history import load_saved_run
 
     assert load_saved_run(tmp_path / "base.json").system.startswith("sweep: 400/100")
     rc = main(["sweep", "--corpus", str(p.docs), "--golden", str(p.golden), "--grid", str(grid),
@@ -275,9 +275,9 @@ def test_cli_sweep_writes_results_and_a_baseline(tmp_path, capsys, monkeypatch):
 
 
 def test_a_students_sweep_is_bounded_by_the_policy_place():
-    from rag_metrics.access import STUDENT, Caller, operator
-    from rag_metrics.budgets import Budgets
-    from rag_metrics.policy import budget_message
+    from rag_metrics.budget_limits import Budgets
+    from rag_metrics.server.access import STUDENT, Caller, operator
+    from rag_metrics.server.policy import budget_message
 
     student = Caller(STUDENT, space="seat-1", seat="1")
     assert budget_message(student, "sweep_configs", Budgets(), 12, "configurations") is None

@@ -8,9 +8,9 @@ import zipfile
 
 import pytest
 
-from rag_metrics.golden import golden_to_text
+from rag_metrics.io.golden import golden_to_text
 from rag_metrics.types import GoldenQuery, GoldenSet
-from rag_metrics.workspace import (
+from rag_metrics.workspace.store import (
     DEFAULT_SPACE,
     HISTORY_SIZE,
     MAX_ARCHIVE_BYTES,
@@ -116,7 +116,7 @@ def test_check_names_the_file_and_repair_keeps_a_backup(tmp_path, kind):
 
 
 def test_too_large_file_is_reported_not_loaded(tmp_path, monkeypatch):
-    import rag_metrics.workspace as wsmod
+    import rag_metrics.workspace.store as wsmod
 
     monkeypatch.setattr(wsmod, "MAX_GOLDEN_BYTES", 10)
     ws = Workspace("c", tmp_path)
@@ -303,14 +303,14 @@ def test_save_refuses_what_could_not_be_read_back(tmp_path, query):
 
 
 def test_choose_space(tmp_path):
-    from rag_metrics.workspace import choose_space
+    from rag_metrics.workspace.store import choose_space
 
     Workspace("c", tmp_path).save(A, None)
     assert choose_space(None, "t1", class_mode_on=False, root=tmp_path) == (DEFAULT_SPACE, None)
     space, warn = choose_space(None, "t1", class_mode_on=True, root=tmp_path)
     assert space == "private-t1" and warn is None
     # copy-on-write: the private space reads the shared set until its first change
-    from rag_metrics.workspace import read_through
+    from rag_metrics.workspace.store import read_through
 
     assert Workspace("c", tmp_path, space=space).load() is None
     assert _disk(read_through("c", space, tmp_path)).queries == A.queries

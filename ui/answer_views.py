@@ -18,9 +18,9 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from rag_metrics.answers.evaluate import AnswerEvaluation
-from rag_metrics.answers.registry import ANSWER_METRICS
-from rag_metrics.evaluate import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED
+from rag_metrics.answers.scoring import AnswerEvaluation
+from rag_metrics.evaluation import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED
+from rag_metrics.metrics.answer_registry import ANSWER_METRICS
 from ui import cache, compare_views, state, views
 
 __all__ = ["CurrentAnswers", "compare_section", "current", "dashboard_section", "presenter_section", "publish",
@@ -52,8 +52,8 @@ def publish(items: Any, items_key: str, source: str) -> None:
 def _answer_logs(corpus_name: str) -> list[tuple[Any, Any]]:
     """``(SystemStore, SystemSpec)`` of every stored RAG log or trace export with answers this session
     sees for a corpus: its own space first, then the shared one, never another student's
-    (:func:`rag_metrics.ownership.system_stores`); a name once."""
-    from rag_metrics.ownership import system_stores
+    (:func:`rag_metrics.systems.ownership.system_stores`); a name once."""
+    from rag_metrics.systems.ownership import system_stores
 
     seen: dict[str, tuple[Any, Any]] = {}
     for _, store in system_stores(state.caller(), corpus_name):
@@ -194,7 +194,7 @@ def compare_section(ctx: Any) -> None:
     """Two answer systems compared on the questions both answered: the retrieval verdict table's
     shape and decision rule."""
     from rag_metrics.answers.summary import systems
-    from rag_metrics.compare import DECISION_RULE, comparison_summary, interval_note
+    from rag_metrics.compare.paired import DECISION_RULE, comparison_summary, interval_note
 
     views.section("Answer systems: A vs B", "Two systems' answers to the same golden questions, paired by "
                   "question; the same decision rule as the retrieval table.")
@@ -254,7 +254,7 @@ def presenter_section(content: Any) -> None:
     for line in a.lines:
         st.markdown(f"- {views.esc(line)}")
     if a.comparison is not None and len(a.comparison):
-        from rag_metrics.compare import comparison_summary
+        from rag_metrics.compare.paired import comparison_summary
 
         x, y = a.comparison_names
         st.markdown(f"**{views.esc(comparison_summary(a.comparison, x, y, plain=True))}**  \n"

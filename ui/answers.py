@@ -7,8 +7,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from rag_metrics.answers.evaluate import AnswerEvaluation
-from rag_metrics.answers.registry import ANSWER_METRICS
+from rag_metrics.answers.scoring import AnswerEvaluation
 from rag_metrics.answers.types import (
     NOT_A_CLAIM,
     SUPPORTED,
@@ -16,8 +15,9 @@ from rag_metrics.answers.types import (
     AnswerItem,
     MetricScore,
 )
+from rag_metrics.config import variable
 from rag_metrics.errors import InputError
-from rag_metrics.server_config import variable
+from rag_metrics.metrics.answer_registry import ANSWER_METRICS
 from ui import views
 
 KEY_URL, KEY_MODEL, KEY_EMBED, KEY_KEYVAR = "answers_judge_url", "answers_judge_model", "answers_judge_embed", \
@@ -36,7 +36,7 @@ def label(metric: str) -> str:
 def _class_judge_form(env: Any) -> Any:
     """Class mode: only the operator's judge (``lab.judge``); no URL, model or key field."""
     from rag_metrics.answers.llm import JudgeConfig
-    from rag_metrics.connections import judge_api_key
+    from rag_metrics.server.connections import judge_api_key
 
     judge = env.config.judge
     if not judge:
@@ -73,7 +73,7 @@ def judge_form() -> Any:
     ``st.secrets`` under that name (or ``lab.judge.api_key`` for the configured judge's URL); it is
     never stored in the session or exported.  Class mode: only the operator's judge is offered."""
     from rag_metrics.answers.llm import DEFAULT_KEY_ENV, JudgeConfig
-    from rag_metrics.connections import judge_api_key
+    from rag_metrics.server.connections import judge_api_key
     from ui import server
 
     env = server.env()
@@ -117,8 +117,8 @@ def run_llm(items: list[AnswerItem], items_key: str, cfg: Any, api_key: str | No
     """Run the LLM judge with a progress bar (calls, cache hits, tokens, time); a click on Stop or
     any rerun cancels it (replies already paid for stay in the disk cache).  The judge connects only
     where this session's outbound policy allows."""
-    from rag_metrics.answers.evaluate import evaluate_answers
     from rag_metrics.answers.llm import LLMJudge
+    from rag_metrics.answers.scoring import evaluate_answers
     from ui import server
 
     try:

@@ -103,7 +103,7 @@ def offers_golden_from_log(items: list[Dropped]) -> bool:
 
 def _corpus_of(items: list[Dropped]) -> tuple[Any, str, str] | None:
     """The corpus the files give: ``(Corpus, level, name)`` or None."""
-    from rag_metrics.corpus import corpus_from_files
+    from rag_metrics.io.corpus import corpus_from_files
 
     for it in items:
         if it.read is not None and it.read.kind == "llamaindex":

@@ -15,7 +15,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 
-from rag_metrics.server_config import setting
+from rag_metrics.config import setting
 
 __all__ = ["DEFAULT_BUDGET_MB", "Budget", "budget_bytes", "chunking_bytes", "index_bytes", "release_freed_memory"]
 

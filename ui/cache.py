@@ -20,7 +20,7 @@ not hash them):
 ``config_memo / config_evaluation``          a Compare-page configuration (A or B): chunking,
                                              retriever, model, depth (the default model reuses
                                              ``retrieval_memo``)
-``comparison / ab_category_table``           paired A vs B tables (``rag_metrics.compare``)
+``comparison / ab_category_table``           paired A vs B tables (``rag_metrics.compare.paired``)
 
 Insights pages (RAGAS, golden-set health, corpus map, presenter / report):
 
@@ -51,8 +51,8 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from rag_metrics import readouts
-from rag_metrics.evaluate import EvaluationResult, evaluate
+from rag_metrics.evaluation import EvaluationResult, evaluate
+from rag_metrics.insights import readouts
 from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, RETRIEVER_KINDS
 from rag_metrics.retrieval.memo import LazyEncoder, RetrievalMemo
 from rag_metrics.types import Chunk, Corpus, GoldenSet
@@ -96,7 +96,7 @@ class ChunkSet:
 def sample_corpus(language: str = "en") -> tuple[Corpus, str]:
     """The bundled sample corpus in ``language`` ("en": ``sample_corpus``, "da": ``sample_corpus_da``)
     and its fingerprint."""
-    from rag_metrics.corpus import load_corpus
+    from rag_metrics.io.corpus import load_corpus
     from rag_metrics.sample import SAMPLE_FOLDERS, sample_paths
 
     corpus = load_corpus(sample_paths(language=language).docs, name=SAMPLE_FOLDERS[language][0])
@@ -106,7 +106,7 @@ def sample_corpus(language: str = "en") -> tuple[Corpus, str]:
 @st.cache_resource(show_spinner=False)
 def sample_golden(language: str = "en") -> GoldenSet:
     """The shipped golden set of the sample in ``language`` (``sample_corpus/golden.jsonl``)."""
-    from rag_metrics.golden import load_golden
+    from rag_metrics.io.golden import load_golden
     from rag_metrics.sample import sample_paths
 
     g = load_golden(sample_paths(language=language).golden)
@@ -188,7 +188,7 @@ def warm_in_background() -> Any:
     no model).  ``RAG_METRICS_WARM=0`` turns it off.  Returns the thread (``None`` when off)."""
     import threading
 
-    from rag_metrics.server_config import setting
+    from rag_metrics.config import setting
 
     if setting("warm") in ("0", "false", "no"):
         return None
@@ -270,9 +270,9 @@ def evaluation_documents(_memo: RetrievalMemo, _golden: GoldenSet, _chunks: Chun
 @st.cache_resource(show_spinner=False, max_entries=4)
 def chunk_table(_chunks: ChunkSet, _golden: GoldenSet | None, chunks_fp: str, golden_fp: str,
                 relevance_level: int) -> pd.DataFrame:
-    """The Corpus explorer's chunk table (:func:`rag_metrics.golden_edit.chunk_table`), kept on the
+    """The Corpus explorer's chunk table (:func:`rag_metrics.authoring.golden_edit.chunk_table`), kept on the
     server: pages filter it and send one page.  Read-only (shared by every session)."""
-    from rag_metrics.golden_edit import chunk_table as table
+    from rag_metrics.authoring.golden_edit import chunk_table as table
 
     return table(_chunks.chunks, _golden, relevance_level)
 
@@ -293,8 +293,8 @@ def summary_table(_result: EvaluationResult, key: EvalKey, k: int, metrics: tupl
 @st.cache_data(show_spinner=False, max_entries=256)
 def target_readouts(_result: EvaluationResult, key: EvalKey, k: int) -> tuple:
     """The lesson's targets at ``k`` with the best value the labels allow
-    (:func:`rag_metrics.story.target_readouts`)."""
-    from rag_metrics.story import target_readouts as readouts_of
+    (:func:`rag_metrics.report.story.target_readouts`)."""
+    from rag_metrics.report.story import target_readouts as readouts_of
 
     return readouts_of(_result, k)
 
@@ -342,7 +342,7 @@ def abstention_counts(_result: EvaluationResult, key: EvalKey, threshold: float)
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def worst_query(_result: EvaluationResult, key: EvalKey, metric: str, k: int) -> str | None:
-    """The in-mean question with the lowest ``metric@k`` (:func:`rag_metrics.readouts.worst_query`)."""
+    """The in-mean question with the lowest ``metric@k`` (:func:`rag_metrics.insights.readouts.worst_query`)."""
     return readouts.worst_query(_result, metric, k)
 
 
@@ -446,7 +446,7 @@ def config_golden(_golden: GoldenSet, _labelled: ChunkSet, _target: ChunkSet, go
                   target_fp: str, level: str) -> tuple[GoldenSet, Any, dict[str, str] | None]:
     """A configuration's golden set (labels carried to its chunking at chunk level), the carry-over
     report, and ``chunk_to_doc`` at document level: once per golden version and pair of chunkings."""
-    from rag_metrics import ab
+    from rag_metrics.compare import ab
 
     golden, report = ab.golden_for(_golden, level, _labelled.chunks, _target.chunks)  # type: ignore[arg-type]
     c2d = ab.chunk_to_doc(_labelled.chunks, _target.chunks) if level == "document" else None
@@ -465,7 +465,7 @@ def config_evaluation(_memo: RetrievalMemo, _golden: GoldenSet, _c2d: dict[str, 
 def comparison(_a: EvaluationResult, _b: EvaluationResult, key_a: EvalKey, key_b: EvalKey,
                keys: tuple[str, ...]) -> pd.DataFrame:
     """``compare(a, b, keys)``: the verdict table (verdict, sentence, plain), as ``rag-metrics compare``."""
-    from rag_metrics.compare import compare
+    from rag_metrics.compare.paired import compare
 
     return compare(_a, _b, list(keys))
 
@@ -473,7 +473,7 @@ def comparison(_a: EvaluationResult, _b: EvaluationResult, key_a: EvalKey, key_b
 @st.cache_data(show_spinner=False, max_entries=64)
 def ab_category_table(_a: EvaluationResult, _b: EvaluationResult, key_a: EvalKey, key_b: EvalKey, metric: str,
                    k: int) -> pd.DataFrame:
-    from rag_metrics.ab import category_deltas
+    from rag_metrics.compare.ab import category_deltas
 
     return category_deltas(_a, _b, metric, k)
 
@@ -519,8 +519,8 @@ def question_embeddings(questions: Sequence[str]) -> np.ndarray:
 @st.cache_resource(show_spinner=False, max_entries=24)
 def corpus_map(_chunks: ChunkSet, _golden: GoldenSet, _result: EvaluationResult, chunks_fp: str,
                key: EvalKey, k: int, method: str, relevance_level: int):
-    """:func:`rag_metrics.projection.project_corpus` of the current chunks, golden set and run."""
-    from rag_metrics.projection import project_corpus
+    """:func:`rag_metrics.insights.projection.project_corpus` of the current chunks, golden set and run."""
+    from rag_metrics.insights.projection import project_corpus
 
     cx = chunk_embeddings(_chunks, chunks_fp)
     qx = question_embeddings([q.question for q in _golden])
@@ -535,7 +535,7 @@ def map_spec(_cmap: Any, key: EvalKey, k: int, method: str, query_id: str | None
              height: int = 860) -> dict:
     """The corpus map chart as a Vega-Lite spec (width follows the container); ``key``, ``k`` and
     ``method`` name the projection ``_cmap``."""
-    from rag_metrics.projection import corpus_map_chart
+    from rag_metrics.insights.projection import corpus_map_chart
 
     chart = corpus_map_chart(_cmap, query_id=query_id, color=color, width="container", height=height,  # type: ignore[arg-type]
                              title=None)
@@ -563,14 +563,14 @@ def map_spec(_cmap: Any, key: EvalKey, k: int, method: str, query_id: str | None
 # ---- RAGAS ------------------------------------------------------------------------------------------
 @st.cache_data(show_spinner=False, max_entries=64)
 def context_table(_result: EvaluationResult, key: EvalKey, k: int) -> pd.DataFrame:
-    from rag_metrics.ragas import context_metrics
+    from rag_metrics.insights.ragas import context_metrics
 
     return context_metrics(_result, k)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def context_summary(_result: EvaluationResult, key: EvalKey, k: int) -> pd.DataFrame:
-    from rag_metrics.ragas import context_metrics_summary
+    from rag_metrics.insights.ragas import context_metrics_summary
 
     return context_metrics_summary(_result, k)
 
@@ -579,7 +579,7 @@ def context_summary(_result: EvaluationResult, key: EvalKey, k: int) -> pd.DataF
 def ragas_export(_result: EvaluationResult, _chunks: ChunkSet, key: EvalKey, k: int, fmt: str,
                  document_level: bool) -> str:
     """RAGAS-ready dataset text (``fmt`` ``jsonl`` or ``csv``)."""
-    from rag_metrics.ragas import ragas_csv, ragas_jsonl
+    from rag_metrics.insights.ragas import ragas_csv, ragas_jsonl
 
     fn = ragas_jsonl if fmt == "jsonl" else ragas_csv
     return fn(_result, _chunks.text, k, chunk_to_doc=_chunks.doc if document_level else None)
@@ -588,14 +588,14 @@ def ragas_export(_result: EvaluationResult, _chunks: ChunkSet, key: EvalKey, k: 
 # ---- golden-set health --------------------------------------------------------------------------------
 @st.cache_data(show_spinner=False, max_entries=32)
 def health_unknown(_golden: GoldenSet, _known: Sequence[str], golden_fp: str, ids_key: str) -> pd.DataFrame:
-    from rag_metrics.health import unknown_ids
+    from rag_metrics.insights.health import unknown_ids
 
     return unknown_ids(_golden, set(_known))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def health_exact_duplicates(_chunks: ChunkSet, chunks_fp: str) -> pd.DataFrame:
-    from rag_metrics.health import exact_duplicates
+    from rag_metrics.insights.health import exact_duplicates
 
     return exact_duplicates(_chunks.chunks)
 
@@ -609,7 +609,7 @@ def health_duplicate_groups(_chunks: ChunkSet, chunks_fp: str) -> int:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def health_near_duplicates(_chunks: ChunkSet, chunks_fp: str, threshold: float) -> pd.DataFrame:
-    from rag_metrics.health import near_duplicates
+    from rag_metrics.insights.health import near_duplicates
 
     return near_duplicates(chunk_embeddings(_chunks, chunks_fp), _chunks.ids, threshold,
                            doc_ids=[c.doc_id for c in _chunks.chunks])
@@ -617,14 +617,14 @@ def health_near_duplicates(_chunks: ChunkSet, chunks_fp: str, threshold: float) 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def health_unlabelled(_golden: GoldenSet, golden_fp: str) -> pd.DataFrame:
-    from rag_metrics.health import unlabelled_queries
+    from rag_metrics.insights.health import unlabelled_queries
 
     return unlabelled_queries(_golden)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def health_candidates(_result: EvaluationResult, _text: dict, key: EvalKey, k: int, min_queries: int) -> pd.DataFrame:
-    from rag_metrics.health import judging_candidates
+    from rag_metrics.insights.health import judging_candidates
 
     return judging_candidates(_result, k, min_queries, _text)
 
@@ -632,7 +632,7 @@ def health_candidates(_result: EvaluationResult, _text: dict, key: EvalKey, k: i
 @st.cache_data(show_spinner=False, max_entries=64)
 def health_too_easy(_golden: GoldenSet, _text: dict, golden_fp: str, ids_key: str, threshold: float,
                     relevance_level: int) -> pd.DataFrame:
-    from rag_metrics.health import too_easy_queries
+    from rag_metrics.insights.health import too_easy_queries
 
     return too_easy_queries(_golden, _text, threshold, relevance_level=relevance_level, all_queries=True)
 
@@ -647,7 +647,7 @@ def health_too_easy_count(_golden: GoldenSet, _text: dict, golden_fp: str, ids_k
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def health_ci_width(_result: EvaluationResult, key: EvalKey, metric: str, k: int, target: float) -> pd.DataFrame:
-    from rag_metrics.health import ci_width_by_category
+    from rag_metrics.insights.health import ci_width_by_category
 
     return ci_width_by_category(_result, metric, k, target)
 
@@ -655,7 +655,7 @@ def health_ci_width(_result: EvaluationResult, key: EvalKey, metric: str, k: int
 @st.cache_data(show_spinner=False, max_entries=64)
 def health_ci_overall(_result: EvaluationResult, key: EvalKey, metric: str, k: int, target: float) -> dict | None:
     """The ``(all)`` row of :func:`health_ci_width` (``None`` when no query enters the mean)."""
-    from rag_metrics.health import ALL_CATEGORIES
+    from rag_metrics.insights.health import ALL_CATEGORIES
 
     t = health_ci_width(_result, key, metric, k, target)
     rows = t[t["category"] == ALL_CATEGORIES].to_dict("records")
@@ -664,7 +664,7 @@ def health_ci_overall(_result: EvaluationResult, key: EvalKey, metric: str, k: i
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def health_ci_curve_spec(_result: EvaluationResult, key: EvalKey, metric: str, k: int, target: float) -> dict:
-    from rag_metrics.health import ci_width_chart, ci_width_curve
+    from rag_metrics.insights.health import ci_width_chart, ci_width_curve
 
     curve = ci_width_curve(_result, metric, k, target_half_width=target)
     return ci_width_chart(curve, target, title="").properties(width="container", height=340).to_dict()
@@ -674,7 +674,7 @@ def health_ci_curve_spec(_result: EvaluationResult, key: EvalKey, metric: str, k
 @st.cache_resource(show_spinner=False, max_entries=16)
 def report_content_for(_result: EvaluationResult, _text: dict, _config: dict, _comparison: Any, report_key: tuple,
                        k: int, names: tuple[str, str], title: str, options: tuple = (), _answers: Any = None):
-    from rag_metrics.report import report_content
+    from rag_metrics.report.html import report_content
 
     return report_content(_result, k=k, chunk_text=_text, config=_config, comparison=_comparison,
                           comparison_names=names, title=title, answers=_answers, **dict(options))
@@ -690,7 +690,7 @@ def chart_spec(_chart: Any, key: tuple) -> dict:
 @st.cache_data(show_spinner=False, max_entries=32)
 def golden_export(_golden: GoldenSet, golden_fp: str, fmt: str) -> str:
     """The golden set as ``csv`` / ``json`` / ``jsonl`` / TREC ``qrels`` text (one format, on demand)."""
-    from rag_metrics.golden_edit import export_golden
+    from rag_metrics.authoring.golden_edit import export_golden
 
     return export_golden(_golden, fmt)
 
@@ -698,7 +698,7 @@ def golden_export(_golden: GoldenSet, golden_fp: str, fmt: str) -> str:
 @st.cache_data(show_spinner=False, max_entries=32)
 def golden_validation(_golden: GoldenSet, _known: Sequence[str], golden_fp: str, ids_key: str) -> Any:
     """Validation of the golden set against the corpus ids (unknown ids, unlabelled questions)."""
-    from rag_metrics.golden import validate_golden
+    from rag_metrics.io.golden import validate_golden
 
     return validate_golden(_golden, set(_known))
 
@@ -708,7 +708,7 @@ def golden_editor_options(_golden: GoldenSet, _known: Sequence[str], golden_fp: 
                           ) -> tuple[list[str], list[str]]:
     """The editor's choices: categories (the usual ones plus any in the set) and label ids (the
     corpus ids plus any id the set names)."""
-    from rag_metrics.golden_edit import CATEGORIES
+    from rag_metrics.authoring.golden_edit import CATEGORIES
 
     categories = list(dict.fromkeys([*CATEGORIES, *(q.category for q in _golden if q.category)]))
     ids = list(dict.fromkeys([*_known, *(i for q in _golden for i in q.relevant)]))
@@ -798,9 +798,9 @@ def merged_answers(_sets: tuple, key: str) -> tuple:
 def answers_offline(_items: tuple, items_key: str, threshold: float) -> Any:
     """Offline approximations and reference metrics of ``_items`` (keyed by their fingerprint)."""
     from rag_metrics.answers.embed import add_shipped_answer_embeddings
-    from rag_metrics.answers.evaluate import evaluate_answers
     from rag_metrics.answers.offline import OfflineJudge
     from rag_metrics.answers.reference import ReferenceMetrics
+    from rag_metrics.answers.scoring import evaluate_answers
 
     enc = encoder()
     emb = add_shipped_answer_embeddings(embedding_cache(_default_cache_dir()))
@@ -849,12 +849,12 @@ def answers_report_section(_ev: Any, ev_key: str, source: str) -> Any:
 # ==== end of the answers page block =====================================================================
 
 
-# ---- labels proposed from reference answers (rag_metrics.label_suggest) -----------------------------
+# ---- labels proposed from reference answers (rag_metrics.authoring.label_suggest) -----------------------------
 @st.cache_data(show_spinner=False, max_entries=256)
 def reference_proposals(_chunks: ChunkSet, chunks_fp: str, reference: str, top: int) -> pd.DataFrame:
     """The chunks that support ``reference`` (MiniLM similarity through the embedding cache, and
-    rapidfuzz over its sentences), best first: :func:`rag_metrics.label_suggest.propose_supporting_chunks`."""
-    from rag_metrics.label_suggest import propose_supporting_chunks
+    rapidfuzz over its sentences), best first: :func:`rag_metrics.authoring.label_suggest.propose_supporting_chunks`."""
+    from rag_metrics.authoring.label_suggest import propose_supporting_chunks
 
     vectors = chunk_embeddings(_chunks, chunks_fp)
     ref = question_embeddings([reference])[0]

@@ -9,10 +9,11 @@ import logging
 
 import streamlit as st
 
-from rag_metrics.budgets import Budgets, RateLimiter, client_address
+from rag_metrics.budget_limits import Budgets
+from rag_metrics.budgets import RateLimiter, client_address
+from rag_metrics.config import load_server_config
 from rag_metrics.errors import InputError
-from rag_metrics.seats import SeatRegistry
-from rag_metrics.server_config import load_server_config
+from rag_metrics.server.seats import SeatRegistry
 
 __all__ = ["address", "budgets", "guess_failed", "guesses_blocked", "seat_blocked"]
 

@@ -12,9 +12,9 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from rag_metrics import ab
+from rag_metrics.compare import ab
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import EvaluationResult
+from rag_metrics.evaluation import EvaluationResult
 from ui import cache, sidebar, state, views
 
 #: ``step(text, done=0, total=0)``: what :func:`evaluate_config` is doing, and how far.
@@ -204,10 +204,10 @@ def report_names(a: ab.Config, b: ab.Config) -> tuple[str, str]:
 # ---- the verdict table -------------------------------------------------------------------------------
 def verdict_rows(table: pd.DataFrame, names: list[str] | None = None) -> dict[str, list[str]]:
     """The Compare page's one table, as shown: metric, A, B, difference, interval (one header,
-    :data:`rag_metrics.compare.INTERVAL_HEADER`; its level in :func:`rag_metrics.compare.interval_note`),
+    :data:`rag_metrics.compare.paired.INTERVAL_HEADER`; its level in :func:`rag_metrics.compare.paired.interval_note`),
     adjusted p, verdict, minimum detectable effect, wins / losses / ties (strings from a
-    :func:`rag_metrics.compare.compare` table, one row per metric)."""
-    from rag_metrics.compare import INTERVAL_HEADER
+    :func:`rag_metrics.compare.paired.compare` table, one row per metric)."""
+    from rag_metrics.compare.paired import INTERVAL_HEADER
 
     return {
         "Metric": names if names is not None else [f"{views.label(m)}@{kk}"
@@ -229,7 +229,7 @@ def verdict_columns() -> dict[str, Any]:
     """``column_config`` of a :func:`verdict_rows` table: short headers (the full names in each
     header's help), so the nine columns fit the page at 1024 px without a clipped header; the data
     keeps :func:`verdict_rows`' column names."""
-    from rag_metrics.compare import INTERVAL_HEADER, MIN_EFFECT
+    from rag_metrics.compare.paired import INTERVAL_HEADER, MIN_EFFECT
 
     text = st.column_config.TextColumn
     return {

@@ -1,8 +1,8 @@
 """Streamlit pieces of drafting the golden set with a judge: the drafts' review, relevance
 suggestions beside the chunks of the labelling queue, and "Judge vs people".
 
-Every rule lives in the library (:mod:`rag_metrics.drafting`, :mod:`rag_metrics.relevance_judge`,
-:mod:`rag_metrics.agreement`, :mod:`rag_metrics.provenance`); this module keeps the session's
+Every rule lives in the library (:mod:`rag_metrics.authoring.drafting`, :mod:`rag_metrics.authoring.relevance_judge`,
+:mod:`rag_metrics.authoring.judge_agreement`, :mod:`rag_metrics.insights.provenance`); this module keeps the session's
 review queue and suggestions, draws them, and saves through the golden session like every edit.
 Long judge runs show a progress bar (calls, cache hits, tokens) and stop on any click (Streamlit
 reruns; replies already paid for stay in the judge's cache).
@@ -27,7 +27,7 @@ VIEW = "golden_view"
 
 # ---- session objects -----------------------------------------------------------------------------
 def review(corpus: str) -> Any:
-    from rag_metrics.drafting.review import DraftReview
+    from rag_metrics.authoring.drafting.review import DraftReview
 
     return st.session_state.setdefault(REVIEW, {}).setdefault(corpus, DraftReview())
 
@@ -76,11 +76,11 @@ def _spender() -> str:
 
 
 def judge_gate(what: str, calls: int, tokens: int) -> bool:
-    """Ask the policy before a judge run (:func:`rag_metrics.policy.judge_plan`): refused over the
+    """Ask the policy before a judge run (:func:`rag_metrics.server.policy.judge_plan`): refused over the
     seat's budget (said why), and a run over ``lab.budgets.judge_confirm_over`` planned calls runs
     only after the person ticks a box naming its planned calls.  True when it may run."""
     from rag_metrics.budgets import SpendLedger
-    from rag_metrics.policy import judge_plan
+    from rag_metrics.server.policy import judge_plan
 
     plan = judge_plan(state.caller(), server.config().budgets, calls, tokens, SpendLedger().spent(_spender()))
     if plan.refused:
@@ -191,9 +191,9 @@ def _on_accept(corpus: str, draft_id: str, then_label: bool) -> None:
     state.notice(f"Added the drafted question {views.esc(qid)} with its provenance (drafted, source chunks "
                  f"{views.esc(', '.join(rv.get(draft_id).source_chunk_ids))}).", "success")
     if then_label:
-        from ui import labelling
+        from ui.label_session import queue
 
-        labelling.queue(corpus, session.golden).go(qid)
+        queue(corpus, session.golden).go(qid)
         st.session_state[VIEW] = "label"
 
 
@@ -206,8 +206,8 @@ def _on_reject(corpus: str, draft_id: str) -> None:
 
 def render_drafts(ctx: Any) -> None:
     """Draft questions from the corpus's chunks, then review them (accept, edit, reject)."""
-    from rag_metrics.drafting.questions import CATEGORIES, Draft
-    from rag_metrics.drafting.review import planned_calls, planned_prompt_tokens
+    from rag_metrics.authoring.drafting.questions import CATEGORIES, Draft
+    from rag_metrics.authoring.drafting.review import planned_calls, planned_prompt_tokens
 
     corpus = ctx.settings.corpus
     if _document_level(ctx):
@@ -236,8 +236,8 @@ def render_drafts(ctx: Any) -> None:
     go = st.button(f"Draft {n} questions", key="draft_go", type="primary", icon=":material/edit_note:",
                    disabled=judge is None or not may)
     if go and judge is not None:
-        from rag_metrics.drafting.badges import BadgeSettings
-        from rag_metrics.drafting.review import draft_golden_questions
+        from rag_metrics.authoring.drafting.badges import BadgeSettings
+        from rag_metrics.authoring.drafting.review import draft_golden_questions
 
         cfg, key = judge
         st.button("Stop", key="draft_stop", icon=":material/cancel:")
@@ -263,7 +263,7 @@ def render_drafts(ctx: Any) -> None:
         st.rerun()
     up = st.file_uploader("Or load drafts written by `rag-metrics draft` (JSONL)", type=["jsonl"], key="draft_file")
     if up is not None and st.button("Add these drafts to the review", key="draft_file_add"):
-        from rag_metrics.files import loads_json
+        from rag_metrics.io.files import loads_json
 
         try:
             drafts = []
@@ -344,7 +344,7 @@ def _samples_input() -> int:
 
 
 def _run_suggestions(ctx: Any, pairs: list[Any], judge: tuple[Any, str | None], what: str) -> list[Any] | None:
-    from rag_metrics.relevance_judge import RelevanceJudge
+    from rag_metrics.authoring.relevance_judge import RelevanceJudge
 
     cfg, key = judge
     st.button("Stop", key=f"suggest_stop_{what}", icon=":material/cancel:")
@@ -366,7 +366,7 @@ def _run_suggestions(ctx: Any, pairs: list[Any], judge: tuple[Any, str | None], 
 
 
 def _on_take_judge(corpus: str, query_id: str) -> None:
-    from rag_metrics.relevance_judge import completed_golden
+    from rag_metrics.authoring.relevance_judge import completed_golden
 
     session = state.golden_session(corpus)
     mine = [s for (q, _), s in suggestions(corpus).items() if q == query_id]
@@ -379,11 +379,7 @@ def _on_take_judge(corpus: str, query_id: str) -> None:
 def render_pool_candidates(ctx: Any, item: Any) -> None:
     """For the queue's current question: the pooled candidates of every system not labelled yet,
     with the judge's suggestions, least reliable first; label them one by one."""
-    from rag_metrics.relevance_judge import (
-        RelevanceSuggestion,
-        least_reliable_first,
-        pooled_pairs,
-    )
+    from rag_metrics.authoring.relevance_judge import RelevanceSuggestion, least_reliable_first, pooled_pairs
 
     if item is None or item.query_id is None or ctx.unit != "chunk":
         return
@@ -410,7 +406,7 @@ def render_pool_candidates(ctx: Any, item: Any) -> None:
         todo = [p for p in pairs if (p.query_id, p.item_id) not in have]
         judge = judge_settings("suggest")
         n_samples = _samples_input()
-        from rag_metrics.relevance_judge import planned_prompt_tokens
+        from rag_metrics.authoring.relevance_judge import planned_prompt_tokens
 
         may = judge_gate("suggest", len(todo) * n_samples, planned_prompt_tokens(todo, n_samples) if todo else 0)
         if st.button(f"Suggest grades for {len(todo)} pair(s) ({len(todo) * n_samples} judge calls at most)",
@@ -451,9 +447,14 @@ def render_pool_candidates(ctx: Any, item: Any) -> None:
 # ---- judge vs people -----------------------------------------------------------------------------
 def render_judge_vs_people(ctx: Any) -> None:
     """Confusion matrix, Cohen's kappa and the ranking change, and metrics per provenance group."""
-    from rag_metrics.agreement import ranking_change, relevance_agreement
-    from rag_metrics.provenance import metrics_by_provenance, provenance_counts
-    from rag_metrics.relevance_judge import completed_golden, judge_golden, planned_prompt_tokens, pooled_pairs
+    from rag_metrics.authoring.judge_agreement import ranking_change, relevance_agreement
+    from rag_metrics.authoring.relevance_judge import (
+        completed_golden,
+        judge_golden,
+        planned_prompt_tokens,
+        pooled_pairs,
+    )
+    from rag_metrics.insights.provenance import metrics_by_provenance, provenance_counts
 
     corpus = ctx.settings.corpus
     if _document_level(ctx):
@@ -523,7 +524,7 @@ def render_judge_vs_people(ctx: Any) -> None:
                  width="stretch")
     flt = st.selectbox("Show the questions", ["all", "hand-written", "drafted", "human", "with judge labels",
                                               "with source labels"], key="prov_filter")
-    from rag_metrics.provenance import LABEL_GROUPS, filter_golden
+    from rag_metrics.insights.provenance import LABEL_GROUPS, filter_golden
 
     sub = ctx.golden if flt == "all" else filter_golden(
         ctx.golden, origin=flt if flt in ("hand-written", "drafted") else None,

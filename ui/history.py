@@ -1,6 +1,6 @@
 """Streamlit parts of the History page: save the current evaluation as a named run, each metric
 over the saved runs with its confidence interval, and a paired comparison of two runs by the one
-decision rule.  Logic lives in :mod:`rag_metrics.history`; runs are kept beside the corpus's
+decision rule.  Logic lives in :mod:`rag_metrics.compare.history`; runs are kept beside the corpus's
 systems (:meth:`rag_metrics.systems.store.SystemStore.history`)."""
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from rag_metrics.compare.history import RunHistory, SavedRun, compare_runs, metric_over_runs, regressions, saved_run
 from rag_metrics.errors import InputError
-from rag_metrics.history import RunHistory, SavedRun, compare_runs, metric_over_runs, regressions, saved_run
 from rag_metrics.systems.store import SystemStore
 from ui import compare_views, state, views
 
@@ -62,8 +62,8 @@ def save_form(ctx: Any) -> None:
 
 def add_saved_file() -> None:
     """Add a run saved by the CLI (``--save-run FILE.json``) to this corpus's history."""
+    from rag_metrics.compare.history import parse_saved_run
     from rag_metrics.formats import sniff
-    from rag_metrics.history import parse_saved_run
 
     up = st.file_uploader("Add a run saved by the CLI (rag-metrics evaluate ... --save-run FILE.json)",
                           type=["json", "gz"], key=KEY_UPLOAD)

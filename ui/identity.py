@@ -1,13 +1,13 @@
 """Who this browser is, in class mode: its seat (a cookie), the teacher's sign-in, and the Class page.
 
-The rules live in :mod:`rag_metrics.access`, the seats in :mod:`rag_metrics.seats`; this module only
+The rules live in :mod:`rag_metrics.server.access`, the seats in :mod:`rag_metrics.server.seats`; this module only
 connects them to a browser session:
 
 - :func:`gate` (the shell, every run, before anything reads the workspace): resolves the session's
-  :class:`~rag_metrics.access.Caller` once per run.  A browser without a seat cookie gets a new seat
+  :class:`~rag_metrics.server.access.Caller` once per run.  A browser without a seat cookie gets a new seat
   (no form); one whose cookie names a seat sits in it again (another tab, a reload).  When the class
   is full, the page says so and offers the rejoin code and the teacher's sign-in, nothing else.
-- The seat secret travels only in the cookie (:data:`rag_metrics.seats.COOKIE_NAME`), read from the
+- The seat secret travels only in the cookie (:data:`rag_metrics.server.seats.COOKIE_NAME`), read from the
   request (:func:`read_cookies`, the one place) and written by a tiny script (:func:`write_cookie`)
   in a same-origin frame writing ``window.parent.document.cookie``.  It is never taken from a URL and
   never shown.  (A cookie set by a script cannot be HttpOnly: a script injected into the page could
@@ -28,10 +28,10 @@ from collections.abc import Mapping
 
 import streamlit as st
 
-from rag_metrics.access import Caller
 from rag_metrics.errors import InputError
-from rag_metrics.policy import allowed
-from rag_metrics.seats import (
+from rag_metrics.server.access import Caller
+from rag_metrics.server.policy import allowed
+from rag_metrics.server.seats import (
     COOKIE_NAME,
     TEACHER_COOKIE,
     AttemptGuard,
@@ -111,7 +111,7 @@ def sessions() -> TeacherSessions:
 
 
 def _config():
-    from rag_metrics.server_config import load_server_config
+    from rag_metrics.config import load_server_config
 
     return load_server_config()
 

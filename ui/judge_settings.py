@@ -1,7 +1,7 @@
 """Which LLM judge a session may use, asked in one place (drafting, relevance suggestions).
 
-The rule: in class mode (:attr:`rag_metrics.access.Caller.class_mode`) only the operator's judge
-(``[lab.judge]`` of :func:`rag_metrics.server_config.load_server_config`) is used, with its key,
+The rule: in class mode (:attr:`rag_metrics.server.access.Caller.class_mode`) only the operator's judge
+(``[lab.judge]`` of :func:`rag_metrics.config.load_server_config`) is used, with its key,
 and nothing typed in a browser reaches a server secret or another host; in single-user mode a
 small form (base URL, model) is used and the key comes from ``$RAG_METRICS_JUDGE_KEY`` or the
 Streamlit secret of that name.  The Answers page follows the same rule (ui/answers.py); when the
@@ -13,9 +13,9 @@ from typing import Any
 
 import streamlit as st
 
+from rag_metrics.config import variable
 from rag_metrics.errors import InputError
-from rag_metrics.policy import allowed
-from rag_metrics.server_config import variable
+from rag_metrics.server.policy import allowed
 from ui import state, views
 
 KEY_URL, KEY_MODEL = "judge_url", "judge_model"
@@ -23,7 +23,7 @@ KEY_URL, KEY_MODEL = "judge_url", "judge_model"
 
 def _operator_judge() -> tuple[Any, str | None] | None:
     from rag_metrics.answers.llm import JudgeConfig
-    from rag_metrics.server_config import load_server_config
+    from rag_metrics.config import load_server_config
 
     spec = load_server_config().judge
     if not spec:

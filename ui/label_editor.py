@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from rag_metrics import golden_edit
+from rag_metrics.authoring import golden_edit
 from rag_metrics.errors import InputError
 from ui import state, views
 

@@ -1,6 +1,6 @@
 """The "Label with retrieval" view: a queue over the golden set's questions.
 
-The queue (:class:`rag_metrics.label_queue.LabelQueue`, one per corpus in the session state) holds
+The queue (:class:`rag_metrics.authoring.label_queue.LabelQueue`, one per corpus in the session state) holds
 the ticks of every question apart, so a tick made for one question is never shown for, or saved
 with, another.  Every widget acts through an ``on_click``/``on_change`` callback: the run after a
 click draws the new state at once (no second click), and the view the user is in is kept.
@@ -14,12 +14,12 @@ import hashlib
 
 import streamlit as st
 
+from rag_metrics.authoring.golden_session import labelling_rows
+from rag_metrics.authoring.label_queue import LabelQueue
 from rag_metrics.errors import InputError
-from rag_metrics.golden_session import labelling_rows
-from rag_metrics.label_queue import LabelQueue
 from ui import cache, drafting, state, views
+from ui.label_session import QUEUE, queue
 
-QUEUE = "_label_queue"        # {corpus name: LabelQueue}
 N_SHOWN = "label_n"
 LIVE = "label_live_q"
 GRADES = (1, 2, 3)
@@ -30,17 +30,6 @@ def _wkey(kind: str, item_key: str, chunk_id: str) -> str:
     h = hashlib.sha1(f"{item_key}\x00{chunk_id}".encode()).hexdigest()[:12]
     return f"lq_{kind}_{h}"
 
-
-def queue(corpus: str, golden) -> LabelQueue:
-    """The corpus's labelling queue, following edits made elsewhere (editor, import, other pages)."""
-    queues = st.session_state.setdefault(QUEUE, {})
-    q = queues.get(corpus)
-    if q is None:
-        q = LabelQueue.from_golden(golden)
-        queues[corpus] = q
-    else:
-        q.sync(golden)
-    return q
 
 
 # ---- callbacks -----------------------------------------------------------------------------------
@@ -96,7 +85,7 @@ def _on_accept(corpus: str, item_key: str, chunk_ids: list[str]) -> None:
 
 def _proposals(ctx, q: LabelQueue, corpus: str) -> None:
     """Chunks proposed from the current question's reference answer (none saved without a click)."""
-    from rag_metrics.label_suggest import questions_to_propose
+    from rag_metrics.authoring.label_suggest import questions_to_propose
 
     cur = q.current
     gq = next((g for g in questions_to_propose(ctx.golden) if g.id == cur.query_id), None) if cur else None

@@ -1,6 +1,6 @@
 """Session state and rendering of the Learn page (the metric sandbox).
 
-The sandbox (:class:`rag_metrics.sandbox.Sandbox`) lives in ``st.session_state[SANDBOX]`` and is
+The sandbox (:class:`rag_metrics.lesson.sandbox.Sandbox`) lives in ``st.session_state[SANDBOX]`` and is
 the single source of truth; the grade widgets are keyed by a load *version* and the item id, so a
 widget follows its item when the item moves, and a newly loaded list starts fresh widgets.
 
@@ -14,7 +14,7 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from rag_metrics import sandbox as S
+from rag_metrics.lesson import sandbox as S
 from ui import sidebar, state
 
 SANDBOX = "learn_sandbox"

@@ -29,20 +29,20 @@ LANG = "lesson_lang"
 # ---- who may see the class ---------------------------------------------------------------------
 def may_see_class() -> bool:
     """The teacher (``Caller.may_manage_class``); in single-user mode the operator, who runs the server."""
-    from rag_metrics.policy import allowed
+    from rag_metrics.server.policy import allowed
 
     return allowed(state.caller(), "see-class")
 
 
 def roster() -> list[tuple[str, str]]:
     """The class: ``(seat label, space)`` pairs.  In class mode the seats of the class
-    (:meth:`rag_metrics.seats.SeatRegistry.roster`: the name a student gave, else the seat id);
+    (:meth:`rag_metrics.server.seats.SeatRegistry.roster`: the name a student gave, else the seat id);
     in single-user mode every saved workspace."""
-    from rag_metrics.policy import allowed
-    from rag_metrics.workspace import list_spaces
+    from rag_metrics.server.policy import allowed
+    from rag_metrics.workspace.store import list_spaces
 
     if allowed(state.caller(), "list-seats"):
-        from rag_metrics.seats import SeatRegistry
+        from rag_metrics.server.seats import SeatRegistry
 
         return [(row.name or f"seat {row.seat}", row.space) for row in SeatRegistry().roster()]
     return [(name, name) for name in list_spaces()]
@@ -105,7 +105,7 @@ def context(ctx: state.Lab) -> LS.LessonContext:
     """The checks' view of the lab: the evaluation, K, and the shared golden set a new label is
     compared with (the shared space's set, or the shipped one when the student works in the shared
     space itself)."""
-    from rag_metrics.workspace import DEFAULT_SPACE, Workspace
+    from rag_metrics.workspace.store import DEFAULT_SPACE, Workspace
 
     baseline = ctx.corpus.seed_golden
     if state.space() != DEFAULT_SPACE:
@@ -174,7 +174,7 @@ def live_numbers(ctx: state.Lab, s: LS.Step) -> None:
                                        f"Hit rate@{ctx.k}": [num(v) for v in cat["mean"]]}),
                          hide_index=True, width="stretch")
     elif s.key == "ragas" and ctx.result.n_queries:
-        from rag_metrics.ragas import context_metrics_summary
+        from rag_metrics.insights.ragas import context_metrics_summary
 
         summ = context_metrics_summary(ctx.result, ctx.k, ci=False)
         with st.container(key="cards_lesson_ragas"):
@@ -272,7 +272,7 @@ def _move(i: int, step: int) -> None:
 
 
 def _sandbox_widget() -> list[int]:
-    from rag_metrics.sandbox import Sandbox, explain
+    from rag_metrics.lesson.sandbox import Sandbox, explain
 
     saved = _saved(LS.TASKS["mrr_sandbox"])
     if state.value(_SANDBOX) is None:
@@ -384,9 +384,9 @@ def space_metrics(ctx: state.Lab, pending: list[str] | None = None):
     system, K, conventions) is read; a missing one is queued in the process's bounded pool
     (:func:`rag_metrics.jobs.pool`, ``lab.budgets.workers`` threads) and shows as empty until the
     table's next refresh finds it.  Spaces still computing are appended to ``pending``."""
-    from rag_metrics.evaluate import evaluate
+    from rag_metrics.evaluation import evaluate
     from rag_metrics.jobs import pool
-    from rag_metrics.workspace import Workspace
+    from rag_metrics.workspace.store import Workspace
     from ui import server
 
     k = ctx.k
@@ -435,7 +435,7 @@ def _reset_all(spaces: list[str]) -> None:
 
 def _push_all(ctx: state.Lab, spaces: list[str]) -> None:
     from rag_metrics.lesson import teacher
-    from rag_metrics.workspace import Workspace
+    from rag_metrics.workspace.store import Workspace
 
     loaded = Workspace(ctx.settings.corpus).load()
     golden = loaded[0] if loaded is not None else ctx.corpus.seed_golden
@@ -451,7 +451,7 @@ def _push_all(ctx: state.Lab, spaces: list[str]) -> None:
 def _reset_one(ctx: state.Lab, space: str, label: str, what: str) -> None:
     """Reset one student: their lesson ``progress``, their private ``golden`` set of the current corpus, or ``both``."""
     from rag_metrics.lesson import teacher
-    from rag_metrics.policy import allowed
+    from rag_metrics.server.policy import allowed
 
     if not allowed(state.caller(), "see-class"):
         return
@@ -463,7 +463,7 @@ def _reset_one(ctx: state.Lab, space: str, label: str, what: str) -> None:
 
 def _one_student(ctx: state.Lab, seats: list[tuple[str, str]]) -> None:
     """The teacher's controls for one student: reset their progress, their private golden set, or both."""
-    from rag_metrics.workspace import DEFAULT_SPACE
+    from rag_metrics.workspace.store import DEFAULT_SPACE
 
     private = [(label, space) for label, space in seats if space != DEFAULT_SPACE]
     if not private:
@@ -481,8 +481,8 @@ def _one_student(ctx: state.Lab, seats: list[tuple[str, str]]) -> None:
 def class_view(ctx: state.Lab) -> None:
     """The teacher's view: the class table (refreshing itself), its CSV, reset (everyone or one student)
     and push."""
-    from rag_metrics.policy import allowed
-    from rag_metrics.workspace import DEFAULT_SPACE
+    from rag_metrics.server.policy import allowed
+    from rag_metrics.workspace.store import DEFAULT_SPACE
 
     views.show_notice()
     if allowed(state.caller(), "manage-class"):  # class mode: the seats live on the Class page

@@ -20,7 +20,7 @@ __all__ = ["MODULES", "join", "start"]
 
 #: What the first page (the Dashboard) imports; the rest of each import tree comes with them.
 MODULES = ("ui.shell", "ui.sidebar", "ui.state", "ui.cache", "ui.views", "ui.systems", "ui.answer_views",
-           "ui.report_ui", "rag_metrics.evaluate", "rag_metrics.readouts", "rag_metrics.retrieval.dense")
+           "ui.report_ui", "rag_metrics.evaluation", "rag_metrics.insights.readouts", "rag_metrics.retrieval.dense")
 
 _done = threading.Event()
 _done.set()

@@ -1,14 +1,14 @@
 """The stakeholder report in the app: the "Download report (HTML)" button and the report's inputs.
 
-The report is :func:`rag_metrics.report.build_report` of the current view (K, retriever, chunking,
-evaluation options, golden set); the presenter page shows :func:`rag_metrics.report.report_content`
+The report is :func:`rag_metrics.report.html.build_report` of the current view (K, retriever, chunking,
+evaluation options, golden set); the presenter page shows :func:`rag_metrics.report.html.report_content`
 of exactly the same inputs (:func:`inputs`).
 
 Comparison hook
 ---------------
 A page that compares two configurations (the Compare page) publishes its result for the report
 by calling :func:`publish_comparison` (or by setting ``st.session_state[COMPARISON_KEY]`` to a dict
-``{"table": <rag_metrics.compare.compare DataFrame>, "names": ("A name", "B name"),
+``{"table": <rag_metrics.compare.paired.compare DataFrame>, "names": ("A name", "B name"),
 "golden_fp": <golden fingerprint the runs were evaluated on>}``).  The report and the presenter
 view include its verdicts while the golden set is unchanged; :func:`clear_comparison` removes it.
 
@@ -65,7 +65,7 @@ def _comparison_key(table: pd.DataFrame, names: tuple[str, str]) -> str:
 
 
 def publish_comparison(table: pd.DataFrame, names: tuple[str, str], golden_fp: str | None = None) -> None:
-    """Make a comparison (a :func:`rag_metrics.compare.compare` table) part of the report."""
+    """Make a comparison (a :func:`rag_metrics.compare.paired.compare` table) part of the report."""
     if golden_fp is None:
         golden_fp = state.golden_session().fingerprint
     names = (str(names[0]), str(names[1]))
@@ -93,9 +93,9 @@ BASELINE = "bm25 baseline"
 
 def baseline_comparison(ctx) -> tuple[pd.DataFrame | None, tuple[str, str]]:
     """The sidebar's system (A) against the bundled BM25 retriever (B, the baseline: no embedding,
-    cheap on any corpus) at K, with the one decision rule (:func:`rag_metrics.compare.compare`);
+    cheap on any corpus) at K, with the one decision rule (:func:`rag_metrics.compare.paired.compare`);
     ``(None, …)`` when the system is BM25 itself or the baseline cannot be computed."""
-    from rag_metrics import ab
+    from rag_metrics.compare import ab
     from ui import cache
     from ui import compare_views as cv
 
@@ -183,7 +183,7 @@ def _config(inp: ReportInputs, comparison: pd.DataFrame | None, names: tuple[str
 
 
 def content(ctx):
-    """The :class:`~rag_metrics.report.ReportContent` of the current view (cached per inputs)."""
+    """The :class:`~rag_metrics.report.html.ReportContent` of the current view (cached per inputs)."""
     from ui import cache
 
     inp = inputs(ctx)
@@ -204,7 +204,7 @@ def html_builder(ctx) -> tuple[Callable[[], str], ReportInputs]:
             hit = _HTML_CACHE.get(inp.key)
         if hit is not None:
             return hit
-        from rag_metrics.report import build_report
+        from rag_metrics.report.html import build_report
 
         comparison, names = (inp.comparison, inp.names) if published else baseline_comparison(ctx)
         html = build_report(result, k=inp.k, chunk_text=text, config=_config(inp, comparison, names),

@@ -1,8 +1,8 @@
 """The operator's configuration and what this session may reach, for the pages.
 
-:func:`env` is the :class:`rag_metrics.connections.ServerEnv` of the session: every connection the
+:func:`env` is the :class:`rag_metrics.server.connections.ServerEnv` of the session: every connection the
 app builds is given it (variables for ``${VAR}``, the outbound policy, the folder policy, the named
-connections).  The rules are in :mod:`rag_metrics.access`; nothing here decides them.
+connections).  The rules are in :mod:`rag_metrics.server.access`; nothing here decides them.
 """
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ from typing import Any
 
 import streamlit as st
 
-from rag_metrics.connections import ServerEnv
+from rag_metrics.config import ServerConfig, environment, load_server_config
 from rag_metrics.errors import InputError
-from rag_metrics.policy import allowed
-from rag_metrics.server_config import ServerConfig, environment, load_server_config
+from rag_metrics.server.connections import ServerEnv
+from rag_metrics.server.policy import allowed
 from ui import state
 
 __all__ = ["beir_field", "class_mode", "config", "env", "operator_variables"]
@@ -44,7 +44,7 @@ def operator_variables() -> Mapping[str, str]:
 
 
 def env() -> ServerEnv:
-    """This session's :class:`~rag_metrics.connections.ServerEnv` (built per call: cheap)."""
+    """This session's :class:`~rag_metrics.server.connections.ServerEnv` (built per call: cheap)."""
     caller = state.caller()
     variables: Any = operator_variables() if allowed(caller, "resolve-typed-secrets") else None
     return ServerEnv(caller, config(), variables)
@@ -52,7 +52,7 @@ def env() -> ServerEnv:
 
 def class_mode() -> bool:
     """True when the people in the browsers are not the operator (teacher and students)."""
-    from rag_metrics.policy import allowed
+    from rag_metrics.server.policy import allowed
 
     return not allowed(state.caller(), "choose-space")
 
@@ -63,7 +63,7 @@ def beir_field() -> tuple[str, Any]:
     against the data roots when the operator lists some)."""
     e = env()
     folders = e.folders
-    from rag_metrics.policy import allowed
+    from rag_metrics.server.policy import allowed
 
     if not allowed(e.caller, "type-folder"):
         sets = folders.datasets()

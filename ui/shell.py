@@ -89,7 +89,7 @@ _ROOT_ID = "home"
 def _shown_pages(teacher: bool = False) -> list[tuple[str, str, str]]:
     """Every ``(path, title, icon)`` of :data:`PAGES` this session may open (:data:`TEACHER_PAGES`
     only for the teacher, or the operator in single-user mode)."""
-    from rag_metrics.server_config import class_mode_on
+    from rag_metrics.config import class_mode_on
 
     teacher = teacher or not class_mode_on()  # single-user mode: the operator runs the class
     return [item for items in PAGES.values() for item in items if teacher or item[0] not in TEACHER_PAGES]
@@ -137,13 +137,13 @@ def _pages(teacher: bool = False) -> dict[str, list[st.Page]]:
 
 def main() -> None:
     """Navigation, shared sidebar, then the selected page."""
-    from rag_metrics.server_config import class_mode_on
+    from rag_metrics.config import class_mode_on
     from ui import sidebar
 
     st.set_page_config(page_title="RAG Metrics Lab", page_icon=":material/query_stats:", layout="wide")
     teacher, seated = False, True
     if class_mode_on():  # who this browser is, before anything reads a workspace
-        from rag_metrics.policy import allowed
+        from rag_metrics.server.policy import allowed
         from ui import identity, state
 
         seated = identity.gate()

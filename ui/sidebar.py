@@ -65,7 +65,7 @@ def depth_for(name: str) -> int:
 
 def _on_preset() -> None:
     name = st.session_state.get(state.KEY_PRESET)
-    from rag_metrics.presets import PRESETS
+    from rag_metrics.metrics.presets import PRESETS
 
     if name in PRESETS:
         state.apply_preset(name)
@@ -74,7 +74,7 @@ def _on_preset() -> None:
 def _preset_switch() -> None:
     """The conventions preset (trec_eval / as in the lesson); "custom" is shown only while the settings
     match neither."""
-    from rag_metrics.presets import CUSTOM, PRESET_LABELS
+    from rag_metrics.metrics.presets import CUSTOM, PRESET_LABELS
 
     now = state.preset()
     options = [*PRESET_LABELS, *([CUSTOM] if now == CUSTOM else [])]

@@ -10,7 +10,7 @@ State kinds
 - **Sidebar widgets** (``KEY_*``): rendered by the shell on every run, so they survive page
   switches.  Defaults in :data:`DEFAULTS`; :func:`init_state` applies them once per session
   (a later URL-query-parameter sync can override them there).
-- **Golden sessions** per corpus (:class:`rag_metrics.golden_session.GoldenSession` in
+- **Golden sessions** per corpus (:class:`rag_metrics.authoring.golden_session.GoldenSession` in
   ``st.session_state[_GOLDEN]``): the one working copy, loaded from the workspace (or the shipped
   set) and changed only through its methods, which autosave atomically and record conflicts.  The
   golden editor saves from its ``on_change`` callback (:func:`on_golden_edit`), never on a rerun.
@@ -18,13 +18,13 @@ State kinds
 - **Chunking** per corpus (``_CHUNKING``): size and overlap.
 - **K**: clamped to the retrieval depth in one place, :func:`clamp_k`.
 - **Workspace** (``_SPACE``): the named workspace this browser saves to.  Single-user mode: chosen
-  once per session from the URL (``?ws=``, :func:`rag_metrics.workspace.choose_space`).  Class
+  once per session from the URL (``?ws=``, :func:`rag_metrics.workspace.store.choose_space`).  Class
   mode: the caller's own (:func:`caller`, :mod:`ui.identity`): the shared one for the teacher, the
   seat's private space for a student, never one named by a URL.  Every :class:`Workspace` is built
   by :func:`workspace`; a private space reads the shared files until its first change
-  (:func:`rag_metrics.workspace.read_through`).
+  (:func:`rag_metrics.workspace.store.read_through`).
 - **Ownership**: kept corpora and systems are listed, opened and removed through
-  :mod:`rag_metrics.ownership` with :func:`caller`, so a session sees the shared ones and its own.
+  :mod:`rag_metrics.systems.ownership` with :func:`caller`, so a session sees the shared ones and its own.
 """
 from __future__ import annotations
 
@@ -35,17 +35,18 @@ from typing import Any, cast
 
 import streamlit as st
 
-from rag_metrics.access import Caller
+from rag_metrics.authoring.golden_session import GoldenSession
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import EvalOptions, EvaluationResult
-from rag_metrics.golden_session import GoldenSession
+from rag_metrics.evaluation import EvaluationResult
+from rag_metrics.metrics.options import EvalOptions
 from rag_metrics.metrics.registry import DEFAULT_METRICS
-from rag_metrics.policy import allowed
 from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, DEFAULT_RETRIEVER, RETRIEVER_KINDS
 from rag_metrics.retrieval.memo import RetrievalMemo
+from rag_metrics.server.access import Caller
+from rag_metrics.server.policy import allowed
 from rag_metrics.types import Corpus, GoldenSet
-from rag_metrics.workspace import DEFAULT_SPACE, Workspace, choose_space, ensure_space, read_through
+from rag_metrics.workspace.store import DEFAULT_SPACE, Workspace, choose_space, ensure_space, read_through
 from ui import cache
 
 # ---- keys --------------------------------------------------------------------------------------
@@ -64,7 +65,7 @@ KEY_MRR = "mrr_rule"              # "first" (trec_eval) or "granular" (LlamaInde
 KEY_NONPOS = "nonpositive_scores"  # "retrieved" (trec_eval) or "not_retrieved" (torchmetrics)
 KEY_NDCG_REL = "ndcg_relevance"
 KEY_RECALL_EMPTY = "recall_empty"  # no sidebar widget: set by the conventions presets
-KEY_PRESET = "conventions_preset"   # the sidebar's one switch: trec_eval / as in the lesson (rag_metrics.presets)
+KEY_PRESET = "conventions_preset"   # the sidebar's one switch: trec_eval / as in the lesson (metrics.presets)
 
 _CORPORA = "_corpora"
 _GOLDEN = "_golden"
@@ -101,7 +102,7 @@ DEFAULTS: dict[str, Any] = {
     KEY_RECALL_EMPTY: "zero",
 }
 
-#: The sidebar key of each setting a conventions preset fixes (``rag_metrics.presets.PRESETS``).
+#: The sidebar key of each setting a conventions preset fixes (``rag_metrics.metrics.presets.PRESETS``).
 PRESET_KEYS = {"relevance_level": KEY_LEVEL, "out_of_scope": KEY_OOS, "recall_denominator": KEY_RECALL,
                "missing_queries": KEY_MISSING, "ndcg_relevance": KEY_NDCG_REL, "ndcg_gain": KEY_GAIN,
                "recall_empty": KEY_RECALL_EMPTY}
@@ -228,13 +229,13 @@ def space() -> str:
 
 
 def caller() -> Caller:
-    """Who this browser session is (:class:`rag_metrics.access.Caller`): every permission check in
+    """Who this browser session is (:class:`rag_metrics.server.access.Caller`): every permission check in
     the app asks it.  Single-user mode: the operator; class mode: the student of this browser's seat,
     or the teacher after signing in (:func:`ui.identity.caller`)."""
-    from rag_metrics.access import operator
-    from rag_metrics.server_config import class_mode_on
+    from rag_metrics.config import class_mode_on
+    from rag_metrics.server.access import operator
 
-    if not class_mode_on():  # who the browser is (the authenticator); what it may do: rag_metrics.policy
+    if not class_mode_on():  # who the browser is (the authenticator); what it may do: rag_metrics.server.policy
         return operator()
     from ui import identity
 
@@ -354,7 +355,7 @@ def follow_lesson_language(language: str) -> None:
 def _kept() -> dict[str, Any]:
     """Corpora kept in the workspace that this session sees (uploads of earlier sessions: the shared
     ones and, for a student, their own): name -> StoredCorpus."""
-    from rag_metrics.ownership import visible_corpora
+    from rag_metrics.systems.ownership import visible_corpora
 
     return {n: c for n, (c, _) in visible_corpora(caller()).items() if not is_sample(n)}
 
@@ -384,8 +385,8 @@ def corpus_entry(name: str | None = None) -> CorpusEntry:
                            cache.sample_info(lang).model)
     entries = st.session_state.setdefault(_CORPORA, {})
     if name not in entries:  # kept in the workspace by an earlier session: read it back once
-        from rag_metrics.corpus_store import load_corpus
-        from rag_metrics.ownership import corpus_space
+        from rag_metrics.systems.ownership import corpus_space
+        from rag_metrics.workspace.corpora import load_corpus
 
         where = corpus_space(caller(), name)
         if where is None:
@@ -401,8 +402,8 @@ def add_corpus(name: str, corpus: Corpus, *, level: str = "chunk", golden: Golde
     comes back after a reload or a restart; a corpus over the size cap stays in this session only,
     and its label says so) and select it.  A student's corpus named like a shared one is kept as
     ``name (mine)``.  Returns its name."""
-    from rag_metrics.corpus_store import save_corpus, stored_corpora
-    from rag_metrics.ownership import own_name
+    from rag_metrics.systems.ownership import own_name
+    from rag_metrics.workspace.corpora import save_corpus, stored_corpora
 
     ss = st.session_state
     who = caller()
@@ -485,7 +486,7 @@ def sync_k(depth: int) -> int:
 # ---- settings ----------------------------------------------------------------------------------
 def gains_setting() -> tuple[tuple[tuple[int, float], ...], str | None]:
     """The sidebar's custom NDCG gains and the problem with the text (then no custom gains apply)."""
-    from rag_metrics.evaluate import parse_gains
+    from rag_metrics.metrics.options import parse_gains
 
     text = str(st.session_state.get(KEY_GAINS) or "").strip()
     if not text:
@@ -514,8 +515,8 @@ def settings() -> Settings:
 
 
 def preset() -> str:
-    """The conventions preset the current settings match (``rag_metrics.presets.preset_of``)."""
-    from rag_metrics.presets import preset_of
+    """The conventions preset the current settings match (``rag_metrics.metrics.presets.preset_of``)."""
+    from rag_metrics.metrics.presets import preset_of
 
     s = settings()
     return preset_of(s.options, s.ndcg_gain)
@@ -523,7 +524,7 @@ def preset() -> str:
 
 def apply_preset(name: str) -> None:
     """Set every convention the preset fixes (a callback, or before the sidebar is drawn)."""
-    from rag_metrics.presets import PRESETS
+    from rag_metrics.metrics.presets import PRESETS
 
     for field_name, value in PRESETS[name].items():
         if field_name in PRESET_KEYS:  # out_of_scope_rule has no sidebar setting (always the golden set's)
@@ -531,8 +532,8 @@ def apply_preset(name: str) -> None:
 
 
 def conventions_line() -> str:
-    """One line naming the conventions behind the numbers (``rag_metrics.presets.describe_conventions``)."""
-    from rag_metrics.presets import describe_conventions
+    """One line naming the conventions behind the numbers (``rag_metrics.metrics.presets.describe_conventions``)."""
+    from rag_metrics.metrics.presets import describe_conventions
 
     s = settings()
     return describe_conventions(s.options, s.ndcg_gain)

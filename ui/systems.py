@@ -56,8 +56,8 @@ def store(ctx: Any) -> SystemStore:
 
 def visible_specs(ctx: Any) -> list[tuple[Any, str]]:
     """``(SystemSpec, space)`` of every stored system this session sees for the current corpus: its
-    own and the shared ones (never another student's), own first (:mod:`rag_metrics.ownership`)."""
-    from rag_metrics.ownership import system_stores
+    own and the shared ones (never another student's), own first (:mod:`rag_metrics.systems.ownership`)."""
+    from rag_metrics.systems.ownership import system_stores
 
     seen: dict[str, tuple[Any, str]] = {}
     for space, st_ in system_stores(state.caller(), ctx.settings.corpus):
@@ -67,7 +67,7 @@ def visible_specs(ctx: Any) -> list[tuple[Any, str]]:
 
 
 def secrets_env() -> Mapping[str, str]:
-    """This session's :class:`~rag_metrics.connections.ServerEnv`: the variables ``${VAR}`` may use
+    """This session's :class:`~rag_metrics.server.connections.ServerEnv`: the variables ``${VAR}`` may use
     (environment plus Streamlit secrets in single-user mode, none in class mode), the outbound
     policy and the folders every connection is built with."""
     from ui import server
@@ -77,8 +77,8 @@ def secrets_env() -> Mapping[str, str]:
 
 def stored_names(corpus_name: str) -> list[str]:
     """Names of the systems kept for a corpus (the sidebar's and Compare's choices beside the bundled ones)."""
-    from rag_metrics.ownership import visible_systems
     from rag_metrics.retrieval.defaults import RETRIEVER_KINDS
+    from rag_metrics.systems.ownership import visible_systems
 
     return [n for n, _ in visible_systems(state.caller(), corpus_name) if n.lower() not in RETRIEVER_KINDS]
 
@@ -89,7 +89,7 @@ def evaluate_named(name: str, corpus_name: str, chunks: Any, golden: Any, option
     ranked to ``depth`` and judged under ``options`` (memoised in the library: a rerun, a K change or
     a page switch re-queries nothing).  ``chunks``: the :class:`ui.cache.ChunkSet` in use.
     Raises ``InputError`` when it cannot be built or evaluated."""
-    from rag_metrics.ownership import system_store
+    from rag_metrics.systems.ownership import system_store
 
     owner = system_store(state.caller(), corpus_name, name)
     if owner is None:
@@ -328,7 +328,7 @@ def add_connection_form(ctx: Any) -> None:
     if add:
         try:
             if kind == "connection":
-                from rag_metrics.connections import named_connection
+                from rag_metrics.server.connections import named_connection
 
                 named_connection(env, str(settings.get("connection", "")))
             spec = store(ctx).add_connection(name or str(settings.get("connection", "")), kind, settings)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rag_metrics.seats import TEACHER_COOKIE
+from rag_metrics.server.seats import TEACHER_COOKIE
 from rag_metrics.teacher_sessions import SESSION_TTL, TeacherSessions
 
 __all__ = ["PATH", "handle", "install", "set_cookie_header"]

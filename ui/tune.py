@@ -44,7 +44,7 @@ def evidence_for(ctx: Any) -> tuple[GoldenSet, str]:
 
     The sample's own evidence quotes when the golden set is the sample's unchanged; otherwise the
     current golden set's chunk labels, each labelled chunk's text taken as its evidence."""
-    from rag_metrics.golden import load_golden
+    from rag_metrics.io.golden import load_golden
     from rag_metrics.sample import sample_paths
 
     p = sample_paths(required=False, language=state.SAMPLE_LANGUAGES.get(ctx.settings.corpus, "en"))
@@ -100,7 +100,7 @@ def plan_line(grid: Grid, ctx: Any, evidence: GoldenSet) -> str:
 def run(grid: Grid, ctx: Any, evidence: GoldenSet) -> None:
     """Run the sweep here, with a progress bar; finished configurations are kept as they come, so a click
     elsewhere (which stops the run) keeps them."""
-    from rag_metrics.policy import budget_message
+    from rag_metrics.server.policy import budget_message
     from rag_metrics.tuning.run import new_result
     from ui import server
 

@@ -6,7 +6,7 @@ process by gigabytes.  :func:`install` (called by :mod:`ui.launch` before the se
 :class:`BudgetedUploadManager` in place of Streamlit's in-memory manager: a session holds at most
 ``lab.budgets.upload_files_per_session`` files and ``upload_mb_per_session`` MB; a PUT over that is
 answered ``413`` and keeps nothing.  (Each file's own size is Streamlit's ``server.maxUploadSize``;
-nginx additionally limits the request rate on the upload path per address: rag_metrics.deploy.)
+nginx additionally limits the request rate on the upload path per address: rag_metrics.server.deploy.)
 """
 from __future__ import annotations
 
@@ -56,9 +56,10 @@ def install() -> type[BudgetedUploadManager]:
     """Use :class:`BudgetedUploadManager` (with the operator's budgets) for the server about to start."""
     from streamlit.web.server import server
 
-    from rag_metrics.budgets import Budgets, mb
+    from rag_metrics.budget_limits import Budgets
+    from rag_metrics.budgets import mb
+    from rag_metrics.config import load_server_config
     from rag_metrics.errors import InputError
-    from rag_metrics.server_config import load_server_config
 
     try:
         budgets = load_server_config().budgets

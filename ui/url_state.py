@@ -32,7 +32,7 @@ PARAM_K = "k"
 PARAM_RETRIEVER = "retriever"   # older links; read as PARAM_SYSTEM
 PARAM_CORPUS = "corpus"
 PARAM_SYSTEM = "system"
-PARAM_CONVENTIONS = "conventions"   # a conventions preset (rag_metrics.presets); written only for "lesson"
+PARAM_CONVENTIONS = "conventions"   # a conventions preset (rag_metrics.metrics.presets); written only for "lesson"
 
 _APPLIED = "_url_applied"        # session flag: the URL was read into the state
 _WARNINGS = "_url_warnings"      # messages shown once, on the page the link opened
@@ -89,7 +89,7 @@ def parse(params: Mapping[str, Any], pages: Mapping[str, str], corpora: Sequence
                             " or a system added on the Systems page for this corpus.")
     cv = one(PARAM_CONVENTIONS)
     if cv is not None and cv != "":
-        from rag_metrics.presets import PRESETS
+        from rag_metrics.metrics.presets import PRESETS
 
         if cv in PRESETS:
             values["conventions"] = cv

@@ -14,10 +14,10 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from rag_metrics import chart_style
 from rag_metrics.errors import InputError, ValidationReport
+from rag_metrics.insights.readouts import report_table
 from rag_metrics.metrics.registry import METRICS
-from rag_metrics.readouts import report_table
+from rag_metrics.report import chart_style
 
 DECIMALS = 3
 #: One colour per metric, the same in every chart and in the report (defined in the library).
@@ -36,8 +36,8 @@ def fmt(x: float | None, decimals: int = DECIMALS) -> str:
 def ci_text(lo: float, hi: float, n: int | None = None, signed: bool = False, brackets: bool = False) -> str:
     """An interval for a page: ``0.512 – 0.734`` (``[+0.012, +0.210]`` when ``signed``/``brackets``),
     or ``too few (n = 2)`` where the library gives none because the set is too small
-    (:data:`rag_metrics.evaluate.MIN_CI_N`), or an em dash when it is missing for another reason."""
-    from rag_metrics.evaluate import too_few
+    (:data:`rag_metrics.evaluation.MIN_CI_N`), or an em dash when it is missing for another reason."""
+    from rag_metrics.evaluation import too_few
 
     if lo is None or hi is None or pd.isna(lo) or pd.isna(hi):
         return f"too few (n = {int(n)})" if n is not None and not pd.isna(n) and too_few(int(n)) else "—"
@@ -99,9 +99,9 @@ def metric_cards(summary: pd.DataFrame, per_row: int = 3, key: str = "metrics") 
 
 
 def target_cards(targets: pd.DataFrame) -> None:
-    """The lesson's targets (:func:`rag_metrics.readouts.target_checks`): each at its own cutoff, with
+    """The lesson's targets (:func:`rag_metrics.insights.readouts.target_checks`): each at its own cutoff, with
     the best value this golden set allows there, and why when the target is out of reach."""
-    from rag_metrics.readouts import target_label
+    from rag_metrics.insights.readouts import target_label
 
     for t in targets.to_dict("records"):
         name = target_label(t["metric"], None if pd.isna(t["k"]) else int(t["k"]))
@@ -385,7 +385,7 @@ def server_path(path: object) -> str:
     class mode only its file name (a student never learns the server's folders), escaped."""
     from pathlib import Path
 
-    from rag_metrics.policy import allowed
+    from rag_metrics.server.policy import allowed
     from ui import state
 
     shown = str(path) if allowed(state.caller(), "see-server-paths") else f"…/{Path(str(path)).name}"
@@ -393,7 +393,7 @@ def server_path(path: object) -> str:
 
 
 def highlight_md(segments) -> str:
-    """Markdown of a :func:`rag_metrics.story.snippet`: the question's words on a yellow background."""
+    """Markdown of a :func:`rag_metrics.report.story.snippet`: the question's words on a yellow background."""
     return "".join(f":orange-background[{esc(t)}]" if hi else esc(t) for t, hi in segments)
 
 

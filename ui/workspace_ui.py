@@ -15,7 +15,7 @@ from __future__ import annotations
 import streamlit as st
 
 from rag_metrics.errors import InputError
-from rag_metrics.workspace import (
+from rag_metrics.workspace.store import (
     DEFAULT_SPACE,
     Workspace,
     WorkspaceCheck,
@@ -59,7 +59,7 @@ def _on_create() -> None:
 def sidebar_picker() -> None:
     """The workspace selector (call inside ``st.sidebar``).  Class mode: no picker (a student never
     chooses a space); the seat and teacher controls of :func:`ui.identity.sidebar_panel` instead."""
-    from rag_metrics.policy import allowed
+    from rag_metrics.server.policy import allowed
 
     if not allowed(state.caller(), "choose-space"):
         from ui import identity

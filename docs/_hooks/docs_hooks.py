@@ -3,7 +3,7 @@
 - **The CLI reference is generated.** A page holding the marker ``<!-- cli-help -->`` gets the output of
   ``rag-metrics --help`` and of ``rag-metrics COMMAND --help`` for every command that help lists, run
   from this checkout (``python -m rag_metrics``) at build time. Nothing of it is kept by hand.
-- **Pages name only what exists.** A project path in backticks (``rag_metrics/seats.py``, ``tests/...``,
+- **Pages name only what exists.** A project path in backticks (``rag_metrics/server/seats.py``, ``tests/...``,
   ``benchmarks/results/...``) must exist, and a dotted ``rag_metrics.x.y`` must name a module (or a name
   its package defines); otherwise a warning, which fails ``mkdocs build --strict``.
 """

@@ -3,7 +3,7 @@ approximations (context support, answer-question similarity) and reference metri
 
 Modules: :mod:`.types` (items, verdicts, the :class:`Judge` protocol), :mod:`.text` (sentences),
 :mod:`.offline`, :mod:`.reference`, :mod:`.llm` (OpenAI-compatible judge and its disk cache),
-:mod:`.evaluate` (aggregation), :mod:`.data` (reading answer files and the shipped sample),
+:mod:`.scoring` (aggregation), :mod:`.data` (reading answer files and the shipped sample),
 :mod:`.agreement` (judge vs people).  Heavy imports are lazy.
 """
 from __future__ import annotations

@@ -21,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from rag_metrics.answers.data import HumanLabels
-from rag_metrics.answers.evaluate import AnswerEvaluation
+from rag_metrics.answers.scoring import AnswerEvaluation
 from rag_metrics.answers.types import UNSUPPORTED, VERDICTS
 
 __all__ = ["agreement_stats", "answer_table", "ordering_table", "relevancy_table", "sentence_table"]

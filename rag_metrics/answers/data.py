@@ -19,7 +19,7 @@ from pathlib import Path, PurePath
 
 from rag_metrics.answers.types import VERDICTS, AnswerItem
 from rag_metrics.errors import InputError, ValidationReport
-from rag_metrics.files import loads_json
+from rag_metrics.io.files import loads_json
 
 __all__ = [
     "RELEVANCY_LABELS",

@@ -17,8 +17,7 @@ __all__ = [
     "default_embedding_cache",
     "default_encoder",
     "embed",
-    "ship_answer_embeddings",
-]
+    ]
 
 #: Folder (in ``sample_corpus/``) of the shipped vectors of every text the offline judges embed
 #: for the shipped sample answers, so the Answers page starts without loading the model.
@@ -53,19 +52,6 @@ def add_shipped_answer_embeddings(cache: Any) -> Any:
         cache.add_shipped(_shipped_dir())
     return cache
 
-
-def ship_answer_embeddings(items: Sequence[Any], encoder: Any = None, cache: Any = None) -> Any:
-    """(Re)write the shipped vectors of every text the offline and reference judges embed for
-    ``items`` (the sample answers).  Returns the folder."""
-    from rag_metrics.answers.offline import OfflineJudge
-    from rag_metrics.answers.reference import ReferenceMetrics
-    from rag_metrics.retrieval.cache import ship_embeddings
-
-    texts = list(dict.fromkeys(OfflineJudge.texts(items) + ReferenceMetrics.texts(items)))
-    enc = encoder if encoder is not None else default_encoder()
-    return ship_embeddings(_shipped_dir(), enc, [str(i) for i in range(len(texts))], texts,
-                           cache=cache if cache is not None else default_embedding_cache(),
-                           extra={"what": "texts embedded by the offline answer judges for answers.jsonl"})
 
 
 def embed(encoder: Any, cache: Any, texts: Sequence[str]) -> dict[str, NDArray[np.float32]]:

@@ -1,6 +1,9 @@
 """LLM judge through any OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp server, OpenAI,
 Azure): faithfulness and answer relevancy with ragas 0.4.3's prompts and arithmetic.
 
+Over 500 lines: the judge's client, its retry and budget rules and the ragas prompt flow are one
+protocol with the endpoint.
+
 faithfulness (ragas ``metrics.collections.Faithfulness``)
     1. Ask for the answer's standalone statements given the question (:data:`~.prompts.STATEMENTS`).
        No statement: status ``no_statements`` (ragas: NaN).
@@ -51,8 +54,8 @@ from rag_metrics.answers.types import (
     ProgressCallback,
     StatementVerdict,
 )
+from rag_metrics.config import variable
 from rag_metrics.errors import InputError
-from rag_metrics.server_config import variable
 
 __all__ = ["DEFAULT_KEY_ENV", "LLM_METRICS", "JudgeCallError", "JudgeConfig", "LLMJudge"]
 
@@ -120,7 +123,7 @@ class JudgeConfig:
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, int) or v < lo:
                 raise InputError(f"judge setting {name} must be an integer >= {lo}, got {v!r}")
-        from rag_metrics.outbound import check_timeout
+        from rag_metrics.server.outbound import check_timeout
 
         object.__setattr__(self, "timeout", check_timeout(self.timeout, "judge timeout"))
         if self.max_retries > 5:
@@ -227,12 +230,12 @@ class _TransportError(Exception):
 
 
 def _http_client(policy: Any, config: JudgeConfig) -> Any:
-    """An httpx client whose every request goes through :func:`rag_metrics.outbound.request`: the
+    """An httpx client whose every request goes through :func:`rag_metrics.server.outbound.request`: the
     outbound policy on the resolved address, the pinned connection, the total deadline, the size cap,
     no redirect followed, no compressed body."""
     import httpx
 
-    from rag_metrics.outbound import OutboundError, request
+    from rag_metrics.server.outbound import OutboundError, request
 
     class PolicyTransport(httpx.BaseTransport):
         def handle_request(self, req: httpx.Request) -> httpx.Response:
@@ -295,14 +298,14 @@ class LLMJudge:
 
     def __init__(self, config: JudgeConfig, api_key: str | None = None, cache: Any = None,
                  client: Any = None, policy: Any = None) -> None:
-        from rag_metrics.outbound import OutboundPolicy
+        from rag_metrics.server.outbound import OutboundPolicy
 
         self.config = config
         self.name = config.name
         self.metrics = LLM_METRICS if config.embed_model else LLM_METRICS[:1]
         self.policy = policy if policy is not None else OutboundPolicy.open()
         if self.policy.class_mode:  # a refused judge fails here, before any call (PolicyError)
-            from rag_metrics.outbound import OutboundError
+            from rag_metrics.server.outbound import OutboundError
 
             try:
                 self.policy.check_url(config.base_url)

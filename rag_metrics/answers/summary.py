@@ -1,6 +1,6 @@
 """Answer metrics next to the retrieval metrics: which answers belong to a golden set, the summary
 rows (mean with its 95 % CI per system and metric), the paired comparison of two answer systems
-(the one decision rule of :mod:`rag_metrics.compare`) and plain-words lines for stakeholders.
+(the one decision rule of :mod:`rag_metrics.compare.paired`) and plain-words lines for stakeholders.
 
 The offline approximations keep their own names (context support, answer-question similarity):
 they are never reported as faithfulness or answer relevancy.
@@ -15,10 +15,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from rag_metrics.answers.evaluate import AnswerEvaluation
-from rag_metrics.answers.registry import ANSWER_METRICS, metric_order
+from rag_metrics.answers.scoring import AnswerEvaluation
 from rag_metrics.answers.types import AnswerItem
 from rag_metrics.errors import InputError
+from rag_metrics.metrics.answer_registry import ANSWER_METRICS, metric_order
 
 __all__ = [
     "AnswerSection",
@@ -42,7 +42,7 @@ def _norm(text: str) -> str:
 
 
 def answers_for_golden(items: Iterable[AnswerItem], golden: Any) -> list[AnswerItem]:
-    """The items that answer a question of ``golden`` (a :class:`~rag_metrics.golden.GoldenSet`).
+    """The items that answer a question of ``golden`` (a :class:`~rag_metrics.io.golden.GoldenSet`).
 
     An item belongs when its question text equals (spaces and case aside) the golden question's
     text: with a ``question_id``, that question's text; without one, any question's (the item then
@@ -101,8 +101,8 @@ def _headline(ev: AnswerEvaluation, metrics: Sequence[str] | None) -> list[str]:
 def summary_rows(ev: AnswerEvaluation, metrics: Sequence[str] | None = None) -> pd.DataFrame:
     """One row per (system, metric): ``system, metric, label, kind, mean, ci_low, ci_high, n,
     n_failed``; means over the items the metric scored, 95 % percentile-bootstrap CIs with the
-    library's constants (:data:`rag_metrics.evaluate.CI_RESAMPLES`, ``CI_SEED``)."""
-    from rag_metrics.evaluate import CI_RESAMPLES
+    library's constants (:data:`rag_metrics.evaluation.CI_RESAMPLES`, ``CI_SEED``)."""
+    from rag_metrics.evaluation import CI_RESAMPLES
 
     cols = ["system", "metric", "label", "kind", "mean", "ci_low", "ci_high", "n", "n_failed"]
     keep = _headline(ev, metrics)
@@ -122,10 +122,10 @@ def summary_rows(ev: AnswerEvaluation, metrics: Sequence[str] | None = None) -> 
 def compare_systems(ev: AnswerEvaluation, system_a: str, system_b: str,
                     metrics: Sequence[str] | None = None) -> pd.DataFrame:
     """Verdict table of answer system B against A (the columns of
-    :func:`rag_metrics.compare.compare`): per metric, the questions both systems answered and the
-    metric scored for both are paired by question id; then :func:`rag_metrics.compare.compare_paired`
+    :func:`rag_metrics.compare.paired.compare`): per metric, the questions both systems answered and the
+    metric scored for both are paired by question id; then :func:`rag_metrics.compare.paired.compare_paired`
     (paired t-test, Benjamini-Hochberg across the metrics, the matching interval, the MDE)."""
-    from rag_metrics.compare import compare_paired
+    from rag_metrics.compare.paired import compare_paired
 
     names = systems(ev)
     for s in (system_a, system_b):

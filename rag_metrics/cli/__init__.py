@@ -18,9 +18,10 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from rag_metrics.cli._common import PROG, Parser, stderr
+from rag_metrics.cli._common import Parser
+from rag_metrics.cli._output import PROG, stderr
+from rag_metrics.config import setting
 from rag_metrics.errors import InputError
-from rag_metrics.server_config import setting
 
 __all__ = ["main", "build_parser", "SUBCOMMANDS", "SubcommandLoadError"]
 

@@ -7,26 +7,22 @@ from __future__ import annotations
 
 import argparse
 import math
-import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from rag_metrics.errors import InputError
-from rag_metrics.server_config import setting
 
 if TYPE_CHECKING:  # pragma: no cover
-    from rag_metrics.evaluate import EvalOptions
+    from rag_metrics.metrics.options import EvalOptions
     from rag_metrics.metrics.registry import MetricKey
     from rag_metrics.types import GoldenSet, Run
+from rag_metrics.cli._output import PROG, Progress, counter_progress, stderr
 
 __all__ = [
     "PROG", "Parser", "stderr", "Progress", "counter_progress", "fmt", "table", "check_int",
     "add_judgment_options", "verdict_line", "eval_options", "metric_keys", "fail_under", "id_to_doc", "load_inputs",
 ]
-
-#: The command's name in messages.
-PROG = "rag-metrics"
 
 
 class Parser(argparse.ArgumentParser):
@@ -36,46 +32,6 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}; see `{self.prog} --help`\n")
 
 
-def stderr(msg: str) -> None:
-    """Print one message line on stderr (flushed)."""
-    print(msg, file=sys.stderr, flush=True)
-
-
-class Progress:
-    """Stage messages on stderr, only for long inputs (or when RAG_METRICS_PROGRESS=1)."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled or setting("progress") == "1"
-        self.t0 = time.perf_counter()
-
-    def __call__(self, msg: str) -> None:
-        if self.enabled:
-            stderr(f"{PROG}: [{time.perf_counter() - self.t0:6.1f}s] {msg}")
-
-
-def counter_progress(label: str) -> Callable[[int, int], None]:
-    """A ``progress(done, total)`` callback printing ``label: done/total (p%)`` on stderr.
-
-    On a terminal the line is rewritten in place (``\\r``) at most every 0.2 s; otherwise a line is
-    printed at most every 10 s, and always at the end.
-    """
-    tty = sys.stderr.isatty()
-    state = {"last": -1.0}
-
-    def cb(done: int, total: int) -> None:
-        if total <= 0:
-            return
-        now = time.monotonic()
-        if done < total and now - state["last"] < (0.2 if tty else 10.0):
-            return
-        state["last"] = now
-        msg = f"{label}: {done}/{total} ({100 * done // total}%)"
-        if tty:
-            print("\r" + msg, end="\n" if done >= total else "", file=sys.stderr, flush=True)
-        else:
-            print(msg, file=sys.stderr, flush=True)
-    return cb
-
 
 def fmt(v: float) -> str:
     """A metric value with four decimals (``nan`` for NaN)."""
@@ -84,7 +40,7 @@ def fmt(v: float) -> str:
 
 def ci_cell(lo: float, hi: float, n: int | None = None, signed: bool = False) -> str:
     """``[0.512, 0.734]`` (``[+0.012, +0.210]`` when ``signed``), or ``too few (n = 2)`` where the
-    library gives no interval because the set is too small (:data:`rag_metrics.evaluate.MIN_CI_N`)."""
+    library gives no interval because the set is too small (:data:`rag_metrics.evaluation.MIN_CI_N`)."""
     if math.isnan(lo) or math.isnan(hi):
         return f"too few (n = {n})" if n is not None else "too few"
     return f"[{lo:+.3f}, {hi:+.3f}]" if signed else f"[{fmt(lo)}, {fmt(hi)}]"
@@ -149,8 +105,8 @@ def add_judgment_options(sp: argparse.ArgumentParser, metrics_default: str, k_de
 
 
 def eval_options(args: argparse.Namespace) -> EvalOptions:
-    """The :class:`~rag_metrics.evaluate.EvalOptions` of the judgment options."""
-    from rag_metrics.evaluate import EvalOptions, parse_gains
+    """The :class:`~rag_metrics.metrics.options.EvalOptions` of the judgment options."""
+    from rag_metrics.metrics.options import EvalOptions, parse_gains
 
     gains = getattr(args, "gains", None)
     opts = EvalOptions(relevance_level=args.relevance_level, out_of_scope=args.out_of_scope,
@@ -164,7 +120,7 @@ def eval_options(args: argparse.Namespace) -> EvalOptions:
                        == "not-retrieved" else "retrieved",
                        ndcg_relevance=getattr(args, "ndcg_relevance", "graded"))
     if getattr(args, "conventions", None):
-        from rag_metrics.presets import apply_preset
+        from rag_metrics.metrics.presets import apply_preset
 
         opts = apply_preset(opts, args.conventions)
     return opts
@@ -235,7 +191,7 @@ def verdict_line(result: Any, name: str = "") -> str:
 
 def load_inputs(args: argparse.Namespace, run_paths: Sequence[str], progress: Progress) -> tuple[GoldenSet, list[Any]]:
     """Read ``--qrels`` and the runs, stopping on errors and printing warnings on stderr."""
-    from rag_metrics.io import read_qrels, read_run, validate_run
+    from rag_metrics.io.trec import read_qrels, read_run, validate_run
 
     golden, report = read_qrels(args.qrels, with_report=True)
     report.raise_if_errors()
@@ -263,8 +219,8 @@ def load_inputs(args: argparse.Namespace, run_paths: Sequence[str], progress: Pr
             continue
         run, rrep = read_run(rp)
         if rrep.errors:  # judgments given as the run? say so rather than list every line
-            from rag_metrics.files import read_bytes
             from rag_metrics.formats import KINDS, sniff
+            from rag_metrics.io.files import read_bytes
 
             try:
                 kind = sniff(read_bytes(rp), rp, role="run").kind

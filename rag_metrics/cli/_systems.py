@@ -9,7 +9,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rag_metrics.cli._common import PROG, counter_progress, stderr
+from rag_metrics.cli._output import PROG, counter_progress, stderr
 from rag_metrics.errors import InputError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -94,8 +94,8 @@ def corpus_chunks(args: argparse.Namespace) -> tuple[Any, Any]:
     """``(corpus, chunks)`` of ``--corpus`` at ``--chunk-size/--chunk-overlap`` (read once)."""
     key = (args.corpus, args.chunk_size, args.chunk_overlap)
     if key not in _CHUNKS:
-        from rag_metrics.corpus import load_corpus
         from rag_metrics.errors import ValidationReport
+        from rag_metrics.io.corpus import load_corpus
         from rag_metrics.retrieval.chunking import chunk_corpus
 
         report = ValidationReport()

@@ -16,7 +16,8 @@ import json
 import math
 from typing import Any
 
-from rag_metrics.cli._common import PROG, ci_cell, fmt, stderr, table
+from rag_metrics.cli._common import ci_cell, fmt, table
+from rag_metrics.cli._output import PROG, stderr
 from rag_metrics.errors import InputError
 
 __all__ = ["add_parser", "parse_fail_under", "run"]
@@ -108,7 +109,7 @@ def _progress() -> Any:
 def run(args: argparse.Namespace) -> int:
     """Handler of ``rag-metrics answers``."""
     from rag_metrics.answers.data import read_answers
-    from rag_metrics.answers.evaluate import evaluate_answers
+    from rag_metrics.answers.scoring import evaluate_answers
 
     items, report = read_answers(args.data)
     for w in report.warnings:

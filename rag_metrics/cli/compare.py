@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from rag_metrics.cli._common import (
-    Progress,
     add_judgment_options,
     ci_cell,
     eval_options,
@@ -19,6 +18,7 @@ from rag_metrics.cli._common import (
     table,
     verdict_line,
 )
+from rag_metrics.cli._output import Progress
 from rag_metrics.errors import InputError
 
 __all__ = ["add_parser", "run"]
@@ -36,8 +36,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Handler of ``rag-metrics compare``; returns the exit code (1 when a run is not comparable)."""
-    from rag_metrics.compare import DECISION_RULE, compare, comparison_summary
-    from rag_metrics.evaluate import evaluate
+    from rag_metrics.compare.paired import DECISION_RULE, compare, comparison_summary
+    from rag_metrics.evaluation import evaluate
 
     if len(args.run) != 2:
         raise InputError(f"--run: give exactly two runs (--run A --run B), got {len(args.run)}")

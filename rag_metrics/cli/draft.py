@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from rag_metrics.cli._common import stderr
+from rag_metrics.cli._output import stderr
 from rag_metrics.cli.judge_relevance import add_judge_options, judge_config, progress_printer
 from rag_metrics.errors import InputError
 
@@ -27,7 +27,7 @@ __all__ = ["add_parser", "run"]
 
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Register ``draft`` on an ``argparse`` subparsers object."""
-    from rag_metrics.drafting.questions import CATEGORIES
+    from rag_metrics.authoring.drafting.questions import CATEGORIES
     from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 
     p = subparsers.add_parser(
@@ -76,11 +76,11 @@ def _searchers(kinds: list[str], model: str | None, chunks: list[Any], k: int) -
 
 def run(args: argparse.Namespace) -> int:
     """Handler of ``rag-metrics draft``."""
-    from rag_metrics.corpus import load_corpus
-    from rag_metrics.drafting.badges import BadgeSettings
-    from rag_metrics.drafting.questions import CATEGORIES
-    from rag_metrics.drafting.review import draft_golden_questions, planned_calls, planned_prompt_tokens
+    from rag_metrics.authoring.drafting.badges import BadgeSettings
+    from rag_metrics.authoring.drafting.questions import CATEGORIES
+    from rag_metrics.authoring.drafting.review import draft_golden_questions, planned_calls, planned_prompt_tokens
     from rag_metrics.errors import ValidationReport
+    from rag_metrics.io.corpus import load_corpus
     from rag_metrics.retrieval.chunking import chunk_corpus, validate_chunk_args
     from rag_metrics.retrieval.defaults import RETRIEVER_KINDS
 
@@ -104,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     chunks = chunk_corpus(corpus, size, overlap)
     golden = None
     if args.golden:
-        from rag_metrics.golden import load_golden
+        from rag_metrics.io.golden import load_golden
 
         golden = load_golden(args.golden)
     planned = planned_calls(chunks, args.n, cats, args.seed, not args.no_answerable)
@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
                                  rankings=rankings, settings=settings, check_answerable=not args.no_answerable,
                                  cache=False if args.no_cache else None, progress=lambda phase, p: show(p))
     lines = [json.dumps(d.to_json(), ensure_ascii=False) for d in res.drafts]
-    from rag_metrics.files import atomic_write_text
+    from rag_metrics.io.files import atomic_write_text
 
     atomic_write_text(out, "".join(line + "\n" for line in lines))
     ok = sum(1 for d in res.drafts if d.ok)

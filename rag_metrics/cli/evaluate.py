@@ -4,7 +4,7 @@ Exit code 1 when a ``--fail-under`` threshold is missed, when the run is not com
 :data:`rag_metrics.evidence.UNLOCATED_LIMIT` of its contexts cannot be located in ``--corpus``; the
 last line says so and names the fix), or with ``--baseline FILE.json
 --fail-on-regression`` when some metric is significantly worse than the saved baseline run by the
-decision rule of :mod:`rag_metrics.compare` (:mod:`rag_metrics.history`); 3 when that gate is
+decision rule of :mod:`rag_metrics.compare.paired` (:mod:`rag_metrics.compare.history`); 3 when that gate is
 inconclusive (:mod:`rag_metrics.gate`: the set is too small to see a change of ``--min-change``).
 """
 from __future__ import annotations
@@ -16,8 +16,6 @@ import time
 from typing import Any
 
 from rag_metrics.cli._common import (
-    PROG,
-    Progress,
     add_judgment_options,
     ci_cell,
     eval_options,
@@ -26,10 +24,10 @@ from rag_metrics.cli._common import (
     id_to_doc,
     load_inputs,
     metric_keys,
-    stderr,
     table,
     verdict_line,
 )
+from rag_metrics.cli._output import PROG, Progress, stderr
 from rag_metrics.errors import InputError
 
 __all__ = ["add_parser", "run"]
@@ -64,7 +62,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Handler of ``rag-metrics evaluate``; returns the exit code (1 when a threshold is missed)."""
-    from rag_metrics.evaluate import evaluate
+    from rag_metrics.evaluation import evaluate
 
     progress = Progress(False)
     keys = metric_keys(args)
@@ -89,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
     progress(f"evaluated {res.n_queries:,} queries in {time.perf_counter() - t:.1f}s")
     cis = {}
     if args.ci:
-        from rag_metrics.evaluate import bootstrap_ci
+        from rag_metrics.evaluation import bootstrap_ci
 
         cis = {str(k): bootstrap_ci(res.values(k)[res.included_for(k)]) for k in keys}
     per_query = None
@@ -176,7 +174,7 @@ def _history(args: argparse.Namespace, res: Any, keys: list, run_name: str) -> s
         raise InputError("--fail-on-regression needs --baseline FILE.json (a run saved with --save-run)")
     if not (args.save_run or args.baseline):
         return None
-    from rag_metrics.history import compare_runs, load_saved_run, regressions, save_run, saved_run
+    from rag_metrics.compare.history import compare_runs, load_saved_run, regressions, save_run, saved_run
 
     settings = {"k": args.k, "metrics": args.metrics, "run": args.run, "qrels": args.qrels}
     current = saved_run(res, keys, args.run_name or run_name or "run", run_name or args.run, settings)

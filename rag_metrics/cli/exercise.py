@@ -54,7 +54,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 
 def _refuse_in_class_mode() -> None:
-    from rag_metrics.workspace import class_mode
+    from rag_metrics.workspace.store import class_mode
 
     if class_mode(argv=[]):
         raise InputError("exercise: not available on a class server (RAG_METRICS_CLASS_MODE is set); students "
@@ -76,7 +76,7 @@ def _read_code(path: str) -> str:
 
 def _data(args: argparse.Namespace) -> tuple[Any, Any, dict[str, str] | None, str]:
     """(golden set, run, chunk_to_doc or None, description) of the data the checks run on."""
-    from rag_metrics.golden import load_golden
+    from rag_metrics.io.golden import load_golden
     from rag_metrics.sample import sample_paths
 
     golden = load_golden(args.golden if args.golden else sample_paths().golden)
@@ -90,7 +90,7 @@ def _data(args: argparse.Namespace) -> tuple[Any, Any, dict[str, str] | None, st
         index = load_sample_index(kind=args.retriever, cache=EmbeddingCache())
         run = index.retriever.retrieve(questions, k=_DEPTH)
         return golden, run, None, f"the bundled sample corpus, {args.retriever} retriever"
-    from rag_metrics.corpus import load_corpus
+    from rag_metrics.io.corpus import load_corpus
     from rag_metrics.retrieval import chunk_corpus, make_retriever
 
     chunks = chunk_corpus(load_corpus(args.corpus))
@@ -128,7 +128,7 @@ _SHOWN_LINES = 20
 
 def _printed(report: str) -> list[str]:
     """The first lines the student's code printed (from the harness's report)."""
-    from rag_metrics.files import loads_json
+    from rag_metrics.io.files import loads_json
 
     value, _, _ = loads_json(report)
     text = value.get("stdout", "") if isinstance(value, dict) else ""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from rag_metrics.cli._common import PROG, stderr
+from rag_metrics.cli._output import PROG, stderr
 
 __all__ = ["EPILOG", "add_gate_options", "add_parser", "print_gate", "run"]
 
@@ -31,7 +31,7 @@ example:
 
 def add_gate_options(p: argparse.ArgumentParser) -> None:
     """``--min-change`` and ``--power``: the size of change the gate must be able to see."""
-    from rag_metrics.compare import MIN_EFFECT, POWER
+    from rag_metrics.compare.paired import MIN_EFFECT, POWER
 
     p.add_argument("--min-change", type=float, default=MIN_EFFECT, metavar="D",
                    help=f"the smallest drop that matters (default {MIN_EFFECT:g} on a 0-1 metric): a set that cannot "
@@ -67,7 +67,7 @@ def print_gate(checks: list[Any], verdict: str, baseline_name: str) -> None:
 
 
 def _is_saved_run(path: str) -> bool:
-    from rag_metrics.files import loads_json, read_bytes
+    from rag_metrics.io.files import loads_json, read_bytes
 
     try:
         head = read_bytes(path)[:1 << 22].decode("utf-8", "replace")
@@ -81,11 +81,12 @@ def _is_saved_run(path: str) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     """Handler of ``rag-metrics gate``; returns 0 pass, 1 fail, 3 inconclusive."""
-    from rag_metrics.cli._common import Progress, eval_options, fail_under, fmt, id_to_doc, load_inputs, metric_keys
+    from rag_metrics.cli._common import eval_options, fail_under, fmt, id_to_doc, load_inputs, metric_keys
+    from rag_metrics.cli._output import Progress
+    from rag_metrics.compare.history import compare_runs, load_saved_run, saved_run
     from rag_metrics.errors import InputError
-    from rag_metrics.evaluate import evaluate
+    from rag_metrics.evaluation import evaluate
     from rag_metrics.gate import EXIT_CODES, gate_checks, gate_verdict
-    from rag_metrics.history import compare_runs, load_saved_run, saved_run
 
     if not 0 < args.power < 1:
         raise InputError(f"--power must be between 0 and 1, got {args.power}")

@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rag_metrics.cli._common import PROG, fmt, stderr, table
+from rag_metrics.cli._common import fmt, table
+from rag_metrics.cli._output import PROG, stderr
 from rag_metrics.errors import InputError
 
 __all__ = ["add_parser", "run", "add_judge_options", "judge_config", "progress_printer", "passage_texts"]
@@ -73,8 +74,8 @@ def passage_texts(corpus_path: str | None, chunk_size: int, chunk_overlap: int,
                   ids: set[str]) -> tuple[dict[str, str], str]:
     """``{id: text}`` for chunk ids and document ids of ``--corpus`` (default: the sample corpus,
     used only when it knows every id asked for), and the corpus's description."""
-    from rag_metrics.corpus import load_corpus
     from rag_metrics.errors import ValidationReport
+    from rag_metrics.io.corpus import load_corpus
     from rag_metrics.retrieval.chunking import chunk_corpus, validate_chunk_args
 
     size, overlap = validate_chunk_args(chunk_size, chunk_overlap)
@@ -134,15 +135,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Handler of ``rag-metrics judge-relevance``."""
-    from rag_metrics.agreement import ranking_change, relevance_agreement
-    from rag_metrics.evaluate import EvalOptions
-    from rag_metrics.io import read_qrels, read_run, write_trec_qrels
-    from rag_metrics.relevance_judge import (
-        RelevanceJudge,
-        completed_golden,
-        judge_golden,
-        pooled_pairs,
-    )
+    from rag_metrics.authoring.judge_agreement import ranking_change, relevance_agreement
+    from rag_metrics.authoring.relevance_judge import RelevanceJudge, completed_golden, judge_golden, pooled_pairs
+    from rag_metrics.io.trec import read_qrels, read_run, write_trec_qrels
+    from rag_metrics.metrics.options import EvalOptions
     from rag_metrics.types import GoldenSet
 
     if args.k < 1:

@@ -12,7 +12,8 @@ import argparse
 from pathlib import Path
 from typing import Any, Literal
 
-from rag_metrics.cli._common import check_int, stderr
+from rag_metrics.cli._common import check_int
+from rag_metrics.cli._output import stderr
 from rag_metrics.errors import InputError
 from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 from rag_metrics.retrieval.defaults import DEFAULT_RETRIEVER, RETRIEVER_KINDS
@@ -58,11 +59,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Handler of ``rag-metrics report``; returns the exit code (0 when the file was written)."""
-    from rag_metrics.compare import compare
-    from rag_metrics.corpus import load_corpus
-    from rag_metrics.evaluate import EvalOptions, evaluate
-    from rag_metrics.golden import atomic_write_text, load_golden, validate_golden
-    from rag_metrics.report import build_report, offline_javascript
+    from rag_metrics.compare.paired import compare
+    from rag_metrics.evaluation import evaluate
+    from rag_metrics.io.corpus import load_corpus
+    from rag_metrics.io.golden import atomic_write_text, load_golden, validate_golden
+    from rag_metrics.metrics.options import EvalOptions
+    from rag_metrics.report.html import build_report, offline_javascript
     from rag_metrics.retrieval import chunk_corpus, make_retriever
 
     check_int("--k", args.k, 1)
@@ -130,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
         config["compared with"] = args.compare_with
     cmap = None
     if args.corpus_map:
-        from rag_metrics.projection import project_corpus
+        from rag_metrics.insights.projection import project_corpus
         from rag_metrics.retrieval import EmbeddingCache, encode_with_cache, get_encoder
 
         enc = get_encoder(args.model)
@@ -163,8 +165,8 @@ def _answer_section(path: str, golden: Any) -> Any:
     """The report's answer section: the answers of ``path`` to questions of ``golden``, scored by
     the offline judge (cached sentence vectors; the shipped ones for the sample answers)."""
     from rag_metrics.answers.data import read_answers
-    from rag_metrics.answers.evaluate import evaluate_answers
     from rag_metrics.answers.offline import OfflineJudge
+    from rag_metrics.answers.scoring import evaluate_answers
     from rag_metrics.answers.summary import answer_section, answers_for_golden
 
     items, rep = read_answers(path)

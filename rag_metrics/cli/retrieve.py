@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rag_metrics.cli._common import counter_progress
+from rag_metrics.cli._output import counter_progress
 from rag_metrics.errors import InputError
 from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, DEFAULT_RETRIEVER, RETRIEVER_KINDS
@@ -38,7 +38,7 @@ def _looks_like_beir_queries(path: Path) -> bool:
         with open(path, "rb") as fh:
             for raw in fh:
                 if raw.strip():
-                    from rag_metrics.files import loads_json
+                    from rag_metrics.io.files import loads_json
 
                     obj, _, _ = loads_json(raw.decode("utf-8-sig"))
                     return isinstance(obj, dict) and "text" in obj and "question" not in obj \
@@ -64,12 +64,12 @@ def load_queries(path: str | Path) -> dict[str, str]:
                              "set file.")
         p = q
     if p.suffix.lower() == ".jsonl" and _looks_like_beir_queries(p):
-        from rag_metrics.io import read_queries_jsonl
+        from rag_metrics.io.trec import read_queries_jsonl
 
         queries, report = read_queries_jsonl(p)
         report.raise_if_errors(str(p))
     else:
-        from rag_metrics.golden import load_golden
+        from rag_metrics.io.golden import load_golden
 
         queries = load_golden(p).questions()
     if not queries:
@@ -79,8 +79,8 @@ def load_queries(path: str | Path) -> dict[str, str]:
 
 def run(args: argparse.Namespace) -> int:
     """Handler of ``rag-metrics retrieve``; returns the exit code (0)."""
-    from rag_metrics.corpus import load_corpus
     from rag_metrics.errors import ValidationReport
+    from rag_metrics.io.corpus import load_corpus
     from rag_metrics.retrieval import make_retriever
     from rag_metrics.retrieval.chunking import chunk_corpus, chunk_to_doc, validate_chunk_args
     from rag_metrics.retrieval.ranking import collapse_to_documents
@@ -124,7 +124,7 @@ def run(args: argparse.Namespace) -> int:
     if not out.parent.exists():
         raise InputError(f"{out}: folder {out.parent} does not exist; create it or choose another "
                          "--out path.")
-    from rag_metrics.io import write_trec_run
+    from rag_metrics.io.trec import write_trec_run
 
     write_trec_run(trec_run, out, tag=tag)
     print(f"wrote {len(trec_run)} rows ({args.level} level, {len(trec_run.query_ids())} queries, "
@@ -135,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
 def _run_backend(args: argparse.Namespace) -> int:
     """``retrieve --backend http|pgvector|qdrant``: query a running search service, write a TREC run."""
     from rag_metrics.cli._systems import run_backend
-    from rag_metrics.io import write_trec_run
+    from rag_metrics.io.trec import write_trec_run
     from rag_metrics.retrieval.ranking import collapse_to_documents
 
     queries = load_queries(args.queries)

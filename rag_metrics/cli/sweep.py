@@ -27,7 +27,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from rag_metrics.cli._common import PROG, stderr, table
+from rag_metrics.cli._common import table
+from rag_metrics.cli._output import PROG, stderr
 from rag_metrics.errors import InputError
 
 __all__ = ["add_parser", "run"]
@@ -71,7 +72,7 @@ def _chunking(text: str) -> tuple[int, int]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from rag_metrics.corpus import load_corpus
+    from rag_metrics.io.corpus import load_corpus
     from rag_metrics.tuning import estimate, load_grid, load_labels, parse_grid, run_sweep, save_sweep
     from rag_metrics.tuning.grid import DEFAULT_GRID_TOML
     from rag_metrics.tuning.select import COST_AXES, best, best_of_n, held_out_check, rows
@@ -144,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
             print(bon.note())
         print("its configuration:\n" + chosen.config.toml())
         if args.save_baseline:
-            from rag_metrics.history import save_run
+            from rag_metrics.compare.history import save_run
             from rag_metrics.tuning.select import baseline_run
 
             save_run(baseline_run(res, chosen), args.save_baseline)

@@ -37,13 +37,13 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Handler of ``rag-metrics validate``; returns 1 when there are errors, else 0."""
-    from rag_metrics.golden import validate_golden
-    from rag_metrics.io import read_qrels, read_run, validate_run
+    from rag_metrics.io.golden import validate_golden
+    from rag_metrics.io.trec import read_qrels, read_run, validate_run
 
     golden, report = read_qrels(args.golden, with_report=True)
     known = None
     if args.corpus:
-        from rag_metrics.corpus import load_corpus
+        from rag_metrics.io.corpus import load_corpus
         from rag_metrics.retrieval.chunking import chunk_corpus
 
         corpus = load_corpus(args.corpus)
@@ -69,7 +69,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.corpus:
             raise InputError("--propose-evidence needs --corpus PATH: the corpus the reference answers come from")
         from rag_metrics.evidence_proposals import propose_evidence
-        from rag_metrics.golden import save_golden
+        from rag_metrics.io.golden import save_golden
 
         proposed = propose_evidence(golden, corpus)
         save_golden(proposed, args.propose_evidence)

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rag_metrics.errors import InputError
-from rag_metrics.files import atomic_write_text, loads_json, locked
+from rag_metrics.io.files import atomic_write_text, loads_json, locked
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -112,7 +112,7 @@ class Attempts:
 
 class AttemptStore:
     """The exercise files of one space: ``<folder>/exercises/<name>.json`` (``folder``: the space's
-    folder, :func:`rag_metrics.workspace.space_dir`)."""
+    folder, :func:`rag_metrics.workspace.store.space_dir`)."""
 
     def __init__(self, folder: str | os.PathLike[str]) -> None:
         self.folder = Path(folder) / EXERCISES_DIR
@@ -165,8 +165,8 @@ class AttemptStore:
 
 
 def store_for_space(space: str, root: str | os.PathLike[str] | None = None) -> AttemptStore:
-    """The attempts of a workspace space (:func:`rag_metrics.workspace.space_dir`)."""
-    from rag_metrics.workspace import space_dir
+    """The attempts of a workspace space (:func:`rag_metrics.workspace.store.space_dir`)."""
+    from rag_metrics.workspace.store import space_dir
 
     return AttemptStore(space_dir(space, root))
 

@@ -1,6 +1,6 @@
 """The checks of an exercise: inputs from the current golden set and system, plus the edge cases.
 
-Every expected value comes from the lab's own engine (:func:`rag_metrics.evaluate.evaluate` under
+Every expected value comes from the lab's own engine (:func:`rag_metrics.evaluation.evaluate` under
 the "as in the lesson" preset, :data:`LESSON_OPTIONS`), so an exercise teaches what the Dashboard
 shows under that preset; never from a reference solution.
 
@@ -21,9 +21,10 @@ from typing import Any
 import numpy as np
 
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import EvalOptions, EvaluationResult, evaluate
+from rag_metrics.evaluation import EvaluationResult, evaluate
 from rag_metrics.exercises.catalogue import exercise
-from rag_metrics.presets import apply_preset
+from rag_metrics.metrics.options import EvalOptions
+from rag_metrics.metrics.presets import apply_preset
 from rag_metrics.types import OUT_OF_SCOPE, GoldenQuery, GoldenSet, Run
 
 __all__ = ["Check", "build_checks", "LESSON_OPTIONS", "MAX_CURRENT_QUESTIONS", "MEAN_METRICS", "golden_dataset"]

@@ -300,7 +300,7 @@ def _parse(reported: Mapping[str, Any] | str | bytes) -> tuple[Mapping[str, Any]
     if isinstance(reported, str):
         if len(reported) > MAX_REPORT_CHARS:
             return None, "too large"
-        from rag_metrics.files import loads_json
+        from rag_metrics.io.files import loads_json
 
         reported, problem, _ = loads_json(reported)
         if problem is not None:
@@ -369,7 +369,7 @@ def grade(name: str, checks: Sequence[Check], reported: Mapping[str, Any] | str 
 def _jsonsafe(value: Any) -> Any:
     """``value`` as JSON-safe data (non-finite numbers as text)."""
     try:
-        from rag_metrics.files import loads_json
+        from rag_metrics.io.files import loads_json
 
         return loads_json(json.dumps(value, allow_nan=False, default=str))[0]
     except ValueError:

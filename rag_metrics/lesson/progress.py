@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from rag_metrics.files import atomic_write_text, loads_json
+from rag_metrics.io.files import atomic_write_text, loads_json
 from rag_metrics.lesson.steps import STEPS, Step
 from rag_metrics.lesson.texts import LANGUAGES
 
@@ -104,7 +104,7 @@ def _now() -> str:
 
 class ProgressStore:
     """The progress file of one space: ``<folder>/lesson/progress.json`` (``folder``: the space's
-    folder, :func:`rag_metrics.workspace.space_dir`)."""
+    folder, :func:`rag_metrics.workspace.store.space_dir`)."""
 
     def __init__(self, folder: str | os.PathLike[str]) -> None:
         self.folder = Path(folder)
@@ -149,7 +149,7 @@ class ProgressStore:
 
 
 def store_for_space(space: str, root: str | os.PathLike[str] | None = None) -> ProgressStore:
-    """The progress store of a workspace space (:func:`rag_metrics.workspace.space_dir`)."""
-    from rag_metrics.workspace import space_dir
+    """The progress store of a workspace space (:func:`rag_metrics.workspace.store.space_dir`)."""
+    from rag_metrics.workspace.store import space_dir
 
     return ProgressStore(space_dir(space, root))

@@ -29,7 +29,7 @@ from rag_metrics.errors import InputError
 from rag_metrics.metrics.registry import DEFAULT_METRICS
 
 if TYPE_CHECKING:
-    from rag_metrics.evaluate import EvaluationResult
+    from rag_metrics.evaluation import EvaluationResult
     from rag_metrics.types import GoldenSet
 
 __all__ = ["NONE", "LessonContext", "Task", "Step", "STEPS", "TASKS", "QUIZ", "step", "task", "choices",
@@ -133,7 +133,7 @@ def _index(result: EvaluationResult, query_id: Any) -> int | None:
 
 def mrr_row(mrr: float) -> str:
     """The row of the lesson's MRR table a value reads as (option keys of task ``mrr_row``)."""
-    from rag_metrics.readouts import MRR_READING_TABLE
+    from rag_metrics.insights.readouts import MRR_READING_TABLE
 
     for (value, _), row in zip(MRR_READING_TABLE, ("perfect", "good", "acceptable", "weak", "poor")):
         if mrr >= value:
@@ -172,7 +172,7 @@ def _check_hit_count(answer: Any, ctx: LessonContext) -> bool:
 
 
 def _check_sandbox(answer: Any, ctx: LessonContext) -> bool:
-    from rag_metrics.sandbox import Sandbox, explain
+    from rag_metrics.lesson.sandbox import Sandbox, explain
 
     try:
         grades = [int(g) for g in answer]
@@ -190,13 +190,13 @@ def _check_mrr_row(answer: Any, ctx: LessonContext) -> bool:
 
 
 def _check_p5_best(answer: Any, ctx: LessonContext) -> bool:
-    from rag_metrics.readouts import achievable
+    from rag_metrics.insights.readouts import achievable
 
     return _close(answer, achievable(ctx.result, "precision", LESSON_K))
 
 
 def _check_ndcg_calc(answer: Any, ctx: LessonContext) -> bool:
-    from rag_metrics.explain import explain_ranking
+    from rag_metrics.metrics.explain import explain_ranking
 
     expected = explain_ranking([0, 1, 0, 1], [1, 1], 3)["ndcg"].value
     return _close(answer, expected)

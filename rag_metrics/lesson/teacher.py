@@ -1,8 +1,8 @@
 """The teacher's view of the class: a query over the students' progress records, not a copy of them.
 
 Every function takes the roster as ``(seat label, space name)`` pairs, so the seat list can come
-from anywhere (today :func:`rag_metrics.workspace.list_spaces`; a class roster later).  Access is
-decided by the caller (:attr:`rag_metrics.access.Caller.may_manage_class`), never here.
+from anywhere (today :func:`rag_metrics.workspace.store.list_spaces`; a class roster later).  Access is
+decided by the caller (:attr:`rag_metrics.server.access.Caller.may_manage_class`), never here.
 """
 from __future__ import annotations
 
@@ -66,8 +66,8 @@ def class_progress(seats: Sequence[Seat], root: str | os.PathLike[str] | None = 
 
 def progress_csv(table: pd.DataFrame) -> str:
     """The class table as CSV text (UTF-8, one header row); a cell a spreadsheet would run as a
-    formula (a seat named ``=HYPERLINK(...)``) is written as text (:func:`rag_metrics.files.csv_text`)."""
-    from rag_metrics.files import csv_text
+    formula (a seat named ``=HYPERLINK(...)``) is written as text (:func:`rag_metrics.io.files.csv_text`)."""
+    from rag_metrics.io.files import csv_text
 
     return csv_text(table)
 
@@ -84,7 +84,7 @@ def reset_student(space: str, corpus: str, *, progress: bool = True, golden: boo
     """Reset one student's space: their lesson ``progress`` (start afresh) and/or their private
     ``golden`` set of ``corpus`` (removed: the space reads the shared one again).  The shared space
     is never touched.  Returns what was reset (``"progress"``, ``"golden set"``)."""
-    from rag_metrics.workspace import DEFAULT_SPACE, Workspace
+    from rag_metrics.workspace.store import DEFAULT_SPACE, Workspace
 
     if space == DEFAULT_SPACE:
         return []
@@ -103,7 +103,7 @@ def push_golden(golden: GoldenSet, corpus: str, spaces: Sequence[str],
     """Overwrite the golden set of ``corpus`` in every space with ``golden`` (the shared one; the
     previous version of each stays in its undo history).  The shared space itself is skipped.
     Returns the spaces written."""
-    from rag_metrics.workspace import DEFAULT_SPACE, Workspace
+    from rag_metrics.workspace.store import DEFAULT_SPACE, Workspace
 
     written = []
     for space in spaces:

@@ -1,4 +1,4 @@
-"""Metric engine: judging (ids -> grades), kernels (every k at once) and the metric registry."""
+"""Metric engine: judging (ids -> grades), kernels (every k), registry, options, explain, presets."""
 from __future__ import annotations
 
 from rag_metrics.metrics.judge import Judged, judge

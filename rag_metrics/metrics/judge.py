@@ -1,5 +1,8 @@
 """Judging: the one place where retrieved ids meet relevance labels.
 
+Over 500 lines: the one place where retrieved ids meet relevance labels; its conventions are read
+together.
+
 :func:`judge` turns a run and qrels into a per-rank grade matrix, in the spirit of trec_eval's
 ``form_res_rels``: every metric kernel afterwards is arithmetic over integers and never compares ids.
 

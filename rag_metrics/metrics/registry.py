@@ -20,8 +20,8 @@ from rag_metrics.errors import InputError
 from rag_metrics.metrics.kernels import check_k
 
 if TYPE_CHECKING:
-    from rag_metrics.evaluate import EvalOptions
     from rag_metrics.metrics.kernels import Kernels
+    from rag_metrics.metrics.options import EvalOptions
 
 __all__ = ["MetricSpec", "METRICS", "DEFAULT_METRICS", "MetricKey", "get_metric", "parse_metric",
            "parse_metrics", "parse_ks"]

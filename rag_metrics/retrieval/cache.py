@@ -42,9 +42,9 @@ from typing import BinaryIO
 import numpy as np
 from numpy.typing import NDArray
 
+from rag_metrics.config import setting
 from rag_metrics.errors import InputError
 from rag_metrics.retrieval.encoders import Encoder, Progress
-from rag_metrics.server_config import setting
 
 __all__ = [
     "COMPACT_AFTER",

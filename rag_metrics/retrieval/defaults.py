@@ -7,7 +7,7 @@ from __future__ import annotations
 
 __all__ = ["RETRIEVER_KINDS", "DEFAULT_RETRIEVER", "DEFAULT_DEPTH"]
 
-#: Retriever kinds of :func:`rag_metrics.retrieval.make_retriever`, the CLI and the app.
+#: Retriever kinds of :func:`rag_metrics.retrieval.factory.make_retriever`, the CLI and the app.
 RETRIEVER_KINDS: tuple[str, ...] = ("dense", "bm25", "hybrid")
 #: The retriever used when none is named.
 DEFAULT_RETRIEVER = "dense"

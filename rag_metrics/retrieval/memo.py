@@ -47,7 +47,7 @@ class LazyEncoder:
     def _load(self) -> Any:
         with self._lock:
             if self._encoder is None:
-                from rag_metrics.retrieval import get_encoder  # loaded once per process
+                from rag_metrics.retrieval.factory import get_encoder  # loaded once per process
 
                 self._encoder = get_encoder(self._requested)
                 self._dim = int(self._encoder.dim)

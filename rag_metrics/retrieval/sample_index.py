@@ -51,7 +51,7 @@ def load_sample_index(
         Default: the user's on-disk cache.  The shipped embeddings are added to it as a
         read-only layer.
     kind : {"dense", "bm25", "hybrid"}
-        Retriever to build (see :func:`rag_metrics.retrieval.make_retriever`).
+        Retriever to build (see :func:`rag_metrics.retrieval.factory.make_retriever`).
     progress : callable, optional
         ``progress(done, total)`` while (re-)embedding.
 
@@ -60,8 +60,8 @@ def load_sample_index(
     SampleIndex
         The corpus, its chunks and the indexed retriever, with the state of the shipped embeddings.
     """
-    from rag_metrics.corpus import load_corpus
-    from rag_metrics.retrieval import make_retriever
+    from rag_metrics.io.corpus import load_corpus
+    from rag_metrics.retrieval.factory import make_retriever
     from rag_metrics.sample import sample_paths
 
     paths = sample_paths(root)

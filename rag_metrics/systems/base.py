@@ -301,7 +301,7 @@ class ResultMemo:
             for q, items in results.items():
                 t[q] = (depth, list(items))
             if self.folder is not None:
-                from rag_metrics.files import atomic_write_text
+                from rag_metrics.io.files import atomic_write_text
 
                 atomic_write_text(self.folder / f"{fp}.json",
                                   json.dumps({q: [d, items] for q, (d, items) in t.items()}, ensure_ascii=False))

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from rag_metrics.errors import InputError
-from rag_metrics.evaluate import EvalOptions, EvaluationResult, evaluate
+from rag_metrics.evaluation import EvaluationResult, evaluate
+from rag_metrics.metrics.options import EvalOptions
 from rag_metrics.systems.base import SystemRun
 from rag_metrics.types import Chunk, GoldenSet
 

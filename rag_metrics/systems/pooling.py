@@ -100,7 +100,7 @@ def system_table(results: Mapping[str, object], metrics: Sequence[str], k: int) 
     DataFrame
         Columns ``system``, one per ``name@k``, ``judged@k``, ``answered`` and ``absent`` (golden
         questions of the means the system has results for, and those not in its results:
-        :attr:`~rag_metrics.evaluate.EvaluationResult.n_answered` / ``n_absent``), ``warning``
+        :attr:`~rag_metrics.evaluation.EvaluationResult.n_answered` / ``n_absent``), ``warning``
         (text or None; only when the system's golden set records non-relevant judgments,
         :func:`records_nonrelevant`).
     """

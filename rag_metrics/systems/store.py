@@ -1,13 +1,13 @@
 """Systems kept in the workspace: uploads as files, connections as settings without secrets.
 
-Layout, per corpus folder of the workspace (:class:`rag_metrics.workspace.Workspace`)::
+Layout, per corpus folder of the workspace (:class:`rag_metrics.workspace.store.Workspace`)::
 
     <workspace>/<corpus>/systems/systems.json       the list of systems (name, kind, file or settings)
     <workspace>/<corpus>/systems/<slug>.<ext>       each uploaded run or RAG log, byte for byte
 
 Every write is atomic (a uniquely named temporary file + ``os.replace``), and every change of the
 index (add, remove) is a read-modify-write under the index's lock
-(:func:`rag_metrics.files.locked`), so concurrent "Add system" from many sessions or processes
+(:func:`rag_metrics.io.files.locked`), so concurrent "Add system" from many sessions or processes
 keeps every system; files are plain text (JSON, the user's
 own upload), never pickle.  Uploads are capped at :data:`MAX_STORED_BYTES` each and
 :data:`MAX_SYSTEMS` systems per corpus.  Connection settings are stored as written: secrets only
@@ -27,8 +27,9 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from rag_metrics.errors import InputError, ValidationReport
-from rag_metrics.files import atomic_write_bytes, atomic_write_text, locked
-from rag_metrics.systems.secrets import redact_dsn
+from rag_metrics.io.files import atomic_write_bytes, atomic_write_text, locked
+from rag_metrics.server.connections import _NAMED_KEY, ServerEnv, named_connection, server_env
+from rag_metrics.server.secrets import redact_dsn, references
 from rag_metrics.types import Chunk
 
 __all__ = [
@@ -104,7 +105,7 @@ def connection_config(kind: str, settings: Mapping[str, Any]) -> Any:
 
         return QdrantConfig(**s)
     if kind == "connection":  # a named connection of the operator's: only its name is stored
-        from rag_metrics.connections import NamedRef
+        from rag_metrics.server.connections import NamedRef
 
         return NamedRef(str(s.get("connection", "")))
     raise InputError(f"unknown connection kind {kind!r}; use one of http, pgvector, qdrant")
@@ -137,7 +138,7 @@ class SystemStore:
     def for_corpus(cls, corpus_name: str, root: str | os.PathLike[str] | None = None,
                    space: str = "shared") -> SystemStore:
         """The systems of a corpus kept in ``space`` (a student's own in class mode, else the shared one)."""
-        from rag_metrics.workspace import Workspace
+        from rag_metrics.workspace.store import Workspace
 
         return cls(Workspace(corpus_name, root, space=space).folder / "systems")
 
@@ -312,8 +313,8 @@ class SystemStore:
 
     def history(self) -> Any:
         """The evaluations saved as named runs for this corpus, kept beside its systems
-        (:class:`rag_metrics.history.RunHistory`)."""
-        from rag_metrics.history import RunHistory
+        (:class:`rag_metrics.compare.history.RunHistory`)."""
+        from rag_metrics.compare.history import RunHistory
 
         return RunHistory(self.folder / "runs")
 
@@ -366,7 +367,7 @@ def build_system(spec: SystemSpec, encoder: Any = None, env: Mapping[str, str] |
     ``memo``: a :class:`~rag_metrics.systems.base.ResultMemo`, default the process-wide one)."""
     cfg = connection_config(spec.kind, spec.settings)
     if spec.kind == "connection":
-        from rag_metrics.connections import build_named
+        from rag_metrics.systems.store import build_named
 
         return build_named(spec, encoder, env, memo)
     if spec.kind == "http":
@@ -382,3 +383,31 @@ def build_system(spec: SystemSpec, encoder: Any = None, env: Mapping[str, str] |
     from rag_metrics.systems.backends.qdrant import qdrant_system
 
     return qdrant_system(cfg, encoder, name=spec.name, env=env, memo=memo)
+
+
+def build_named(spec: Any, encoder: Any, env: Mapping[str, str] | None, memo: Any) -> Any:
+    """The live system of a stored named connection (settings and secrets from the configuration)."""
+    from rag_metrics.systems.store import SystemSpec, build_system
+
+    name = str(dict(spec.settings).get("connection", ""))
+    conn = named_connection(env, name)
+    base = env if isinstance(env, ServerEnv) else server_env()
+    settings = dict(conn.settings)
+    if isinstance(settings.get("headers"), Mapping):  # TOML: headers = { Authorization = "..." }
+        settings["headers"] = [[str(k), str(v)] for k, v in settings["headers"].items()]
+    named_env = base.for_named()
+    key = settings.get("api_key")
+    if conn.kind == "qdrant" and isinstance(key, str) and key.strip() and not references(key):
+        # a literal key in the operator's file: handed over as a variable of this environment only
+        assert named_env.variables is not None
+        named_env.variables[_NAMED_KEY] = key
+        settings["api_key"] = "${" + _NAMED_KEY + "}"
+    system = build_system(SystemSpec(spec.name, conn.kind, settings=settings), encoder, named_env, memo=memo)
+    backend = getattr(system, "backend", None)
+    if backend is not None:
+        backend.label = f"the class's connection {name!r}"
+        backend.named = name
+    return system
+
+
+__all__ += ['build_named']

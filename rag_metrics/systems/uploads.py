@@ -1,9 +1,12 @@
 """Uploaded systems: run files and RAG logs, matched to the golden questions.
 
+Over 500 lines: the uploaded systems' kinds (runs, RAG logs, traces) share one matching and
+provenance path.
+
 Run files (:func:`parse_run_upload`)
 ------------------------------------
 TREC run (any extension other than the ones below, e.g. ``.trec``, ``.run``, ``.txt``)
-    ``qid Q0 docid rank score tag``, read by :func:`rag_metrics.io.parse_trec_run`.
+    ``qid Q0 docid rank score tag``, read by :func:`rag_metrics.io.trec.parse_trec_run`.
 CSV / TSV (``.csv``, ``.tsv``)
     A header naming ``query_id`` (or ``qid``) and/or ``question``; ``chunk_id`` (or ``doc_id``,
     ``docid``, ``id``); ``score`` and/or ``rank``.  With a score the rank is ignored (trec_eval
@@ -38,8 +41,8 @@ import numpy as np
 import pandas as pd
 
 from rag_metrics.errors import InputError, ValidationReport
-from rag_metrics.files import loads_json
 from rag_metrics.formats import unwrap
+from rag_metrics.io.files import loads_json
 from rag_metrics.systems.base import (
     QuestionMatch,
     SystemRun,
@@ -48,7 +51,8 @@ from rag_metrics.systems.base import (
     fingerprint,
     match_questions,
 )
-from rag_metrics.systems.raglog import RagLog, looks_like_rag_log, parse_rag_log
+from rag_metrics.systems.logrows import RagLog
+from rag_metrics.systems.raglog import looks_like_rag_log, parse_rag_log
 from rag_metrics.systems.textmatch import (
     DEFAULT_THRESHOLD,
     ContextMatcher,
@@ -277,7 +281,7 @@ def _json_run(text: str, source: str, report: ValidationReport, jsonl: bool) -> 
 def parse_run_upload(data: bytes, filename: str,
                      max_bytes: int = MAX_UPLOAD_BYTES) -> tuple[UploadedRun, ValidationReport]:
     """Parse a run file of any supported format (see the module docstring).  Never raises on content."""
-    from rag_metrics.io import parse_trec_run
+    from rag_metrics.io.trec import parse_trec_run
 
     report = ValidationReport()
     source = filename or "run"
@@ -502,7 +506,7 @@ def load_upload(path: str, chunks: Sequence[Chunk] | Mapping[str, str] | None = 
     """Read a run file or RAG log from ``path``; raise :class:`InputError` (file:line) on errors."""
     from pathlib import Path
 
-    from rag_metrics.files import read_bytes
+    from rag_metrics.io.files import read_bytes
 
     p = Path(path)
     if p.is_file() and p.stat().st_size > MAX_UPLOAD_BYTES:

@@ -51,9 +51,9 @@ def as_evidence(golden: GoldenSet, chunks: Sequence[Chunk], corpus: Corpus) -> G
 
 
 def load_labels(path: str | Path, corpus: Corpus, labelled_chunking: tuple[int, int]) -> GoldenSet:
-    """The sweep's labels from a golden file (any format :func:`rag_metrics.golden.load_golden` reads):
+    """The sweep's labels from a golden file (any format :func:`rag_metrics.io.golden.load_golden` reads):
     its evidence as given, and its chunk labels as evidence on ``labelled_chunking``."""
-    from rag_metrics.golden import load_golden
+    from rag_metrics.io.golden import load_golden
     from rag_metrics.retrieval.chunking import chunk_corpus
 
     golden = load_golden(path)

@@ -282,7 +282,8 @@ def run_sweep(grid: Grid, corpus: Corpus, evidence: GoldenSet, *, cache: Any = N
     ``cancelled=True``.  A KeyboardInterrupt is treated the same way.  ``result`` (from
     :func:`new_result`) is filled in place, so a caller that is itself stopped keeps what finished.
     """
-    from rag_metrics.evaluate import EvalOptions, evaluate
+    from rag_metrics.evaluation import evaluate
+    from rag_metrics.metrics.options import EvalOptions
     from rag_metrics.retrieval import get_encoder
     from rag_metrics.retrieval.cache import EmbeddingCache
     from rag_metrics.retrieval.dense import DenseRetriever

@@ -4,11 +4,11 @@ held-out check and how much of the winner's lead may be luck.
 Rules (each defined here once)
 ------------------------------
 - **Score.** The grid's metric, averaged over the *tuning* questions in scope; a percentile
-  bootstrap interval (:func:`rag_metrics.evaluate.bootstrap_ci`, the lab's one CI setting).
+  bootstrap interval (:func:`rag_metrics.evaluation.bootstrap_ci`, the lab's one CI setting).
 - **Best.** The highest tuning score; a tie on the score goes to the lower p95 latency, then the
   smaller index, then the grid order.
 - **Tied with the best.** A paired t-test on the same tuning questions (the lab's one decision rule,
-  :mod:`rag_metrics.compare`), Benjamini-Hochberg across the ``N - 1`` comparisons with the best:
+  :mod:`rag_metrics.compare.paired`), Benjamini-Hochberg across the ``N - 1`` comparisons with the best:
   a configuration whose adjusted p is at least :data:`ALPHA` is *tied*, not a loser.
 - **Pareto frontier.** Quality up, cost down: a point is on the frontier when no other point is at
   least as good on both axes and better on one.  Points with equal quality and cost are all kept.
@@ -28,12 +28,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rag_metrics.compare import ALPHA
+from rag_metrics.compare.paired import ALPHA
 from rag_metrics.tuning.grid import SweepConfig
 from rag_metrics.tuning.run import ConfigResult, SweepResult
 
 if TYPE_CHECKING:
-    from rag_metrics.history import SavedRun
+    from rag_metrics.compare.history import SavedRun
 
 __all__ = ["Row", "rows", "best", "ties", "pareto_frontier", "held_out_check", "best_of_n", "BestOfN",
            "wins_losses", "baseline_run", "COST_AXES", "ALPHA", "too_few"]
@@ -95,7 +95,7 @@ def ties(res: SweepResult, chosen: ConfigResult) -> dict[SweepConfig, tuple[str,
     """``{config: (status, adjusted p)}`` for every grid configuration against ``chosen``."""
     from scipy import stats
 
-    from rag_metrics.compare import _ttest_p
+    from rag_metrics.compare.paired import _ttest_p
 
     a = _values(res, chosen, res.tuning)
     others = [r for r in res.results if r.config != chosen.config and r.config in res.grid.configs]
@@ -132,7 +132,7 @@ def pareto_frontier(quality: Sequence[float], cost: Sequence[float]) -> list[boo
 
 def rows(res: SweepResult, cost: str = "p95_ms") -> list[Row]:
     """The sweep table: one :class:`Row` per finished configuration (the baseline last)."""
-    from rag_metrics.evaluate import bootstrap_ci
+    from rag_metrics.evaluation import bootstrap_ci
 
     if cost not in COST_AXES:
         raise ValueError(f"cost axis must be one of {', '.join(COST_AXES)}; got {cost!r}")
@@ -177,7 +177,7 @@ class HeldOut:
 
 def held_out_check(res: SweepResult, chosen: ConfigResult) -> HeldOut:
     """The chosen configuration's tuning score beside its held-out score (with the held-out CI)."""
-    from rag_metrics.evaluate import bootstrap_ci
+    from rag_metrics.evaluation import bootstrap_ci
 
     t = _values(res, chosen, res.tuning)
     h = _values(res, chosen, res.held_out)
@@ -235,11 +235,11 @@ def wins_losses(res: SweepResult, a: ConfigResult, b: ConfigResult) -> list[tupl
 
 
 def baseline_run(res: SweepResult, chosen: ConfigResult, name: str | None = None) -> SavedRun:
-    """The chosen configuration as a saved run (:mod:`rag_metrics.history`) for the regression gate:
+    """The chosen configuration as a saved run (:mod:`rag_metrics.compare.history`) for the regression gate:
     its per-question values of every reported metric over the questions in scope."""
     from datetime import datetime, timezone
 
-    from rag_metrics.history import SavedRun, _check_name
+    from rag_metrics.compare.history import SavedRun, _check_name
 
     inc = np.asarray(res.included, dtype=bool)
     values = {k: tuple(float(x) for x in np.asarray(v)[inc]) for k, v in chosen.values.items()}

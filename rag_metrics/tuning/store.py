@@ -76,7 +76,7 @@ def sweep_from_dict(d: Any, source: str = "sweep") -> SweepResult:
 
 
 def parse_sweep(text: str, source: str = "sweep") -> SweepResult:
-    from rag_metrics.files import loads_json
+    from rag_metrics.io.files import loads_json
 
     data, problem, line = loads_json(text)
     if problem is not None:

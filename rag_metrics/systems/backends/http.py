@@ -10,8 +10,8 @@ first, or a JSON object holding that list at ``results_path`` (dotted, e.g. ``da
 ``score`` may be left out of *every* result; the list order is then kept exactly (scores
 ``n - rank``).  Ties in ``score`` are ranked like trec_eval (id descending), as everywhere.
 
-Transport: :func:`rag_metrics.outbound.post_json` under the session's outbound policy (the ``env``
-argument, a :class:`~rag_metrics.connections.ServerEnv` in the app): the checked address is the one
+Transport: :func:`rag_metrics.server.outbound.post_json` under the session's outbound policy (the ``env``
+argument, a :class:`~rag_metrics.server.connections.ServerEnv` in the app): the checked address is the one
 connected to, each attempt has a total deadline of ``timeout`` seconds, the response is capped at
 32 MB, no redirect is followed, and in class mode no message quotes the response.
 
@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from rag_metrics.errors import InputError
-from rag_metrics.files import loads_json
+from rag_metrics.io.files import loads_json
+from rag_metrics.server.secrets import has_literal_secret, resolve
 from rag_metrics.systems.base import BackendError, LiveSystem, ResultMemo
-from rag_metrics.systems.secrets import has_literal_secret, resolve
 
 __all__ = ["HttpBackend", "HttpConfig", "http_system", "parse_header"]
 
@@ -110,7 +110,7 @@ class HttpConfig:
             if not rp or any(not p for p in rp.split(".")):
                 raise InputError(f"results path {self.results_path!r} is not a dotted path like 'data.hits'")
             object.__setattr__(self, "results_path", rp)
-        from rag_metrics.outbound import check_timeout
+        from rag_metrics.server.outbound import check_timeout
 
         object.__setattr__(self, "timeout", check_timeout(self.timeout, "timeout"))
         b = self.backoff
@@ -173,8 +173,8 @@ class HttpBackend:
         return self.config.public()
 
     def _request(self, question: str, k: int) -> bytes:
-        from rag_metrics.connections import policy_of
-        from rag_metrics.outbound import OutboundError, post_json
+        from rag_metrics.server.connections import policy_of
+        from rag_metrics.server.outbound import OutboundError, post_json
 
         cfg = self.config
         url = resolve(cfg.url, "url", self._env)
@@ -212,7 +212,7 @@ class HttpBackend:
     def _parse(self, data: bytes, k: int | None = None) -> list[tuple[str, float]]:
         """The ranking in a response body, cut to ``k``.  In class mode messages never quote the
         response (its start, its field names): a reply is not a way to read a host."""
-        from rag_metrics.connections import policy_of
+        from rag_metrics.server.connections import policy_of
 
         cfg = self.config
         echo = policy_of(self._env).echo_bodies

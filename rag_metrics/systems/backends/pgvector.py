@@ -25,8 +25,8 @@ from typing import Any, Literal
 import numpy as np
 
 from rag_metrics.errors import InputError
+from rag_metrics.server.secrets import redact_dsn, resolve
 from rag_metrics.systems.base import BackendError, BatchedBackend, LiveSystem, ResultMemo
-from rag_metrics.systems.secrets import redact_dsn, resolve
 from rag_metrics.types import Chunk
 
 __all__ = ["CLASS_DSN_KEYS", "METRICS", "PgvectorBackend", "PgvectorConfig", "class_dsn", "index_chunks",
@@ -103,7 +103,7 @@ def class_dsn(dsn: str, policy: Any, connect_timeout: int = 10) -> dict[str, str
 
     Only :data:`CLASS_DSN_KEYS` are accepted (no ``service``, ``passfile``, ``hostaddr``, SSL key
     files, ...); the host must be a network host (no unix socket) allowed by ``policy``
-    (:class:`~rag_metrics.outbound.OutboundPolicy`) and is pinned with ``hostaddr`` to the address
+    (:class:`~rag_metrics.server.outbound.OutboundPolicy`) and is pinned with ``hostaddr`` to the address
     checked; ``passfile`` is a path that cannot exist (under ``os.devnull``) and the password is
     explicit (``''`` when none), so libpq never uses the server's ``PGPASSWORD`` or ``~/.pgpass``;
     ``require_auth=!password`` refuses cleartext password authentication; no client certificate
@@ -112,7 +112,7 @@ def class_dsn(dsn: str, policy: Any, connect_timeout: int = 10) -> dict[str, str
     Raises
     ------
     InputError
-        Naming the setting and the fix (:class:`~rag_metrics.outbound.PolicyError` for a refused host).
+        Naming the setting and the fix (:class:`~rag_metrics.server.outbound.PolicyError` for a refused host).
     """
     from psycopg import ProgrammingError
     from psycopg.conninfo import conninfo_to_dict
@@ -153,10 +153,10 @@ def _connect(config: PgvectorConfig, env: Mapping[str, str] | None) -> Any:
     import psycopg
     from pgvector.psycopg import register_vector
 
-    from rag_metrics.connections import typed_in_class
+    from rag_metrics.server.connections import typed_in_class
 
     if typed_in_class(env):
-        from rag_metrics.connections import policy_of
+        from rag_metrics.server.connections import policy_of
 
         params: dict[str, Any] = class_dsn(resolve(config.dsn, "dsn", env), policy_of(env), config.connect_timeout)
         shown = f"{params['host']}:{params['port']}/{params['dbname']}"

@@ -23,8 +23,8 @@ from typing import Any
 import numpy as np
 
 from rag_metrics.errors import InputError
+from rag_metrics.server.secrets import references, resolve
 from rag_metrics.systems.base import BackendError, BatchedBackend, LiveSystem, ResultMemo
-from rag_metrics.systems.secrets import references, resolve
 from rag_metrics.types import Chunk
 
 __all__ = [
@@ -104,13 +104,13 @@ class QdrantConfig:
 def make_client(config: QdrantConfig, env: Mapping[str, str] | None = None) -> Any:
     """A ``QdrantClient`` for ``config`` (local-mode folders share one client per process).
 
-    ``env`` (a :class:`~rag_metrics.connections.ServerEnv` in the app) decides what may be reached:
+    ``env`` (a :class:`~rag_metrics.server.connections.ServerEnv` in the app) decides what may be reached:
     a local folder must lie inside the data roots of its folder policy, a server URL's host and
     port must pass its outbound policy (checked on the resolved addresses), and the API key
     resolves only where variables are open (the operator, or a named connection)."""
     from qdrant_client import QdrantClient
 
-    from rag_metrics.connections import folders_of, policy_of
+    from rag_metrics.server.connections import folders_of, policy_of
 
     if config.path is not None:
         key = config.path
@@ -181,7 +181,7 @@ class QdrantBackend(BatchedBackend):
 
     def _detail(self, e: Exception) -> str:
         """The failure in words; what the server answered only when the policy echoes replies."""
-        from rag_metrics.connections import policy_of
+        from rag_metrics.server.connections import policy_of
 
         if isinstance(e, InputError):
             return str(e)

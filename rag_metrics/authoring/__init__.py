@@ -1,0 +1,1 @@
+"""Writing golden sets: editing, labelling, label suggestions, drafting, judge agreement."""

@@ -1,0 +1,15 @@
+"""Presenting results: the self-contained HTML report, the presenter's story, chart style.
+
+``rag_metrics.report`` was a module until issue 25; its names now live in
+:mod:`rag_metrics.report.html`. Reading them here still works for one release and warns
+(``DeprecationWarning``) with the new path.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+
+def __getattr__(name: str) -> Any:
+    from rag_metrics._compat import forward
+
+    return forward(__name__, "rag_metrics.report.html", name)

@@ -1,0 +1,1 @@
+"""The class server: access, seats, outbound, folders, secrets, connections, the deployment."""

@@ -1,0 +1,359 @@
+"""The class deployment: several Streamlit processes behind nginx, on one machine.
+
+    python -m rag_metrics.server.deploy [--procs N] [--port 8501] [--address 0.0.0.0] [--dry-run]
+
+(``./lab class`` runs this.)  Why: one Streamlit server runs every session's script in threads of
+one Python process, so it uses about one core.  Here ``--procs`` app processes (default: one per
+core) listen on loopback ports, and nginx, the one public listener, spreads browsers over them.
+
+Routing
+-------
+A browser's websocket session lives in one process, and its uploads (``POST
+/_stcore/upload_file``) must reach the same process.  nginx therefore routes by a cookie it sets
+itself, ``rml_route``: the first request of a browser has none, so nginx takes its
+``$request_id`` (128 random bits), routes by it and sets it as the cookie; every later request of
+that browser (the websocket, uploads, downloads, a reload, a new tab) carries the same value and
+reaches the same process (``hash $rml_route consistent``).  The cookie only routes: it grants
+nothing (identity is the seat cookie, checked by the app).
+
+Consistency
+-----------
+Every process works on the same workspace folder; every write there is atomic and locked
+(``flock``), and every process re-reads what another may have changed (seat registry, golden
+files, systems), so a student reaching another process after a restart sees the same work.
+
+Why nginx: the most deployed reverse proxy, in Debian's packages (``apt-get install nginx-light``),
+with websocket proxying and consistent hashing built in, and nothing to write ourselves.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from rag_metrics.config import environment
+
+__all__ = ["ClassDeployment", "main", "nginx_config"]
+
+ROOT = Path(__file__).resolve().parents[1]
+ROUTE_COOKIE = "rml_route"
+#: Largest upload nginx passes on (the app checks its own, smaller limits).
+MAX_BODY_MB = 25
+
+
+def free_port(address: str = "127.0.0.1") -> int:
+    with socket.socket() as s:
+        s.bind((address, 0))
+        return int(s.getsockname()[1])
+
+
+#: Uploads one client address may start per minute (nginx ``limit_req``, with a burst of as many).
+UPLOADS_PER_MINUTE = 30
+
+
+def unprivileged_user() -> tuple[str, str] | None:
+    """``(user, group)`` nginx's worker runs as when the class is started as root (``None`` when it is
+    not): ``nobody`` and its primary group."""
+    if not (hasattr(os, "geteuid") and os.geteuid() == 0):
+        return None
+    import grp
+    import pwd
+
+    try:
+        nobody = pwd.getpwnam("nobody")
+        return "nobody", grp.getgrgid(nobody.pw_gid).gr_name
+    except KeyError:  # pragma: no cover - a system without nobody
+        return None
+
+
+def app_user(env: dict[str, str] | None = None) -> tuple[int, int, str] | None:
+    """``(uid, gid, home)`` the app processes run as when the class is started as root: the user
+    named by ``RAG_METRICS_RUN_AS`` (:data:`rag_metrics.config.SETTINGS`); ``None`` when not
+    root or not set (then :func:`main` warns).  An unknown or root user is refused with a message."""
+    from rag_metrics.config import setting
+
+    if not (hasattr(os, "geteuid") and os.geteuid() == 0):
+        return None
+    name = setting("run_as", env)
+    if not name:
+        return None
+    import pwd
+
+    try:
+        pw = pwd.getpwnam(name)
+    except KeyError:
+        raise SystemExit(f"RAG_METRICS_RUN_AS={name!r} is not a user on this machine; create it or unset it") from None
+    if pw.pw_uid == 0:
+        raise SystemExit("RAG_METRICS_RUN_AS names root; name an unprivileged user who owns the workspace")
+    return pw.pw_uid, pw.pw_gid, pw.pw_dir
+
+
+def nginx_config(listen: str, backends: list[int], tmp: Path, *, show_upstream: bool = False,
+                 run_as: tuple[str, str] | None = None) -> str:
+    """The nginx configuration: one public listener, cookie-hash routing over the app processes.
+
+    Only what a browser needs is passed on: ``/_stcore/metrics`` (live session counts, cache
+    statistics) is answered 404; uploads are rate-limited per client address
+    (:data:`UPLOADS_PER_MINUTE`); the worker runs as ``run_as`` (an unprivileged user when started as
+    root, :func:`unprivileged_user`), never as root.
+
+    ``show_upstream`` adds an ``X-Lab-Upstream`` response header naming the process that answered
+    (tests use it to see that browsers are spread over the processes; off in a real class)."""
+    servers = "\n".join(f"    server 127.0.0.1:{p} max_fails=0;" for p in backends)
+    user = f"user {run_as[0]} {run_as[1]};\n" if run_as else ""
+    upstream = '      add_header X-Lab-Upstream $upstream_addr always;\n' if show_upstream else ""
+    return f"""{user}worker_processes 1;
+daemon off;
+pid {tmp}/nginx.pid;
+error_log {tmp}/error.log warn;
+events {{ worker_connections 4096; }}
+http {{
+  access_log off;
+  client_body_temp_path {tmp}/body;
+  proxy_temp_path {tmp}/proxy;
+  fastcgi_temp_path {tmp}/fastcgi;
+  uwsgi_temp_path {tmp}/uwsgi;
+  scgi_temp_path {tmp}/scgi;
+  client_max_body_size {MAX_BODY_MB}m;
+  server_tokens off;
+  map $cookie_{ROUTE_COOKIE} $rml_route {{ "" $request_id; default $cookie_{ROUTE_COOKIE}; }}
+  map $http_upgrade $connection_upgrade {{ default upgrade; "" close; }}
+  limit_req_zone $binary_remote_addr zone=uploads:1m rate={UPLOADS_PER_MINUTE}r/m;
+  limit_req_status 429;
+  upstream lab {{
+    hash $rml_route consistent;
+{servers}
+  }}
+  server {{
+    listen {listen};
+    location = /_stcore/metrics {{ return 404; }}
+    location /_stcore/upload_file/ {{
+      limit_req zone=uploads burst={UPLOADS_PER_MINUTE} nodelay;
+      proxy_pass http://lab;
+      proxy_http_version 1.1;
+      proxy_set_header Host $http_host;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_set_header X-Forwarded-Proto $scheme;
+      proxy_request_buffering off;
+      add_header Set-Cookie "{ROUTE_COOKIE}=$rml_route; Path=/; SameSite=Strict; HttpOnly" always;
+    }}
+    location / {{
+      proxy_pass http://lab;
+      proxy_http_version 1.1;
+      proxy_set_header Upgrade $http_upgrade;
+      proxy_set_header Connection $connection_upgrade;
+      proxy_set_header Host $http_host;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_set_header X-Forwarded-Proto $scheme;
+      proxy_read_timeout 1d;
+      proxy_send_timeout 1d;
+      proxy_buffering off;
+      add_header Set-Cookie "{ROUTE_COOKIE}=$rml_route; Path=/; SameSite=Strict; HttpOnly" always;
+{upstream}    }}
+  }}
+}}
+"""
+
+
+def _nginx() -> str:
+    for p in (shutil.which("nginx"), "/usr/sbin/nginx"):
+        if p and Path(p).exists():
+            return p
+    raise SystemExit("nginx is not installed; install it with `apt-get install nginx-light` (Debian), or run "
+                     "one process with --procs 1")
+
+
+def _wait_healthy(port: int, proc: subprocess.Popen, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise SystemExit(f"the app process on port {port} exited with code {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=1) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.1)
+    raise SystemExit(f"the app process on port {port} did not become healthy within {timeout:g} s")
+
+
+@dataclass
+class ClassDeployment:
+    """``procs`` app processes and (when ``procs > 1``) nginx in front, started by :meth:`start`."""
+
+    procs: int
+    port: int
+    address: str = "0.0.0.0"
+    env: dict[str, str] | None = None
+    app_args: tuple[str, ...] = ()
+    show_upstream: bool = False
+
+    def __post_init__(self) -> None:
+        self.children: list[subprocess.Popen] = []
+        self.backends: list[int] = []
+        self.tmp: Path | None = None
+
+    def _app(self, address: str, port: int) -> subprocess.Popen:
+        # glibc gives every thread that allocates its own malloc arena (up to 8 per core); Streamlit
+        # runs each session in a thread, so a class server's memory grows with the sessions. Two
+        # arenas per process keep that in check (benchmarks/bench_class.py measures the peak).
+        # The embedding model's OpenMP threads spin while they wait for each other: N processes with
+        # one thread per core each oversubscribe the cores and a question's embedding then waits for
+        # descheduled threads (a golden edit took 7.5 s instead of 0.6 s at saturation with 2 processes).
+        # The cores are shared out between the processes instead.
+        threads = str(max(1, (os.cpu_count() or 1) // max(1, self.procs)))
+        env = {"MALLOC_ARENA_MAX": "2", "OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads,
+               **environment(), **(self.env or {}), "RAG_METRICS_CLASS_MODE": "1"}
+        cmd = [sys.executable, "-m", "ui.launch", "--server.headless", "true",  # streamlit run app.py, prewarmed
+               "--server.address", address, "--server.port", str(port), *self.app_args]
+        user = app_user(env)
+        if user is not None:  # started as root: the app runs as the operator's unprivileged user
+            env["HOME"] = user[2]
+            return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=None,
+                                    start_new_session=True, user=user[0], group=user[1], extra_groups=[])
+        return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=None,
+                                start_new_session=True)
+
+    def start(self, timeout: float = 180.0) -> None:
+        if self.procs <= 1:
+            proc = self._app(self.address, self.port)
+            self.children.append(proc)
+            self.backends = [self.port]
+            _wait_healthy(self.port, proc, timeout)
+            return
+        nginx = _nginx()
+        self.tmp = Path(tempfile.mkdtemp(prefix="rag_metrics_class_"))
+        os.chmod(self.tmp, 0o755)
+        for _ in range(self.procs):
+            port = free_port()
+            self.backends.append(port)
+            self.children.append(self._app("127.0.0.1", port))
+        for port, proc in zip(self.backends, self.children):
+            _wait_healthy(port, proc, timeout)
+        listen = f"[{self.address}]:{self.port}" if ":" in self.address else f"{self.address}:{self.port}"
+        conf = self.tmp / "nginx.conf"
+        run_as = unprivileged_user()
+        if run_as is not None:  # the worker writes its temp files here
+            import shutil as _sh
+
+            for sub in ("body", "proxy", "fastcgi", "uwsgi", "scgi"):
+                (self.tmp / sub).mkdir(exist_ok=True)
+                _sh.chown(self.tmp / sub, run_as[0], run_as[1])
+        conf.write_text(nginx_config(listen, self.backends, self.tmp, show_upstream=self.show_upstream,
+                                     run_as=run_as), encoding="utf-8")
+        proc = subprocess.Popen([nginx, "-c", str(conf), "-p", str(self.tmp)], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, start_new_session=True)
+        self.children.append(proc)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                err = (proc.stderr.read() if proc.stderr else b"").decode("utf-8", "replace")
+                self.stop()
+                raise SystemExit(f"nginx did not start: {err.strip()[:500]}")
+            try:
+                host = "127.0.0.1" if self.address in ("0.0.0.0", "::") else self.address
+                with urllib.request.urlopen(f"http://{host}:{self.port}/_stcore/health", timeout=1) as r:
+                    if r.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.1)
+        self.stop()
+        raise SystemExit(f"nginx did not answer on {listen} within 15 s")
+
+    @property
+    def pids(self) -> list[int]:
+        return [p.pid for p in self.children]
+
+    def stop(self) -> None:
+        for p in self.children:
+            if p.poll() is None:
+                with _suppress():
+                    os.killpg(p.pid, signal.SIGTERM)
+        for p in self.children:
+            try:
+                p.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                with _suppress():
+                    os.killpg(p.pid, signal.SIGKILL)
+        self.children.clear()
+        if self.tmp is not None:
+            shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def __enter__(self) -> ClassDeployment:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class _suppress:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> bool:
+        return True
+
+
+def addresses(bind: str) -> list[str]:
+    """The addresses students can open (the machine's own when bound to every interface)."""
+    if bind not in ("0.0.0.0", "::", ""):
+        return [bind]
+    try:
+        out = subprocess.run(["hostname", "-I"], capture_output=True, text=True, timeout=5).stdout.split()
+    except (OSError, subprocess.SubprocessError):
+        out = []
+    return out or [socket.gethostname()]
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m rag_metrics.server.deploy", description=__doc__.splitlines()[0])
+    ap.add_argument("--procs", type=int, default=os.cpu_count() or 1,
+                    help="app processes (default: one per core); 1 runs Streamlit alone, without nginx")
+    ap.add_argument("--port", type=int, default=8501)
+    ap.add_argument("--address", default="0.0.0.0")
+    ap.add_argument("--dry-run", action="store_true", help="print the nginx configuration and exit")
+    args, rest = ap.parse_known_args(argv)
+    if not 1 <= args.procs <= 64:
+        ap.error(f"--procs must be 1 to 64, got {args.procs}")
+    if args.dry_run:
+        print(nginx_config(f"{args.address}:{args.port}", [8600 + i for i in range(args.procs)], Path("/tmp/x"),
+                           run_as=unprivileged_user()))
+        return 0
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and app_user() is None:
+        print("lab class: started as root; the app processes run as root too. Set RAG_METRICS_RUN_AS to an "
+              "unprivileged user who owns the workspace (nginx's worker runs as nobody either way)", file=sys.stderr)
+    dep = ClassDeployment(args.procs, args.port, args.address, app_args=tuple(rest))
+    stop = {"now": False}
+
+    def on_signal(*_: object) -> None:
+        stop["now"] = True
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    dep.start()
+    where = ", ".join(f"http://{a}:{args.port}" for a in addresses(args.address))
+    print(f"lab class: ready, {args.procs} app process(es){' behind nginx' if args.procs > 1 else ''} on "
+          f"{args.address}:{args.port} ({where})", flush=True)
+    try:
+        while not stop["now"]:
+            if any(p.poll() is not None for p in dep.children):
+                print("lab class: a process exited; stopping the class server", file=sys.stderr)
+                return 1
+            time.sleep(0.5)
+    finally:
+        dep.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

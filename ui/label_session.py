@@ -1,0 +1,20 @@
+"""The labelling queue of each corpus, kept in the session: shared by the Label and the Draft views."""
+from __future__ import annotations
+
+import streamlit as st
+
+from rag_metrics.authoring.label_queue import LabelQueue
+
+QUEUE = "_label_queue"        # {corpus name: LabelQueue}
+
+
+def queue(corpus: str, golden) -> LabelQueue:
+    """The corpus's labelling queue, following edits made elsewhere (editor, import, other pages)."""
+    queues = st.session_state.setdefault(QUEUE, {})
+    q = queues.get(corpus)
+    if q is None:
+        q = LabelQueue.from_golden(golden)
+        queues[corpus] = q
+    else:
+        q.sync(golden)
+    return q
