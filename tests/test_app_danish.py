@@ -40,9 +40,9 @@ def danish_result() -> EvaluationResult:
 @pytest.fixture
 def fresh_encoders(monkeypatch):
     """A process without loaded encoders (other tests in this process may have loaded the model)."""
-    import rag_metrics.retrieval as retrieval
+    import rag_metrics.retrieval.factory as factory
 
-    monkeypatch.setattr(retrieval, "_ENCODERS", {})
+    monkeypatch.setattr(factory, "_ENCODERS", {})
 
 
 def test_the_danish_sample_is_a_choice_and_is_evaluated_with_the_multilingual_model(fresh_encoders, app):

@@ -44,7 +44,7 @@ from rag_metrics.config import environment
 
 __all__ = ["ClassDeployment", "main", "nginx_config"]
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 ROUTE_COOKIE = "rml_route"
 #: Largest upload nginx passes on (the app checks its own, smaller limits).
 MAX_BODY_MB = 25
