@@ -108,7 +108,9 @@ class Student:
 
     def __init__(self, browser, url: str):
         self.url = url
-        self.context = browser.new_context()
+        # tall enough that the sidebar's opened teacher sign-in fits: its button below a 720 px fold could not be
+        # scrolled into view on a loaded machine ("element is outside of the viewport")
+        self.context = browser.new_context(viewport={"width": 1280, "height": 1400})
         self.requests: list[str] = []
         self.aborted: list[str] = []
         self.context.route("**/*", self._route)
