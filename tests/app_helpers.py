@@ -178,6 +178,57 @@ def wait_until_idle(page, timeout: float = 120.0, quiet: float = 1.0) -> None:
         time.sleep(0.1)
 
 
+def _wait_healthy(url: str, log: Path, what: str) -> None:
+    """Until ``url`` answers its health check (up to 2 min), else fail with the end of ``log``."""
+    for _ in range(240):
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).status == 200:
+                return
+        except OSError:
+            time.sleep(0.5)
+    pytest.fail(f"{what} did not start: " + log.read_text()[-2000:])
+
+
+@contextlib.contextmanager
+def class_server(tmp_path: Path, cache_dir: Path, teacher_key: str) -> Iterator[tuple[str, Path]]:
+    """``./lab class`` on a loopback port (the command it prints under ``LAB_DRY_RUN=1``, started as it
+    would start it, in class mode); yields ``(url, workspace)`` and stops the whole process group after."""
+    import shlex
+    import signal
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    ws = tmp_path / "workspace"
+    env = {**os.environ, "RAG_METRICS_WORKSPACE": str(ws), "RAG_METRICS_CACHE": str(cache_dir),
+           "RAG_METRICS_WARM": "0", "RAG_METRICS_TEACHER_KEY": teacher_key, "HF_HUB_OFFLINE": "1",
+           "RAG_METRICS_VENV": str(Path(sys.executable).parents[1]), "LAB_DRY_RUN": "1"}
+    env.pop("RAG_METRICS_CONFIG", None)
+    out = subprocess.run([str(ROOT / "lab"), "class", "--address", "127.0.0.1", "--port", str(port)], cwd=ROOT,
+                         env=env, capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    argv = shlex.split(out.stdout.strip().splitlines()[-1])
+    argv[0] = sys.executable
+    env.pop("LAB_DRY_RUN")
+    env["RAG_METRICS_CLASS_MODE"] = "1"  # what ./lab class exports before starting
+    url = f"http://127.0.0.1:{port}"
+    with open(tmp_path / "server.log", "w") as log:
+        proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+    try:
+        _wait_healthy(url, tmp_path / "server.log", "the class server")
+        yield url, ws
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+        except OSError:
+            pass  # already gone
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
 @contextlib.contextmanager
 def streamlit_server(tmp_path: Path, cache_dir: Path, workspace: Path) -> Iterator[str]:
     """``python -m ui.launch`` (``streamlit run app.py`` as ``./lab app`` runs it) on a free loopback
@@ -195,14 +246,7 @@ def streamlit_server(tmp_path: Path, cache_dir: Path, workspace: Path) -> Iterat
             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
         try:
-            for _ in range(240):
-                try:
-                    if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).status == 200:
-                        break
-                except OSError:
-                    time.sleep(0.5)
-            else:
-                pytest.fail("streamlit did not start: " + (tmp_path / "streamlit.log").read_text()[-2000:])
+            _wait_healthy(url, tmp_path / "streamlit.log", "streamlit")
             yield url
         finally:
             proc.terminate()

@@ -11,11 +11,6 @@ sandboxed, opaque-origin iframe; the server only grades the values the browser r
 """
 from __future__ import annotations
 
-import contextlib
-import os
-import shlex
-import subprocess
-import sys
 import time
 import urllib.error
 import urllib.request
@@ -23,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from app_helpers import class_server as run_class_server
 from rag_metrics.exercises import EXERCISES
 from rag_metrics.exercises.mistakes import MISTAKES
 
@@ -58,52 +54,8 @@ def own_class_server(tmp_path_factory, app_cache_dir):
         yield served
 
 
-@contextlib.contextmanager
 def _serve(tmp_path_factory, app_cache_dir):
-    """``./lab class`` on a loopback port (the command it would start, as test_browser_seats does)."""
-    import socket
-
-    tmp = tmp_path_factory.mktemp("exercises_class")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    ws = tmp / "workspace"
-    env = {**os.environ, "RAG_METRICS_WORKSPACE": str(ws), "RAG_METRICS_CACHE": str(app_cache_dir),
-           "RAG_METRICS_WARM": "0", "RAG_METRICS_TEACHER_KEY": KEY, "HF_HUB_OFFLINE": "1",
-           "RAG_METRICS_VENV": str(Path(sys.executable).parents[1]), "LAB_DRY_RUN": "1"}
-    env.pop("RAG_METRICS_CONFIG", None)
-    out = subprocess.run([str(ROOT / "lab"), "class", "--address", "127.0.0.1", "--port", str(port)], cwd=ROOT,
-                         env=env, capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    argv = shlex.split(out.stdout.strip().splitlines()[-1])
-    argv[0] = sys.executable
-    env.pop("LAB_DRY_RUN")
-    env["RAG_METRICS_CLASS_MODE"] = "1"
-    url = f"http://127.0.0.1:{port}"
-    with open(tmp / "server.log", "w") as log:
-        proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-    try:
-        for _ in range(480):
-            try:
-                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).status == 200:
-                    break
-            except OSError:
-                time.sleep(0.5)
-        else:
-            pytest.fail("the class server did not start: " + (tmp / "server.log").read_text()[-2000:])
-        yield url, ws
-    finally:
-        import signal
-
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-        except OSError:
-            pass
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
+    return run_class_server(tmp_path_factory.mktemp("exercises_class"), app_cache_dir, KEY)
 
 
 @pytest.fixture(scope="module")

@@ -6,17 +6,12 @@ is refused."""
 from __future__ import annotations
 
 import json
-import os
-import shlex
-import socket
-import subprocess
-import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
+from app_helpers import class_server as run_class_server
 from app_helpers import wait_until_idle
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -32,40 +27,8 @@ pytestmark = [
 
 @pytest.fixture
 def class_server(tmp_path, app_cache_dir):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    ws = tmp_path / "workspace"
-    env = {**os.environ, "RAG_METRICS_WORKSPACE": str(ws), "RAG_METRICS_CACHE": str(app_cache_dir),
-           "RAG_METRICS_WARM": "0", "RAG_METRICS_TEACHER_KEY": KEY, "HF_HUB_OFFLINE": "1",
-           "RAG_METRICS_VENV": str(Path(sys.executable).parents[1]), "LAB_DRY_RUN": "1"}
-    env.pop("RAG_METRICS_CONFIG", None)
-    out = subprocess.run([str(ROOT / "lab"), "class", "--address", "127.0.0.1", "--port", str(port)], cwd=ROOT,
-                         env=env, capture_output=True, text=True, timeout=60)
-    assert out.returncode == 0, out.stderr
-    argv = shlex.split(out.stdout.strip().splitlines()[-1])
-    argv[0] = sys.executable
-    env.pop("LAB_DRY_RUN")
-    env["RAG_METRICS_CLASS_MODE"] = "1"  # what ./lab class exports before starting
-    url = f"http://127.0.0.1:{port}"
-    with open(tmp_path / "server.log", "w") as log:
-        proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    try:
-        for _ in range(240):
-            try:
-                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).status == 200:
-                    break
-            except OSError:
-                time.sleep(0.5)
-        else:
-            pytest.fail("the class server did not start: " + (tmp_path / "server.log").read_text()[-2000:])
-        yield url, ws
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+    with run_class_server(tmp_path, app_cache_dir, KEY) as served:
+        yield served
 
 
 def _seats(ws: Path) -> list[dict]:

@@ -480,11 +480,9 @@ def move_symbols(plan: Plan, changed: set[Path], log: list[str], symbol_files: s
         defined = _top_level_names(tree)
         dst_defined = _top_level_names(ast.parse(dst_p.read_text(encoding="utf-8"))) if dst_p.exists() else {}
         missing = [n for n in names if n not in defined]
-        if not missing:
-            pass
-        elif all(n in dst_defined for n in names):
+        if missing and all(n in dst_defined for n in names):
             continue  # already moved
-        else:
+        if missing:
             raise SystemExit(f"restructure: {src_p} no longer defines {', '.join(missing)}; "
                              f"update SYMBOL_MOVES in tools/restructure.py")
         lines = src.splitlines(keepends=True)
