@@ -860,3 +860,32 @@ def reference_proposals(_chunks: ChunkSet, chunks_fp: str, reference: str, top: 
     ref = question_embeddings([reference])[0]
     return propose_supporting_chunks(reference, [c.id for c in _chunks.chunks], [c.text for c in _chunks.chunks],
                                      vectors, ref, top=top)
+
+
+# ---- the Tune page --------------------------------------------------------------------------------
+@st.cache_data(show_spinner=False, max_entries=8)
+def golden_file(path: str, mtime_ns: int) -> GoldenSet:
+    """A golden file read once per version (``mtime_ns`` keys it): the sample's labels for the Tune page."""
+    from rag_metrics.io.golden import load_golden
+
+    return load_golden(path)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def sweep_estimate(grid: Any, _corpus: Corpus, corpus_fp: str, _golden: GoldenSet, golden_fp: str) -> Any:
+    """:func:`rag_metrics.tuning.estimate` of a grid (chunks every chunking and looks the embedding cache up):
+    once per grid, corpus and labels, not on every rerun.  The page clears it after a sweep (the cache grew)."""
+    from rag_metrics.retrieval.cache import default_cache_dir
+    from rag_metrics.tuning import estimate
+
+    return estimate(grid, _corpus, _golden, cache=embedding_cache(str(default_cache_dir())))
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def sweep_labels(_golden: GoldenSet, golden_fp: str, _chunks: Sequence[Chunk], chunks_fp: str, _corpus: Corpus,
+                 corpus_fp: str) -> GoldenSet:
+    """The golden set's chunk labels as evidence (:func:`rag_metrics.tuning.as_evidence`: it indexes the
+    corpus), once per golden set and chunking."""
+    from rag_metrics.tuning import as_evidence
+
+    return as_evidence(_golden, _chunks, _corpus)

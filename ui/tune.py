@@ -15,8 +15,6 @@ from rag_metrics.retrieval.cache import default_cache_dir
 from rag_metrics.retrieval.defaults import RETRIEVER_KINDS
 from rag_metrics.tuning import (
     SweepResult,
-    as_evidence,
-    estimate,
     grid_from_choices,
     parse_sweep,
     run_sweep,
@@ -44,19 +42,19 @@ def evidence_for(ctx: Any) -> tuple[GoldenSet, str]:
 
     The sample's own evidence quotes when the golden set is the sample's unchanged; otherwise the
     current golden set's chunk labels, each labelled chunk's text taken as its evidence."""
-    from rag_metrics.io.golden import load_golden
     from rag_metrics.sample import sample_paths
 
     p = sample_paths(required=False, language=state.SAMPLE_LANGUAGES.get(ctx.settings.corpus, "en"))
     ev_file = p.root / "golden_evidence.jsonl"
     if state.is_sample(ctx.settings.corpus) and ev_file.is_file() and p.golden.is_file() \
-            and load_golden(p.golden).fingerprint() == ctx.golden.fingerprint():
-        return (load_golden(ev_file),
+            and _read(p.golden).fingerprint() == ctx.golden.fingerprint():
+        return (_read(ev_file),
                 "Labels: the sample's evidence quotes (golden_evidence.jsonl), located in each chunking.")
     if ctx.corpus.level != "chunk":
         raise InputError("this corpus is labelled by document, not by chunk; a sweep needs chunk labels or "
                          "evidence quotes. Label chunks in the Golden set editor first.")
-    ev = as_evidence(ctx.golden, ctx.chunks.chunks, ctx.corpus.corpus)
+    ev = cache.sweep_labels(ctx.golden, ctx.golden.fingerprint(), ctx.chunks.chunks, ctx.chunks.fingerprint,
+                            ctx.corpus.corpus, ctx.corpus.fingerprint)
     return ev, (f"Labels: your golden set's chunk labels on {ctx.settings.chunk_size}/{ctx.settings.chunk_overlap}; "
                 "each labelled chunk's text is its evidence, located in every other chunking.")
 
@@ -92,8 +90,12 @@ def form(ctx: Any) -> Grid | None:
         return None
 
 
+def _read(path: Any) -> GoldenSet:
+    return cache.golden_file(str(path), path.stat().st_mtime_ns)
+
+
 def plan_line(grid: Grid, ctx: Any, evidence: GoldenSet) -> str:
-    est = estimate(grid, ctx.corpus.corpus, evidence, cache=cache.embedding_cache(str(default_cache_dir())))
+    est = cache.sweep_estimate(grid, ctx.corpus.corpus, ctx.corpus.fingerprint, evidence, evidence.fingerprint())
     return "Planned: " + est.describe()
 
 
@@ -124,6 +126,7 @@ def run(grid: Grid, ctx: Any, evidence: GoldenSet) -> None:
         run_sweep(grid, ctx.corpus.corpus, evidence, cache=cache.embedding_cache(str(default_cache_dir())),
                   baseline=current_config(ctx), progress=progress, result=res)
     slot.empty()
+    cache.sweep_estimate.clear()  # what is cached changed: the next plan line counts again
 
 
 def upload() -> None:
