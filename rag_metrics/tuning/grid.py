@@ -2,36 +2,8 @@
 
 A grid names chunkings, retrievers and depths; every combination is one :class:`SweepConfig`.
 
-Example (``grid.toml``)::
-
-    metric = "ndcg@10"          # the quality the selection ranks by (any registry metric at a K)
-    held_out = 0.3              # share of the questions kept aside (stratified by category, seeded)
-    seed = 0
-    chunk_size = [300, 500, 800]
-    chunk_overlap = [100]       # every size is combined with every overlap below it
-    depth = [10]                # how deep each configuration retrieves
-    models = ["all-MiniLM-L6-v2"]   # dense and hybrid only; BM25 has no model
-
-    [[retriever]]
-    kind = "dense"
-
-    [[retriever]]
-    kind = "bm25"
-    k1 = [1.5]                  # lists expand; a single value may be given bare
-    b = [0.75]
-
-    [[retriever]]
-    kind = "hybrid"
-    fusion = "rrf"
-    rrf_k = [60]
-
-    [[retriever]]
-    kind = "hybrid"
-    fusion = "weighted"
-    weight = [0.5]              # the dense part's weight; BM25 gets 1 - weight
-    normalisation = "minmax"    # minmax | zscore | max | none (rag_metrics.retrieval.hybrid)
-
-That grid gives 3 chunk sizes x 4 retrievers = 12 configurations.  Unknown keys, wrong types and
+The default grid, :data:`DEFAULT_GRID_TOML` (printed by ``rag-metrics sweep --help``), names every key
+with what it means; it gives 3 chunk sizes x 4 retrievers = 12 configurations.  Unknown keys, wrong types and
 values out of range raise :class:`~rag_metrics.errors.InputError` naming the key and the fix.
 """
 from __future__ import annotations
@@ -70,19 +42,21 @@ _RETRIEVER_KEYS = {
 #: The issue's 12-configuration sweep on the sample: 3 chunk sizes x dense / BM25 / hybrid RRF /
 #: hybrid with a fusion weight.
 DEFAULT_GRID_TOML = """\
-metric = "ndcg@10"
-held_out = 0.3
+metric = "ndcg@10"          # the quality the selection ranks by (any registry metric at a K)
+held_out = 0.3              # share of the questions kept aside (stratified by category, seeded)
 seed = 0
 chunk_size = [300, 500, 800]
-chunk_overlap = [100]
-depth = [10]
-models = ["all-MiniLM-L6-v2"]
+chunk_overlap = [100]       # every size is combined with every overlap below it
+depth = [10]                # how deep each configuration retrieves
+models = ["all-MiniLM-L6-v2"]   # dense and hybrid only; BM25 has no model
 
 [[retriever]]
 kind = "dense"
 
 [[retriever]]
 kind = "bm25"
+k1 = [1.5]                  # lists expand; a single value may be given bare
+b = [0.75]
 
 [[retriever]]
 kind = "hybrid"
@@ -92,8 +66,8 @@ rrf_k = [60]
 [[retriever]]
 kind = "hybrid"
 fusion = "weighted"
-weight = [0.5]
-normalisation = "minmax"
+weight = [0.5]              # the dense part's weight; BM25 gets 1 - weight
+normalisation = "minmax"    # minmax | zscore | max | none (rag_metrics.retrieval.hybrid)
 """
 
 
