@@ -159,7 +159,7 @@ def test_section_chunked_log_gets_its_verdict_on_the_dashboard(app_env):
     data = _jsonl(rows).encode()
     spec, rep = SystemStore.for_corpus("sample_corpus").add_upload("sections", "sections.jsonl", data, chunks)
     assert spec is not None, rep.lines()
-    from rag_metrics.systems.raglog import parse_rag_log
+    from rag_metrics.io.raglog import parse_rag_log
 
     log, _ = parse_rag_log(data, "sections.jsonl")
     lib = evaluate_systems([("sections", RagLogSystem(log, chunks))], sample_golden(), depth=100, chunks=chunks)[0]

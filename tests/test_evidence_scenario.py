@@ -25,8 +25,8 @@ from rag_metrics.cli import main
 from rag_metrics.evidence import CorpusIndex, EvidenceJudge, held_grade, query_passages
 from rag_metrics.evidence_proposals import propose_evidence, review, with_chunk_labels
 from rag_metrics.io.golden import load_golden, save_golden
+from rag_metrics.io.raglog import parse_rag_log
 from rag_metrics.systems.evaluation import evaluate_systems
-from rag_metrics.systems.raglog import parse_rag_log
 from rag_metrics.systems.uploads import RagLogSystem
 from rag_metrics.types import GoldenQuery, GoldenSet
 from tests.test_evidence import sample, sections

@@ -13,8 +13,8 @@ import pytest
 from rag_metrics.cli import main
 from rag_metrics.errors import InputError
 from rag_metrics.formats import describe, describe_bytes, sniff
+from rag_metrics.io.raglog import parse_rag_log
 from rag_metrics.io.trec import read_qrels
-from rag_metrics.systems.raglog import parse_rag_log
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT.parent / "shared" / "real-artifacts"  # ../shared/real-artifacts of the project (MANIFEST.md)

@@ -13,10 +13,10 @@ from rag_metrics.cli import main
 from rag_metrics.evaluation import evaluate
 from rag_metrics.io.corpus import load_corpus
 from rag_metrics.io.golden import load_golden
+from rag_metrics.io.raglog import read_rag_log
 from rag_metrics.io.trec import load_run
 from rag_metrics.metrics.options import EvalOptions
 from rag_metrics.retrieval.chunking import chunk_corpus, chunk_to_doc
-from rag_metrics.systems.raglog import read_rag_log
 from rag_metrics.systems.uploads import RagLogSystem, load_upload
 
 ROOT = Path(__file__).resolve().parents[1]

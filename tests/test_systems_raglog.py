@@ -6,14 +6,7 @@ import json
 import pytest
 
 from rag_metrics.errors import InputError
-from rag_metrics.systems.raglog import (
-    RagLog,
-    RagLogRow,
-    load_rag_log,
-    looks_like_rag_log,
-    parse_rag_log,
-    read_rag_log,
-)
+from rag_metrics.io.raglog import RagLog, RagLogRow, load_rag_log, looks_like_rag_log, parse_rag_log, read_rag_log
 
 ROWS = [
     {"question": "What is MRR?", "contexts": ["MRR is the mean reciprocal rank.", "Other text."],

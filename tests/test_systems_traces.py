@@ -12,9 +12,9 @@ import pytest
 from rag_metrics.cli import main
 from rag_metrics.evaluation import evaluate
 from rag_metrics.io.golden import load_golden
+from rag_metrics.io.raglog import looks_like_rag_log, parse_rag_log
+from rag_metrics.io.traces import looks_like_trace_export, trace_format
 from rag_metrics.io.trec import load_run
-from rag_metrics.systems.raglog import looks_like_rag_log, parse_rag_log
-from rag_metrics.systems.traces import looks_like_trace_export, trace_format
 from rag_metrics.systems.uploads import RagLogSystem, parse_upload
 
 ROOT = Path(__file__).resolve().parents[1]

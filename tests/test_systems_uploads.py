@@ -8,8 +8,8 @@ import pytest
 
 from rag_metrics.errors import InputError
 from rag_metrics.evaluation import evaluate
+from rag_metrics.io.raglog import parse_rag_log
 from rag_metrics.systems.base import System, match_questions
-from rag_metrics.systems.raglog import parse_rag_log
 from rag_metrics.systems.textmatch import (
     UNMATCHED_PREFIX,
     ContextMatcher,

@@ -23,11 +23,6 @@ KNOWN_CYCLES: list[frozenset[str]] = [
     frozenset({"ui.cache", "ui.identity", "ui.server", "ui.state", "ui.systems", "ui.views"}),
     # drafting's "accept and label" opens the labelling queue, which renders drafting's pool candidates
     frozenset({"ui.drafting", "ui.labelling"}),
-    # the one reader (formats) sniffs with the io and systems readers, and they take gzip / Parquet off through
-    # formats.unwrap and hand a non-plain qrels file back to it: unwrap and the qrels dispatch belong in a lower
-    # module (io.containers) that formats and the readers both import (issue 25, not yet done)
-    frozenset({"rag_metrics.formats", "rag_metrics.io.corpus", "rag_metrics.io.trec", "rag_metrics.systems.raglog",
-               "rag_metrics.systems.uploads"}),
 ]
 
 

@@ -52,6 +52,11 @@ MODULE_MOVES: dict[str, str] = {
     "rag_metrics.golden": "rag_metrics.io.golden",
     "rag_metrics.corpus": "rag_metrics.io.corpus",
     "rag_metrics.files": "rag_metrics.io.files",
+    # the RAG log and trace export readers are file readers that the qrels reader (io.trec) and the one reader
+    # (formats) use; in systems/ they made io <-> systems cycles (uploads still turns a log into a system)
+    "rag_metrics.systems.logrows": "rag_metrics.io.logrows",
+    "rag_metrics.systems.traces": "rag_metrics.io.traces",
+    "rag_metrics.systems.raglog": "rag_metrics.io.raglog",
     # compare: paired tests, A/B, runs over time
     "rag_metrics.compare": "rag_metrics.compare.paired",
     "rag_metrics.ab": "rag_metrics.compare.ab",
@@ -135,16 +140,17 @@ SYMBOL_MOVES: list[tuple[str, list[str], str, bool, str, str]] = [
     # answers.embed <-> answers.offline / answers.reference (writing the shipped vectors needs both judges)
     ("rag_metrics.answers.embed", ["ship_answer_embeddings"], "rag_metrics.answers.shipped", False,
      "The shipped vectors of the sample answers: every text the offline and reference judges embed.", "all"),
-    # systems.raglog <-> systems.traces (a trace export is read into RAG-log rows; a RAG log may be a trace export)
-    ("rag_metrics.systems.raglog",
+    # raglog <-> traces (a trace export is read into RAG-log rows; a RAG log may be a trace export); both were in
+    # systems/ then (see MODULE_MOVES)
+    ("rag_metrics.io.raglog",
      ["RAG_LOG_SUFFIXES", "MAX_RAG_LOG_BYTES", "MAX_REPORTED", "QUESTION_KEYS", "CONTEXT_KEYS", "CONTEXT_ID_KEYS",
       "ANSWER_KEYS", "GROUND_TRUTH_KEYS", "ID_KEYS", "_WRAPPER_KEYS", "_TEXT_KEYS", "_LIST_EXAMPLE", "RagLogRow",
       "RagLog", "_missing", "_first_key", "_text", "_parse_list_cell", "_string_list", "_Limiter", "_build",
       "_header_problem", "_WS", "_skip_ws", "_DEPTH_MSG", "_rows_jsonl", "_json_list_with_lines", "_columnar",
       "_rows_json", "_rows_csv", "_object_list", "_split_objects", "_OBJ_ID_KEYS"],
-     "rag_metrics.systems.logrows", True,
+     "rag_metrics.io.logrows", True,
      "RAG-log rows: the row types and the tolerant JSON, JSONL and CSV row readers that RAG logs and trace "
-     "exports share (the format itself is described in :mod:`rag_metrics.systems.raglog`).", "package"),
+     "exports share (the format itself is described in :mod:`rag_metrics.io.raglog`).", "package"),
     # budgets <-> config <-> workspace.store (config reads the [lab.budgets] table; the spending ledger lives in the
     # workspace folder): the table and its parser move below config, the ledger stays
     ("rag_metrics.budgets", ["_MAX", "Budgets", "parse_budgets"], "rag_metrics.budget_limits", True,

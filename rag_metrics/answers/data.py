@@ -1,6 +1,6 @@
 """Answer items from files: uploaded RAG logs and the shipped sample answers.
 
-RAG logs are read by :func:`rag_metrics.systems.raglog.parse_rag_log` (CSV, JSON, JSONL, the
+RAG logs are read by :func:`rag_metrics.io.raglog.parse_rag_log` (CSV, JSON, JSONL, the
 columnar ``ragas.evaluate`` shape; aliases ``response``/``generated_answer``,
 ``retrieved_contexts``/``retrieved_texts``, ``reference``/``expected_answer`` ...).  On top of its
 columns, JSON Lines rows may carry ``system``, ``category`` and ``question_id`` (several systems
@@ -68,8 +68,8 @@ def parse_answers(data: bytes | str, filename: str, system: str | None = None
     ``system`` names the answering system of rows that do not say (default: the file name).
     """
     from rag_metrics.errors import InputError
-    from rag_metrics.formats import unwrap
-    from rag_metrics.systems.raglog import parse_rag_log
+    from rag_metrics.io.containers import unwrap
+    from rag_metrics.io.raglog import parse_rag_log
 
     if isinstance(data, bytes):
         try:

@@ -306,7 +306,7 @@ def _docs_from_named_bytes(
     seen: dict[str, str] = {}
     for rel, source, data in items:
         if data[:2] == b"\x1f\x8b" or data[:4] == b"PAR1":  # gzip / Parquet: the one reader takes them off
-            from rag_metrics.formats import unwrap
+            from rag_metrics.io.containers import unwrap
 
             try:
                 data, rel, _wraps = unwrap(data, rel)

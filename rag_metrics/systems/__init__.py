@@ -5,7 +5,7 @@ Submodules import lazily; ``import rag_metrics.systems`` stays light.
 """
 from __future__ import annotations
 
-from rag_metrics.systems.logrows import RagLog, RagLogRow
-from rag_metrics.systems.raglog import load_rag_log, parse_rag_log, read_rag_log
+from rag_metrics.io.logrows import RagLog, RagLogRow
+from rag_metrics.io.raglog import load_rag_log, parse_rag_log, read_rag_log
 
 __all__ = ["RagLog", "RagLogRow", "load_rag_log", "parse_rag_log", "read_rag_log"]

@@ -286,7 +286,7 @@ class SystemStore:
     def answer_logs(self) -> list[SystemSpec]:
         """Stored uploads that are RAG logs or trace exports (they may hold generated answers): the
         Answers page judges them without a second upload."""
-        from rag_metrics.systems.raglog import looks_like_rag_log
+        from rag_metrics.io.raglog import looks_like_rag_log
 
         out = []
         for spec in self.specs():

@@ -20,7 +20,7 @@ JSONL (``.jsonl``)
     order is kept exactly (scores ``n - rank``).
 
 A ``.csv``/``.json``/``.jsonl`` file naming a question column *and* a contexts column is a RAG log
-(:mod:`rag_metrics.systems.raglog`), see :func:`load_upload`.
+(:mod:`rag_metrics.io.raglog`), see :func:`load_upload`.
 
 Matching to golden questions
 ----------------------------
@@ -41,8 +41,10 @@ import numpy as np
 import pandas as pd
 
 from rag_metrics.errors import InputError, ValidationReport
-from rag_metrics.formats import unwrap
+from rag_metrics.io.containers import unwrap
 from rag_metrics.io.files import loads_json
+from rag_metrics.io.logrows import RagLog
+from rag_metrics.io.raglog import looks_like_rag_log, parse_rag_log
 from rag_metrics.systems.base import (
     QuestionMatch,
     SystemRun,
@@ -51,8 +53,6 @@ from rag_metrics.systems.base import (
     fingerprint,
     match_questions,
 )
-from rag_metrics.systems.logrows import RagLog
-from rag_metrics.systems.raglog import looks_like_rag_log, parse_rag_log
 from rag_metrics.systems.textmatch import (
     DEFAULT_THRESHOLD,
     ContextMatcher,
@@ -478,7 +478,7 @@ def parse_upload(data: bytes, filename: str, chunks: Sequence[Chunk] | Mapping[s
     """An uploaded file as a system: a RAG log when it names question and contexts columns, else a run.
 
     Returns ``(None, report)`` when the file has errors.  Gzip and Parquet are taken off first
-    (:func:`rag_metrics.formats.unwrap`).
+    (:func:`rag_metrics.io.containers.unwrap`).
     """
     try:
         data, filename, _wraps = unwrap(data, filename, role="run")

@@ -1,5 +1,5 @@
 """RAG-log rows: the row types and the tolerant JSON, JSONL and CSV row readers that RAG logs and trace
-exports share (the format itself is described in :mod:`rag_metrics.systems.raglog`)."""
+exports share (the format itself is described in :mod:`rag_metrics.io.raglog`)."""
 from __future__ import annotations
 
 import ast

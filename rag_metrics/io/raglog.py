@@ -39,7 +39,7 @@ Columns (first alias found wins)
     string: ``"1"``, ``"2"``, ...).
 
 Trace exports (``.json`` / ``.jsonl``) of OpenInference/Phoenix, Langfuse and LangSmith are
-detected from their fields and read by :mod:`rag_metrics.systems.traces` (one row per trace).
+detected from their fields and read by :mod:`rag_metrics.io.traces` (one row per trace).
 
 Problems are collected into a :class:`~rag_metrics.errors.ValidationReport`, each with file:line
 (JSON lists, JSONL and CSV) or the row number (columnar JSON), the value received and the fix.
@@ -53,7 +53,7 @@ from pathlib import Path, PurePath
 
 from rag_metrics.errors import ValidationReport
 from rag_metrics.io.files import read_bytes
-from rag_metrics.systems.logrows import (
+from rag_metrics.io.logrows import (
     _DEPTH_MSG,
     ANSWER_KEYS,
     CONTEXT_ID_KEYS,
@@ -126,7 +126,7 @@ def parse_rag_log(data: bytes | str, filename: str,
     empty = RagLog((), source)
     if isinstance(data, bytes):
         from rag_metrics.errors import InputError
-        from rag_metrics.formats import unwrap
+        from rag_metrics.io.containers import unwrap
 
         try:
             data, source, _wraps = unwrap(data, source)  # gzip, Parquet rows
@@ -159,7 +159,7 @@ def parse_rag_log(data: bytes | str, filename: str,
         return empty, report
     from_csv = suffix in (".csv", ".tsv")
     if not from_csv:
-        from rag_metrics.systems.traces import looks_like_trace_export, parse_trace_export
+        from rag_metrics.io.traces import looks_like_trace_export, parse_trace_export
 
         if looks_like_trace_export(text):  # Phoenix spans, Langfuse observations, LangSmith runs
             try:
@@ -220,7 +220,7 @@ def looks_like_rag_log(data: bytes | str, filename: str) -> bool:
     """
     if isinstance(data, bytes) and (data[:2] == b"\x1f\x8b" or data[:4] == b"PAR1"):
         from rag_metrics.errors import InputError
-        from rag_metrics.formats import unwrap
+        from rag_metrics.io.containers import unwrap
 
         try:
             data, filename, _wraps = unwrap(data, filename)
@@ -234,7 +234,7 @@ def looks_like_rag_log(data: bytes | str, filename: str) -> bool:
         first = head.splitlines()[0] if head.strip() else ""
         cols = [c.strip().strip('"') for c in first.split("\t" if suffix == ".tsv" else ",")]
         return any(k in cols for k in QUESTION_KEYS) and any(k in cols for k in CONTEXT_KEYS + CONTEXT_ID_KEYS)
-    from rag_metrics.systems.traces import looks_like_trace_export
+    from rag_metrics.io.traces import looks_like_trace_export
 
     if looks_like_trace_export(head):
         return True

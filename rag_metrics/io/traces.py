@@ -5,7 +5,7 @@ the refusal messages.
 
 RAG applications often log through a tracing tool rather than a flat file.  One *trace* per
 question holds a retriever step (the question and the ranked documents) and a generation step
-(the answer).  This module turns each trace into one :class:`~rag_metrics.systems.logrows.RagLogRow`,
+(the answer).  This module turns each trace into one :class:`~rag_metrics.io.logrows.RagLogRow`,
 so an export is a RAG log everywhere (Systems, Answers, the CLI's ``--run`` and ``--data``).
 
 Files are JSON (a list of records, or an object holding the list under ``data``, ``spans``,
@@ -42,7 +42,7 @@ application showed; scores ``n - rank`` as for every RAG log).  When every docum
 an id the ids are used; otherwise the contents are matched to corpus chunks by text
 (:mod:`rag_metrics.systems.textmatch`).  Each malformed trace gives one warning naming the file, the
 line of its retriever record and the trace id, with the fix, and is left out; the other traces are
-kept (listed in :attr:`~rag_metrics.systems.logrows.RagLog.skipped`, which a system's notes repeat).
+kept (listed in :attr:`~rag_metrics.io.logrows.RagLog.skipped`, which a system's notes repeat).
 Invalid JSON is an error (the file is damaged), and so is an export where no trace can be read.  The row
 id of a trace is its trace id.
 """
@@ -138,7 +138,7 @@ def _records(text: str, source: str, report: ValidationReport) -> list[tuple[int
 
 
 def _records_flat(text: str, source: str, report: ValidationReport) -> list[tuple[int | None, Any]]:
-    from rag_metrics.systems.logrows import _json_list_with_lines, _rows_jsonl
+    from rag_metrics.io.logrows import _json_list_with_lines, _rows_jsonl
 
     stripped = text.lstrip()
     if stripped.startswith("["):
@@ -406,12 +406,12 @@ def _root_of(step_id: str, parents: Mapping[str, str | None]) -> str:
 
 
 def parse_trace_export(text: str, source: str, report: ValidationReport) -> Any:
-    """The traces of an export as a :class:`~rag_metrics.systems.logrows.RagLog` (one row per trace).
+    """The traces of an export as a :class:`~rag_metrics.io.logrows.RagLog` (one row per trace).
 
     Problems go to ``report`` (each malformed trace once, with file:line and trace id); never raises
     on content.
     """
-    from rag_metrics.systems.logrows import RagLog, RagLogRow
+    from rag_metrics.io.logrows import RagLog, RagLogRow
 
     records = _records(text, source, report)
     fmt = trace_format([r for _, r in records])
