@@ -51,7 +51,7 @@ def test_steps_without_a_function_show_no_code_and_danish_labels(lesson):
 
 
 def test_the_lesson_preset_shows_the_lessons_recall_on_the_dashboard(app):
-    """CONVENTIONS.md, last section: the lesson's recall skips out-of-scope questions (0.651, not 0.548)."""
+    """docs/conventions.md#options: the lesson's recall skips out-of-scope questions (0.651, not 0.548)."""
     from app_helpers import shown_cards
 
     app.radio(key="conventions_preset").set_value("lesson").run()

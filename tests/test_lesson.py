@@ -291,7 +291,7 @@ def test_lesson_preset_on_the_sample(result):
     assert describe_conventions(lesson.options) == ("Conventions: as in the lesson (out-of-scope questions counted "
                                                    "as misses, recall skips questions with no relevant id, binary "
                                                    "relevance for NDCG)")
-    # CONVENTIONS.md, "The lesson's code, metric by metric": recall skips the questions with no relevant id
+    # docs/conventions.md#options (the lesson's recall_at_k): recall skips the questions with no relevant id
     assert round(lesson.mean("recall", 5), 3) == 0.651 and round(result.mean("recall", 5), 3) == 0.651
     assert round(lesson.with_options(recall_empty="zero").mean("recall", 5), 3) == 0.548   # the former preset
     assert round(lesson.mean("precision", 5), 4) == 0.2263 and round(lesson.mean("ndcg", 5), 4) == 0.4967

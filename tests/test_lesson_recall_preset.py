@@ -1,4 +1,4 @@
-"""The "as in the lesson" preset, metric by metric (CONVENTIONS.md, last section): recall skips the
+"""The "as in the lesson" preset, metric by metric (docs/conventions.md#options): recall skips the
 questions with no relevant id (``recall_empty="skip"``) in every mean the library gives, while the
 other metrics count them as misses; failure analysis lists out-of-scope questions under "miss"."""
 from __future__ import annotations

@@ -16,7 +16,7 @@ not hash them):
                                              :class:`ui.state.EvalKey` of the evaluation, the key of
                                              every table derived from it
 ``summary_table / category_table / ...``     small DataFrames per (key, k, ...); intervals use the
-                                             library's one CI setting (``CI_*`` in evaluate.py)
+                                             library's one CI setting (``CI_*`` in rag_metrics/evaluation.py)
 ``config_memo / config_evaluation``          a Compare-page configuration (A or B): chunking,
                                              retriever, model, depth (the default model reuses
                                              ``retrieval_memo``)
