@@ -109,7 +109,8 @@ MODULE_MOVES: dict[str, str] = {
 
 # One docstring line per package (written when the package's __init__ is created).
 PACKAGE_DOCS: dict[str, str] = {
-    "rag_metrics.io": "Formats and user files: TREC and BEIR, golden sets, corpora, safe reads and atomic writes.",
+    "rag_metrics.io": "Formats and user files: TREC and BEIR, golden sets, corpora, RAG logs, traces, safe reads and "
+    "atomic writes.",
     "rag_metrics.compare": "Comparing results: paired tests of two runs, A/B of two configurations, runs over time.",
     "rag_metrics.insights": "What a golden set and a result say: health, corpus map, RAGAS, provenance, readouts.",
     "rag_metrics.report": "Presenting results: the self-contained HTML report, the presenter's story, chart style.",
@@ -206,15 +207,6 @@ TEXT_PATCHES: list[tuple[str, str, str]] = [
 
 # ---- 5. modules over 500 lines: why (added to their docstring) -------------------------------------
 LONG_NOTES: dict[str, str] = {
-    "rag_metrics.workspace.store": "Over 500 lines: one :class:`Workspace` class whose save, undo, check and archive "
-    "methods share one lock-and-version protocol; splitting it by job (layout, history, checks, archives) is the "
-    "next step of issue 25 and was not done by the mechanical move.",
-    "rag_metrics.io.trec": "Over 500 lines: the TREC and BEIR readers share one line reader, one error format and "
-    "the format detection, which decides between them.",
-    "rag_metrics.report.html": "Over 500 lines: the report's HTML, CSS and offline JavaScript are kept in one file "
-    "so that the report stays one self-contained page built in one place.",
-    "rag_metrics.systems.raglog": "Over 500 lines: the RAG-log reader and the rows fed to RAGAS share one row "
-    "type and one validation, so one format lives in one module.",
     "rag_metrics.answers.llm": "Over 500 lines: the judge's client, its retry and budget rules and the ragas "
     "prompt flow are one protocol with the endpoint.",
     "rag_metrics.server.outbound": "Over 500 lines: every rule about where the server may connect (hosts, "
@@ -223,15 +215,13 @@ LONG_NOTES: dict[str, str] = {
     "conventions are read together.",
     "rag_metrics.evaluation": "Over 500 lines: the evaluation result and its readers (means, categories, CIs, "
     "failures) are one object.",
-    "rag_metrics.evidence": "Over 500 lines: locating a context (normalisation with an offset map, exact and fuzzy "
-    "alignment) and the one relevance rule that judges it are read together; the locator could move to its own "
-    "module next.",
-    "rag_metrics.formats": "Over 500 lines: the one reader that decides what a file is; its sniffers and its "
-    "refusal messages are one table of kinds.",
-    "rag_metrics.systems.traces": "Over 500 lines: one reader per trace tool (Phoenix, Langfuse, LangSmith) sharing "
+    "rag_metrics.io.traces": "Over 500 lines: one reader per trace tool (Phoenix, Langfuse, LangSmith) sharing "
     "the span walk and the refusal messages.",
     "rag_metrics.systems.uploads": "Over 500 lines: the uploaded systems' kinds (runs, RAG logs, traces) share one "
     "matching and provenance path.",
+    # split since (issue 25, by job): workspace.store (layout, golden_store, history, checks, archive, spaces),
+    # io.trec (trec_runs), report.html (content), evidence (evidence_locate), formats (io.containers, io.sniff,
+    # io.llamaindex)
 }
 LONG_LIMIT = 500
 WARNINGS: list[str] = []
@@ -1120,7 +1110,7 @@ def _first_line(path: Path) -> str:
 def layout_lines(width: int = 118) -> list[str]:
     """The library's layout, one line per root module and per package (from their docstrings)."""
     def line(indent: int, name: str, text: str) -> str:
-        head = f"{' ' * indent}{name}".ljust(20)
+        head = f"{' ' * indent}{name} ".ljust(20)
         text = text if len(head) + len(text) <= width else text[: width - len(head) - 3].rstrip(" ,;:") + "..."
         return head + text
 

@@ -1,4 +1,4 @@
-"""Formats and user files: TREC and BEIR, golden sets, corpora, safe reads and atomic writes.
+"""Formats and user files: TREC and BEIR, golden sets, corpora, RAG logs, traces, safe reads and atomic writes.
 
 ``rag_metrics.io`` was a module until issue 25; its names now live in :mod:`rag_metrics.io.trec`.
 Reading them here still works for one release and warns (``DeprecationWarning``) with the new path.
