@@ -1111,7 +1111,11 @@ def layout_lines(width: int = 118) -> list[str]:
     """The library's layout, one line per root module and per package (from their docstrings)."""
     def line(indent: int, name: str, text: str) -> str:
         head = f"{' ' * indent}{name} ".ljust(20)
-        text = text if len(head) + len(text) <= width else text[: width - len(head) - 3].rstrip(" ,;:") + "..."
+        if len(head) + len(text) > width:
+            text = text[: width - len(head) - 3]
+            if text.count("`") % 2:  # never cut a reference in two (mkdocs --strict checks the names)
+                text = re.sub(r":\w+:$", "", text[: text.rfind("`")])
+            text = text.rstrip(" ,;:(") + "..."
         return head + text
 
     out = [line(0, "rag_metrics/", "the library: never imports streamlit, ui or pages (.importlinter, ./lab lint)")]
