@@ -44,8 +44,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -56,9 +55,9 @@ from rag_metrics.insights import readouts
 from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, RETRIEVER_KINDS
 from rag_metrics.retrieval.memo import LazyEncoder, RetrievalMemo
 from rag_metrics.types import Chunk, Corpus, GoldenSet
-
-if TYPE_CHECKING:  # pragma: no cover
-    from ui.state import EvalKey
+from ui.context import ChunkSet, EvalKey
+from ui.context import abstention_records as _abstention_shape
+from ui.context import curve_records as _curve_shape
 
 __all__ = [
     "ChunkSet", "budget", "touch", "sample_corpus", "sample_golden", "sample_info", "chunk_set", "embedding_cache",
@@ -72,23 +71,6 @@ __all__ = [
     "health_ci_curve_spec", "report_content_for", "chart_spec", "config_golden", "mean_chunk_length",
     "uncovered_count", "failures_found_lower", "golden_export", "golden_validation", "golden_editor_options",
 ]
-
-
-@dataclass(frozen=True, eq=False)
-class ChunkSet:
-    """One chunking of one corpus, with the lookups every page needs."""
-
-    corpus: Corpus
-    chunks: tuple[Chunk, ...]
-    size: int
-    overlap: int
-    fingerprint: str
-    text: dict[str, str] = field(default_factory=dict)
-    doc: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def ids(self) -> list[str]:
-        return [c.id for c in self.chunks]
 
 
 # ---- corpus and chunks -------------------------------------------------------------------------
@@ -306,16 +288,12 @@ def curve_table(_result: EvaluationResult, key: EvalKey, metrics: tuple[str, ...
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def curve_records(_result: EvaluationResult, key: EvalKey, metrics: tuple[str, ...]) -> list[dict]:
-    from ui.views import curve_records as shape
-
-    return shape(curve_table(_result, key, metrics))
+    return _curve_shape(curve_table(_result, key, metrics))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def abstention_records(_result: EvaluationResult, key: EvalKey) -> list[dict]:
-    from ui.views import abstention_records as shape
-
-    return shape(abstention_table(_result, key))
+    return _abstention_shape(abstention_table(_result, key))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
