@@ -8,14 +8,15 @@ import streamlit as st
 from rag_metrics.errors import InputError
 from rag_metrics.insights.projection import NOT_COVERED, available_methods
 from ui import cache, paging, state, views
+from ui.keys import MAP_CHART as KEY_CHART
+from ui.keys import MAP_COLOR as KEY_COLOR
+from ui.keys import MAP_METHOD as KEY_METHOD
+from ui.keys import MAP_QUERY as KEY_QUERY
+from ui.keys import MAP_UNCOVERED_PAGE
 from ui.shell import ensure_shell
 
 ensure_shell()
 
-KEY_QUERY = "map_query"
-KEY_COLOR = "map_color"
-KEY_METHOD = "map_method"
-KEY_CHART = "map_chart"
 NONE = "__none__"
 COLORS = {"doc_id": "Document", "category": "Question category", "cluster": "Embedding cluster"}
 METHODS = {"pca": "PCA (scikit-learn)", "umap": "UMAP (umap-learn)"}
@@ -120,6 +121,6 @@ if query is not None:
 
 with st.expander(f"Chunks no question labels ({n_unc})", icon=":material/crop_square:"):
     unc = chunks_df[~chunks_df["covered_by_any_question"]][["chunk_id", "doc_id", "preview"]]
-    st.dataframe(paging.page(unc, "map_uncovered_page", what="chunks"), hide_index=True, width="stretch",
+    st.dataframe(paging.page(unc, MAP_UNCOVERED_PAGE, what="chunks"), hide_index=True, width="stretch",
                  column_config={"preview": st.column_config.TextColumn("Text", width="large")})
     st.caption(f"Category '{NOT_COVERED}' in the colour-by-category view.")

@@ -7,12 +7,12 @@ from rag_metrics.errors import InputError
 from rag_metrics.insights import readouts
 from ui import cache, state, views
 from ui import systems as systems_ui
+from ui.keys import DRILL
+from ui.keys import FAIL_INSPECT as INSPECT
 from ui.shell import ensure_shell
 
 ensure_shell()
 
-DRILL = "drill_query"
-INSPECT = "fail_inspect"
 SHOW_RETRIEVED = 5
 
 ctx = state.current_or_stop()

@@ -11,12 +11,11 @@ from rag_metrics.errors import InputError
 from rag_metrics.io.golden import LIST_SEPARATOR
 from rag_metrics.types import OUT_OF_SCOPE
 from ui import cache, label_editor, state, views
+from ui.keys import CONFIRM_RESET, EXPORT_FORMAT, GOLDEN_VIEW
 from ui.shell import ensure_shell
 
 ensure_shell()
 
-CONFIRM_RESET = "_confirm_reset"
-EXPORT_FORMAT = "golden_export_format"
 MULTISELECT_MAX = 5000             # above this many ids, relevant ids are edited as text
 
 ctx = state.current_or_stop()  # a full run: the header's counts; the table's fragment builds its own
@@ -57,11 +56,11 @@ VIEWS = {"edit": ":material/table_edit: Edit the table", "label": ":material/lab
          "evidence": ":material/fact_check: Review evidence",
          "draft": ":material/edit_note: Draft with a judge", "judge": ":material/balance: Judge vs people",
          "io": ":material/import_export: Import, export, reset"}
-if ctx.result.n_awaiting_labels and st.session_state.get("golden_view") != "evidence":
+if ctx.result.n_awaiting_labels and st.session_state.get(GOLDEN_VIEW) != "evidence":
     st.info(f"**{ctx.result.n_awaiting_labels} question(s) await evidence review**: a reference answer, no label yet. "
             "Open **Review evidence** to propose the passages that support each answer and accept or reject them.",
             icon=":material/fact_check:")
-view = st.segmented_control("View", list(VIEWS), key="golden_view", default="edit", format_func=VIEWS.get,
+view = st.segmented_control("View", list(VIEWS), key=GOLDEN_VIEW, default="edit", format_func=VIEWS.get,
                             required=True, label_visibility="collapsed") or "edit"
 
 

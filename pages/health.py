@@ -7,17 +7,17 @@ import streamlit as st
 from rag_metrics.authoring.label_suggest import questions_to_propose
 from rag_metrics.errors import InputError
 from ui import cache, state, views
+from ui.keys import HEALTH_EASY as KEY_EASY
+from ui.keys import HEALTH_GRADE as KEY_GRADE
+from ui.keys import HEALTH_METRIC as KEY_METRIC
+from ui.keys import HEALTH_MIN_Q as KEY_MIN_Q
+from ui.keys import HEALTH_NEAR as KEY_NEAR
+from ui.keys import HEALTH_SHOW as KEY_SHOW
+from ui.keys import HEALTH_TARGET as KEY_TARGET
 from ui.shell import ensure_shell
 
 ensure_shell()
 
-KEY_GRADE = "health_grade"
-KEY_MIN_Q = "health_min_queries"
-KEY_SHOW = "health_show"
-KEY_NEAR = "health_near_threshold"
-KEY_EASY = "health_easy_threshold"
-KEY_METRIC = "health_ci_metric"
-KEY_TARGET = "health_ci_target"
 
 
 ctx = state.current_or_stop()

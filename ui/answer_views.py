@@ -22,13 +22,14 @@ from rag_metrics.answers.scoring import AnswerEvaluation
 from rag_metrics.evaluation import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED
 from rag_metrics.metrics.answer_registry import ANSWER_METRICS
 from ui import cache, compare_views, state, views
+from ui.keys import ANSWERS_CMP_A as KEY_A
+from ui.keys import ANSWERS_CMP_B as KEY_B
+from ui.keys import ANSWERS_PUBLISHED as _PUBLISHED
 
 __all__ = ["CurrentAnswers", "compare_section", "current", "dashboard_section", "presenter_section", "publish",
            "report_inputs", "stored_answer_systems", "stored_answers", "system_answers"]
 
-_PUBLISHED = "_answers_published"
 ANSWERS_PAGE = "pages/answers.py"
-KEY_A, KEY_B = "cmp_answers_a", "cmp_answers_b"
 HOW_TO_ADD = ("No generated answers for this golden set. To see answer quality here, open the **Answers** page "
               "and upload a RAG log (question, answer, contexts) whose questions are this golden set's; the "
               "shipped sample answers cover the sample golden set.")

@@ -16,14 +16,13 @@ from rag_metrics.compare import ab
 from rag_metrics.errors import InputError
 from rag_metrics.evaluation import EvaluationResult
 from ui import cache, sidebar, state, views
+from ui.keys import CMP_CANCEL as CANCEL_KEY
+from ui.keys import CMP_SAVED as SAVED
+from ui.keys import compare_field as _wkey
 
 #: ``step(text, done=0, total=0)``: what :func:`evaluate_config` is doing, and how far.
 Step = Callable[..., None]
 
-SAVED = "_cmp_saved"
-LEVEL = "cmp_level"
-METRIC = "cmp_metric"
-DISAGREE = "cmp_disagree_query"
 FIELDS = ("system", "retriever", "size", "overlap", "model", "depth")
 
 OUTCOME_COLORS = {"B better": "#54A24B", "A better": "#E45756", "tie": "#9AA5B1"}
@@ -82,10 +81,6 @@ def evaluate_config(ctx: state.Lab, cfg: ab.Config, level: str, step: Step | Non
     return Evaluated(cfg, result, key, chunks, report)
 
 
-#: Key of the Cancel button shown while a configuration is being computed.
-CANCEL_KEY = "cancel_compare"
-
-
 class CancelButton:
     """A Cancel button in ``slot`` (an ``st.empty()``), drawn once, when work first starts."""
 
@@ -118,10 +113,6 @@ def cancelled() -> bool:
 
 
 # ---- widgets -------------------------------------------------------------------------------------
-def _wkey(side: str, field: str) -> str:
-    return f"cmp_{side.lower()}_{field}"
-
-
 def defaults(ctx: state.Lab) -> dict[str, ab.Config]:
     """A = the sidebar's configuration; B = the same with another retriever (BM25, or dense after BM25).
     Both start with the corpus's own embedding model (the Danish sample: multilingual)."""

@@ -29,8 +29,8 @@ import streamlit as st
 
 from rag_metrics.errors import InputError
 from ui import state
+from ui.keys import REPORT_COMPARISON as COMPARISON_KEY
 
-COMPARISON_KEY = "report_comparison"
 _HTML_CACHE: dict[tuple, str] = {}
 _HTML_LOCK = threading.Lock()
 _HTML_MAX = 8

@@ -20,6 +20,12 @@ from rag_metrics.systems.evaluation import SystemEvaluation, coverage, evaluate_
 from rag_metrics.systems.pooling import apply_label, judged_readout, pooled_queue, system_table
 from rag_metrics.systems.store import MAX_STORED_BYTES, SystemStore
 from ui import cache, state, views
+from ui.keys import SYSTEMS_CONN_NAME as KEY_CONN_NAME
+from ui.keys import SYSTEMS_KIND as KEY_KIND
+from ui.keys import SYSTEMS_NAMED as KEY_NAMED
+from ui.keys import SYSTEMS_POOL_K as KEY_POOL_K
+from ui.keys import SYSTEMS_UPLOAD as KEY_UPLOAD
+from ui.keys import SYSTEMS_UPLOAD_NAME as KEY_UPLOAD_NAME
 from ui.stored_systems import evaluate_named, failed_questions, secrets_env, stored_names
 
 __all__ = [
@@ -40,12 +46,6 @@ __all__ = [
     "unmatched_contexts",
 ]
 
-KEY_UPLOAD = "systems_upload"
-KEY_UPLOAD_NAME = "systems_upload_name"
-KEY_KIND = "systems_kind"
-KEY_CONN_NAME = "systems_conn_name"
-KEY_NAMED = "systems_named"
-KEY_POOL_K = "systems_pool_k"
 
 
 def store(ctx: Any) -> SystemStore:
