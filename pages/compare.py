@@ -8,7 +8,7 @@ from rag_metrics.compare.paired import DECISION_RULE, comparison_summary, disagr
 from rag_metrics.errors import InputError
 from rag_metrics.evaluation import CI_CONFIDENCE
 from rag_metrics.io.trec import qrels_to_text, run_to_text
-from ui import answer_views, cache, report_ui, state, views
+from ui import answer_views, cache_insights, report_ui, state, views
 from ui import compare_views as cv
 from ui.keys import CMP_DISAGREE, CMP_LEVEL, CMP_METRIC, DRILL
 from ui.shell import ensure_shell
@@ -95,7 +95,7 @@ if a.n_queries == 0:
 # ---- per metric -------------------------------------------------------------------------------------
 metrics = ctx.settings.metrics
 keys = tuple(ab.comparison_keys(metrics, k))
-table = cache.comparison(a, b, ea.key, eb.key, keys)
+table = cache_insights.comparison(a, b, ea.key, eb.key, keys)
 # the stakeholder report and the Presenter view show these verdicts (while the golden set is unchanged)
 report_ui.publish_comparison(table, cv.report_names(cfg_a, cfg_b), ctx.golden_session.fingerprint)
 views.section(f"Per metric at K = {k}", "Delta = B − A over the same questions (paired).")
@@ -130,7 +130,7 @@ with right:
 views.section(f"Per category: {views.label(metric)}@{k}", "So a gain in one kind of question cannot hide a loss in "
               f"another. Bars: mean B − A; black lines: {CI_CONFIDENCE:.0%} paired t-interval of each category "
               "(descriptive: not corrected across categories).")
-cat = cache.ab_category_table(a, b, ea.key, eb.key, metric, k)
+cat = cache_insights.ab_category_table(a, b, ea.key, eb.key, metric, k)
 views.chart(cv.category_chart(cat, f"{views.label(metric)}@{k}"))
 st.dataframe(  # below the chart, at the page's width: the interval column is never cut
     {"Category": cat["category"], "n": cat["n"], "A": [views.fmt(v) for v in cat["mean_a"]],

@@ -10,7 +10,7 @@ from rag_metrics.io.corpus import MAX_FILE_BYTES, TEXT_SUFFIXES
 from rag_metrics.retrieval.chunking import MIN_CHUNK_SIZE
 from rag_metrics.retrieval.defaults import DEFAULT_RETRIEVER
 from rag_metrics.workspace.corpora import MAX_CORPUS_BYTES
-from ui import cache, paging, server, state, views
+from ui import cache, cache_insights, paging, server, state, views
 from ui.keys import BROWSE_PAGE, CANCEL_LOAD, CANCEL_RECHUNK, LABEL_REPORT
 from ui.shell import ensure_shell
 
@@ -28,7 +28,8 @@ unit = "document" if ctx.corpus.level == "document" else "chunk"
 c = st.columns(4)
 c[0].metric("Documents", len(ctx.corpus.corpus), border=True)
 c[1].metric("Chunks", len(chunks.chunks), border=True)
-c[2].metric("Mean chunk length", f"{cache.mean_chunk_length(chunks, chunks.fingerprint):.0f} chars", border=True)
+c[2].metric("Mean chunk length", f"{cache_insights.mean_chunk_length(chunks, chunks.fingerprint):.0f} chars",
+            border=True)
 c[3].metric(f"Labelled {unit}s", len(golden_edit.label_counts(ctx.golden, level)), border=True,
             help=f"{unit.capitalize()}s labelled relevant by at least one golden question.")
 

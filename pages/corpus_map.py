@@ -7,7 +7,7 @@ import streamlit as st
 
 from rag_metrics.errors import InputError
 from rag_metrics.insights.projection import NOT_COVERED, available_methods
-from ui import cache, paging, state, views
+from ui import cache, cache_insights, paging, state, views
 from ui.keys import MAP_CHART as KEY_CHART
 from ui.keys import MAP_COLOR as KEY_COLOR
 from ui.keys import MAP_METHOD as KEY_METHOD
@@ -69,15 +69,15 @@ query = state.value(KEY_QUERY)
 query = None if query == NONE else query
 try:
     with st.spinner("Projecting the chunk embeddings (once per chunking and golden set)…"):
-        cmap = cache.corpus_map(ctx.chunks, golden, ctx.result, ctx.chunks.fingerprint, ctx.key, k, method,
+        cmap = cache_insights.corpus_map(ctx.chunks, golden, ctx.result, ctx.chunks.fingerprint, ctx.key, k, method,
                                 ctx.settings.options.relevance_level)
-    spec = cache.map_spec(cmap, ctx.key, k, method, query, state.value(KEY_COLOR, "doc_id"))
+    spec = cache_insights.map_spec(cmap, ctx.key, k, method, query, state.value(KEY_COLOR, "doc_id"))
 except InputError as err:
     views.input_error(err, "Cannot draw the corpus map")
     st.stop()
 
 chunks_df = cmap.chunks
-n_unc = cache.uncovered_count(cmap, ctx.key, k, method)
+n_unc = cache_insights.uncovered_count(cmap, ctx.key, k, method)
 m = st.columns(4)
 m[0].metric("Chunks", len(chunks_df), border=True)
 m[1].metric("Questions", len(cmap.queries), border=True)

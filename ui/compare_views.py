@@ -15,7 +15,7 @@ import streamlit as st
 from rag_metrics.compare import ab
 from rag_metrics.errors import InputError
 from rag_metrics.evaluation import EvaluationResult
-from ui import cache, sidebar, state, views
+from ui import cache, cache_insights, sidebar, state, views
 from ui.keys import CMP_CANCEL as CANCEL_KEY
 from ui.keys import CMP_SAVED as SAVED
 from ui.keys import compare_field as _wkey
@@ -71,13 +71,14 @@ def evaluate_config(ctx: state.Lab, cfg: ab.Config, level: str, step: Step | Non
         golden, report = ctx.golden, None
         c2d: dict[str, str] | None = dict(chunks.doc)
     else:
-        golden, report, c2d = cache.config_golden(ctx.golden, ctx.chunks, chunks, ctx.golden_session.fingerprint,
-                                                  ctx.chunks.fingerprint, chunks.fingerprint, level)
+        golden, report, c2d = cache_insights.config_golden(ctx.golden, ctx.chunks, chunks,
+                                                           ctx.golden_session.fingerprint, ctx.chunks.fingerprint,
+                                                           chunks.fingerprint, level)
     options = ab.options_for(ctx.settings.options, level)  # type: ignore[arg-type]
     key = state.EvalKey(entry.fingerprint, cfg.chunk_size, cfg.chunk_overlap, cfg.retriever,
                         ctx.golden_session.fingerprint, options, model=model, depth=cfg.depth,
                         labels_on=ctx.chunks.fingerprint)
-    result = cache.config_evaluation(memo, golden, c2d, key)
+    result = cache_insights.config_evaluation(memo, golden, c2d, key)
     return Evaluated(cfg, result, key, chunks, report)
 
 

@@ -9,7 +9,7 @@ the :class:`Settings` chosen in the sidebar, the :class:`CorpusEntry`, the :clas
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -307,3 +307,94 @@ def abstention_records(sweep: pd.DataFrame) -> list[dict]:
     d["series"] = d["series"].map(ABSTAIN_NAMES)
     d["rate_fmt"] = [fmt(v) for v in d["rate"]]
     return d.to_dict("records")
+
+
+# ---- small readouts the caches keep (pages do no arithmetic) ------------------------------------------------
+def abstention_setup(result: EvaluationResult) -> dict[str, float | None]:
+    """The abstention slider's range and start: ``lo``, ``hi`` (top-score range), ``suggested``
+    (Youden's J, ``None`` without both kinds of query) and ``start`` (suggested, else the middle),
+    rounded to the slider's step (0.001)."""
+    from rag_metrics.insights import readouts
+
+    lo, hi = readouts.score_range(result)
+    suggested = readouts.suggest_threshold(result)
+    lo_r, hi_r = round(lo, 3), round(hi, 3)
+    start = round(suggested if suggested is not None else lo + (hi - lo) / 2, 3)
+    return {"lo": lo_r, "hi": hi_r, "suggested": suggested, "start": min(max(start, lo_r), hi_r)}
+
+
+def abstention_counts(result: EvaluationResult, threshold: float) -> dict[str, int]:
+    """:meth:`EvaluationResult.abstention` at ``threshold`` plus the two totals (``out_of_scope``,
+    ``in_scope``)."""
+    a = dict(result.abstention(float(threshold)))
+    a["out_of_scope"] = a["out_of_scope_refused"] + a["out_of_scope_answered"]
+    a["in_scope"] = a["in_scope_refused"] + a["in_scope_answered"]
+    return a
+
+
+def duplicate_groups(duplicates: pd.DataFrame) -> int:
+    """How many groups of identical chunks a ``rag_metrics.insights.health.exact_duplicates`` table has."""
+    return int(duplicates["group"].nunique()) if len(duplicates) else 0
+
+
+def too_easy_count(too_easy: pd.DataFrame) -> int:
+    """How many in-scope questions a ``rag_metrics.insights.health.too_easy_queries`` table flags."""
+    return int(too_easy["too_easy"].sum()) if len(too_easy) else 0
+
+
+def overall_ci_row(widths: pd.DataFrame) -> dict | None:
+    """The ``(all)`` row of a ``rag_metrics.insights.health.ci_width_by_category`` table (``None`` when no
+    query enters the mean)."""
+    from rag_metrics.insights.health import ALL_CATEGORIES
+
+    rows = widths[widths["category"] == ALL_CATEGORIES].to_dict("records")
+    return rows[0] if rows else None
+
+
+def legends_below(spec: dict) -> dict:
+    """The corpus map's Vega-Lite ``spec`` with its legends below the plot, three columns wide, so the plot
+    gets the page width (long question labels stay inside); Streamlit fits the whole chart, legends
+    included, into the height.  Changes and returns ``spec``."""
+    spec.setdefault("config", {})["legend"] = {"orient": "bottom", "direction": "vertical",
+                                               "labelLimit": 170, "symbolLimit": 80}
+
+    def wide_legends(node: Any) -> None:
+        if isinstance(node, dict):
+            leg = node.get("legend")
+            if isinstance(leg, dict) and "columns" in leg:
+                leg["columns"] = 3
+            for v in node.values():
+                wide_legends(v)
+        elif isinstance(node, list):
+            for v in node:
+                wide_legends(v)
+
+    wide_legends(spec)
+    return spec
+
+
+def editor_options(golden: GoldenSet, known: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The golden editor's choices: categories (the usual ones plus any in the set) and label ids (the
+    corpus ids plus any id the set names)."""
+    from rag_metrics.authoring.golden_edit import CATEGORIES
+
+    categories = list(dict.fromkeys([*CATEGORIES, *(q.category for q in golden if q.category)]))
+    ids = list(dict.fromkeys([*known, *(i for q in golden for i in q.relevant)]))
+    return categories, ids
+
+
+def mean_chunk_length(chunks: ChunkSet) -> float:
+    """Mean chunk length in characters (0 without chunks)."""
+    n = len(chunks.chunks)
+    return sum(len(c.text) for c in chunks.chunks) / n if n else 0.0
+
+
+def uncovered_count(cmap: Any) -> int:
+    """Chunks of a corpus map that no question labels or retrieves."""
+    return int((~cmap.chunks["covered_by_any_question"]).sum())
+
+
+def failures_found_lower(result: EvaluationResult, k: int) -> int:
+    """Failures at ``k`` whose first relevant id is retrieved below ``k`` (a larger K would fix them)."""
+    f = result.failures(k)
+    return int(f["first_relevant_rank"].notna().sum()) if len(f) else 0

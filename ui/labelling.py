@@ -15,7 +15,7 @@ import streamlit as st
 from rag_metrics.authoring.golden_session import labelling_rows
 from rag_metrics.authoring.label_queue import LabelQueue
 from rag_metrics.errors import InputError
-from ui import cache, drafting, state, views
+from ui import cache_insights, drafting, state, views
 from ui.keys import LABEL_GO
 from ui.keys import LABEL_LIVE as LIVE
 from ui.keys import LABEL_N as N_SHOWN
@@ -86,7 +86,8 @@ def _proposals(ctx, q: LabelQueue, corpus: str) -> None:
     if gq is None or ctx.unit != "chunk":
         return
     with st.spinner("Finding the chunks that support the reference answer…"):
-        df = cache.reference_proposals(ctx.chunks, ctx.chunks.fingerprint, gq.expected_answer or "", N_PROPOSED)
+        df = cache_insights.reference_proposals(ctx.chunks, ctx.chunks.fingerprint, gq.expected_answer or "",
+                                                N_PROPOSED)
     q.propose(cur.key, list(zip(df["chunk_id"], df["score"])))
     ticks = q.current_ticks()
     with st.container(border=True):
