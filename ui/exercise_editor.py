@@ -23,6 +23,7 @@ from typing import Any
 import streamlit as st
 
 from rag_metrics.exercises.attempts import MAX_CODE_CHARS
+from ui.keys import EX_EDITOR
 from ui.keys import EX_REPORT as REPORT
 
 __all__ = ["REPORT", "LIMITS", "TIMEOUT_S", "asset_url", "assets_ready", "editor", "MAX_CODE_CHARS"]
@@ -83,7 +84,7 @@ def on_report(key: str) -> None:
 
 
 def editor(*, doc_id: str, code: str, payload: dict[str, Any], harness: str, labels: dict[str, str],
-           verdict: dict[str, str] | None, key: str = "ex_editor") -> None:
+           verdict: dict[str, str] | None, key: str = EX_EDITOR) -> None:
     """Mount the editor.  ``doc_id`` names what the editor holds (the exercise; a new id loads
     ``code``, the same id keeps what the student typed); ``verdict`` is the result line
     (``{"text", "kind"}``, kind ``pass``/``fail``/``error``/``stopped``)."""

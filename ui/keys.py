@@ -179,6 +179,7 @@ EX_RESET = "_ex_reset"        # exercise -> reset counter (a new counter loads t
 EX_NONCE = "_ex_nonce"        # the last report handled (a report is graded once)
 EX_QP_SEEN = "_ex_qp_seen"    # the last ?exercise= this session followed
 EX_REPORT = "_ex_report"      # the exercise editor's report (set by the component, or by a test)
+EX_EDITOR = "ex_editor"       # the exercise editor component (its trigger value carries the report)
 
 
 # ---- keys made per item ------------------------------------------------------------------------------------
