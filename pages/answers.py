@@ -11,7 +11,7 @@ from rag_metrics.answers.offline import SUPPORT_THRESHOLD
 from rag_metrics.answers.summary import answer_section
 from rag_metrics.compare.paired import comparison_summary
 from rag_metrics.metrics.answer_registry import ANSWER_METRICS
-from ui import answer_views, cache, state, views
+from ui import answer_views, cache_answers, state, views
 from ui import answers as ua
 from ui.shell import ensure_shell
 
@@ -27,7 +27,7 @@ settings = state.settings()
 source, system = ua.source_choice(answer_views.stored_answer_systems(settings.corpus), settings.system)
 labels: dict = {}
 if source == ua.SAMPLE:
-    items, labels = cache.answers_sample()
+    items, labels = cache_answers.answers_sample()
     origin = "Shipped sample answers"
     st.caption("128 answers written for this project: a *careful* and a *sloppy* imaginary system answer each of "
                "the 64 in-scope golden questions from the dense retriever's top-5 chunks; every sentence carries a "
@@ -52,7 +52,7 @@ else:
         st.info("Upload a RAG log to score its answers, or add it once on the Systems page to see its retrieval "
                 "too.", icon=":material/upload_file:")
         st.stop()
-    items, rep = cache.answers_upload(up.getvalue(), up.name)
+    items, rep = cache_answers.answers_upload(up.getvalue(), up.name)
     origin = f"Uploaded {up.name}"
     if rep:
         views.report(rep, show_ok=False)
@@ -62,7 +62,7 @@ items_key = items_fingerprint(items)
 answer_views.publish(items, items_key, origin)  # for the other pages
 
 with st.spinner("Scoring the answers offline (sentence embeddings, cached on disk)…"):
-    offline = cache.answers_offline(tuple(items), items_key, SUPPORT_THRESHOLD)
+    offline = cache_answers.answers_offline(tuple(items), items_key, SUPPORT_THRESHOLD)
 
 # ---- LLM judge ---------------------------------------------------------------------------------
 with st.expander("LLM judge: faithfulness and answer relevancy (ragas 0.4 definitions)",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from ui import bring, state, views
+from ui.keys import BRING_FILES, BRING_FROM_LOG, BRING_NAME, BRING_PENDING, BRING_SYSTEM
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -18,14 +19,14 @@ st.caption("Drop what your RAG app has: the corpus (JSONL, .md/.txt files, a Lla
            "docs/your-files.md lists every format.")
 views.show_notice()
 
-pending = st.session_state.pop(bring.KEY_PENDING, None)
+pending = st.session_state.pop(BRING_PENDING, None)
 if pending:  # a new corpus was selected on the last run: the golden set and the systems follow now
     msgs = bring.bring_in(ctx, bring.read_dropped(pending["files"]), pending["name"], pending["golden_from_log"])
     state.notice(" · ".join(views.esc(m) for m in msgs) or "Corpus selected.")
     st.rerun()
 
 views.section("1. Drop your files")
-files = st.file_uploader("Files", accept_multiple_files=True, key=bring.KEY_FILES, label_visibility="collapsed")
+files = st.file_uploader("Files", accept_multiple_files=True, key=BRING_FILES, label_visibility="collapsed")
 dropped = [(f.name, f.getvalue()) for f in files or []]
 
 views.section("2. What the lab read", "One line per file, read by the same reader as the command line.")
@@ -36,9 +37,9 @@ else:
     bring.render_read(items)
     usable = [it for it in items if it.read is not None]
     with st.form("bring_form"):
-        name = st.text_input("System name", key=bring.KEY_NAME, placeholder="my RAG app")
+        name = st.text_input("System name", key=BRING_NAME, placeholder="my RAG app")
         from_log = st.checkbox("Start the golden set from the log's questions and reference answers (replaces the "
-                               "current golden set)", key=bring.KEY_FROM_LOG) if bring.offers_golden_from_log(items) \
+                               "current golden set)", key=BRING_FROM_LOG) if bring.offers_golden_from_log(items) \
             else False
         go = st.form_submit_button("Bring in and evaluate", type="primary", disabled=not usable)
     if go:
@@ -50,6 +51,6 @@ views.section("3. Confirm labels", f"The golden set of {views.esc(ctx.corpus.lab
 bring.labels_to_confirm(ctx)
 
 views.section("4. The verdict", f"Means at K = {ctx.k} with 95% bootstrap intervals, by the sidebar's conventions.")
-chosen = st.session_state.get(bring.KEY_SYSTEM)
+chosen = st.session_state.get(BRING_SYSTEM)
 if not chosen or not bring.verdict(ctx, chosen):
     st.caption("Bring in a run, RAG log or trace export above to see its verdict here.")

@@ -8,13 +8,13 @@ from rag_metrics.compare.paired import DECISION_RULE, comparison_summary, disagr
 from rag_metrics.errors import InputError
 from rag_metrics.evaluation import CI_CONFIDENCE
 from rag_metrics.io.trec import qrels_to_text, run_to_text
-from ui import answer_views, cache, report_ui, state, views
+from ui import answer_views, cache_insights, report_ui, state, views
 from ui import compare_views as cv
+from ui.keys import CMP_DISAGREE, CMP_LEVEL, CMP_METRIC, DRILL
 from ui.shell import ensure_shell
 
 ensure_shell()
 
-DRILL = "drill_query"  # the failures page's query selector (pages/failures.py)
 
 ctx = state.current_or_stop()
 k = ctx.k
@@ -41,7 +41,7 @@ assert cfg_a is not None and cfg_b is not None
 level = ab.comparison_level(cfg_a, cfg_b, ctx.corpus.level)  # type: ignore[arg-type]
 if ctx.corpus.level == "chunk" and cfg_a.chunking != cfg_b.chunking:
     choice = st.radio(
-        "A and B chunk the corpus differently. Judge them at", ["document", "chunk"], key=cv.LEVEL, horizontal=True,
+        "A and B chunk the corpus differently. Judge them at", ["document", "chunk"], key=CMP_LEVEL, horizontal=True,
         format_func={"document": "document level (recommended)",
                      "chunk": "chunk level, labels carried to each chunking"}.get,
         help="Chunk labels name the chunks of one chunking.")
@@ -95,7 +95,7 @@ if a.n_queries == 0:
 # ---- per metric -------------------------------------------------------------------------------------
 metrics = ctx.settings.metrics
 keys = tuple(ab.comparison_keys(metrics, k))
-table = cache.comparison(a, b, ea.key, eb.key, keys)
+table = cache_insights.comparison(a, b, ea.key, eb.key, keys)
 # the stakeholder report and the Presenter view show these verdicts (while the golden set is unchanged)
 report_ui.publish_comparison(table, cv.report_names(cfg_a, cfg_b), ctx.golden_session.fingerprint)
 views.section(f"Per metric at K = {k}", "Delta = B − A over the same questions (paired).")
@@ -117,8 +117,8 @@ st.caption("The same numbers as `rag-metrics compare` on these two runs.")
 views.section("Per question: who wins?", "B − A for every question, sorted; green = B better, red = A better.")
 left, right = st.columns([1, 3], gap="large")
 with left:
-    state.keep_choice(cv.METRIC, list(metrics), ctx.settings.ndcg_metric)
-    metric = st.selectbox("Metric", list(metrics), key=cv.METRIC, format_func=lambda m: f"{views.label(m)}@{k}")
+    state.keep_choice(CMP_METRIC, list(metrics), ctx.settings.ndcg_metric)
+    metric = st.selectbox("Metric", list(metrics), key=CMP_METRIC, format_func=lambda m: f"{views.label(m)}@{k}")
     deltas = per_query_deltas(a, b, f"{metric}@{k}")
     counts = ab.outcome_counts(deltas)
     st.metric("B better", counts["B better"], border=True)
@@ -130,7 +130,7 @@ with right:
 views.section(f"Per category: {views.label(metric)}@{k}", "So a gain in one kind of question cannot hide a loss in "
               f"another. Bars: mean B − A; black lines: {CI_CONFIDENCE:.0%} paired t-interval of each category "
               "(descriptive: not corrected across categories).")
-cat = cache.ab_category_table(a, b, ea.key, eb.key, metric, k)
+cat = cache_insights.ab_category_table(a, b, ea.key, eb.key, metric, k)
 views.chart(cv.category_chart(cat, f"{views.label(metric)}@{k}"))
 st.dataframe(  # below the chart, at the page's width: the interval column is never cut
     {"Category": cat["category"], "n": cat["n"], "A": [views.fmt(v) for v in cat["mean_a"]],
@@ -165,8 +165,8 @@ else:
                                     "rank B", help="Rank of the first relevant chunk in B's list."),
                                 "question": st.column_config.TextColumn(width="large")})
     questions = dict(zip(dis["query_id"], dis["question"]))
-    state.keep_choice(cv.DISAGREE, list(questions), next(iter(questions)))
-    pick = st.selectbox("Open a question in the drill-down", list(questions), key=cv.DISAGREE,
+    state.keep_choice(CMP_DISAGREE, list(questions), next(iter(questions)))
+    pick = st.selectbox("Open a question in the drill-down", list(questions), key=CMP_DISAGREE,
                         format_func=lambda q: f"{q} · {questions[q]}")
     # below the select box at its own width: beside it, a fifth of the row cut the label short
     if st.button("Open in drill-down", key="cmp_open_drill", icon=":material/zoom_in:", width="content"):

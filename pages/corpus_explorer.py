@@ -10,13 +10,13 @@ from rag_metrics.io.corpus import MAX_FILE_BYTES, TEXT_SUFFIXES
 from rag_metrics.retrieval.chunking import MIN_CHUNK_SIZE
 from rag_metrics.retrieval.defaults import DEFAULT_RETRIEVER
 from rag_metrics.workspace.corpora import MAX_CORPUS_BYTES
-from ui import cache, paging, server, state, views
+from ui import cache, cache_insights, paging, server, state, views
+from ui.keys import BROWSE_PAGE, CANCEL_LOAD, CANCEL_RECHUNK, LABEL_REPORT
 from ui.shell import ensure_shell
 
 ensure_shell()
 
 MAX_UPLOAD_TOTAL = 20 * 1024 * 1024  # bytes, all uploaded files together
-LABEL_REPORT = "_label_report"       # rows of the last re-chunking's label carry-over report
 
 ctx = state.current_or_stop()
 views.page_header("Corpus explorer", ctx)
@@ -28,12 +28,13 @@ unit = "document" if ctx.corpus.level == "document" else "chunk"
 c = st.columns(4)
 c[0].metric("Documents", len(ctx.corpus.corpus), border=True)
 c[1].metric("Chunks", len(chunks.chunks), border=True)
-c[2].metric("Mean chunk length", f"{cache.mean_chunk_length(chunks, chunks.fingerprint):.0f} chars", border=True)
+c[2].metric("Mean chunk length", f"{cache_insights.mean_chunk_length(chunks, chunks.fingerprint):.0f} chars",
+            border=True)
 c[3].metric(f"Labelled {unit}s", len(golden_edit.label_counts(ctx.golden, level)), border=True,
             help=f"{unit.capitalize()}s labelled relevant by at least one golden question.")
 
-views.cancelled_notice("cancel_rechunk", "Re-chunking")
-views.cancelled_notice("cancel_load", "Loading the corpus")
+views.cancelled_notice(CANCEL_RECHUNK, "Re-chunking")
+views.cancelled_notice(CANCEL_LOAD, "Loading the corpus")
 tab_browse, tab_query, tab_chunk, tab_load = st.tabs([
     ":material/view_list: Browse chunks", ":material/search: Live query",
     ":material/content_cut: Chunking", ":material/upload_file: Load another corpus"])
@@ -52,7 +53,7 @@ with tab_browse:
         table = table[table["text"].str.contains(needle.strip(), case=False, regex=False)]
     st.caption(f"{len(table):,} chunk(s). Hover a text cell to read it whole; 'labelled' counts the golden "
                "questions that label the chunk relevant.")
-    st.dataframe(paging.page(table, "browse_page", what="chunks"), hide_index=True, width="stretch", height=460,
+    st.dataframe(paging.page(table, BROWSE_PAGE, what="chunks"), hide_index=True, width="stretch", height=460,
                  column_config={"id": st.column_config.TextColumn("Chunk", width="medium"),
                                 "document": st.column_config.TextColumn("Document", width="medium"),
                                 "start": st.column_config.NumberColumn("Start", width="small"),
@@ -113,7 +114,7 @@ with tab_chunk:
             st.info("These are the current settings.")
         else:
             bar = st.progress(0.0, text=f"Chunking {len(ctx.corpus.corpus):,} documents…")
-            views.cancel_button("cancel_rechunk", "re-chunking")
+            views.cancel_button(CANCEL_RECHUNK, "re-chunking")
             try:
                 rep = state.rechunk(int(size), int(overlap), views.progress_callback(bar, "Embedding new chunk texts"))
             except InputError as err:
@@ -137,7 +138,7 @@ def _prewarm(name: str) -> None:
     """Chunk, embed and index a newly loaded corpus now, each step with what it does and how far
     (the next run then finds everything cached)."""
     bar = st.progress(0.0, text=f"Chunking {len(state.corpus_entry(name).corpus):,} documents…")
-    views.cancel_button("cancel_load", "loading")
+    views.cancel_button(CANCEL_LOAD, "loading")
     chunk_set = state.chunk_set(name)
     kind = state.value(state.KEY_RETRIEVER) or DEFAULT_RETRIEVER
     try:

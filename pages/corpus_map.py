@@ -7,15 +7,16 @@ import streamlit as st
 
 from rag_metrics.errors import InputError
 from rag_metrics.insights.projection import NOT_COVERED, available_methods
-from ui import cache, paging, state, views
+from ui import cache, cache_insights, paging, state, views
+from ui.keys import MAP_CHART as KEY_CHART
+from ui.keys import MAP_COLOR as KEY_COLOR
+from ui.keys import MAP_METHOD as KEY_METHOD
+from ui.keys import MAP_QUERY as KEY_QUERY
+from ui.keys import MAP_UNCOVERED_PAGE
 from ui.shell import ensure_shell
 
 ensure_shell()
 
-KEY_QUERY = "map_query"
-KEY_COLOR = "map_color"
-KEY_METHOD = "map_method"
-KEY_CHART = "map_chart"
 NONE = "__none__"
 COLORS = {"doc_id": "Document", "category": "Question category", "cluster": "Embedding cluster"}
 METHODS = {"pca": "PCA (scikit-learn)", "umap": "UMAP (umap-learn)"}
@@ -68,15 +69,15 @@ query = state.value(KEY_QUERY)
 query = None if query == NONE else query
 try:
     with st.spinner("Projecting the chunk embeddings (once per chunking and golden set)…"):
-        cmap = cache.corpus_map(ctx.chunks, golden, ctx.result, ctx.chunks.fingerprint, ctx.key, k, method,
+        cmap = cache_insights.corpus_map(ctx.chunks, golden, ctx.result, ctx.chunks.fingerprint, ctx.key, k, method,
                                 ctx.settings.options.relevance_level)
-    spec = cache.map_spec(cmap, ctx.key, k, method, query, state.value(KEY_COLOR, "doc_id"))
+    spec = cache_insights.map_spec(cmap, ctx.key, k, method, query, state.value(KEY_COLOR, "doc_id"))
 except InputError as err:
     views.input_error(err, "Cannot draw the corpus map")
     st.stop()
 
 chunks_df = cmap.chunks
-n_unc = cache.uncovered_count(cmap, ctx.key, k, method)
+n_unc = cache_insights.uncovered_count(cmap, ctx.key, k, method)
 m = st.columns(4)
 m[0].metric("Chunks", len(chunks_df), border=True)
 m[1].metric("Questions", len(cmap.queries), border=True)
@@ -120,6 +121,6 @@ if query is not None:
 
 with st.expander(f"Chunks no question labels ({n_unc})", icon=":material/crop_square:"):
     unc = chunks_df[~chunks_df["covered_by_any_question"]][["chunk_id", "doc_id", "preview"]]
-    st.dataframe(paging.page(unc, "map_uncovered_page", what="chunks"), hide_index=True, width="stretch",
+    st.dataframe(paging.page(unc, MAP_UNCOVERED_PAGE, what="chunks"), hide_index=True, width="stretch",
                  column_config={"preview": st.column_config.TextColumn("Text", width="large")})
     st.caption(f"Category '{NOT_COVERED}' in the colour-by-category view.")

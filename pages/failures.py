@@ -5,14 +5,14 @@ import streamlit as st
 
 from rag_metrics.errors import InputError
 from rag_metrics.insights import readouts
-from ui import cache, state, views
+from ui import cache_insights, state, views
 from ui import systems as systems_ui
+from ui.keys import DRILL
+from ui.keys import FAIL_INSPECT as INSPECT
 from ui.shell import ensure_shell
 
 ensure_shell()
 
-DRILL = "drill_query"
-INSPECT = "fail_inspect"
 SHOW_RETRIEVED = 5
 
 ctx = state.current_or_stop()
@@ -42,7 +42,7 @@ with left:
               help=f"In-scope queries whose top K holds no relevant {unit} (hit rate = 0)"
                    + (", of those the system answered (the others are not in its log, listed below)."
                       if res.n_absent else "."))
-    beyond = cache.failures_found_lower(res, ctx.key, k)
+    beyond = cache_insights.failures_found_lower(res, ctx.key, k)
     c2.metric(f"Found lower in the top {ctx.memo.depth}", f"{beyond} / {len(fails)}", border=True,
               help=f"Failures whose first relevant {unit} was retrieved below K: a larger K or a reranker would fix "
                    "them.")

@@ -10,13 +10,12 @@ from rag_metrics.authoring import golden_edit
 from rag_metrics.errors import InputError
 from rag_metrics.io.golden import LIST_SEPARATOR
 from rag_metrics.types import OUT_OF_SCOPE
-from ui import cache, label_editor, state, views
+from ui import cache_insights, label_editor, state, views
+from ui.keys import CONFIRM_RESET, EXPORT_FORMAT, GOLDEN_VIEW
 from ui.shell import ensure_shell
 
 ensure_shell()
 
-CONFIRM_RESET = "_confirm_reset"
-EXPORT_FORMAT = "golden_export_format"
 MULTISELECT_MAX = 5000             # above this many ids, relevant ids are edited as text
 
 ctx = state.current_or_stop()  # a full run: the header's counts; the table's fragment builds its own
@@ -57,11 +56,11 @@ VIEWS = {"edit": ":material/table_edit: Edit the table", "label": ":material/lab
          "evidence": ":material/fact_check: Review evidence",
          "draft": ":material/edit_note: Draft with a judge", "judge": ":material/balance: Judge vs people",
          "io": ":material/import_export: Import, export, reset"}
-if ctx.result.n_awaiting_labels and st.session_state.get("golden_view") != "evidence":
+if ctx.result.n_awaiting_labels and st.session_state.get(GOLDEN_VIEW) != "evidence":
     st.info(f"**{ctx.result.n_awaiting_labels} question(s) await evidence review**: a reference answer, no label yet. "
             "Open **Review evidence** to propose the passages that support each answer and accept or reject them.",
             icon=":material/fact_check:")
-view = st.segmented_control("View", list(VIEWS), key="golden_view", default="edit", format_func=VIEWS.get,
+view = st.segmented_control("View", list(VIEWS), key=GOLDEN_VIEW, default="edit", format_func=VIEWS.get,
                             required=True, label_visibility="collapsed") or "edit"
 
 
@@ -76,7 +75,7 @@ def edit_table() -> None:
     save_status(ctx)
     as_text = len(known) > MULTISELECT_MAX
     key, table_id, table = state.golden_editor(relevant_as_text=as_text)
-    categories, label_ids = cache.golden_editor_options(golden, known, session.fingerprint, ctx.ids_key)
+    categories, label_ids = cache_insights.golden_editor_options(golden, known, session.fingerprint, ctx.ids_key)
     if as_text:
         relevant_col = st.column_config.TextColumn(
             f"Relevant {unit} ids", help=f"Ids separated by '{LIST_SEPARATOR}'", width="large")
@@ -105,7 +104,7 @@ def edit_table() -> None:
     if not session.edit_report.ok:
         st.error(f"Not saved: {len(session.edit_report.errors)} problem(s) to fix in the table. The metrics use "
                  "the last valid version.", icon=":material/error:")
-    problems = cache.golden_validation(golden, known, session.fingerprint, ctx.ids_key)
+    problems = cache_insights.golden_validation(golden, known, session.fingerprint, ctx.ids_key)
     if problems or session.edit_report:
         views.report(session.edit_report, show_ok=False, title="Problems in the last edit")
         views.report(problems, show_ok=False, title="Problems")
@@ -174,7 +173,7 @@ if view == "io":
     fmt = c1.segmented_control("Format", list(golden_edit.EXPORT_FORMATS), key=EXPORT_FORMAT, default="jsonl",
                                format_func=str.upper, required=True) or "jsonl"
     try:  # only the chosen format is built, once per version of the set
-        data = cache.golden_export(golden, session.fingerprint, fmt)
+        data = cache_insights.golden_export(golden, session.fingerprint, fmt)
         c2.download_button(fmt.upper(), data, file_name=f"golden.{fmt}", mime=golden_edit.EXPORT_FORMATS[fmt],
                            key="golden_export", icon=":material/download:", width="stretch")
     except InputError as err:

@@ -6,18 +6,18 @@ import streamlit as st
 
 from rag_metrics.authoring.label_suggest import questions_to_propose
 from rag_metrics.errors import InputError
-from ui import cache, state, views
+from ui import cache_insights, state, views
+from ui.keys import HEALTH_EASY as KEY_EASY
+from ui.keys import HEALTH_GRADE as KEY_GRADE
+from ui.keys import HEALTH_METRIC as KEY_METRIC
+from ui.keys import HEALTH_MIN_Q as KEY_MIN_Q
+from ui.keys import HEALTH_NEAR as KEY_NEAR
+from ui.keys import HEALTH_SHOW as KEY_SHOW
+from ui.keys import HEALTH_TARGET as KEY_TARGET
 from ui.shell import ensure_shell
 
 ensure_shell()
 
-KEY_GRADE = "health_grade"
-KEY_MIN_Q = "health_min_queries"
-KEY_SHOW = "health_show"
-KEY_NEAR = "health_near_threshold"
-KEY_EASY = "health_easy_threshold"
-KEY_METRIC = "health_ci_metric"
-KEY_TARGET = "health_ci_target"
 
 
 ctx = state.current_or_stop()
@@ -37,22 +37,22 @@ min_queries = int(state.default(KEY_MIN_Q, 2))
 state.default(KEY_TARGET, 0.05)
 
 try:
-    unknown = cache.health_unknown(golden, ctx.known_ids, gfp, ctx.ids_key)
-    exact = cache.health_exact_duplicates(ctx.chunks, ctx.chunks.fingerprint)
-    unlabelled = cache.health_unlabelled(golden, gfp)
-    candidates = cache.health_candidates(res, texts, ctx.key, k, min_queries)
-    easy_all = cache.health_too_easy(golden, texts, gfp, ctx.ids_key, easy_threshold, level)
+    unknown = cache_insights.health_unknown(golden, ctx.known_ids, gfp, ctx.ids_key)
+    exact = cache_insights.health_exact_duplicates(ctx.chunks, ctx.chunks.fingerprint)
+    unlabelled = cache_insights.health_unlabelled(golden, gfp)
+    candidates = cache_insights.health_candidates(res, texts, ctx.key, k, min_queries)
+    easy_all = cache_insights.health_too_easy(golden, texts, gfp, ctx.ids_key, easy_threshold, level)
 except InputError as err:
     views.input_error(err, "Cannot run the health checks")
     st.stop()
 near, near_error = None, None
 try:  # needs the chunk embeddings (embedding cache; the model only for chunks never embedded)
     with st.spinner("Embedding the chunks for the near-duplicate check (once per chunking)…"):
-        near = cache.health_near_duplicates(ctx.chunks, ctx.chunks.fingerprint, near_threshold)
+        near = cache_insights.health_near_duplicates(ctx.chunks, ctx.chunks.fingerprint, near_threshold)
 except InputError as err:
     near_error = str(err)
-n_groups = cache.health_duplicate_groups(ctx.chunks, ctx.chunks.fingerprint)
-n_easy = cache.health_too_easy_count(golden, texts, gfp, ctx.ids_key, easy_threshold, level)
+n_groups = cache_insights.health_duplicate_groups(ctx.chunks, ctx.chunks.fingerprint)
+n_easy = cache_insights.health_too_easy_count(golden, texts, gfp, ctx.ids_key, easy_threshold, level)
 
 # ---- overview ------------------------------------------------------------------------------------------
 cards = [
@@ -188,9 +188,9 @@ metric = c1.selectbox("Metric", ctx.settings.metrics, format_func=views.label, k
                       index=list(ctx.settings.metrics).index(ctx.settings.ndcg_metric))
 target = c2.slider("Target half-width (±)", 0.01, 0.20, step=0.01, key=KEY_TARGET)
 try:
-    ci = cache.health_ci_width(res, ctx.key, metric, k, float(target))
-    all_row = cache.health_ci_overall(res, ctx.key, metric, k, float(target))
-    spec = cache.health_ci_curve_spec(res, ctx.key, metric, k, float(target))
+    ci = cache_insights.health_ci_width(res, ctx.key, metric, k, float(target))
+    all_row = cache_insights.health_ci_overall(res, ctx.key, metric, k, float(target))
+    spec = cache_insights.health_ci_curve_spec(res, ctx.key, metric, k, float(target))
 except InputError as err:
     views.input_error(err)
     st.stop()

@@ -7,6 +7,7 @@ import streamlit as st
 from rag_metrics.errors import InputError
 from rag_metrics.lesson import sandbox as S
 from ui import learn, state, views
+from ui.keys import LEARN_QUESTION, LEARN_SCENARIO, LEARN_SIDE, LEARN_SOURCE
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -29,9 +30,9 @@ views.section("Guided scenarios", "One click loads a list from the lesson; switc
 cols = st.columns(len(S.SCENARIOS))
 for col, sc in zip(cols, S.SCENARIOS):
     col.button(sc.title, key=f"learn_sc_{sc.key}", on_click=learn.load_scenario, args=(sc.key, "before"),
-               width="stretch", type="primary" if state.value(learn.SCENARIO) == sc.key else "secondary")
+               width="stretch", type="primary" if state.value(LEARN_SCENARIO) == sc.key else "secondary")
 
-active = state.value(learn.SCENARIO)
+active = state.value(LEARN_SCENARIO)
 if active:
     sc = S.scenario(active)
     with st.container(border=True):
@@ -45,7 +46,7 @@ if active:
                  f"{sc.after_label} (K = {sc.k_after})": [views.fmt(v) for v in table["after"]]},
                 hide_index=True, width="stretch")
         with right:
-            side = state.value(learn.SIDE, "before")
+            side = state.value(LEARN_SIDE, "before")
             st.caption(f"Showing in the sandbox below: **{sc.before_label if side == 'before' else sc.after_label}**.")
             st.button(f"Show: {sc.before_label}", key="learn_side_before", on_click=learn.load_scenario,
                       args=(sc.key, "before"), width="stretch", disabled=side == "before")
@@ -59,13 +60,13 @@ views.section("Your ranked list")
 in_scope = [q for q in ctx.golden if q.in_scope]
 src_l, src_m, src_r = st.columns([2, 5, 2], gap="medium", vertical_alignment="bottom")
 with src_l:
-    source = st.radio("Start from", ["golden", "free"], key=learn.SOURCE, horizontal=True,
+    source = st.radio("Start from", ["golden", "free"], key=LEARN_SOURCE, horizontal=True,
                       format_func={"golden": "A golden question", "free": "A blank list"}.get)
 with src_m:
     if source == "golden" and in_scope:
         by_id = {q.id: q for q in in_scope}
-        state.keep_choice(learn.QUESTION, list(by_id), in_scope[0].id)
-        qid = st.selectbox("Golden question", list(by_id), key=learn.QUESTION,
+        state.keep_choice(LEARN_QUESTION, list(by_id), in_scope[0].id)
+        qid = st.selectbox("Golden question", list(by_id), key=LEARN_QUESTION,
                            format_func=lambda i: f"{i} · {by_id[i].question}")
     elif source == "golden":
         st.info("The golden set has no in-scope question; start from a blank list.")

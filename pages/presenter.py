@@ -7,7 +7,7 @@ import streamlit as st
 from rag_metrics.errors import InputError
 from rag_metrics.evaluation import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED
 from rag_metrics.insights import readouts
-from ui import answer_views, cache, report_ui, state, views
+from ui import answer_views, cache_insights, report_ui, state, views
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -122,9 +122,9 @@ with st.container(key="presenter"):
 
     # ---- charts -----------------------------------------------------------------------------------------
     st.header("Every metric against K", divider="gray")
-    views.chart(cache.chart_spec(content.curve_chart, ("curve", rkey)))
+    views.chart(cache_insights.chart_spec(content.curve_chart, ("curve", rkey)))
     st.header("Per category", divider="gray")
-    views.chart(cache.chart_spec(content.category_chart, ("category", rkey)))
+    views.chart(cache_insights.chart_spec(content.category_chart, ("category", rkey)))
 
     # ---- best and worst ---------------------------------------------------------------------------------
     def examples(title: str, exs) -> None:

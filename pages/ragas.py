@@ -9,7 +9,7 @@ import streamlit as st
 from rag_metrics.errors import InputError
 from rag_metrics.evaluation import CI_CONFIDENCE
 from rag_metrics.insights.ragas import JUDGE_METRICS, JUDGE_METRICS_NOTE, RAGAS_VERSION_CHECKED, RELATION
-from ui import cache, state, views
+from ui import cache_insights, state, views
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -32,8 +32,8 @@ if res.n_queries == 0:
     st.stop()
 
 try:
-    summary = cache.context_summary(res, ctx.key, k)
-    table = cache.context_table(res, ctx.key, k)
+    summary = cache_insights.context_summary(res, ctx.key, k)
+    table = cache_insights.context_table(res, ctx.key, k)
 except InputError as err:
     views.input_error(err, "Cannot compute the RAGAS metrics")
     st.stop()
@@ -141,7 +141,7 @@ doc_level = ctx.corpus.level == "document"
 c1, c2, _ = st.columns([1, 1, 2])
 for col, fmt, mime in ((c1, "jsonl", "application/jsonl"), (c2, "csv", "text/csv")):
     try:
-        data = cache.ragas_export(res, ctx.chunks, ctx.key, k, fmt, doc_level)
+        data = cache_insights.ragas_export(res, ctx.chunks, ctx.key, k, fmt, doc_level)
         col.download_button(f"Download {fmt.upper()}", data, file_name=f"ragas_dataset_k{k}.{fmt}", mime=mime,
                             key=f"ragas_export_{fmt}", icon=":material/download:", width="stretch",
                             on_click="ignore")

@@ -7,6 +7,7 @@ import streamlit as st
 from rag_metrics.errors import InputError
 from ui import state, views
 from ui import tune as tv
+from ui.keys import TUNE_CANCEL, TUNE_RESULT
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -28,14 +29,14 @@ views.section("The sweep")
 grid = tv.form(ctx)
 if grid is not None:
     st.caption(views.esc(tv.plan_line(grid, ctx, evidence)))
-    views.cancelled_notice("tune_cancel", "The sweep")
+    views.cancelled_notice(TUNE_CANCEL, "The sweep")
     if st.button("Run the sweep", type="primary", icon=":material/tune:", key="tune_run"):
         tv.run(grid, ctx, evidence)
 tv.upload()
 
 views.section("Results", "Quality against cost. Click a point (or pick below) to see its wins and losses against the "
               "current system and its configuration.")
-if st.session_state.get(tv.KEY_RESULT) is None:
+if st.session_state.get(TUNE_RESULT) is None:
     st.info("No sweep yet: run one above, or load a sweep.json.", icon=":material/tune:")
 else:
     tv.results(ctx)

@@ -3,9 +3,11 @@
 - :mod:`ui.shell`   ``st.navigation`` over ``pages/`` (the ``PAGES`` table), the shared sidebar, and
                     :func:`ui.shell.ensure_shell`, the first call of every page
 - :mod:`ui.sidebar` the shared sidebar (corpus, retriever, K, evaluation conventions)
-- :mod:`ui.state`   session keys, defaults, the golden session, the evaluation key, :func:`ui.state.current`;
-                    pages read and set session values only through it
-- :mod:`ui.cache`   every ``st.cache_*`` (corpus, chunks, retrieval memo, evaluations, tables)
+- :mod:`ui.state`   :func:`ui.state.current` (the :class:`ui.state.Lab` every page reads) and, re-exported, every
+                    session accessor; pages read and set session values only through it
+- :mod:`ui.keys`    every session key; :mod:`ui.context` the plain types and pure logic (no Streamlit)
+- :mod:`ui.cache`   the core ``st.cache_*`` (corpus, chunks, retrieval memo, evaluations, tables);
+                    :mod:`ui.cache_insights`, :mod:`ui.cache_answers` the other pages' caches
 - :mod:`ui.views`   formatting (3 decimals), cards, Altair chart templates, reports, escaping
 
 Adding a page
@@ -22,7 +24,9 @@ Adding a page
 
 2. Add ``("pages/<stem>.py", "Title", ":material/icon:")`` to ``ui.shell.PAGES`` (``url_path`` is the
    file stem; the first page is the default, served at "/" and, through a hidden alias, at its stem).
-3. Put any new ``st.cache_*`` in :mod:`ui.cache`, keyed by an explicit fingerprint (``ctx.key``, the
-   :class:`ui.state.EvalKey`, for anything derived from the current evaluation).
+3. Put any new ``st.cache_*`` in :mod:`ui.cache` (or :mod:`ui.cache_insights`), keyed by an explicit fingerprint
+   (``ctx.key``, the :class:`ui.context.EvalKey`, for anything derived from the current evaluation).
 4. Add an AppTest in ``tests/test_app_*.py`` and the page to ``tests/test_browser.py``.
+5. Keep anything in the session under a key named in :mod:`ui.keys` (``tests/test_session_keys.py`` fails on a
+   key spelled as a string).
 """

@@ -21,14 +21,15 @@ import streamlit as st
 from rag_metrics.answers.scoring import AnswerEvaluation
 from rag_metrics.evaluation import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED
 from rag_metrics.metrics.answer_registry import ANSWER_METRICS
-from ui import cache, compare_views, state, views
+from ui import cache_answers, compare_views, state, views
+from ui.keys import ANSWERS_CMP_A as KEY_A
+from ui.keys import ANSWERS_CMP_B as KEY_B
+from ui.keys import ANSWERS_PUBLISHED as _PUBLISHED
 
 __all__ = ["CurrentAnswers", "compare_section", "current", "dashboard_section", "presenter_section", "publish",
            "report_inputs", "stored_answer_systems", "stored_answers", "system_answers"]
 
-_PUBLISHED = "_answers_published"
 ANSWERS_PAGE = "pages/answers.py"
-KEY_A, KEY_B = "cmp_answers_a", "cmp_answers_b"
 HOW_TO_ADD = ("No generated answers for this golden set. To see answer quality here, open the **Answers** page "
               "and upload a RAG log (question, answer, contexts) whose questions are this golden set's; the "
               "shipped sample answers cover the sample golden set.")
@@ -79,7 +80,7 @@ def system_answers(corpus_name: str, name: str, logs: list | None = None) -> tup
     version = store.upload_version(spec)
     if version is None:
         return None
-    return cache.stored_answers(corpus_name, name, (str(store.folder), spec.file, *version))
+    return cache_answers.stored_answers(corpus_name, name, (str(store.folder), spec.file, *version))
 
 
 def stored_answers(corpus_name: str, first: str) -> tuple[tuple, str, str] | None:
@@ -97,7 +98,8 @@ def stored_answers(corpus_name: str, first: str) -> tuple[tuple, str, str] | Non
             sets.append((name, other))
     if len(sets) == 1:
         return mine[:3]
-    items, key = cache.merged_answers(tuple((n, found[0]) for n, found in sets), "|".join(f[1] for _, f in sets))
+    items, key = cache_answers.merged_answers(tuple((n, found[0]) for n, found in sets),
+                                              "|".join(f[1] for _, f in sets))
     return items, key, f"Systems {', '.join(n for n, _ in sets)}"
 
 
@@ -116,9 +118,9 @@ def _sources(ctx: Any = None) -> list[tuple[tuple, str, str, Any, str]]:
     pub = st.session_state.get(_PUBLISHED)
     if isinstance(pub, tuple) and len(pub) == 3 and all(pub[1] != f[1] for f in found):
         found.append(pub)
-    items, _ = cache.answers_sample()
+    items, _ = cache_answers.answers_sample()
     sample = tuple(items)
-    key = cache.answers_sample_key()
+    key = cache_answers.answers_sample_key()
     if all(f[1] != key for f in found):
         found.append((sample, key, "Shipped sample answers"))
     out = []
@@ -132,7 +134,7 @@ def _sources(ctx: Any = None) -> list[tuple[tuple, str, str, Any, str]]:
 def _resolve(sources: list, golden: Any, golden_fp: str) -> CurrentAnswers | None:
     """The first source with answers to ``golden`` (``ui.cache`` calls only: safe off the script thread)."""
     for items, items_key, source, llm_ev, llm_key in sources:
-        ev = cache.answers_for_golden(items, items_key, golden, golden_fp, llm_ev, llm_key)
+        ev = cache_answers.answers_for_golden(items, items_key, golden, golden_fp, llm_ev, llm_key)
         if ev is not None:
             return CurrentAnswers(ev, f"{items_key}:{golden_fp}:{llm_key}", source, llm_ev is not None)
     return None
@@ -158,7 +160,7 @@ def dashboard_section(ctx: Any) -> None:
     if cur is None:
         st.caption(HOW_TO_ADD)
         return
-    rows = cache.answers_summary_rows(cur.ev, cur.key)
+    rows = cache_answers.answers_summary_rows(cur.ev, cur.key)
     recs = rows.to_dict("records")
     systems = list(dict.fromkeys(r["system"] or "answers" for r in recs))
     for system in systems:
@@ -217,7 +219,7 @@ def compare_section(ctx: Any) -> None:
     if a == b:
         st.warning("Pick two different answer systems.", icon=":material/warning:")
         return
-    table = cache.answers_comparison(cur.ev, cur.key, a, b)
+    table = cache_answers.answers_comparison(cur.ev, cur.key, a, b)
     st.markdown(f"**{views.esc(comparison_summary(table, a, b))}**")
     st.dataframe(verdict_rows(table), hide_index=True, width="stretch", column_config=compare_views.verdict_columns())
     st.caption("Paired over the questions both systems answered; decided as the retrieval table above. "
@@ -239,7 +241,7 @@ def report_inputs(ctx: Any) -> tuple[str, Callable[[], Any]]:
 
     def compute() -> Any:
         cur = _resolve(sources, golden, golden_fp)
-        return None if cur is None else cache.answers_report_section(cur.ev, cur.key, cur.source)
+        return None if cur is None else cache_answers.answers_report_section(cur.ev, cur.key, cur.source)
 
     return key, compute
 

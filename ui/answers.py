@@ -19,11 +19,17 @@ from rag_metrics.config import variable
 from rag_metrics.errors import InputError
 from rag_metrics.metrics.answer_registry import ANSWER_METRICS
 from ui import views
-
-KEY_URL, KEY_MODEL, KEY_EMBED, KEY_KEYVAR = "answers_judge_url", "answers_judge_model", "answers_judge_embed", \
-    "answers_judge_keyvar"
-KEY_NQ, KEY_CONC, KEY_JSON = "answers_judge_nq", "answers_judge_concurrency", "answers_judge_json"
-_RESULT = "_answers_llm_result"
+from ui.keys import ANSWERS_CONC as KEY_CONC
+from ui.keys import ANSWERS_EMBED as KEY_EMBED
+from ui.keys import ANSWERS_JSON as KEY_JSON
+from ui.keys import ANSWERS_KEYVAR as KEY_KEYVAR
+from ui.keys import ANSWERS_MODEL as KEY_MODEL
+from ui.keys import ANSWERS_NQ as KEY_NQ
+from ui.keys import ANSWERS_RESULT as _RESULT
+from ui.keys import ANSWERS_SOURCE as KEY_SOURCE
+from ui.keys import ANSWERS_SYSTEM as KEY_SYSTEM
+from ui.keys import ANSWERS_URL as KEY_URL
+from ui.keys import kept as _kept
 
 _COLOR = {SUPPORTED: "green", UNSUPPORTED: "red", NOT_A_CLAIM: "gray"}
 
@@ -213,20 +219,19 @@ def score_block(title: str, score: MetricScore | None, human: dict[str, str] | N
 
 # ---- where the answers come from (remembered across pages) --------------------------------------
 SAMPLE, STORED, UPLOAD = "Shipped sample answers", "A system added on Systems", "Upload a RAG log"
-KEY_SOURCE, KEY_SYSTEM = "answers_source", "answers_system"
 
 
 def remembered(key: str, options: list, fallback: Any) -> None:
     """Give the widget ``key`` the value it had when the page was last shown (Streamlit drops a
     widget's state when its page is left), else ``fallback``."""
-    st.session_state[key] = st.session_state.get(key, st.session_state.get(f"_kept_{key}", fallback))
+    st.session_state[key] = st.session_state.get(key, st.session_state.get(_kept(key), fallback))
     if st.session_state[key] not in options:
         st.session_state[key] = fallback
 
 
 def keep(key: str) -> None:
     """Remember the widget ``key``'s value for the next visit (see :func:`remembered`)."""
-    st.session_state[f"_kept_{key}"] = st.session_state.get(key)
+    st.session_state[_kept(key)] = st.session_state.get(key)
 
 
 def source_choice(stored: list[str], sidebar_system: str) -> tuple[str, str | None]:

@@ -19,17 +19,15 @@ import streamlit as st
 from rag_metrics.errors import InputError
 from rag_metrics.formats import FileRead, describe_bytes
 from ui import state, systems, views
+from ui.keys import BRING_FILES as KEY_FILES
+from ui.keys import BRING_NAME as KEY_NAME
+from ui.keys import BRING_PENDING as KEY_PENDING
+from ui.keys import BRING_READ as _READ_CACHE
+from ui.keys import BRING_SYSTEM as KEY_SYSTEM
 
 __all__ = ["KEY_FILES", "KEY_NAME", "KEY_SYSTEM", "Dropped", "bring_in", "labels_to_confirm", "offers_golden_from_log",
            "read_dropped", "render_read", "verdict"]
 
-KEY_FILES = "bring_files"
-KEY_NAME = "bring_name"
-KEY_GO = "bring_go"
-KEY_SYSTEM = "bring_system"  # the system brought in last: the verdict is shown for it
-KEY_PENDING = "bring_pending"  # what is left to bring in after a new corpus was selected (one rerun)
-KEY_FROM_LOG = "bring_golden_from_log"
-_READ_CACHE = "_bring_read"
 
 #: What a kind of file brings in.
 ROLES = {"trec_qrels": "golden", "beir_qrels": "golden", "json_qrels": "golden", "golden": "golden",

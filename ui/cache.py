@@ -1,4 +1,7 @@
-"""Every Streamlit cache of the app lives here.
+"""The Streamlit caches of the app's core: corpus, chunks, embeddings, retrieval, the evaluation and the tables
+derived from it.  Only caches: what they compute is the library's (or :mod:`ui.context`'s, for the small
+readouts the pages show).  The Compare, insights and golden-set pages' caches are in :mod:`ui.cache_insights`,
+the Answers page's in :mod:`ui.cache_answers`.
 
 Layers (each keyed by an explicit fingerprint; heavy arguments start with ``_`` so Streamlit does
 not hash them):
@@ -13,29 +16,18 @@ not hash them):
                                              text (depth >= 100): K never retrieves, a golden edit
                                              retrieves only new or changed question texts
 ``evaluation(_memo, _golden, key)``          EvaluationResult (judge + kernels, cheap); ``key`` is the
-                                             :class:`ui.state.EvalKey` of the evaluation, the key of
+                                             :class:`ui.context.EvalKey` of the evaluation, the key of
                                              every table derived from it
 ``summary_table / category_table / ...``     small DataFrames per (key, k, ...); intervals use the
                                              library's one CI setting (``CI_*`` in rag_metrics/evaluation.py)
-``config_memo / config_evaluation``          a Compare-page configuration (A or B): chunking,
-                                             retriever, model, depth (the default model reuses
-                                             ``retrieval_memo``)
-``comparison / ab_category_table``           paired A vs B tables (``rag_metrics.compare.paired``)
-
-Insights pages (RAGAS, golden-set health, corpus map, presenter / report):
-
+``config_memo``                              the retriever of a configuration (the sidebar's, or a
+                                             Compare side): chunking, retriever, model (the default
+                                             model reuses ``retrieval_memo``)
 ``chunk_embeddings(_chunks, chunks_fp)``     chunk vectors from the embedding cache (shipped sample
                                              embeddings, then the on-disk cache): one lookup per
                                              chunking and process, never a re-embedding on a rerun
 ``question_embeddings(questions)``           question vectors, keyed by the question texts
-``corpus_map(...)``                          the projection, keyed by chunking fingerprint + question
-                                             texts + labels/evaluation (key) + K + method
-``map_spec(...)``                            the Altair chart as a Vega-Lite dict (building it costs
-                                             ~0.3 s; filling from the cache costs nothing)
-``context_table / context_summary``          RAGAS context metrics at K
-``ragas_export``                             RAGAS-ready JSONL / CSV text
-``health_*``                                 each health check's table
-``report_content_for / chart_spec``          the stakeholder report's content and its charts
+``golden_file / sweep_estimate / ...``       the Tune page's
 
 Resources are shared by every browser session (they are immutable or internally locked);
 session-specific state (the golden working copy, uploads) is in :mod:`ui.state`.
@@ -44,8 +36,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -56,39 +47,17 @@ from rag_metrics.insights import readouts
 from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, RETRIEVER_KINDS
 from rag_metrics.retrieval.memo import LazyEncoder, RetrievalMemo
 from rag_metrics.types import Chunk, Corpus, GoldenSet
+from ui import context
+from ui.context import ChunkSet, EvalKey
+from ui.context import abstention_records as _abstention_shape
+from ui.context import curve_records as _curve_shape
 
-if TYPE_CHECKING:  # pragma: no cover
-    from ui.state import EvalKey
-
-__all__ = [
-    "ChunkSet", "budget", "touch", "sample_corpus", "sample_golden", "sample_info", "chunk_set", "embedding_cache",
-    "encoder",
-    "retrieval_memo", "warm_in_background", "embedded", "prewarm_embeddings", "evaluation", "evaluation_documents",
-    "chunk_table", "summary_table", "curve_table", "category_table", "hit_rate_table", "abstention_table",
-    "abstention_setup", "abstention_counts", "worst_query", "document_text", "clear_all", "chunk_embeddings",
-    "question_embeddings", "corpus_map", "map_spec", "context_table", "context_summary", "ragas_export",
-    "health_unknown", "health_exact_duplicates", "health_near_duplicates", "health_unlabelled", "health_candidates",
-    "health_too_easy", "health_duplicate_groups", "health_too_easy_count", "health_ci_overall", "health_ci_width",
-    "health_ci_curve_spec", "report_content_for", "chart_spec", "config_golden", "mean_chunk_length",
-    "uncovered_count", "failures_found_lower", "golden_export", "golden_validation", "golden_editor_options",
-]
-
-
-@dataclass(frozen=True, eq=False)
-class ChunkSet:
-    """One chunking of one corpus, with the lookups every page needs."""
-
-    corpus: Corpus
-    chunks: tuple[Chunk, ...]
-    size: int
-    overlap: int
-    fingerprint: str
-    text: dict[str, str] = field(default_factory=dict)
-    doc: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def ids(self) -> list[str]:
-        return [c.id for c in self.chunks]
+__all__ = ["ChunkSet", "sample_corpus", "sample_golden", "sample_info", "budget", "touch", "chunk_set",
+    "embedding_cache", "encoder", "warm_in_background", "retrieval_memo", "evaluation", "evaluation_documents",
+    "chunk_table", "document_text", "summary_table", "target_readouts", "curve_table", "curve_records",
+    "abstention_records", "abstention_setup", "abstention_counts", "worst_query", "category_table", "hit_rate_table",
+    "target_table", "abstention_table", "clear_all", "embedded", "prewarm_embeddings", "config_memo",
+    "chunk_embeddings", "question_embeddings", "golden_file", "sweep_estimate", "sweep_labels"]
 
 
 # ---- corpus and chunks -------------------------------------------------------------------------
@@ -306,38 +275,25 @@ def curve_table(_result: EvaluationResult, key: EvalKey, metrics: tuple[str, ...
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def curve_records(_result: EvaluationResult, key: EvalKey, metrics: tuple[str, ...]) -> list[dict]:
-    from ui.views import curve_records as shape
-
-    return shape(curve_table(_result, key, metrics))
+    return _curve_shape(curve_table(_result, key, metrics))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def abstention_records(_result: EvaluationResult, key: EvalKey) -> list[dict]:
-    from ui.views import abstention_records as shape
-
-    return shape(abstention_table(_result, key))
+    return _abstention_shape(abstention_table(_result, key))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def abstention_setup(_result: EvaluationResult, key: EvalKey) -> dict[str, float | None]:
-    """The abstention slider's range and start: ``lo``, ``hi`` (top-score range), ``suggested``
-    (Youden's J, ``None`` without both kinds of query) and ``start`` (suggested, else the middle),
-    rounded to the slider's step (0.001)."""
-    lo, hi = readouts.score_range(_result)
-    suggested = readouts.suggest_threshold(_result)
-    lo_r, hi_r = round(lo, 3), round(hi, 3)
-    start = round(suggested if suggested is not None else lo + (hi - lo) / 2, 3)
-    return {"lo": lo_r, "hi": hi_r, "suggested": suggested, "start": min(max(start, lo_r), hi_r)}
+    """The abstention slider's range and start (:func:`ui.context.abstention_setup`)."""
+    return context.abstention_setup(_result)
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
 def abstention_counts(_result: EvaluationResult, key: EvalKey, threshold: float) -> dict[str, int]:
-    """:meth:`EvaluationResult.abstention` at ``threshold`` plus the two totals (``out_of_scope``,
-    ``in_scope``)."""
-    a = dict(_result.abstention(float(threshold)))
-    a["out_of_scope"] = a["out_of_scope_refused"] + a["out_of_scope_answered"]
-    a["in_scope"] = a["in_scope_refused"] + a["in_scope_answered"]
-    return a
+    """:meth:`EvaluationResult.abstention` at ``threshold`` plus the two totals
+    (:func:`ui.context.abstention_counts`)."""
+    return context.abstention_counts(_result, threshold)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -441,43 +397,6 @@ def config_memo(_chunks: ChunkSet, chunks_fp: str, kind: str, model: str) -> Ret
     return RetrievalMemo(retriever, _chunks.chunks, DEFAULT_DEPTH)
 
 
-@st.cache_resource(show_spinner=False, max_entries=16)
-def config_golden(_golden: GoldenSet, _labelled: ChunkSet, _target: ChunkSet, golden_fp: str, labelled_fp: str,
-                  target_fp: str, level: str) -> tuple[GoldenSet, Any, dict[str, str] | None]:
-    """A configuration's golden set (labels carried to its chunking at chunk level), the carry-over
-    report, and ``chunk_to_doc`` at document level: once per golden version and pair of chunkings."""
-    from rag_metrics.compare import ab
-
-    golden, report = ab.golden_for(_golden, level, _labelled.chunks, _target.chunks)  # type: ignore[arg-type]
-    c2d = ab.chunk_to_doc(_labelled.chunks, _target.chunks) if level == "document" else None
-    return golden, report, c2d
-
-
-@st.cache_resource(show_spinner=False, max_entries=16)
-def config_evaluation(_memo: RetrievalMemo, _golden: GoldenSet, _c2d: dict[str, str] | None,
-                      key: EvalKey) -> EvaluationResult:
-    """One configuration's evaluation (``key`` names chunking, retriever, model, golden, options)."""
-    run = _memo.run_for(_golden)
-    return evaluate(_golden, run, key.options, chunk_to_doc=_c2d, depth=key.depth)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def comparison(_a: EvaluationResult, _b: EvaluationResult, key_a: EvalKey, key_b: EvalKey,
-               keys: tuple[str, ...]) -> pd.DataFrame:
-    """``compare(a, b, keys)``: the verdict table (verdict, sentence, plain), as ``rag-metrics compare``."""
-    from rag_metrics.compare.paired import compare
-
-    return compare(_a, _b, list(keys))
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def ab_category_table(_a: EvaluationResult, _b: EvaluationResult, key_a: EvalKey, key_b: EvalKey, metric: str,
-                   k: int) -> pd.DataFrame:
-    from rag_metrics.compare.ab import category_deltas
-
-    return category_deltas(_a, _b, metric, k)
-
-
 # ==== insights pages: RAGAS, golden-set health, corpus map, presenter / report =====================
 def _texts_key(texts: Sequence[str]) -> str:
     h = hashlib.sha256()
@@ -513,353 +432,6 @@ def _question_embeddings(questions: tuple[str, ...], key: str) -> np.ndarray:
 def question_embeddings(questions: Sequence[str]) -> np.ndarray:
     qs = tuple(questions)
     return _question_embeddings(qs, _texts_key(qs))
-
-
-# ---- corpus map ------------------------------------------------------------------------------------
-@st.cache_resource(show_spinner=False, max_entries=24)
-def corpus_map(_chunks: ChunkSet, _golden: GoldenSet, _result: EvaluationResult, chunks_fp: str,
-               key: EvalKey, k: int, method: str, relevance_level: int):
-    """:func:`rag_metrics.insights.projection.project_corpus` of the current chunks, golden set and run."""
-    from rag_metrics.insights.projection import project_corpus
-
-    cx = chunk_embeddings(_chunks, chunks_fp)
-    qx = question_embeddings([q.question for q in _golden])
-    if len(_golden) == 0:
-        qx = np.zeros((0, cx.shape[1]), dtype=np.float32)
-    return project_corpus(list(_chunks.chunks), cx, _golden, qx, _result, k=k, method=method,  # type: ignore[arg-type]
-                          relevance_level=relevance_level)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def map_spec(_cmap: Any, key: EvalKey, k: int, method: str, query_id: str | None, color: str,
-             height: int = 860) -> dict:
-    """The corpus map chart as a Vega-Lite spec (width follows the container); ``key``, ``k`` and
-    ``method`` name the projection ``_cmap``."""
-    from rag_metrics.insights.projection import corpus_map_chart
-
-    chart = corpus_map_chart(_cmap, query_id=query_id, color=color, width="container", height=height,  # type: ignore[arg-type]
-                             title=None)
-    spec = chart.to_dict()
-    # Legends below the plot, so the plot gets the page width (long question labels stay inside);
-    # Streamlit fits the whole chart, legends included, into the height.
-    spec.setdefault("config", {})["legend"] = {"orient": "bottom", "direction": "vertical",
-                                               "labelLimit": 170, "symbolLimit": 80}
-
-    def wide_legends(node: Any) -> None:
-        if isinstance(node, dict):
-            leg = node.get("legend")
-            if isinstance(leg, dict) and "columns" in leg:
-                leg["columns"] = 3
-            for v in node.values():
-                wide_legends(v)
-        elif isinstance(node, list):
-            for v in node:
-                wide_legends(v)
-
-    wide_legends(spec)
-    return spec
-
-
-# ---- RAGAS ------------------------------------------------------------------------------------------
-@st.cache_data(show_spinner=False, max_entries=64)
-def context_table(_result: EvaluationResult, key: EvalKey, k: int) -> pd.DataFrame:
-    from rag_metrics.insights.ragas import context_metrics
-
-    return context_metrics(_result, k)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def context_summary(_result: EvaluationResult, key: EvalKey, k: int) -> pd.DataFrame:
-    from rag_metrics.insights.ragas import context_metrics_summary
-
-    return context_metrics_summary(_result, k)
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def ragas_export(_result: EvaluationResult, _chunks: ChunkSet, key: EvalKey, k: int, fmt: str,
-                 document_level: bool) -> str:
-    """RAGAS-ready dataset text (``fmt`` ``jsonl`` or ``csv``)."""
-    from rag_metrics.insights.ragas import ragas_csv, ragas_jsonl
-
-    fn = ragas_jsonl if fmt == "jsonl" else ragas_csv
-    return fn(_result, _chunks.text, k, chunk_to_doc=_chunks.doc if document_level else None)
-
-
-# ---- golden-set health --------------------------------------------------------------------------------
-@st.cache_data(show_spinner=False, max_entries=32)
-def health_unknown(_golden: GoldenSet, _known: Sequence[str], golden_fp: str, ids_key: str) -> pd.DataFrame:
-    from rag_metrics.insights.health import unknown_ids
-
-    return unknown_ids(_golden, set(_known))
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def health_exact_duplicates(_chunks: ChunkSet, chunks_fp: str) -> pd.DataFrame:
-    from rag_metrics.insights.health import exact_duplicates
-
-    return exact_duplicates(_chunks.chunks)
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def health_duplicate_groups(_chunks: ChunkSet, chunks_fp: str) -> int:
-    """How many groups of identical chunks there are."""
-    t = health_exact_duplicates(_chunks, chunks_fp)
-    return int(t["group"].nunique()) if len(t) else 0
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def health_near_duplicates(_chunks: ChunkSet, chunks_fp: str, threshold: float) -> pd.DataFrame:
-    from rag_metrics.insights.health import near_duplicates
-
-    return near_duplicates(chunk_embeddings(_chunks, chunks_fp), _chunks.ids, threshold,
-                           doc_ids=[c.doc_id for c in _chunks.chunks])
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def health_unlabelled(_golden: GoldenSet, golden_fp: str) -> pd.DataFrame:
-    from rag_metrics.insights.health import unlabelled_queries
-
-    return unlabelled_queries(_golden)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def health_candidates(_result: EvaluationResult, _text: dict, key: EvalKey, k: int, min_queries: int) -> pd.DataFrame:
-    from rag_metrics.insights.health import judging_candidates
-
-    return judging_candidates(_result, k, min_queries, _text)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def health_too_easy(_golden: GoldenSet, _text: dict, golden_fp: str, ids_key: str, threshold: float,
-                    relevance_level: int) -> pd.DataFrame:
-    from rag_metrics.insights.health import too_easy_queries
-
-    return too_easy_queries(_golden, _text, threshold, relevance_level=relevance_level, all_queries=True)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def health_too_easy_count(_golden: GoldenSet, _text: dict, golden_fp: str, ids_key: str, threshold: float,
-                          relevance_level: int) -> int:
-    """How many in-scope questions are flagged too easy at ``threshold``."""
-    t = health_too_easy(_golden, _text, golden_fp, ids_key, threshold, relevance_level)
-    return int(t["too_easy"].sum()) if len(t) else 0
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def health_ci_width(_result: EvaluationResult, key: EvalKey, metric: str, k: int, target: float) -> pd.DataFrame:
-    from rag_metrics.insights.health import ci_width_by_category
-
-    return ci_width_by_category(_result, metric, k, target)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def health_ci_overall(_result: EvaluationResult, key: EvalKey, metric: str, k: int, target: float) -> dict | None:
-    """The ``(all)`` row of :func:`health_ci_width` (``None`` when no query enters the mean)."""
-    from rag_metrics.insights.health import ALL_CATEGORIES
-
-    t = health_ci_width(_result, key, metric, k, target)
-    rows = t[t["category"] == ALL_CATEGORIES].to_dict("records")
-    return rows[0] if rows else None
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def health_ci_curve_spec(_result: EvaluationResult, key: EvalKey, metric: str, k: int, target: float) -> dict:
-    from rag_metrics.insights.health import ci_width_chart, ci_width_curve
-
-    curve = ci_width_curve(_result, metric, k, target_half_width=target)
-    return ci_width_chart(curve, target, title="").properties(width="container", height=340).to_dict()
-
-
-# ---- report ---------------------------------------------------------------------------------------------
-@st.cache_resource(show_spinner=False, max_entries=16)
-def report_content_for(_result: EvaluationResult, _text: dict, _config: dict, _comparison: Any, report_key: tuple,
-                       k: int, names: tuple[str, str], title: str, options: tuple = (), _answers: Any = None):
-    from rag_metrics.report.html import report_content
-
-    return report_content(_result, k=k, chunk_text=_text, config=_config, comparison=_comparison,
-                          comparison_names=names, title=title, answers=_answers, **dict(options))
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def chart_spec(_chart: Any, key: tuple) -> dict:
-    """An Altair chart of a cached report content, as a Vega-Lite dict (validated once)."""
-    return _chart.to_dict()
-
-
-# ---- golden set editor (keyed by the golden fingerprint: nothing is redone on a rerun) ---------------------
-@st.cache_data(show_spinner=False, max_entries=32)
-def golden_export(_golden: GoldenSet, golden_fp: str, fmt: str) -> str:
-    """The golden set as ``csv`` / ``json`` / ``jsonl`` / TREC ``qrels`` text (one format, on demand)."""
-    from rag_metrics.authoring.golden_edit import export_golden
-
-    return export_golden(_golden, fmt)
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def golden_validation(_golden: GoldenSet, _known: Sequence[str], golden_fp: str, ids_key: str) -> Any:
-    """Validation of the golden set against the corpus ids (unknown ids, unlabelled questions)."""
-    from rag_metrics.io.golden import validate_golden
-
-    return validate_golden(_golden, set(_known))
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def golden_editor_options(_golden: GoldenSet, _known: Sequence[str], golden_fp: str, ids_key: str
-                          ) -> tuple[list[str], list[str]]:
-    """The editor's choices: categories (the usual ones plus any in the set) and label ids (the
-    corpus ids plus any id the set names)."""
-    from rag_metrics.authoring.golden_edit import CATEGORIES
-
-    categories = list(dict.fromkeys([*CATEGORIES, *(q.category for q in _golden if q.category)]))
-    ids = list(dict.fromkeys([*_known, *(i for q in _golden for i in q.relevant)]))
-    return categories, ids
-
-
-# ---- small counts the pages show (pages do no arithmetic) ---------------------------------------------------
-@st.cache_data(show_spinner=False, max_entries=16)
-def mean_chunk_length(_chunks: ChunkSet, chunks_fp: str) -> float:
-    """Mean chunk length in characters (0 without chunks)."""
-    n = len(_chunks.chunks)
-    return sum(len(c.text) for c in _chunks.chunks) / n if n else 0.0
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def uncovered_count(_cmap: Any, key: EvalKey, k: int, method: str) -> int:
-    """Chunks of a corpus map that no question labels or retrieves."""
-    return int((~_cmap.chunks["covered_by_any_question"]).sum())
-
-
-@st.cache_data(show_spinner=False, max_entries=128)
-def failures_found_lower(_result: EvaluationResult, key: EvalKey, k: int) -> int:
-    """Failures at ``k`` whose first relevant id is retrieved below ``k`` (a larger K would fix them)."""
-    f = _result.failures(k)
-    return int(f["first_relevant_rank"].notna().sum()) if len(f) else 0
-
-
-# ==== answers page (rag_metrics.answers) : every cache of the Answers page, in this one block =========
-@st.cache_resource(show_spinner=False, max_entries=1)
-def answers_sample() -> tuple:
-    """The shipped sample answers and their human labels."""
-    from rag_metrics.answers.data import load_sample_answers
-
-    return load_sample_answers()
-
-
-@st.cache_resource(show_spinner=False, max_entries=1)
-def answers_sample_key() -> str:
-    """The content fingerprint of the shipped sample answers (hashed once, not on every rerun)."""
-    from rag_metrics.answers.data import items_fingerprint
-
-    return items_fingerprint(answers_sample()[0])
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
-def answers_upload(data: bytes, filename: str, system: str | None = None) -> tuple:
-    """Answer items of an uploaded RAG log (or trace export) and the reader's report."""
-    from rag_metrics.answers.data import parse_answers
-
-    return parse_answers(data, filename, system)
-
-
-@st.cache_resource(show_spinner=False, max_entries=16)
-def stored_answers(corpus_name: str, name: str, version: tuple) -> tuple | None:
-    """``(items, items key, source, report)`` of the system ``name`` stored for ``corpus_name`` when
-    its upload is a RAG log or trace export with answers, else None; ``version`` (the store's folder,
-    the file, its size and time: the caller's own space or the shared one, chosen by
-    ``ui.answer_views``) keys it, so a rerun neither re-reads nor re-hashes the file."""
-    from rag_metrics.answers.data import items_fingerprint, parse_answers
-    from rag_metrics.errors import InputError
-    from rag_metrics.systems.store import SystemStore
-
-    store = SystemStore(version[0])
-    spec = store.get(name)
-    if spec is None:
-        return None
-    try:
-        data = store.read_upload(spec)
-    except InputError:
-        return None
-    items, rep = parse_answers(data, spec.filename or str(spec.file), spec.name)
-    if not any(it.answer for it in items):
-        return None
-    return tuple(items), items_fingerprint(items), f"System {spec.name} ({spec.filename})", rep
-
-
-@st.cache_resource(show_spinner=False, max_entries=8)
-def merged_answers(_sets: tuple, key: str) -> tuple:
-    """``(items, items key)`` of several stored systems' answers as one list (``key``: theirs joined)."""
-    from rag_metrics.answers.data import items_fingerprint, merge_answer_sets
-
-    items = tuple(merge_answer_sets(list(_sets)))
-    return items, items_fingerprint(items)
-
-
-@st.cache_resource(show_spinner=False, max_entries=8)
-def answers_offline(_items: tuple, items_key: str, threshold: float) -> Any:
-    """Offline approximations and reference metrics of ``_items`` (keyed by their fingerprint)."""
-    from rag_metrics.answers.embed import add_shipped_answer_embeddings
-    from rag_metrics.answers.offline import OfflineJudge
-    from rag_metrics.answers.reference import ReferenceMetrics
-    from rag_metrics.answers.scoring import evaluate_answers
-
-    enc = encoder()
-    emb = add_shipped_answer_embeddings(embedding_cache(_default_cache_dir()))
-    return evaluate_answers(list(_items), [OfflineJudge(enc, emb, threshold), ReferenceMetrics(enc, emb)])
-
-
-@st.cache_resource(show_spinner=False, max_entries=16)
-def answers_for_golden(_items: tuple, items_key: str, _golden: GoldenSet, golden_fp: str, _llm: Any,
-                       llm_key: str) -> Any:
-    """The answers of ``_items`` to questions of ``_golden``, scored offline (the Answers page's
-    cached run on the whole file, restricted) and by the LLM judge when ``_llm`` holds its run;
-    ``None`` when no answer matches a golden question."""
-    from rag_metrics.answers.offline import SUPPORT_THRESHOLD
-    from rag_metrics.answers.summary import answers_for_golden as match
-    from rag_metrics.answers.summary import combine, restrict
-
-    matched = match(_items, _golden)
-    if not matched:
-        return None
-    offline = answers_offline(_items, items_key, SUPPORT_THRESHOLD)
-    return combine([restrict(_llm, matched) if _llm is not None else None, restrict(offline, matched)])
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def answers_summary_rows(_ev: Any, ev_key: str) -> pd.DataFrame:
-    """:func:`rag_metrics.answers.summary.summary_rows` of an :func:`answers_for_golden` result."""
-    from rag_metrics.answers.summary import summary_rows
-
-    return summary_rows(_ev)
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def answers_comparison(_ev: Any, ev_key: str, system_a: str, system_b: str) -> pd.DataFrame:
-    """:func:`rag_metrics.answers.summary.compare_systems` of an :func:`answers_for_golden` result."""
-    from rag_metrics.answers.summary import compare_systems
-
-    return compare_systems(_ev, system_a, system_b)
-
-
-@st.cache_resource(show_spinner=False, max_entries=16)
-def answers_report_section(_ev: Any, ev_key: str, source: str) -> Any:
-    """:func:`rag_metrics.answers.summary.answer_section` (the report's and Presenter view's)."""
-    from rag_metrics.answers.summary import answer_section
-
-    return answer_section(_ev, source)
-# ==== end of the answers page block =====================================================================
-
-
-# ---- labels proposed from reference answers (rag_metrics.authoring.label_suggest) -----------------------------
-@st.cache_data(show_spinner=False, max_entries=256)
-def reference_proposals(_chunks: ChunkSet, chunks_fp: str, reference: str, top: int) -> pd.DataFrame:
-    """The chunks that support ``reference`` (MiniLM similarity through the embedding cache, and
-    rapidfuzz over its sentences), best first: :func:`rag_metrics.authoring.label_suggest.propose_supporting_chunks`."""
-    from rag_metrics.authoring.label_suggest import propose_supporting_chunks
-
-    vectors = chunk_embeddings(_chunks, chunks_fp)
-    ref = question_embeddings([reference])[0]
-    return propose_supporting_chunks(reference, [c.id for c in _chunks.chunks], [c.text for c in _chunks.chunks],
-                                     vectors, ref, top=top)
 
 
 # ---- the Tune page --------------------------------------------------------------------------------

@@ -15,15 +15,14 @@ import streamlit as st
 from rag_metrics.compare import ab
 from rag_metrics.errors import InputError
 from rag_metrics.evaluation import EvaluationResult
-from ui import cache, sidebar, state, views
+from ui import cache, cache_insights, sidebar, state, views
+from ui.keys import CMP_CANCEL as CANCEL_KEY
+from ui.keys import CMP_SAVED as SAVED
+from ui.keys import compare_field as _wkey
 
 #: ``step(text, done=0, total=0)``: what :func:`evaluate_config` is doing, and how far.
 Step = Callable[..., None]
 
-SAVED = "_cmp_saved"
-LEVEL = "cmp_level"
-METRIC = "cmp_metric"
-DISAGREE = "cmp_disagree_query"
 FIELDS = ("system", "retriever", "size", "overlap", "model", "depth")
 
 OUTCOME_COLORS = {"B better": "#54A24B", "A better": "#E45756", "tie": "#9AA5B1"}
@@ -72,18 +71,15 @@ def evaluate_config(ctx: state.Lab, cfg: ab.Config, level: str, step: Step | Non
         golden, report = ctx.golden, None
         c2d: dict[str, str] | None = dict(chunks.doc)
     else:
-        golden, report, c2d = cache.config_golden(ctx.golden, ctx.chunks, chunks, ctx.golden_session.fingerprint,
-                                                  ctx.chunks.fingerprint, chunks.fingerprint, level)
+        golden, report, c2d = cache_insights.config_golden(ctx.golden, ctx.chunks, chunks,
+                                                           ctx.golden_session.fingerprint, ctx.chunks.fingerprint,
+                                                           chunks.fingerprint, level)
     options = ab.options_for(ctx.settings.options, level)  # type: ignore[arg-type]
     key = state.EvalKey(entry.fingerprint, cfg.chunk_size, cfg.chunk_overlap, cfg.retriever,
                         ctx.golden_session.fingerprint, options, model=model, depth=cfg.depth,
                         labels_on=ctx.chunks.fingerprint)
-    result = cache.config_evaluation(memo, golden, c2d, key)
+    result = cache_insights.config_evaluation(memo, golden, c2d, key)
     return Evaluated(cfg, result, key, chunks, report)
-
-
-#: Key of the Cancel button shown while a configuration is being computed.
-CANCEL_KEY = "cancel_compare"
 
 
 class CancelButton:
@@ -118,10 +114,6 @@ def cancelled() -> bool:
 
 
 # ---- widgets -------------------------------------------------------------------------------------
-def _wkey(side: str, field: str) -> str:
-    return f"cmp_{side.lower()}_{field}"
-
-
 def defaults(ctx: state.Lab) -> dict[str, ab.Config]:
     """A = the sidebar's configuration; B = the same with another retriever (BM25, or dense after BM25).
     Both start with the corpus's own embedding model (the Danish sample: multilingual)."""

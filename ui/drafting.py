@@ -17,12 +17,10 @@ import streamlit as st
 from rag_metrics.errors import InputError
 from ui import cache, server, state, views
 from ui.judge_settings import judge_settings
-
-REVIEW = "_draft_review"            # {corpus: DraftReview}
-SUGGESTIONS = "_relevance_suggestions"  # {corpus: {(query id, chunk id): RelevanceSuggestion}}
-AGREEMENT = "_judge_vs_people"      # {corpus: (pairs key, suggestions list)}
-LAST_COST = "_judge_last_cost"      # {view: text}
-VIEW = "golden_view"
+from ui.keys import AGREEMENT, LAST_COST, SUGGESTIONS, draft_reason, draft_text
+from ui.keys import DRAFT_REVIEW as REVIEW
+from ui.keys import GOLDEN_VIEW as VIEW
+from ui.keys import JUDGE_SAMPLES as SAMPLES
 
 
 # ---- session objects -----------------------------------------------------------------------------
@@ -179,7 +177,7 @@ def _on_accept(corpus: str, draft_id: str, then_label: bool) -> None:
     rv = review(corpus)
     session = state.golden_session(corpus)
     try:
-        text = st.session_state.get(f"draft_text_{draft_id}")
+        text = st.session_state.get(draft_text(draft_id))
         if text is not None:
             rv.edit(draft_id, text, state.chunk_set(corpus).text)
         new = rv.accept(draft_id, session.golden)
@@ -199,7 +197,7 @@ def _on_accept(corpus: str, draft_id: str, then_label: bool) -> None:
 
 def _on_reject(corpus: str, draft_id: str) -> None:
     try:
-        review(corpus).reject(draft_id, st.session_state.get(f"draft_reason_{draft_id}") or "")
+        review(corpus).reject(draft_id, st.session_state.get(draft_reason(draft_id)) or "")
     except InputError as err:
         state.notice(views.esc(str(err)), "error")
 
@@ -308,7 +306,7 @@ def _review_list(ctx: Any, rv: Any, limit: int = 10) -> None:
         with st.container(border=True):
             st.caption(f"{views.esc(d.category)} · from {views.esc(', '.join(d.source_chunk_ids))} · "
                        f"{views.esc(str(d.generation.get('model', '')))}")
-            st.text_input("Question", value=rv.question(d.id), key=f"draft_text_{d.id}",
+            st.text_input("Question", value=rv.question(d.id), key=draft_text(d.id),
                           label_visibility="collapsed")
             st.markdown(_badge_line(d))
             with st.expander("Source chunk(s)"):
@@ -320,7 +318,7 @@ def _review_list(ctx: Any, rv: Any, limit: int = 10) -> None:
                      type="primary", width="stretch")
             y.button("Accept and label →", key=f"draft_label_{d.id}", on_click=_on_accept, args=(corpus, d.id, True),
                      width="stretch")
-            z.text_input("Reason to reject", key=f"draft_reason_{d.id}", placeholder="e.g. duplicate, too easy")
+            z.text_input("Reason to reject", key=draft_reason(d.id), placeholder="e.g. duplicate, too easy")
             w.button("Reject", key=f"draft_reject_{d.id}", on_click=_on_reject, args=(corpus, d.id), width="stretch")
     if len(pending) > limit:
         st.caption(f"{len(pending) - limit} more draft(s) after these.")
@@ -334,7 +332,6 @@ def _review_list(ctx: Any, rv: Any, limit: int = 10) -> None:
 
 
 # ---- suggestions in the labelling queue ----------------------------------------------------------
-SAMPLES = "judge_samples"
 
 
 def _samples_input() -> int:

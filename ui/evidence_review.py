@@ -9,19 +9,14 @@ set through its autosave; rejected ones are dropped; undecided ones stay propose
 """
 from __future__ import annotations
 
-import hashlib
-
 import streamlit as st
 
 from rag_metrics.errors import InputError
 from ui import state, views
+from ui.keys import EVIDENCE_POS as POS
+from ui.keys import evidence_decision as _wkey
 
-POS = "_evidence_review_pos"  # {corpus name: position in the queue}
 DECISIONS = ("Accept", "Reject")
-
-
-def _wkey(qid: str, i: int) -> str:
-    return "ev_" + hashlib.sha1(f"{qid}\x00{i}".encode()).hexdigest()[:12]
 
 
 def _queue(golden) -> list:

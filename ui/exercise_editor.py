@@ -23,6 +23,8 @@ from typing import Any
 import streamlit as st
 
 from rag_metrics.exercises.attempts import MAX_CODE_CHARS
+from ui.keys import EX_EDITOR
+from ui.keys import EX_REPORT as REPORT
 
 __all__ = ["REPORT", "LIMITS", "TIMEOUT_S", "asset_url", "assets_ready", "editor", "MAX_CODE_CHARS"]
 
@@ -31,7 +33,6 @@ _ASSETS = _HERE / "exercise_editor_assets"
 #: Where ``./lab`` puts the built browser assets (git-ignored).
 VENDOR = _HERE.parent / "static" / "vendor"
 #: Session key of the last report from the browser (a dict: nonce, code, status, result, ...).
-REPORT = "_ex_report"
 #: The watchdog: a run of the checks is stopped after this many seconds (Pyodide's load not counted).
 TIMEOUT_S = 5
 #: The runner's limits: the watchdog (ms; :data:`TIMEOUT_S`), the largest result accepted from the sandbox (characters),
@@ -83,7 +84,7 @@ def on_report(key: str) -> None:
 
 
 def editor(*, doc_id: str, code: str, payload: dict[str, Any], harness: str, labels: dict[str, str],
-           verdict: dict[str, str] | None, key: str = "ex_editor") -> None:
+           verdict: dict[str, str] | None, key: str = EX_EDITOR) -> None:
     """Mount the editor.  ``doc_id`` names what the editor holds (the exercise; a new id loads
     ``code``, the same id keeps what the student typed); ``verdict`` is the result line
     (``{"text", "kind"}``, kind ``pass``/``fail``/``error``/``stopped``)."""

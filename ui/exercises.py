@@ -16,15 +16,14 @@ from rag_metrics import exercises as EX
 from rag_metrics.errors import InputError as EX_InputError
 from rag_metrics.exercises import attempts as AT
 from ui import exercise_editor, lesson, state, views
-
-PICK = "ex_pick"
-LANG = "ex_lang"
-_CHECKS = "_ex_checks"      # (exercise, evaluation key, checks): the checks the payload was built from
-_VERDICT = "_ex_verdict"    # exercise -> {"verdict": Verdict | None, "status": str, "message": str}
-_HINTS = "_ex_hints"        # exercise -> number of hints shown
-_RESET = "_ex_reset"        # exercise -> reset counter (a new counter loads the starter into the editor)
-_NONCE = "_ex_nonce"        # the last report handled (a report is graded once)
-_QP_SEEN = "_ex_qp_seen"    # the last ?exercise= this session followed
+from ui.keys import EX_CHECKS as _CHECKS
+from ui.keys import EX_HINTS as _HINTS
+from ui.keys import EX_LANG as LANG
+from ui.keys import EX_NONCE as _NONCE
+from ui.keys import EX_PICK as PICK
+from ui.keys import EX_QP_SEEN as _QP_SEEN
+from ui.keys import EX_RESET as _RESET
+from ui.keys import EX_VERDICT as _VERDICT
 
 _T: dict[str, tuple[str, str]] = {
     "title": ("Write the metric yourself", "Skriv metrikken selv"),

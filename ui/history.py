@@ -14,12 +14,16 @@ from rag_metrics.compare.history import RunHistory, SavedRun, compare_runs, metr
 from rag_metrics.errors import InputError
 from rag_metrics.systems.store import SystemStore
 from ui import compare_views, state, views
+from ui.keys import HISTORY_A as KEY_A
+from ui.keys import HISTORY_ADDED as _ADDED
+from ui.keys import HISTORY_B as KEY_B
+from ui.keys import HISTORY_METRIC as KEY_METRIC
+from ui.keys import HISTORY_NAME as KEY_NAME
+from ui.keys import HISTORY_UPLOAD as KEY_UPLOAD
 
 __all__ = ["KEY_A", "KEY_B", "KEY_METRIC", "KEY_NAME", "KEY_UPLOAD", "add_saved_file", "comparison", "history",
            "over_runs", "save_form", "saved_keys"]
 
-KEY_NAME, KEY_METRIC, KEY_A, KEY_B = "history_name", "history_metric", "history_a", "history_b"
-KEY_UPLOAD, _ADDED = "history_upload", "_history_added"
 #: Cutoffs saved with every run (besides the sidebar's K).
 SAVED_KS = (1, 3, 5, 10)
 

@@ -47,24 +47,27 @@ from ui.class_budgets import budgets as _budgets
 from ui.class_budgets import guess_failed as _guess_failed
 from ui.class_budgets import guesses_blocked as _guesses_blocked
 from ui.class_budgets import seat_blocked as _seat_blocked
+from ui.context import esc
+from ui.keys import IDENTITY_CALLER as _CALLER
+from ui.keys import IDENTITY_CODE as KEY_CODE
+from ui.keys import IDENTITY_COOKIES as _COOKIES
+from ui.keys import IDENTITY_FULL as _FULL
+from ui.keys import IDENTITY_GUARD as _GUARD
+from ui.keys import IDENTITY_MSG as _MSG
+from ui.keys import IDENTITY_NAME as KEY_NAME
+from ui.keys import IDENTITY_NEW_SEAT as _NEW_SEAT
+from ui.keys import IDENTITY_SEAT as _SEAT
+from ui.keys import IDENTITY_SHOWN_CODE as _SHOWN_CODE
+from ui.keys import IDENTITY_SIGNED_OUT as _SIGNED_OUT
+from ui.keys import IDENTITY_TEACHER as _TEACHER
+from ui.keys import IDENTITY_TEACHER_KEY as KEY_TEACHER
+from ui.keys import IDENTITY_WRITTEN as _WRITTEN
+from ui.session import forget_space_state
+from ui.widgets import section
 
-__all__ = ["caller", "class_page", "gate", "no_seat_page", "read_cookies", "registry", "sidebar_panel",
-           "write_cookie"]
+__all__ = ["caller", "class_page", "gate", "no_seat_page", "read_cookies", "registry", "session_caller",
+           "sidebar_panel", "write_cookie"]
 
-_TEACHER = "_identity_teacher"     # the teacher session's token once signed in (checked on every run)
-_SEAT = "_identity_seat"           # this session's seat id
-_NEW_SEAT = "_identity_new_seat"   # the seat was created in this session (an empty one is dropped on rejoin)
-_COOKIES = "_identity_cookies"     # {cookie name: (value, max-age)} to (re)write into the browser in this session
-_SIGNED_OUT = "_identity_signed_out"  # the teacher signed out in this session: ignore the teacher cookie
-_CALLER = "_identity_caller"       # the caller of the current run (set by gate)
-_FULL = "_identity_full"           # the class-full message of this run
-_GUARD = "_identity_guard"         # AttemptGuard of this session (rejoin codes and teacher key)
-_SHOWN_CODE = "_identity_code"     # a rejoin code just made, shown to this student once
-_WRITTEN = "_identity_teacher_written"  # the teacher cookie (value, max-age) last written to this browser
-_MSG = "_identity_message"         # (kind, text): the outcome of the last identity action, shown once
-KEY_NAME = "identity_name"
-KEY_CODE = "identity_rejoin_code"
-KEY_TEACHER = "identity_teacher_key"
 MAX_AGE = 400 * 24 * 3600          # the seat cookie's max-age (browsers cap it at 400 days)
 _VALUE_OK = re.compile(r"[A-Za-z0-9_.-]{0,200}")
 _LOG = logging.getLogger("rag_metrics.class")
@@ -150,10 +153,8 @@ def _sit(seat_id: str, secret: str | None, *, new: bool = False) -> None:
     if secret is not None:
         _keep_cookie(COOKIE_NAME, secret, MAX_AGE)
     if changed:
-        from ui import state
-
         ss.pop(KEY_NAME, None)
-        state.forget_space_state()
+        forget_space_state()
 
 
 def _resolve() -> Caller | None:
@@ -164,9 +165,7 @@ def _resolve() -> Caller | None:
             return teacher_caller()
         ss.pop(_TEACHER, None)  # signed out elsewhere, expired, or a new teacher key: a student again
         ss[_SIGNED_OUT] = True
-        from ui import state
-
-        state.forget_space_state()
+        forget_space_state()
         _say("The teacher's sign-in ended (signed out, expired or a new key): this browser is a student seat.",
              "info")
     token = read_cookies().get(TEACHER_COOKIE)
@@ -182,9 +181,7 @@ def _resolve() -> Caller | None:
             return seat_caller(seat)
         ss.pop(_SEAT, None)  # the teacher removed the seat: sit again (cookie, else a new seat)
         ss.get(_COOKIES, {}).pop(COOKIE_NAME, None)
-        from ui import state
-
-        state.forget_space_state()
+        forget_space_state()
         _say("Your seat was removed by the teacher; this browser has a new one.", "warning")
     seat = reg.find(read_cookies().get(COOKIE_NAME))
     if seat is not None:
@@ -249,17 +246,27 @@ def caller() -> Caller:
     return who
 
 
+def session_caller() -> Caller:
+    """Who this browser session is (:class:`rag_metrics.server.access.Caller`): every permission check in
+    the app asks it.  Single-user mode: the operator; class mode: the student of this browser's seat,
+    or the teacher after signing in (:func:`caller`)."""
+    from rag_metrics.config import class_mode_on
+    from rag_metrics.server.access import operator
+
+    if not class_mode_on():  # who the browser is (the authenticator); what it may do: rag_metrics.server.policy
+        return operator()
+    return caller()
+
+
 # ---- the sidebar ----------------------------------------------------------------------------------
 def _on_rename() -> None:
-    from ui import views
-
     seat_id = st.session_state.get(_SEAT)
     try:
         seat = registry().rename(seat_id, st.session_state.get(KEY_NAME) or "")
     except InputError as err:
-        _say(views.esc(str(err)), "error")
+        _say(esc(str(err)), "error")
         return
-    _say(f"Your seat is now called {views.esc(seat.name)}.", "success")
+    _say(f"Your seat is now called {esc(seat.name)}.", "success")
 
 
 def _on_new_code() -> None:
@@ -267,14 +274,10 @@ def _on_new_code() -> None:
     try:
         st.session_state[_SHOWN_CODE] = registry().new_rejoin_code(seat_id)
     except InputError as err:
-        from ui import views
-
-        _say(views.esc(str(err)), "error")
+        _say(esc(str(err)), "error")
 
 
 def _on_rejoin() -> None:
-    from ui import views
-
     ss = st.session_state
     guard = _guard()
     if not guard.allowed():
@@ -305,12 +308,10 @@ def _on_rejoin() -> None:
         row = next((r for r in reg.roster() if r.seat == old), None)
         if row is not None and not row.has_work:
             reg.remove(old)
-    _say(f"Welcome back: this browser now sits in {views.esc(seat.name)}.", "success")
+    _say(f"Welcome back: this browser now sits in {esc(seat.name)}.", "success")
 
 
 def _on_sign_in() -> None:
-    from ui import state
-
     ss = st.session_state
     guard = _guard()
     typed = ss.get(KEY_TEACHER) or ""
@@ -325,9 +326,7 @@ def _on_sign_in() -> None:
     try:
         expected = _config().teacher_key
     except InputError as err:
-        from ui import views
-
-        _say(f"The server's configuration cannot be read: {views.esc(str(err))}", "error")
+        _say(f"The server's configuration cannot be read: {esc(str(err))}", "error")
         return
     if expected is None:
         _say("No teacher key is configured on this server (RAG_METRICS_TEACHER_KEY or lab.teacher_key).",
@@ -347,7 +346,7 @@ def _on_sign_in() -> None:
     ss.pop(_SIGNED_OUT, None)
     _keep_cookie(TEACHER_COOKIE, token, SESSION_TTL)
     ss.pop(_CALLER, None)
-    state.forget_space_state()
+    forget_space_state()
     _say("Signed in as the teacher: your changes go to the shared workspace everyone sees.", "success")
 
 
@@ -370,15 +369,13 @@ def _drop_fresh_seat() -> None:
 
 
 def _on_sign_out() -> None:
-    from ui import state
-
     sessions().end_all()  # every browser's sign-in ends, a copied cookie included
     _LOG.info("class: teacher signed out (every teacher session ended) from %s", address())
     st.session_state.pop(_TEACHER, None)
     st.session_state.pop(_CALLER, None)
     st.session_state[_SIGNED_OUT] = True
     _keep_cookie(TEACHER_COOKIE, "", 0)  # this browser forgets the sign-in
-    state.forget_space_state()
+    forget_space_state()
     _say("Signed out everywhere (every teacher sign-in ended): this browser is a student seat again.", "info")
 
 
@@ -395,8 +392,6 @@ def _teacher_form() -> None:
 
 def sidebar_panel() -> None:
     """Class mode's identity controls (call inside ``st.sidebar``)."""
-    from ui import views
-
     ss = st.session_state
     who = caller()
     for name, (value, max_age) in ss.get(_COOKIES, {}).items():
@@ -413,7 +408,7 @@ def sidebar_panel() -> None:
         return
     seat = registry().get(who.seat or "")
     name = seat.name if seat else "your seat"
-    st.caption(f"Class mode · **{views.esc(name)}**: the teacher's golden sets, corpora and systems are read-only "
+    st.caption(f"Class mode · **{esc(name)}**: the teacher's golden sets, corpora and systems are read-only "
                "here; your changes are saved in your own space, which nobody else sees.")
     with st.popover("My seat", icon=":material/event_seat:", width="stretch"):
         if st.session_state.get(KEY_NAME) is None:
@@ -473,10 +468,8 @@ def class_page() -> None:
     Refuses anyone but the teacher, whatever the URL."""
     import pandas as pd
 
-    from ui import state, views
-
     st.title("Class")
-    if not allowed(state.caller(), "manage-class"):
+    if not allowed(session_caller(), "manage-class"):
         st.error("Only the teacher sees this page: sign in with the teacher key (sidebar, class mode).",
                  icon=":material/lock:")
         st.stop()
@@ -500,7 +493,7 @@ def class_page() -> None:
                        for r in rows])
     st.dataframe(df, hide_index=True, width="stretch")
     _budgets_panel(spent)
-    views.section("Clean up", "Removing a seat deletes its private space; the student gets a new seat on "
+    section("Clean up", "Removing a seat deletes its private space; the student gets a new seat on "
                   "their next visit.")
     names = {r.seat: f"{r.name} (last seen {_when(r.last_seen)})" for r in rows}
     pick = st.multiselect("Seats to remove", list(names), format_func=names.get, key="class_remove_pick")

@@ -17,8 +17,8 @@ from rag_metrics.config import variable
 from rag_metrics.errors import InputError
 from rag_metrics.server.policy import allowed
 from ui import state, views
-
-KEY_URL, KEY_MODEL = "judge_url", "judge_model"
+from ui.keys import JUDGE_MODEL as KEY_MODEL
+from ui.keys import JUDGE_URL as KEY_URL
 
 
 def _operator_judge() -> tuple[Any, str | None] | None:

@@ -11,13 +11,13 @@ import streamlit as st
 from rag_metrics.authoring import golden_edit
 from rag_metrics.errors import InputError
 from ui import state, views
+from ui.keys import LABEL_DETAIL_PICK as PICK
+from ui.keys import LABEL_DETAIL_SAVE as SAVE
 
 __all__ = ["LONG", "PICK", "render"]
 
 #: From this many labels a question is pointed to the detail editor.
 LONG = 10
-PICK = "label_detail_pick"
-SAVE = "label_detail_save"
 
 
 def render(ctx: state.Lab, label_ids: list[str], as_text: bool) -> None:

@@ -4,8 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from rag_metrics.authoring.label_queue import LabelQueue
-
-QUEUE = "_label_queue"        # {corpus name: LabelQueue}
+from ui.keys import LABEL_QUEUE as QUEUE
 
 
 def queue(corpus: str, golden) -> LabelQueue:

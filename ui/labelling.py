@@ -10,26 +10,20 @@ question's checkbox state to the next question.
 """
 from __future__ import annotations
 
-import hashlib
-
 import streamlit as st
 
 from rag_metrics.authoring.golden_session import labelling_rows
 from rag_metrics.authoring.label_queue import LabelQueue
 from rag_metrics.errors import InputError
-from ui import cache, drafting, state, views
+from ui import cache_insights, drafting, state, views
+from ui.keys import LABEL_GO
+from ui.keys import LABEL_LIVE as LIVE
+from ui.keys import LABEL_N as N_SHOWN
+from ui.keys import label_widget as _wkey
 from ui.label_session import QUEUE, queue
 
-N_SHOWN = "label_n"
-LIVE = "label_live_q"
 GRADES = (1, 2, 3)
 N_PROPOSED = 5
-
-
-def _wkey(kind: str, item_key: str, chunk_id: str) -> str:
-    h = hashlib.sha1(f"{item_key}\x00{chunk_id}".encode()).hexdigest()[:12]
-    return f"lq_{kind}_{h}"
-
 
 
 # ---- callbacks -----------------------------------------------------------------------------------
@@ -92,7 +86,8 @@ def _proposals(ctx, q: LabelQueue, corpus: str) -> None:
     if gq is None or ctx.unit != "chunk":
         return
     with st.spinner("Finding the chunks that support the reference answer…"):
-        df = cache.reference_proposals(ctx.chunks, ctx.chunks.fingerprint, gq.expected_answer or "", N_PROPOSED)
+        df = cache_insights.reference_proposals(ctx.chunks, ctx.chunks.fingerprint, gq.expected_answer or "",
+                                                N_PROPOSED)
     q.propose(cur.key, list(zip(df["chunk_id"], df["score"])))
     ticks = q.current_ticks()
     with st.container(border=True):
@@ -122,7 +117,7 @@ def _on_move(corpus: str, how: str) -> None:
 
 def _on_go(corpus: str) -> None:
     q = st.session_state[QUEUE][corpus]
-    q.go(st.session_state["label_go"])
+    q.go(st.session_state[LABEL_GO])
 
 
 def _on_add(corpus: str) -> None:
@@ -157,9 +152,9 @@ def render(ctx) -> None:
     # numbered: a selectbox's value travels as its label, so two equal questions need distinct labels
     labels = {it.key: f"{n}. {it.question[:90]}" for n, it in enumerate(q.items, 1)}
     a, b = st.columns([4, 1], vertical_alignment="bottom")
-    if st.session_state.get("label_go") != cur.key:  # the queue moved (buttons): show where it is
-        st.session_state["label_go"] = cur.key
-    a.selectbox("Question", keys, key="label_go", on_change=_on_go, args=(corpus,),
+    if st.session_state.get(LABEL_GO) != cur.key:  # the queue moved (buttons): show where it is
+        st.session_state[LABEL_GO] = cur.key
+    a.selectbox("Question", keys, key=LABEL_GO, on_change=_on_go, args=(corpus,),
                 format_func=lambda k: labels.get(k, str(k)))
     b.number_input(f"{unit.capitalize()}s shown", 3, 30, 10, key=N_SHOWN)
     st.caption(f"Question {q.pos + 1} of {p['total']} · {p['saved']} saved · {p['skipped']} skipped · "

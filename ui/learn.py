@@ -16,22 +16,29 @@ import streamlit as st
 
 from rag_metrics.lesson import sandbox as S
 from ui import sidebar, state
+from ui.keys import (
+    LEARN_CONV_GAIN,
+    LEARN_CONV_LEVEL,
+    LEARN_CONV_OOS,
+    LEARN_CONV_RECALL,
+    LEARN_K_VALUE,
+    learn_grade,
+    learn_unretrieved,
+)
+from ui.keys import LEARN_K as K
+from ui.keys import LEARN_SANDBOX as SANDBOX
+from ui.keys import LEARN_SCENARIO as SCENARIO
+from ui.keys import LEARN_SIDE as SIDE
+from ui.keys import LEARN_VERSION as VERSION
 
-SANDBOX = "learn_sandbox"
-VERSION = "learn_version"
-K = "learn_k"
-SCENARIO = "learn_scenario"
-SIDE = "learn_scenario_side"
-SOURCE = "learn_source"
-QUESTION = "learn_question"
 N_ITEMS = 10
 
 #: (shared sidebar key, page widget key)
 MIRRORS = {
-    state.KEY_GAIN: "learn_conv_gain",
-    state.KEY_OOS: "learn_conv_oos",
-    state.KEY_RECALL: "learn_conv_recall",
-    state.KEY_LEVEL: "learn_conv_level",
+    state.KEY_GAIN: LEARN_CONV_GAIN,
+    state.KEY_OOS: LEARN_CONV_OOS,
+    state.KEY_RECALL: LEARN_CONV_RECALL,
+    state.KEY_LEVEL: LEARN_CONV_LEVEL,
 }
 
 #: Which tools use which convention (docs/conventions.md).
@@ -60,7 +67,7 @@ def sandbox() -> S.Sandbox:
         ss[VERSION] = 0
         ss[SCENARIO] = S.SCENARIOS[0].key
         ss[SIDE] = "before"
-        ss[K] = ss[K + "_value"] = S.SCENARIOS[0].k_before
+        ss[K] = ss[LEARN_K_VALUE] = S.SCENARIOS[0].k_before
     return ss[SANDBOX]
 
 
@@ -72,7 +79,7 @@ def load(sb: S.Sandbox, k: int | None = None, scenario: str | None = None, side:
     ss[SCENARIO] = scenario
     ss[SIDE] = side
     if k is not None:
-        ss[K] = ss[K + "_value"] = max(1, min(int(k), max(len(sb.items), 1)))
+        ss[K] = ss[LEARN_K_VALUE] = max(1, min(int(k), max(len(sb.items), 1)))
 
 
 def load_scenario(key: str, side: str = "before") -> None:
@@ -85,21 +92,21 @@ def restore_k(n: int) -> None:
     """Give the K slider its last value back (widget state is dropped while the page is not shown)."""
     ss = st.session_state
     if K not in ss:
-        ss[K] = ss.get(K + "_value", 5)
+        ss[K] = ss.get(LEARN_K_VALUE, 5)
     ss[K] = max(1, min(int(ss[K]), max(n, 1)))
-    ss[K + "_value"] = ss[K]
+    ss[LEARN_K_VALUE] = ss[K]
 
 
 def remember_k() -> None:
-    st.session_state[K + "_value"] = st.session_state[K]
+    st.session_state[LEARN_K_VALUE] = st.session_state[K]
 
 
 def grade_key(item_id: str) -> str:
-    return f"learn_g_{st.session_state.get(VERSION, 0)}_{item_id}"
+    return learn_grade(st.session_state.get(VERSION, 0), item_id)
 
 
 def unretrieved_key() -> str:
-    return f"learn_unret_{st.session_state.get(VERSION, 0)}"
+    return learn_unretrieved(st.session_state.get(VERSION, 0))
 
 
 def store(sb: S.Sandbox) -> None:

@@ -19,11 +19,11 @@ from rag_metrics import lesson as LS
 from rag_metrics.lesson import steps as LSteps
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
 from ui import state, views
-
-_PROGRESS = "_lesson_progress"   # (space, Progress)
-_LAST = "_lesson_last"           # task key -> the last check's verdict in this session
-_SANDBOX = "_lesson_sandbox"     # the MRR task's list (grades, rank 1 first)
-LANG = "lesson_lang"
+from ui.keys import LESSON_LANG as LANG
+from ui.keys import LESSON_LAST as _LAST
+from ui.keys import LESSON_PROGRESS as _PROGRESS
+from ui.keys import LESSON_SANDBOX as _SANDBOX
+from ui.keys import LESSON_STEP_PICK, lesson_answer
 
 
 # ---- who may see the class ---------------------------------------------------------------------
@@ -98,7 +98,7 @@ def _go(step: int) -> None:
 
 
 def _on_pick_step() -> None:
-    _go(int(state.value("lesson_step_pick", 0)))
+    _go(int(state.value(LESSON_STEP_PICK, 0)))
 
 
 def context(ctx: state.Lab) -> LS.LessonContext:
@@ -139,8 +139,8 @@ def step_nav(position: str) -> None:
     if position == "top":
         done = p.steps_done()
         labels = {i: f"{'✓' if done[i] else '○'} {i + 1}. {t(LS.STEPS[i].title)}" for i in range(n)}
-        state.set_value("lesson_step_pick", p.step)
-        st.selectbox(t("ui.steps"), list(range(n)), key="lesson_step_pick", on_change=_on_pick_step,
+        state.set_value(LESSON_STEP_PICK, p.step)
+        st.selectbox(t("ui.steps"), list(range(n)), key=LESSON_STEP_PICK, on_change=_on_pick_step,
                      label_visibility="collapsed", format_func=labels.get)  # a pure lookup: AppTest calls it later
     left, right = st.columns(2)
     left.button(t("ui.previous"), key=f"lesson_prev_{position}", on_click=_go, args=(p.step - 1,),
@@ -222,7 +222,7 @@ def _saved(task: LS.Task) -> Any:
 
 
 def _answer_widget(ctx: state.Lab, lctx: LS.LessonContext, task: LS.Task) -> Any:
-    key = f"lesson_ans_{task.key}"
+    key = lesson_answer(task.key)
     kind = task.kind
     if kind == "choice":
         opts = LS.choices(task, lctx)

@@ -29,8 +29,8 @@ import streamlit as st
 
 from rag_metrics.errors import InputError
 from ui import state
+from ui.keys import REPORT_COMPARISON as COMPARISON_KEY
 
-COMPARISON_KEY = "report_comparison"
 _HTML_CACHE: dict[tuple, str] = {}
 _HTML_LOCK = threading.Lock()
 _HTML_MAX = 8
@@ -96,7 +96,7 @@ def baseline_comparison(ctx) -> tuple[pd.DataFrame | None, tuple[str, str]]:
     cheap on any corpus) at K, with the one decision rule (:func:`rag_metrics.compare.paired.compare`);
     ``(None, …)`` when the system is BM25 itself or the baseline cannot be computed."""
     from rag_metrics.compare import ab
-    from ui import cache
+    from ui import cache_insights
     from ui import compare_views as cv
 
     s = ctx.settings
@@ -108,7 +108,7 @@ def baseline_comparison(ctx) -> tuple[pd.DataFrame | None, tuple[str, str]]:
     try:
         eb = cv.evaluate_config(ctx, cfg_b, ctx.corpus.level)
         keys = tuple(ab.comparison_keys(s.metrics, ctx.k))
-        table = cache.comparison(ctx.result, eb.result, ctx.key, eb.key, keys)
+        table = cache_insights.comparison(ctx.result, eb.result, ctx.key, eb.key, keys)
     except InputError:
         return None, ("A", "B")
     return (table if len(table) else None), (s.system_name, BASELINE)
@@ -184,12 +184,13 @@ def _config(inp: ReportInputs, comparison: pd.DataFrame | None, names: tuple[str
 
 def content(ctx):
     """The :class:`~rag_metrics.report.html.ReportContent` of the current view (cached per inputs)."""
-    from ui import cache
+    from ui import cache_insights
 
     inp = inputs(ctx)
     comparison, names = resolved_comparison(ctx, inp)
-    return cache.report_content_for(ctx.result, ctx.context_text, _config(inp, comparison, names), comparison, inp.key,
-                                    inp.k, names, inp.title, tuple(sorted(_options(inp).items())), inp.answers())
+    return cache_insights.report_content_for(ctx.result, ctx.context_text, _config(inp, comparison, names), comparison,
+                                             inp.key, inp.k, names, inp.title, tuple(sorted(_options(inp).items())),
+                                             inp.answers())
 
 
 def html_builder(ctx) -> tuple[Callable[[], str], ReportInputs]:

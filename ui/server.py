@@ -15,7 +15,7 @@ from rag_metrics.config import ServerConfig, environment, load_server_config
 from rag_metrics.errors import InputError
 from rag_metrics.server.connections import ServerEnv
 from rag_metrics.server.policy import allowed
-from ui import state
+from ui.identity import session_caller
 
 __all__ = ["beir_field", "class_mode", "config", "env", "operator_variables"]
 
@@ -45,7 +45,7 @@ def operator_variables() -> Mapping[str, str]:
 
 def env() -> ServerEnv:
     """This session's :class:`~rag_metrics.server.connections.ServerEnv` (built per call: cheap)."""
-    caller = state.caller()
+    caller = session_caller()
     variables: Any = operator_variables() if allowed(caller, "resolve-typed-secrets") else None
     return ServerEnv(caller, config(), variables)
 
@@ -54,7 +54,7 @@ def class_mode() -> bool:
     """True when the people in the browsers are not the operator (teacher and students)."""
     from rag_metrics.server.policy import allowed
 
-    return not allowed(state.caller(), "choose-space")
+    return not allowed(session_caller(), "choose-space")
 
 
 def beir_field() -> tuple[str, Any]:

@@ -9,7 +9,6 @@ server variable and reach only what the class's outbound policy allows.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
@@ -17,10 +16,17 @@ import streamlit as st
 
 from rag_metrics.errors import InputError
 from rag_metrics.systems.bundled import BundledSystem
-from rag_metrics.systems.evaluation import SystemEvaluation, coverage, evaluate_stored, evaluate_systems
-from rag_metrics.systems.pooling import apply_label, judged_readout, pooled_queue, system_table
+from rag_metrics.systems.evaluation import SystemEvaluation, coverage, evaluate_systems
+from rag_metrics.systems.pooling import judged_readout, pooled_queue, system_table
 from rag_metrics.systems.store import MAX_STORED_BYTES, SystemStore
 from ui import cache, state, views
+from ui.keys import SYSTEMS_CONN_NAME as KEY_CONN_NAME
+from ui.keys import SYSTEMS_KIND as KEY_KIND
+from ui.keys import SYSTEMS_NAMED as KEY_NAMED
+from ui.keys import SYSTEMS_POOL_K as KEY_POOL_K
+from ui.keys import SYSTEMS_UPLOAD as KEY_UPLOAD
+from ui.keys import SYSTEMS_UPLOAD_NAME as KEY_UPLOAD_NAME
+from ui.stored_systems import evaluate_named, failed_questions, secrets_env, stored_names
 
 __all__ = [
     "KEY_KIND",
@@ -40,12 +46,6 @@ __all__ = [
     "unmatched_contexts",
 ]
 
-KEY_UPLOAD = "systems_upload"
-KEY_UPLOAD_NAME = "systems_upload_name"
-KEY_KIND = "systems_kind"
-KEY_CONN_NAME = "systems_conn_name"
-KEY_NAMED = "systems_named"
-KEY_POOL_K = "systems_pool_k"
 
 
 def store(ctx: Any) -> SystemStore:
@@ -66,48 +66,6 @@ def visible_specs(ctx: Any) -> list[tuple[Any, str]]:
     return list(seen.values())
 
 
-def secrets_env() -> Mapping[str, str]:
-    """This session's :class:`~rag_metrics.server.connections.ServerEnv`: the variables ``${VAR}`` may use
-    (environment plus Streamlit secrets in single-user mode, none in class mode), the outbound
-    policy and the folders every connection is built with."""
-    from ui import server
-
-    return server.env()
-
-
-def stored_names(corpus_name: str) -> list[str]:
-    """Names of the systems kept for a corpus (the sidebar's and Compare's choices beside the bundled ones)."""
-    from rag_metrics.retrieval.defaults import RETRIEVER_KINDS
-    from rag_metrics.systems.ownership import visible_systems
-
-    return [n for n, _ in visible_systems(state.caller(), corpus_name) if n.lower() not in RETRIEVER_KINDS]
-
-
-def evaluate_named(name: str, corpus_name: str, chunks: Any, golden: Any, options: Any, depth: int
-                   ) -> tuple[Any, str]:
-    """``(EvaluationResult, cache identity)`` of the system ``name`` stored for ``corpus_name``,
-    ranked to ``depth`` and judged under ``options`` (memoised in the library: a rerun, a K change or
-    a page switch re-queries nothing).  ``chunks``: the :class:`ui.cache.ChunkSet` in use.
-    Raises ``InputError`` when it cannot be built or evaluated."""
-    from rag_metrics.systems.ownership import system_store
-
-    owner = system_store(state.caller(), corpus_name, name)
-    if owner is None:
-        raise InputError(f"system {name!r} is not one this session may use; add it on the Systems page")
-    ev, fp = evaluate_stored(owner, name, golden, options, depth,
-                             chunks=chunks.chunks, encoder=cache.encoder(), corpus_key=chunks.fingerprint,
-                             env=secrets_env(),
-                             chunk_to_doc=chunks.doc if options.level == "document" else None)
-    if ev.result is None:
-        raise InputError(f"system {name!r} cannot be evaluated: {ev.error}. Fix or remove it on the Systems page")
-    identity = f"{name}#{fp}"
-    _FAILED[identity] = len(ev.system_run.failures) if ev.system_run is not None else 0
-    return ev.result, identity
-
-
-_FAILED: dict[str, int] = {}  # questions a live system failed on, per system identity (for judged_note)
-
-
 def judged_note(ctx: Any) -> None:
     """judged@K of the current system under the metrics with a warning when it is low, where it means
     something (:func:`rag_metrics.systems.pooling.records_nonrelevant`); otherwise what an unlabelled chunk means."""
@@ -117,7 +75,7 @@ def judged_note(ctx: Any) -> None:
     st.caption(views.esc(r.note))
     if r.warning:
         st.warning(r.warning[0].upper() + r.warning[1:] + " (Systems page).", icon=":material/help:")
-    failed = _FAILED.get(ctx.key.system, 0)
+    failed = failed_questions(ctx.key.system)
     if failed:
         st.warning(f"{failed} question(s) failed on {views.esc(ctx.settings.system_name)} and count as retrieving "
                    "nothing; see which and retry them on the Systems page.", icon=":material/warning:")
@@ -434,13 +392,8 @@ def pool_section(ctx: Any, evals: list[SystemEvaluation]) -> None:
     if st.button("Save label", key="systems_pool_save"):
         row = pool.iloc[int(pick)]
         qid, cid = str(row["query_id"]), str(row["chunk_id"])
-        judge = getattr(state, "golden_judge", None)  # the golden session's labelling path, when present
         try:
-            if callable(judge):
-                judge(qid, cid, int(grade))
-            else:
-                state.set_golden(apply_label(ctx.golden, qid, cid, int(grade)))
-                state.notice(f"Labelled {views.esc(cid)} for {views.esc(qid)}; every metric is updated.")
+            state.golden_judge(qid, cid, int(grade))  # the golden session's labelling path (autosave, undo)
         except InputError as e:
             views.input_error(e)
             return

@@ -23,14 +23,15 @@ from rag_metrics.tuning.grid import BUNDLED_MODEL, Grid, SweepConfig
 from rag_metrics.tuning.select import COST_AXES, Row, baseline_run, best, best_of_n, held_out_check, rows, wins_losses
 from rag_metrics.types import GoldenSet
 from ui import cache, state, views
+from ui.keys import TUNE_CANCEL
+from ui.keys import TUNE_CHART as KEY_CHART
+from ui.keys import TUNE_COST as KEY_COST
+from ui.keys import TUNE_PICK as KEY_PICK
+from ui.keys import TUNE_RESULT as KEY_RESULT
+from ui.keys import TUNE_UPLOAD as KEY_UPLOAD
 
 __all__ = ["KEY_RESULT", "KEY_PICK", "evidence_for", "current_config", "form", "run", "upload", "results"]
 
-KEY_RESULT = "_tune_result"        # the SweepResult shown (partial while running)
-KEY_PICK = "tune_pick"             # the configuration picked (its label)
-KEY_COST = "tune_cost"
-KEY_CHART = "tune_chart"
-KEY_UPLOAD = "tune_upload"
 CHUNK_SIZES = (200, 300, 400, 500, 650, 800, 1000, 1200)
 METRICS = ("ndcg@10", "ndcg@5", "mrr@10", "hit_rate@5", "recall@10", "map@10")
 #: The sidebar can use a configuration with these settings only (its bundled retrievers' defaults).
@@ -116,7 +117,7 @@ def run(grid: Grid, ctx: Any, evidence: GoldenSet) -> None:
     st.session_state.pop(KEY_PICK, None)
     slot = st.empty()
     with slot.container():
-        views.cancel_button("tune_cancel", "the sweep")
+        views.cancel_button(TUNE_CANCEL, "the sweep")
         bar = st.progress(0.0, text="Starting the sweep")
 
     def progress(msg: str, frac: float) -> None:

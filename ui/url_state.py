@@ -26,6 +26,8 @@ import streamlit as st
 
 from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, RETRIEVER_KINDS
 from ui import state
+from ui.keys import URL_APPLIED as _APPLIED
+from ui.keys import URL_WARNINGS as _WARNINGS
 
 PARAM_PAGE = "page"
 PARAM_K = "k"
@@ -34,8 +36,6 @@ PARAM_CORPUS = "corpus"
 PARAM_SYSTEM = "system"
 PARAM_CONVENTIONS = "conventions"   # a conventions preset (rag_metrics.metrics.presets); written only for "lesson"
 
-_APPLIED = "_url_applied"        # session flag: the URL was read into the state
-_WARNINGS = "_url_warnings"      # messages shown once, on the page the link opened
 
 
 def _shown(value: str) -> str:

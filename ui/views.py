@@ -7,30 +7,29 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import math
 from collections.abc import Iterator, Sequence
 
 import altair as alt
 import pandas as pd
 import streamlit as st
 
-from rag_metrics.errors import InputError, ValidationReport
-from rag_metrics.insights.readouts import report_table
 from rag_metrics.metrics.registry import METRICS
 from rag_metrics.report import chart_style
+from ui.context import ABSTAIN_NAMES as _ABSTAIN_NAMES
+from ui.context import DECIMALS as DECIMALS
+from ui.context import abstention_records as abstention_records
+from ui.context import curve_records as curve_records
+from ui.context import esc as esc
+from ui.context import fmt as fmt
+from ui.context import label as label
+from ui.widgets import input_error as input_error
+from ui.widgets import report as report
+from ui.widgets import section as section
 
-DECIMALS = 3
 #: One colour per metric, the same in every chart and in the report (defined in the library).
 METRIC_COLORS = chart_style.METRIC_COLORS
 ACCENT = "#4C78A8"
 MUTED = "#9AA5B1"
-
-
-def fmt(x: float | None, decimals: int = DECIMALS) -> str:
-    """``0.812``; an em dash for a missing value."""
-    if x is None or (isinstance(x, float) and math.isnan(x)) or x is pd.NA:
-        return "—"
-    return f"{float(x):.{decimals}f}"
 
 
 def ci_text(lo: float, hi: float, n: int | None = None, signed: bool = False, brackets: bool = False) -> str:
@@ -45,11 +44,6 @@ def ci_text(lo: float, hi: float, n: int | None = None, signed: bool = False, br
     return f"[{a}, {b}]" if brackets or signed else f"{a} – {b}"
 
 
-def label(metric: str) -> str:
-    spec = METRICS.get(metric)
-    return spec.label if spec else metric
-
-
 def metric_help(metric: str) -> str:
     spec = METRICS[metric]
     return f"{spec.description}\n\nFormula: `{spec.formula}`  \ntrec_eval: `{spec.trec_eval}`"
@@ -58,28 +52,6 @@ def metric_help(metric: str) -> str:
 def plain_text(text: str, height: int | None = None) -> None:
     """Show corpus/upload text verbatim (never interpreted as markdown or HTML)."""
     st.code(text, language=None, wrap_lines=True, height=height)
-
-
-def input_error(err: InputError, title: str | None = None) -> None:
-    """One clear error box (and the validation report's lines when there is one)."""
-    st.error(f"{title + ': ' if title else ''}{esc(str(err))}", icon=":material/error:")
-    rep = getattr(err, "report", None)
-    if rep:
-        report(rep, show_ok=False)
-
-
-def report(rep: ValidationReport, *, show_ok: bool = True, title: str = "Problems") -> None:
-    """A validation report as a compact table (errors first)."""
-    if not rep:
-        if show_ok:
-            st.success("No problems found.", icon=":material/check_circle:")
-        return
-    table = report_table(rep)
-    st.caption(f"{title}: {rep.summary()}")
-    st.dataframe(table, hide_index=True, width="stretch",
-                 column_config={"severity": st.column_config.TextColumn("", width="small"),
-                                "where": st.column_config.TextColumn("Where", width="medium"),
-                                "message": st.column_config.TextColumn("Problem", width="large")})
 
 
 # ---- cards ------------------------------------------------------------------------------------
@@ -177,14 +149,6 @@ def _curve_template(metrics: tuple[str, ...], max_k: int, height: int) -> dict:
     return (lines + points + rule + text + dots).properties(height=height).to_dict()
 
 
-def curve_records(curve: pd.DataFrame) -> list[dict]:
-    """The metric-vs-K table as chart records (cache this per evaluation)."""
-    df = curve.copy()
-    df["Metric"] = [label(m) for m in df["metric"]]
-    df["value_fmt"] = [fmt(v) for v in df["value"]]
-    return _records(df)
-
-
 def curve_chart(records: list[dict], k: int, metrics: Sequence[str], height: int = 320) -> dict:
     """Every metric's mean against K (log axis), with the current K marked."""
     max_k = max(max((r["k"] for r in records), default=1), 2)
@@ -257,10 +221,6 @@ def rank_histogram(hist: pd.DataFrame, k: int, height: int = 240) -> dict:
     return _fill(_histogram_template(height), hist=d)
 
 
-_ABSTAIN_NAMES = {"oos_refused_rate": "Out-of-scope correctly refused",
-                  "in_scope_refused_rate": "In-scope wrongly refused"}
-
-
 @functools.lru_cache(maxsize=4)
 def _abstention_template(height: int) -> dict:
     lines = alt.Chart(alt.Data(name="sweep")).mark_line(strokeWidth=2).encode(
@@ -272,13 +232,6 @@ def _abstention_template(height: int) -> dict:
                  alt.Tooltip("rate_fmt:N", title="Share")])
     rule = alt.Chart(alt.Data(name="threshold")).mark_rule(color="#333", strokeDash=[4, 3]).encode(x="t:Q")
     return (lines + rule).properties(height=height).to_dict()
-
-
-def abstention_records(sweep: pd.DataFrame) -> list[dict]:
-    d = sweep.melt(id_vars="threshold", value_vars=list(_ABSTAIN_NAMES), var_name="series", value_name="rate")
-    d["series"] = d["series"].map(_ABSTAIN_NAMES)
-    d["rate_fmt"] = [fmt(v) for v in d["rate"]]
-    return _records(d)
 
 
 def abstention_chart(records: list[dict], threshold: float, height: int = 240) -> dict:
@@ -297,12 +250,6 @@ def relevance_chip(grade: int, relevant: bool) -> str:
 def chart(spec: dict) -> None:
     """Render a chart spec made by this module (Altair-authored Vega-Lite with its data)."""
     st.vega_lite_chart(spec=spec, width="stretch")
-
-
-def section(title: str, caption: str | None = None) -> None:
-    st.subheader(title, divider="gray")
-    if caption:
-        st.caption(caption)
 
 
 def page_header(title: str, lab_ctx, subtitle: str | None = None) -> None:
@@ -352,14 +299,6 @@ def answered_absent(result) -> str:
     """``"40 answered · 36 not in the log (counted as 0)"``: the coverage beside headline numbers."""
     how = "left out of the means" if result.options.missing_queries == "skip" else "counted as 0, trec_eval -c"
     return f"{result.n_answered} answered · {result.n_absent} not in the log ({how})"
-
-
-_MD_SPECIAL = "\\`*_{}[]()#+-.!|<>~$:"
-
-
-def esc(text: str) -> str:
-    """Escape markdown (and HTML-significant) characters so ``text`` shows literally in st.markdown."""
-    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(text))
 
 
 @contextlib.contextmanager

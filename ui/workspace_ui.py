@@ -25,11 +25,11 @@ from rag_metrics.workspace.store import (
     private_space_name,
 )
 from ui import state, views
+from ui.keys import WORKSPACE_CHECKS as _CHECKS
+from ui.keys import WORKSPACE_NEW as NEW
+from ui.keys import WORKSPACE_PICK as PICK
 
-PICK = "workspace_pick"
 PRIVATE_PREFIX = private_space_name("")
-NEW = "workspace_new"
-_CHECKS = "_workspace_checks"      # {path: (stat, WorkspaceCheck)}: one check per version of the files
 
 
 def _space_label(name: str) -> str:

@@ -1,0 +1,73 @@
+"""The session's values, read and set in one place (keys in :mod:`ui.keys`): the lowest Streamlit layer.
+
+Pages never read ``st.session_state`` themselves: their own widgets' values go through :func:`value` /
+:func:`default` / :func:`set_value` (re-exported by :mod:`ui.state`).  Also here: the one-shot notice shown
+after a rerun, a sidebar widget set from a page, and forgetting what the session loaded from its space.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from ui.keys import CHUNKING, CORPORA, GOLDEN, LABEL_QUEUE, NOTICE, PENDING, SPACE
+
+__all__ = ["default", "drop_golden_sessions", "forget_space_state", "keep_choice", "notice", "pop", "set_value",
+           "set_widget", "value"]
+
+
+def value(key: str, default_value: Any = None) -> Any:
+    """The value of a widget or page setting (``default_value`` when it has none yet)."""
+    return st.session_state.get(key, default_value)
+
+
+def default(key: str, default_value: Any) -> Any:
+    """Give a widget its starting value once (before it is drawn); returns its value."""
+    return st.session_state.setdefault(key, default_value)
+
+
+def set_value(key: str, new_value: Any) -> None:
+    """Set a page setting (or, before it is drawn, a widget of this page)."""
+    st.session_state[key] = new_value
+
+
+def pop(key: str, default_value: Any = None) -> Any:
+    return st.session_state.pop(key, default_value)
+
+
+def keep_choice(key: str, options: list, fallback: Any) -> Any:
+    """Make a selection widget's value one of ``options`` (``fallback`` when it is not); returns it."""
+    if st.session_state.get(key) not in options:
+        st.session_state[key] = fallback
+    return st.session_state[key]
+
+
+def set_widget(key: str, new_value: Any) -> None:
+    """Set a sidebar widget's value from a page: applied at the start of the next run
+    (a widget's value cannot change after it was drawn in the current run).  Call st.rerun()."""
+    st.session_state.setdefault(PENDING, {})[key] = new_value
+
+
+def notice(message: str | None = None, kind: str = "success") -> tuple[str, str] | None:
+    """Set (or pop, with no argument) a one-shot message shown after a rerun."""
+    if message is not None:
+        st.session_state[NOTICE] = (kind, message)
+        return None
+    return st.session_state.pop(NOTICE, None)
+
+
+def drop_golden_sessions() -> None:
+    """Forget every golden session and labelling queue (they reload from the workspace when used)."""
+    ss = st.session_state
+    ss[GOLDEN] = {}
+    ss.pop(LABEL_QUEUE, None)
+
+
+def forget_space_state() -> None:
+    """Drop what this session loaded from its space (golden sessions, chunkings, kept corpora):
+    called when the caller changes (the teacher signs in or out, a student rejoins a seat)."""
+    ss = st.session_state
+    ss.pop(SPACE, None)
+    ss[CHUNKING] = {}
+    ss[CORPORA] = {}
+    drop_golden_sessions()
