@@ -379,12 +379,12 @@ def _embedded() -> set[str]:
     return set()
 
 
-def embedded(chunks: ChunkSet) -> bool:
-    """Whether :func:`prewarm_embeddings` already embedded ``chunks`` in this process."""
-    return chunks.fingerprint in _embedded()
+def embedded(chunks: ChunkSet, model: str = "") -> bool:
+    """Whether :func:`prewarm_embeddings` already embedded ``chunks`` (with ``model``) in this process."""
+    return chunks.fingerprint + (f"/{model}" if model else "") in _embedded()
 
 
-def prewarm_embeddings(chunks: ChunkSet, progress=None) -> int:
+def prewarm_embeddings(chunks: ChunkSet, progress=None, model: str = "") -> int:
     """Embed (through the on-disk cache) every chunk text not embedded yet, reporting
     ``progress(done, total)``; the dense index built next then finds every vector cached.
     Returns the number of chunks."""
@@ -399,8 +399,8 @@ def prewarm_embeddings(chunks: ChunkSet, progress=None) -> int:
         if progress is not None:
             progress(done, total)
 
-    encode_with_cache(encoder(), texts, embedding_cache(_default_cache_dir()), counting)
-    _embedded().add(chunks.fingerprint)
+    encode_with_cache(_encoders(model).passages, texts, embedding_cache(_default_cache_dir()), counting)
+    _embedded().add(chunks.fingerprint + (f"/{model}" if model else ""))
     if embedded_now[0] >= 256:  # a large embedding step: hand the encoder's freed memory back
         release_freed_memory()
     return len(texts)
@@ -424,7 +424,7 @@ def config_memo(_chunks: ChunkSet, chunks_fp: str, kind: str, model: str) -> Ret
     except Exception as err:  # noqa: BLE001 - any loading failure becomes one clear message
         raise InputError(f"the embedding model {model!r} could not be loaded offline ({type(err).__name__}: "
                          f"{str(err)[:200]}). Only models already on this machine can be used; leave the field "
-                         "empty for the bundled all-MiniLM-L6-v2.") from None
+                         "empty for the corpus's own model.") from None
     dense = DenseRetriever(enc, embedding_cache(_default_cache_dir()))
     if kind == "dense":
         retriever: Any = dense
@@ -488,42 +488,54 @@ def _texts_key(texts: Sequence[str]) -> str:
 
 
 # ---- embeddings (through the shared embedding cache; never re-embedded on a rerun) --------------
-def _encode(texts: list[str], progress=None) -> np.ndarray:
+# ``model``: the corpus's embedding model (rag_metrics.retrieval.choice, ui.encoding; "" = the bundled default)
+def _encoders(model: str = "") -> Any:
+    """The passage and query encoders of ``model`` (:func:`rag_metrics.retrieval.choice.text_encoders`)."""
+    from rag_metrics.retrieval.choice import text_encoders
+
+    return text_encoders(model) if model else text_encoders(passages=encoder())
+
+
+def _encode(texts: list[str], progress=None, model: str = "", queries: bool = False) -> np.ndarray:
     from rag_metrics.retrieval.cache import encode_with_cache
 
-    return encode_with_cache(encoder(), texts, embedding_cache(_default_cache_dir()), progress)
+    enc = _encoders(model)
+    return encode_with_cache(enc.queries if queries else enc.passages, texts, embedding_cache(_default_cache_dir()),
+                             progress)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def chunk_embeddings(_chunks: ChunkSet, chunks_fp: str) -> np.ndarray:
-    """Vectors of every chunk of one chunking (row i = ``_chunks.chunks[i]``)."""
-    v = _encode([c.text for c in _chunks.chunks])
+def chunk_embeddings(_chunks: ChunkSet, chunks_fp: str, model: str = "") -> np.ndarray:
+    """Vectors of every chunk of one chunking (row i = ``_chunks.chunks[i]``), embedded as passages."""
+    v = _encode([c.text for c in _chunks.chunks], model=model)
     v.setflags(write=False)
-    budget().add(chunks_fp, "vectors", int(v.nbytes), lambda: chunk_embeddings.clear(_chunks, chunks_fp))
+    budget().add(chunks_fp, f"vectors:{model}" if model else "vectors", int(v.nbytes),
+                 lambda: chunk_embeddings.clear(_chunks, chunks_fp, model))
     return v
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def _question_embeddings(questions: tuple[str, ...], key: str) -> np.ndarray:
-    v = _encode(list(questions))
+def _question_embeddings(questions: tuple[str, ...], key: str, model: str = "") -> np.ndarray:
+    v = _encode(list(questions), model=model, queries=True)
     v.setflags(write=False)
     return v
 
 
-def question_embeddings(questions: Sequence[str]) -> np.ndarray:
+def question_embeddings(questions: Sequence[str], model: str = "") -> np.ndarray:
+    """Vectors of questions (or other texts searching the chunks), embedded as queries."""
     qs = tuple(questions)
-    return _question_embeddings(qs, _texts_key(qs))
+    return _question_embeddings(qs, _texts_key(qs), model)
 
 
 # ---- corpus map ------------------------------------------------------------------------------------
 @st.cache_resource(show_spinner=False, max_entries=24)
 def corpus_map(_chunks: ChunkSet, _golden: GoldenSet, _result: EvaluationResult, chunks_fp: str,
-               key: EvalKey, k: int, method: str, relevance_level: int):
+               key: EvalKey, k: int, method: str, relevance_level: int, model: str = ""):
     """:func:`rag_metrics.insights.projection.project_corpus` of the current chunks, golden set and run."""
     from rag_metrics.insights.projection import project_corpus
 
-    cx = chunk_embeddings(_chunks, chunks_fp)
-    qx = question_embeddings([q.question for q in _golden])
+    cx = chunk_embeddings(_chunks, chunks_fp, model)
+    qx = question_embeddings([q.question for q in _golden], model)
     if len(_golden) == 0:
         qx = np.zeros((0, cx.shape[1]), dtype=np.float32)
     return project_corpus(list(_chunks.chunks), cx, _golden, qx, _result, k=k, method=method,  # type: ignore[arg-type]
@@ -608,10 +620,10 @@ def health_duplicate_groups(_chunks: ChunkSet, chunks_fp: str) -> int:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def health_near_duplicates(_chunks: ChunkSet, chunks_fp: str, threshold: float) -> pd.DataFrame:
+def health_near_duplicates(_chunks: ChunkSet, chunks_fp: str, threshold: float, model: str = "") -> pd.DataFrame:
     from rag_metrics.insights.health import near_duplicates
 
-    return near_duplicates(chunk_embeddings(_chunks, chunks_fp), _chunks.ids, threshold,
+    return near_duplicates(chunk_embeddings(_chunks, chunks_fp, model), _chunks.ids, threshold,
                            doc_ids=[c.doc_id for c in _chunks.chunks])
 
 
@@ -795,21 +807,22 @@ def merged_answers(_sets: tuple, key: str) -> tuple:
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def answers_offline(_items: tuple, items_key: str, threshold: float) -> Any:
-    """Offline approximations and reference metrics of ``_items`` (keyed by their fingerprint)."""
+def answers_offline(_items: tuple, items_key: str, threshold: float, model: str = "") -> Any:
+    """Offline approximations and reference metrics of ``_items`` (keyed by their fingerprint), with
+    ``model`` (texts compared with each other: the query side of an e5 model)."""
     from rag_metrics.answers.embed import add_shipped_answer_embeddings
     from rag_metrics.answers.offline import OfflineJudge
     from rag_metrics.answers.reference import ReferenceMetrics
     from rag_metrics.answers.scoring import evaluate_answers
 
-    enc = encoder()
+    enc = _encoders(model).queries
     emb = add_shipped_answer_embeddings(embedding_cache(_default_cache_dir()))
     return evaluate_answers(list(_items), [OfflineJudge(enc, emb, threshold), ReferenceMetrics(enc, emb)])
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def answers_for_golden(_items: tuple, items_key: str, _golden: GoldenSet, golden_fp: str, _llm: Any,
-                       llm_key: str) -> Any:
+                       llm_key: str, model: str = "") -> Any:
     """The answers of ``_items`` to questions of ``_golden``, scored offline (the Answers page's
     cached run on the whole file, restricted) and by the LLM judge when ``_llm`` holds its run;
     ``None`` when no answer matches a golden question."""
@@ -820,7 +833,7 @@ def answers_for_golden(_items: tuple, items_key: str, _golden: GoldenSet, golden
     matched = match(_items, _golden)
     if not matched:
         return None
-    offline = answers_offline(_items, items_key, SUPPORT_THRESHOLD)
+    offline = answers_offline(_items, items_key, SUPPORT_THRESHOLD, model)
     return combine([restrict(_llm, matched) if _llm is not None else None, restrict(offline, matched)])
 
 
@@ -851,13 +864,13 @@ def answers_report_section(_ev: Any, ev_key: str, source: str) -> Any:
 
 # ---- labels proposed from reference answers (rag_metrics.authoring.label_suggest) -----------------------------
 @st.cache_data(show_spinner=False, max_entries=256)
-def reference_proposals(_chunks: ChunkSet, chunks_fp: str, reference: str, top: int) -> pd.DataFrame:
-    """The chunks that support ``reference`` (MiniLM similarity through the embedding cache, and
+def reference_proposals(_chunks: ChunkSet, chunks_fp: str, reference: str, top: int, model: str = "") -> pd.DataFrame:
+    """The chunks that support ``reference`` (the corpus model's similarity through the embedding cache, and
     rapidfuzz over its sentences), best first: :func:`rag_metrics.authoring.label_suggest.propose_supporting_chunks`."""
     from rag_metrics.authoring.label_suggest import propose_supporting_chunks
 
-    vectors = chunk_embeddings(_chunks, chunks_fp)
-    ref = question_embeddings([reference])[0]
+    vectors = chunk_embeddings(_chunks, chunks_fp, model)
+    ref = question_embeddings([reference], model)[0]
     return propose_supporting_chunks(reference, [c.id for c in _chunks.chunks], [c.text for c in _chunks.chunks],
                                      vectors, ref, top=top)
 

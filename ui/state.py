@@ -47,7 +47,7 @@ from rag_metrics.server.access import Caller
 from rag_metrics.server.policy import allowed
 from rag_metrics.types import Corpus, GoldenSet
 from rag_metrics.workspace.store import DEFAULT_SPACE, Workspace, choose_space, ensure_space, read_through
-from ui import cache
+from ui import cache, encoding
 
 # ---- keys --------------------------------------------------------------------------------------
 KEY_CORPUS = "corpus"
@@ -381,8 +381,9 @@ def corpus_entry(name: str | None = None) -> CorpusEntry:
     if is_sample(name):
         lang = SAMPLE_LANGUAGES[name]
         corpus, fp = cache.sample_corpus(lang)
+        info = cache.sample_info(lang)  # its model: the one encoder rule (rag_metrics.retrieval.choice)
         return CorpusEntry(corpus, fp, "chunk", cache.sample_golden(lang), corpus_label(name),
-                           cache.sample_info(lang).model)
+                           encoding.corpus_model(corpus, fp, language=info.language, declared=info.model))
     entries = st.session_state.setdefault(_CORPORA, {})
     if name not in entries:  # kept in the workspace by an earlier session: read it back once
         from rag_metrics.systems.ownership import corpus_space
@@ -392,7 +393,8 @@ def corpus_entry(name: str | None = None) -> CorpusEntry:
         if where is None:
             raise InputError(f"corpus {name!r} is not one this session may open; load it on the Corpus explorer page")
         corpus, info, seed = load_corpus(name, space=where)
-        entries[name] = CorpusEntry(corpus, corpus.fingerprint(), info.level, seed, info.label)
+        fp = corpus.fingerprint()
+        entries[name] = CorpusEntry(corpus, fp, info.level, seed, info.label, encoding.corpus_model(corpus, fp))
     return entries[name]
 
 
@@ -414,7 +416,8 @@ def add_corpus(name: str, corpus: Corpus, *, level: str = "chunk", golden: Golde
         save_corpus(name, corpus, level=level, label=label, seed_golden=golden, space=who.writes_to)
     except (InputError, OSError):
         label = f"{label} (this session only: not kept)"
-    entry = CorpusEntry(corpus, corpus.fingerprint(), level, golden, label)
+    fp = corpus.fingerprint()
+    entry = CorpusEntry(corpus, fp, level, golden, label, encoding.corpus_model(corpus, fp))
     ss[_CORPORA][name] = entry
     ss[_GOLDEN].pop(name, None)
     set_widget(KEY_CORPUS, name)
@@ -792,7 +795,7 @@ def rechunk(size: int, overlap: int, progress=None):
     old = cache.chunk_set(entry.corpus, entry.fingerprint, old_size, old_overlap)
     new = cache.chunk_set(entry.corpus, entry.fingerprint, size, overlap)
     if st.session_state.get(KEY_RETRIEVER, DEFAULT_RETRIEVER) != "bm25":
-        cache.prewarm_embeddings(new, progress)
+        cache.prewarm_embeddings(new, progress, entry.model)
     report = None
     if entry.level == "chunk":
         report = golden_session(name).carry_over(old.chunks, new.chunks)
