@@ -19,7 +19,7 @@ from ui import exercise_editor, lesson, state, views
 
 PICK = "ex_pick"
 LANG = "ex_lang"
-_CHECKS = "_ex_checks"      # (exercise, evaluation key, checks): the checks the payload was built from
+_CHECKS = "_ex_checks"      # (exercise, (evaluation key, language), checks): the checks the payload was built from
 _VERDICT = "_ex_verdict"    # exercise -> {"verdict": Verdict | None, "status": str, "message": str}
 _HINTS = "_ex_hints"        # exercise -> number of hints shown
 _RESET = "_ex_reset"        # exercise -> reset counter (a new counter loads the starter into the editor)
@@ -158,14 +158,15 @@ def _store() -> AT.AttemptStore:
     return AT.store_for_space(state.space())
 
 
-def checks_for(ctx: state.Lab, name: str) -> tuple[EX.Check, ...]:
-    """The exercise's checks on the current golden set and system (built once per exercise and
-    evaluation; the same checks grade the report of the payload they were sent in)."""
+def checks_for(ctx: state.Lab, name: str, lang: str = "en") -> tuple[EX.Check, ...]:
+    """The exercise's checks on the current golden set and system, their made-up edge cases in ``lang``
+    (built once per exercise, evaluation and language; the same checks grade the report of the payload
+    they were sent in)."""
     kept = state.value(_CHECKS)
-    if kept and kept[0] == name and kept[1] == ctx.key:
+    if kept and kept[0] == name and kept[1] == (ctx.key, lang):
         return kept[2]
-    checks = EX.build_checks(name, ctx.result.golden, ctx.result.run)
-    state.set_value(_CHECKS, (name, ctx.key, checks))
+    checks = EX.build_checks(name, ctx.result.golden, ctx.result.run, lang=lang)
+    state.set_value(_CHECKS, (name, (ctx.key, lang), checks))
     return checks
 
 
@@ -331,7 +332,7 @@ def render(ctx: state.Lab) -> None:
     name = pick(lang)
     ex = EX.exercise(name)
     try:
-        checks = checks_for(ctx, name)
+        checks = checks_for(ctx, name, lang)
     except EX_InputError as err:
         views.input_error(err, "Cannot build the checks")
         return
