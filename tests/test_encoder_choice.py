@@ -165,3 +165,15 @@ def test_danish_near_duplicates_with_the_multilingual_model():
     assert sims[0, 1] > sims[0, 2] and sims[0, 1] > sims[1, 2]
     pairs = near_duplicates(vectors, ["a", "b", "c"], float(sims[0, 1]) - 1e-4)
     assert {tuple(sorted(p)) for p in zip(pairs["chunk_a"], pairs["chunk_b"])} == {("a", "b")}
+
+
+def test_the_judges_default_encoder_follows_the_items_language():
+    da = evaluate_answers(_items(), [OfflineJudge(cache=False), ReferenceMetrics(cache=False)])
+    assert da.judge == f"offline:{E5_QUERY} + reference:{E5_QUERY}"
+    en = [AnswerItem("e", "How do I reset my password?", "Open the login page and choose Forgot password; we will "
+                     "send you a link that works for thirty minutes, and you can then set a new one there.",
+                     ("Choose Forgot password on the login page to get a reset link by e-mail.",))]
+    judge = OfflineJudge(cache=False)
+    assert judge.name == f"offline:{DEFAULT_MODEL}"
+    judge.judge(en)
+    assert judge.name == f"offline:{DEFAULT_MODEL}"
