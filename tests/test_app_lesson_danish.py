@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import json
 
+from test_app_danish import DA, danish_result
+
 from app_helpers import app_golden, goto, no_exception
 from rag_metrics.io.golden import load_golden
 from rag_metrics.lesson import STEPS
 from rag_metrics.lesson import steps as LSteps
 from rag_metrics.metrics.registry import METRICS
 from rag_metrics.sample import sample_paths
-from test_app_danish import DA, danish_result
 from ui.views import fmt
 
 K = 5
@@ -91,3 +92,16 @@ def test_the_code_exercises_check_the_danish_golden_set(app):
         payload = json.loads(comps[0].proto.json)["payload"]
     assert any(q.question in payload for q in danish_result().golden)
     assert not [t for t in _english_texts() if t in payload]
+
+
+def test_the_precision_steps_targets_read_in_danish(app):
+    at = goto(app, "pages/lesson.py")
+    at.segmented_control(key="lesson_lang").set_value("da").run()
+    at.selectbox(key="lesson_step_pick").set_value([s.key for s in STEPS].index("precision")).run()
+    no_exception(at)
+    result = danish_result()
+    lines = [str(e.value).replace("\\", "") for e in (*at.main.info, *at.main.success, *at.main.warning)]
+    precision = next(t for t in lines if t.startswith("Precision@5 = "))
+    assert precision.startswith(f"Precision@5 = {_da(result.mean('precision', 5))} (mål > 0,6; bedst mulige")
+    assert "Uden for rækkevidde" in precision and "spørgsmål" in precision and "Out of reach" not in precision
+    assert any(t.startswith("MRR (hele rangeringen) = ") for t in lines), lines

@@ -166,7 +166,12 @@ def live_numbers(ctx: state.Lab, s: LS.Step) -> None:
                 col.metric(METRICS[metric].label + ("" if k is None else f"@{k}"), num(v), border=True,
                            help=views.metric_help(metric))
     if s.key == "precision":
-        views.target_cards(ctx.targets())
+        if lang() == "da":  # the targets' sentences in the lesson's language
+            from rag_metrics.insights.readouts import target_checks
+
+            views.target_cards(target_checks(ctx.result, unit=ctx.unit, lang="da"), "da")
+        else:
+            views.target_cards(ctx.targets())
     elif s.key == "categories":
         cat = ctx.by_category("hit_rate")
         if not cat.empty:
