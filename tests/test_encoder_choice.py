@@ -102,6 +102,7 @@ def test_the_config_table_is_read_and_checked(tmp_path, monkeypatch):
 
 
 # ---- the encoders by role, the cache keyed by model and text ------------------------------------------------
+@pytest.mark.slow  # the real models run (tests/tiers.py: lib has no real model)
 def test_e5_roles_have_their_own_names_and_the_cache_keeps_them_apart(tmp_path):
     enc = text_encoders(MULTILINGUAL_MODEL)
     assert (enc.model, enc.passages.name, enc.queries.name) == (MULTILINGUAL_MODEL, MULTILINGUAL_MODEL, E5_QUERY)
@@ -133,6 +134,7 @@ def _items() -> list[AnswerItem]:
                                                                          "link til din e-mail.")]
 
 
+@pytest.mark.slow  # the real models run (tests/tiers.py: lib has no real model)
 def test_danish_answers_are_scored_with_the_multilingual_model(tmp_path):
     items = _items()
     enc = encoder_for_items(items)
@@ -155,6 +157,7 @@ def test_english_answers_keep_minilm():
     assert encoder_for_items(items, MULTILINGUAL_MODEL).name == E5_QUERY
 
 
+@pytest.mark.slow  # the real models run (tests/tiers.py: lib has no real model)
 def test_danish_near_duplicates_with_the_multilingual_model():
     enc = text_encoders(MULTILINGUAL_MODEL)
     texts = ["Prøveperioden varer 30 dage, og du behøver ikke et betalingskort for at prøve Tidsrum.",
@@ -167,6 +170,7 @@ def test_danish_near_duplicates_with_the_multilingual_model():
     assert {tuple(sorted(p)) for p in zip(pairs["chunk_a"], pairs["chunk_b"])} == {("a", "b")}
 
 
+@pytest.mark.slow  # the real models run (tests/tiers.py: lib has no real model)
 def test_the_judges_default_encoder_follows_the_items_language():
     da = evaluate_answers(_items(), [OfflineJudge(cache=False), ReferenceMetrics(cache=False)])
     assert da.judge == f"offline:{E5_QUERY} + reference:{E5_QUERY}"
