@@ -11,7 +11,7 @@ from rag_metrics.answers.offline import SUPPORT_THRESHOLD
 from rag_metrics.answers.summary import answer_section
 from rag_metrics.compare.paired import comparison_summary
 from rag_metrics.metrics.answer_registry import ANSWER_METRICS
-from ui import answer_views, cache_answers, state, views
+from ui import answer_views, cache_answers, encoding, state, views
 from ui import answers as ua
 from ui.shell import ensure_shell
 
@@ -61,8 +61,10 @@ else:
 items_key = items_fingerprint(items)
 answer_views.publish(items, items_key, origin)  # for the other pages
 
+model = encoding.answers_model(items, items_key)  # the answers' language picks the model (rag_metrics.retrieval.choice)
 with st.spinner("Scoring the answers offline (sentence embeddings, cached on disk)…"):
-    offline = cache_answers.answers_offline(tuple(items), items_key, SUPPORT_THRESHOLD)
+    offline = cache_answers.answers_offline(tuple(items), items_key, SUPPORT_THRESHOLD, model)
+st.caption(f"Offline scores embed with {views.esc(encoding.label(model))} (the model for the answers' language).")
 
 # ---- LLM judge ---------------------------------------------------------------------------------
 with st.expander("LLM judge: faithfulness and answer relevancy (ragas 0.4 definitions)",

@@ -140,14 +140,15 @@ def _prewarm(name: str) -> None:
     bar = st.progress(0.0, text=f"Chunking {len(state.corpus_entry(name).corpus):,} documents…")
     views.cancel_button(CANCEL_LOAD, "loading")
     chunk_set = state.chunk_set(name)
+    model = state.corpus_entry(name).model  # the one encoder rule: its language picks it
     kind = state.value(state.KEY_RETRIEVER) or DEFAULT_RETRIEVER
     try:
         if kind != "bm25":
             bar.progress(0.0, text=f"{len(chunk_set.chunks):,} chunks: loading the embedding model…")
             with views.costly("Embedding chunks"):  # one of the process's worker slots (lab.budgets.workers)
-                cache.prewarm_embeddings(chunk_set, views.progress_callback(bar, "Embedding chunks"))
+                cache.prewarm_embeddings(chunk_set, views.progress_callback(bar, "Embedding chunks"), model)
         bar.progress(1.0, text=f"Indexing {len(chunk_set.chunks):,} chunks ({kind})…")
-        cache.retrieval_memo(chunk_set, chunk_set.fingerprint, kind)
+        cache.config_memo(chunk_set, chunk_set.fingerprint, kind, model)  # the corpus's model, as ui.state.current
     except InputError as err:
         bar.empty()
         views.input_error(err, "Cannot embed the corpus (switch the retriever to BM25 to use it without a model)")

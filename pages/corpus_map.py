@@ -7,7 +7,7 @@ import streamlit as st
 
 from rag_metrics.errors import InputError
 from rag_metrics.insights.projection import NOT_COVERED, available_methods
-from ui import cache, cache_insights, paging, state, views
+from ui import cache, cache_insights, encoding, paging, state, views
 from ui.keys import MAP_CHART as KEY_CHART
 from ui.keys import MAP_COLOR as KEY_COLOR
 from ui.keys import MAP_METHOD as KEY_METHOD
@@ -70,7 +70,7 @@ query = None if query == NONE else query
 try:
     with st.spinner("Projecting the chunk embeddings (once per chunking and golden set)…"):
         cmap = cache_insights.corpus_map(ctx.chunks, golden, ctx.result, ctx.chunks.fingerprint, ctx.key, k, method,
-                                ctx.settings.options.relevance_level)
+                                         ctx.settings.options.relevance_level, ctx.corpus.model)
     spec = cache_insights.map_spec(cmap, ctx.key, k, method, query, state.value(KEY_COLOR, "doc_id"))
 except InputError as err:
     views.input_error(err, "Cannot draw the corpus map")
@@ -94,7 +94,8 @@ st.vega_lite_chart(spec=spec, width="stretch", key=KEY_CHART, on_select=_on_char
                    selection_mode=["query"])
 st.caption("◆ questions · ● chunks some question labels relevant · □ chunks no question covers. Lines from the "
            "selected question: green = relevant and retrieved in the top K, red dashed = relevant but missed, "
-           "orange dotted = retrieved but not relevant. Drag to pan, scroll to zoom, double-click to clear.")
+           "orange dotted = retrieved but not relevant. Drag to pan, scroll to zoom, double-click to clear. "
+           f"Embeddings: {views.esc(encoding.label(ctx.corpus.model))} (chunks as passages, questions as queries).")
 
 # ---- the selected question's chunks -----------------------------------------------------------------------
 if query is not None:

@@ -6,7 +6,7 @@ import streamlit as st
 
 from rag_metrics.authoring.label_suggest import questions_to_propose
 from rag_metrics.errors import InputError
-from ui import cache_insights, state, views
+from ui import cache_insights, encoding, state, views
 from ui.keys import HEALTH_EASY as KEY_EASY
 from ui.keys import HEALTH_GRADE as KEY_GRADE
 from ui.keys import HEALTH_METRIC as KEY_METRIC
@@ -48,7 +48,8 @@ except InputError as err:
 near, near_error = None, None
 try:  # needs the chunk embeddings (embedding cache; the model only for chunks never embedded)
     with st.spinner("Embedding the chunks for the near-duplicate check (once per chunking)…"):
-        near = cache_insights.health_near_duplicates(ctx.chunks, ctx.chunks.fingerprint, near_threshold)
+        near = cache_insights.health_near_duplicates(ctx.chunks, ctx.chunks.fingerprint, near_threshold,
+                                                    ctx.corpus.model)
 except InputError as err:
     near_error = str(err)
 n_groups = cache_insights.health_duplicate_groups(ctx.chunks, ctx.chunks.fingerprint)
@@ -60,7 +61,7 @@ cards = [
     ("Duplicates", n_groups,
      "Groups of chunks with identical text (ignoring case and whitespace)."),
     ("Near duplicates", "—" if near is None else len(near),
-     f"Chunk pairs with embedding cosine ≥ {near_threshold:.2f}."),
+     f"Chunk pairs with embedding cosine ≥ {near_threshold:.2f} ({encoding.label(ctx.corpus.model)})."),
     ("Unlabelled", len(unlabelled), "No relevant id and not marked out_of_scope."),
     ("To judge", len(candidates), f"Retrieved in the top {k} of ≥ {min_queries} questions, labelled for none."),
     ("Too easy", n_easy, f"Word overlap with the relevant {unit} ≥ {easy_threshold:.2f}."),
@@ -140,6 +141,7 @@ with left:
 with right:
     st.slider("Near-duplicate threshold (embedding cosine)", 0.70, 1.00, step=0.01, key=KEY_NEAR,
               help="Pairs of chunks at least this similar are listed. Embeddings come from the embedding cache.")
+    st.caption(f"Embeddings: {views.esc(encoding.label(ctx.corpus.model))}, the corpus's model.")
     if near is None:
         st.warning(f"Near duplicates need the chunk embeddings, which are not available: {near_error}",
                    icon=":material/warning:")

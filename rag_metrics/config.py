@@ -22,6 +22,9 @@ Example
     judge_calls_per_seat = 2000
     golden_questions = 1000
 
+    [lab.encoders]                                # the embedding model by text language (rag_metrics.retrieval.choice)
+    da = "multilingual-e5-small"                  # default = "..." for any language not listed
+
     [lab.judge]                                   # the class's LLM judge (OpenAI-compatible)
     base_url = "http://127.0.0.1:8080/v1"
     chat_model = "llama3.1:8b"
@@ -92,6 +95,9 @@ SETTINGS: dict[str, Setting] = {
     "workspace": Setting("RAG_METRICS_WORKSPACE", "", "the workspace root (default ~/.rag_metrics/workspace)"),
     "sample_dir": Setting("RAG_METRICS_SAMPLE_DIR", "", "a folder with the sample corpus to use instead"),
     "sample_dir_da": Setting("RAG_METRICS_SAMPLE_DA_DIR", "", "a folder with the Danish sample corpus to use instead"),
+    "encoder": Setting("RAG_METRICS_ENCODER", "", "the embedding model for every corpus and text, whatever its "
+                       "language (else lab.encoders, else English -> all-MiniLM-L6-v2, other languages -> "
+                       "multilingual-e5-small)"),
     "cache": Setting("RAG_METRICS_CACHE", "", "the retrieval cache folder (default ~/.cache/rag_metrics)"),
     "cache_mb": Setting("RAG_METRICS_CACHE_MB", "", "the app's in-memory cache budget in MB (default 512)"),
     "warm": Setting("RAG_METRICS_WARM", "1", "0/false/no: do not warm the sample at start"),
@@ -153,6 +159,7 @@ class ServerConfig:
     judge: Mapping[str, Any] | None = None            # JudgeConfig keyword arguments + "api_key"
     connections: Mapping[str, NamedConnection] = field(default_factory=dict)
     budgets: Budgets = field(default_factory=Budgets)  # [lab.budgets]: see rag_metrics.budgets
+    encoders: Mapping[str, str] = field(default_factory=dict)  # [lab.encoders]: language -> model
 
     def __repr__(self) -> str:  # never print the secrets
         return (f"ServerConfig(source={self.source!r}, teacher_key={'set' if self.teacher_key else 'unset'}, "
@@ -215,7 +222,13 @@ def parse_server_config(data: Mapping[str, Any], source: str = "config",
         settings = {k: v for k, v in spec.items() if k != "kind"}
         conns[str(name)] = NamedConnection(str(name), str(spec["kind"]), settings)
     budgets = parse_budgets(lab.get("budgets"), source)
-    return ServerConfig(source, key, cap, roots, tuple(a.strip() for a in allow), judge, conns, budgets)
+    encoders = lab.get("encoders", {})
+    if not isinstance(encoders, Mapping) or not all(isinstance(k, str) and isinstance(v, str) and k.strip()
+                                                    and v.strip() for k, v in encoders.items()):
+        raise InputError(f"{where('encoders')} must be a table of language = \"model name\" strings, e.g. "
+                         "[lab.encoders] da = \"multilingual-e5-small\" (and default = \"...\" for any other language)")
+    encoders = {k.strip().lower(): v.strip() for k, v in encoders.items()}
+    return ServerConfig(source, key, cap, roots, tuple(a.strip() for a in allow), judge, conns, budgets, encoders)
 
 
 def load_server_config(env: Mapping[str, str] | None = None) -> ServerConfig:

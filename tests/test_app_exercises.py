@@ -178,3 +178,66 @@ def test_without_the_built_assets_the_page_says_how_to_install_them(app, monkeyp
     at = goto(app, PAGE)
     assert not list(at.get("bidi_component"))
     assert any("./lab app" in str(e.value) for e in at.error)
+
+
+# ---- the draft: saved as the student types (issue 26's gap), from the editor's ``draft`` trigger ----------
+def test_the_editors_draft_value_reaches_the_page_through_its_callback(monkeypatch):
+    """``on_draft`` turns the component's value (its ``draft`` trigger) into ``st.session_state[DRAFT]``."""
+    import ui.exercise_editor as editor
+
+    fake: dict = {}
+    monkeypatch.setattr(editor.st, "session_state", fake)
+    fake["ex_editor"] = {"draft": {"doc": f"{NAME}:0", "code": "def hit_rate_at_k(d, r, k):\n    return"}}
+    editor.on_draft("ex_editor")
+    assert fake[editor.DRAFT] == {"doc": f"{NAME}:0", "code": "def hit_rate_at_k(d, r, k):\n    return"}
+    for bad in ({"draft": {"doc": NAME, "code": "x" * 30_000}}, {"draft": "text"}, {"draft": {"doc": 1, "code": "x"}},
+                {"report": {}}, None):
+        fake.pop(editor.DRAFT, None)
+        fake["ex_editor"] = bad
+        editor.on_draft("ex_editor")
+        assert editor.DRAFT not in fake, bad
+    assert editor.LIMITS["draft_ms"] == editor.DRAFT_MS
+
+
+def test_a_draft_is_kept_in_the_space_and_a_reload_opens_on_it(page, app_env):
+    from streamlit.testing.v1 import AppTest
+
+    from app_helpers import ROOT
+    from ui.exercise_editor import DRAFT
+
+    at = page
+    typed = "def hit_rate_at_k(golden_dataset, retriever, k=5):\n    hits = 0  # still typing\n"
+    at.session_state[DRAFT] = {"doc": f"{NAME}:0", "code": typed}
+    at.run()
+    no_exception(at)
+    saved = store_for_space("shared", app_env).load(NAME)
+    assert (saved.draft, saved.attempts) == (typed, 0)  # kept, not counted as a run
+    assert _data(at)["limits"]["draft_ms"] > 0  # the editor debounces its drafts
+    fresh = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)  # a reload: a new session
+    fresh.run()
+    goto(fresh, PAGE)
+    assert _data(fresh)["code"] == typed
+    # refused: too long, an exercise not in the catalogue, a document a reset replaced
+    for doc, code in ((f"{NAME}:0", "x" * 30_000), ("not_an_exercise:0", "x"), (f"{NAME}:7", "old")):
+        fresh.session_state[DRAFT] = {"doc": doc, "code": code}
+        fresh.run()
+        no_exception(fresh)
+    assert store_for_space("shared", app_env).load(NAME).draft == typed
+    assert not (app_env / "exercises" / "not_an_exercise.json").exists()
+    # Reset: the starter again, also after another reload
+    fresh.button(key=f"ex_reset_{NAME}").click().run()
+    assert _data(fresh)["code"] == EXERCISES[0].starter and store_for_space("shared", app_env).load(NAME).draft == ""
+
+
+def test_a_run_replaces_the_draft(page, app_env):
+    from ui.exercise_editor import DRAFT
+
+    at = page
+    at.session_state[DRAFT] = {"doc": f"{NAME}:0", "code": "half written"}
+    at.run()
+    code = "def hit_rate_at_k(golden_dataset, retriever, k):\n    return 1.0\n"
+    _run_report(at, _report(_expected(at), code=code, nonce="d1"))
+    saved = store_for_space("shared", app_env).load(NAME)
+    assert (saved.draft, saved.code, saved.attempts) == ("", code, 1)
+    at.switch_page(PAGE).run()
+    assert _data(at)["code"] == code

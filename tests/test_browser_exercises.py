@@ -338,3 +338,28 @@ def test_the_assets_are_served_with_their_types_through_the_class_server(class_s
         raise AssertionError("a path outside static/ was served")
     except urllib.error.HTTPError as e:
         assert e.code in (400, 404)
+
+
+def test_the_draft_is_kept_while_typing_and_a_reload_opens_on_it(class_server, browser):
+    """Issue 26's gap: code is saved as the student types (debounced by the editor), not only on Run."""
+    url, _ = class_server
+    s = Student(browser, url)
+    try:
+        s.open("precision_at_k")
+        sent = s.root.evaluate("r => Number(r.dataset.draftSent || 0)")
+        s.page.locator(".cm-content").click()
+        s.page.keyboard.press("Control+End")
+        s.page.keyboard.type("\n# my draft, not run yet")
+        s.page.wait_for_function("([r, n]) => Number(r.dataset.draftSent || 0) > n",
+                                 arg=[s.root.element_handle(), sent], timeout=60_000)
+        typed = s.root.evaluate("r => r.exerciseEditor.getCode()")
+        assert typed.endswith("# my draft, not run yet")
+        for _ in range(60):  # the draft's rerun reaches the server; then a reload opens the editor on it
+            s.page.reload()
+            s.open("precision_at_k")
+            if s.root.evaluate("r => r.exerciseEditor.getCode()") == typed:
+                break
+            s.page.wait_for_timeout(1000)
+        assert s.root.evaluate("r => r.exerciseEditor.getCode()") == typed
+    finally:
+        s.close()

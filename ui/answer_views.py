@@ -21,7 +21,7 @@ import streamlit as st
 from rag_metrics.answers.scoring import AnswerEvaluation
 from rag_metrics.evaluation import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED
 from rag_metrics.metrics.answer_registry import ANSWER_METRICS
-from ui import cache_answers, compare_views, state, views
+from ui import cache_answers, compare_views, encoding, state, views
 from ui.keys import ANSWERS_CMP_A as KEY_A
 from ui.keys import ANSWERS_CMP_B as KEY_B
 from ui.keys import ANSWERS_PUBLISHED as _PUBLISHED
@@ -134,7 +134,8 @@ def _sources(ctx: Any = None) -> list[tuple[tuple, str, str, Any, str]]:
 def _resolve(sources: list, golden: Any, golden_fp: str) -> CurrentAnswers | None:
     """The first source with answers to ``golden`` (``ui.cache`` calls only: safe off the script thread)."""
     for items, items_key, source, llm_ev, llm_key in sources:
-        ev = cache_answers.answers_for_golden(items, items_key, golden, golden_fp, llm_ev, llm_key)
+        ev = cache_answers.answers_for_golden(items, items_key, golden, golden_fp, llm_ev, llm_key,
+                                              encoding.answers_model(items, items_key))  # the one encoder rule
         if ev is not None:
             return CurrentAnswers(ev, f"{items_key}:{golden_fp}:{llm_key}", source, llm_ev is not None)
     return None

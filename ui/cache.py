@@ -335,12 +335,12 @@ def _embedded() -> set[str]:
     return set()
 
 
-def embedded(chunks: ChunkSet) -> bool:
-    """Whether :func:`prewarm_embeddings` already embedded ``chunks`` in this process."""
-    return chunks.fingerprint in _embedded()
+def embedded(chunks: ChunkSet, model: str = "") -> bool:
+    """Whether :func:`prewarm_embeddings` already embedded ``chunks`` (with ``model``) in this process."""
+    return chunks.fingerprint + (f"/{model}" if model else "") in _embedded()
 
 
-def prewarm_embeddings(chunks: ChunkSet, progress=None) -> int:
+def prewarm_embeddings(chunks: ChunkSet, progress=None, model: str = "") -> int:
     """Embed (through the on-disk cache) every chunk text not embedded yet, reporting
     ``progress(done, total)``; the dense index built next then finds every vector cached.
     Returns the number of chunks."""
@@ -355,8 +355,8 @@ def prewarm_embeddings(chunks: ChunkSet, progress=None) -> int:
         if progress is not None:
             progress(done, total)
 
-    encode_with_cache(encoder(), texts, embedding_cache(_default_cache_dir()), counting)
-    _embedded().add(chunks.fingerprint)
+    encode_with_cache(_encoders(model).passages, texts, embedding_cache(_default_cache_dir()), counting)
+    _embedded().add(chunks.fingerprint + (f"/{model}" if model else ""))
     if embedded_now[0] >= 256:  # a large embedding step: hand the encoder's freed memory back
         release_freed_memory()
     return len(texts)
@@ -380,7 +380,7 @@ def config_memo(_chunks: ChunkSet, chunks_fp: str, kind: str, model: str) -> Ret
     except Exception as err:  # noqa: BLE001 - any loading failure becomes one clear message
         raise InputError(f"the embedding model {model!r} could not be loaded offline ({type(err).__name__}: "
                          f"{str(err)[:200]}). Only models already on this machine can be used; leave the field "
-                         "empty for the bundled all-MiniLM-L6-v2.") from None
+                         "empty for the corpus's own model.") from None
     dense = DenseRetriever(enc, embedding_cache(_default_cache_dir()))
     if kind == "dense":
         retriever: Any = dense
@@ -407,31 +407,43 @@ def _texts_key(texts: Sequence[str]) -> str:
 
 
 # ---- embeddings (through the shared embedding cache; never re-embedded on a rerun) --------------
-def _encode(texts: list[str], progress=None) -> np.ndarray:
+# ``model``: the corpus's embedding model (rag_metrics.retrieval.choice, ui.encoding; "" = the bundled default)
+def _encoders(model: str = "") -> Any:
+    """The passage and query encoders of ``model`` (:func:`rag_metrics.retrieval.choice.text_encoders`)."""
+    from rag_metrics.retrieval.choice import text_encoders
+
+    return text_encoders(model) if model else text_encoders(passages=encoder())
+
+
+def _encode(texts: list[str], progress=None, model: str = "", queries: bool = False) -> np.ndarray:
     from rag_metrics.retrieval.cache import encode_with_cache
 
-    return encode_with_cache(encoder(), texts, embedding_cache(_default_cache_dir()), progress)
+    enc = _encoders(model)
+    return encode_with_cache(enc.queries if queries else enc.passages, texts, embedding_cache(_default_cache_dir()),
+                             progress)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def chunk_embeddings(_chunks: ChunkSet, chunks_fp: str) -> np.ndarray:
-    """Vectors of every chunk of one chunking (row i = ``_chunks.chunks[i]``)."""
-    v = _encode([c.text for c in _chunks.chunks])
+def chunk_embeddings(_chunks: ChunkSet, chunks_fp: str, model: str = "") -> np.ndarray:
+    """Vectors of every chunk of one chunking (row i = ``_chunks.chunks[i]``), embedded as passages."""
+    v = _encode([c.text for c in _chunks.chunks], model=model)
     v.setflags(write=False)
-    budget().add(chunks_fp, "vectors", int(v.nbytes), lambda: chunk_embeddings.clear(_chunks, chunks_fp))
+    budget().add(chunks_fp, f"vectors:{model}" if model else "vectors", int(v.nbytes),
+                 lambda: chunk_embeddings.clear(_chunks, chunks_fp, model))
     return v
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def _question_embeddings(questions: tuple[str, ...], key: str) -> np.ndarray:
-    v = _encode(list(questions))
+def _question_embeddings(questions: tuple[str, ...], key: str, model: str = "") -> np.ndarray:
+    v = _encode(list(questions), model=model, queries=True)
     v.setflags(write=False)
     return v
 
 
-def question_embeddings(questions: Sequence[str]) -> np.ndarray:
+def question_embeddings(questions: Sequence[str], model: str = "") -> np.ndarray:
+    """Vectors of questions (or other texts searching the chunks), embedded as queries."""
     qs = tuple(questions)
-    return _question_embeddings(qs, _texts_key(qs))
+    return _question_embeddings(qs, _texts_key(qs), model)
 
 
 # ---- the Tune page --------------------------------------------------------------------------------

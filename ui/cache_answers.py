@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from rag_metrics.types import GoldenSet
-from ui.cache import _default_cache_dir, embedding_cache, encoder
+from ui.cache import _default_cache_dir, _encoders, embedding_cache
 
 
 @st.cache_resource(show_spinner=False, max_entries=1)
@@ -69,21 +69,22 @@ def merged_answers(_sets: tuple, key: str) -> tuple:
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
-def answers_offline(_items: tuple, items_key: str, threshold: float) -> Any:
-    """Offline approximations and reference metrics of ``_items`` (keyed by their fingerprint)."""
+def answers_offline(_items: tuple, items_key: str, threshold: float, model: str = "") -> Any:
+    """Offline approximations and reference metrics of ``_items`` (keyed by their fingerprint), with
+    ``model`` (texts compared with each other: the query side of an e5 model)."""
     from rag_metrics.answers.embed import add_shipped_answer_embeddings
     from rag_metrics.answers.offline import OfflineJudge
     from rag_metrics.answers.reference import ReferenceMetrics
     from rag_metrics.answers.scoring import evaluate_answers
 
-    enc = encoder()
+    enc = _encoders(model).queries
     emb = add_shipped_answer_embeddings(embedding_cache(_default_cache_dir()))
     return evaluate_answers(list(_items), [OfflineJudge(enc, emb, threshold), ReferenceMetrics(enc, emb)])
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def answers_for_golden(_items: tuple, items_key: str, _golden: GoldenSet, golden_fp: str, _llm: Any,
-                       llm_key: str) -> Any:
+                       llm_key: str, model: str = "") -> Any:
     """The answers of ``_items`` to questions of ``_golden``, scored offline (the Answers page's
     cached run on the whole file, restricted) and by the LLM judge when ``_llm`` holds its run;
     ``None`` when no answer matches a golden question."""
@@ -94,7 +95,7 @@ def answers_for_golden(_items: tuple, items_key: str, _golden: GoldenSet, golden
     matched = match(_items, _golden)
     if not matched:
         return None
-    offline = answers_offline(_items, items_key, SUPPORT_THRESHOLD)
+    offline = answers_offline(_items, items_key, SUPPORT_THRESHOLD, model)
     return combine([restrict(_llm, matched) if _llm is not None else None, restrict(offline, matched)])
 
 

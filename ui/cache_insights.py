@@ -73,12 +73,12 @@ def ab_category_table(_a: EvaluationResult, _b: EvaluationResult, key_a: EvalKey
 # ---- corpus map ------------------------------------------------------------------------------------
 @st.cache_resource(show_spinner=False, max_entries=24)
 def corpus_map(_chunks: ChunkSet, _golden: GoldenSet, _result: EvaluationResult, chunks_fp: str,
-               key: EvalKey, k: int, method: str, relevance_level: int):
+               key: EvalKey, k: int, method: str, relevance_level: int, model: str = ""):
     """:func:`rag_metrics.insights.projection.project_corpus` of the current chunks, golden set and run."""
     from rag_metrics.insights.projection import project_corpus
 
-    cx = chunk_embeddings(_chunks, chunks_fp)
-    qx = question_embeddings([q.question for q in _golden])
+    cx = chunk_embeddings(_chunks, chunks_fp, model)
+    qx = question_embeddings([q.question for q in _golden], model)
     if len(_golden) == 0:
         qx = np.zeros((0, cx.shape[1]), dtype=np.float32)
     return project_corpus(list(_chunks.chunks), cx, _golden, qx, _result, k=k, method=method,  # type: ignore[arg-type]
@@ -144,10 +144,10 @@ def health_duplicate_groups(_chunks: ChunkSet, chunks_fp: str) -> int:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def health_near_duplicates(_chunks: ChunkSet, chunks_fp: str, threshold: float) -> pd.DataFrame:
+def health_near_duplicates(_chunks: ChunkSet, chunks_fp: str, threshold: float, model: str = "") -> pd.DataFrame:
     from rag_metrics.insights.health import near_duplicates
 
-    return near_duplicates(chunk_embeddings(_chunks, chunks_fp), _chunks.ids, threshold,
+    return near_duplicates(chunk_embeddings(_chunks, chunks_fp, model), _chunks.ids, threshold,
                            doc_ids=[c.doc_id for c in _chunks.chunks])
 
 
@@ -262,13 +262,13 @@ def failures_found_lower(_result: EvaluationResult, key: EvalKey, k: int) -> int
 
 # ---- labels proposed from reference answers (rag_metrics.authoring.label_suggest) -----------------------------
 @st.cache_data(show_spinner=False, max_entries=256)
-def reference_proposals(_chunks: ChunkSet, chunks_fp: str, reference: str, top: int) -> pd.DataFrame:
-    """The chunks that support ``reference`` (MiniLM similarity through the embedding cache, and
+def reference_proposals(_chunks: ChunkSet, chunks_fp: str, reference: str, top: int, model: str = "") -> pd.DataFrame:
+    """The chunks that support ``reference`` (the corpus model's similarity through the embedding cache, and
     rapidfuzz over its sentences), best first: :func:`rag_metrics.authoring.label_suggest.propose_supporting_chunks`."""
     from rag_metrics.authoring.label_suggest import propose_supporting_chunks
 
-    vectors = chunk_embeddings(_chunks, chunks_fp)
-    ref = question_embeddings([reference])[0]
+    vectors = chunk_embeddings(_chunks, chunks_fp, model)
+    ref = question_embeddings([reference], model)[0]
     return propose_supporting_chunks(reference, [c.id for c in _chunks.chunks], [c.text for c in _chunks.chunks],
                                      vectors, ref, top=top)
 

@@ -15,6 +15,7 @@ import streamlit as st
 from rag_metrics.compare import ab
 from rag_metrics.errors import InputError
 from rag_metrics.evaluation import EvaluationResult
+from rag_metrics.retrieval.encoders import DEFAULT_MODEL
 from ui import cache, cache_insights, sidebar, state, views
 from ui.keys import CMP_CANCEL as CANCEL_KEY
 from ui.keys import CMP_SAVED as SAVED
@@ -153,8 +154,9 @@ def config_widgets(side: str, default: ab.Config) -> ab.Config | None:
     if mine:  # a stored system ranks the chunk ids of the sidebar's chunking
         size, overlap = state.chunking()
         ss[_wkey(side, "size")], ss[_wkey(side, "overlap")] = size, overlap
-    st.radio("Retriever", list(sidebar.RETRIEVER_LABELS), key=_wkey(side, "retriever"),
-             format_func=sidebar.RETRIEVER_LABELS.get, horizontal=True, disabled=bool(mine))
+    shown = sidebar.retriever_labels(default.model)  # the corpus's own model
+    st.radio("Retriever", list(shown), key=_wkey(side, "retriever"),
+             format_func=shown.get, horizontal=True, disabled=bool(mine))
     c1, c2, c3 = st.columns(3)
     c1.number_input("Chunk size", min_value=50, max_value=5000, step=50, key=_wkey(side, "size"), disabled=bool(mine),
                     help="Characters per chunk. Another chunking re-embeds the corpus once (cached).")
@@ -162,7 +164,7 @@ def config_widgets(side: str, default: ab.Config) -> ab.Config | None:
     c3.number_input("Depth", min_value=1, max_value=ab.MAX_DEPTH, step=1, key=_wkey(side, "depth"),
                     help="How many results the retriever returns per question (a run cut to this depth).")
     st.text_input("Embedding model (dense and hybrid)", key=_wkey(side, "model"), max_chars=200,
-                  placeholder="all-MiniLM-L6-v2 (bundled)",
+                  placeholder=f"{DEFAULT_MODEL} (bundled)",
                   disabled=ss[_wkey(side, "retriever")] == "bm25" or bool(mine),
                   help="Only models already on this machine work offline; leave empty for the bundled default.")
     saved = ss.setdefault(SAVED, {})

@@ -16,7 +16,7 @@ from rag_metrics.errors import InputError
 from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 from rag_metrics.types import Corpus, GoldenSet
 from rag_metrics.workspace.store import DEFAULT_SPACE, read_through
-from ui import cache
+from ui import cache, encoding
 from ui.context import SAMPLE, SAMPLE_LANGUAGES, ChunkSet, CorpusEntry, is_sample, sample_for_language, samples
 from ui.keys import CHUNKING, CORPORA, GOLDEN, KEY_CORPUS
 from ui.session import set_widget
@@ -74,8 +74,9 @@ def corpus_entry(name: str | None = None) -> CorpusEntry:
     if is_sample(name):
         lang = SAMPLE_LANGUAGES[name]
         corpus, fp = cache.sample_corpus(lang)
+        info = cache.sample_info(lang)  # its model: the one encoder rule (rag_metrics.retrieval.choice)
         return CorpusEntry(corpus, fp, "chunk", cache.sample_golden(lang), corpus_label(name),
-                           cache.sample_info(lang).model)
+                           encoding.corpus_model(corpus, fp, language=info.language, declared=info.model))
     entries = st.session_state.setdefault(CORPORA, {})
     if name not in entries:  # kept in the workspace by an earlier session: read it back once
         from rag_metrics.systems.ownership import corpus_space
@@ -85,7 +86,8 @@ def corpus_entry(name: str | None = None) -> CorpusEntry:
         if where is None:
             raise InputError(f"corpus {name!r} is not one this session may open; load it on the Corpus explorer page")
         corpus, info, seed = load_corpus(name, space=where)
-        entries[name] = CorpusEntry(corpus, corpus.fingerprint(), info.level, seed, info.label)
+        fp = corpus.fingerprint()
+        entries[name] = CorpusEntry(corpus, fp, info.level, seed, info.label, encoding.corpus_model(corpus, fp))
     return entries[name]
 
 
@@ -107,7 +109,8 @@ def add_corpus(name: str, corpus: Corpus, *, level: str = "chunk", golden: Golde
         save_corpus(name, corpus, level=level, label=label, seed_golden=golden, space=who.writes_to)
     except (InputError, OSError):
         label = f"{label} (this session only: not kept)"
-    entry = CorpusEntry(corpus, corpus.fingerprint(), level, golden, label)
+    fp = corpus.fingerprint()
+    entry = CorpusEntry(corpus, fp, level, golden, label, encoding.corpus_model(corpus, fp))
     ss[CORPORA][name] = entry
     ss[GOLDEN].pop(name, None)
     set_widget(KEY_CORPUS, name)

@@ -129,6 +129,14 @@ def _document_level(ctx: Any) -> bool:
 
 
 # ---- drafts --------------------------------------------------------------------------------------
+def _question_encoder(ctx: Any) -> Any:
+    """The encoder comparing drafted questions with the golden ones: the corpus's model (the one encoder rule,
+    :mod:`rag_metrics.retrieval.choice`), on its query side (texts compared with each other)."""
+    from rag_metrics.retrieval.choice import text_encoders
+
+    return text_encoders(ctx.corpus.model).queries if ctx.corpus.model else cache.encoder()
+
+
 def _searchers(ctx: Any) -> dict[str, Any]:
     from rag_metrics.retrieval.defaults import RETRIEVER_KINDS
 
@@ -243,7 +251,7 @@ def render_drafts(ctx: Any) -> None:
         try:
             with views.costly("Drafting"):  # one of the process's worker slots (lab.budgets.workers)
                 res = draft_golden_questions(chunks, n, cfg, categories=cats or list(CATEGORIES), golden=ctx.golden,
-                                             encoder=cache.encoder(), rankings=_searchers(ctx),
+                                             encoder=_question_encoder(ctx), rankings=_searchers(ctx),
                                              settings=BadgeSettings(k=k), api_key=key, policy=server.env().policy,
                                              progress=lambda phase, p: progress(p))
         except InputError as err:

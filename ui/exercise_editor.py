@@ -10,6 +10,11 @@ and the code) reaches Python as the trigger value ``report``; :func:`on_report` 
 ``st.session_state[REPORT]``, where the page picks it up and grades it (tests set that key
 directly).  Student code never runs on the server.
 
+While the student types, the editor sends the code as the trigger value ``draft`` (``{"doc", "code"}``),
+debounced (:data:`DRAFT_MS` after the last key stroke, only when it changed, never over the code size
+limit); :func:`on_draft` puts it into ``st.session_state[DRAFT]``, and the page keeps it in the student's
+own space, so a reload opens the editor on what they typed.
+
 The browser assets (Pyodide, the bundled editor) are installed by ``./lab`` from ``web/`` into
 ``static/vendor/`` and served by Streamlit's static serving at ``/app/static/vendor/``.
 """
@@ -23,23 +28,26 @@ from typing import Any
 import streamlit as st
 
 from rag_metrics.exercises.attempts import MAX_CODE_CHARS
+from ui.keys import EX_DRAFT as DRAFT
 from ui.keys import EX_EDITOR
 from ui.keys import EX_REPORT as REPORT
 
-__all__ = ["REPORT", "LIMITS", "TIMEOUT_S", "asset_url", "assets_ready", "editor", "MAX_CODE_CHARS"]
+__all__ = ["DRAFT", "DRAFT_MS", "REPORT", "LIMITS", "TIMEOUT_S", "asset_url", "assets_ready", "editor",
+           "MAX_CODE_CHARS", "on_draft"]
 
 _HERE = Path(__file__).resolve().parent
 _ASSETS = _HERE / "exercise_editor_assets"
 #: Where ``./lab`` puts the built browser assets (git-ignored).
 VENDOR = _HERE.parent / "static" / "vendor"
-#: Session key of the last report from the browser (a dict: nonce, code, status, result, ...).
+#: The editor sends a draft this many milliseconds after the student's last change.
+DRAFT_MS = 1500
 #: The watchdog: a run of the checks is stopped after this many seconds (Pyodide's load not counted).
 TIMEOUT_S = 5
 #: The runner's limits: the watchdog (ms; :data:`TIMEOUT_S`), the largest result accepted from the sandbox (characters),
 #: the interpreter's memory cap (bytes), and how long Pyodide may take to load before the page's own
 #: watchdog gives up on the sandbox (ms).
 LIMITS = {"timeout_ms": TIMEOUT_S * 1000, "max_result": 400_000, "max_memory": 512 * 1024 * 1024, "load_ms": 90_000,
-          "max_code": MAX_CODE_CHARS}
+          "max_code": MAX_CODE_CHARS, "draft_ms": DRAFT_MS}
 
 _CSS = """
 .ex-root { font-family: inherit; }
@@ -83,6 +91,16 @@ def on_report(key: str) -> None:
         st.session_state[REPORT] = report
 
 
+def on_draft(key: str) -> None:
+    """The component's ``draft`` trigger fired: keep it for the page (``{"doc": str, "code": str}``, else nothing;
+    code over :data:`MAX_CODE_CHARS` characters is dropped here)."""
+    value = st.session_state.get(key)
+    draft = value.get("draft") if hasattr(value, "get") else None
+    if isinstance(draft, dict) and isinstance(draft.get("doc"), str) and isinstance(draft.get("code"), str) \
+            and len(draft["code"]) <= MAX_CODE_CHARS:
+        st.session_state[DRAFT] = {"doc": draft["doc"][:200], "code": draft["code"]}
+
+
 def editor(*, doc_id: str, code: str, payload: dict[str, Any], harness: str, labels: dict[str, str],
            verdict: dict[str, str] | None, key: str = EX_EDITOR) -> None:
     """Mount the editor.  ``doc_id`` names what the editor holds (the exercise; a new id loads
@@ -91,4 +109,5 @@ def editor(*, doc_id: str, code: str, payload: dict[str, Any], harness: str, lab
     payload = {k: v for k, v in payload.items() if k != "harness"}  # sent once, as ``harness``
     data = {"doc_id": doc_id, "code": code, "payload": json.dumps(payload), "harness": harness, "labels": labels,
             "verdict": verdict, "assets": asset_url(), "limits": dict(LIMITS)}
-    _component()(key=key, data=data, on_report_change=functools.partial(on_report, key))
+    _component()(key=key, data=data, on_report_change=functools.partial(on_report, key),
+                 on_draft_change=functools.partial(on_draft, key))

@@ -89,6 +89,7 @@ _T: dict[str, tuple[str, str]] = {
                   "serveren, kører `./lab app` (eller `./lab class`) én gang, så installeres de med npm i "
                   "static/vendor/."),
     "not_saved": ("Your code was checked but not saved: {msg}", "Din kode blev tjekket, men ikke gemt: {msg}"),
+    "draft_not_saved": ("Your draft was not saved: {msg}", "Dit udkast blev ikke gemt: {msg}"),
     "language": ("Language", "Sprog"),
     # the teacher's table
     "class_title": ("Code exercises", "Kodeopgaver"),
@@ -156,14 +157,15 @@ def _store() -> AT.AttemptStore:
     return AT.store_for_space(state.space())
 
 
-def checks_for(ctx: state.Lab, name: str) -> tuple[EX.Check, ...]:
-    """The exercise's checks on the current golden set and system (built once per exercise and
-    evaluation; the same checks grade the report of the payload they were sent in)."""
+def checks_for(ctx: state.Lab, name: str, lang: str = "en") -> tuple[EX.Check, ...]:
+    """The exercise's checks on the current golden set and system, their made-up edge cases in ``lang``
+    (built once per exercise, evaluation and language; the same checks grade the report of the payload
+    they were sent in)."""
     kept = state.value(_CHECKS)
-    if kept and kept[0] == name and kept[1] == ctx.key:
+    if kept and kept[0] == name and kept[1] == (ctx.key, lang):
         return kept[2]
-    checks = EX.build_checks(name, ctx.result.golden, ctx.result.run)
-    state.set_value(_CHECKS, (name, ctx.key, checks))
+    checks = EX.build_checks(name, ctx.result.golden, ctx.result.run, lang=lang)
+    state.set_value(_CHECKS, (name, (ctx.key, lang), checks))
     return checks
 
 
@@ -207,6 +209,22 @@ def handle_report(name: str, checks: tuple[EX.Check, ...], lang: str) -> None:
         _store().record(name, code, passed=passed, total=len(checks))
     except (OSError, EX_InputError) as err:
         state.notice(T("not_saved", lang, msg=views.esc(str(err))), "error")
+
+
+def handle_draft(lang: str) -> None:
+    """Keep the editor's draft (put into ``st.session_state[DRAFT]`` by the component) in the student's own
+    space: only for an exercise of the catalogue, for the editor's current document of it (a draft of the
+    code a reset replaced is dropped), and within the size limit (:meth:`AttemptStore.save_draft`)."""
+    draft = st.session_state.pop(exercise_editor.DRAFT, None)
+    if not isinstance(draft, dict) or not isinstance(draft.get("code"), str):
+        return
+    name, _, fresh = str(draft.get("doc", "")).partition(":")
+    if name not in _names() or fresh != str(st.session_state.get(_RESET, {}).get(name, 0)):
+        return
+    try:
+        _store().save_draft(name, draft["code"])
+    except (OSError, EX_InputError) as err:
+        state.notice(T("draft_not_saved", lang, msg=views.esc(str(err))), "error")
 
 
 def _result_line(name: str, lang: str) -> dict[str, str] | None:
@@ -313,10 +331,11 @@ def render(ctx: state.Lab) -> None:
     name = pick(lang)
     ex = EX.exercise(name)
     try:
-        checks = checks_for(ctx, name)
+        checks = checks_for(ctx, name, lang)
     except EX_InputError as err:
         views.input_error(err, "Cannot build the checks")
         return
+    handle_draft(lang)
     handle_report(name, checks, lang)
     st.subheader(ex.text("title", lang), divider="gray")
     st.markdown(ex.text("prompt", lang))
@@ -332,13 +351,18 @@ def render(ctx: state.Lab) -> None:
         st.error(T("no_assets", lang), icon=":material/error:")
     else:
         fresh = resets.get(name, 0)
-        exercise_editor.editor(doc_id=f"{name}:{fresh}", code=ex.starter if fresh or not saved.code else saved.code,
+        code = saved.draft or (ex.starter if fresh or not saved.code else saved.code)  # a draft survives a reload
+        exercise_editor.editor(doc_id=f"{name}:{fresh}", code=code,
                                payload=EX.browser_payload(name, checks, lang), harness=EX.HARNESS,
                                labels=_labels(lang), verdict=_result_line(name, lang))
 
     def reset() -> None:
         resets[name] = resets.get(name, 0) + 1
         _verdicts().pop(name, None)
+        try:
+            _store().save_draft(name, "")  # the starter again, also after a reload
+        except (OSError, EX_InputError):
+            pass
 
     st.button(T("reset", lang), key=f"ex_reset_{name}", on_click=reset, icon=":material/restart_alt:")
     if saved.attempts:

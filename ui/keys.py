@@ -172,13 +172,14 @@ LEARN_CONV_RECALL = "learn_conv_recall"
 LEARN_CONV_LEVEL = "learn_conv_level"
 EX_PICK = "ex_pick"
 EX_LANG = "ex_lang"
-EX_CHECKS = "_ex_checks"      # (exercise, evaluation key, checks): the checks the payload was built from
+EX_CHECKS = "_ex_checks"      # (exercise, (evaluation key, language), checks): the checks the payload was built from
 EX_VERDICT = "_ex_verdict"    # exercise -> {"verdict": Verdict | None, "status": str, "message": str}
 EX_HINTS = "_ex_hints"        # exercise -> number of hints shown
 EX_RESET = "_ex_reset"        # exercise -> reset counter (a new counter loads the starter into the editor)
 EX_NONCE = "_ex_nonce"        # the last report handled (a report is graded once)
 EX_QP_SEEN = "_ex_qp_seen"    # the last ?exercise= this session followed
 EX_REPORT = "_ex_report"      # the exercise editor's report (set by the component, or by a test)
+EX_DRAFT = "_ex_draft"        # the editor's last draft (a dict: doc, code), kept by the page in the student's space
 EX_EDITOR = "ex_editor"       # the exercise editor component (its trigger value carries the report)
 
 

@@ -15,7 +15,7 @@ import streamlit as st
 from rag_metrics.authoring.golden_session import labelling_rows
 from rag_metrics.authoring.label_queue import LabelQueue
 from rag_metrics.errors import InputError
-from ui import cache_insights, drafting, state, views
+from ui import cache_insights, drafting, encoding, state, views
 from ui.keys import LABEL_GO
 from ui.keys import LABEL_LIVE as LIVE
 from ui.keys import LABEL_N as N_SHOWN
@@ -87,13 +87,14 @@ def _proposals(ctx, q: LabelQueue, corpus: str) -> None:
         return
     with st.spinner("Finding the chunks that support the reference answer…"):
         df = cache_insights.reference_proposals(ctx.chunks, ctx.chunks.fingerprint, gq.expected_answer or "",
-                                                N_PROPOSED)
+                                                N_PROPOSED, ctx.corpus.model)
     q.propose(cur.key, list(zip(df["chunk_id"], df["score"])))
     ticks = q.current_ticks()
     with st.container(border=True):
         st.markdown("**Proposed from the reference answer** (not labels until you accept and save)")
-        st.caption(f"Reference answer: {views.esc(gq.expected_answer or '')}  \nRanked by MiniLM similarity to the "
-                   "reference answer and rapidfuzz matching of its sentences (score = half each).")
+        st.caption(f"Reference answer: {views.esc(gq.expected_answer or '')}  \nRanked by "
+                   f"{views.esc(encoding.label(ctx.corpus.model))} similarity to the reference answer and rapidfuzz "
+                   "matching of its sentences (score = half each).")
         if df.empty:
             st.caption("No chunk to propose.")
             return

@@ -166,7 +166,12 @@ def live_numbers(ctx: state.Lab, s: LS.Step) -> None:
                 col.metric(METRICS[metric].label + ("" if k is None else f"@{k}"), num(v), border=True,
                            help=views.metric_help(metric))
     if s.key == "precision":
-        views.target_cards(ctx.targets())
+        if lang() == "da":  # the targets' sentences in the lesson's language
+            from rag_metrics.insights.readouts import target_checks
+
+            views.target_cards(target_checks(ctx.result, unit=ctx.unit, lang="da"), "da")
+        else:
+            views.target_cards(ctx.targets())
     elif s.key == "categories":
         cat = ctx.by_category("hit_rate")
         if not cat.empty:
@@ -536,12 +541,17 @@ def _render_table(table: pd.DataFrame) -> None:
         if c not in config and table[c].dtype.kind == "f":
             config[c] = st.column_config.NumberColumn(c, format="%.3f")
     first = ["seat", "step", "steps_done", *steps, "quiz"]
-    rest = [c for c in table.columns if c not in first and c != "space"]
+    from rag_metrics.exercises import EXERCISES
+
+    # the code exercises have their own table below (ui.exercises.class_view); their columns go to the CSV
+    hidden = {"space", *(c for e in EXERCISES for c in teacher.exercise_columns(e.name))}
+    rest = [c for c in table.columns if c not in first and c not in hidden]
     numbers = [c for c in rest if table[c].dtype.kind == "f"]  # the space's current metrics, then the answers
     order = first + numbers + [c for c in rest if c not in numbers]
     st.dataframe(table, hide_index=True, width="stretch", column_config=config, column_order=order, key="class_table")
     st.caption(f"Columns 1–{len(steps)}: the lesson's steps, ticked when done (hover a header for the step's "
-               "title); then the space's current metrics and, to the right, each quiz answer.")
+               "title); then the space's current metrics and, to the right, each quiz answer. The CSV also has, per "
+               "code exercise, the checks passed by the last run and the number of runs.")
     st.download_button("Export progress as CSV", teacher.progress_csv(table), file_name="class_progress.csv",
                        mime="text/csv", icon=":material/download:", key="class_csv")
 

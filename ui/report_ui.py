@@ -28,7 +28,7 @@ import pandas as pd
 import streamlit as st
 
 from rag_metrics.errors import InputError
-from ui import state
+from ui import encoding, state
 from ui.keys import REPORT_COMPARISON as COMPARISON_KEY
 
 _HTML_CACHE: dict[tuple, str] = {}
@@ -150,7 +150,7 @@ def inputs(ctx) -> ReportInputs:
         "golden set": f"{len(ctx.golden)} questions ({ctx.result.n_in_scope} in scope, "
                       f"{ctx.result.n_out_of_scope} out of scope)",
         "system": s.system_name if not s.system else f"{s.system} (yours)",
-        "embedding model": "-" if s.retriever == "bm25" or s.system else "all-MiniLM-L6-v2",
+        "embedding model": "-" if s.retriever == "bm25" or s.system else encoding.label(ctx.corpus.model),
         "retrieval depth": ctx.memo.depth,
         "NDCG gain": s.ndcg_gain,
         **dict([_judged(ctx)]),

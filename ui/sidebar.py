@@ -4,13 +4,28 @@ from __future__ import annotations
 import streamlit as st
 
 from rag_metrics.retrieval.defaults import DEFAULT_DEPTH
+from rag_metrics.retrieval.encoders import DEFAULT_MODEL
 from ui import state
 
 RETRIEVER_LABELS = {
-    "dense": "Dense (all-MiniLM-L6-v2)",
+    "dense": f"Dense ({DEFAULT_MODEL})",
     "bm25": "BM25 (lexical)",
     "hybrid": "Hybrid (RRF of both)",
 }
+
+
+def retriever_labels(model: str = "") -> dict[str, str]:
+    """:data:`RETRIEVER_LABELS` for a corpus whose embedding model is ``model`` ("" = the bundled default)."""
+    from ui.encoding import label
+
+    return {**RETRIEVER_LABELS, "dense": f"Dense ({label(model)})"}
+
+
+def _corpus_model(name: str) -> str:
+    try:
+        return state.corpus_entry(name).model
+    except Exception:  # noqa: BLE001 - the page shows the real error
+        return ""
 OOS_LABELS = {
     "exclude": "Excluded, measured by abstention (trec_eval)",
     "miss": "Counted as misses (lesson code)",
@@ -97,7 +112,8 @@ def render() -> None:
         systems = state.system_names(ss[state.KEY_CORPUS])
         state.keep_choice(state.KEY_SYSTEM, systems, ss.get(state.KEY_RETRIEVER, systems[0]))
         st.selectbox("System", systems, key=state.KEY_SYSTEM, format_func=system_label,
-                     help="A bundled retriever, " + ", ".join(RETRIEVER_LABELS.values())
+                     help="A bundled retriever, "
+                          + ", ".join(retriever_labels(_corpus_model(ss[state.KEY_CORPUS])).values())
                           + f" (each question is retrieved once to depth {DEFAULT_DEPTH} per retriever and "
                           "chunking; switching back is instant). Or one of your systems: an uploaded run or RAG "
                           "log, or a live backend, added on the Systems page.")

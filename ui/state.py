@@ -305,7 +305,7 @@ def rechunk(size: int, overlap: int, progress=None):
     old = cache.chunk_set(entry.corpus, entry.fingerprint, old_size, old_overlap)
     new = cache.chunk_set(entry.corpus, entry.fingerprint, size, overlap)
     if st.session_state.get(KEY_RETRIEVER, DEFAULT_RETRIEVER) != "bm25":
-        cache.prewarm_embeddings(new, progress)
+        cache.prewarm_embeddings(new, progress, entry.model)
     report = None
     if entry.level == "chunk":
         report = golden_session(name).carry_over(old.chunks, new.chunks)

@@ -70,19 +70,28 @@ def metric_cards(summary: pd.DataFrame, per_row: int = 3, key: str = "metrics") 
                     st.caption(f"95% CI {ci_text(r['ci_low'], r['ci_high'], r.get('n'))}")
 
 
-def target_cards(targets: pd.DataFrame) -> None:
+def target_cards(targets: pd.DataFrame, lang: str = "en") -> None:
     """The lesson's targets (:func:`rag_metrics.insights.readouts.target_checks`): each at its own cutoff, with
-    the best value this golden set allows there, and why when the target is out of reach."""
+    the best value this golden set allows there, and why when the target is out of reach (``lang="da"``: in
+    Danish, with a decimal comma, for the lesson in Danish; ``targets`` then made with ``lang="da"``)."""
     from rag_metrics.insights.readouts import target_label
 
+    def num(v: float) -> str:
+        return fmt(v).replace(".", ",") if lang == "da" else fmt(v)
+
     for t in targets.to_dict("records"):
-        name = target_label(t["metric"], None if pd.isna(t["k"]) else int(t["k"]))
-        msg = (f"{name} = {fmt(t['value'])} (target > {t['target']:g}; best possible on this golden set: "
-               f"{fmt(t['best'])})")
+        name = target_label(t["metric"], None if pd.isna(t["k"]) else int(t["k"]), lang)
+        target = f"{t['target']:g}"
+        if lang == "da":
+            msg = (f"{name} = {num(t['value'])} (mål > {target.replace('.', ',')}; bedst mulige på dette golden set: "
+                   f"{num(t['best'])})")
+        else:
+            msg = f"{name} = {fmt(t['value'])} (target > {target}; best possible on this golden set: {fmt(t['best'])})"
         if t["met"]:
             st.success(msg, icon=":material/check_circle:")
         elif not t["reachable"]:
-            st.info(f"{msg}. Out of reach: {esc(t['why'])}", icon=":material/block:")
+            st.info(f"{msg}. {'Uden for rækkevidde' if lang == 'da' else 'Out of reach'}: {esc(t['why'])}",
+                    icon=":material/block:")
         else:
             st.warning(msg, icon=":material/flag:")
 

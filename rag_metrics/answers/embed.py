@@ -1,7 +1,10 @@
 """The project's sentence encoder and on-disk embedding cache, shared by the offline judges.
 
 The default encoder loads all-MiniLM-L6-v2 only when a text misses the embedding cache (the
-shipped sample embeddings and earlier runs make most texts hits).
+shipped sample embeddings and earlier runs make most texts hits).  :func:`encoder_for_items` applies the
+one encoder rule (:mod:`rag_metrics.retrieval.choice`) to a set of answers: their language picks the
+model (English: all-MiniLM-L6-v2; Danish and other languages: multilingual-e5-small, on its query side,
+as e5 compares two texts).
 """
 from __future__ import annotations
 
@@ -17,6 +20,7 @@ __all__ = [
     "default_embedding_cache",
     "default_encoder",
     "embed",
+    "encoder_for_items",
     ]
 
 #: Folder (in ``sample_corpus/``) of the shipped vectors of every text the offline judges embed
@@ -29,6 +33,19 @@ def default_encoder(model: str | None = None) -> Any:
     from rag_metrics.retrieval.memo import LazyEncoder
 
     return LazyEncoder(model)
+
+
+def encoder_for_items(items: Sequence[Any], model: str | None = None) -> Any:
+    """The encoder comparing the texts of ``items`` (answers, questions, contexts, references): ``model``
+    when given, else the one encoder rule on their language (with the operator's choices); the default
+    model as :func:`default_encoder` (loaded only on a cache miss)."""
+    from rag_metrics.retrieval.choice import choose_encoder, operator_encoders, text_encoders
+    from rag_metrics.retrieval.encoders import DEFAULT_MODEL
+
+    if model is None:
+        texts = [t for it in items for t in (getattr(it, "question", ""), getattr(it, "answer", ""))]
+        model = choose_encoder(texts=texts, overrides=operator_encoders()).model
+    return default_encoder() if model in ("", DEFAULT_MODEL) else text_encoders(model).queries
 
 
 def default_embedding_cache() -> Any:

@@ -6,7 +6,9 @@ These are **approximations, not** RAGAS faithfulness or answer relevancy, and ar
 context_support
     Split the answer into sentences (:func:`~rag_metrics.answers.text.split_sentences`); keep the
     sentences that carry a claim (:func:`~rag_metrics.answers.text.carries_claim`); for each, take
-    the best cosine (all-MiniLM-L6-v2 by default) against every sentence of the retrieved contexts.
+    the best cosine against every sentence of the retrieved contexts (the sentence encoder of the answers'
+    language by default: all-MiniLM-L6-v2 for English, multilingual-e5-small otherwise; see
+    :func:`rag_metrics.answers.embed.encoder_for_items`).
     The score is the **mean of those best cosines** over the claim sentences.  A sentence's verdict
     is "supported" when its best cosine is at least ``threshold`` (default
     :data:`SUPPORT_THRESHOLD` = 0.6), else "unsupported"; non-claim sentences get "not a claim" and
@@ -25,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from rag_metrics.answers.embed import default_embedding_cache, default_encoder, embed
+from rag_metrics.answers.embed import default_embedding_cache, default_encoder, embed, encoder_for_items
 from rag_metrics.answers.text import carries_claim, split_sentences
 from rag_metrics.answers.types import (
     NOT_A_CLAIM,
@@ -54,7 +56,9 @@ class OfflineJudge:
     Parameters
     ----------
     encoder : Encoder, optional
-        Default: the project's lazily loaded all-MiniLM-L6-v2.
+        Default: the one encoder rule on the judged items' language
+        (:func:`~rag_metrics.answers.embed.encoder_for_items`), chosen when :meth:`judge` is first called;
+        English gives the project's lazily loaded all-MiniLM-L6-v2.
     cache : EmbeddingCache or None or False, optional
         Default: the on-disk embedding cache; ``False`` disables it.
     threshold : float
@@ -68,6 +72,7 @@ class OfflineJudge:
         if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) \
                 or not -1.0 <= float(threshold) <= 1.0:
             raise InputError(f"support threshold must be a number in [-1, 1], got {threshold!r}.")
+        self._auto = encoder is None  # the rule picks the encoder from the first items judged
         self.encoder = encoder if encoder is not None else default_encoder()
         self.cache = None if cache is False else (cache if cache is not None else default_embedding_cache())
         self.threshold = float(threshold)
@@ -76,6 +81,9 @@ class OfflineJudge:
     def judge(self, items: Sequence[AnswerItem], progress: ProgressCallback | None = None,
               cancel: CancelCheck | None = None) -> list[ItemJudgement]:
         """Score every item (one batched, cached embedding pass); see the module doc."""
+        if self._auto:
+            self.encoder, self._auto = encoder_for_items(items), False
+            self.name = f"offline:{self.encoder.name}"
         plans = [(split_sentences(it.answer), [s for c in it.contexts for s in split_sentences(c)])
                  for it in items]
         vec = embed(self.encoder, self.cache, self.texts(items))

@@ -3,7 +3,8 @@
 semantic_similarity
     As ragas 0.4 ``SemanticSimilarity`` defines it: the cosine between the embeddings of the
     reference and of the response (each L2-normalised, then the dot product), here with the
-    project's sentence encoder (all-MiniLM-L6-v2 by default), no threshold.
+    project's sentence encoder (by default the one for the answers' language: all-MiniLM-L6-v2 for
+    English, multilingual-e5-small otherwise), no threshold.
 string_similarity
     ``rapidfuzz.fuzz.ratio(reference, answer, processor=rapidfuzz.utils.default_process) / 100``:
     the normalised Indel similarity ``1 - (insertions + deletions) / (len(a) + len(b))`` after
@@ -16,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from rag_metrics.answers.embed import default_embedding_cache, default_encoder, embed
+from rag_metrics.answers.embed import default_embedding_cache, default_encoder, embed, encoder_for_items
 from rag_metrics.answers.types import (
     AnswerItem,
     CancelCheck,
@@ -49,6 +50,7 @@ class ReferenceMetrics:
     metrics = REFERENCE_METRICS
 
     def __init__(self, encoder: Any = None, cache: Any = None) -> None:
+        self._auto = encoder is None  # the rule picks the encoder from the first items judged
         self.encoder = encoder if encoder is not None else default_encoder()
         self.cache = None if cache is False else (cache if cache is not None else default_embedding_cache())
         self.name = f"reference:{self.encoder.name}"
@@ -61,6 +63,9 @@ class ReferenceMetrics:
 
     def judge(self, items: Sequence[AnswerItem], progress: ProgressCallback | None = None,
               cancel: CancelCheck | None = None) -> list[ItemJudgement]:
+        if self._auto:
+            self.encoder, self._auto = encoder_for_items(items), False
+            self.name = f"reference:{self.encoder.name}"
         vec = embed(self.encoder, self.cache, self.texts(items))
         out = []
         for i, it in enumerate(items):

@@ -6,8 +6,8 @@ unlabelled.  For each question with a reference answer and no chunk labels
 reference answer by two signals:
 
 ``semantic``
-    Cosine similarity of the reference answer's MiniLM embedding to each chunk's (the lab's
-    encoder and embedding cache; clipped to [0, 1]).
+    Cosine similarity of the reference answer's embedding to each chunk's (the corpus's model, from
+    the one encoder rule :mod:`rag_metrics.retrieval.choice`, and the embedding cache; clipped to [0, 1]).
 ``lexical``
     rapidfuzz over sentences: for each sentence of the reference answer, ``fuzz.partial_ratio``
     against the chunk's text (the best-matching window), averaged over the sentences and scaled to

@@ -75,7 +75,8 @@ def parse_fail_under(items: list[str], known: list[str]) -> list[tuple[str, floa
     return out
 
 
-def _judges(args: argparse.Namespace) -> list[Any]:
+def _judges(args: argparse.Namespace, items: Any = ()) -> list[Any]:
+    from rag_metrics.answers.embed import encoder_for_items
     from rag_metrics.answers.reference import ReferenceMetrics
 
     first: Any
@@ -95,8 +96,9 @@ def _judges(args: argparse.Namespace) -> list[Any]:
     else:
         from rag_metrics.answers.offline import OfflineJudge
 
-        first = OfflineJudge()
-    return [first, ReferenceMetrics()]
+        enc = encoder_for_items(items)  # the answers' language picks the model (rag_metrics.retrieval.choice)
+        return [OfflineJudge(enc), ReferenceMetrics(enc)]
+    return [first, ReferenceMetrics(encoder_for_items(items))]
 
 
 def _progress() -> Any:
@@ -115,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     for w in report.warnings:
         stderr(f"{PROG} answers: {w}")
     report.raise_if_errors(str(args.data))
-    judges = _judges(args)
+    judges = _judges(args, items)
     known = [m for j in judges for m in j.metrics]
     thresholds = parse_fail_under(args.fail_under, known)
     ev = evaluate_answers(items, judges, progress=_progress() if args.judge_url else None)

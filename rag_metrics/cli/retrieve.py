@@ -109,7 +109,13 @@ def run(args: argparse.Namespace) -> int:
         from rag_metrics.retrieval.cache import EmbeddingCache
 
         cache = EmbeddingCache(args.cache_dir)
-    retriever = make_retriever(args.retriever, args.model, cache, index=args.index,
+    model = args.model
+    if model is None and args.retriever != "bm25":  # the corpus's model: the one encoder rule
+        from rag_metrics.retrieval.choice import choose_encoder, operator_encoders
+
+        model = choose_encoder(corpus=corpus, overrides=operator_encoders()).model
+        print(f"embedding model {model} (for the corpus's language; --model picks another)", file=sys.stderr)
+    retriever = make_retriever(args.retriever, model, cache, index=args.index,
                                fusion=args.fusion)
     t = time.monotonic()
     retriever.index(chunks, counter_progress("indexing chunks"))
@@ -169,7 +175,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help="dense (MiniLM + FAISS, default), bm25, or hybrid (RRF of both)")
     p.add_argument("--model", default=None, metavar="NAME",
                    help="sentence-transformers model name or local folder "
-                        "(default all-MiniLM-L6-v2, bundled offline)")
+                        "(default: the corpus's language picks it: all-MiniLM-L6-v2 for English, "
+                        "multilingual-e5-small otherwise; RAG_METRICS_ENCODER overrides)")
     p.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK_SIZE, metavar="N",
                    help=f"chunk size in characters (default {DEFAULT_CHUNK_SIZE})")
     p.add_argument("--chunk-overlap", type=int, default=DEFAULT_CHUNK_OVERLAP, metavar="N",

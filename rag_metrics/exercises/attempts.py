@@ -1,7 +1,9 @@
 """A student's work on the code exercises, kept in their space: ``<space dir>/exercises/<name>.json``.
 
 One small file per exercise: the last code run, how many times the checks were run, the checks
-passed by the last run and the best run, and whether the exercise was ever solved.  The code is
+passed by the last run and the best run, whether the exercise was ever solved, and the draft: the code
+as the student last typed it (saved from the editor while they type, so a reload keeps it; a run
+replaces it, as the code run is then the newest).  The code is
 kept as text and only ever shown (to the student, and to the teacher read-only); nothing here or
 anywhere on the server runs it.  Files are written atomically under a lock (two tabs of one
 student may run checks at once); a missing file is a fresh start, a bad one too, with
@@ -15,6 +17,8 @@ student may run checks at once); a missing file is a fresh start, a bad one too,
 (2, 9, 9, True)
 >>> store.load("hit_rate_at_k").code
 'def hit_rate_at_k(g, r, k): ...'
+>>> store.save_draft("hit_rate_at_k", "def hit_rate_at_k(g, r, k): return").current_code
+'def hit_rate_at_k(g, r, k): return'
 """
 from __future__ import annotations
 
@@ -68,7 +72,8 @@ def _count(value: Any) -> int:
 class Attempts:
     """One exercise in one space: ``code`` (the last code run), ``attempts`` (runs of the checks),
     ``passed``/``total`` (the last run), ``best`` (most checks passed in one run), ``solved`` (some
-    run passed every check), ``updated`` (UTC time of the last run)."""
+    run passed every check), ``updated`` (UTC time of the last run), ``draft`` (the code as last typed,
+    when newer than the last run; ``""`` otherwise) and ``drafted`` (UTC time of that draft)."""
 
     exercise: str
     code: str = ""
@@ -78,6 +83,21 @@ class Attempts:
     best: int = 0
     solved: bool = False
     updated: str = ""
+    draft: str = ""
+    drafted: str = ""
+
+    @property
+    def current_code(self) -> str:
+        """What the editor opens with: the draft, else the last code run (``""``: the starter)."""
+        return self.draft or self.code
+
+    def with_draft(self, code: str) -> Attempts:
+        """The record with ``code`` as the draft (no run counted)."""
+        if not isinstance(code, str):
+            raise InputError("the draft must be text")
+        if len(code) > MAX_CODE_CHARS:
+            raise InputError(f"the draft is {len(code):,} characters long; the limit is {MAX_CODE_CHARS:,}")
+        return replace(self, draft=code, drafted=_now() if code else "")
 
     def with_run(self, code: str, passed: int, total: int) -> Attempts:
         """The record after one run of the checks."""
@@ -86,12 +106,13 @@ class Attempts:
         passed, total = max(0, int(passed)), max(0, int(total))
         return replace(self, code=code, attempts=self.attempts + 1, passed=passed, total=total,
                        best=max(self.best, passed), solved=self.solved or (total > 0 and passed == total),
-                       updated=_now())
+                       updated=_now(), draft="", drafted="")
 
     def to_json(self) -> str:
         return json.dumps({"format": _FORMAT, "version": 1, "exercise": self.exercise, "code": self.code,
                            "attempts": self.attempts, "passed": self.passed, "total": self.total, "best": self.best,
-                           "solved": self.solved, "updated": self.updated}, ensure_ascii=False, indent=1)
+                           "solved": self.solved, "updated": self.updated, "draft": self.draft,
+                           "drafted": self.drafted}, ensure_ascii=False, indent=1)
 
     @classmethod
     def from_json(cls, name: str, text: str) -> tuple[Attempts, str | None]:
@@ -104,10 +125,13 @@ class Attempts:
         code = value.get("code", "")
         if not isinstance(code, str):
             return cls(name), "malformed exercise attempts (code is not text)"
+        draft = value.get("draft", "")
+        draft = draft[:MAX_CODE_CHARS] if isinstance(draft, str) else ""
         return cls(name, code=code[:MAX_CODE_CHARS], attempts=_count(value.get("attempts")),
                    passed=_count(value.get("passed")), total=_count(value.get("total")),
                    best=_count(value.get("best")), solved=value.get("solved") is True,
-                   updated=str(value.get("updated", ""))[:40]), None
+                   updated=str(value.get("updated", ""))[:40], draft=draft,
+                   drafted=str(value.get("drafted", ""))[:40] if draft else ""), None
 
 
 class AttemptStore:
@@ -153,6 +177,21 @@ class AttemptStore:
         path.parent.mkdir(parents=True, exist_ok=True)
         with locked(path):
             new = self.load(name).with_run(code, passed, total)
+            atomic_write_text(path, new.to_json() + "\n")
+        return new
+
+    def save_draft(self, name: str, code: str) -> Attempts:
+        """Keep ``code`` as the draft of ``name`` (what the student typed, not run; at most
+        :data:`MAX_CODE_CHARS` characters, else :class:`InputError`).  ``""`` forgets the draft.  Nothing is
+        written when the draft is unchanged, or when there is neither a draft nor a record to keep it in."""
+        path = self.path(name)
+        old = self.load(name)
+        new = old.with_draft(code)
+        if new.draft == old.draft or (not code and not path.is_file()):
+            return old
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with locked(path):
+            new = self.load(name).with_draft(code)
             atomic_write_text(path, new.to_json() + "\n")
         return new
 

@@ -194,7 +194,8 @@ class _Case:
     label: Mapping[str, str]
     hint: Mapping[str, str]
     k: int
-    questions: tuple[tuple[str, Mapping[str, int], str, tuple[str, ...]], ...]  # text, labels, category, ranking
+    # text (en/da), labels, category, ranking
+    questions: tuple[tuple[Mapping[str, str], Mapping[str, int], str, tuple[str, ...]], ...]
     only: tuple[str, ...] = ()      # exercises this case is for (empty: every data exercise)
 
 
@@ -202,9 +203,11 @@ def _scores(ranking: Sequence[str]) -> list[tuple[str, float]]:
     return [(cid, round(0.9 - 0.05 * r, 4)) for r, cid in enumerate(ranking)]
 
 
-_Q = "How long is the warranty?"
-_Q2 = "What is the capital of France?"
-_Q3 = "Which plan includes support?"
+# The edge cases' questions, in the exercise's language (the student never sees English examples in a Danish class).
+_Q = _t("How long is the warranty?", "Hvor længe gælder garantien?")
+_Q2 = _t("What is the capital of France?", "Hvad er hovedstaden i Frankrig?")
+_Q3 = _t("Which plan includes support?", "Hvilket abonnement har support med?")
+_Q4 = _t("Is there a student discount?", "Er der rabat for studerende?")
 _MEANS = tuple(MEAN_METRICS)
 
 CASES: tuple[_Case, ...] = (
@@ -254,7 +257,7 @@ CASES: tuple[_Case, ...] = (
              "Et spørgsmål uden kategori hører til 'unknown'; et spørgsmål uden for emnet er altid en bom."),
           3, ((_Q, {"c1": 1}, "factual", ("c1", "c2", "c3", "c4")),
               (_Q3, {"c4": 1}, "factual", ("c1", "c2", "c3", "c4")),
-              ("Is there a student discount?", {"c7": 1}, "", ("c7", "c7", "c2")),
+              (_Q4, {"c7": 1}, "", ("c7", "c7", "c2")),
               (_Q2, {}, OUT_OF_SCOPE, ("c5", "c6", "c7"))), only=("evaluate_by_category", "analyze_failures")),
 )
 
@@ -269,9 +272,10 @@ DCG_CASES: tuple[tuple[str, tuple[int, ...], int, Mapping[str, str]], ...] = (
 )
 
 
-def _edge(name: str, case: _Case) -> Check:
+def _edge(name: str, case: _Case, lang: str = "en") -> Check:
     queries, rankings, dataset, questions = [], [], [], []
-    for n, (text, labels, cat, ranking) in enumerate(case.questions):
+    for n, (texts, labels, cat, ranking) in enumerate(case.questions):
+        text = texts.get(lang) or texts["en"]
         gq = GoldenQuery(f"{case.id}-{n + 1}", text, cat, dict(labels))
         queries.append(gq)
         rankings.append(_scores(ranking))
@@ -288,17 +292,19 @@ def _edge(name: str, case: _Case) -> Check:
             summary["grades"] = dict(first[1])
     else:
         summary["questions"] = [{"question": t, "ranking": list(r), "relevant": sorted(lab)}
-                                for t, lab, _, r in case.questions]
+                                for t, (_, lab, _, r) in zip(questions, case.questions)]
     return Check(case.id, case.label, args, _expected(name, res, case.k, questions), summary, case.hint)
 
 
 def build_checks(name: str, golden: GoldenSet, run: Run, *, k: int | None = None,
-                 chunk_to_doc: Mapping[str, str] | None = None) -> tuple[Check, ...]:
+                 chunk_to_doc: Mapping[str, str] | None = None, lang: str = "en") -> tuple[Check, ...]:
     """The checks of exercise ``name``: the current golden set and ``run`` first, then the edge cases.
 
     ``k``: the cutoff of the check on the current data (default: the exercise's, 5; MRR's
     ``top_k`` 10).  ``chunk_to_doc``: for a corpus labelled at the document level, maps the run's
     chunk ids to document ids (a document at the rank of its first chunk, as the engine does).
+    ``lang``: the language of the edge cases' made-up questions (``"en"`` or ``"da"``; expected values do
+    not depend on it).
     """
     ex = exercise(name)
     if not isinstance(golden, GoldenSet) or not isinstance(run, Run):
@@ -320,5 +326,5 @@ def build_checks(name: str, golden: GoldenSet, run: Run, *, k: int | None = None
             continue
         if name not in _MEANS and case.id not in ("mixed", "rank_k", "rank_k_plus_1", "k_larger"):
             continue
-        checks.append(_edge(name, case))
+        checks.append(_edge(name, case, lang))
     return tuple(checks)

@@ -142,13 +142,16 @@ def achievable(source: EvaluationResult | GoldenSet, metric: str, k: int | None 
 
 
 def _target_reason(result: EvaluationResult, metric: str, k: int | None, threshold: float, best: float,
-                   unit: str) -> str:
-    """Why no ranking reaches ``metric@k > threshold``: how many questions in the mean cannot."""
+                   unit: str, lang: str = "en") -> str:
+    """Why no ranking reaches ``metric@k > threshold``: how many questions in the mean cannot (in English,
+    or in Danish for ``lang="da"``, the lesson's other language)."""
     from rag_metrics.metrics.registry import METRICS
 
     inc = result.included
     ideal = _ideal_values(result, metric, k)[inc]
     n, short = int(inc.sum()), int((ideal < threshold).sum())
+    if lang == "da":
+        return _target_reason_da(result, metric, k, threshold, best, unit, n, short)
     which = "in-scope questions" if result.options.out_of_scope == "exclude" else "questions"
     n_oos = int((inc & ~result.in_scope).sum())
     oos = f" ({n_oos} of them out of scope, counted as misses)" if n_oos else ""
@@ -164,13 +167,35 @@ def _target_reason(result: EvaluationResult, metric: str, k: int | None, thresho
             f"the best is {name} = {best:.3f}.")
 
 
-def target_checks(result: EvaluationResult, k: int | None = None, unit: str = "chunk") -> pd.DataFrame:
+def _target_reason_da(result: EvaluationResult, metric: str, k: int | None, threshold: float, best: float,
+                      unit: str, n: int, short: int) -> str:
+    from rag_metrics.metrics.registry import METRICS
+
+    which = "spørgsmål inden for emnet" if result.options.out_of_scope == "exclude" else "spørgsmål"
+    n_oos = int((result.included & ~result.in_scope).sum())
+    oos = f" ({n_oos} af dem uden for emnet, talt som bomme)" if n_oos else ""
+    name = f"{METRICS[metric].label}@{k}" if k is not None else METRICS[metric].label
+    b = f"{best:.3f}".replace(".", ",")
+    if metric == "precision" and k is not None:
+        need = max(1, math.ceil(threshold * k - 1e-9))
+        return (f"{short} af {n} {which} har færre end {need} relevante {unit}s{oos}, så selv en perfekt rangering "
+                f"giver {name} = {b}.")
+    if metric in ("mrr", "hit_rate"):
+        return (f"{short} af {n} {which} har ingen relevant {unit}{oos}, så selv en perfekt rangering giver "
+                f"{name} = {b}.")
+    t = f"{threshold:g}".replace(".", ",")
+    return f"{short} af {n} {which} kan ikke nå {t} selv med en perfekt rangering{oos}: det bedste er {name} = {b}."
+
+
+def target_checks(result: EvaluationResult, k: int | None = None, unit: str = "chunk", lang: str = "en"
+                  ) -> pd.DataFrame:
     """The lesson's targets (:data:`TARGETS`), each at the cutoff the lesson defines it for, beside
     the best value this golden set allows there (:func:`achievable`).
 
     Columns: metric, k (the target's cutoff, ``None`` for MRR over the whole ranking), value, target,
     met, best, reachable (``best > target``), why (a sentence when the target is out of reach, else "").
-    ``k`` (the sidebar's K) is accepted and ignored: the targets do not move with it.
+    ``k`` (the sidebar's K) is accepted and ignored: the targets do not move with it.  ``lang="da"``: the
+    ``why`` sentences in Danish (the lesson's other language).
     """
     rows = []
     for name, tk, threshold in TARGETS:
@@ -180,19 +205,21 @@ def target_checks(result: EvaluationResult, k: int | None = None, unit: str = "c
         rows.append({"metric": name, "k": tk, "value": v, "target": threshold,
                      "met": bool(not math.isnan(v) and v > threshold), "best": best, "reachable": reachable,
                      "why": "" if reachable or math.isnan(best) else
-                     _target_reason(result, name, tk, threshold, best, unit)})
+                     _target_reason(result, name, tk, threshold, best, unit, lang)})
     out = pd.DataFrame(rows, columns=["metric", "k", "value", "target", "met", "best", "reachable", "why"])
     out["k"] = out["k"].astype("Int64")  # <NA>: the whole ranking
     return out
 
 
-def target_label(metric: str, k: int | None) -> str:
+def target_label(metric: str, k: int | None, lang: str = "en") -> str:
     """How a target's metric is named wherever it is shown: ``"Precision@5"``, and for a target over
-    the whole ranking ``"MRR (whole ranking)"``, so it is never read as the card's MRR@K."""
+    the whole ranking ``"MRR (whole ranking)"`` (Danish: ``"MRR (hele rangeringen)"``), so it is never read
+    as the card's MRR@K."""
     from rag_metrics.metrics.registry import METRICS
 
     name = METRICS[metric].label if metric in METRICS else metric
-    return f"{name} (whole ranking)" if k is None else f"{name}@{k}"
+    whole = "hele rangeringen" if lang == "da" else "whole ranking"
+    return f"{name} ({whole})" if k is None else f"{name}@{k}"
 
 
 def targets_caption(k: int | None = None) -> str:

@@ -20,8 +20,8 @@ if TYPE_CHECKING:
 else:
     from rag_metrics.lazy import pandas as pd
 
-__all__ = ["Seat", "class_progress", "progress_csv", "push_golden", "quiz_column", "reset_progress", "reset_student",
-           "step_columns"]
+__all__ = ["Seat", "class_progress", "exercise_columns", "progress_csv", "push_golden", "quiz_column", "reset_progress",
+           "reset_student", "step_columns"]
 
 #: ``(seat label, space name)``.
 Seat = tuple[str, str]
@@ -37,12 +37,30 @@ def quiz_column(key: str) -> str:
     return f"quiz {key.removeprefix('quiz_')}"
 
 
+def exercise_columns(name: str) -> tuple[str, str]:
+    """The class table's columns of one code exercise: checks passed by the last run, and runs
+    (``"ex hit_rate_at_k passed"``, ``"ex hit_rate_at_k attempts"``)."""
+    return f"ex {name} passed", f"ex {name} attempts"
+
+
+def _exercise_names() -> list[str]:
+    from rag_metrics.exercises.catalogue import EXERCISES
+
+    return [e.name for e in EXERCISES]
+
+
 def class_progress(seats: Sequence[Seat], root: str | os.PathLike[str] | None = None,
                    metrics: Callable[[str], Mapping[str, float]] | None = None) -> pd.DataFrame:
     """One row per seat: seat, space, step (the step they are on, 1-based), steps_done, one boolean
     column per step (:func:`step_columns`), quiz (right answers), ``quiz <task>`` (each quiz
-    answer, "" when unanswered), updated, problem (a progress file that could not be read) and,
-    with ``metrics(space) -> {name: value}``, those values (e.g. the space's current hit rate@5)."""
+    answer, "" when unanswered), per code exercise the checks passed by its last run and the number of
+    runs (:func:`exercise_columns`; 0 and 0 before the first run), updated, problem (a progress file that
+    could not be read) and, with ``metrics(space) -> {name: value}``, those values (e.g. the space's
+    current hit rate@5).  No student code is read beyond its counts."""
+    from rag_metrics.exercises.attempts import store_for_space as attempts_for_space
+
+    names = _exercise_names()
+    ex_cols = [c for n in names for c in exercise_columns(n)]
     rows = []
     for seat, space in seats:
         store = store_for_space(space, root)
@@ -53,13 +71,21 @@ def class_progress(seats: Sequence[Seat], root: str | os.PathLike[str] | None = 
         row["quiz"] = sum(1 for t in QUIZ if p.done.get(t.key))
         for t in QUIZ:
             row[quiz_column(t.key)] = str(p.answers.get(t.key, ""))
+        attempts = attempts_for_space(space, root)
+        problems = [store.problem] if store.problem else []
+        for name in names:
+            a = attempts.load(name)
+            if attempts.problem:
+                problems.append(attempts.problem)
+            passed, runs = exercise_columns(name)
+            row[passed], row[runs] = a.passed, a.attempts
         row["updated"] = p.updated
-        row["problem"] = store.problem or ""
+        row["problem"] = "; ".join(problems)
         if metrics is not None:
             row.update(metrics(space))
         rows.append(row)
     cols = ["seat", "space", "step", "steps_done", *step_columns(), "quiz", *(quiz_column(t.key) for t in QUIZ),
-            "updated", "problem"]
+            *ex_cols, "updated", "problem"]
     out = pd.DataFrame(rows)
     return out if rows else pd.DataFrame(columns=cols)
 

@@ -30,15 +30,17 @@ ANSWER_METRICS: dict[str, AnswerMetric] = {m.name: m for m in (
                  "noncommittal or not; score = mean cosine (embeddings model) between the question and "
                  "the generated questions, 0 when every one is flagged noncommittal."),
     AnswerMetric("context_support", "Context support (offline approximation)", "offline",
-                 "Mean over the answer's claim sentences of each sentence's best MiniLM cosine against "
+                 "Mean over the answer's claim sentences of each sentence's best sentence-embedding cosine "
+                 "(all-MiniLM-L6-v2 for English, multilingual-e5-small for other languages) against "
                  "the context sentences. An approximation, not faithfulness."),
     AnswerMetric("answer_question_similarity", "Answer-question similarity (offline approximation)",
                  "offline",
-                 "MiniLM cosine between the question and the answer. An approximation, not answer "
+                 "Sentence-embedding cosine between the question and the answer (the model for the answers' "
+                 "language). An approximation, not answer "
                  "relevancy."),
     AnswerMetric("semantic_similarity", "Semantic similarity (RAGAS)", "reference",
                  "ragas SemanticSimilarity: cosine between the embeddings of the ground truth and the "
-                 "answer (MiniLM here)."),
+                 "answer (here the sentence-embedding model for the answers' language)."),
     AnswerMetric("string_similarity", "String similarity (rapidfuzz ratio)", "reference",
                  "rapidfuzz fuzz.ratio(ground truth, answer, processor=default_process) / 100: the "
                  "normalised Indel similarity."),

@@ -3,6 +3,8 @@
 // it is posted to a sandboxed iframe (sandbox="allow-scripts": an opaque origin, see sandbox.html),
 // which runs it in Pyodide in a Web Worker and posts back the harness's JSON.  That JSON (and the
 // code) go to Python as the trigger value "report"; the server grades the reported values.
+// While the student types, the code goes to Python as the trigger value "draft" (debounced), which the
+// server keeps in the student's own space, so a reload keeps it.
 // The sandbox document and the worker source below are filled in by ui/exercise_editor.py.
 const SANDBOX_HTML = __SANDBOX_HTML__;
 const WORKER_SOURCE = __WORKER_SOURCE__;
@@ -46,16 +48,35 @@ function mount(host, data) {
   inst.getCode = () => (inst.editor ? inst.editor.getCode() : inst.fallback.value);
   inst.setCode = (text) => { if (inst.editor) inst.editor.setCode(text); else inst.fallback.value = text; };
 
+  // The draft: sent limits.draft_ms after the last change, only when it differs from what the server has.
+  inst.lastDraft = null;
+  inst.sendDraft = (doc) => {
+    clearTimeout(inst.draftTimer);
+    inst.draftTimer = null;
+    const code = inst.getCode();
+    if (!inst.setTrigger || code === inst.lastDraft || code.length > inst.data.limits.max_code) return;
+    inst.lastDraft = code;
+    root.dataset.draftSent = String((Number(root.dataset.draftSent) || 0) + 1);
+    inst.setTrigger("draft", { doc, code });
+  };
+  inst.scheduleDraft = () => {
+    const doc = inst.docId;
+    clearTimeout(inst.draftTimer);
+    inst.draftTimer = setTimeout(() => inst.sendDraft(doc), inst.data.limits.draft_ms || 1500);
+  };
+  inst.flushDraft = () => { if (inst.draftTimer) inst.sendDraft(inst.docId); };
+
   // The editor (bundled CodeMirror, served by the app); a plain text area until it has loaded.
   inst.fallback = el("textarea", { className: "ex-fallback", spellcheck: false, rows: 16 });
   inst.fallback.setAttribute("aria-label", data.labels.editor);
   editorBox.appendChild(inst.fallback);
+  inst.fallback.addEventListener("input", () => inst.scheduleDraft());
   import(base + "editor.mjs").then(({ createEditor }) => {
     if (inst.destroyed) return;
     const code = inst.fallback.value;
     inst.fallback.remove();
     inst.editor = createEditor(editorBox, { doc: code, root: host instanceof ShadowRoot ? host : document,
-      label: inst.data.labels.editor });
+      label: inst.data.labels.editor, onChange: () => inst.scheduleDraft() });
   }).catch(() => { /* keep the text area */ });
 
   // The sandbox: an opaque-origin frame whose policy allows the Pyodide folder and nothing else.
@@ -106,6 +127,9 @@ function mount(host, data) {
       inst.setStatus(inst.data.labels.too_long, "error");
       return;
     }
+    clearTimeout(inst.draftTimer);  // the run keeps this code; no draft of it is needed
+    inst.draftTimer = null;
+    inst.lastDraft = code;
     const id = (crypto.randomUUID ? crypto.randomUUID() : String(Math.random()).slice(2)) + "";
     const doc = inst.docId;
     root.dataset.runNonce = id;
@@ -133,15 +157,20 @@ function mount(host, data) {
     inst.data = d;
     inst.setTrigger = setTrigger;
     button.textContent = d.labels.run;
-    if (d.doc_id !== inst.docId) {  // another exercise (or a reset): load its code
+    if (d.doc_id !== inst.docId) {  // another exercise (or a reset): keep the last draft, then load its code
+      inst.flushDraft();
       inst.docId = d.doc_id;
+      inst.lastDraft = d.code;  // what the server has: loading it sends no draft
       inst.setCode(d.code);
+      clearTimeout(inst.draftTimer);
+      inst.draftTimer = null;
     }
     if (!inst.pending) inst.setStatus(d.verdict ? d.verdict.text : "", d.verdict ? d.verdict.kind : "");
     root.dataset.verdictNonce = d.verdict && d.verdict.nonce ? d.verdict.nonce : "";  // the run the line is about
   };
   inst.destroy = () => {
     inst.destroyed = true;
+    clearTimeout(inst.draftTimer);
     window.removeEventListener("message", inst.onMessage);
     if (inst.pending) clearTimeout(inst.pending.guard);
     if (inst.frame) inst.frame.remove();
