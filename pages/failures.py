@@ -75,7 +75,7 @@ else:
                        "category": st.column_config.TextColumn("Category", width="small"),
                        "top_score": st.column_config.NumberColumn("Top score", format="%.3f", width="small"),
                        "would_hit_at": st.column_config.NumberColumn(
-                           "Would hit at K", width="small",
+                           "Would hit at K", width=110,
                            help=f"The rank of the first relevant {unit} below K (empty: none retrieved)")})
 
 

@@ -154,7 +154,9 @@ with right:
             st.warning("No relevant result: this query is **out of scope**, and with \"counted as misses\" it "
                        "enters every mean as 0.", icon=":material/info:")
     table = S.metric_table(sb, k, L, recall_den, gain)
-    cards = st.columns(2)  # two per row: the column beside the list is narrow, labels must not break mid-word
+    # two per row, one when the column beside the list is too narrow (ui.shell's cards_* rule): on a projector
+    # a value is never cut and a label never breaks mid-word
+    cards = st.container(key="cards_learn").columns(2)
     for j, r in enumerate(table.to_dict("records")):
         cards[j % 2].metric(f"{r['label']}@{k}", views.fmt(r["value"]), border=True,
                             help=views.metric_help(r["metric"]))

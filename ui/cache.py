@@ -549,7 +549,7 @@ def map_spec(_cmap: Any, key: EvalKey, k: int, method: str, query_id: str | None
         if isinstance(node, dict):
             leg = node.get("legend")
             if isinstance(leg, dict) and "columns" in leg:
-                leg["columns"] = 3
+                leg["columns"] = 2  # beside the coverage legend within a projector's 1024 px
             for v in node.values():
                 wide_legends(v)
         elif isinstance(node, list):
@@ -557,7 +557,9 @@ def map_spec(_cmap: Any, key: EvalKey, k: int, method: str, query_id: str | None
                 wide_legends(v)
 
     wide_legends(spec)
-    return spec
+    from ui.views import wrap_question_labels
+
+    return wrap_question_labels(spec)
 
 
 # ---- RAGAS ------------------------------------------------------------------------------------------

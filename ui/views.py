@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+import textwrap
 from collections.abc import Iterator, Sequence
 
 import altair as alt
@@ -135,6 +136,31 @@ def _fill(template: dict, **datasets: pd.DataFrame | list[dict]) -> dict:
     return spec
 
 
+def wrap_question_labels(spec: dict, width: int = 34) -> dict:
+    """``spec`` (a Vega-Lite dict) with every text mark showing a ``question`` field drawn on lines of at
+    most ``width`` characters: the corpus map's label of the selected question ran past the plot's edge
+    on a projector (1024 px).  Changes ``spec`` in place and returns it."""
+    def marks(node: object) -> None:
+        if isinstance(node, dict):
+            mark, enc = node.get("mark"), node.get("encoding")
+            if isinstance(mark, dict) and mark.get("type") == "text" and isinstance(enc, dict) and \
+                    isinstance(enc.get("text"), dict) and enc["text"].get("field") == "question":
+                mark["lineBreak"] = "\n"
+                enc["text"]["field"] = "question_lines"
+            for v in node.values():
+                marks(v)
+        elif isinstance(node, list):
+            for v in node:
+                marks(v)
+
+    marks(spec)
+    for rows in spec.get("datasets", {}).values():
+        for row in rows:
+            if isinstance(row, dict) and isinstance(row.get("question"), str):
+                row["question_lines"] = "\n".join(textwrap.wrap(row["question"], width)) or row["question"]
+    return spec
+
+
 def fill_chart(template: dict, **datasets: pd.DataFrame | list[dict]) -> dict:
     """A chart spec made once (``alt.Data(name=...)`` placeholders, ``to_dict()`` cached) filled with
     this rerun's rows: Altair builds and validates a spec only once per shape, never per rerun."""
@@ -244,7 +270,7 @@ def _histogram_template(height: int) -> dict:
         y=alt.Y("count:Q", title="Queries"),
         color=alt.Color("outcome:N", scale=alt.Scale(domain=["hit at K", "beyond K", "not found"],
                                                      range=[chart_style.metric_color("hit_rate"), "#F2A541", MUTED]),
-                        legend=alt.Legend(orient="bottom", title=None)),
+                        legend=alt.Legend(orient="bottom", title=None, columns=2)),  # fits a narrow column
         tooltip=[alt.Tooltip("rank_label:N", title="First relevant rank"), alt.Tooltip("count:Q", title="Queries")],
     ).properties(height=height).to_dict()
 
@@ -267,7 +293,7 @@ def _abstention_template(height: int) -> dict:
         x=alt.X("threshold:Q", title="Threshold on the top retrieval score"),
         y=alt.Y("rate:Q", title="Share of queries", scale=alt.Scale(domain=[0, 1])),
         color=alt.Color("series:N", scale=alt.Scale(domain=list(_ABSTAIN_NAMES.values()), range=["#54A24B", "#E45756"]),
-                        legend=alt.Legend(orient="bottom", title=None, labelLimit=0)),
+                        legend=alt.Legend(orient="bottom", title=None, labelLimit=0, columns=1)),
         tooltip=[alt.Tooltip("series:N", title=""), alt.Tooltip("threshold:Q", format=".3f"),
                  alt.Tooltip("rate_fmt:N", title="Share")])
     rule = alt.Chart(alt.Data(name="threshold")).mark_rule(color="#333", strokeDash=[4, 3]).encode(x="t:Q")
