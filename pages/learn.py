@@ -37,22 +37,22 @@ if active:
     with st.container(border=True):
         st.markdown(f"**{sc.title}.** {sc.lesson}")
         table = S.scenario_table(sc, L, recall_den, gain)
-        left, right = st.columns([3, 2], gap="large")
-        with left:
-            st.dataframe(
-                {"Metric": [f"{'➜ ' if h else ''}{lab}" for lab, h in zip(table["label"], table["highlighted"])],
-                 f"{sc.before_label} (K = {sc.k_before})": [views.fmt(v) for v in table["before"]],
-                 f"{sc.after_label} (K = {sc.k_after})": [views.fmt(v) for v in table["after"]]},
-                hide_index=True, width="stretch")
-        with right:
-            side = state.value(learn.SIDE, "before")
-            st.caption(f"Showing in the sandbox below: **{sc.before_label if side == 'before' else sc.after_label}**.")
-            st.button(f"Show: {sc.before_label}", key="learn_side_before", on_click=learn.load_scenario,
-                      args=(sc.key, "before"), width="stretch", disabled=side == "before")
-            st.button(f"Show: {sc.after_label}", key="learn_side_after", on_click=learn.load_scenario,
-                      args=(sc.key, "after"), width="stretch", disabled=side == "after")
-            st.caption("➜ marks the metrics the scenario is about. Edit the list below freely; this table keeps "
-                       "the scenario's own lists.")
+        # the table the whole width (its two headers are the scenario's lists: beside the buttons, the second
+        # was cut at a projector's 1024 px), the two buttons under it
+        st.dataframe(
+            {"Metric": [f"{'➜ ' if h else ''}{lab}" for lab, h in zip(table["label"], table["highlighted"])],
+             f"{sc.before_label} (K = {sc.k_before})": [views.fmt(v) for v in table["before"]],
+             f"{sc.after_label} (K = {sc.k_after})": [views.fmt(v) for v in table["after"]]},
+            hide_index=True, width="stretch")
+        side = state.value(learn.SIDE, "before")
+        st.caption(f"Showing in the sandbox below: **{sc.before_label if side == 'before' else sc.after_label}**. "
+                   "➜ marks the metrics the scenario is about. Edit the list below freely; this table keeps the "
+                   "scenario's own lists.")
+        left, right = st.columns(2)
+        left.button(f"Show: {sc.before_label}", key="learn_side_before", on_click=learn.load_scenario,
+                    args=(sc.key, "before"), width="stretch", disabled=side == "before")
+        right.button(f"Show: {sc.after_label}", key="learn_side_after", on_click=learn.load_scenario,
+                     args=(sc.key, "after"), width="stretch", disabled=side == "after")
 
 # ---- source ---------------------------------------------------------------------------------------
 views.section("Your ranked list")
