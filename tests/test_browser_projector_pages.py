@@ -95,9 +95,10 @@ CLIPPED_JS = """() => {
         return {l: r.left, r: r.right, t: r.top, b: r.bottom, s: el.textContent.trim()}; })() : textBox(el);
       if (!box || !box.s || !shown(el)) continue;
       let why = null;
-      // a chart's text is measured by its em box, a little larger than its ink (a rotated axis title
-      // sits at the chart's edge): a few pixels of slack there
-      const tl = svgText ? 4 : tol;
+      // a chart's text is measured by its em box, taller than its ink: a few pixels of slack across the
+      // line (vertically, or horizontally for a rotated axis title at the chart's edge)
+      const turned = svgText && /rotate/.test(el.getAttribute('transform') || '');
+      const tlx = turned ? 4 : tol, tly = svgText && !turned ? 4 : tol;
       if (svgText && /…$/.test(box.s)) why = 'truncated by the chart';
       {
         for (let a = el; a && a !== document.body; a = a.parentElement) {
@@ -112,7 +113,7 @@ CLIPPED_JS = """() => {
           const top = r.top + (a.clientTop || 0), bottom = top + (a.clientHeight || r.height);
           if (hides(cs.overflowX) || ellipsis || isSvgRoot) {
             const over = Math.max(box.r - right, left - box.l);
-            if (over > tl) {
+            if (over > tlx) {
               why = `cut by ${name(a)} (${cs.overflowX}${ellipsis ? ', ellipsis' : ''}) by ${Math.round(over)} px`;
               break;
             }
@@ -121,7 +122,7 @@ CLIPPED_JS = """() => {
           // vertically only a small box (a card, a button, a chart): the page and sidebar scroll
           if ((vy === 'hidden' || vy === 'clip' || isSvgRoot) && r.height < 200) {
             const over = Math.max(box.b - bottom, top - box.t);
-            if (over > tl + 2) { why = `cut vertically by ${name(a)} by ${Math.round(over)} px`; break; }
+            if (over > tly + 2) { why = `cut vertically by ${name(a)} by ${Math.round(over)} px`; break; }
           }
         }
       }

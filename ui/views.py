@@ -265,7 +265,7 @@ def hit_rate_chart(df: pd.DataFrame, height: int = 220) -> dict:
 @functools.lru_cache(maxsize=4)
 def _histogram_template(height: int) -> dict:
     return alt.Chart(alt.Data(name="hist")).mark_bar().encode(
-        x=alt.X("rank_label:N", sort=alt.SortField("rank"), title="Rank of the first relevant chunk",
+        x=alt.X("rank_label:N", sort=alt.SortField("rank"), title="First relevant rank",
                 axis=alt.Axis(labelAngle=0)),
         y=alt.Y("count:Q", title="Queries"),
         color=alt.Color("outcome:N", scale=alt.Scale(domain=["hit at K", "beyond K", "not found"],
