@@ -55,7 +55,7 @@ if state.value(KEY_QUERY) not in (NONE, *qids):
 
 c1, c2, c3 = st.columns([4, 2, 2])
 c1.selectbox("Question", [NONE, *qids], key=KEY_QUERY,
-             format_func=lambda q: "(none selected)" if q == NONE else f"{q} · {qtext.get(q, '')}",
+             format_func=lambda q: "(none selected)" if q == NONE else f"{q} · {views.one_line(qtext.get(q, ''), 30)}",
              help="Or click a question (◆) in the map.")
 c2.radio("Colour chunks by", list(COLORS), key=KEY_COLOR, format_func=COLORS.get, horizontal=False)
 c3.radio("Projection", methods, key=KEY_METHOD, format_func=lambda m: METHODS.get(m, m),

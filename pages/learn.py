@@ -66,7 +66,7 @@ with src_m:
         by_id = {q.id: q for q in in_scope}
         state.keep_choice(learn.QUESTION, list(by_id), in_scope[0].id)
         qid = st.selectbox("Golden question", list(by_id), key=learn.QUESTION,
-                           format_func=lambda i: f"{i} · {by_id[i].question}")
+                           format_func=lambda i: f"{i} · {views.one_line(by_id[i].question, 36)}")
     elif source == "golden":
         st.info("The golden set has no in-scope question; start from a blank list.")
         qid = None
@@ -103,7 +103,8 @@ if sb.source != "free-form":
 left, right = st.columns([7, 4], gap="large")
 with left:
     st.caption("Grade 0 = not relevant; 1–3 = relevant, 3 the most (the sample golden set's scale).")
-    head = st.columns([0.6, 4.4, 1.3, 3.6])
+    cols = [0.5, 5.0, 1.3, 3.1]  # the four grades side by side whole in a projector's 1024 px
+    head = st.columns(cols)
     head[0].caption("#")
     head[1].caption("Grade")
     head[2].caption("Move")
@@ -113,7 +114,7 @@ with left:
     for i, item in enumerate(sb.items):
         key = learn.grade_key(item.id)
         state.default(key, item.grade)
-        row = st.columns([0.6, 4.4, 1.3, 3.6], vertical_alignment="center")
+        row = st.columns(cols, vertical_alignment="center")
         row[0].markdown(f"**{i + 1}**")
         with row[1]:
             g = st.segmented_control(f"Grade of rank {i + 1}", [0, 1, 2, 3], key=key, required=True,

@@ -130,6 +130,31 @@ CLIPPED_JS = """() => {
       if (why && why !== 'sr-only') bad.push({where: name(el), text: box.s.slice(0, 80), why});
     }
   }
+  // a control (a button, a segment of a segmented control, a tab) must be whole, not only its text
+  const controls = '[data-testid="stMain"] button, [data-testid="stSidebar"] button, [role="tab"]';
+  document.querySelectorAll(controls).forEach(el => {
+    if (!shown(el)) return;
+    const box = el.getBoundingClientRect();
+    if (box.width < 2 || box.height < 2) return;
+    for (let a = el.parentElement; a && a !== document.body; a = a.parentElement) {
+      const cs = getComputedStyle(a);
+      if (!hides(cs.overflowX)) continue;
+      const r = a.getBoundingClientRect();
+      const left = r.left + a.clientLeft, right = left + a.clientWidth;
+      if (box.right > right + tol || box.left < left - tol) {
+        const label = (el.innerText || el.getAttribute('aria-label') || '').trim().replace(/\\s+/g, ' ');
+        bad.push({where: name(el), text: label.slice(0, 80), why: `control cut by ${name(a)}`});
+        break;
+      }
+    }
+  });
+  // a select box shows its choice, a text box its value, as an input's value (no text node): cut when it
+  // is wider than the input
+  document.querySelectorAll('[data-testid="stMain"] input, [data-testid="stSidebar"] input').forEach(el => {
+    const type = (el.getAttribute('type') || 'text').toLowerCase();
+    if (!['text', 'search', 'url', 'email', 'number'].includes(type) || !el.value || !shown(el)) return;
+    if (el.scrollWidth > el.clientWidth + tol) bad.push({where: name(el), text: el.value, why: 'wider than its box'});
+  });
   // st.dataframe is a canvas grid: its own column model (glide's columns, read from React) gives each
   // column's width; its header must fit its title, and no column may lie past the grid's visible width
   const ctx = document.createElement('canvas').getContext('2d');

@@ -136,6 +136,13 @@ def _fill(template: dict, **datasets: pd.DataFrame | list[dict]) -> dict:
     return spec
 
 
+def one_line(text: str, width: int = 40) -> str:
+    """``text`` on one line of at most ``width`` characters, ending in " …" when shortened: a select box
+    shows its choice on one line, which must fit a projector's column (1024 px) whole; the page shows the
+    full text beside it."""
+    return textwrap.shorten(" ".join(text.split()), width, placeholder=" …")
+
+
 def wrap_question_labels(spec: dict, width: int = 34) -> dict:
     """``spec`` (a Vega-Lite dict) with every text mark showing a ``question`` field drawn on lines of at
     most ``width`` characters: the corpus map's label of the selected question ran past the plot's edge
