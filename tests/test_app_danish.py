@@ -17,7 +17,7 @@ from rag_metrics.retrieval.dense import ExactRetriever
 from rag_metrics.sample import sample_paths
 
 DA = "sample_corpus_da"
-LABEL = "Eksempel: Tidsrum-håndbogen (dansk)"
+LABEL = "Eksempel: Tidsrum (dansk)"
 
 
 @functools.cache
