@@ -549,7 +549,10 @@ def map_spec(_cmap: Any, key: EvalKey, k: int, method: str, query_id: str | None
         if isinstance(node, dict):
             leg = node.get("legend")
             if isinstance(leg, dict) and "columns" in leg:
-                leg["columns"] = 2  # beside the coverage legend within a projector's 1024 px
+                leg["columns"] = 2  # within a projector's 1024 px
+            shape = (node.get("encoding") or {}).get("shape")
+            if isinstance(shape, dict) and shape.get("legend", {}) is not None:  # coverage: above, not beside
+                shape["legend"] = {**(shape.get("legend") or {}), "orient": "top", "direction": "horizontal"}
             for v in node.values():
                 wide_legends(v)
         elif isinstance(node, list):
