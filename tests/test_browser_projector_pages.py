@@ -32,7 +32,6 @@ import pytest
 
 from app_helpers import class_server, streamlit_server, wait_until_idle
 from tests.test_browser import CHROMIUM
-from tests.test_browser_projector import _seed_class
 
 pytestmark = [
     pytest.mark.browser,
@@ -192,6 +191,27 @@ CLIPPED_JS = """() => {
 }"""
 
 
+def _seed_seats(ws: Path) -> None:
+    """Three named seats part-way through the lesson and its quiz (what Class progress shows a teacher)."""
+    from rag_metrics.lesson import QUIZ, STEPS, Progress, store_for_space
+    from rag_metrics.server.seats import SeatRegistry
+    from rag_metrics.workspace.store import ensure_space
+
+    seats = SeatRegistry(ws)
+    for name, n_steps, quiz in [("Ana Sofie Kristensen-Bach", 11, ("4", "0.4", "recall", "miss", "supported")),
+                                ("Bo", 6, ("4",)), ("Clara", 3, ())]:
+        seat, _ = seats.create(cap=30)
+        seats.rename(seat.id, name)
+        ensure_space(seat.space, ws)
+        p = Progress()
+        for s in STEPS[:n_steps]:
+            for t in s.tasks:
+                p = p.with_answer(t.key, t.answer or "(solved)", True)
+        for t, a in zip(QUIZ, quiz):
+            p = p.with_answer(t.key, a, a == t.answer)
+        store_for_space(seat.space, ws).save(p.with_step(min(n_steps, len(STEPS) - 1)))
+
+
 def _shots() -> Path:
     out = Path(os.environ.get("RAG_METRICS_SCREENSHOT_DIR") or "/tmp/projector-shots")
     out.mkdir(parents=True, exist_ok=True)
@@ -253,7 +273,7 @@ def test_nothing_clipped_on_any_page_at_projector_sizes(browser, tmp_path_factor
         page.close()
     ctmp = tmp_path_factory.mktemp("projector_class")
     with class_server(ctmp, app_cache_dir, KEY) as (url, ws):
-        _seed_class(ws)
+        _seed_seats(ws)
         page = browser.new_page(viewport={"width": 1280, "height": 1400})  # the sign-in's button in view
         page.goto(f"{url}/lesson")
         page.locator("h1").first.wait_for(timeout=180_000)
