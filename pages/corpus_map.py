@@ -116,7 +116,7 @@ if query is not None:
         table["rank"] = [f"{int(r)}" if pd.notna(r) else "not retrieved" for r in table["rank"]]
         st.dataframe(table, hide_index=True, width="stretch",
                      column_config={"rank": st.column_config.TextColumn(f"Rank (top {k})"),
-                                    "text": st.column_config.TextColumn("Text", width="large")})
+                                    "text": st.column_config.TextColumn("Text", width=150)})  # fits 1024 px, grows
 
 with st.expander(f"Chunks no question labels ({n_unc})", icon=":material/crop_square:"):
     unc = chunks_df[~chunks_df["covered_by_any_question"]][["chunk_id", "doc_id", "preview"]]
