@@ -196,7 +196,7 @@ with st.expander("Reproduce with the command line", icon=":material/terminal:"):
     if level == "document":
         flags.append("--level document")
     st.code("rag-metrics compare --qrels golden.qrels --run run_a.trec --run run_b.trec " + " ".join(flags),
-            language="bash")
+            language="bash", wrap_lines=True)  # the whole command on screen, never behind a scroll
 
 # ---- answer systems (when answers exist for the golden set) -------------------------------------------
 answer_views.compare_section(ctx)

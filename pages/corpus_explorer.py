@@ -25,7 +25,7 @@ chunks = ctx.chunks
 level = ctx.settings.options.relevance_level
 unit = "document" if ctx.corpus.level == "document" else "chunk"
 
-c = st.columns(4)
+c = st.container(key="cards_corpus").columns(4)  # wraps when narrow (ui.shell's CSS)
 c[0].metric("Documents", len(ctx.corpus.corpus), border=True)
 c[1].metric("Chunks", len(chunks.chunks), border=True)
 c[2].metric("Mean chunk length", f"{cache_insights.mean_chunk_length(chunks, chunks.fingerprint):.0f} chars",

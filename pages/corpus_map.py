@@ -56,7 +56,7 @@ if state.value(KEY_QUERY) not in (NONE, *qids):
 
 c1, c2, c3 = st.columns([4, 2, 2])
 c1.selectbox("Question", [NONE, *qids], key=KEY_QUERY,
-             format_func=lambda q: "(none selected)" if q == NONE else f"{q} · {qtext.get(q, '')}",
+             format_func=lambda q: "(none selected)" if q == NONE else f"{q} · {views.one_line(qtext.get(q, ''), 30)}",
              help="Or click a question (◆) in the map.")
 c2.radio("Colour chunks by", list(COLORS), key=KEY_COLOR, format_func=COLORS.get, horizontal=False)
 c3.radio("Projection", methods, key=KEY_METHOD, format_func=lambda m: METHODS.get(m, m),
@@ -118,7 +118,7 @@ if query is not None:
         table["rank"] = [f"{int(r)}" if pd.notna(r) else "not retrieved" for r in table["rank"]]
         st.dataframe(table, hide_index=True, width="stretch",
                      column_config={"rank": st.column_config.TextColumn(f"Rank (top {k})"),
-                                    "text": st.column_config.TextColumn("Text", width="large")})
+                                    "text": st.column_config.TextColumn("Text", width=150)})  # fits 1024 px, grows
 
 with st.expander(f"Chunks no question labels ({n_unc})", icon=":material/crop_square:"):
     unc = chunks_df[~chunks_df["covered_by_any_question"]][["chunk_id", "doc_id", "preview"]]

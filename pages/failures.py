@@ -71,11 +71,12 @@ else:
         readouts.failure_table(fails), hide_index=True, width="stretch",
         height=min(38 + 35 * len(fails), 458),  # up to 12 rows without an inner scroll
         column_config={"query_id": st.column_config.TextColumn("Query", width="small"),
-                       "question": st.column_config.TextColumn("Question", width="large"),
+                       # widths: the table fits a projector's 1024 px (columns grow on a wider screen)
+                       "question": st.column_config.TextColumn("Question", width=300),
                        "category": st.column_config.TextColumn("Category", width="small"),
                        "top_score": st.column_config.NumberColumn("Top score", format="%.3f", width="small"),
                        "would_hit_at": st.column_config.NumberColumn(
-                           "Would hit at K", width="small",
+                           "Would hit at K", width=110,
                            help=f"The rank of the first relevant {unit} below K (empty: none retrieved)")})
 
 
@@ -127,8 +128,8 @@ with c2:
     st.markdown("**Labels**")
     if q.relevant:
         st.dataframe({"id": list(q.relevant), "grade": list(q.relevant.values())}, hide_index=True, width="stretch",
-                     column_config={"id": st.column_config.TextColumn(unit.capitalize(), width="medium"),
-                                    "grade": st.column_config.NumberColumn("Grade", width="small")})
+                     column_config={"id": st.column_config.TextColumn(unit.capitalize(), width=160),  # 1024 px
+                                    "grade": st.column_config.NumberColumn("Grade", width=60)})
     else:
         st.caption(f"No relevant {unit}: an out-of-scope question (measured by abstention on the Dashboard).")
 try:
@@ -142,11 +143,11 @@ st.markdown(f"**Top {k} retrieved**")
 st.dataframe(
     ranked[["rank", "relevance", "id", "score", "text"]], hide_index=True, width="stretch",
     height=min(38 + 35 * len(ranked), 420),
-    column_config={"rank": st.column_config.NumberColumn("Rank", width="small"),
-                   "relevance": st.column_config.TextColumn("Relevance", width="medium"),
+    column_config={"rank": st.column_config.NumberColumn("Rank", width=60),  # widths: fits 1024 px, grows wider
+                   "relevance": st.column_config.TextColumn("Relevance", width=150),
                    "id": st.column_config.TextColumn("Chunk", width="medium"),
-                   "score": st.column_config.NumberColumn("Score", format="%.3f", width="small"),
-                   "text": st.column_config.TextColumn("Text", width="large")})
+                   "score": st.column_config.NumberColumn("Score", format="%.3f", width=65),
+                   "text": st.column_config.TextColumn("Text", width=160)})
 unmatched = systems_ui.unmatched_contexts(ctx, ranked["id"])
 if len(unmatched):
     st.markdown(f"**Contexts that match no chunk ({len(unmatched)} in the top {k})**")

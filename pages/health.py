@@ -175,7 +175,7 @@ else:
                                 "chunk_id": st.column_config.TextColumn(f"Best relevant {unit}"),
                                 "shared_words": st.column_config.ListColumn("Shared words"),
                                 "missing_words": st.column_config.ListColumn("Words not in the passage"),
-                                "n_words": st.column_config.NumberColumn("Content words", width="small"),
+                                "n_words": st.column_config.NumberColumn("Content words", width=110),
                                 "category": st.column_config.TextColumn("Category", width="small")})
 
 # ---- how many queries ---------------------------------------------------------------------------------

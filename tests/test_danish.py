@@ -28,7 +28,7 @@ def test_the_danish_sample_is_found_and_declares_its_language_label_and_model(mo
     monkeypatch.delenv("RAG_METRICS_SAMPLE_DA_DIR", raising=False)
     assert sample_dir(language="da") == DA.resolve()
     p = sample_paths(language="da")
-    assert p.info == SampleInfo(language="da", label="Eksempel: Tidsrum-håndbogen (dansk)", model=MULTILINGUAL_MODEL)
+    assert p.info == SampleInfo(language="da", label="Eksempel: Tidsrum (dansk)", model=MULTILINGUAL_MODEL)
     assert sample_paths().info == SampleInfo()  # the English sample: the default model
     with pytest.raises(InputError, match="no sample corpus in language 'xx'"):
         sample_dir(language="xx")

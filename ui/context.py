@@ -9,6 +9,7 @@ the :class:`Settings` chosen in the sidebar, the :class:`CorpusEntry`, the :clas
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -352,9 +353,10 @@ def overall_ci_row(widths: pd.DataFrame) -> dict | None:
 
 
 def legends_below(spec: dict) -> dict:
-    """The corpus map's Vega-Lite ``spec`` with its legends below the plot, three columns wide, so the plot
-    gets the page width (long question labels stay inside); Streamlit fits the whole chart, legends
-    included, into the height.  Changes and returns ``spec``."""
+    """The corpus map's Vega-Lite ``spec`` with its legends below the plot, two columns wide, and the
+    coverage legend above it, so the plot gets the page width within a projector's 1024 px; the
+    selected question's label on lines (:func:`wrap_question_labels`).  Streamlit fits the whole chart,
+    legends included, into the height.  Changes and returns ``spec``."""
     spec.setdefault("config", {})["legend"] = {"orient": "bottom", "direction": "vertical",
                                                "labelLimit": 170, "symbolLimit": 80}
 
@@ -362,7 +364,10 @@ def legends_below(spec: dict) -> dict:
         if isinstance(node, dict):
             leg = node.get("legend")
             if isinstance(leg, dict) and "columns" in leg:
-                leg["columns"] = 3
+                leg["columns"] = 2  # within a projector's 1024 px
+            shape = (node.get("encoding") or {}).get("shape")
+            if isinstance(shape, dict) and shape.get("legend", {}) is not None:  # coverage: above, not beside
+                shape["legend"] = {**(shape.get("legend") or {}), "orient": "top", "direction": "horizontal"}
             for v in node.values():
                 wide_legends(v)
         elif isinstance(node, list):
@@ -370,7 +375,7 @@ def legends_below(spec: dict) -> dict:
                 wide_legends(v)
 
     wide_legends(spec)
-    return spec
+    return wrap_question_labels(spec)
 
 
 def editor_options(golden: GoldenSet, known: Sequence[str]) -> tuple[list[str], list[str]]:
@@ -398,3 +403,35 @@ def failures_found_lower(result: EvaluationResult, k: int) -> int:
     """Failures at ``k`` whose first relevant id is retrieved below ``k`` (a larger K would fix them)."""
     f = result.failures(k)
     return int(f["first_relevant_rank"].notna().sum()) if len(f) else 0
+
+
+def one_line(text: str, width: int = 40) -> str:
+    """``text`` on one line of at most ``width`` characters, ending in " …" when shortened: a select box
+    shows its choice on one line, which must fit a projector's column (1024 px) whole; the page shows the
+    full text beside it."""
+    return textwrap.shorten(" ".join(text.split()), width, placeholder=" …")
+
+
+def wrap_question_labels(spec: dict, width: int = 34) -> dict:
+    """``spec`` (a Vega-Lite dict) with every text mark showing a ``question`` field drawn on lines of at
+    most ``width`` characters: the corpus map's label of the selected question ran past the plot's edge
+    on a projector (1024 px).  Changes ``spec`` in place and returns it."""
+    def marks(node: object) -> None:
+        if isinstance(node, dict):
+            mark, enc = node.get("mark"), node.get("encoding")
+            if isinstance(mark, dict) and mark.get("type") == "text" and isinstance(enc, dict) and \
+                    isinstance(enc.get("text"), dict) and enc["text"].get("field") == "question":
+                mark["lineBreak"] = "\n"
+                enc["text"]["field"] = "question_lines"
+            for v in node.values():
+                marks(v)
+        elif isinstance(node, list):
+            for v in node:
+                marks(v)
+
+    marks(spec)
+    for rows in spec.get("datasets", {}).values():
+        for row in rows:
+            if isinstance(row, dict) and isinstance(row.get("question"), str):
+                row["question_lines"] = "\n".join(textwrap.wrap(row["question"], width)) or row["question"]
+    return spec

@@ -491,7 +491,12 @@ def class_page() -> None:
                         "idle (days)": round(r.idle_days, 1), "saved work": r.has_work,
                         "judge calls": spent.get(r.seat, (0, 0))[0], "judge tokens": spent.get(r.seat, (0, 0))[1]}
                        for r in rows])
-    st.dataframe(df, hide_index=True, width="stretch")
+    col = st.column_config  # short headers (the full name in help): the table fits a projector's 1024 px
+    st.dataframe(df, hide_index=True, width="stretch",
+                 column_config={"name": col.TextColumn("name", width=150),
+                                "idle (days)": col.NumberColumn("idle", help="idle (days): days since last seen"),
+                                "judge calls": col.NumberColumn("calls", help="judge calls this seat made"),
+                                "judge tokens": col.NumberColumn("tokens", help="judge tokens this seat spent")})
     _budgets_panel(spent)
     section("Clean up", "Removing a seat deletes its private space; the student gets a new seat on "
                   "their next visit.")

@@ -165,7 +165,7 @@ def curve_chart(curve: pd.DataFrame, k: int, highlight: tuple[str, ...] = ("prec
     base = alt.Chart(df).encode(
         x=k_x(int(df["k"].max()) if len(df) else 2),
         y=alt.Y("value:Q", title="value", scale=alt.Scale(domain=[0, 1])),
-        color=alt.Color("Metric:N", scale=scale, legend=alt.Legend(orient="bottom", title=None, columns=3)),
+        color=alt.Color("Metric:N", scale=scale, legend=alt.Legend(orient="bottom", title=None, columns=2)),
         tooltip=["Metric", "k", alt.Tooltip("value:Q", format=".3f")])
     lines = base.mark_line(point=True).encode(
         strokeWidth=alt.condition("datum.bold", alt.value(3.5), alt.value(1.2)),

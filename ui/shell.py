@@ -36,6 +36,10 @@ _CSS = """<style>
 [class*="st-key-cards_"] [data-testid="stHorizontalBlock"] { flex-wrap: wrap; }
 [class*="st-key-cards_"] [data-testid="stColumn"] { min-width: 9.5rem; flex: 1 1 9.5rem; }
 [data-testid="stTable"] td, [data-testid="stTable"] th { white-space: normal; overflow-wrap: break-word; }
+/* A button's label wraps onto a second line in a narrow column instead of ending in "…". */
+[data-testid^="stBaseButton"] [data-testid="stMarkdownContainer"],
+[data-testid^="stBaseButton"] [data-testid="stMarkdownContainer"] * { white-space: normal !important;
+  overflow: visible !important; text-overflow: clip !important; overflow-wrap: break-word; }
 </style>"""
 
 #: Pages by section.  Later pages (Learn, Compare, RAGAS, health, corpus map, presenter) add

@@ -22,6 +22,8 @@ from ui.context import curve_records as curve_records
 from ui.context import esc as esc
 from ui.context import fmt as fmt
 from ui.context import label as label
+from ui.context import one_line as one_line
+from ui.context import wrap_question_labels as wrap_question_labels
 from ui.widgets import input_error as input_error
 from ui.widgets import report as report
 from ui.widgets import section as section
@@ -212,12 +214,12 @@ def hit_rate_chart(df: pd.DataFrame, height: int = 220) -> dict:
 @functools.lru_cache(maxsize=4)
 def _histogram_template(height: int) -> dict:
     return alt.Chart(alt.Data(name="hist")).mark_bar().encode(
-        x=alt.X("rank_label:N", sort=alt.SortField("rank"), title="Rank of the first relevant chunk",
+        x=alt.X("rank_label:N", sort=alt.SortField("rank"), title="First relevant rank",
                 axis=alt.Axis(labelAngle=0)),
         y=alt.Y("count:Q", title="Queries"),
         color=alt.Color("outcome:N", scale=alt.Scale(domain=["hit at K", "beyond K", "not found"],
                                                      range=[chart_style.metric_color("hit_rate"), "#F2A541", MUTED]),
-                        legend=alt.Legend(orient="bottom", title=None)),
+                        legend=alt.Legend(orient="bottom", title=None, columns=2)),  # fits a narrow column
         tooltip=[alt.Tooltip("rank_label:N", title="First relevant rank"), alt.Tooltip("count:Q", title="Queries")],
     ).properties(height=height).to_dict()
 
@@ -236,7 +238,7 @@ def _abstention_template(height: int) -> dict:
         x=alt.X("threshold:Q", title="Threshold on the top retrieval score"),
         y=alt.Y("rate:Q", title="Share of queries", scale=alt.Scale(domain=[0, 1])),
         color=alt.Color("series:N", scale=alt.Scale(domain=list(_ABSTAIN_NAMES.values()), range=["#54A24B", "#E45756"]),
-                        legend=alt.Legend(orient="bottom", title=None, labelLimit=0)),
+                        legend=alt.Legend(orient="bottom", title=None, labelLimit=0, columns=1)),
         tooltip=[alt.Tooltip("series:N", title=""), alt.Tooltip("threshold:Q", format=".3f"),
                  alt.Tooltip("rate_fmt:N", title="Share")])
     rule = alt.Chart(alt.Data(name="threshold")).mark_rule(color="#333", strokeDash=[4, 3]).encode(x="t:Q")
