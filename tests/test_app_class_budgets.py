@@ -100,3 +100,63 @@ def test_judge_runs_are_budgeted_per_seat_and_shown_to_the_teacher(klass, budget
     teacher.switch_page("pages/roster.py").run()
     df = teacher.dataframe[0].value
     assert df.set_index("name").loc[klass.registry.get(seat).name, "judge calls"] == 7
+
+
+def test_no_seat_until_the_browser_proves_itself(klass, budgets, caplog):  # noqa: F811
+    """A cookieless session gets the challenge page and no seat; a forged, wrong or replayed answer
+    makes none either; a valid answer makes exactly one (issue 27: proof of a real browser)."""
+    import hashlib
+
+    from rag_metrics.server.proof import PROOF_COOKIE, leading_zero_bits, solve
+
+    budgets(seat_proof_bits=8)
+    at = klass.tab("bot", prove=False)
+    assert len(klass.registry) == 0 and "_identity_caller" not in at.session_state
+    assert "Checking that this is a browser" in shown_text(at)
+    assert at.text_input(key="identity_teacher_key") is not None  # sign-in and rejoin stay reachable
+    assert at.text_input(key="identity_rejoin_code") is not None
+    challenge = at.session_state["_identity_challenge"]
+    wrong = next(f"{challenge}.{i}" for i in range(999)
+                 if leading_zero_bits(hashlib.sha256(f"{challenge}.{i}".encode()).digest()) < 8)
+    good = solve(challenge)
+    forged = "1" + good[1:]  # claims an easier challenge: the MAC no longer matches
+    with caplog.at_level(logging.WARNING, logger="rag_metrics.class"):
+        for answer in (wrong, forged, "8.99.aa.bb.1"):
+            klass.jars["bot"] = {PROOF_COOKIE: answer}
+            assert "_identity_caller" not in klass.tab("bot", prove=False).session_state
+            assert len(klass.registry) == 0
+    assert sum("seat proof refused" in r.getMessage() for r in caplog.records) == 3
+    klass.jars["bot"] = {PROOF_COOKIE: good}
+    assert caller_of(klass.tab("bot", prove=False)).role == "student"
+    assert len(klass.registry) == 1
+    assert PROOF_COOKIE not in klass.jars["bot"]  # used: the page makes the browser forget it
+    klass.jars["copy"] = {PROOF_COOKIE: good}  # the same answer again, from another cookie jar
+    assert "_identity_caller" not in klass.tab("copy", prove=False).session_state
+    assert len(klass.registry) == 1
+
+
+def test_proof_off_when_the_operator_sets_zero_bits(klass, budgets):  # noqa: F811
+    budgets(seat_proof_bits=0)
+    assert caller_of(klass.tab("s", prove=False)).role == "student"
+
+
+def test_teacher_key_guessing_is_limited_for_the_whole_server_across_addresses(
+        klass, budgets, caplog, monkeypatch):  # noqa: F811
+    """Each guess from a new session and a new address: only the server-wide budget can stop them."""
+    import streamlit as st
+
+    from ui import class_budgets
+
+    seen: dict[str, int] = {}
+    monkeypatch.setattr(class_budgets, "address",
+                        lambda: f"10.0.0.{seen.setdefault(str(st.session_state.get('_test_browser')), len(seen) + 1)}")
+    budgets(guesses_per_server=3, guesses_per_address=10)
+    with caplog.at_level(logging.WARNING, logger="rag_metrics.class"):
+        for i in range(3):
+            sign_in(klass.tab(f"guesser{i}"), f"wrong guess number {i}")
+        at = sign_in(klass.tab("guesser-last"), KEY)
+    assert caller_of(at).role == "student"
+    assert "Too many wrong teacher keys from the class" in shown_text(at)
+    assert sum("wrong teacher key" in r.getMessage() for r in caplog.records) == 3
+    assert any("teacher key refused" in r.getMessage() and "the whole server" in r.getMessage()
+               for r in caplog.records)

@@ -12,6 +12,10 @@ connects them to a browser session:
   in a same-origin frame writing ``window.parent.document.cookie``.  It is never taken from a URL and
   never shown.  (A cookie set by a script cannot be HttpOnly: a script injected into the page could
   read it; the app renders no user HTML.)
+- Before a new seat, the browser proves it is one (:mod:`rag_metrics.server.proof`, ``lab.budgets.seat_proof_bits``):
+  a cookieless session gets :func:`no_seat_page`'s challenge, a tiny page (no app page runs) whose
+  script solves it (about half a second), keeps the answer in a short-lived cookie and reloads;
+  only a valid, unused answer makes the seat.  The rejoin form and the teacher's sign-in are on that page.
 - :func:`sidebar_panel` (class mode's sidebar, instead of the workspace picker): the seat's name, the
   rejoin code, rejoining another seat, and the teacher's sign-in / sign-out.  A sign-in is a
   server-side session (:mod:`rag_metrics.teacher_sessions`, 12 hours): the browser keeps its token
@@ -22,15 +26,18 @@ connects them to a browser session:
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import logging
 import re
 from collections.abc import Mapping
+from pathlib import Path
 
 import streamlit as st
 
 from rag_metrics.errors import InputError
 from rag_metrics.server.access import Caller
 from rag_metrics.server.policy import allowed
+from rag_metrics.server.proof import PROOF_COOKIE, PROOF_MAX_AGE
 from rag_metrics.server.seats import (
     COOKIE_NAME,
     TEACHER_COOKIE,
@@ -47,6 +54,7 @@ from ui.class_budgets import budgets as _budgets
 from ui.class_budgets import guess_failed as _guess_failed
 from ui.class_budgets import guesses_blocked as _guesses_blocked
 from ui.class_budgets import seat_blocked as _seat_blocked
+from ui.class_budgets import seat_challenge as _seat_challenge
 
 __all__ = ["caller", "class_page", "gate", "no_seat_page", "read_cookies", "registry", "sidebar_panel",
            "write_cookie"]
@@ -58,6 +66,7 @@ _COOKIES = "_identity_cookies"     # {cookie name: (value, max-age)} to (re)writ
 _SIGNED_OUT = "_identity_signed_out"  # the teacher signed out in this session: ignore the teacher cookie
 _CALLER = "_identity_caller"       # the caller of the current run (set by gate)
 _FULL = "_identity_full"           # the class-full message of this run
+_CHALLENGE = "_identity_challenge" # the proof-of-browser challenge this run asks for (no seat until it is solved)
 _GUARD = "_identity_guard"         # AttemptGuard of this session (rejoin codes and teacher key)
 _SHOWN_CODE = "_identity_code"     # a rejoin code just made, shown to this student once
 _WRITTEN = "_identity_teacher_written"  # the teacher cookie (value, max-age) last written to this browser
@@ -83,7 +92,7 @@ def write_cookie(name: str, value: str, max_age: int = MAX_AGE) -> None:
     """Have the browser keep cookie ``name`` = ``value`` (path=/, SameSite=Strict, ``max_age``
     seconds, 0 deletes it; Secure over HTTPS).  A tiny same-origin script: the name is one of ours
     and the value a checked token, never user text."""
-    if name not in (COOKIE_NAME, TEACHER_COOKIE) or not _VALUE_OK.fullmatch(value):
+    if name not in (COOKIE_NAME, TEACHER_COOKIE, PROOF_COOKIE) or not _VALUE_OK.fullmatch(value):
         raise ValueError("not one of the lab's cookies")
     if name == TEACHER_COOKIE:  # HttpOnly, set by the server: the page gets a single-use claim, never the token
         from ui.teacher_route import PATH
@@ -191,6 +200,14 @@ def _resolve() -> Caller | None:
         _sit(seat.id, None)
         reg.touch(seat.id)
         return seat_caller(seat)
+    cookies = read_cookies()
+    challenge = _seat_challenge(cookies.get(PROOF_COOKIE), ss.get(_CHALLENGE))
+    if challenge is not None:  # prove a real browser first (a valid answer is used up here)
+        ss[_CHALLENGE] = challenge
+        return None
+    ss.pop(_CHALLENGE, None)
+    if cookies.get(PROOF_COOKIE):
+        _keep_cookie(PROOF_COOKIE, "", 0)  # used: the browser forgets it
     blocked = _seat_blocked()
     if blocked is not None:
         ss[_FULL] = blocked
@@ -223,12 +240,34 @@ def gate() -> bool:
     return False
 
 
+_PROOF_JS = (Path(__file__).with_name("seat_proof.js")).read_text(encoding="utf-8")
+
+
+def _challenge_page(challenge: str) -> None:
+    """The tiny page of a browser without a seat: its script solves ``challenge`` and reloads."""
+    bits = int(challenge.split(".", 1)[0])
+    script = (_PROOF_JS.replace("__CHALLENGE__", json.dumps(challenge)).replace("__BITS__", str(bits))
+              .replace("__NAME__", json.dumps(PROOF_COOKIE)).replace("__AGE__", str(PROOF_MAX_AGE)))
+    st.info("Checking that this is a browser before it gets a seat (a second or so)…", icon=":material/hourglass_top:")
+    st.iframe('<p id="m" style="font-family:sans-serif;font-size:14px;margin:0">Working…</p><noscript>This lab needs '
+              f"JavaScript.</noscript><script>{script}</script>", height=40)
+    with st.expander("Have a rejoin code, or are you the teacher?", icon=":material/key:"):
+        c1, c2 = st.columns(2)
+        with c1:
+            _rejoin_form()
+        with c2:
+            _teacher_form()
+    st.stop()
+
+
 def no_seat_page() -> None:
-    """The class is full and this browser has no seat: say so, offer the rejoin code and the
-    teacher's sign-in, and stop."""
+    """This browser has no seat: either it has not proved yet that it is a browser (the challenge
+    page), or the class is full (say so).  Both offer the rejoin code and the teacher's sign-in, and stop."""
     ss = st.session_state
     st.title("RAG Metrics Lab")
     _show_message()
+    if ss.get(_CHALLENGE) and not ss.get(_FULL):
+        _challenge_page(ss[_CHALLENGE])
     st.error(f"No seat for this browser: {ss.get(_FULL, 'the class is full')}.", icon=":material/event_seat:")
     c1, c2 = st.columns(2)
     with c1:
@@ -244,7 +283,8 @@ def caller() -> Caller:
     if who is None:
         who = _resolve()
         if who is None:
-            raise InputError(st.session_state.get(_FULL) or "the class is full")
+            raise InputError(st.session_state.get(_FULL) or ("this browser has no seat yet: reload the page"
+                             if st.session_state.get(_CHALLENGE) else "the class is full"))
         st.session_state[_CALLER] = who
     return who
 
