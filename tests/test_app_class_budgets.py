@@ -160,3 +160,27 @@ def test_teacher_key_guessing_is_limited_for_the_whole_server_across_addresses(
     assert sum("wrong teacher key" in r.getMessage() for r in caplog.records) == 3
     assert any("teacher key refused" in r.getMessage() and "the whole server" in r.getMessage()
                for r in caplog.records)
+
+
+def test_a_30000_question_import_is_refused_before_it_is_parsed(klass, budgets, monkeypatch):  # noqa: F811
+    """Issue 27: the Golden set page refuses a 2 MB file of 30,000 questions on its size, never parsing it."""
+    from app_helpers import goto, no_exception
+    from rag_metrics.io import golden as golden_io
+
+    budgets()  # the default golden_questions (1000)
+    at = klass.tab("s")
+    goto(at, "pages/golden_set.py")
+    at.segmented_control(key="golden_view").set_value("io").run()
+
+    def no_parse(*a, **k):
+        raise AssertionError("the golden set was parsed")
+
+    monkeypatch.setattr(golden_io, "parse_golden", no_parse)
+    data = "".join(f'{{"id": "q{i}", "question": "question number {i}?"}}\n' for i in range(30_000)).encode()
+    assert len(data) < 2 * 1024 * 1024
+    at.file_uploader(key="golden_upload").set_value(("flood.jsonl", data, "application/jsonl")).run()
+    at.button(key="golden_import").click().run()
+    no_exception(at)
+    text = shown_text(at) + "".join(str(d.value.to_string()) for d in at.dataframe)
+    assert any("Import rejected" in e.value for e in at.error)
+    assert "30,000 questions is over this seat's budget of 1,000" in text and "lab.budgets.golden_questions" in text
