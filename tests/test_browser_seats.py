@@ -109,7 +109,7 @@ _KEEP_PROOF_JS = """(() => {
 })();"""
 
 
-def test_a_real_browser_proves_itself_and_gets_its_seat(class_server):
+def test_a_real_browser_proves_itself_and_gets_its_seat(class_server, tmp_path):
     """Issue 27: a cookieless browser first gets the challenge page; its script solves the challenge
     (the default ``lab.budgets.seat_proof_bits``), keeps the answer in a cookie and reloads, and the
     seat is made from that answer, with nothing typed or clicked.  The answer is then used up and
@@ -140,6 +140,6 @@ def test_a_real_browser_proves_itself_and_gets_its_seat(class_server):
             assert len(_seats(ws)) == 2  # its seat came from a proof of its own, not from the replayed answer
             assert len(json.loads((ws / ".class" / "proofs.json").read_text())) == 2
             assert "seat proof refused for 127.0.0.1: the answer was used already" in \
-                (ws.parent / "server.log").read_text()
+                (tmp_path / "server.log").read_text()
         finally:
             browser.close()

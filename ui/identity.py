@@ -67,6 +67,7 @@ _SIGNED_OUT = "_identity_signed_out"  # the teacher signed out in this session: 
 _CALLER = "_identity_caller"       # the caller of the current run (set by gate)
 _FULL = "_identity_full"           # the class-full message of this run
 _CHALLENGE = "_identity_challenge" # the proof-of-browser challenge this run asks for (no seat until it is solved)
+_PROVEN = "_identity_proven"       # this session proved a browser (or the teacher key): a new seat needs no new proof
 _GUARD = "_identity_guard"         # AttemptGuard of this session (rejoin codes and teacher key)
 _SHOWN_CODE = "_identity_code"     # a rejoin code just made, shown to this student once
 _WRITTEN = "_identity_teacher_written"  # the teacher cookie (value, max-age) last written to this browser
@@ -201,11 +202,14 @@ def _resolve() -> Caller | None:
         reg.touch(seat.id)
         return seat_caller(seat)
     cookies = read_cookies()
-    challenge = _seat_challenge(cookies.get(PROOF_COOKIE), ss.get(_CHALLENGE))
-    if challenge is not None:  # prove a real browser first (a valid answer is used up here)
+    # prove a real browser first (a valid answer is used up here); a session that did (its seat was removed,
+    # the teacher signed out) is not asked again
+    challenge = None if ss.get(_PROVEN) else _seat_challenge(cookies.get(PROOF_COOKIE), ss.get(_CHALLENGE))
+    if challenge is not None:
         ss[_CHALLENGE] = challenge
         return None
     ss.pop(_CHALLENGE, None)
+    ss[_PROVEN] = True
     if cookies.get(PROOF_COOKIE):
         _keep_cookie(PROOF_COOKIE, "", 0)  # used: the browser forgets it
     blocked = _seat_blocked()
@@ -380,6 +384,7 @@ def _on_sign_in() -> None:
                      "error")
         return
     guard.succeeded()
+    ss[_PROVEN] = True  # the teacher key proves more than a browser: signing out gives a seat at once
     _LOG.info("class: teacher signed in from %s", address())
     _drop_fresh_seat()  # the teacher's browser is never a seat
     token = sessions().open(expected)
