@@ -182,6 +182,7 @@ def _resolve() -> Caller | None:
     token = read_cookies().get(TEACHER_COOKIE)
     if token and not ss.get(_SIGNED_OUT) and sessions().valid(token, _teacher_key()):
         ss[_TEACHER] = token  # signed in earlier in this browser (another tab, a reload)
+        ss[_PROVEN] = True  # a teacher session proves more than a browser: signing out gives a seat at once
         return teacher_caller()
     reg = registry()
     seat_id = ss.get(_SEAT)
