@@ -102,6 +102,16 @@ def test_judge_runs_are_budgeted_per_seat_and_shown_to_the_teacher(klass, budget
     assert df.set_index("name").loc[klass.registry.get(seat).name, "judge calls"] == 7
 
 
+def test_the_class_page_shows_the_seat_proof_difficulty(klass, budgets):  # noqa: F811
+    budgets(seat_proof_bits=12)
+    klass.tab("s")
+    teacher = sign_in(klass.tab("t"), KEY)
+    teacher.switch_page("pages/roster.py").run()
+    table = next(d.value for d in teacher.dataframe if "budget" in d.value.columns).set_index("budget")
+    assert table.loc["seat_proof_bits", "value"] == 12
+    assert "seat_proof_bits = 12: about 4,096 hashes" in shown_text(teacher)
+
+
 def test_no_seat_until_the_browser_proves_itself(klass, budgets, caplog):  # noqa: F811
     """A cookieless session gets the challenge page and no seat; a forged, wrong or replayed answer
     makes none either; a valid answer makes exactly one (issue 27: proof of a real browser)."""

@@ -40,8 +40,9 @@ def deployment(tmp_path, app_cache_dir):
     ws, cache, made = class_dirs(tmp_path, app_cache_dir)  # reachable by the app's unprivileged user
     env = {"HF_HUB_OFFLINE": "1", "RAG_METRICS_WORKSPACE": str(ws),
            "RAG_METRICS_CACHE": str(cache), "RAG_METRICS_TEACHER_KEY": TEACHER_KEY,
-           "RAG_METRICS_WARM": "0", "RAG_METRICS_CONFIG": str(tmp_path / "none.toml")}
-    (tmp_path / "none.toml").write_text("[lab]\n")
+           "RAG_METRICS_WARM": "0", "RAG_METRICS_CONFIG": str(ws.parent / "none.toml")}
+    ws.parent.mkdir(parents=True, exist_ok=True)
+    (ws.parent / "none.toml").write_text("[lab]\n")  # readable by the app's user (beside the workspace)
     dep = ClassDeployment(procs=2, port=free_port(), address="127.0.0.1", env=env, show_upstream=True,
                           python=class_python())
     dep.start()

@@ -49,8 +49,9 @@ def test_started_as_root_every_app_process_and_the_nginx_worker_is_unprivileged(
     (ws / "left-by-root.txt").write_text("a file root wrote earlier\n")  # the workspace is given to the app's user
     env = {"HF_HUB_OFFLINE": "1", "RAG_METRICS_WORKSPACE": str(ws), "RAG_METRICS_CACHE": str(cache),
            "RAG_METRICS_TEACHER_KEY": "a teacher key for the run-as test", "RAG_METRICS_WARM": "0",
-           "RAG_METRICS_CONFIG": str(tmp_path / "none.toml")}
-    (tmp_path / "none.toml").write_text("[lab]\n")
+           "RAG_METRICS_CONFIG": str(ws.parent / "none.toml")}
+    ws.parent.mkdir(parents=True, exist_ok=True)
+    (ws.parent / "none.toml").write_text("[lab]\n")  # readable by the app's user (beside the workspace)
     dep = ClassDeployment(procs=2, port=free_port(), address="127.0.0.1", env=env, python=class_python())
     try:
         dep.start()

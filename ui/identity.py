@@ -510,7 +510,9 @@ def _budgets_panel(spent: Mapping[str, tuple[int, int]]) -> None:
         st.caption("Set in the [lab.budgets] table of the server configuration (RAG_METRICS_CONFIG or "
                    ".streamlit/secrets.toml); a restart reads them. They bind students' seats; the judge's "
                    f"confirmation binds everyone. The teacher's own judge use so far: {teacher[0]:,} calls, "
-                   f"{teacher[1]:,} tokens.")
+                   f"{teacher[1]:,} tokens. " + (f"A new browser proves itself before its seat (seat_proof_bits = "
+                   f"{b.seat_proof_bits}: about {2 ** b.seat_proof_bits:,} hashes, under a second in a browser)."
+                   if b.seat_proof_bits else "No proof of a browser is asked before a seat (seat_proof_bits = 0)."))
         st.dataframe(pd.DataFrame(b.rows(), columns=["budget", "value"]), hide_index=True, width="stretch")
 
 

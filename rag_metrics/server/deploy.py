@@ -166,7 +166,7 @@ def _give(path: Path, user: RunAs) -> None:
 _REACH = """import os, sys
 for p in sys.argv[1:]:
     mode, path = p[0], p[1:]
-    if not os.access(path, os.R_OK | os.X_OK | (os.W_OK if mode == "w" else 0)):
+    if not os.access(path, {"r": os.R_OK | os.X_OK, "w": os.R_OK | os.X_OK | os.W_OK, "f": os.R_OK}[mode]):
         print(path); break
 """
 
@@ -192,6 +192,10 @@ def prepare_run_as(user: RunAs, env: dict[str, str], python: str = sys.executabl
     if "XDG_CACHE_HOME" not in env:
         out["XDG_CACHE_HOME"] = str(home / ".cache")
     paths = [f"r{ROOT}", f"r{Path(python).parent}", f"w{ws}", f"w{cache}"]
+    config = Path(env["RAG_METRICS_CONFIG"]).expanduser() if env.get("RAG_METRICS_CONFIG") else \
+        ROOT / ".streamlit" / "secrets.toml"  # (the app processes start in ROOT)
+    if config.is_file():  # the operator's [lab] table (it holds secrets: readable by the user, not given to it)
+        paths.append(f"f{config}")
     try:
         got = subprocess.run([python, "-c", _REACH, *paths], capture_output=True, text=True, user=user.uid,
                              group=user.gid, extra_groups=[], env={**env, **out}, cwd="/")
@@ -200,8 +204,9 @@ def prepare_run_as(user: RunAs, env: dict[str, str], python: str = sys.executabl
     except OSError:  # the interpreter itself is out of its reach
         blocked = f"the lab's Python {python}"
     if blocked:
-        raise SystemExit(f"lab class: the app processes run as {user.name}, who cannot use {blocked}: a folder "
-                         "above it is closed to other users. Put the workspace and cache where that user can reach "
+        raise SystemExit(f"lab class: the app processes run as {user.name}, who cannot use {blocked}: it, or a "
+                         "folder above it, is closed to that user (a configuration file: chgrp it to the user's "
+                         "group and chmod 640). Put the workspace and cache where that user can reach "
                          "them (RAG_METRICS_WORKSPACE, RAG_METRICS_CACHE, e.g. under /srv; the lab's venv made with a "
                          "system Python such as /usr/bin/python3), or set RAG_METRICS_RUN_AS to a user who can")
     return out
