@@ -194,3 +194,24 @@ def test_a_30000_question_import_is_refused_before_it_is_parsed(klass, budgets, 
     text = shown_text(at) + "".join(str(d.value.to_string()) for d in at.dataframe)
     assert any("Import rejected" in e.value for e in at.error)
     assert "30,000 questions is over this seat's budget of 1,000" in text and "lab.budgets.golden_questions" in text
+
+
+def test_a_30000_question_golden_set_dropped_on_the_bring_page_is_refused_unread(klass, budgets, monkeypatch):  # noqa: F811
+    """The Bring page reads dropped files on drop: a golden set over the seat's budget is refused on
+    its size first (the same check as the Golden set page), and its reader never runs."""
+    from app_helpers import no_exception
+    from ui import bring
+
+    budgets()
+    at = klass.tab("s")
+    at.switch_page("pages/bring_your_system.py").run()
+
+    def no_read(*a, **k):
+        raise AssertionError("the dropped golden set was read")
+
+    monkeypatch.setattr(bring, "describe_bytes", no_read)
+    data = "".join(f'{{"id": "q{i}", "question": "question number {i}?"}}\n' for i in range(30_000)).encode()
+    at.file_uploader(key="bring_files").set_value([("flood.jsonl", data, "application/jsonl")]).run()
+    no_exception(at)
+    (refused,) = [e.value.replace("\\", "") for e in at.error]
+    assert refused.startswith("flood.jsonl: 30,000 questions is over this seat's budget of 1,000")
