@@ -190,7 +190,7 @@ def upsert_labels(golden: GoldenSet, question: str, labels: Mapping[str, int], c
 #: Largest golden-set upload accepted by the app, in bytes.
 MAX_IMPORT_BYTES = 2 * 1024 * 1024
 _JSONL_RECORD = re.compile(rb"(?m)^[ \t]*\{")
-_JSON_KEY = re.compile(rb'"(question|query|text)"\s*:')
+_JSON_KEYS = {k: re.compile(b'"' + k + rb'"\s*:') for k in (b"question", b"query", b"text")}
 
 
 def count_questions(data: bytes, filename: str, *, role_known: bool = True) -> int:
@@ -209,9 +209,7 @@ def count_questions(data: bytes, filename: str, *, role_known: bool = True) -> i
     """
     suffix = PurePath(filename).suffix.lower()
     if suffix in (".json", ".jsonl"):
-        keys = {b"question": 0, b"query": 0, b"text": 0}
-        for m in _JSON_KEY.finditer(data):
-            keys[m.group(1)] += 1
+        keys = {k: len(pattern.findall(data)) for k, pattern in _JSON_KEYS.items()}
         fields = max(keys[b"question"], keys[b"query"]) or (keys[b"text"] if role_known else 0)
         return max(fields, len(_JSONL_RECORD.findall(data))) if suffix == ".jsonl" and role_known else fields
     if suffix == ".csv":
