@@ -445,12 +445,14 @@ def sidebar_panel() -> None:
 
     ss = st.session_state
     who = caller()
-    for name, (value, max_age) in ss.get(_COOKIES, {}).items():
+    for name, (value, max_age) in list(ss.get(_COOKIES, {}).items()):
         if name == TEACHER_COOKIE and ss.get(_WRITTEN) == (value, max_age):
             continue  # the teacher's cookie is set once per sign-in / sign-out (each claim is single use)
         write_cookie(name, value, max_age)
         if name == TEACHER_COOKIE:
             ss[_WRITTEN] = (value, max_age)
+        if name == PROOF_COOKIE:  # the used proof is deleted once, not on every run
+            ss[_COOKIES].pop(name, None)
     _show_message()
     if allowed(who, "manage-class"):
         st.caption("Signed in as the **teacher**: you change the shared workspace (golden sets, corpora, systems) "
