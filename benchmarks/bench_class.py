@@ -146,6 +146,30 @@ def _streamlit(script: Path, port: int, env: dict[str, str], log: Path, cwd: Pat
     return Deployment(f"http://127.0.0.1:{port}", proc, log=log, _log_file=logf)
 
 
+def _unprivileged(cmd: list[str], env: dict[str, str], workspace: Path) -> tuple[list[str], dict[str, str]]:
+    """Started as root, ``./lab class`` runs the app processes as an unprivileged user
+    (:func:`rag_metrics.server.deploy.run_as_user`): the workspace's folders are opened to it and, when
+    this venv's Python lies in a folder closed to other users (pyenv under /root), the command ``./lab
+    class`` would start (``LAB_DRY_RUN=1``) is run with a system Python reading the same packages
+    (tests/app_helpers.class_python)."""
+    import shlex
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from app_helpers import class_python
+
+    workspace.mkdir(parents=True, exist_ok=True)
+    for folder in (workspace, *workspace.parents):
+        if folder == Path("/tmp") or folder == Path(tempfile.gettempdir()) or folder == Path("/"):
+            break
+        folder.chmod(folder.stat().st_mode | 0o005)
+    out = subprocess.run(cmd, cwd=ROOT, env={**env, "LAB_DRY_RUN": "1"}, capture_output=True, text=True, timeout=60)
+    if out.returncode != 0:
+        raise RuntimeError(f"./lab class: {out.stderr.strip()[-500:]}")
+    argv = shlex.split(out.stdout.strip().splitlines()[-1])
+    argv[0] = class_python()
+    return argv, {**env, "RAG_METRICS_CLASS_MODE": "1"}
+
+
 def start_class_deployment(workspace: Path, how: str = "lab", procs: int = 1) -> Deployment:
     """The class deployment, started fresh on a free loopback port with ``workspace`` as its root.
 
@@ -160,10 +184,11 @@ def start_class_deployment(workspace: Path, how: str = "lab", procs: int = 1) ->
            "TRANSFORMERS_OFFLINE": "1"}
     if how == "lab":
         log = workspace / "server.log"
+        cmd = [str(ROOT / "lab"), "class", "--port", str(port), "--address", "127.0.0.1", "--procs", str(procs)]
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            cmd, env = _unprivileged(cmd, env, workspace)
         logf = open(log, "w")  # noqa: SIM115 - open for the server's lifetime
-        proc = subprocess.Popen([str(ROOT / "lab"), "class", "--port", str(port), "--address", "127.0.0.1",
-                                 "--procs", str(procs)],
-                                cwd=ROOT, env=env, stdout=logf, stderr=subprocess.STDOUT, text=True,
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=logf, stderr=subprocess.STDOUT, text=True,
                                 start_new_session=True)
         d = Deployment(f"http://127.0.0.1:{port}", proc, log=log, _log_file=logf, group=True)
     else:
@@ -251,6 +276,8 @@ class Student(Client):
         super().__init__(url, n)
         self.http_url = http_url
         self.jar = http.cookiejar.CookieJar()
+        self.script_cookies: dict[str, str] = {}  # what the page's scripts would set (the seat proof's answer)
+        self.proofs = 0                            # challenges solved before the seat
 
     def _load_page(self) -> None:
         opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(self.jar))
@@ -258,17 +285,42 @@ class Student(Client):
             r.read()
 
     def cookie_header(self) -> str:
-        return "; ".join(f"{c.name}={c.value}" for c in self.jar)
+        return "; ".join([f"{c.name}={c.value}" for c in self.jar]
+                         + [f"{k}={v}" for k, v in self.script_cookies.items()])
 
-    async def __aenter__(self):
+    def headers(self) -> dict[str, str]:
+        """The websocket's request headers (its cookies, as the browser sends them)."""
+        cookie = self.cookie_header()
+        return {"Cookie": cookie} if cookie else {}
+
+    async def _connect(self) -> None:
         import websockets
 
-        await asyncio.to_thread(self._load_page)
-        cookie = self.cookie_header()
-        headers = {"Cookie": cookie} if cookie else None
         self.ws = await websockets.connect(self.url, subprotocols=["streamlit"], max_size=None, open_timeout=120,
-                                           ping_interval=None, additional_headers=headers)
+                                           ping_interval=None, additional_headers=self.headers() or None)
+
+    async def __aenter__(self):
+        await asyncio.to_thread(self._load_page)
+        await self._connect()
+        await self.prove()
         return self
+
+    async def prove(self) -> None:
+        """Class mode gives a browser without a seat the proof-of-browser page first: solve its
+        challenge as the page's script does (here in Python, :func:`rag_metrics.server.proof.solve`),
+        keep the answer as the script's cookie and reconnect, as the page's reload does.  The rerun
+        of the challenge page is not counted in the latencies (it is the student's arrival)."""
+        from rag_metrics.server.proof import PROOF_COOKIE, solve
+
+        await self.rerun()
+        if not self.challenge:
+            return
+        self.proofs += 1
+        self.script_cookies[PROOF_COOKIE] = await asyncio.to_thread(solve, self.challenge)
+        await self.ws.close()
+        self.challenge, self.latencies, self.states, self.ids, self.pages = "", [], {}, {}, {}
+        await self._connect()
+        self.script_cookies.pop(PROOF_COOKIE, None)  # the app deletes it once used
 
 
 @dataclass

@@ -29,6 +29,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -58,6 +59,10 @@ def _peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
+#: The challenge in the page script of class mode's proof-of-browser page (ui/seat_proof.js).
+_CHALLENGE_RE = re.compile(rb'var C = \\?"(\d{1,2}\.\d{1,12}\.[0-9a-f]{32}\.[0-9a-f]{32})\\?"')
+
+
 class Client:
     """One browser tab: a websocket session that reruns the app with widget states."""
 
@@ -74,6 +79,7 @@ class Client:
         self.session_id = ""
         self.fragments: dict[str, str] = {}   # widget id -> id of the fragment it is drawn in ("" none)
         self.script_runs = 0                  # script runs finished (full runs and fragment runs)
+        self.challenge = ""                   # the seat challenge the last run showed (class mode, no seat yet)
 
     async def __aenter__(self):
         import websockets
@@ -111,6 +117,9 @@ class Client:
         whole = False  # since the last run started: an element outside any fragment came (a full run)
         while True:
             raw = await asyncio.wait_for(self.ws.recv(), timeout=600)
+            got = _CHALLENGE_RE.search(raw) if isinstance(raw, bytes) else None
+            if got:  # class mode's proof-of-browser page (rag_metrics.server.proof): no seat until solved
+                self.challenge = got.group(1).decode()
             f = ForwardMsg()
             f.ParseFromString(raw)
             kind = f.WhichOneof("type")

@@ -59,16 +59,8 @@ class From(Student):
         with opener.open(req, timeout=60) as r:
             r.read()
 
-    async def __aenter__(self):
-        import websockets
-
-        await asyncio.to_thread(self._load_page)
-        headers = {"X-Forwarded-For": self.address}
-        if self.cookie_header():
-            headers["Cookie"] = self.cookie_header()
-        self.ws = await websockets.connect(self.url, subprotocols=["streamlit"], max_size=None, open_timeout=120,
-                                           ping_interval=None, additional_headers=headers)
-        return self
+    def headers(self) -> dict[str, str]:
+        return {**super().headers(), "X-Forwarded-For": self.address}
 
 
 def _address(n: int) -> str:

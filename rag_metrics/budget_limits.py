@@ -10,6 +10,8 @@ from rag_metrics.errors import InputError
 from rag_metrics.limits import parse_int
 
 _MAX = 10**12
+#: Budgets whose range is not 1 to _MAX: ``seat_proof_bits`` is 0 (no proof) to 28 (minutes in a browser).
+_RANGES = {"seat_proof_bits": (0, 28)}
 
 
 @dataclass(frozen=True)
@@ -19,6 +21,7 @@ class Budgets:
     seats_per_address: int = 8
     seats_per_server: int = 300
     seat_window_s: int = 600
+    seat_proof_bits: int = 16
     guesses_per_address: int = 10
     guesses_per_server: int = 40
     guess_window_s: int = 600
@@ -49,7 +52,8 @@ def parse_budgets(raw: Any, source: str = "config") -> Budgets:
         raise InputError(f"{source}: lab.budgets.{unknown[0]} is not a budget; use one of {', '.join(sorted(known))}")
     values: dict[str, int] = {}
     for key, value in raw.items():
-        n, msg = parse_int(value, 1, _MAX, f"{source}: lab.budgets.{key}")
+        low, high = _RANGES.get(str(key), (1, _MAX))
+        n, msg = parse_int(value, low, high, f"{source}: lab.budgets.{key}")
         if msg is not None:
             raise InputError(msg)
         assert n is not None

@@ -17,6 +17,8 @@ Example ``[lab.budgets]`` (every key optional; these are the defaults):
     seats_per_address = 8            # new seats one client address may make per seat_window_s
     seats_per_server = 300           # new seats the whole server makes per seat_window_s (a class arriving)
     seat_window_s = 600
+    seat_proof_bits = 16             # a new seat first proves a real browser: SHA-256 work of 2**bits hashes
+                                     # (about 0.1-1 s in a browser; 0 turns it off; rag_metrics.server.proof)
     guesses_per_address = 10         # wrong teacher keys + rejoin codes per address per guess_window_s
     guesses_per_server = 40          # ... and for the whole server
     guess_window_s = 600

@@ -103,7 +103,8 @@ SETTINGS: dict[str, Setting] = {
     "warm": Setting("RAG_METRICS_WARM", "1", "0/false/no: do not warm the sample at start"),
     "max_file_bytes": Setting("RAG_METRICS_MAX_FILE_BYTES", "", "largest corpus file read (bytes)"),
     "judge_key": Setting("RAG_METRICS_JUDGE_KEY", "", "the LLM judge's API key (single-user mode)"),
-    "run_as": Setting("RAG_METRICS_RUN_AS", "", "./lab class started as root: the user the app processes run as"),
+    "run_as": Setting("RAG_METRICS_RUN_AS", "", "./lab class started as root: the user the app processes run as "
+                      "(default: the system user rag-metrics)"),
     "debug": Setting("RAG_METRICS_DEBUG", "", "set: the CLI prints tracebacks"),
     "progress": Setting("RAG_METRICS_PROGRESS", "", "1: the CLI prints progress"),
 }

@@ -9,6 +9,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Iterable, Iterator, Mapping
@@ -189,17 +190,56 @@ def _wait_healthy(url: str, log: Path, what: str) -> None:
     pytest.fail(f"{what} did not start: " + log.read_text()[-2000:])
 
 
+def class_dirs(tmp_path: Path, cache_dir: Path) -> tuple[Path, Path, list[Path]]:
+    """``(workspace, cache, made)`` for a class deployment of a test.  Started as root, the app
+    processes run as an unprivileged user (rag_metrics.server.deploy.run_as_user) and pytest's tmp
+    folders are closed to other users: the two then live in fresh folders under /tmp (``made``:
+    remove them after)."""
+    import tempfile
+
+    if not (hasattr(os, "geteuid") and os.geteuid() == 0):
+        return tmp_path / "workspace", cache_dir, []
+    made = [Path(tempfile.mkdtemp(prefix="lab-class-ws-")), Path(tempfile.mkdtemp(prefix="lab-class-cache-"))]
+    for folder in made:
+        folder.chmod(0o755)  # mkdtemp makes them 0700
+    return made[0] / "workspace", made[1], made
+
+
+def class_python() -> str:
+    """The Python a class deployment of a test runs its app processes with.  Started as root they
+    run unprivileged, so the interpreter's folders must be open to other users; a Python installed
+    under /root (pyenv) is not: then a venv of the system's Python of the same minor version that
+    reads this venv's packages (a ``.pth`` file) is made once under /tmp (skip when there is none)."""
+    if not (hasattr(os, "geteuid") and os.geteuid() == 0):
+        return sys.executable
+    real = Path(os.path.realpath(sys.executable))
+    if all(p.stat().st_mode & 0o001 for p in real.parents):
+        return sys.executable
+    minor = f"python3.{sys.version_info.minor}"
+    system = Path("/usr/bin") / minor
+    if not system.exists():
+        pytest.skip(f"the app's Python ({real}) is closed to other users and there is no {system} to run the "
+                    "class's unprivileged app processes with")
+    shim = Path(tempfile.gettempdir()) / f"lab-class-{minor}-{os.getuid()}"
+    if not (shim / "bin" / "python").exists():
+        subprocess.run([str(system), "-m", "venv", "--without-pip", str(shim)], check=True, timeout=120)
+        site = next(p for p in sys.path if p.endswith("site-packages") and p.startswith(sys.prefix))
+        (shim / "lib" / minor / "site-packages" / "lab.pth").write_text(site + "\n")
+    return str(shim / "bin" / "python")
+
+
 @contextlib.contextmanager
 def class_server(tmp_path: Path, cache_dir: Path, teacher_key: str) -> Iterator[tuple[str, Path]]:
     """``./lab class`` on a loopback port (the command it prints under ``LAB_DRY_RUN=1``, started as it
     would start it, in class mode); yields ``(url, workspace)`` and stops the whole process group after."""
     import shlex
+    import shutil
     import signal
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    ws = tmp_path / "workspace"
+    ws, cache_dir, shared = class_dirs(tmp_path, cache_dir)
     env = {**os.environ, "RAG_METRICS_WORKSPACE": str(ws), "RAG_METRICS_CACHE": str(cache_dir),
            "RAG_METRICS_WARM": "0", "RAG_METRICS_TEACHER_KEY": teacher_key, "HF_HUB_OFFLINE": "1",
            "RAG_METRICS_VENV": str(Path(sys.executable).parents[1]), "LAB_DRY_RUN": "1"}
@@ -208,7 +248,7 @@ def class_server(tmp_path: Path, cache_dir: Path, teacher_key: str) -> Iterator[
                          env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     argv = shlex.split(out.stdout.strip().splitlines()[-1])
-    argv[0] = sys.executable
+    argv[0] = class_python()
     env.pop("LAB_DRY_RUN")
     env["RAG_METRICS_CLASS_MODE"] = "1"  # what ./lab class exports before starting
     url = f"http://127.0.0.1:{port}"
@@ -227,6 +267,8 @@ def class_server(tmp_path: Path, cache_dir: Path, teacher_key: str) -> Iterator[
             proc.wait(timeout=20)
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
+        for folder in shared:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 @contextlib.contextmanager

@@ -88,6 +88,32 @@ def app_env(tmp_path, app_cache_dir, monkeypatch):
     _clear_streamlit_caches()
 
 
+@pytest.fixture
+def proven_browser(monkeypatch):
+    """Class mode's AppTest sessions are browsers that have solved the seat challenge
+    (:mod:`rag_metrics.server.proof`): each session without a seat sends an answer, computed here in
+    Python, to a challenge the server made for its address; the app checks and uses it up as it does
+    a real browser's.  (AppTest runs no page script; tests/test_app_class.py's jars solve the
+    challenge the page shows instead.)"""
+    import streamlit as st
+
+    from rag_metrics.server.policy import seat_proof_bits
+    from rag_metrics.server.proof import PROOF_COOKIE, SeatProofs, solve
+    from rag_metrics.server.seats import SeatRegistry
+    from ui import class_budgets, identity
+
+    real = identity.read_cookies
+
+    def cookies():
+        got = dict(real())
+        bits = seat_proof_bits(True, class_budgets.budgets())
+        if bits and "_identity_seat" not in st.session_state and PROOF_COOKIE not in got:
+            got[PROOF_COOKIE] = solve(SeatProofs(SeatRegistry().root).challenge(bits, class_budgets.address()))
+        return got
+
+    monkeypatch.setattr(identity, "read_cookies", cookies)
+
+
 APP_TIMEOUT = 180  # the first test of a session may load the embedding model
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from app_helpers import app_golden, edit_table, no_exception, sample_golden
+from rag_metrics.server.proof import PROOF_COOKIE, solve
 from rag_metrics.server.seats import COOKIE_NAME, TEACHER_COOKIE, SeatRegistry, seat_space
 from rag_metrics.systems.store import SystemStore
 from rag_metrics.workspace.store import Workspace, space_dir
@@ -36,17 +37,24 @@ class Class:
         self.root = root
         self.jars: dict[str, dict[str, str]] = {}
 
-    def tab(self, browser: str, params: dict[str, str] | None = None):
-        """A new tab of ``browser`` (its first run done)."""
+    def tab(self, browser: str, params: dict[str, str] | None = None, *, prove: bool = True):
+        """A new tab of ``browser`` (its first run done).  A browser without a seat is first given the
+        proof-of-browser challenge: with ``prove`` it solves it as the page's script does (here in
+        Python), keeps the answer in its jar and reloads (a new tab), as a real browser does."""
         from streamlit.testing.v1 import AppTest
 
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
         at.session_state[_BROWSER] = browser
-        self.jars.setdefault(browser, {})
+        jar = self.jars.setdefault(browser, {})
         for k, v in (params or {}).items():
             at.query_params[k] = v
         at.run()
         no_exception(at)
+        state = at.session_state
+        challenge = state["_identity_challenge"] if "_identity_challenge" in state else None  # noqa: SIM401
+        if prove and challenge and "_identity_seat" not in at.session_state:
+            jar[PROOF_COOKIE] = solve(challenge)
+            return self.tab(browser, params, prove=False)
         return at
 
     @property

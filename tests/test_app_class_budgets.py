@@ -100,3 +100,118 @@ def test_judge_runs_are_budgeted_per_seat_and_shown_to_the_teacher(klass, budget
     teacher.switch_page("pages/roster.py").run()
     df = teacher.dataframe[0].value
     assert df.set_index("name").loc[klass.registry.get(seat).name, "judge calls"] == 7
+
+
+def test_the_class_page_shows_the_seat_proof_difficulty(klass, budgets):  # noqa: F811
+    budgets(seat_proof_bits=12)
+    klass.tab("s")
+    teacher = sign_in(klass.tab("t"), KEY)
+    teacher.switch_page("pages/roster.py").run()
+    table = next(d.value for d in teacher.dataframe if "budget" in d.value.columns).set_index("budget")
+    assert table.loc["seat_proof_bits", "value"] == 12
+    assert "seat_proof_bits = 12: about 4,096 hashes" in shown_text(teacher)
+
+
+def test_no_seat_until_the_browser_proves_itself(klass, budgets, caplog):  # noqa: F811
+    """A cookieless session gets the challenge page and no seat; a forged, wrong or replayed answer
+    makes none either; a valid answer makes exactly one (issue 27: proof of a real browser)."""
+    import hashlib
+
+    from rag_metrics.server.proof import PROOF_COOKIE, leading_zero_bits, solve
+
+    budgets(seat_proof_bits=8)
+    at = klass.tab("bot", prove=False)
+    assert len(klass.registry) == 0 and "_identity_caller" not in at.session_state
+    assert "Checking that this is a browser" in shown_text(at)
+    assert at.text_input(key="identity_teacher_key") is not None  # sign-in and rejoin stay reachable
+    assert at.text_input(key="identity_rejoin_code") is not None
+    challenge = at.session_state["_identity_challenge"]
+    wrong = next(f"{challenge}.{i}" for i in range(999)
+                 if leading_zero_bits(hashlib.sha256(f"{challenge}.{i}".encode()).digest()) < 8)
+    good = solve(challenge)
+    forged = "1" + good[1:]  # claims an easier challenge: the MAC no longer matches
+    with caplog.at_level(logging.WARNING, logger="rag_metrics.class"):
+        for answer in (wrong, forged, "8.99.aa.bb.1"):
+            klass.jars["bot"] = {PROOF_COOKIE: answer}
+            assert "_identity_caller" not in klass.tab("bot", prove=False).session_state
+            assert len(klass.registry) == 0
+    assert sum("seat proof refused" in r.getMessage() for r in caplog.records) == 3
+    klass.jars["bot"] = {PROOF_COOKIE: good}
+    assert caller_of(klass.tab("bot", prove=False)).role == "student"
+    assert len(klass.registry) == 1
+    assert PROOF_COOKIE not in klass.jars["bot"]  # used: the page makes the browser forget it
+    klass.jars["copy"] = {PROOF_COOKIE: good}  # the same answer again, from another cookie jar
+    assert "_identity_caller" not in klass.tab("copy", prove=False).session_state
+    assert len(klass.registry) == 1
+
+
+def test_proof_off_when_the_operator_sets_zero_bits(klass, budgets):  # noqa: F811
+    budgets(seat_proof_bits=0)
+    assert caller_of(klass.tab("s", prove=False)).role == "student"
+
+
+def test_teacher_key_guessing_is_limited_for_the_whole_server_across_addresses(
+        klass, budgets, caplog, monkeypatch):  # noqa: F811
+    """Each guess from a new session and a new address: only the server-wide budget can stop them."""
+    import streamlit as st
+
+    from ui import class_budgets
+
+    seen: dict[str, int] = {}
+    monkeypatch.setattr(class_budgets, "address",
+                        lambda: f"10.0.0.{seen.setdefault(str(st.session_state.get('_test_browser')), len(seen) + 1)}")
+    budgets(guesses_per_server=3, guesses_per_address=10)
+    with caplog.at_level(logging.WARNING, logger="rag_metrics.class"):
+        for i in range(3):
+            sign_in(klass.tab(f"guesser{i}"), f"wrong guess number {i}")
+        at = sign_in(klass.tab("guesser-last"), KEY)
+    assert caller_of(at).role == "student"
+    assert "Too many wrong teacher keys from the class" in shown_text(at)
+    assert sum("wrong teacher key" in r.getMessage() for r in caplog.records) == 3
+    assert any("teacher key refused" in r.getMessage() and "the whole server" in r.getMessage()
+               for r in caplog.records)
+
+
+def test_a_30000_question_import_is_refused_before_it_is_parsed(klass, budgets, monkeypatch):  # noqa: F811
+    """Issue 27: the Golden set page refuses a 2 MB file of 30,000 questions on its size, never parsing it."""
+    from app_helpers import goto, no_exception
+    from rag_metrics.io import golden as golden_io
+
+    budgets()  # the default golden_questions (1000)
+    at = klass.tab("s")
+    goto(at, "pages/golden_set.py")
+    at.segmented_control(key="golden_view").set_value("io").run()
+
+    def no_parse(*a, **k):
+        raise AssertionError("the golden set was parsed")
+
+    monkeypatch.setattr(golden_io, "parse_golden", no_parse)
+    data = "".join(f'{{"id": "q{i}", "question": "question number {i}?"}}\n' for i in range(30_000)).encode()
+    assert len(data) < 2 * 1024 * 1024
+    at.file_uploader(key="golden_upload").set_value(("flood.jsonl", data, "application/jsonl")).run()
+    at.button(key="golden_import").click().run()
+    no_exception(at)
+    text = shown_text(at) + "".join(str(d.value.to_string()) for d in at.dataframe)
+    assert any("Import rejected" in e.value for e in at.error)
+    assert "30,000 questions is over this seat's budget of 1,000" in text and "lab.budgets.golden_questions" in text
+
+
+def test_a_30000_question_golden_set_dropped_on_the_bring_page_is_refused_unread(klass, budgets, monkeypatch):  # noqa: F811
+    """The Bring page reads dropped files on drop: a golden set over the seat's budget is refused on
+    its size first (the same check as the Golden set page), and its reader never runs."""
+    from app_helpers import no_exception
+    from ui import bring
+
+    budgets()
+    at = klass.tab("s")
+    at.switch_page("pages/bring_your_system.py").run()
+
+    def no_read(*a, **k):
+        raise AssertionError("the dropped golden set was read")
+
+    monkeypatch.setattr(bring, "describe_bytes", no_read)
+    data = "".join(f'{{"id": "q{i}", "question": "question number {i}?"}}\n' for i in range(30_000)).encode()
+    at.file_uploader(key="bring_files").set_value([("flood.jsonl", data, "application/jsonl")]).run()
+    no_exception(at)
+    (refused,) = [e.value.replace("\\", "") for e in at.error]
+    assert refused.startswith("flood.jsonl: 30,000 questions is over this seat's budget of 1,000")

@@ -54,7 +54,7 @@ def judge():
 
 
 @pytest.fixture
-def lab(app_env, tmp_path, monkeypatch, judge):
+def lab(app_env, tmp_path, monkeypatch, judge, proven_browser):
     for k, v in ENV_SECRETS.items():
         monkeypatch.setenv(k, v)
     conn = RawServer(_ranking_reply)

@@ -95,7 +95,7 @@ def test_judge_vs_people_shows_kappa_and_the_ranking_change(app, judge):
     assert len(app.dataframe) >= 4   # confusion matrices, rankings, provenance
 
 
-def test_class_mode_uses_only_the_operators_judge(app_env, judge, monkeypatch, tmp_path):
+def test_class_mode_uses_only_the_operators_judge(app_env, judge, monkeypatch, tmp_path, proven_browser):
     cfg = tmp_path / "lab.toml"
     cfg.write_text(f'[lab]\nteacher_key = "a long random teacher phrase"\n[lab.judge]\nbase_url = "{judge.base_url}"\n'
                    'chat_model = "operators-model"\n')

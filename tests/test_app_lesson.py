@@ -173,7 +173,7 @@ def test_class_progress_shows_the_students_progress(lesson, app_env):
     assert row["hit_rate@5"] == pytest.approx(library_result("dense").mean("hit_rate", 5))
 
 
-def test_class_progress_is_for_the_teacher_only(app_env, monkeypatch):
+def test_class_progress_is_for_the_teacher_only(app_env, monkeypatch, proven_browser):
     from streamlit.testing.v1 import AppTest
 
     monkeypatch.setenv("RAG_METRICS_CLASS_MODE", "1")
@@ -317,7 +317,7 @@ def test_a_link_carries_the_lesson_preset(app_env):
     assert any("conventions" in w.value for w in bad.warning) and shown_cards(bad)["Hit rate@5"] == "0.859"
 
 
-def test_a_students_link_to_the_teachers_page_is_no_such_page(app_env, monkeypatch):
+def test_a_students_link_to_the_teachers_page_is_no_such_page(app_env, monkeypatch, proven_browser):
     from streamlit.testing.v1 import AppTest
 
     monkeypatch.setenv("RAG_METRICS_CLASS_MODE", "1")

@@ -32,18 +32,26 @@ def _nginx_present() -> bool:
 def deployment(tmp_path, app_cache_dir):
     if not _nginx_present():
         pytest.skip("nginx is not installed (apt-get install nginx-light); ./lab test installs it")
+    import shutil
+
+    from app_helpers import class_dirs, class_python
     from rag_metrics.server.deploy import ClassDeployment, free_port
 
-    env = {"HF_HUB_OFFLINE": "1", "RAG_METRICS_WORKSPACE": str(tmp_path / "workspace"),
-           "RAG_METRICS_CACHE": str(app_cache_dir), "RAG_METRICS_TEACHER_KEY": TEACHER_KEY,
-           "RAG_METRICS_WARM": "0", "RAG_METRICS_CONFIG": str(tmp_path / "none.toml")}
-    (tmp_path / "none.toml").write_text("[lab]\n")
-    dep = ClassDeployment(procs=2, port=free_port(), address="127.0.0.1", env=env, show_upstream=True)
+    ws, cache, made = class_dirs(tmp_path, app_cache_dir)  # reachable by the app's unprivileged user
+    env = {"HF_HUB_OFFLINE": "1", "RAG_METRICS_WORKSPACE": str(ws),
+           "RAG_METRICS_CACHE": str(cache), "RAG_METRICS_TEACHER_KEY": TEACHER_KEY,
+           "RAG_METRICS_WARM": "0", "RAG_METRICS_CONFIG": str(ws.parent / "none.toml")}
+    ws.parent.mkdir(parents=True, exist_ok=True)
+    (ws.parent / "none.toml").write_text("[lab]\n")  # readable by the app's user (beside the workspace)
+    dep = ClassDeployment(procs=2, port=free_port(), address="127.0.0.1", env=env, show_upstream=True,
+                          python=class_python())
     dep.start()
     try:
         yield dep, f"http://127.0.0.1:{dep.port}"
     finally:
         dep.stop()
+        for folder in made:
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def test_students_through_nginx_upload_and_see_only_their_own(deployment, tmp_path):

@@ -95,3 +95,51 @@ def test_seats_and_sign_in_in_a_real_browser(class_server):
             _open(page, f"{url}/roster", "Only the teacher")  # a student, by URL: refused
         finally:
             browser.close()
+
+
+# what the page's script writes into the proof cookie, kept (in the tab's session storage) for the test
+_KEEP_PROOF_JS = """(() => {
+  const d = Object.getOwnPropertyDescriptor(Document.prototype, 'cookie');
+  Object.defineProperty(Document.prototype, 'cookie', {configurable: true, get() { return d.get.call(this); },
+    set(v) {
+      const kept = v.startsWith('rag_metrics_proof=') ? v.split(';')[0].slice(18) : '';
+      if (kept) { sessionStorage.setItem('seen_proof', kept); }  // not the app's deletion (an empty value)
+      d.set.call(this, v);
+    }});
+})();"""
+
+
+def test_a_real_browser_proves_itself_and_gets_its_seat(class_server, tmp_path):
+    """Issue 27: a cookieless browser first gets the challenge page; its script solves the challenge
+    (the default ``lab.budgets.seat_proof_bits``), keeps the answer in a cookie and reloads, and the
+    seat is made from that answer, with nothing typed or clicked.  The answer is then used up and
+    forgotten by the browser; sent again, it makes no second seat."""
+    from playwright.sync_api import sync_playwright
+
+    url, ws = class_server
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=[
+            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
+        try:
+            ctx = browser.new_context()
+            page = ctx.new_page()
+            page.add_init_script(_KEEP_PROOF_JS)
+            _open(page, url)
+            assert len(_seats(ws)) == 1
+            used = json.loads((ws / ".class" / "proofs.json").read_text())
+            answer = page.evaluate("sessionStorage.getItem('seen_proof')")
+            assert len(used) == 1 and answer and answer.split(".")[2] in used  # the seat came from the browser's proof
+            wait_until_idle(page)
+            assert "rag_metrics_proof" not in {c["name"] for c in ctx.cookies()}  # used: forgotten
+            replay = browser.new_context()  # another browser sending the same answer
+            host = url.split("//", 1)[1].split(":")[0]
+            replay.add_cookies([{"name": "rag_metrics_proof", "value": answer, "domain": host, "path": "/"}])
+            rpage = replay.new_page()  # as on http://<lan address>: no crypto.subtle, the script's own SHA-256
+            rpage.add_init_script("Object.defineProperty(window, 'isSecureContext', {get: () => false});")
+            _open(rpage, url)
+            assert len(_seats(ws)) == 2  # its seat came from a proof of its own, not from the replayed answer
+            assert len(json.loads((ws / ".class" / "proofs.json").read_text())) == 2
+            assert "seat proof refused for 127.0.0.1: the answer was used already" in \
+                (tmp_path / "server.log").read_text()
+        finally:
+            browser.close()

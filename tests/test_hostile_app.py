@@ -187,7 +187,7 @@ def test_sessions_on_different_workspaces_never_see_each_others_edits(app_env):
     assert not Workspace(SAMPLE, app_env).path.exists()  # the shared workspace is untouched
 
 
-def test_class_mode_gives_each_browser_a_private_copy(app_env, monkeypatch):
+def test_class_mode_gives_each_browser_a_private_copy(app_env, monkeypatch, proven_browser):
     from streamlit.testing.v1 import AppTest
 
     monkeypatch.setenv("RAG_METRICS_CLASS_MODE", "1")

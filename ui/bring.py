@@ -63,12 +63,28 @@ def _read_one(name: str, data: bytes) -> Dropped:
     return Dropped(name, data, got, roles=[r for r in roles if r])
 
 
+def _question_budget() -> int | None:
+    """This session's ``lab.budgets.golden_questions`` (``None``: not limited)."""
+    from rag_metrics.server.policy import limit
+    from ui import server
+
+    return limit(state.caller(), "golden_questions", server.config().budgets)
+
+
 def read_dropped(files: list[tuple[str, bytes]]) -> list[Dropped]:
-    """Each file read once per content (kept in the session by name and hash)."""
+    """Each file read once per content (kept in the session by name and hash); a golden set over the
+    seat's budget is refused on its size, before it is parsed."""
+    from rag_metrics.authoring.golden_edit import import_size_problem
+
     memo: dict[str, Dropped] = st.session_state.setdefault(_READ_CACHE, {})
     out = []
+    cap = _question_budget()
     for name, data in files:
         key = f"{name}\0{hashlib.sha256(data).hexdigest()}"
+        too_big = import_size_problem(data, name, cap, max_bytes=None, role_known=False)
+        if too_big is not None:
+            out.append(Dropped(name, data, None, too_big))
+            continue
         if key not in memo:
             memo[key] = _read_one(name, data)
         out.append(memo[key])
@@ -145,14 +161,19 @@ def bring_in(ctx: Any, items: list[Dropped], name: str, golden_from_log: bool = 
 
             s = sniff(gold.data, gold.name, role="qrels")
             new, rep = session.import_file(s.data, s.filename if s.kind != "json_qrels" else gold.name + ".txt",
-                                           ctx.known_ids)
+                                           ctx.known_ids, max_questions=_question_budget())
             if new is None:
                 msgs.append(f"Golden set not changed: {rep.summary()} in {gold.name}")
             else:
                 msgs.append(f"Labels of {gold.name} imported into the golden set ({len(new)} questions)")
         elif gold.read.golden is not None:
-            session.replace(gold.read.golden)
-            msgs.append(f"Golden set replaced by {gold.name} ({len(gold.read.golden)} questions)")
+            cap = _question_budget()
+            if cap is not None and len(gold.read.golden) > cap:
+                msgs.append(f"Golden set not changed: {len(gold.read.golden):,} questions is over this seat's budget "
+                            f"of {cap:,} (lab.budgets.golden_questions) in {gold.name}")
+            else:
+                session.replace(gold.read.golden)
+                msgs.append(f"Golden set replaced by {gold.name} ({len(gold.read.golden)} questions)")
     elif golden_from_log:
         log = next((it.read.log for it in _systems_of(items) if it.read is not None and it.read.log is not None), None)
         if log is not None:

@@ -6,16 +6,19 @@ operator's ``[lab.budgets]`` (:mod:`rag_metrics.budgets`)."""
 from __future__ import annotations
 
 import logging
+import time
 
 import streamlit as st
 
 from rag_metrics.budget_limits import Budgets
 from rag_metrics.budgets import RateLimiter, client_address
-from rag_metrics.config import load_server_config
+from rag_metrics.config import class_mode_on, load_server_config
 from rag_metrics.errors import InputError
+from rag_metrics.server.policy import seat_proof_bits
+from rag_metrics.server.proof import SeatProofs, check_answer
 from rag_metrics.server.seats import SeatRegistry
 
-__all__ = ["address", "budgets", "guess_failed", "guesses_blocked", "seat_blocked"]
+__all__ = ["address", "budgets", "guess_failed", "guesses_blocked", "seat_blocked", "seat_challenge"]
 
 _LOG = logging.getLogger("rag_metrics.class")
 
@@ -57,6 +60,26 @@ def guess_failed(what: str) -> None:
     rates.hit(f"guess:{who}", b.guesses_per_address, b.guess_window_s)
     rates.hit("guess:*", b.guesses_per_server, b.guess_window_s)
     _LOG.warning("class: wrong %s from %s", what, who)
+
+
+def seat_challenge(answer: str | None, pending: str | None = None) -> str | None:
+    """The challenge this browser must solve before it gets a new seat (:mod:`rag_metrics.server.proof`),
+    or None: ``answer`` (the proof cookie) is a valid, unused answer (now used up), or no proof is
+    asked (``lab.budgets.seat_proof_bits`` = 0, or not class mode: :func:`rag_metrics.server.policy.seat_proof_bits`).
+    ``pending`` (the challenge this session was given) is asked again while it has a minute left."""
+    bits = seat_proof_bits(class_mode_on(), budgets())
+    if bits <= 0:
+        return None
+    proofs, who = SeatProofs(SeatRegistry().root), address()
+    why = proofs.redeem(answer, bits, who)
+    if why is None:
+        return None
+    if answer:
+        _LOG.warning("class: seat proof refused for %s: %s", who, why)
+    if pending and check_answer(proofs.key(), f"{pending}.0", bits, who, time.time() + 60) in (
+            None, "the answer is wrong"):
+        return pending  # still this browser's, with a minute left: the page keeps solving the same one
+    return proofs.challenge(bits, who)
 
 
 def seat_blocked() -> str | None:

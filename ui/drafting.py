@@ -269,8 +269,15 @@ def render_drafts(ctx: Any) -> None:
         st.rerun()
     up = st.file_uploader("Or load drafts written by `rag-metrics draft` (JSONL)", type=["jsonl"], key="draft_file")
     if up is not None and st.button("Add these drafts to the review", key="draft_file_add"):
+        from rag_metrics.authoring.golden_edit import import_size_problem
         from rag_metrics.io.files import loads_json
+        from rag_metrics.server.policy import limit
 
+        too_big = import_size_problem(up.getvalue(), up.name, limit(state.caller(), "golden_questions",
+                                                                    server.config().budgets))
+        if too_big is not None:  # refused on its size, before any line is parsed
+            views.input_error(InputError(too_big), "Not loaded")
+            return
         try:
             drafts = []
             for n, line in enumerate(up.getvalue().decode("utf-8").splitlines(), 1):

@@ -12,6 +12,10 @@ connects them to a browser session:
   in a same-origin frame writing ``window.parent.document.cookie``.  It is never taken from a URL and
   never shown.  (A cookie set by a script cannot be HttpOnly: a script injected into the page could
   read it; the app renders no user HTML.)
+- Before a new seat, the browser proves it is one (:mod:`rag_metrics.server.proof`, ``lab.budgets.seat_proof_bits``):
+  a cookieless session gets :func:`no_seat_page`'s challenge, a tiny page (no app page runs) whose
+  script solves it (about half a second), keeps the answer in a short-lived cookie and reloads;
+  only a valid, unused answer makes the seat.  The rejoin form and the teacher's sign-in are on that page.
 - :func:`sidebar_panel` (class mode's sidebar, instead of the workspace picker): the seat's name, the
   rejoin code, rejoining another seat, and the teacher's sign-in / sign-out.  A sign-in is a
   server-side session (:mod:`rag_metrics.teacher_sessions`, 12 hours): the browser keeps its token
@@ -22,15 +26,18 @@ connects them to a browser session:
 from __future__ import annotations
 
 import datetime as _dt
+import json
 import logging
 import re
 from collections.abc import Mapping
+from pathlib import Path
 
 import streamlit as st
 
 from rag_metrics.errors import InputError
 from rag_metrics.server.access import Caller
 from rag_metrics.server.policy import allowed
+from rag_metrics.server.proof import PROOF_COOKIE, PROOF_MAX_AGE
 from rag_metrics.server.seats import (
     COOKIE_NAME,
     TEACHER_COOKIE,
@@ -47,8 +54,10 @@ from ui.class_budgets import budgets as _budgets
 from ui.class_budgets import guess_failed as _guess_failed
 from ui.class_budgets import guesses_blocked as _guesses_blocked
 from ui.class_budgets import seat_blocked as _seat_blocked
+from ui.class_budgets import seat_challenge as _seat_challenge
 from ui.context import esc
 from ui.keys import IDENTITY_CALLER as _CALLER
+from ui.keys import IDENTITY_CHALLENGE as _CHALLENGE
 from ui.keys import IDENTITY_CODE as KEY_CODE
 from ui.keys import IDENTITY_COOKIES as _COOKIES
 from ui.keys import IDENTITY_FULL as _FULL
@@ -56,6 +65,7 @@ from ui.keys import IDENTITY_GUARD as _GUARD
 from ui.keys import IDENTITY_MSG as _MSG
 from ui.keys import IDENTITY_NAME as KEY_NAME
 from ui.keys import IDENTITY_NEW_SEAT as _NEW_SEAT
+from ui.keys import IDENTITY_PROVEN as _PROVEN
 from ui.keys import IDENTITY_SEAT as _SEAT
 from ui.keys import IDENTITY_SHOWN_CODE as _SHOWN_CODE
 from ui.keys import IDENTITY_SIGNED_OUT as _SIGNED_OUT
@@ -86,7 +96,7 @@ def write_cookie(name: str, value: str, max_age: int = MAX_AGE) -> None:
     """Have the browser keep cookie ``name`` = ``value`` (path=/, SameSite=Strict, ``max_age``
     seconds, 0 deletes it; Secure over HTTPS).  A tiny same-origin script: the name is one of ours
     and the value a checked token, never user text."""
-    if name not in (COOKIE_NAME, TEACHER_COOKIE) or not _VALUE_OK.fullmatch(value):
+    if name not in (COOKIE_NAME, TEACHER_COOKIE, PROOF_COOKIE) or not _VALUE_OK.fullmatch(value):
         raise ValueError("not one of the lab's cookies")
     if name == TEACHER_COOKIE:  # HttpOnly, set by the server: the page gets a single-use claim, never the token
         from ui.teacher_route import PATH
@@ -171,6 +181,7 @@ def _resolve() -> Caller | None:
     token = read_cookies().get(TEACHER_COOKIE)
     if token and not ss.get(_SIGNED_OUT) and sessions().valid(token, _teacher_key()):
         ss[_TEACHER] = token  # signed in earlier in this browser (another tab, a reload)
+        ss[_PROVEN] = True  # a teacher session proves more than a browser: signing out gives a seat at once
         return teacher_caller()
     reg = registry()
     seat_id = ss.get(_SEAT)
@@ -188,6 +199,17 @@ def _resolve() -> Caller | None:
         _sit(seat.id, None)
         reg.touch(seat.id)
         return seat_caller(seat)
+    cookies = read_cookies()
+    # prove a real browser first (a valid answer is used up here); a session that did (its seat was removed,
+    # the teacher signed out) is not asked again
+    challenge = None if ss.get(_PROVEN) else _seat_challenge(cookies.get(PROOF_COOKIE), ss.get(_CHALLENGE))
+    if challenge is not None:
+        ss[_CHALLENGE] = challenge
+        return None
+    ss.pop(_CHALLENGE, None)
+    ss[_PROVEN] = True
+    if cookies.get(PROOF_COOKIE):
+        _keep_cookie(PROOF_COOKIE, "", 0)  # used: the browser forgets it
     blocked = _seat_blocked()
     if blocked is not None:
         ss[_FULL] = blocked
@@ -220,12 +242,34 @@ def gate() -> bool:
     return False
 
 
+_PROOF_JS = (Path(__file__).with_name("seat_proof.js")).read_text(encoding="utf-8")
+
+
+def _challenge_page(challenge: str) -> None:
+    """The tiny page of a browser without a seat: its script solves ``challenge`` and reloads."""
+    bits = int(challenge.split(".", 1)[0])
+    script = (_PROOF_JS.replace("__CHALLENGE__", json.dumps(challenge)).replace("__BITS__", str(bits))
+              .replace("__NAME__", json.dumps(PROOF_COOKIE)).replace("__AGE__", str(PROOF_MAX_AGE)))
+    st.info("Checking that this is a browser before it gets a seat (a second or so)…", icon=":material/hourglass_top:")
+    st.iframe('<p id="m" style="font-family:sans-serif;font-size:14px;margin:0">Working…</p><noscript>This lab needs '
+              f"JavaScript.</noscript><script>{script}</script>", height=40)
+    with st.expander("Have a rejoin code, or are you the teacher?", icon=":material/key:"):
+        c1, c2 = st.columns(2)
+        with c1:
+            _rejoin_form()
+        with c2:
+            _teacher_form()
+    st.stop()
+
+
 def no_seat_page() -> None:
-    """The class is full and this browser has no seat: say so, offer the rejoin code and the
-    teacher's sign-in, and stop."""
+    """This browser has no seat: either it has not proved yet that it is a browser (the challenge
+    page), or the class is full (say so).  Both offer the rejoin code and the teacher's sign-in, and stop."""
     ss = st.session_state
     st.title("RAG Metrics Lab")
     _show_message()
+    if ss.get(_CHALLENGE) and not ss.get(_FULL):
+        _challenge_page(ss[_CHALLENGE])
     st.error(f"No seat for this browser: {ss.get(_FULL, 'the class is full')}.", icon=":material/event_seat:")
     c1, c2 = st.columns(2)
     with c1:
@@ -241,7 +285,8 @@ def caller() -> Caller:
     if who is None:
         who = _resolve()
         if who is None:
-            raise InputError(st.session_state.get(_FULL) or "the class is full")
+            raise InputError(st.session_state.get(_FULL) or ("this browser has no seat yet: reload the page"
+                             if st.session_state.get(_CHALLENGE) else "the class is full"))
         st.session_state[_CALLER] = who
     return who
 
@@ -339,6 +384,7 @@ def _on_sign_in() -> None:
                      "error")
         return
     guard.succeeded()
+    ss[_PROVEN] = True  # the teacher key proves more than a browser: signing out gives a seat at once
     _LOG.info("class: teacher signed in from %s", address())
     _drop_fresh_seat()  # the teacher's browser is never a seat
     token = sessions().open(expected)
@@ -394,12 +440,14 @@ def sidebar_panel() -> None:
     """Class mode's identity controls (call inside ``st.sidebar``)."""
     ss = st.session_state
     who = caller()
-    for name, (value, max_age) in ss.get(_COOKIES, {}).items():
+    for name, (value, max_age) in list(ss.get(_COOKIES, {}).items()):
         if name == TEACHER_COOKIE and ss.get(_WRITTEN) == (value, max_age):
             continue  # the teacher's cookie is set once per sign-in / sign-out (each claim is single use)
         write_cookie(name, value, max_age)
         if name == TEACHER_COOKIE:
             ss[_WRITTEN] = (value, max_age)
+        if name == PROOF_COOKIE:  # the used proof is deleted once, not on every run
+            ss[_COOKIES].pop(name, None)
     _show_message()
     if allowed(who, "manage-class"):
         st.caption("Signed in as the **teacher**: you change the shared workspace (golden sets, corpora, systems) "
@@ -459,7 +507,9 @@ def _budgets_panel(spent: Mapping[str, tuple[int, int]]) -> None:
         st.caption("Set in the [lab.budgets] table of the server configuration (RAG_METRICS_CONFIG or "
                    ".streamlit/secrets.toml); a restart reads them. They bind students' seats; the judge's "
                    f"confirmation binds everyone. The teacher's own judge use so far: {teacher[0]:,} calls, "
-                   f"{teacher[1]:,} tokens.")
+                   f"{teacher[1]:,} tokens. " + (f"A new browser proves itself before its seat (seat_proof_bits = "
+                   f"{b.seat_proof_bits}: about {2 ** b.seat_proof_bits:,} hashes, under a second in a browser)."
+                   if b.seat_proof_bits else "No proof of a browser is asked before a seat (seat_proof_bits = 0)."))
         st.dataframe(pd.DataFrame(b.rows(), columns=["budget", "value"]), hide_index=True, width="stretch")
 
 

@@ -12,7 +12,9 @@ No streamlit import here.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Collection, Mapping, Sequence
+from pathlib import PurePath
 from typing import Any
 
 import numpy as np
@@ -25,6 +27,7 @@ from rag_metrics.types import OUT_OF_SCOPE, Chunk, GoldenQuery, GoldenSet
 __all__ = [
     "CATEGORIES", "TABLE_COLUMNS", "golden_to_table", "table_to_golden", "upsert_labels", "MAX_IMPORT_BYTES",
     "EXPORT_FORMATS", "import_golden", "export_golden", "label_counts", "chunk_table", "label_rows", "labels_from_rows",
+    "count_questions", "import_size_problem",
 ]
 
 #: Categories of the sample golden set (the editor offers these plus any found in the data).
@@ -186,29 +189,87 @@ def upsert_labels(golden: GoldenSet, question: str, labels: Mapping[str, int], c
 # ---- import / export (the editor's upload and download buttons) ----------------------------------
 #: Largest golden-set upload accepted by the app, in bytes.
 MAX_IMPORT_BYTES = 2 * 1024 * 1024
+_JSONL_RECORD = re.compile(rb"(?m)^[ \t]*\{")
+_JSON_KEYS = {k: re.compile(b'"' + k + rb'"\s*:') for k in (b"question", b"query", b"text")}
+
+
+def count_questions(data: bytes, filename: str, *, role_known: bool = True) -> int:
+    r"""The questions in a golden-set file, counted on its bytes before any parse (milliseconds for a
+    file of the size limit): JSONL records (lines that start an object), JSON question fields, CSV
+    records (newlines outside quotes) less the header; 0 for qrels (labels of questions already
+    there).  For a well-formed file it is the number the parse finds.  ``role_known=False`` (a file
+    that may also be a corpus) counts only ``question``/``query`` fields and CSVs with such a column.
+
+    >>> count_questions(b'{"question": "a"}\n{"question": "b"}\n', "g.jsonl")
+    2
+    >>> count_questions(b'id,question\nq1,"two\nlines"\nq2,b\n', "g.csv")
+    2
+    >>> count_questions(b'{"id": "d1", "text": "a document"}\n', "docs.jsonl", role_known=False)
+    0
+    """
+    suffix = PurePath(filename).suffix.lower()
+    if suffix in (".json", ".jsonl"):
+        keys = {k: len(pattern.findall(data)) for k, pattern in _JSON_KEYS.items()}
+        fields = max(keys[b"question"], keys[b"query"]) or (keys[b"text"] if role_known else 0)
+        return max(fields, len(_JSONL_RECORD.findall(data))) if suffix == ".jsonl" and role_known else fields
+    if suffix == ".csv":
+        header = data.split(b"\n", 1)[0].lower()
+        if not role_known and b"question" not in header and b"query" not in header:
+            return 0
+        records, inside = 0, False
+        for line in data.split(b"\n"):
+            if not inside and line.strip():
+                records += 1
+            if line.count(b'"') % 2:
+                inside = not inside
+        return max(0, records - 1)
+    return 0
+
+
+def import_size_problem(data: bytes, filename: str, max_questions: int | None, *,
+                        max_bytes: int | None = MAX_IMPORT_BYTES, role_known: bool = True) -> str | None:
+    r"""Why a golden-set file is refused before it is parsed (``None``: it may be read): over
+    ``max_bytes``, or more questions (:func:`count_questions`) than ``max_questions``, a seat's
+    ``lab.budgets.golden_questions`` (``None``: no limit).  Every golden import asks this first.
+
+    >>> import_size_problem(b'{"question": "q"}\n' * 3, "big.jsonl", 2)[:64]
+    "big.jsonl: 3 questions is over this seat's budget of 2 questions"
+    """
+    name = PurePath(filename).name or "upload"
+    if max_bytes is not None and len(data) > max_bytes:
+        return (f"{name}: the file is {len(data):,} bytes; the limit is {max_bytes:,} bytes. Split the file, or "
+                "evaluate it with the CLI (rag-metrics evaluate)")
+    if max_questions is not None:
+        n = count_questions(data, name, role_known=role_known)
+        if n > max_questions:
+            return (f"{name}: {n:,} questions is over this seat's budget of {max_questions:,} questions "
+                    "(lab.budgets.golden_questions); import a smaller set (split the file), or ask the teacher")
+    return None
+
+
 EXPORT_FORMATS = {"csv": "text/csv", "json": "application/json", "jsonl": "application/jsonl",
                   "qrels": "text/plain"}
 
 
 def import_golden(data: bytes, filename: str, current: GoldenSet, known_ids: Collection[str] | None = None,
-                  max_bytes: int = MAX_IMPORT_BYTES) -> tuple[GoldenSet | None, ValidationReport]:
+                  max_bytes: int = MAX_IMPORT_BYTES, max_questions: int | None = None,
+                  ) -> tuple[GoldenSet | None, ValidationReport]:
     """Parse an uploaded golden set; ``(None, report)`` when it must not replace the current set.
 
     ``.csv``, ``.json`` and ``.jsonl`` files replace the whole set.  TREC qrels (any other name,
     lines ``qid 0 id grade``) carry no question text: they replace the labels of the queries of
     ``current`` with the same ids; unknown query ids are errors.  Ids not in ``known_ids`` are
-    errors.  The report lists every problem; warnings alone do not block the import.
+    errors.  The report lists every problem; warnings alone do not block the import.  A file over
+    ``max_bytes`` or ``max_questions`` (:func:`import_size_problem`) is refused before it is parsed.
     """
-    from pathlib import PurePath
-
     from rag_metrics.io.golden import parse_golden
     from rag_metrics.io.trec import parse_beir_qrels, parse_trec_qrels
 
     report = ValidationReport()
     name = PurePath(filename).name or "upload"
-    if len(data) > max_bytes:
-        report.error(f"file is {len(data):,} bytes; the limit is {max_bytes:,} bytes. Split the file or "
-                     "evaluate it with the CLI (rag-metrics evaluate)", file=name)
+    too_big = import_size_problem(data, name, max_questions, max_bytes=max_bytes)
+    if too_big is not None:
+        report.error(too_big.split(": ", 1)[1], file=name)
         return None, report
     try:
         text = data.decode("utf-8-sig")

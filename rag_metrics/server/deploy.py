@@ -97,6 +97,121 @@ def app_user(env: dict[str, str] | None = None) -> tuple[int, int, str] | None:
     return pw.pw_uid, pw.pw_gid, pw.pw_dir
 
 
+#: The system user the app processes run as when ``./lab class`` is started as root and
+#: ``RAG_METRICS_RUN_AS`` is not set (made on first use, with :data:`SYSTEM_HOME` as its home).
+SYSTEM_USER = "rag-metrics"
+SYSTEM_HOME = Path("/var/lib/rag-metrics")
+
+
+@dataclass(frozen=True)
+class RunAs:
+    """The unprivileged user the app processes run as (started as root)."""
+
+    name: str
+    uid: int
+    gid: int
+    home: str
+
+
+def _ensure_system_user() -> RunAs:
+    """:data:`SYSTEM_USER`, created when missing (``useradd --system --user-group --no-create-home``,
+    no login shell), with a home folder it owns (:data:`SYSTEM_HOME`: its caches)."""
+    import pwd
+
+    try:
+        pw = pwd.getpwnam(SYSTEM_USER)
+    except KeyError:
+        useradd = shutil.which("useradd") or "/usr/sbin/useradd"
+        out = subprocess.run([useradd, "--system", "--user-group", "--no-create-home", "--home-dir", str(SYSTEM_HOME),
+                              "--shell", "/usr/sbin/nologin", SYSTEM_USER], capture_output=True, text=True)
+        if out.returncode != 0:
+            raise SystemExit(f"lab class: could not create the user {SYSTEM_USER!r} to run the app as "
+                             f"({out.stderr.strip()[:300]}); create an unprivileged user and set RAG_METRICS_RUN_AS "
+                             "to it, or start ./lab class as an ordinary user") from None
+        pw = pwd.getpwnam(SYSTEM_USER)
+    home = Path(pw.pw_dir or SYSTEM_HOME)
+    home.mkdir(parents=True, exist_ok=True)
+    os.chown(home, pw.pw_uid, pw.pw_gid)
+    os.chmod(home, 0o750)
+    return RunAs(SYSTEM_USER, pw.pw_uid, pw.pw_gid, str(home))
+
+
+def run_as_user(env: dict[str, str] | None = None) -> RunAs | None:
+    """Who the app processes run as when the class is started as root: the user named by
+    ``RAG_METRICS_RUN_AS`` (:func:`app_user`), else :data:`SYSTEM_USER` (created when missing);
+    ``None`` when not started as root (they run as whoever started them)."""
+    import pwd
+
+    if not (hasattr(os, "geteuid") and os.geteuid() == 0):
+        return None
+    named = app_user(env)
+    if named is not None:
+        return RunAs(pwd.getpwuid(named[0]).pw_name, *named)
+    return _ensure_system_user()
+
+
+def _give(path: Path, user: RunAs) -> None:
+    """``chown -R`` ``path`` to ``user`` (what it does not own yet)."""
+    path.mkdir(parents=True, exist_ok=True)
+    for top, dirs, files in os.walk(path):
+        for name in [top, *(os.path.join(top, n) for n in dirs + files)]:
+            try:
+                st = os.lstat(name)
+                if st.st_uid != user.uid or st.st_gid != user.gid:
+                    os.lchown(name, user.uid, user.gid)
+            except OSError:
+                continue
+
+
+_REACH = """import os, sys
+for p in sys.argv[1:]:
+    mode, path = p[0], p[1:]
+    if not os.access(path, {"r": os.R_OK | os.X_OK, "w": os.R_OK | os.X_OK | os.W_OK, "f": os.R_OK}[mode]):
+        print(path); break
+"""
+
+
+def prepare_run_as(user: RunAs, env: dict[str, str], python: str = sys.executable) -> dict[str, str]:
+    """Give ``user`` the class's folders and check it can reach them; returns the environment the
+    app processes get (``HOME``, the workspace and the caches under it, offline models).
+
+    The workspace (``RAG_METRICS_WORKSPACE``, else ``<home>/.rag_metrics/workspace``) and the
+    embedding cache (``RAG_METRICS_CACHE``, else ``<home>/.cache/rag_metrics``) are ``chown``-ed to
+    the user; the Hugging Face cache is its home's; the bundled models are read from the installed
+    packages.  A folder the user cannot reach (a parent closed to other users, such as ``/root``) stops
+    the start with a message naming it."""
+    home = Path(user.home)
+    ws = Path(env.get("RAG_METRICS_WORKSPACE") or home / ".rag_metrics" / "workspace")
+    cache = Path(env.get("RAG_METRICS_CACHE") or home / ".cache" / "rag_metrics")
+    for folder in (ws, cache):
+        _give(folder, user)
+    out = {"HOME": str(home), "RAG_METRICS_WORKSPACE": str(ws), "RAG_METRICS_CACHE": str(cache),
+           "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    if "HF_HOME" not in env:
+        out["HF_HOME"] = str(home / ".cache" / "huggingface")
+    if "XDG_CACHE_HOME" not in env:
+        out["XDG_CACHE_HOME"] = str(home / ".cache")
+    paths = [f"r{ROOT}", f"r{Path(python).parent}", f"w{ws}", f"w{cache}"]
+    config = Path(env["RAG_METRICS_CONFIG"]).expanduser() if env.get("RAG_METRICS_CONFIG") else \
+        ROOT / ".streamlit" / "secrets.toml"  # (the app processes start in ROOT)
+    if config.is_file():  # the operator's [lab] table (it holds secrets: readable by the user, not given to it)
+        paths.append(f"f{config}")
+    try:
+        got = subprocess.run([python, "-c", _REACH, *paths], capture_output=True, text=True, user=user.uid,
+                             group=user.gid, extra_groups=[], env={**env, **out}, cwd="/")
+        blocked = got.stdout.strip() or (f"{python} (it does not start: {got.stderr.strip()[-200:]})"
+                                         if got.returncode else "")
+    except OSError:  # the interpreter itself is out of its reach
+        blocked = f"the lab's Python {python}"
+    if blocked:
+        raise SystemExit(f"lab class: the app processes run as {user.name}, who cannot use {blocked}: it, or a "
+                         "folder above it, is closed to that user (a configuration file: chgrp it to the user's "
+                         "group and chmod 640). Put the workspace and cache where that user can reach "
+                         "them (RAG_METRICS_WORKSPACE, RAG_METRICS_CACHE, e.g. under /srv; the lab's venv made with a "
+                         "system Python such as /usr/bin/python3), or set RAG_METRICS_RUN_AS to a user who can")
+    return out
+
+
 def nginx_config(listen: str, backends: list[int], tmp: Path, *, show_upstream: bool = False,
                  run_as: tuple[str, str] | None = None) -> str:
     """The nginx configuration: one public listener, cookie-hash routing over the app processes.
@@ -196,11 +311,24 @@ class ClassDeployment:
     env: dict[str, str] | None = None
     app_args: tuple[str, ...] = ()
     show_upstream: bool = False
+    python: str = sys.executable   # the app processes' Python (its folder must be open to their user)
 
     def __post_init__(self) -> None:
         self.children: list[subprocess.Popen] = []
         self.backends: list[int] = []
         self.tmp: Path | None = None
+        self.user: RunAs | None = None        # started as root: who the app processes run as
+        self._user_env: dict[str, str] = {}   # and their HOME, workspace and caches
+
+    def prepare(self) -> RunAs | None:
+        """Started as root: choose the unprivileged user of the app processes (:func:`run_as_user`)
+        and give it the class's folders (:func:`prepare_run_as`); once, before the first process."""
+        if self.user is None:
+            env = {**environment(), **(self.env or {})}
+            self.user = run_as_user(env)
+            if self.user is not None:
+                self._user_env = prepare_run_as(self.user, env, self.python)
+        return self.user
 
     def _app(self, address: str, port: int) -> subprocess.Popen:
         # glibc gives every thread that allocates its own malloc arena (up to 8 per core); Streamlit
@@ -213,17 +341,20 @@ class ClassDeployment:
         threads = str(max(1, (os.cpu_count() or 1) // max(1, self.procs)))
         env = {"MALLOC_ARENA_MAX": "2", "OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads,
                **environment(), **(self.env or {}), "RAG_METRICS_CLASS_MODE": "1"}
-        cmd = [sys.executable, "-m", "ui.launch", "--server.headless", "true",  # streamlit run app.py, prewarmed
+        cmd = [self.python, "-m", "ui.launch", "--server.headless", "true",  # streamlit run app.py, prewarmed
                "--server.address", address, "--server.port", str(port), *self.app_args]
-        user = app_user(env)
-        if user is not None:  # started as root: the app runs as the operator's unprivileged user
-            env["HOME"] = user[2]
+        user, named = self.user, app_user(env)
+        if user is None and named is not None:  # (not prepared: the operator's named user as it is)
+            user, self._user_env = RunAs("", *named), {"HOME": named[2]}
+        if user is not None:  # started as root: the app runs as an unprivileged user, never as root
+            env.update(self._user_env)
             return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=None,
-                                    start_new_session=True, user=user[0], group=user[1], extra_groups=[])
+                                    start_new_session=True, user=user.uid, group=user.gid, extra_groups=[])
         return subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=None,
                                 start_new_session=True)
 
     def start(self, timeout: float = 180.0) -> None:
+        self.prepare()
         if self.procs <= 1:
             proc = self._app(self.address, self.port)
             self.children.append(proc)
@@ -329,10 +460,16 @@ def main(argv: list[str] | None = None) -> int:
         print(nginx_config(f"{args.address}:{args.port}", [8600 + i for i in range(args.procs)], Path("/tmp/x"),
                            run_as=unprivileged_user()))
         return 0
-    if hasattr(os, "geteuid") and os.geteuid() == 0 and app_user() is None:
-        print("lab class: started as root; the app processes run as root too. Set RAG_METRICS_RUN_AS to an "
-              "unprivileged user who owns the workspace (nginx's worker runs as nobody either way)", file=sys.stderr)
     dep = ClassDeployment(args.procs, args.port, args.address, app_args=tuple(rest))
+    user = dep.prepare()
+    if user is not None:
+        print(f"lab class: started as root; the app processes run as {user.name} (uid {user.uid}), workspace "
+              f"{dep._user_env['RAG_METRICS_WORKSPACE']}" + ("; nginx's worker as nobody" if args.procs > 1 else ""),
+              flush=True)
+    else:
+        import getpass
+
+        print(f"lab class: the app processes run as {getpass.getuser()} (who started ./lab class)", flush=True)
     stop = {"now": False}
 
     def on_signal(*_: object) -> None:

@@ -36,7 +36,7 @@ from typing import Any
 from rag_metrics.budget_limits import Budgets
 from rag_metrics.server.access import OPERATOR, STUDENT, TEACHER, Caller
 
-__all__ = ["ACTIONS", "JudgePlan", "allowed", "budget_message", "judge_plan", "limit"]
+__all__ = ["ACTIONS", "JudgePlan", "allowed", "budget_message", "judge_plan", "limit", "seat_proof_bits"]
 
 Rule = Callable[[Caller, Any], bool]
 
@@ -81,6 +81,18 @@ def limit(caller: Caller, name: str, budgets: Budgets) -> int | None:
     if name in _EVERYONE or caller.role == STUDENT or (name in _CLASS and caller.class_mode):
         return value
     return None
+
+
+def seat_proof_bits(class_mode: bool, budgets: Budgets) -> int:
+    """Leading zero bits a browser proves (:mod:`rag_metrics.server.proof`) before it gets a new seat:
+    ``lab.budgets.seat_proof_bits`` in class mode (0: the operator turned it off); 0 in single-user mode,
+    which has no seats.
+
+    >>> b = Budgets()
+    >>> seat_proof_bits(True, b), seat_proof_bits(True, Budgets(seat_proof_bits=0)), seat_proof_bits(False, b)
+    (16, 0, 0)
+    """
+    return int(budgets.seat_proof_bits) if class_mode else 0
 
 
 def budget_message(caller: Caller, name: str, budgets: Budgets, wanted: int, what: str) -> str | None:
