@@ -195,7 +195,6 @@ def class_dirs(tmp_path: Path, cache_dir: Path) -> tuple[Path, Path, list[Path]]
     processes run as an unprivileged user (rag_metrics.server.deploy.run_as_user) and pytest's tmp
     folders are closed to other users: the two then live in fresh folders under /tmp (``made``:
     remove them after)."""
-    import tempfile
 
     if not (hasattr(os, "geteuid") and os.geteuid() == 0):
         return tmp_path / "workspace", cache_dir, []
@@ -206,26 +205,11 @@ def class_dirs(tmp_path: Path, cache_dir: Path) -> tuple[Path, Path, list[Path]]
 
 
 def class_python() -> str:
-    """The Python a class deployment of a test runs its app processes with.  Started as root they
-    run unprivileged, so the interpreter's folders must be open to other users; a Python installed
-    under /root (pyenv) is not: then a venv of the system's Python of the same minor version that
-    reads this venv's packages (a ``.pth`` file) is made once under /tmp (skip when there is none)."""
-    if not (hasattr(os, "geteuid") and os.geteuid() == 0):
-        return sys.executable
-    real = Path(os.path.realpath(sys.executable))
-    if all(p.stat().st_mode & 0o001 for p in real.parents):
-        return sys.executable
-    minor = f"python3.{sys.version_info.minor}"
-    system = Path("/usr/bin") / minor
-    if not system.exists():
-        pytest.skip(f"the app's Python ({real}) is closed to other users and there is no {system} to run the "
-                    "class's unprivileged app processes with")
-    shim = Path(tempfile.gettempdir()) / f"lab-class-{minor}-{os.getuid()}"
-    if not (shim / "bin" / "python").exists():
-        subprocess.run([str(system), "-m", "venv", "--without-pip", str(shim)], check=True, timeout=120)
-        site = next(p for p in sys.path if p.endswith("site-packages") and p.startswith(sys.prefix))
-        (shim / "lib" / minor / "site-packages" / "lab.pth").write_text(site + "\n")
-    return str(shim / "bin" / "python")
+    """The Python a class deployment of a test is started with: this one.  Started as root, the
+    deployment runs its app processes unprivileged and, when this Python lies in a folder closed to other
+    users (pyenv under /root), with the system's Python reading the same packages
+    (:func:`rag_metrics.server.deploy.python_for`): the tests take that path as ``./lab class`` does."""
+    return sys.executable
 
 
 @contextlib.contextmanager

@@ -171,6 +171,46 @@ for p in sys.argv[1:]:
 """
 
 
+#: Where :func:`python_for` keeps the venv of a system Python for an unprivileged user (root's, open to all).
+SHIM_ROOT = Path("/var/lib/rag-metrics-python")
+
+
+def _runs_as(user: RunAs, python: str) -> bool:
+    try:
+        return subprocess.run([python, "-c", "pass"], capture_output=True, user=user.uid, group=user.gid,
+                              extra_groups=[], cwd="/", timeout=60).returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+
+
+def python_for(user: RunAs, python: str = sys.executable) -> str:
+    """The interpreter ``user`` runs the app with: ``python`` when the user can run it, else (a Python
+    installed in a folder closed to other users, such as pyenv under ``/root``) a venv of the system's
+    Python of the same minor version (``/usr/bin/python3.X``) that reads ``python``'s packages, made once
+    under :data:`SHIM_ROOT` (owned by root, readable by all).  ``python`` itself when there is no such
+    system Python (then :func:`prepare_run_as` says what the user cannot reach)."""
+    if _runs_as(user, python):
+        return python
+    minor = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    system = Path("/usr/bin") / minor
+    if not system.exists():
+        return python
+    import sysconfig
+
+    shim = SHIM_ROOT / minor
+    shim_python = shim / "bin" / "python"
+    sites = list(dict.fromkeys([sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]]))
+    pth = "".join(f"import site; site.addsitedir({p!r})\n" for p in sites)  # its .pth files too (editable installs)
+    target = shim / "lib" / minor / "site-packages" / "lab.pth"
+    if not shim_python.exists() or not target.exists() or target.read_text(encoding="utf-8") != pth:
+        SHIM_ROOT.mkdir(parents=True, exist_ok=True)
+        os.chmod(SHIM_ROOT, 0o755)
+        subprocess.run([str(system), "-m", "venv", "--without-pip", "--clear", str(shim)], check=True, timeout=120,
+                       capture_output=True)
+        target.write_text(pth, encoding="utf-8")
+    return str(shim_python) if _runs_as(user, str(shim_python)) else python
+
+
 def prepare_run_as(user: RunAs, env: dict[str, str], python: str = sys.executable) -> dict[str, str]:
     """Give ``user`` the class's folders and check it can reach them; returns the environment the
     app processes get (``HOME``, the workspace and the caches under it, offline models).
@@ -327,6 +367,7 @@ class ClassDeployment:
             env = {**environment(), **(self.env or {})}
             self.user = run_as_user(env)
             if self.user is not None:
+                self.python = python_for(self.user, self.python)  # a Python under /root: the system's, same packages
                 self._user_env = prepare_run_as(self.user, env, self.python)
         return self.user
 
