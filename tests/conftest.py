@@ -7,8 +7,9 @@ App fixtures
 ------------
 ``app_env``  points ``RAG_METRICS_WORKSPACE`` at a fresh tmp folder per test and
              ``RAG_METRICS_CACHE`` at one tmp folder per test session (question embeddings are
-             computed once), sets ``HF_HUB_OFFLINE`` and clears every Streamlit cache before and
-             after the test (caches persist across AppTest runs in one process).
+             computed once), sets ``HF_HUB_OFFLINE`` and clears the Streamlit caches before and
+             after the test (caches persist across AppTest runs in one process), all but the
+             read-only ones in ``SHARED_CACHES``, which the tests of one process share (warm).
 ``app``      an ``AppTest`` of ``app.py`` already run once (dashboard, dense retriever, K = 5).
 """
 from __future__ import annotations
@@ -69,11 +70,69 @@ def app_cache_dir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("rag_metrics_cache")
 
 
-def _clear_streamlit_caches() -> None:
+#: The ``ui/cache.py`` caches the tests of one process share instead of rebuilding them for every
+#: test (the sample's corpus, golden set and answers, the embedding cache, and the tables computed
+#: from one evaluation).  Each is a pure function of its key: content fingerprints (corpus, golden
+#: set, answers), an ``EvalKey`` (which names the chunking, system, golden set and options of the
+#: evaluation), the cache folder, or the bytes of an upload; none reads the workspace, and none is
+#: something a test counts or stubs.  Not shared, so every test sees them fresh: chunk sets,
+#: indexes and rankings (``retrieval_memo``: tests count its retrievals), evaluations, embeddings
+#: of chunks and questions (tests stub the encoder), the memory budget, the encoder, anything
+#: holding session, workspace, LLM-judge or report state.  A test that changes a ``RAG_METRICS_*``
+#: setting (other than the workspace) clears everything, before the next test too.
+SHARED_CACHES = (
+    # inputs: the shipped sample and the embedding cache (one folder per test session)
+    "sample_corpus", "sample_golden", "sample_info", "embedding_cache", "document_text",
+    "answers_sample", "answers_sample_key", "answers_offline", "answers_upload", "golden_file",
+    # tables of one evaluation (keyed by its EvalKey) or of one chunking / golden set (fingerprints)
+    "summary_table", "target_readouts", "curve_table", "curve_records", "abstention_records", "abstention_setup",
+    "abstention_counts", "worst_query", "category_table", "hit_rate_table", "target_table", "abstention_table",
+    "failures_found_lower", "comparison", "ab_category_table", "context_table", "context_summary", "ragas_export",
+    "health_candidates", "health_ci_width", "health_ci_overall", "health_ci_curve_spec", "mean_chunk_length",
+    "health_exact_duplicates", "health_duplicate_groups", "health_unknown", "health_unlabelled", "health_too_easy",
+    "health_too_easy_count", "golden_export", "golden_validation", "golden_editor_options",
+)
+_shared_settings: list[dict[str, str]] = []  # the RAG_METRICS_* settings the shared entries were made under
+
+
+def _settings() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k.startswith("RAG_METRICS_") and k != "RAG_METRICS_WORKSPACE"}
+
+
+def _take_shared() -> list[tuple[object, dict]]:
+    """Detach the ``SHARED_CACHES`` from Streamlit's registries (so a clear of all caches passes them
+    by); ``[]`` when this Streamlit keeps its caches otherwise (then every cache is cleared: slower,
+    never less isolated)."""
+    try:
+        from streamlit.runtime.caching import cache_data_api, cache_resource_api
+
+        from ui import cache
+
+        keys = {getattr(cache, name)._function_key for name in SHARED_CACHES}
+        managers = (cache_data_api._data_caches, cache_resource_api._resource_caches)
+        taken = []
+        for manager in managers:
+            with manager._caches_lock:
+                shared = manager._function_caches.get(None, {})
+                taken.append((manager, {k: shared.pop(k) for k in list(shared) if k in keys}))
+        return taken
+    except (ImportError, AttributeError):
+        return []
+
+
+def _clear_streamlit_caches(keep_shared: bool = False) -> None:
+    """Clear every Streamlit cache, or every one but ``SHARED_CACHES`` (``keep_shared``, while the
+    ``RAG_METRICS_*`` settings are those they were made under)."""
     import streamlit as st
 
+    now = _settings()
+    taken = _take_shared() if keep_shared and _shared_settings == [now] else []
     st.cache_data.clear()
     st.cache_resource.clear()
+    for manager, caches in taken:
+        with manager._caches_lock:  # type: ignore[attr-defined]
+            manager._function_caches.setdefault(None, {}).update(caches)  # type: ignore[attr-defined]
+    _shared_settings[:] = [now]
 
 
 @pytest.fixture
@@ -83,9 +142,9 @@ def app_env(tmp_path, app_cache_dir, monkeypatch):
     monkeypatch.setenv("RAG_METRICS_CACHE", str(app_cache_dir))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     monkeypatch.chdir(ROOT)
-    _clear_streamlit_caches()
+    _clear_streamlit_caches(keep_shared=True)
     yield ws
-    _clear_streamlit_caches()
+    _clear_streamlit_caches(keep_shared=True)
 
 
 @pytest.fixture
