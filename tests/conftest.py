@@ -92,7 +92,20 @@ SHARED_CACHES = (
     "health_exact_duplicates", "health_duplicate_groups", "health_unknown", "health_unlabelled", "health_too_easy",
     "health_too_easy_count", "golden_export", "golden_validation", "golden_editor_options",
 )
+#: The modules that hold the app's caches (ui/cache.py and the caches split out of it).
+CACHE_MODULES = ("ui.cache", "ui.cache_insights", "ui.cache_answers")
 _shared_settings: list[dict[str, str]] = []  # the RAG_METRICS_* settings the shared entries were made under
+
+
+def shared_cache(name: str):
+    """The cached function ``name`` of :data:`SHARED_CACHES`, from whichever cache module holds it."""
+    import importlib
+
+    for module in CACHE_MODULES:
+        fn = getattr(importlib.import_module(module), name, None)
+        if fn is not None:
+            return fn
+    raise AttributeError(f"no cache called {name!r} in {', '.join(CACHE_MODULES)}")
 
 
 def _settings() -> dict[str, str]:
@@ -106,9 +119,7 @@ def _take_shared() -> list[tuple[object, dict]]:
     try:
         from streamlit.runtime.caching import cache_data_api, cache_resource_api
 
-        from ui import cache
-
-        keys = {getattr(cache, name)._function_key for name in SHARED_CACHES}
+        keys = {shared_cache(name)._function_key for name in SHARED_CACHES}
         managers = (cache_data_api._data_caches, cache_resource_api._resource_caches)
         taken = []
         for manager in managers:

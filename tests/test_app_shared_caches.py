@@ -3,14 +3,12 @@ from one test to the next, everything else starts fresh, and a changed setting c
 when a Streamlit upgrade moves the cache registries (the tests would then rebuild everything: slower)."""
 from __future__ import annotations
 
-from conftest import SHARED_CACHES, _clear_streamlit_caches
+from conftest import SHARED_CACHES, _clear_streamlit_caches, shared_cache
 
 
 def test_shared_caches_are_ui_caches():
-    from ui import cache
-
     for name in SHARED_CACHES:
-        assert callable(getattr(getattr(cache, name), "clear", None)), name
+        assert callable(getattr(shared_cache(name), "clear", None)), name
 
 
 def test_read_only_caches_stay_warm_and_the_rest_starts_fresh(app_env):
