@@ -127,7 +127,9 @@ def _sources(ctx: Any = None) -> list[tuple[tuple, str, str, Any, str]]:
     for its, k, source in found:
         llm = ua.llm_result(k)
         llm_ev = llm[0] if llm else None
-        out.append((its, k, source, llm_ev, llm_ev.judge if llm_ev is not None else ""))
+        # keyed by the run's content, not the judge's name: another session's run of the same judge on the
+        # same answers is never shown here
+        out.append((its, k, source, llm_ev, llm_ev.fingerprint() if llm_ev is not None else ""))
     return out
 
 

@@ -50,6 +50,23 @@ class AnswerEvaluation:
     def metrics(self) -> list[str]:
         return metric_order({m for s in self.scores.values() for m in s})
 
+    def fingerprint(self) -> str:
+        """A key of this run's content (judge, items, every score and its reasons): two runs with the
+        same judge name but different scores (another session's run, a rerun) never share a cache entry.
+
+        >>> AnswerEvaluation((), "j").fingerprint() == AnswerEvaluation((), "j").fingerprint()
+        True
+        """
+        import hashlib
+
+        h = hashlib.sha256(self.judge.encode("utf-8"))
+        for item_id in sorted(self.scores):
+            h.update(b"\x00" + item_id.encode("utf-8"))
+            for metric in sorted(self.scores[item_id]):
+                h.update(b"\x01" + metric.encode("utf-8") + repr(self.scores[item_id][metric]).encode("utf-8"))
+        h.update(repr(tuple(it.id for it in self.items)).encode("utf-8"))
+        return h.hexdigest()[:24]
+
     def item(self, item_id: str) -> AnswerItem:
         for it in self.items:
             if it.id == item_id:
