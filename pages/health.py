@@ -31,7 +31,8 @@ views.show_notice()
 
 texts = ctx.id_text
 level = ctx.settings.options.relevance_level
-near_threshold = float(state.default(KEY_NEAR, 0.95))
+near_default = encoding.thresholds(ctx.corpus.model).near_duplicate  # the corpus model's own cut-off
+near_threshold = float(state.default(KEY_NEAR, near_default))
 easy_threshold = float(state.default(KEY_EASY, 0.8))
 min_queries = int(state.default(KEY_MIN_Q, 2))
 state.default(KEY_TARGET, 0.05)
@@ -141,7 +142,8 @@ with left:
 with right:
     st.slider("Near-duplicate threshold (embedding cosine)", 0.70, 1.00, step=0.01, key=KEY_NEAR,
               help="Pairs of chunks at least this similar are listed. Embeddings come from the embedding cache.")
-    st.caption(f"Embeddings: {views.esc(encoding.label(ctx.corpus.model))}, the corpus's model.")
+    st.caption(f"Embeddings: {views.esc(encoding.label(ctx.corpus.model))}, the corpus's model. "
+               f"Its calibrated default threshold: {near_default:.2f}.")
     if near is None:
         st.warning(f"Near duplicates need the chunk embeddings, which are not available: {near_error}",
                    icon=":material/warning:")
