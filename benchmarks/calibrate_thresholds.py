@@ -11,9 +11,12 @@ each e5 value is the one whose decisions agree best with MiniLM's on the same En
   the most sentences (ties: the one nearest the quantile match, the e5 cosine at MiniLM's share of
   supported sentences).  The people's labels of the sample are printed beside it.
 - **near duplicate** (Health page, 0.95 on MiniLM): every pair of chunks of the English sample corpus
-  (default chunking), e5 on its passage side; the same agreement rule on the pairs.
-- **question duplicate** (drafted questions' near-duplicate badge, 0.9 on MiniLM): every pair of questions
-  of the English sample's golden set, e5 on its query side; the same rule.
+  (default chunking), e5 on its passage side; the same agreement rule on the pairs when enough pairs reach
+  MiniLM's threshold, else a line through the agreement matches at lower MiniLM thresholds, read at 0.95
+  (:func:`pairs_lines`).
+- **question duplicate** (drafted questions' near-duplicate badge, 0.9 on MiniLM): short texts on e5's
+  query side: every pair of the English sample's questions (golden set and answers) and every (answer
+  sentence, context sentence) pair of the sample answers (near copies among them); the same rule.
 
 The Danish sample has no answer files, so the English data decides; the Danish sanity set of
 ``tests/test_encoder_thresholds.py`` checks that e5 at the calibrated value separates Danish paraphrases
@@ -42,6 +45,8 @@ from rag_metrics.retrieval.choice import text_encoders  # noqa: E402
 from rag_metrics.retrieval.encoders import DEFAULT_MODEL, MULTILINGUAL_MODEL  # noqa: E402
 
 GRID = np.round(np.arange(0.5, 1.0 + 1e-9, 0.005), 3)
+#: Fewest pairs at or above MiniLM's threshold for a direct agreement match.
+MIN_DECISIONS = 10
 
 
 def best_cosines(encoder, cache, items) -> tuple[np.ndarray, list[str]]:
@@ -73,6 +78,52 @@ def match(reference: np.ndarray, ref_threshold: float, other: np.ndarray) -> dic
     return {"threshold": t, "agreement": float(best), "share": share, "quantile": quantile,
             "n": len(reference), "plateau": (float(cands.min()), float(cands.max())),
             "kappa": kappa(want, other >= t)}
+
+
+def pair_cosines(encoder, cache, texts: list[str]) -> np.ndarray:
+    """The cosine of every pair of ``texts``."""
+    d = embed(encoder, cache, texts)
+    x = np.stack([d[t] for t in texts])
+    return (x @ x.T)[np.triu_indices(len(texts), 1)]
+
+
+def sentence_pairs(encoder, cache, items) -> np.ndarray:
+    """The cosine of every (answer sentence, context sentence) pair of each item (short texts, as questions)."""
+    out = []
+    for it in items:
+        sents, ctx = split_sentences(it.answer), [s for c in it.contexts for s in split_sentences(c)]
+        if sents and ctx:
+            d = embed(encoder, cache, [*sents, *ctx])
+            out.append((np.stack([d[t] for t in sents]) @ np.stack([d[t] for t in ctx]).T).ravel())
+    return np.concatenate(out)
+
+
+def pairs_lines(title: str, what: str, pm: np.ndarray, pe: np.ndarray, ref: float) -> list[str]:
+    """Calibrate a near-duplicate threshold on pairs: the agreement match at MiniLM's ``ref`` when at
+    least :data:`MIN_DECISIONS` pairs reach it; else (near duplicates are rare in a clean sample) the
+    agreement matches at lower MiniLM thresholds (every 0.05 with at least :data:`MIN_DECISIONS` pairs
+    above), a least-squares line through them, read at ``ref`` (an extrapolation, rounded to 0.005)."""
+    direct = match(pm, ref, pe)
+    out = [f"{title}: {what}, {direct['n']} pairs",
+           f"  {DEFAULT_MODEL} at {ref:g}: {int((pm >= ref).sum())} pairs (largest cosine {pm.max():.3f}); "
+           f"{MULTILINGUAL_MODEL}'s largest {pe.max():.3f}"]
+    if (pm >= ref).sum() >= MIN_DECISIONS:
+        out.append(f"  {MULTILINGUAL_MODEL}: best agreement {direct['agreement']:.4f} (Cohen's kappa "
+                   f"{direct['kappa']:.3f}) at {direct['threshold']:.3f}; quantile match {direct['quantile']:.3f}")
+        return out
+    pts = []
+    for t in np.round(np.arange(0.5, ref, 0.05), 2):
+        if (pm >= t).sum() >= MIN_DECISIONS:
+            r = match(pm, float(t), pe)
+            pts.append((float(t), r["threshold"]))
+            out.append(f"    MiniLM {t:.2f} ({int((pm >= t).sum())} pairs) ~ e5 {r['threshold']:.3f} "
+                       f"(agreement {r['agreement']:.4f}, kappa {r['kappa']:.3f})")
+    x, y = np.array(pts).T
+    slope, icpt = np.polyfit(x, y, 1)
+    value = float(min(0.995, round((icpt + slope * ref) / 0.005) * 0.005))
+    out.append(f"  {MULTILINGUAL_MODEL}: {value:.3f} (line e5 = {icpt:.3f} + {slope:.3f} x MiniLM through the "
+               f"{len(pts)} matches above, read at {ref:g}; {int((pe >= value).sum())} pairs at or above it)")
+    return out
 
 
 def kappa(a: np.ndarray, b: np.ndarray) -> float:
@@ -113,36 +164,21 @@ def main() -> int:
                      f"of sentences supported, agreement with the people {float(((e[keep] >= 0.6) == h).mean()):.3f}")
     if not args.skip_near:
         from rag_metrics.io.corpus import load_corpus_folder
+        from rag_metrics.io.golden import load_golden
         from rag_metrics.retrieval.chunking import chunk_corpus
         from rag_metrics.sample import sample_paths
 
         texts = list(dict.fromkeys(c.text for c in chunk_corpus(load_corpus_folder(sample_paths().docs))))
-        dm = embed(text_encoders(DEFAULT_MODEL).passages, cache, texts)
-        de = embed(text_encoders(MULTILINGUAL_MODEL).passages, cache, texts)
-        xm = np.stack([dm[t] for t in texts])
-        xe = np.stack([de[t] for t in texts])
-        iu = np.triu_indices(len(texts), 1)
-        pm, pe = (xm @ xm.T)[iu], (xe @ xe.T)[iu]
-        n = match(pm, 0.95, pe)
-        lines += [f"near-duplicate threshold (Health page): {len(texts)} chunks of the English sample, {n['n']} pairs",
-                  f"  {DEFAULT_MODEL} at 0.95: {int(round(n['share'] * n['n']))} pairs",
-                  f"  {MULTILINGUAL_MODEL}: best agreement {n['agreement']:.5f} (Cohen's kappa {n['kappa']:.3f}) at "
-                  f"{n['threshold']:.3f} (plateau {n['plateau'][0]:.3f}-{n['plateau'][1]:.3f}); quantile match "
-                  f"{n['quantile']:.3f}; {int((pe >= n['threshold']).sum())} pairs"]
-        from rag_metrics.io.golden import load_golden
-
-        qs = list(dict.fromkeys(q.question for q in load_golden(sample_paths().golden) if q.question.strip()))
-        qm, qe = embed(mini, cache, qs), embed(e5, cache, qs)
-        xm, xe = np.stack([qm[t] for t in qs]), np.stack([qe[t] for t in qs])
-        iu = np.triu_indices(len(qs), 1)
-        pm, pe = (xm @ xm.T)[iu], (xe @ xe.T)[iu]
-        n = match(pm, 0.9, pe)
-        lines += [f"question near-duplicate threshold (drafting badge): {len(qs)} golden questions of the English "
-                  f"sample, {n['n']} pairs",
-                  f"  {DEFAULT_MODEL} at 0.9: {int(round(n['share'] * n['n']))} pairs",
-                  f"  {MULTILINGUAL_MODEL}: best agreement {n['agreement']:.5f} (Cohen's kappa {n['kappa']:.3f}) at "
-                  f"{n['threshold']:.3f} (plateau {n['plateau'][0]:.3f}-{n['plateau'][1]:.3f}); quantile match "
-                  f"{n['quantile']:.3f}; {int((pe >= n['threshold']).sum())} pairs"]
+        lines += pairs_lines("near-duplicate threshold (Health page)", f"{len(texts)} chunks of the English sample",
+                             pair_cosines(text_encoders(DEFAULT_MODEL).passages, cache, texts),
+                             pair_cosines(text_encoders(MULTILINGUAL_MODEL).passages, cache, texts), 0.95)
+        qs = list(dict.fromkeys([q.question for q in load_golden(sample_paths().golden) if q.question.strip()]
+                                + [it.question for it in items if it.question.strip()]))
+        lines += pairs_lines("question near-duplicate threshold (drafting badge)",
+                             f"{len(qs)} questions of the English sample (golden set and answers), every pair, "
+                             f"and every (answer sentence, context sentence) pair of the {len(items)} answers",
+                             np.concatenate([pair_cosines(mini, cache, qs), sentence_pairs(mini, cache, items)]),
+                             np.concatenate([pair_cosines(e5, cache, qs), sentence_pairs(e5, cache, items)]), 0.9)
     text = "\n".join(lines) + "\n"
     print(text, end="")
     Path(args.out).write_text(text, encoding="utf-8")

@@ -153,7 +153,7 @@ class CosineThresholds:
 #: e5's values: ``benchmarks/calibrate_thresholds.py`` (``benchmarks/results/thresholds.txt``).
 THRESHOLDS: dict[str, CosineThresholds] = {
     DEFAULT_MODEL: CosineThresholds(support=0.6, near_duplicate=0.95, question_duplicate=0.9),
-    MULTILINGUAL_MODEL: CosineThresholds(support=0.6, near_duplicate=0.95, question_duplicate=0.9),
+    MULTILINGUAL_MODEL: CosineThresholds(support=0.89, near_duplicate=0.975, question_duplicate=0.98),
 }
 
 
