@@ -1,5 +1,6 @@
 """AppTest (issue 27, in Danish end to end): the Answers page scores Danish answers with multilingual-e5-small's
-own calibrated support threshold, and says which; English answers keep all-MiniLM-L6-v2's 0.6."""
+own calibrated support threshold, and says which; English answers keep all-MiniLM-L6-v2's 0.6.  The Health
+page's near-duplicate slider starts at the corpus model's own threshold, again when the model changes."""
 from __future__ import annotations
 
 import json
@@ -50,3 +51,17 @@ def test_english_answers_keep_minilms_threshold(app):
     at = goto(app, "pages/answers.py")
     no_exception(at)
     assert "context support's 'supported' threshold for this model: 0.6." in _texts(at)
+
+
+def test_the_health_near_duplicate_default_follows_the_corpus_model(app):
+    e5 = thresholds_for(MULTILINGUAL_MODEL).near_duplicate
+    health = goto(app, "pages/health.py")
+    assert health.slider(key="health_near_threshold").value == 0.95
+    health.slider(key="health_near_threshold").set_value(0.9).run()   # the person's choice, kept for this model
+    assert health.slider(key="health_near_threshold").value == 0.9
+    health.selectbox(key="corpus").set_value(DA).run()
+    no_exception(health)
+    assert health.slider(key="health_near_threshold").value == e5
+    assert f"Its calibrated default threshold: {e5:g}." in _texts(health)
+    near = next(m for m in health.metric if m.label == "Near duplicates")
+    assert f"cosine ≥ {e5:g} " in near.help
