@@ -7,7 +7,6 @@ import streamlit as st
 
 from rag_metrics.answers import agreement as ag
 from rag_metrics.answers.data import items_fingerprint
-from rag_metrics.answers.offline import SUPPORT_THRESHOLD
 from rag_metrics.answers.summary import answer_section
 from rag_metrics.compare.paired import comparison_summary
 from rag_metrics.metrics.answer_registry import ANSWER_METRICS
@@ -62,9 +61,11 @@ items_key = items_fingerprint(items)
 answer_views.publish(items, items_key, origin)  # for the other pages
 
 model = encoding.answers_model(items, items_key)  # the answers' language picks the model (rag_metrics.retrieval.choice)
+support_threshold = encoding.thresholds(model).support  # the model's own cut-off (calibrated per encoder)
 with st.spinner("Scoring the answers offline (sentence embeddings, cached on disk)…"):
-    offline = cache_answers.answers_offline(tuple(items), items_key, SUPPORT_THRESHOLD, model)
-st.caption(f"Offline scores embed with {views.esc(encoding.label(model))} (the model for the answers' language).")
+    offline = cache_answers.answers_offline(tuple(items), items_key, support_threshold, model)
+st.caption(f"Offline scores embed with {views.esc(encoding.label(model))} (the model for the answers' language); "
+           f"context support's 'supported' threshold for this model: {support_threshold:g}.")
 
 # ---- LLM judge ---------------------------------------------------------------------------------
 with st.expander("LLM judge: faithfulness and answer relevancy (ragas 0.4 definitions)",
@@ -127,7 +128,8 @@ with st.expander("Lowest-scoring answers", icon=":material/trending_down:"):
 # ---- one answer ----------------------------------------------------------------------------------
 with st.expander("One answer, statement by statement", icon=":material/format_list_bulleted:"):
     st.caption("Green: supported; red: unsupported; grey: not a claim. For context support, a sentence is "
-               f"'supported' when its best cosine to a context sentence is at least {SUPPORT_THRESHOLD}.")
+               f"'supported' when its best cosine to a context sentence is at least {support_threshold:g} "
+               f"({views.esc(encoding.label(model))}'s threshold).")
     ids = [it.id for it in items]
     item_id = st.selectbox("Answer", ids, key="answers_item",
                            format_func=lambda i: f"{i}: {offline.item(i).question[:80]}")

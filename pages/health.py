@@ -12,6 +12,7 @@ from ui.keys import HEALTH_GRADE as KEY_GRADE
 from ui.keys import HEALTH_METRIC as KEY_METRIC
 from ui.keys import HEALTH_MIN_Q as KEY_MIN_Q
 from ui.keys import HEALTH_NEAR as KEY_NEAR
+from ui.keys import HEALTH_NEAR_MODEL as KEY_NEAR_MODEL
 from ui.keys import HEALTH_SHOW as KEY_SHOW
 from ui.keys import HEALTH_TARGET as KEY_TARGET
 from ui.shell import ensure_shell
@@ -31,7 +32,11 @@ views.show_notice()
 
 texts = ctx.id_text
 level = ctx.settings.options.relevance_level
-near_threshold = float(state.default(KEY_NEAR, 0.95))
+near_default = encoding.thresholds(ctx.corpus.model).near_duplicate  # the corpus model's own cut-off
+if state.value(KEY_NEAR_MODEL) != ctx.corpus.model:  # another model's cosines: start again from its default
+    state.set_value(KEY_NEAR_MODEL, ctx.corpus.model)
+    state.pop(KEY_NEAR)
+near_threshold = float(state.default(KEY_NEAR, near_default))
 easy_threshold = float(state.default(KEY_EASY, 0.8))
 min_queries = int(state.default(KEY_MIN_Q, 2))
 state.default(KEY_TARGET, 0.05)
@@ -61,7 +66,7 @@ cards = [
     ("Duplicates", n_groups,
      "Groups of chunks with identical text (ignoring case and whitespace)."),
     ("Near duplicates", "—" if near is None else len(near),
-     f"Chunk pairs with embedding cosine ≥ {near_threshold:.2f} ({encoding.label(ctx.corpus.model)})."),
+     f"Chunk pairs with embedding cosine ≥ {near_threshold:.3g} ({encoding.label(ctx.corpus.model)})."),
     ("Unlabelled", len(unlabelled), "No relevant id and not marked out_of_scope."),
     ("To judge", len(candidates), f"Retrieved in the top {k} of ≥ {min_queries} questions, labelled for none."),
     ("Too easy", n_easy, f"Word overlap with the relevant {unit} ≥ {easy_threshold:.2f}."),
@@ -139,17 +144,18 @@ with left:
         st.dataframe(exact, hide_index=True, width="stretch",
                      column_config={"preview": st.column_config.TextColumn("Preview", width="large")})
 with right:
-    st.slider("Near-duplicate threshold (embedding cosine)", 0.70, 1.00, step=0.01, key=KEY_NEAR,
+    st.slider("Near-duplicate threshold (embedding cosine)", 0.70, 1.00, step=0.005, key=KEY_NEAR,
               help="Pairs of chunks at least this similar are listed. Embeddings come from the embedding cache.")
-    st.caption(f"Embeddings: {views.esc(encoding.label(ctx.corpus.model))}, the corpus's model.")
+    st.caption(f"Embeddings: {views.esc(encoding.label(ctx.corpus.model))}, the corpus's model. "
+               f"Its calibrated default threshold: {near_default:g}.")
     if near is None:
         st.warning(f"Near duplicates need the chunk embeddings, which are not available: {near_error}",
                    icon=":material/warning:")
     elif near.empty:
-        st.markdown(f"**Near duplicates** · 0 pairs with cosine ≥ {near_threshold:.2f}")
+        st.markdown(f"**Near duplicates** · 0 pairs with cosine ≥ {near_threshold:.3g}")
         st.caption("No pair at this threshold; lower it to see the closest pairs.")
     else:
-        st.markdown(f"**Near duplicates** · {len(near)} pair(s) with cosine ≥ {near_threshold:.2f}")
+        st.markdown(f"**Near duplicates** · {len(near)} pair(s) with cosine ≥ {near_threshold:.3g}")
         st.dataframe(near, hide_index=True, width="stretch", height=min(38 + 35 * len(near), 320),
                      column_config={"cosine": st.column_config.NumberColumn("Cosine", format="%.3f")})
 

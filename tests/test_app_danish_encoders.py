@@ -18,6 +18,7 @@ from rag_metrics.insights.health import near_duplicates
 from rag_metrics.io.corpus import load_corpus
 from rag_metrics.retrieval import chunk_corpus, get_encoder
 from rag_metrics.retrieval.cache import EmbeddingCache, encode_with_cache
+from rag_metrics.retrieval.choice import thresholds_for
 from rag_metrics.retrieval.encoders import DEFAULT_MODEL, MULTILINGUAL_MODEL
 from rag_metrics.sample import sample_paths
 
@@ -38,8 +39,9 @@ def _texts(at) -> str:
                      for e in getattr(at, kind)).replace("\\", "")
 
 
-def _danish_near_duplicates(threshold: float = 0.95) -> int:
-    """The library's near-duplicate pairs of the Danish sample, from its shipped multilingual passage vectors."""
+def _danish_near_duplicates(threshold: float = thresholds_for(MULTILINGUAL_MODEL).near_duplicate) -> int:
+    """The library's near-duplicate pairs of the Danish sample, from its shipped multilingual passage vectors, at
+    the model's own threshold (the Health page's default)."""
     paths = sample_paths(language="da")
     cache = EmbeddingCache(read_only=True)
     cache.add_shipped(paths.embeddings)

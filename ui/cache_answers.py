@@ -71,7 +71,8 @@ def merged_answers(_sets: tuple, key: str) -> tuple:
 @st.cache_resource(show_spinner=False, max_entries=8)
 def answers_offline(_items: tuple, items_key: str, threshold: float, model: str = "") -> Any:
     """Offline approximations and reference metrics of ``_items`` (keyed by their fingerprint), with
-    ``model`` (texts compared with each other: the query side of an e5 model)."""
+    ``model`` (texts compared with each other: the query side of an e5 model) and context support's
+    ``threshold`` (the model's: :func:`ui.encoding.thresholds`)."""
     from rag_metrics.answers.embed import add_shipped_answer_embeddings
     from rag_metrics.answers.offline import OfflineJudge
     from rag_metrics.answers.reference import ReferenceMetrics
@@ -88,14 +89,14 @@ def answers_for_golden(_items: tuple, items_key: str, _golden: GoldenSet, golden
     """The answers of ``_items`` to questions of ``_golden``, scored offline (the Answers page's
     cached run on the whole file, restricted) and by the LLM judge when ``_llm`` holds its run;
     ``None`` when no answer matches a golden question."""
-    from rag_metrics.answers.offline import SUPPORT_THRESHOLD
     from rag_metrics.answers.summary import answers_for_golden as match
     from rag_metrics.answers.summary import combine, restrict
+    from rag_metrics.retrieval.choice import thresholds_for
 
     matched = match(_items, _golden)
     if not matched:
         return None
-    offline = answers_offline(_items, items_key, SUPPORT_THRESHOLD, model)
+    offline = answers_offline(_items, items_key, thresholds_for(model).support, model)
     return combine([restrict(_llm, matched) if _llm is not None else None, restrict(offline, matched)])
 
 

@@ -12,10 +12,10 @@ from typing import Any
 
 import streamlit as st
 
-from rag_metrics.retrieval.choice import choose_encoder, operator_encoders
+from rag_metrics.retrieval.choice import CosineThresholds, choose_encoder, operator_encoders, thresholds_for
 from rag_metrics.retrieval.encoders import DEFAULT_MODEL
 
-__all__ = ["answers_model", "corpus_model", "label", "overrides"]
+__all__ = ["answers_model", "corpus_model", "label", "overrides", "thresholds"]
 
 
 def overrides() -> dict[str, str]:
@@ -55,3 +55,9 @@ def answers_model(items: Sequence[Any], items_key: str) -> str:
 def label(model: str) -> str:
     """The model's name as shown (``""``: the bundled default's name)."""
     return model or DEFAULT_MODEL
+
+
+def thresholds(model: str) -> CosineThresholds:
+    """The cosine cut-offs of ``model`` ("" = the bundled default): :func:`rag_metrics.retrieval.choice.thresholds_for`
+    (context support's "supported" verdict, the near-duplicate default)."""
+    return thresholds_for(model)

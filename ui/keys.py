@@ -107,6 +107,7 @@ HEALTH_GRADE = "health_grade"
 HEALTH_MIN_Q = "health_min_queries"
 HEALTH_SHOW = "health_show"
 HEALTH_NEAR = "health_near_threshold"
+HEALTH_NEAR_MODEL = "health_near_model"   # the model HEALTH_NEAR's default was taken from (a new model: its own)
 HEALTH_EASY = "health_easy_threshold"
 HEALTH_METRIC = "health_ci_metric"
 HEALTH_TARGET = "health_ci_target"

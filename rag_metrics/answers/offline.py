@@ -10,9 +10,10 @@ context_support
     language by default: all-MiniLM-L6-v2 for English, multilingual-e5-small otherwise; see
     :func:`rag_metrics.answers.embed.encoder_for_items`).
     The score is the **mean of those best cosines** over the claim sentences.  A sentence's verdict
-    is "supported" when its best cosine is at least ``threshold`` (default
-    :data:`SUPPORT_THRESHOLD` = 0.6), else "unsupported"; non-claim sentences get "not a claim" and
-    do not enter the mean.  The threshold only labels sentences; it does not change the score.
+    is "supported" when its best cosine is at least ``threshold`` (default: the encoder's own,
+    :func:`rag_metrics.retrieval.choice.thresholds_for`: 0.6 for all-MiniLM-L6-v2, :data:`SUPPORT_THRESHOLD`;
+    multilingual-e5-small's is calibrated to agree with it), else "unsupported"; non-claim sentences get
+    "not a claim" and do not enter the mean.  The threshold only labels sentences; it does not change the score.
 answer_question_similarity
     Cosine between the question and the whole answer.
 
@@ -42,11 +43,14 @@ from rag_metrics.answers.types import (
     StatementVerdict,
 )
 from rag_metrics.errors import InputError
+from rag_metrics.retrieval.choice import thresholds_for
+from rag_metrics.retrieval.encoders import DEFAULT_MODEL
 
 __all__ = ["OFFLINE_METRICS", "SUPPORT_THRESHOLD", "OfflineJudge"]
 
-#: Best-cosine threshold for an answer sentence's "supported" verdict (labels only).
-SUPPORT_THRESHOLD = 0.6
+#: Best-cosine threshold of all-MiniLM-L6-v2 for an answer sentence's "supported" verdict (labels only);
+#: every model's is :func:`rag_metrics.retrieval.choice.thresholds_for` (``.support``).
+SUPPORT_THRESHOLD = thresholds_for(DEFAULT_MODEL).support
 OFFLINE_METRICS = ("context_support", "answer_question_similarity")
 
 
@@ -61,21 +65,23 @@ class OfflineJudge:
         English gives the project's lazily loaded all-MiniLM-L6-v2.
     cache : EmbeddingCache or None or False, optional
         Default: the on-disk embedding cache; ``False`` disables it.
-    threshold : float
-        Sentence verdict threshold on the best cosine, in [-1, 1].
+    threshold : float, optional
+        Sentence verdict threshold on the best cosine, in [-1, 1]; default the encoder's
+        (:func:`~rag_metrics.retrieval.choice.thresholds_for`), following the encoder the rule picks.
     """
 
     metrics: tuple[str, ...] = OFFLINE_METRICS
 
-    def __init__(self, encoder: Any = None, cache: Any = None, threshold: float = SUPPORT_THRESHOLD
+    def __init__(self, encoder: Any = None, cache: Any = None, threshold: float | None = None
                  ) -> None:
-        if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) \
-                or not -1.0 <= float(threshold) <= 1.0:
+        if threshold is not None and (isinstance(threshold, bool) or not isinstance(threshold, (int, float))
+                                      or not -1.0 <= float(threshold) <= 1.0):
             raise InputError(f"support threshold must be a number in [-1, 1], got {threshold!r}.")
+        self._own_threshold = threshold is None  # the encoder's threshold, following the encoder
         self._auto = encoder is None  # the rule picks the encoder from the first items judged
         self.encoder = encoder if encoder is not None else default_encoder()
         self.cache = None if cache is False else (cache if cache is not None else default_embedding_cache())
-        self.threshold = float(threshold)
+        self.threshold = thresholds_for(self.encoder.name).support if threshold is None else float(threshold)
         self.name = f"offline:{self.encoder.name}"
 
     def judge(self, items: Sequence[AnswerItem], progress: ProgressCallback | None = None,
@@ -84,6 +90,8 @@ class OfflineJudge:
         if self._auto:
             self.encoder, self._auto = encoder_for_items(items), False
             self.name = f"offline:{self.encoder.name}"
+            if self._own_threshold:
+                self.threshold = thresholds_for(self.encoder.name).support
         plans = [(split_sentences(it.answer), [s for c in it.contexts for s in split_sentences(c)])
                  for it in items]
         vec = embed(self.encoder, self.cache, self.texts(items))

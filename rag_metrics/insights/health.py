@@ -142,7 +142,8 @@ def exact_duplicates(chunks: Sequence[Chunk], normalise: bool = True, preview_ch
 def near_duplicates(embeddings: NDArray[np.floating], chunk_ids: Sequence[str], threshold: float = 0.95,
                     doc_ids: Sequence[str] | None = None, block: int = 1024,
                     max_pairs: int = 10_000) -> pd.DataFrame:
-    """Pairs of chunks whose embedding cosine similarity is at least ``threshold``.
+    """Pairs of chunks whose embedding cosine similarity is at least ``threshold`` (0.95 is
+    all-MiniLM-L6-v2's; another model's is :func:`rag_metrics.retrieval.choice.thresholds_for`).
 
     ``embeddings[i]`` belongs to ``chunk_ids[i]``; rows are L2-normalised here (zero rows never
     match).  Work is done in blocks of ``block`` rows, so memory stays ``O(block * n)``.
@@ -423,10 +424,16 @@ def ci_width_chart(curve: pd.DataFrame, target_half_width: float | None = 0.05,
 # ---- all at once --------------------------------------------------------------------------------
 def health_checks(golden: GoldenSet, chunks: Sequence[Chunk] | None = None,
                   result: EvaluationResult | None = None, embeddings: NDArray[np.floating] | None = None,
-                  *, k: int = 10, near_duplicate_threshold: float = 0.95, min_queries: int = 3,
+                  *, k: int = 10, near_duplicate_threshold: float | None = None, min_queries: int = 3,
                   overlap_threshold: float = 0.8, metric: str = "ndcg",
-                  target_half_width: float = 0.05) -> list[HealthCheck]:
-    """Run every check the inputs allow (``embeddings`` rows follow ``chunks``)."""
+                  target_half_width: float = 0.05, model: str | None = None) -> list[HealthCheck]:
+    """Run every check the inputs allow (``embeddings`` rows follow ``chunks``, made by ``model``: its
+    near-duplicate threshold, :func:`rag_metrics.retrieval.choice.thresholds_for`, unless
+    ``near_duplicate_threshold`` is given; default model: the bundled all-MiniLM-L6-v2, 0.95)."""
+    from rag_metrics.retrieval.choice import thresholds_for
+
+    if near_duplicate_threshold is None:
+        near_duplicate_threshold = thresholds_for(model).near_duplicate
     out: list[HealthCheck] = []
     if chunks is not None:
         known = {c.id for c in chunks} | {c.doc_id for c in chunks}

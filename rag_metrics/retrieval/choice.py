@@ -23,6 +23,16 @@ Queries and passages: e5 models embed the texts searched with ``"passage: "`` an
 ``"query: "`` on both sides (the e5 model card's rule for symmetric tasks).  :func:`text_encoders` gives the
 encoder of each role; MiniLM uses one encoder for all.  Each role's encoder has its own ``name``
 (``multilingual-e5-small:query``), so the embedding cache stays keyed by model and text.
+
+Cosine thresholds
+-----------------
+A threshold on a cosine is a property of the model: e5's cosines sit high (unrelated Danish sentences
+around 0.8), MiniLM's spread out.  :data:`THRESHOLDS` holds, per model, every fixed cosine cut-off of the
+library and the app (:func:`thresholds_for`): context support's "supported" verdict, the Health page's
+near-duplicate chunks and the drafted questions' near-duplicate badge.  MiniLM's values are the
+reference; e5's are calibrated from data by ``benchmarks/calibrate_thresholds.py`` (the e5 threshold
+whose decisions agree best with MiniLM's on the English sample; figures in
+``benchmarks/results/thresholds.txt``).  A model not in the table gets MiniLM's values (uncalibrated).
 """
 from __future__ import annotations
 
@@ -42,8 +52,9 @@ if TYPE_CHECKING:
     from rag_metrics.retrieval.encoders import Encoder
     from rag_metrics.types import Corpus
 
-__all__ = ["ENGLISH", "EncoderChoice", "TextEncoders", "canonical_model", "choose_encoder", "guess_language",
-           "model_for_language", "operator_encoders", "text_encoders"]
+__all__ = ["ENGLISH", "THRESHOLDS", "CosineThresholds", "EncoderChoice", "TextEncoders", "canonical_model",
+           "choose_encoder", "guess_language", "model_for_language", "operator_encoders", "text_encoders",
+           "thresholds_for"]
 
 ENGLISH = "en"
 #: The language of a text that is clearly not English but none of the languages :func:`guess_language` knows.
@@ -121,6 +132,42 @@ def canonical_model(model: str | None) -> str:
     if not model or model in DEFAULT_MODEL_ALIASES:
         return DEFAULT_MODEL
     return MULTILINGUAL_MODEL if model in MULTILINGUAL_MODEL_ALIASES else str(model)
+
+
+@dataclass(frozen=True)
+class CosineThresholds:
+    """The cosine cut-offs of one embedding model.
+
+    ``support``: an answer sentence is "supported" when its best cosine to a context sentence is at least
+    this (:class:`rag_metrics.answers.offline.OfflineJudge`); ``near_duplicate``: two chunks are near
+    duplicates at or above this (:func:`rag_metrics.insights.health.near_duplicates`, the Health page);
+    ``question_duplicate``: a drafted question is a near duplicate of a golden question or an earlier
+    draft at or above this (:mod:`rag_metrics.authoring.drafting.badges`)."""
+
+    support: float
+    near_duplicate: float
+    question_duplicate: float
+
+
+#: Per model (the name :func:`canonical_model` gives), every fixed cosine cut-off; see the module docstring.
+#: e5's values: ``benchmarks/calibrate_thresholds.py`` (``benchmarks/results/thresholds.txt``).
+THRESHOLDS: dict[str, CosineThresholds] = {
+    DEFAULT_MODEL: CosineThresholds(support=0.6, near_duplicate=0.95, question_duplicate=0.9),
+    MULTILINGUAL_MODEL: CosineThresholds(support=0.89, near_duplicate=0.975, question_duplicate=0.98),
+}
+
+
+def thresholds_for(model: str | None) -> CosineThresholds:
+    """The cosine cut-offs of ``model`` (an alias, ``""`` for the bundled default, or a role encoder's name
+    such as ``multilingual-e5-small:query``); a model not in :data:`THRESHOLDS` gets MiniLM's.
+
+    >>> thresholds_for("").support, thresholds_for("all-MiniLM-L6-v2").near_duplicate
+    (0.6, 0.95)
+    """
+    name = str(model or "")
+    if name.endswith(":query"):
+        name = name[: -len(":query")]
+    return THRESHOLDS.get(canonical_model(name), THRESHOLDS[DEFAULT_MODEL])
 
 
 def model_for_language(language: str, overrides: Mapping[str, str] | None = None, declared: str = "") -> str:

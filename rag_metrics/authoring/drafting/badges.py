@@ -9,9 +9,10 @@
     No reference to a text the user cannot see ("the passage", "this document", "above", "the
     following", "mentioned"...) and no opening pronoun without a referent ("it", "they", "this").
 ``near_duplicate``
-    Cosine similarity (the bundled encoder, :mod:`rag_metrics.retrieval.encoders`) with the most
-    similar existing golden question or earlier draft is at least
-    :attr:`BadgeSettings.near_duplicate` (0.9); ``nearest`` names it.
+    Cosine similarity (the encoder given: the corpus's model) with the most similar existing golden
+    question or earlier draft is at least :attr:`BadgeSettings.near_duplicate`, by default the
+    encoder's own threshold (:func:`rag_metrics.retrieval.choice.thresholds_for`: 0.9 for the bundled
+    all-MiniLM-L6-v2); ``nearest`` names it.
 ``word_overlap`` / ``too_easy``
     Share of the question's content words (stop words removed) that occur in its sources; at or
     above :attr:`BadgeSettings.too_easy_overlap` (0.7) the question is flagged "too easy for
@@ -46,9 +47,10 @@ _OPENING_PRONOUN = re.compile(r"^\s*(?:it|they|this|that|these|those|he|she)\b(?
 
 @dataclass(frozen=True)
 class BadgeSettings:
-    """Thresholds of the badges (each documented in the module)."""
+    """Thresholds of the badges (each documented in the module); ``near_duplicate`` ``None``: the
+    encoder's (:func:`rag_metrics.retrieval.choice.thresholds_for`)."""
 
-    near_duplicate: float = 0.9
+    near_duplicate: float | None = None
     too_easy_overlap: float = 0.7
     k: int = 5
     answerable_grade: int = 2
@@ -56,6 +58,8 @@ class BadgeSettings:
     def __post_init__(self) -> None:
         for name in ("near_duplicate", "too_easy_overlap"):
             v = getattr(self, name)
+            if v is None and name == "near_duplicate":
+                continue
             if not 0.0 <= float(v) <= 1.0:
                 raise InputError(f"badge threshold {name} must be in [0, 1], got {v!r}")
         if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:
@@ -154,6 +158,11 @@ def add_badges(drafts: Sequence[Draft], texts: Mapping[str, str], *, golden: Gol
     settings = settings or DEFAULT_BADGES
     live = [d for d in drafts if d.ok]
     dup: dict[str, tuple[str | None, float]] = {}
+    near = settings.near_duplicate
+    if near is None:
+        from rag_metrics.retrieval.choice import thresholds_for
+
+        near = thresholds_for(getattr(encoder, "name", None)).question_duplicate
     if encoder is not None and live:
         existing = [(q.id, q.question) for q in golden if q.question.strip()] if golden is not None else []
         for d, hit in zip(live, near_duplicates([d.question or "" for d in live], existing, encoder)):
@@ -177,7 +186,7 @@ def add_badges(drafts: Sequence[Draft], texts: Mapping[str, str], *, golden: Gol
         b["answerable"] = answerable_from(grades, settings) if grades else None
         if d.id in dup:
             nid, sim = dup[d.id]
-            b["near_duplicate"] = bool(nid is not None and sim >= settings.near_duplicate)
+            b["near_duplicate"] = bool(nid is not None and sim >= near)
             if nid is not None and nid.startswith("draft:"):
                 nid = live[int(nid[6:])].id
             b["nearest"] = {"id": nid, "similarity": round(sim, 4)}
