@@ -115,7 +115,9 @@ with tab_chunk:
             bar = st.progress(0.0, text=f"Chunking {len(ctx.corpus.corpus):,} documents…")
             views.cancel_button("cancel_rechunk", "re-chunking")
             try:
-                rep = state.rechunk(int(size), int(overlap), views.progress_callback(bar, "Embedding new chunk texts"))
+                embedding = views.progress_callback(bar, "Embedding new chunk texts")
+                with views.costly("Re-chunking"):  # one of the process's worker slots (lab.budgets.workers)
+                    rep = state.rechunk(int(size), int(overlap), embedding)
             except InputError as err:
                 bar.empty()
                 views.input_error(err)

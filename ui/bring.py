@@ -211,7 +211,7 @@ def verdict(ctx: Any, name: str) -> bool:
         return True
     if not chosen:
         return False
-    with st.spinner(f"Ranking the golden questions with {name}…"):
+    with views.costly(f"Ranking with {name}"), st.spinner(f"Ranking the golden questions with {name}…"):
         (ev,) = evaluate_systems(chosen, ctx.golden, ctx.settings.options, ctx.memo.depth,
                                  chunk_to_doc=ctx.chunks.doc if ctx.settings.options.level == "document" else None)
     if not ev.ok:

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 
 import streamlit as st
 
+from rag_metrics.budgets import process_rss_mb
 from rag_metrics.errors import InputError
 from rag_metrics.server.access import Caller
 from rag_metrics.server.policy import allowed
@@ -465,6 +466,10 @@ def _budgets_panel(spent: Mapping[str, tuple[int, int]]) -> None:
                    ".streamlit/secrets.toml); a restart reads them. They bind students' seats; the judge's "
                    f"confirmation binds everyone. The teacher's own judge use so far: {teacher[0]:,} calls, "
                    f"{teacher[1]:,} tokens.")
+        now, peak = process_rss_mb()
+        if now == now:  # not nan: a /proc to read
+            st.caption(f"This app process holds {now:,.0f} MB (peak {peak:,.0f} MB) of its "
+                       f"{b.process_memory_mb:,} MB (lab.budgets.process_memory_mb).")
         st.dataframe(pd.DataFrame(b.rows(), columns=["budget", "value"]), hide_index=True, width="stretch")
 
 

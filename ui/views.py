@@ -9,6 +9,7 @@ import contextlib
 import functools
 import math
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import altair as alt
 import pandas as pd
@@ -363,21 +364,33 @@ def esc(text: str) -> str:
 
 
 @contextlib.contextmanager
-def costly(what: str) -> Iterator[None]:
-    """Costly work (embedding, a judge run) in one of the process's worker slots
-    (:func:`rag_metrics.jobs.slot`, ``lab.budgets.workers``): while every slot is taken, the page says
-    it waits, and the Stop button still cancels."""
-    from rag_metrics.jobs import slot
+def costly(what: str, cancel_key: str | None = None) -> Iterator[Any]:
+    """Costly work (embedding, a judge run, a sweep) in one of the process's worker slots
+    (:func:`rag_metrics.jobs.slot`, ``lab.budgets.workers``), yielding its
+    :class:`~rag_metrics.jobs.Ticket`.  While every slot is taken the page shows its place in the
+    queue ("waiting: 2 ahead"); ``cancel_key`` adds a Cancel button (pages with their own Stop button
+    pass none).  A click on Cancel or Stop reruns the page: Streamlit stops this run at the work's
+    next progress update (between batches) and the ticket is cancelled, so the slot is freed and the
+    next job in the queue starts."""
+    from rag_metrics.jobs import Ticket, slot
     from ui import server
 
+    if cancel_key is not None:
+        cancel_button(cancel_key, what.lower())
     note = st.empty()
+    ticket = Ticket(what)
+    workers = server.config().budgets.workers
 
     def waiting() -> None:
-        note.caption(f":material/hourglass_top: {esc(what)}: waiting for a free worker (the class's other "
-                     "sessions are using them)…")
-    with slot(server.config().budgets.workers, waiting):
-        note.empty()
-        yield
+        note.caption(f":material/hourglass_top: {esc(what)}: waiting: {ticket.ahead} ahead in the queue; "
+                     f"the class's other sessions use the {workers} worker(s) of this process…")
+    try:
+        with slot(workers, waiting, ticket=ticket) as held:
+            note.empty()
+            yield held
+    except BaseException:
+        ticket.cancel()  # stopped (Cancel, Stop, another click) or failed: the slot is already free
+        raise
 
 
 def server_path(path: object) -> str:

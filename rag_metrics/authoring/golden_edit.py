@@ -190,14 +190,37 @@ EXPORT_FORMATS = {"csv": "text/csv", "json": "application/json", "jsonl": "appli
                   "qrels": "text/plain"}
 
 
+def _rows_at_least(text: str, suffix: str) -> int:
+    """How many questions a CSV, JSON or JSONL golden file holds at most, counted without parsing its
+    rows (lines, CSV records, the top-level JSON list): a budget is checked before the costly parse."""
+    if suffix == "jsonl" or (suffix == "json" and text.lstrip().startswith("{") and "\n{" in text):
+        return sum(1 for ln in text.splitlines() if ln.strip())
+    if suffix == "csv":
+        import csv
+        import io
+
+        return max(0, sum(1 for row in csv.reader(io.StringIO(text)) if any(c.strip() for c in row)) - 1)
+    import json
+
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return 0  # the parser reports it
+    if isinstance(doc, dict):
+        doc = max((v for v in doc.values() if isinstance(v, list)), key=len, default=[])
+    return len(doc) if isinstance(doc, list) else 0
+
+
 def import_golden(data: bytes, filename: str, current: GoldenSet, known_ids: Collection[str] | None = None,
-                  max_bytes: int = MAX_IMPORT_BYTES) -> tuple[GoldenSet | None, ValidationReport]:
+                  max_bytes: int = MAX_IMPORT_BYTES, max_questions: int | None = None
+                  ) -> tuple[GoldenSet | None, ValidationReport]:
     """Parse an uploaded golden set; ``(None, report)`` when it must not replace the current set.
 
     ``.csv``, ``.json`` and ``.jsonl`` files replace the whole set.  TREC qrels (any other name,
     lines ``qid 0 id grade``) carry no question text: they replace the labels of the queries of
     ``current`` with the same ids; unknown query ids are errors.  Ids not in ``known_ids`` are
-    errors.  The report lists every problem; warnings alone do not block the import.
+    errors.  The report lists every problem; warnings alone do not block the import.  With
+    ``max_questions`` (a seat's budget) a file with more rows is refused before its rows are parsed.
     """
     from pathlib import PurePath
 
@@ -221,6 +244,11 @@ def import_golden(data: bytes, filename: str, current: GoldenSet, known_ids: Col
         return None, report
     suffix = PurePath(name).suffix.lower().lstrip(".")
     if suffix in ("csv", "json", "jsonl"):
+        rows = _rows_at_least(text, suffix) if max_questions is not None else 0
+        if max_questions is not None and rows > max_questions:
+            report.error(f"{rows:,} questions is over this seat's budget of {max_questions:,} "
+                         "(lab.budgets.golden_questions); import a smaller set, or ask the teacher", file=name)
+            return None, report
         try:
             golden, rep = parse_golden(text, suffix, name)
         except InputError as err:

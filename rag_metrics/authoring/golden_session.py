@@ -337,7 +337,7 @@ class GoldenSession:
         so every view that judges chunk ids reads the same relevance."""
         from rag_metrics.authoring.golden_edit import import_golden
 
-        new, report = import_golden(data, filename, self.golden, known_ids)
+        new, report = import_golden(data, filename, self.golden, known_ids, max_questions=max_questions)
         if new is not None and max_questions is not None and len(new) > max_questions:
             report.error(f"{filename}: {len(new):,} questions is over this seat's budget of {max_questions:,} "
                          "(lab.budgets.golden_questions); import a smaller set, or ask the teacher")
