@@ -149,10 +149,11 @@ class Slots:
                         ticket.ahead, ticket.running = 0, True
                         self._cond.notify_all()
                         return
-                    self._cond.wait(poll)
-                    ticket.ahead = self._queue.index(ticket)
                 if waiting is not None:
-                    waiting()
+                    waiting()  # at once, then every poll seconds
+                with self._cond:
+                    if not ticket.cancelled:
+                        self._cond.wait(poll)
         except BaseException:
             with self._cond:
                 if ticket in self._queue:

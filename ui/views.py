@@ -372,7 +372,9 @@ def costly(what: str, cancel_key: str | None = None) -> Iterator[Any]:
     pass none).  A click on Cancel or Stop reruns the page: Streamlit stops this run at the work's
     next progress update (between batches) and the ticket is cancelled, so the slot is freed and the
     next job in the queue starts."""
-    from rag_metrics.jobs import Ticket, slot
+    import time
+
+    from rag_metrics.jobs import Cancelled, Ticket, slot
     from ui import server
 
     if cancel_key is not None:
@@ -380,14 +382,25 @@ def costly(what: str, cancel_key: str | None = None) -> Iterator[Any]:
     note = st.empty()
     ticket = Ticket(what)
     workers = server.config().budgets.workers
+    queued: list[float] = []  # [time it started waiting, how many were ahead then]
 
     def waiting() -> None:
+        if not queued:
+            queued.extend((time.monotonic(), ticket.ahead))
         note.caption(f":material/hourglass_top: {esc(what)}: waiting: {ticket.ahead} ahead in the queue; "
                      f"the class's other sessions use the {workers} worker(s) of this process…")
     try:
         with slot(workers, waiting, ticket=ticket) as held:
-            note.empty()
+            if queued:
+                note.caption(f":material/hourglass_bottom: {esc(what)}: waited {time.monotonic() - queued[0]:.0f} s "
+                             f"for a worker ({int(queued[1])} ahead at first).")
+            else:
+                note.empty()
             yield held
+    except Cancelled:
+        note.info(f"{esc(what)} cancelled: nothing more is done; what was finished is kept (embeddings in the "
+                  "embedding cache).", icon=":material/cancel:")
+        st.stop()
     except BaseException:
         ticket.cancel()  # stopped (Cancel, Stop, another click) or failed: the slot is already free
         raise
