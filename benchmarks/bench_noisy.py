@@ -187,6 +187,11 @@ class From(Student):
         return next((t for t in self.texts if re.search(pattern, t)), None)
 
 
+def _trace(msg: str) -> None:
+    if os.environ.get("BENCH_NOISY_TRACE"):
+        print(f"  [{time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
 def _address(n: int) -> str:
     return HOSTILE if n >= 1000 else f"10.0.0.{n % 200 + 1}" if n >= 0 else "10.0.0.201"
 
@@ -268,8 +273,11 @@ async def corpus_attack(c: From, b: Budgets, timeout: float, rep: dict) -> None:
     rep["over"] = "refused" if refused else "ran"
     rep["over_ms"] = (time.perf_counter() - t0) * 1000
     at = corpus_jsonl(limit - 20_000, 2)
+    t0 = time.perf_counter()
     await c.upload("corpus_upload", "at.jsonl", at)
     await c.set("corpus_upload_name", string_value="hostile-at")
+    rep["upload_s"] = time.perf_counter() - t0
+    _trace(f"corpus: uploaded {len(at):,} B in {rep['upload_s']:.1f} s; loading")
     t0 = time.perf_counter()
     try:
         await asyncio.wait_for(c.click("corpus_upload_go"), timeout=timeout)
@@ -277,6 +285,7 @@ async def corpus_attack(c: From, b: Budgets, timeout: float, rep: dict) -> None:
     except asyncio.TimeoutError:  # Cancel: its click reruns the page, which stops the load at its next batch
         rep["at"] = f"cancelled after {timeout:.0f} s"
         t1 = time.perf_counter()
+        _trace(f"corpus: not loaded after {timeout:.0f} s: Cancel")
         await c.rerun()
         rep["cancel_s"] = time.perf_counter() - t1
         rep["at"] += f" (stopped {rep['cancel_s']:.1f} s after Cancel)"
@@ -284,7 +293,7 @@ async def corpus_attack(c: From, b: Budgets, timeout: float, rep: dict) -> None:
     docs = sum(1 for _ in at.splitlines())
     rep["outcome"] = (f"{len(over):,} B {rep['over']} in {rep['over_ms']:.0f} ms (corpus_mb {b.corpus_mb}); "
                       f"{len(at):,} B ({docs} docs) {rep['at']} in {rep['at_s']:.1f} s (chunked and embedded in "
-                      f"one of the {b.workers} worker slots)")
+                      f"one of the {b.workers} worker slots; the upload itself {rep['upload_s']:.1f} s)")
 
 
 async def golden_attack(c: From, b: Budgets, questions: int, rep: dict) -> None:

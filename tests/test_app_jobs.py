@@ -72,7 +72,7 @@ def test_the_page_waits_in_line_and_says_how_many_were_ahead(one_busy_slot):
     at = AppTest.from_function(_page, default_timeout=60).run()
     watcher.join(30)
     assert not at.exception
-    assert any("Cancel embedding chunks" == b.label for b in at.button)
+    assert any(b.label == "Cancel embedding chunks" for b in at.button)
     captions = " ".join(c.value for c in at.caption)
     assert "waited" in captions and "(1 ahead at first)" in captions
     assert [m.value for m in at.markdown if m.value == "embedded"]

@@ -92,13 +92,12 @@ def test_a_waiting_job_knows_how_many_are_ahead_and_jobs_start_in_arrival_order(
 def test_cancel_stops_the_work_between_batches_and_frees_its_slot(monkeypatch):
     monkeypatch.setattr(jobs, "_SLOTS", None)
     done: list[int] = []
-    with pytest.raises(jobs.Cancelled):
-        with jobs.slot(1) as ticket:
-            for batch in range(10):
-                ticket.check(batch, 10)   # between batches
-                done.append(batch)
-                if batch == 2:
-                    ticket.cancel()       # the person pressed Cancel during batch 2
+    with pytest.raises(jobs.Cancelled), jobs.slot(1) as ticket:
+        for batch in range(10):
+            ticket.check(batch, 10)   # between batches
+            done.append(batch)
+            if batch == 2:
+                ticket.cancel()       # the person pressed Cancel during batch 2
     assert done == [0, 1, 2] and ticket.done == 3 and ticket.total == 10
     assert jobs.slots().running() == 0    # the cancelled job gave its slot back
     with jobs.slot(1) as t:               # the next job runs at once

@@ -150,6 +150,6 @@ def test_a_golden_import_over_the_seat_budget_is_refused_before_its_rows_are_par
     assert "30,000 questions is over this seat's budget of 1,000" in rep.problems[0].message
     assert "lab.budgets.golden_questions" in rep.problems[0].message
     monkeypatch.undo()
-    small, rep = golden_edit.import_golden("question,relevant\nq?,c1\n".encode(), "s.csv", GoldenSet(()),
+    small, rep = golden_edit.import_golden(b"question,relevant\nq?,c1\n", "s.csv", GoldenSet(()),
                                            max_questions=1)
     assert small is not None and len(small) == 1, rep.summary()
