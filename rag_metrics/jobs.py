@@ -170,7 +170,11 @@ class Slots:
 
 
 _SLOTS: Slots | None = None
-_HELD = threading.local()  # the ticket this thread runs under (a slot is held once per thread)
+_HELD = threading.local()
+#: Called with the ticket while a job waits whose caller gave no ``waiting`` (the library's own
+#: embedding, :func:`rag_metrics.retrieval.cache.encode_with_cache`): the app sets it to show the
+#: place in the queue on the page that waits (``None``: wait silently, as the CLI does).
+on_wait: Callable[[Ticket], None] | None = None  # the ticket this thread runs under (a slot is held once per thread)
 
 
 def slots(workers: int | None = None) -> Slots:
@@ -208,8 +212,14 @@ def slot(workers: int | None = None, waiting: Callable[[], None] | None = None, 
         yield held
         return
     ticket = ticket if ticket is not None else Ticket()
+    hook = on_wait if waiting is None else None
+    if hook is not None:
+        def waiting() -> None:
+            hook(ticket)
     pool_ = slots(workers)
     pool_.acquire(ticket, waiting, poll)
+    if hook is not None:
+        hook(ticket)  # it runs now (the page's note goes)
     _HELD.ticket = ticket
     try:
         yield ticket

@@ -151,3 +151,17 @@ def test_embedding_many_new_texts_takes_a_slot_and_stops_between_slabs(monkeypat
     assert jobs.slots().running() == 0
     few = rc.encode_with_cache(Enc(), ["a", "b"], None)  # a few texts (a question) take no slot
     assert few.shape == (2, 2) and seen[-1] == 0
+
+
+def test_a_job_the_library_queued_itself_reports_its_wait_through_the_hook(monkeypatch):
+    slots = jobs.Slots(1)
+    monkeypatch.setattr(jobs, "_SLOTS", slots)
+    seen: list[tuple[int, bool]] = []
+    monkeypatch.setattr(jobs, "on_wait", lambda t: seen.append((t.ahead, t.running)))
+    release = threading.Event()
+    running = _hold(slots, jobs.Ticket("other"), threading.Event(), release)
+    threading.Timer(0.2, release.set).start()
+    with jobs.slot(1, poll=0.01):
+        pass
+    running.join(30)
+    assert seen[0] == (0, False) and seen[-1] == (0, True)  # waited (none ahead, one running), then ran

@@ -406,6 +406,33 @@ def costly(what: str, cancel_key: str | None = None) -> Iterator[Any]:
         raise
 
 
+def _waiting_note(ticket: Any) -> None:
+    """:data:`rag_metrics.jobs.on_wait`: a job the library queued itself (a large embedding) says on the
+    page that waits where it stands; a Stop of the run stops the wait here."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    if get_script_run_ctx(suppress_warning=True) is None:
+        return  # not a page's run (a worker thread): nothing to show
+    note = getattr(ticket, "note", None)
+    if ticket.running:
+        if note is not None:
+            note.empty()
+        return
+    if note is None:
+        note = ticket.note = st.empty()
+    note.caption(f":material/hourglass_top: Embedding: waiting: {ticket.ahead} ahead in the queue; the class's "
+                 "other sessions use this process's workers…")
+
+
+def _install_waiting_note() -> None:
+    from rag_metrics import jobs
+
+    jobs.on_wait = _waiting_note
+
+
+_install_waiting_note()
+
+
 def server_path(path: object) -> str:
     """A server file path as this session may see it: in full for the operator (single user); in
     class mode only its file name (a student never learns the server's folders), escaped."""
