@@ -33,10 +33,11 @@ import json
 import os
 import re
 import secrets
+import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -350,7 +351,8 @@ def encode_with_cache(
         total = len(missing)
         if progress is not None:
             progress(0, total)  # the count shows before the first batch (and the model load)
-        with jobs.slot() if total > QUEUED_OVER else contextlib.nullcontext() as ticket:
+        with jobs.slot() if total > QUEUED_OVER else contextlib.nullcontext() as ticket, \
+                _cpu_share(jobs.slots().workers if ticket is not None else 1):
             _encode_missing(encoder, unique, missing, cache, found, progress, ticket)
     elif progress is not None:
         progress(0, 0)
@@ -358,6 +360,23 @@ def encode_with_cache(
     for i, k in enumerate(keys):
         out[i] = found[k]
     return out
+
+
+@contextlib.contextmanager
+def _cpu_share(workers: int) -> Iterator[None]:
+    """Costly embedding in a worker slot uses its share of the model's threads: the process's
+    intra-op threads divided by the ``workers`` slots (at least one), so one corpus upload never takes
+    every core of the process from the other sessions' reruns and short encodes."""
+    torch = sys.modules.get("torch")  # only a model that runs on torch has loaded it
+    if torch is None or workers <= 1:
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(max(1, before // workers))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
 
 
 def _encode_missing(encoder: Encoder, unique: dict[bytes, str], missing: list[bytes], cache: EmbeddingCache | None,
