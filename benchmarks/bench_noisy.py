@@ -284,12 +284,17 @@ async def corpus_attack(c: From, b: Budgets, timeout: float, rep: dict) -> None:
         rep["at"] = "loaded"
     except asyncio.TimeoutError:  # Cancel: its click reruns the page, which stops the load at its next batch
         rep["at"] = f"cancelled after {timeout:.0f} s"
+        rep["at_s"] = time.perf_counter() - t0
+        rep["outcome"] = (f"{len(over):,} B {rep['over']} in {rep['over_ms']:.0f} ms (corpus_mb {b.corpus_mb}); "
+                          f"{len(at):,} B not loaded after {timeout:.0f} s in one of the {b.workers} worker slots; "
+                          "Cancel sent, the page did not finish its run before the attack's bound")
         t1 = time.perf_counter()
         _trace(f"corpus: not loaded after {timeout:.0f} s: Cancel")
         await c.rerun()
         rep["cancel_s"] = time.perf_counter() - t1
         rep["at"] += f" (stopped {rep['cancel_s']:.1f} s after Cancel)"
-    rep["at_s"] = time.perf_counter() - t0
+    else:
+        rep["at_s"] = time.perf_counter() - t0
     docs = sum(1 for _ in at.splitlines())
     rep["outcome"] = (f"{len(over):,} B {rep['over']} in {rep['over_ms']:.0f} ms (corpus_mb {b.corpus_mb}); "
                       f"{len(at):,} B ({docs} docs) {rep['at']} in {rep['at_s']:.1f} s (chunked and embedded in "
@@ -494,7 +499,7 @@ def main() -> None:
                             r = reports[name] = {}
                             t0 = time.monotonic()
                             try:
-                                await asyncio.wait_for(steps[name](r), timeout=args.attack_timeout + 120)
+                                await asyncio.wait_for(steps[name](r), timeout=args.attack_timeout + 300)
                             except Exception as e:  # noqa: BLE001 - reported
                                 r.setdefault("errors", []).append(f"{type(e).__name__}: {e}"[:300])
                             windows.append((name, t0, time.monotonic()))
