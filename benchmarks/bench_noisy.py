@@ -265,7 +265,8 @@ async def corpus_attack(c: From, b: Budgets, timeout: float, rep: dict) -> None:
     await c.rerun(CORPUS_PAGE)
     limit = b.corpus_mb * 1024 * 1024
     over = corpus_jsonl(limit + 100_000, 1)
-    await c.upload("corpus_upload", "over.jsonl", over)
+    if await c.upload("corpus_upload", "over.jsonl", over) not in (200, 204):
+        raise RuntimeError("the upload of the corpus over the budget was refused (the session's upload budget)")
     await c.set("corpus_upload_name", string_value="hostile-over")
     t0 = time.perf_counter()
     await c.click("corpus_upload_go")
@@ -274,7 +275,8 @@ async def corpus_attack(c: From, b: Budgets, timeout: float, rep: dict) -> None:
     rep["over_ms"] = (time.perf_counter() - t0) * 1000
     at = corpus_jsonl(limit - 20_000, 2)
     t0 = time.perf_counter()
-    await c.upload("corpus_upload", "at.jsonl", at)
+    if await c.upload("corpus_upload", "at.jsonl", at) not in (200, 204):
+        raise RuntimeError("the upload of the corpus at the budget was refused (the session's upload budget)")
     await c.set("corpus_upload_name", string_value="hostile-at")
     rep["upload_s"] = time.perf_counter() - t0
     _trace(f"corpus: uploaded {len(at):,} B in {rep['upload_s']:.1f} s; loading")
@@ -447,8 +449,9 @@ def main() -> None:
     ap.add_argument("--puts", type=int, default=60, help="1 MB PUTs of the hostile student")
     ap.add_argument("--questions", type=int, default=30_000, help="questions in the golden import")
     ap.add_argument("--attack-timeout", type=float, default=300.0, help="bound on one costly attack (s)")
-    ap.add_argument("--attacks", default="seats,golden,judge,uploads,guesses,corpus",
-                    help="in this order (the corpus last: its embedding is the longest)")
+    ap.add_argument("--attacks", default="seats,golden,judge,guesses,corpus,uploads",
+                    help="in this order (the corpus late: its embedding is the longest; the upload flood after it, "
+                         "as it spends the session's upload budget)")
     ap.add_argument("--out", default="", help="append the printed lines to this file")
     args = ap.parse_args()
     b = Budgets()
