@@ -272,7 +272,7 @@ async def corpus_attack(c: From, b: Budgets, timeout: float, rep: dict) -> None:
     refused = c.said("lab.budgets.corpus_mb")
     rep["over"] = "refused" if refused else "ran"
     rep["over_ms"] = (time.perf_counter() - t0) * 1000
-    at = corpus_jsonl(limit - 20_000, 2)
+    at = corpus_jsonl(limit - 20_000, random.randrange(10**9))  # new text every run: nothing in the embedding cache
     t0 = time.perf_counter()
     if await c.upload("corpus_upload", "at.jsonl", at) not in (200, 204):
         raise RuntimeError("the upload of the corpus at the budget was refused (the session's upload budget)")
