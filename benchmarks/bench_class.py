@@ -116,6 +116,20 @@ class Deployment:
                 pass
         return out
 
+    def app_pids(self) -> list[int]:
+        """The app processes (``python -m ui.launch`` of ``./lab class``, or ``streamlit run``): each one's
+        memory is held against its budget."""
+        out = []
+        for pid in self.pids():
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    cmd = f.read().replace(b"\0", b" ")
+            except OSError:
+                continue
+            if b"ui.launch" in cmd or (b"streamlit" in cmd and b" run " in cmd):
+                out.append(pid)
+        return out
+
     def peak_rss_mb(self) -> float:
         return sum(_peak_rss_mb(p) for p in self.pids()) if self.proc is not None else float("nan")
 
@@ -170,7 +184,8 @@ def _unprivileged(cmd: list[str], env: dict[str, str], workspace: Path) -> tuple
     return argv, {**env, "RAG_METRICS_CLASS_MODE": "1"}
 
 
-def start_class_deployment(workspace: Path, how: str = "lab", procs: int = 1) -> Deployment:
+def start_class_deployment(workspace: Path, how: str = "lab", procs: int = 1,
+                           env_extra: dict[str, str] | None = None) -> Deployment:
     """The class deployment, started fresh on a free loopback port with ``workspace`` as its root.
 
     ``how="lab"`` (the default): ``./lab class --port P --address 127.0.0.1 --procs N``, the real class
@@ -181,7 +196,7 @@ def start_class_deployment(workspace: Path, how: str = "lab", procs: int = 1) ->
     port = _free_port()
     env = {**os.environ, "RAG_METRICS_WORKSPACE": str(workspace), "RAG_METRICS_CLASS_MODE": "1",
            "RAG_METRICS_TEACHER_KEY": secrets.token_urlsafe(24), "HF_HUB_OFFLINE": "1",
-           "TRANSFORMERS_OFFLINE": "1"}
+           "TRANSFORMERS_OFFLINE": "1", **(env_extra or {})}
     if how == "lab":
         log = workspace / "server.log"
         cmd = [str(ROOT / "lab"), "class", "--port", str(port), "--address", "127.0.0.1", "--procs", str(procs)]
@@ -323,6 +338,15 @@ class Student(Client):
         self.script_cookies.pop(PROOF_COOKIE, None)  # the app deletes it once used
 
 
+async def join(client: Student) -> Student:
+    """Take a seat as a browser does: load the page, open the websocket, the first run (which makes
+    the seat).  Every benchmark makes its seats here, so a proof a browser must give before a seat is
+    made (issue 27) is added in this one place."""
+    await client.__aenter__()
+    await client.rerun()
+    return client
+
+
 @dataclass
 class StudentResult:
     latencies: list[float] = field(default_factory=list)
@@ -331,21 +355,23 @@ class StudentResult:
     errors: list[str] = field(default_factory=list)
     cookies: int = 0
     by_kind: dict[str, list[float]] = field(default_factory=dict)  # "k" | "page" | "golden edit"
+    ends: list[float] = field(default_factory=list)  # time.monotonic() at the end of each of ``latencies``
 
 
 async def student(d: Deployment, n: int, think: float, deadline: float, rng: random.Random, tag: str,
-                  out: dict[int, StudentResult]) -> None:
+                  out: dict[int, StudentResult], stop: asyncio.Event | None = None) -> None:
+    """One student working until ``deadline`` (or until ``stop`` is set)."""
     res = out[n] = StudentResult()
     c = Student(d.ws_url, n, d.http_url)
     try:
         await asyncio.sleep(rng.uniform(0, think))  # students arrive over one think time
-        async with c:
+        await join(c)
+        try:
             res.cookies = len(c.jar)
-            await c.rerun()
             first = len(c.latencies)
             while True:
                 wait = rng.uniform(0.5 * think, 1.5 * think)
-                if time.monotonic() + wait >= deadline:
+                if time.monotonic() + wait >= deadline or (stop is not None and stop.is_set()):
                     break
                 await asyncio.sleep(wait)
                 action = rng.choices(["k", "page", "golden"], weights=[4, 3, 3])[0]
@@ -365,8 +391,11 @@ async def student(d: Deployment, n: int, think: float, deadline: float, rng: ran
                     await c.rerun(rng.choice([p for p in PAGE_PATHS if p != c.page]))
                     res.by_kind.setdefault(f"page {c.page or 'dashboard'}", []).append(c.latencies[-1])
             res.latencies = c.latencies[first:]
+            res.ends = c.ends[first:]
+        finally:
+            await c.__aexit__(None, None, None)
     except Exception as e:  # noqa: BLE001 - reported with the figures
-        res.latencies = c.latencies[1:]
+        res.latencies, res.ends = c.latencies[1:], c.ends[1:]
         res.errors.append(f"{type(e).__name__}: {e}"[:200])
     res.script_runs = c.script_runs
     res.errors += c.exceptions[:3]
@@ -380,14 +409,16 @@ async def warm_up(d: Deployment, tag: str) -> tuple[float, list[str]]:
     t0 = time.perf_counter()
     errors: list[str] = []
     try:
-        async with c:
-            await c.rerun()
+        await join(c)
+        try:
             if "k" in c.ids:
                 await c.set_slider("k", 4.0)
             for p in PAGE_PATHS:
                 await c.rerun(p)
             await c.rerun(GOLDEN_PAGE)
             await c.add_golden_row(f"class load {tag} warm-up edit?")
+        finally:
+            await c.__aexit__(None, None, None)
     except Exception as e:  # noqa: BLE001 - reported
         errors.append(f"{type(e).__name__}: {e}"[:200])
     return time.perf_counter() - t0, errors + c.exceptions[:3]

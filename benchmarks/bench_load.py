@@ -75,6 +75,8 @@ class Client:
         self.cache: dict[str, object] = {}    # ForwardMsg hash -> message (for ref_hash)
         self.page = ""
         self.latencies: list[float] = []
+        self.ends: list[float] = []           # time.monotonic() when each rerun of ``latencies`` ended
+        self.texts: list[str] = []            # the last run's alerts, markdown and captions (what the page said)
         self.exceptions: list[str] = []
         self.session_id = ""
         self.fragments: dict[str, str] = {}   # widget id -> id of the fragment it is drawn in ("" none)
@@ -133,6 +135,7 @@ class Client:
             if kind == "new_session":
                 self.session_id = f.new_session.initialize.session_id
                 ids, whole = {}, False  # every run starts so, a fragment's too
+                self.texts = []
             elif kind == "navigation":
                 self.pages = {p.url_pathname: p.page_script_hash for p in f.navigation.app_pages}
             elif kind == "delta" and f.delta.WhichOneof("type") in ("new_element", "add_block"):
@@ -145,6 +148,8 @@ class Client:
                 if wid and wid.startswith("$$ID-"):
                     ids[wid.split("-", 2)[2]] = wid
                     self.fragments[wid] = f.delta.fragment_id
+                if el.WhichOneof("type") in ("alert", "markdown"):
+                    self.texts.append(sub.body)
                 if el.WhichOneof("type") == "exception":
                     self.exceptions.append(f"{el.exception.type}: {el.exception.message[:150]}")
             elif kind == "script_finished":
@@ -152,6 +157,7 @@ class Client:
                 if f.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN:
                     break
         self.latencies.append(time.perf_counter() - t)
+        self.ends.append(time.monotonic())
         self.ids = ids if whole or not fragment else {**self.ids, **ids}
 
     async def change(self, wid: str) -> None:

@@ -116,7 +116,9 @@ with tab_chunk:
             bar = st.progress(0.0, text=f"Chunking {len(ctx.corpus.corpus):,} documents…")
             views.cancel_button(CANCEL_RECHUNK, "re-chunking")
             try:
-                rep = state.rechunk(int(size), int(overlap), views.progress_callback(bar, "Embedding new chunk texts"))
+                embedding = views.progress_callback(bar, "Embedding new chunk texts")
+                with views.costly("Re-chunking"):  # one of the process's worker slots (lab.budgets.workers)
+                    rep = state.rechunk(int(size), int(overlap), embedding)
             except InputError as err:
                 bar.empty()
                 views.input_error(err)
@@ -136,7 +138,19 @@ with tab_chunk:
 # ---- load another corpus -------------------------------------------------------------------------------
 def _prewarm(name: str) -> None:
     """Chunk, embed and index a newly loaded corpus now, each step with what it does and how far
-    (the next run then finds everything cached)."""
+    (the next run then finds everything cached).  Cancelled (the click stops this run at its next
+    batch) or failed, the corpus stays loaded but the one selected before stays selected: no later
+    run embeds it without a progress bar and a Cancel button."""
+    before = st.session_state.get(state.KEY_CORPUS)
+    try:
+        _prewarm_steps(name)
+    except BaseException:
+        if before and before != name:
+            state.set_widget(state.KEY_CORPUS, before)
+        raise
+
+
+def _prewarm_steps(name: str) -> None:
     bar = st.progress(0.0, text=f"Chunking {len(state.corpus_entry(name).corpus):,} documents…")
     views.cancel_button(CANCEL_LOAD, "loading")
     chunk_set = state.chunk_set(name)

@@ -34,6 +34,7 @@ class Budgets:
     judge_confirm_over: int = 100
     sweep_configs: int = 12
     workers: int = 2
+    process_memory_mb: int = 3072
 
     def rows(self) -> list[tuple[str, int]]:
         """``(setting, value)`` for the teacher's Class page."""

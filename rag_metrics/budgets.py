@@ -31,6 +31,8 @@ Example ``[lab.budgets]`` (every key optional; these are the defaults):
     judge_confirm_over = 100         # a judge run planning more calls asks to confirm first
     sweep_configs = 12               # configurations in one sweep of the Tune page
     workers = 2                      # costly jobs (embedding, judge runs) at once per app process
+    process_memory_mb = 3072         # resident memory one app process may reach (the noisy-neighbour bench
+                                     # checks every process's peak against it; the Class page shows this process's)
 """
 from __future__ import annotations
 
@@ -45,7 +47,23 @@ from typing import Any
 
 from rag_metrics.budget_limits import Budgets, parse_budgets
 
-__all__ = ["Budgets", "RateLimiter", "SpendLedger", "client_address", "parse_budgets"]
+__all__ = ["Budgets", "RateLimiter", "SpendLedger", "client_address", "parse_budgets", "process_rss_mb"]
+
+
+def process_rss_mb(pid: int | str = "self") -> tuple[float, float]:
+    """``(resident now, peak resident)`` of a process in MB (``VmRSS``, ``VmHWM`` of ``/proc/<pid>/status``;
+    ``nan`` where there is no ``/proc``), checked against ``lab.budgets.process_memory_mb``."""
+    now = peak = math.nan
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    now = int(line.split()[1]) / 1024
+                elif line.startswith("VmHWM:"):
+                    peak = int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        pass
+    return now, peak
 
 
 def client_address(peer: str | None, forwarded_for: str | None) -> str:

@@ -21,7 +21,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as _wait
 from typing import Any
 
-__all__ = ["JobPool", "pool", "slot"]
+__all__ = ["Cancelled", "JobPool", "Slots", "Ticket", "current", "pool", "slot", "slots"]
 
 
 class JobPool:
@@ -72,29 +72,157 @@ def pool(workers: int = 2) -> JobPool:
         return _POOL
 
 
-_SLOTS: threading.BoundedSemaphore | None = None
+class Cancelled(Exception):
+    """Raised by :meth:`Ticket.check` in costly work whose person pressed Cancel (between batches)."""
 
 
-@contextlib.contextmanager
-def slot(workers: int = 2, waiting: Callable[[], None] | None = None, poll: float = 0.5) -> Iterator[None]:
-    """Run costly work that must stay in the caller's thread (it shows its own progress and can be
-    cancelled there: embedding a corpus, a judge run) in one of the process's ``workers`` slots
-    (``lab.budgets.workers``, fixed on first use): when all are taken, wait, calling ``waiting()``
-    every ``poll`` seconds (a page says so there; Streamlit stops a cancelled run at that call).
+class Ticket:
+    """One costly job's place in the process's queue of worker slots: how many wait ahead of it
+    (``ahead``), whether it runs (``running``), and its cancel flag, which the work reads between
+    batches (:meth:`check`).  A page keeps the ticket of its session's job so its Cancel button
+    can set the flag.
 
-    >>> with slot(1):
-    ...     print("one at a time")
-    one at a time
+    >>> t = Ticket("embedding")
+    >>> t.cancel(); t.cancelled
+    True
     """
+
+    def __init__(self, what: str = "") -> None:
+        self.what = what
+        self.ahead = 0
+        self.running = False
+        self.done = 0
+        self.total = 0
+        self._cancel = threading.Event()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def cancel(self) -> None:
+        """Ask the work to stop at its next batch (and a waiting job to leave the queue)."""
+        self._cancel.set()
+
+    def check(self, done: int | None = None, total: int | None = None) -> None:
+        """Between two batches: note the progress; raise :class:`Cancelled` when Cancel was pressed."""
+        if done is not None:
+            self.done = done
+        if total is not None:
+            self.total = total
+        if self._cancel.is_set():
+            raise Cancelled(f"{self.what or 'the job'} was cancelled")
+
+
+class Slots:
+    """At most ``workers`` jobs run at once; the others wait in arrival order (first come, first
+    served), each knowing how many are ahead of it."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = max(1, workers)
+        self._cond = threading.Condition()
+        self._running = 0
+        self._queue: list[Ticket] = []
+
+    def running(self) -> int:
+        with self._cond:
+            return self._running
+
+    def waiting(self) -> int:
+        with self._cond:
+            return len(self._queue)
+
+    def acquire(self, ticket: Ticket, waiting: Callable[[], None] | None = None, poll: float = 0.5) -> None:
+        """Wait for a slot: ``ticket.ahead`` is kept current and ``waiting()`` called every ``poll``
+        seconds meanwhile; a cancelled ticket leaves the queue (:class:`Cancelled`), as does an
+        exception from ``waiting`` (Streamlit stops a run there)."""
+        with self._cond:
+            self._queue.append(ticket)
+        try:
+            while True:
+                with self._cond:
+                    if ticket.cancelled:
+                        raise Cancelled(f"{ticket.what or 'the job'} was cancelled while waiting")
+                    ticket.ahead = self._queue.index(ticket)
+                    if ticket.ahead < self.workers - self._running:
+                        self._queue.remove(ticket)
+                        self._running += 1
+                        ticket.ahead, ticket.running = 0, True
+                        self._cond.notify_all()
+                        return
+                if waiting is not None:
+                    waiting()  # at once, then every poll seconds
+                with self._cond:
+                    if not ticket.cancelled:
+                        self._cond.wait(poll)
+        except BaseException:
+            with self._cond:
+                if ticket in self._queue:
+                    self._queue.remove(ticket)
+                self._cond.notify_all()
+            raise
+
+    def release(self, ticket: Ticket) -> None:
+        with self._cond:
+            if ticket.running:
+                ticket.running = False
+                self._running -= 1
+            self._cond.notify_all()
+
+
+_SLOTS: Slots | None = None
+_HELD = threading.local()
+#: Called with the ticket while a job waits whose caller gave no ``waiting`` (the library's own
+#: embedding, :func:`rag_metrics.retrieval.cache.encode_with_cache`): the app sets it to show the
+#: place in the queue on the page that waits (``None``: wait silently, as the CLI does).
+on_wait: Callable[[Ticket], None] | None = None  # the ticket this thread runs under (a slot is held once per thread)
+
+
+def slots(workers: int | None = None) -> Slots:
+    """The process's :class:`Slots` (made on first use with ``workers``, ``lab.budgets.workers``; 2 when
+    the first user does not say)."""
     global _SLOTS
     with _POOL_LOCK:
         if _SLOTS is None:
-            _SLOTS = threading.BoundedSemaphore(max(1, workers))
-        sem = _SLOTS
-    while not sem.acquire(timeout=poll):
-        if waiting is not None:
-            waiting()
+            _SLOTS = Slots(2 if workers is None else workers)
+        return _SLOTS
+
+
+def current() -> Ticket | None:
+    """The ticket of the slot this thread holds (``None``: none)."""
+    return getattr(_HELD, "ticket", None)
+
+
+@contextlib.contextmanager
+def slot(workers: int | None = None, waiting: Callable[[], None] | None = None, poll: float = 0.5,
+         ticket: Ticket | None = None) -> Iterator[Ticket]:
+    """Run costly work that must stay in the caller's thread (it shows its own progress and can be
+    cancelled there: embedding a corpus, a judge run) in one of the process's ``workers`` slots
+    (``lab.budgets.workers``, fixed on first use): when all are taken, wait in line, calling
+    ``waiting()`` every ``poll`` seconds (a page shows ``ticket.ahead`` there: "waiting: 2 ahead").
+    Yields the :class:`Ticket`, whose :meth:`Ticket.check` the work calls between batches; the slot
+    is freed however the work ends (done, failed, cancelled).  A thread that holds a slot already
+    (a page's costly step around the library's embedding) keeps it: no second slot, no deadlock.
+
+    >>> with slot(1) as t:
+    ...     print("one at a time", t.running)
+    one at a time True
+    """
+    held = current()
+    if held is not None:
+        yield held
+        return
+    ticket = ticket if ticket is not None else Ticket()
+    hook = on_wait if waiting is None else None
+    if hook is not None:
+        def waiting() -> None:
+            hook(ticket)
+    pool_ = slots(workers)
+    pool_.acquire(ticket, waiting, poll)
+    if hook is not None:
+        hook(ticket)  # it runs now (the page's note goes)
+    _HELD.ticket = ticket
     try:
-        yield
+        yield ticket
     finally:
-        sem.release()
+        _HELD.ticket = None
+        pool_.release(ticket)

@@ -126,3 +126,30 @@ def test_the_class_day_docs_list_every_setting():
     text = (ROOT / "docs" / "class-day.md").read_text(encoding="utf-8")
     assert [s.env for s in SETTINGS.values() if f"`{s.env}`" not in text] == []
     assert all(f"`{name}`" in text for name, _ in Budgets().rows())
+
+
+@pytest.mark.parametrize("fmt", ["jsonl", "csv", "json"])
+def test_a_golden_import_over_the_seat_budget_is_refused_before_its_rows_are_parsed(fmt, monkeypatch) -> None:
+    """Issue 27: a 2 MB import of 30,000 questions cost minutes; the budget is checked on a row count."""
+    import json
+
+    from rag_metrics.authoring import golden_edit
+    from rag_metrics.io import golden as golden_io
+    from rag_metrics.types import GoldenSet
+
+    rows = [{"question": f"q {i}?", "relevant": "c1"} for i in range(30_000)]
+    text = {"jsonl": "\n".join(json.dumps(r) for r in rows),
+            "csv": "question,relevant\n" + "\n".join(f"{r['question']},{r['relevant']}" for r in rows),
+            "json": json.dumps(rows)}[fmt]
+
+    def parse(*a, **k):
+        raise AssertionError("the rows were parsed")
+    monkeypatch.setattr(golden_io, "parse_golden", parse)
+    new, rep = golden_edit.import_golden(text.encode(), f"big.{fmt}", GoldenSet(()), max_questions=1000)
+    assert new is None
+    assert "30,000 questions is over this seat's budget of 1,000" in rep.problems[0].message
+    assert "lab.budgets.golden_questions" in rep.problems[0].message
+    monkeypatch.undo()
+    small, rep = golden_edit.import_golden(b"question,relevant\nq?,c1\n", "s.csv", GoldenSet(()),
+                                           max_questions=1)
+    assert small is not None and len(small) == 1, rep.summary()

@@ -147,7 +147,7 @@ def run_llm(items: list[AnswerItem], items_key: str, cfg: Any, api_key: str | No
                      text=f"{p.done}/{p.total} calls · {p.cache_hits} from cache · {p.tokens:,} tokens · "
                           f"{p.elapsed:.1f} s")
 
-    with views.costly("The LLM judge"):  # one of the process's worker slots (lab.budgets.workers)
+    with views.costly("The LLM judge", cancel_key="answers_judge_cancel"):  # a worker slot (lab.budgets.workers)
         ev = evaluate_answers(items, [judge], progress=progress)
     spent = judge.last_progress
     if spent is not None:

@@ -137,12 +137,36 @@ def _systems_of(items: list[Dropped]) -> list[Dropped]:
     return [it for it in items if "system" in it.roles and it.read is not None]
 
 
+def _over_budget(corpus: tuple[Any, str, str] | None, gold: Dropped | None) -> str | None:
+    """Why the corpus or golden set brought in is over this seat's budget (``lab.budgets.corpus_mb``,
+    ``golden_questions``: the same as the Corpus explorer's upload and the golden-set import)."""
+    from rag_metrics.budgets import mb
+    from rag_metrics.server.policy import budget_message
+    from ui import server
+
+    budgets = server.config().budgets
+    if corpus is not None:
+        size = sum(len(d.text.encode("utf-8")) for d in corpus[0])
+        over = budget_message(state.caller(), "corpus_mb", budgets, -(-size // mb(1)), "MB of corpus text")
+        if over:
+            return f"Nothing brought in: {over}"
+    golden = getattr(gold.read, "golden", None) if gold is not None else None
+    if golden is not None:
+        over = budget_message(state.caller(), "golden_questions", budgets, len(golden), "golden questions")
+        if over:
+            return f"Nothing brought in: {over}"
+    return None
+
+
 def bring_in(ctx: Any, items: list[Dropped], name: str, golden_from_log: bool = False) -> list[str]:
     """Bring the files in; returns the messages to show.  A new corpus is selected first (the page
     reruns and the rest follows on the next run, through :data:`KEY_PENDING`)."""
     msgs: list[str] = []
     corpus = _corpus_of(items)
     gold = _golden_of(items)
+    over = _over_budget(corpus, gold)
+    if over:
+        return [over]
     if corpus is not None:
         c, level, cname = corpus
         seed = gold.read.golden if gold is not None and gold.read is not None and gold.read.kind == "llamaindex" \

@@ -241,7 +241,7 @@ def render_drafts(ctx: Any) -> None:
     may = judge_gate("draft", planned, tokens)
     go = st.button(f"Draft {n} questions", key="draft_go", type="primary", icon=":material/edit_note:",
                    disabled=judge is None or not may)
-    if go and judge is not None:
+    if go and judge is not None and may:  # a forged click on the disabled button runs nothing
         from rag_metrics.authoring.drafting.badges import BadgeSettings
         from rag_metrics.authoring.drafting.review import draft_golden_questions
 
@@ -423,7 +423,8 @@ def render_pool_candidates(ctx: Any, item: Any) -> None:
         may = judge_gate("suggest", len(todo) * n_samples, planned_prompt_tokens(todo, n_samples) if todo else 0)
         if st.button(f"Suggest grades for {len(todo)} pair(s) ({len(todo) * n_samples} judge calls at most)",
                      key="suggest_go",
-                     disabled=judge is None or not todo or not may, icon=":material/gavel:") and judge is not None:
+                     disabled=judge is None or not todo or not may, icon=":material/gavel:") \
+                and judge is not None and todo and may:  # a forged click on the disabled button runs nothing
             _run_suggestions(ctx, todo, judge, "suggest")
             st.rerun()  # the chunks listed above show the suggestions too
         if st.session_state.get(LAST_COST, {}).get("suggest"):
@@ -495,7 +496,8 @@ def render_judge_vs_people(ctx: Any) -> None:
     key = (ctx.golden.fingerprint(), k, complete, tuple(runs))
     may = judge_gate("agree", len(pairs) * n_samples, planned_prompt_tokens(pairs, n_samples) if pairs else 0)
     if st.button(f"Grade {len(pairs)} pairs", key="agree_go", type="primary",
-                 disabled=judge is None or not pairs or not may, icon=":material/gavel:") and judge is not None:
+                 disabled=judge is None or not pairs or not may, icon=":material/gavel:") \
+            and judge is not None and pairs and may:  # a forged click on the disabled button runs nothing
         out = _run_suggestions(ctx, pairs, judge, "agree")
         st.session_state.setdefault(AGREEMENT, {})[corpus] = (key, out)
     got = st.session_state.get(AGREEMENT, {}).get(corpus)

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import streamlit as st
 
+from rag_metrics.budgets import process_rss_mb
 from rag_metrics.errors import InputError
 from rag_metrics.server.access import Caller
 from rag_metrics.server.policy import allowed
@@ -510,6 +511,10 @@ def _budgets_panel(spent: Mapping[str, tuple[int, int]]) -> None:
                    f"{teacher[1]:,} tokens. " + (f"A new browser proves itself before its seat (seat_proof_bits = "
                    f"{b.seat_proof_bits}: about {2 ** b.seat_proof_bits:,} hashes, under a second in a browser)."
                    if b.seat_proof_bits else "No proof of a browser is asked before a seat (seat_proof_bits = 0)."))
+        now, peak = process_rss_mb()
+        if now == now:  # not nan: a /proc to read
+            st.caption(f"This app process holds {now:,.0f} MB (peak {peak:,.0f} MB) of its "
+                       f"{b.process_memory_mb:,} MB (lab.budgets.process_memory_mb).")
         st.dataframe(pd.DataFrame(b.rows(), columns=["budget", "value"]), hide_index=True, width="stretch")
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import functools
 from collections.abc import Iterator, Sequence
+from typing import Any
 
 import altair as alt
 import pandas as pd
@@ -313,21 +314,73 @@ def answered_absent(result) -> str:
 
 
 @contextlib.contextmanager
-def costly(what: str) -> Iterator[None]:
-    """Costly work (embedding, a judge run) in one of the process's worker slots
-    (:func:`rag_metrics.jobs.slot`, ``lab.budgets.workers``): while every slot is taken, the page says
-    it waits, and the Stop button still cancels."""
-    from rag_metrics.jobs import slot
+def costly(what: str, cancel_key: str | None = None) -> Iterator[Any]:
+    """Costly work (embedding, a judge run, a sweep) in one of the process's worker slots
+    (:func:`rag_metrics.jobs.slot`, ``lab.budgets.workers``), yielding its
+    :class:`~rag_metrics.jobs.Ticket`.  While every slot is taken the page shows its place in the
+    queue ("waiting: 2 ahead"); ``cancel_key`` adds a Cancel button (pages with their own Stop button
+    pass none).  A click on Cancel or Stop reruns the page: Streamlit stops this run at the work's
+    next progress update (between batches) and the ticket is cancelled, so the slot is freed and the
+    next job in the queue starts."""
+    import time
+
+    from rag_metrics.jobs import Cancelled, Ticket, slot
     from ui import server
 
+    if cancel_key is not None:
+        cancel_button(cancel_key, what.lower())
     note = st.empty()
+    ticket = Ticket(what)
+    workers = server.config().budgets.workers
+    queued: list[float] = []  # [time it started waiting, how many were ahead then]
 
     def waiting() -> None:
-        note.caption(f":material/hourglass_top: {esc(what)}: waiting for a free worker (the class's other "
-                     "sessions are using them)…")
-    with slot(server.config().budgets.workers, waiting):
-        note.empty()
-        yield
+        if not queued:
+            queued.extend((time.monotonic(), ticket.ahead))
+        note.caption(f":material/hourglass_top: {esc(what)}: waiting: {ticket.ahead} ahead in the queue; "
+                     f"the class's other sessions use the {workers} worker(s) of this process…")
+    try:
+        with slot(workers, waiting, ticket=ticket) as held:
+            if queued:
+                note.caption(f":material/hourglass_bottom: {esc(what)}: waited {time.monotonic() - queued[0]:.0f} s "
+                             f"for a worker ({int(queued[1])} ahead at first).")
+            else:
+                note.empty()
+            yield held
+    except Cancelled:
+        note.info(f"{esc(what)} cancelled: nothing more is done; what was finished is kept (embeddings in the "
+                  "embedding cache).", icon=":material/cancel:")
+        st.stop()
+    except BaseException:
+        ticket.cancel()  # stopped (Cancel, Stop, another click) or failed: the slot is already free
+        raise
+
+
+def _waiting_note(ticket: Any) -> None:
+    """:data:`rag_metrics.jobs.on_wait`: a job the library queued itself (a large embedding) says on the
+    page that waits where it stands; a Stop of the run stops the wait here."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    if get_script_run_ctx(suppress_warning=True) is None:
+        return  # not a page's run (a worker thread): nothing to show
+    note = getattr(ticket, "note", None)
+    if ticket.running:
+        if note is not None:
+            note.empty()
+        return
+    if note is None:
+        note = ticket.note = st.empty()
+    note.caption(f":material/hourglass_top: Embedding: waiting: {ticket.ahead} ahead in the queue; the class's "
+                 "other sessions use this process's workers…")
+
+
+def _install_waiting_note() -> None:
+    from rag_metrics import jobs
+
+    jobs.on_wait = _waiting_note
+
+
+_install_waiting_note()
 
 
 def server_path(path: object) -> str:

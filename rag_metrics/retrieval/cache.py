@@ -27,21 +27,24 @@ only that chunk is re-embedded.  :func:`ship_embeddings` (re)writes the folder.
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
 import secrets
+import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 import numpy as np
 from numpy.typing import NDArray
 
+from rag_metrics import jobs
 from rag_metrics.config import setting
 from rag_metrics.errors import InputError
 from rag_metrics.retrieval.encoders import Encoder, Progress
@@ -62,6 +65,8 @@ COMPACT_AFTER = 32
 #: Texts embedded between two cache writes in :func:`encode_with_cache`: an interrupted (cancelled)
 #: embedding keeps every finished slab, so starting again only embeds the rest.
 SLAB = 512
+#: More new texts than this are embedded in a worker slot (:func:`rag_metrics.jobs.slot`).
+QUEUED_OVER = 64
 _FORMAT = 1
 
 
@@ -326,7 +331,10 @@ def encode_with_cache(
     Notes
     -----
     New texts are embedded and stored in slabs of :data:`SLAB`, so work survives an interruption
-    (a cancelled app step, Ctrl-C): the next call finds the finished slabs in the cache.
+    (a cancelled app step, Ctrl-C): the next call finds the finished slabs in the cache.  More than
+    :data:`QUEUED_OVER` new texts are embedded in one of the process's worker slots
+    (:func:`rag_metrics.jobs.slot`: a class server embeds at most ``lab.budgets.workers`` corpora at
+    once, whichever page asked), and the slot's ticket is checked between batches (Cancel).
 
     Returns
     -------
@@ -343,24 +351,53 @@ def encode_with_cache(
         total = len(missing)
         if progress is not None:
             progress(0, total)  # the count shows before the first batch (and the model load)
-        for start in range(0, total, SLAB):
-            part = missing[start:start + SLAB]
-            step = None if progress is None else _offset_progress(progress, start, total)
-            vecs = np.asarray(encoder.encode([unique[k] for k in part], progress=step), dtype=np.float32)
-            if vecs.shape != (len(part), encoder.dim):
-                raise InputError(
-                    f"encoder {encoder.name!r} returned shape {vecs.shape}, expected "
-                    f"({len(part)}, {encoder.dim})."
-                )
-            if cache is not None:
-                cache.put_many(encoder.name, part, vecs)
-            found.update(zip(part, vecs))
+        with jobs.slot() if total > QUEUED_OVER else contextlib.nullcontext() as ticket, \
+                _cpu_share(jobs.slots().workers if ticket is not None else 1):
+            _encode_missing(encoder, unique, missing, cache, found, progress, ticket)
     elif progress is not None:
         progress(0, 0)
     out = np.empty((len(texts), encoder.dim), dtype=np.float32)
     for i, k in enumerate(keys):
         out[i] = found[k]
     return out
+
+
+@contextlib.contextmanager
+def _cpu_share(workers: int) -> Iterator[None]:
+    """Costly embedding in a worker slot uses its share of the model's threads: the process's
+    intra-op threads divided by the ``workers`` slots (at least one), so one corpus upload never takes
+    every core of the process from the other sessions' reruns and short encodes."""
+    torch = sys.modules.get("torch")  # only a model that runs on torch has loaded it
+    if torch is None or workers <= 1:
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(max(1, before // workers))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+def _encode_missing(encoder: Encoder, unique: dict[bytes, str], missing: list[bytes], cache: EmbeddingCache | None,
+                    found: dict[bytes, Any], progress: Progress | None, ticket: jobs.Ticket | None) -> None:
+    """Embed the ``missing`` texts slab by slab into ``found`` (and the cache), checking ``ticket``'s
+    cancel flag before each slab."""
+    total = len(missing)
+    for start in range(0, total, SLAB):
+        if ticket is not None:
+            ticket.check(start, total)
+        part = missing[start:start + SLAB]
+        step = None if progress is None else _offset_progress(progress, start, total)
+        vecs = np.asarray(encoder.encode([unique[k] for k in part], progress=step), dtype=np.float32)
+        if vecs.shape != (len(part), encoder.dim):
+            raise InputError(
+                f"encoder {encoder.name!r} returned shape {vecs.shape}, expected "
+                f"({len(part)}, {encoder.dim})."
+            )
+        if cache is not None:
+            cache.put_many(encoder.name, part, vecs)
+        found.update(zip(part, vecs))
 
 
 # -- shipped embeddings --------------------------------------------------------------------------

@@ -70,7 +70,7 @@ def allowed(caller: Caller, action: str, resource: Any = None) -> bool:
 
 
 #: Budgets that bind everyone; the rest bind a student's seat only.
-_EVERYONE = frozenset({"workers", "upload_files_per_session", "upload_mb_per_session"})
+_EVERYONE = frozenset({"workers", "upload_files_per_session", "upload_mb_per_session", "process_memory_mb"})
 #: Budgets that bind everyone in class mode, the teacher too (a confirmation, not a refusal).
 _CLASS = frozenset({"judge_confirm_over"})
 
