@@ -479,8 +479,9 @@ def sidebar_panel() -> None:
 
 
 # ---- the teacher's Class page --------------------------------------------------------------------
-def _when(t: float) -> str:
-    return _dt.datetime.fromtimestamp(t).strftime("%Y-%m-%d %H:%M") if t else ""
+def _when(t: float, short: bool = False) -> str:
+    """A time as the roster shows it (``short``: "01 Dec 20:58", so a long name fits a projector's table)."""
+    return _dt.datetime.fromtimestamp(t).strftime("%d %b %H:%M" if short else "%Y-%m-%d %H:%M") if t else ""
 
 
 def _on_remove(seat_ids: list[str]) -> None:
@@ -542,13 +543,14 @@ def class_page() -> None:
     from rag_metrics.budgets import SpendLedger
 
     spent = SpendLedger(registry().root).all()
-    df = pd.DataFrame([{"name": r.name, "created": _when(r.created), "last seen": _when(r.last_seen),
+    df = pd.DataFrame([{"name": r.name, "created": _when(r.created, short=True),
+                        "last seen": _when(r.last_seen, short=True),
                         "idle (days)": round(r.idle_days, 1), "saved work": r.has_work,
                         "judge calls": spent.get(r.seat, (0, 0))[0], "judge tokens": spent.get(r.seat, (0, 0))[1]}
                        for r in rows])
     col = st.column_config  # short headers (the full name in help): the table fits a projector's 1024 px
     st.dataframe(df, hide_index=True, width="stretch",
-                 column_config={"name": col.TextColumn("name", width=150),
+                 column_config={"name": col.TextColumn("name", width=210),
                                 "idle (days)": col.NumberColumn("idle", help="idle (days): days since last seen"),
                                 "judge calls": col.NumberColumn("calls", help="judge calls this seat made"),
                                 "judge tokens": col.NumberColumn("tokens", help="judge tokens this seat spent")})
@@ -560,6 +562,6 @@ def class_page() -> None:
     st.button("Remove the selected seats and their work", key="class_remove", disabled=not pick,
               on_click=_on_remove, args=(list(pick),), icon=":material/delete:")
     days = st.number_input("Idle for at least (days)", min_value=0.0, max_value=3650.0, value=14.0, step=1.0,
-                           key="class_idle_days")
+                           format="%.1f", key="class_idle_days")
     st.button(f"Remove every seat idle for {days:g} day(s) or more", key="class_remove_idle",
               on_click=_on_remove_idle, args=(float(days),), icon=":material/cleaning_services:")
