@@ -204,6 +204,18 @@ def class_dirs(tmp_path: Path, cache_dir: Path) -> tuple[Path, Path, list[Path]]
     return made[0] / "workspace", made[1], made
 
 
+def give_to_app(workspace: Path) -> None:
+    """Files a test wrote into a running class's workspace (seeded seats, progress) handed to the
+    workspace's owner: started as root, the app processes run as an unprivileged user who owns the
+    workspace (rag_metrics.server.deploy.prepare_run_as) and must be able to write what the test made."""
+    if not (hasattr(os, "geteuid") and os.geteuid() == 0):
+        return
+    owner = workspace.stat()
+    for top, dirs, files in os.walk(workspace):
+        for name in [top, *(os.path.join(top, n) for n in dirs + files)]:
+            os.lchown(name, owner.st_uid, owner.st_gid)
+
+
 def class_python() -> str:
     """The Python a class deployment of a test is started with: this one.  Started as root, the
     deployment runs its app processes unprivileged and, when this Python lies in a folder closed to other

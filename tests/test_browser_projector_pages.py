@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from app_helpers import class_server, streamlit_server, wait_until_idle
+from app_helpers import class_server, give_to_app, streamlit_server, wait_until_idle
 from tests.test_browser import CHROMIUM
 
 pytestmark = [
@@ -274,6 +274,7 @@ def test_nothing_clipped_on_any_page_at_projector_sizes(browser, tmp_path_factor
     ctmp = tmp_path_factory.mktemp("projector_class")
     with class_server(ctmp, app_cache_dir, KEY) as (url, ws):
         _seed_seats(ws)
+        give_to_app(ws)  # written as root: the app's unprivileged user must own it
         page = browser.new_page(viewport={"width": 1280, "height": 1400})  # the sign-in's button in view
         page.goto(f"{url}/lesson")
         page.locator("h1").first.wait_for(timeout=180_000)
