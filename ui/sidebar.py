@@ -102,6 +102,9 @@ def render() -> None:
     state.init_state()
     ss = st.session_state
     with st.sidebar:
+        from ui import workspace_ui
+
+        workspace_ui.identity_panel()  # class mode: the seat and the teacher's sign-in first
         names = state.corpus_names()
         labels = {n: state.corpus_label(n) for n in names}  # a pure format_func (AppTest calls it later)
         # a selectbox's value travels as its label: two equal labels would select the wrong corpus
@@ -158,8 +161,6 @@ def render() -> None:
                         help="Unlabelled chunks are removed from every ranking before the metrics; the rest move up.")
             st.radio("MRR", list(MRR_LABELS), key=state.KEY_MRR, format_func=MRR_LABELS.get)
             st.radio("Results scored ≤ 0", list(NONPOS_LABELS), key=state.KEY_NONPOS, format_func=NONPOS_LABELS.get)
-        from ui import workspace_ui
-
         workspace_ui.sidebar_picker()
         state.sync_space_param()
         size, overlap = state.chunking()

@@ -56,15 +56,25 @@ def _on_create() -> None:
     state.notice(f"Created the workspace {views.esc(name)} as a copy of the one you were in.", "success")
 
 
-def sidebar_picker() -> None:
-    """The workspace selector (call inside ``st.sidebar``).  Class mode: no picker (a student never
-    chooses a space); the seat and teacher controls of :func:`ui.identity.sidebar_panel` instead."""
+def identity_panel() -> None:
+    """Class mode (call first inside ``st.sidebar``): the seat and teacher controls of
+    :func:`ui.identity.sidebar_panel`, at the top of the sidebar, so their popovers open in view on any
+    screen (at the bottom of a long sidebar, the sign-in's button fell below a 1280x720 window).
+    Single-user mode: nothing (the workspace picker is :func:`sidebar_picker`)."""
     from rag_metrics.server.policy import allowed
 
     if not allowed(state.caller(), "choose-space"):
         from ui import identity
 
         identity.sidebar_panel()
+
+
+def sidebar_picker() -> None:
+    """The workspace selector (call inside ``st.sidebar``).  Class mode: no picker (a student never
+    chooses a space; :func:`identity_panel` shows the seat instead)."""
+    from rag_metrics.server.policy import allowed
+
+    if not allowed(state.caller(), "choose-space"):
         return
     space = state.space()
     # other browsers' private copies are not listed (and every label is distinct: a selectbox's
