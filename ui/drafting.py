@@ -6,6 +6,9 @@ Every rule lives in the library (:mod:`rag_metrics.authoring.drafting`, :mod:`ra
 review queue and suggestions, draws them, and saves through the golden session like every edit.
 Long judge runs show a progress bar (calls, cache hits, tokens) and stop on any click (Streamlit
 reruns; replies already paid for stay in the judge's cache).
+
+Over 500 lines: the drafting panel, its badges and the judge-vs-people section share one pool of candidates
+and one judge run.
 """
 from __future__ import annotations
 

@@ -22,6 +22,9 @@ connects them to a browser session:
   in an HttpOnly cookie set by ``/_lab/teacher-session`` (:mod:`ui.teacher_route`), so it lasts for
   the browser's other tabs and reloads and is never in the page; signing out ends every session.
 - :func:`class_page` (the teacher's Class page): the roster and its cleanup.
+
+Over 500 lines: the seat, the proof of a browser, the teacher's sign-in and the Class page are one identity
+flow per browser session.
 """
 from __future__ import annotations
 

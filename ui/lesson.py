@@ -6,6 +6,9 @@ space's :class:`~rag_metrics.lesson.ProgressStore` and written back after every 
 language, checked answer), so it survives reloads and restarts.  Widget keys start with
 ``lesson_``; the answer widget of task ``t`` is ``lesson_ans_<t>``, its Check button
 ``lesson_check_<t>``.
+
+Over 500 lines: the lesson's steps, tasks, quiz and the teacher's Class progress read one progress store and
+one step list.
 """
 from __future__ import annotations
 

@@ -24,6 +24,9 @@ files, systems), so a student reaching another process after a restart sees the 
 
 Why nginx: the most deployed reverse proxy, in Debian's packages (``apt-get install nginx-light``),
 with websocket proxying and consistent hashing built in, and nothing to write ourselves.
+
+Over 500 lines: the deployment (nginx, the app processes, the unprivileged user and its Python) is one start-
+up sequence, read together.
 """
 from __future__ import annotations
 
