@@ -542,6 +542,7 @@ def class_page() -> None:
                "visit; its space holds files only after the student's first change.")
     if not rows:
         st.info("No seat yet: students get one when they open the lab.", icon=":material/groups:")
+        _budgets_panel({})  # the per-seat budgets are worth reading before the students arrive
         return
     from rag_metrics.budgets import SpendLedger
 
