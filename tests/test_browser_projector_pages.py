@@ -35,6 +35,7 @@ from tests.test_browser import CHROMIUM
 
 pytestmark = [
     pytest.mark.browser,
+    pytest.mark.serial,  # layout under load: one Chromium and two servers, alone
     pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian Chromium not installed at /usr/bin/chromium "
                        "(apt-get install -y chromium); CI installs it"),
 ]
