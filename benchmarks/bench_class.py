@@ -164,12 +164,9 @@ def _unprivileged(cmd: list[str], env: dict[str, str], workspace: Path) -> tuple
     """Started as root, ``./lab class`` runs the app processes as an unprivileged user
     (:func:`rag_metrics.server.deploy.run_as_user`): the workspace's folders are opened to it and, when
     this venv's Python lies in a folder closed to other users (pyenv under /root), the command ``./lab
-    class`` would start (``LAB_DRY_RUN=1``) is run with a system Python reading the same packages
-    (tests/app_helpers.class_python)."""
+    class`` would start (``LAB_DRY_RUN=1``) is run with this Python; the deployment itself runs its app
+    processes with one their user can reach (:func:`rag_metrics.server.deploy.python_for`)."""
     import shlex
-
-    sys.path.insert(0, str(ROOT / "tests"))
-    from app_helpers import class_python
 
     workspace.mkdir(parents=True, exist_ok=True)
     for folder in (workspace, *workspace.parents):
@@ -180,7 +177,7 @@ def _unprivileged(cmd: list[str], env: dict[str, str], workspace: Path) -> tuple
     if out.returncode != 0:
         raise RuntimeError(f"./lab class: {out.stderr.strip()[-500:]}")
     argv = shlex.split(out.stdout.strip().splitlines()[-1])
-    argv[0] = class_python()
+    argv[0] = sys.executable
     return argv, {**env, "RAG_METRICS_CLASS_MODE": "1"}
 
 

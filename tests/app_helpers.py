@@ -26,6 +26,9 @@ from rag_metrics.types import GoldenQuery, GoldenSet
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = "sample_corpus"
+#: Debian's Chromium, the one browser the browser tests drive (never ``playwright install``).
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 
 
 # ---- the library's numbers (independent of the app's caches) -------------------------------------
@@ -216,14 +219,6 @@ def give_to_app(workspace: Path) -> None:
             os.lchown(name, owner.st_uid, owner.st_gid)
 
 
-def class_python() -> str:
-    """The Python a class deployment of a test is started with: this one.  Started as root, the
-    deployment runs its app processes unprivileged and, when this Python lies in a folder closed to other
-    users (pyenv under /root), with the system's Python reading the same packages
-    (:func:`rag_metrics.server.deploy.python_for`): the tests take that path as ``./lab class`` does."""
-    return sys.executable
-
-
 @contextlib.contextmanager
 def class_server(tmp_path: Path, cache_dir: Path, teacher_key: str) -> Iterator[tuple[str, Path]]:
     """``./lab class`` on a loopback port (the command it prints under ``LAB_DRY_RUN=1``, started as it
@@ -244,7 +239,9 @@ def class_server(tmp_path: Path, cache_dir: Path, teacher_key: str) -> Iterator[
                          env=env, capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     argv = shlex.split(out.stdout.strip().splitlines()[-1])
-    argv[0] = class_python()
+    # this Python; started as root, the deployment itself picks one its unprivileged user can reach
+    # (rag_metrics.server.deploy.python_for), as ./lab class does
+    argv[0] = sys.executable
     env.pop("LAB_DRY_RUN")
     env["RAG_METRICS_CLASS_MODE"] = "1"  # what ./lab class exports before starting
     url = f"http://127.0.0.1:{port}"
@@ -292,3 +289,51 @@ def streamlit_server(tmp_path: Path, cache_dir: Path, workspace: Path) -> Iterat
                 proc.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 proc.kill()
+
+
+@contextlib.contextmanager
+def chromium():
+    """Debian's headless Chromium through Playwright, closed after (the one launcher of the browser tests)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+def wait_for_cookies(context, names: set[str], timeout: float = 60.0) -> None:
+    """Until the browser ``context`` holds the cookies ``names`` (set by a script or a request the page
+    makes after it is drawn, which takes longer on a loaded machine than any fixed wait)."""
+    end = time.monotonic() + timeout
+    have: set[str] = set()
+    while time.monotonic() < end:
+        have = {c["name"] for c in context.cookies()}
+        if names <= have:
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"cookies {sorted(names)} not set within {timeout:.0f} s (the browser has {sorted(have)})")
+
+
+def sign_in_as_teacher(page, key: str, timeout: float = 120.0) -> None:
+    """Sign in with the teacher key in the sidebar and wait until the browser holds the teacher's
+    cookie: "Signed in" shows first, then the page's script exchanges its claim for the HttpOnly cookie
+    (rag_metrics.teacher_sessions); a page opened by URL before that would be a student's."""
+    from rag_metrics.server.seats import TEACHER_COOKIE
+
+    box = page.get_by_label("Teacher key").first
+    for _ in range(8):  # the expander opens once the page is idle
+        if box.is_visible():
+            break
+        page.get_by_text("Teacher sign-in").first.click()
+        try:
+            box.wait_for(timeout=8_000)
+            break
+        except Exception:  # noqa: BLE001 - not open yet
+            page.wait_for_timeout(1000)
+    box.fill(key)
+    page.get_by_role("button", name="Sign in").first.click()
+    page.get_by_text("Signed in as the").first.wait_for(timeout=timeout * 1000)
+    wait_for_cookies(page.context, {TEACHER_COOKIE}, timeout)

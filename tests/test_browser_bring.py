@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app_helpers import library_result, sample_golden, wait_until_idle
+from tests.app_helpers import chromium, library_result, sample_golden, wait_until_idle
 from tests.test_browser import CHROMIUM, _wait_idle, server  # noqa: F401  (the fixture)
 
 pytestmark = [
@@ -65,58 +65,51 @@ def _expected(golden_path: Path, run_path: Path) -> tuple[int, dict[str, str]]:
 
 
 def test_files_to_a_verdict_in_chromium(server, tmp_path):  # noqa: F811
-    from playwright.sync_api import sync_playwright
-
     golden, run, bad = _files(tmp_path)
     n_queries, cards = _expected(golden, run)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=[
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-        try:
-            page = browser.new_page(viewport={"width": 1440, "height": 2400})
-            page.goto(f"{server}/bring_your_system")
-            _wait_idle(page, TITLE)
-            main = page.locator('[data-testid="stMain"]')
-            main.get_by_text("Bring in a run, RAG log or trace export above").wait_for(timeout=60_000)
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1440, "height": 2400})
+        page.goto(f"{server}/bring_your_system")
+        _wait_idle(page, TITLE)
+        main = page.locator('[data-testid="stMain"]')
+        main.get_by_text("Bring in a run, RAG log or trace export above").wait_for(timeout=60_000)
 
-            # 1. drop the three files at once
-            main.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(
-                [str(golden), str(run), str(bad)])
-            uploader = main.locator('[data-testid="stFileUploader"]').first
-            for f in (golden, run, bad):
-                uploader.get_by_text(f.name).wait_for(timeout=60_000)
-            main.get_by_role("button", name="Bring in and evaluate").wait_for(timeout=60_000)
-            wait_until_idle(page)  # the upload's rerun has finished
+        # 1. drop the three files at once
+        main.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(
+            [str(golden), str(run), str(bad)])
+        uploader = main.locator('[data-testid="stFileUploader"]').first
+        for f in (golden, run, bad):
+            uploader.get_by_text(f.name).wait_for(timeout=60_000)
+        main.get_by_role("button", name="Bring in and evaluate").wait_for(timeout=60_000)
+        wait_until_idle(page)  # the upload's rerun has finished
 
-            # 2. one line per file: what was read, or why not (the file and the line, no traceback)
-            read = [_text(t) for t in main.locator('[data-testid="stAlertContentSuccess"]').all_inner_texts()]
-            assert any(t.startswith(f"{golden.name}: a golden set") and t.endswith("→ golden set") for t in read), read
-            assert any(t.startswith(f"{run.name}: a TREC run") and t.endswith("→ system to evaluate") for t in read), \
-                read
-            (refused,) = [_text(t) for t in main.locator('[data-testid="stAlertContentError"]').all_inner_texts()]
-            assert refused.startswith(f"{bad.name}: looks like a TREC run"), refused
-            assert f"{bad.name}:{BAD_LINE}: expected 6 fields" in refused, refused
-            assert "Traceback" not in page.content()
-            assert page.locator('[data-testid="stException"]').count() == 0
+        # 2. one line per file: what was read, or why not (the file and the line, no traceback)
+        read = [_text(t) for t in main.locator('[data-testid="stAlertContentSuccess"]').all_inner_texts()]
+        assert any(t.startswith(f"{golden.name}: a golden set") and t.endswith("→ golden set") for t in read), read
+        assert any(t.startswith(f"{run.name}: a TREC run") and t.endswith("→ system to evaluate") for t in read), \
+            read
+        (refused,) = [_text(t) for t in main.locator('[data-testid="stAlertContentError"]').all_inner_texts()]
+        assert refused.startswith(f"{bad.name}: looks like a TREC run"), refused
+        assert f"{bad.name}:{BAD_LINE}: expected 6 fields" in refused, refused
+        assert "Traceback" not in page.content()
+        assert page.locator('[data-testid="stException"]').count() == 0
 
-            # 3. bring them in under a name (the broken file is left out)
-            main.get_by_label("System name").fill("prod run")
-            main.get_by_role("button", name="Bring in and evaluate").click()
-            page.get_by_text(f"System 'prod run' added from {run.name}").first.wait_for(timeout=120_000)
-            _wait_idle(page, TITLE)
-            notice = main.get_by_text(f"System 'prod run' added from {run.name}").first.inner_text()
-            assert f"Golden set replaced by {golden.name} ({N_GOLDEN} questions)" in notice, notice
+        # 3. bring them in under a name (the broken file is left out)
+        main.get_by_label("System name").fill("prod run")
+        main.get_by_role("button", name="Bring in and evaluate").click()
+        page.get_by_text(f"System 'prod run' added from {run.name}").first.wait_for(timeout=120_000)
+        _wait_idle(page, TITLE)
+        notice = main.get_by_text(f"System 'prod run' added from {run.name}").first.inner_text()
+        assert f"Golden set replaced by {golden.name} ({N_GOLDEN} questions)" in notice, notice
 
-            # 4. the verdict: the system on the uploaded golden set, with the library's numbers
-            verdict = main.get_by_text(f"prod run on {n_queries} golden questions of").first
-            verdict.wait_for(timeout=120_000)
-            assert main.locator('[data-testid="stMetric"]').count() >= len(cards)
-            shown = {}
-            for metric in main.locator('[data-testid="stMetric"]').all():
-                label = metric.locator('[data-testid="stMetricLabel"]').inner_text().strip()
-                shown[label] = metric.locator('[data-testid="stMetricValue"]').inner_text().strip()
-            assert {k: shown.get(k) for k in cards} == cards, shown
-            assert "Traceback" not in page.content()
-            assert page.locator('[data-testid="stException"]').count() == 0
-        finally:
-            browser.close()
+        # 4. the verdict: the system on the uploaded golden set, with the library's numbers
+        verdict = main.get_by_text(f"prod run on {n_queries} golden questions of").first
+        verdict.wait_for(timeout=120_000)
+        assert main.locator('[data-testid="stMetric"]').count() >= len(cards)
+        shown = {}
+        for metric in main.locator('[data-testid="stMetric"]').all():
+            label = metric.locator('[data-testid="stMetricLabel"]').inner_text().strip()
+            shown[label] = metric.locator('[data-testid="stMetricValue"]').inner_text().strip()
+        assert {k: shown.get(k) for k in cards} == cards, shown
+        assert "Traceback" not in page.content()
+        assert page.locator('[data-testid="stException"]').count() == 0

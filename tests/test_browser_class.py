@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app_helpers import wait_until_idle
+from tests.app_helpers import chromium, wait_until_idle
 from tests.test_browser import CHROMIUM, _wait_idle
 from tests.test_browser_systems import _run_file
 
@@ -34,7 +34,7 @@ def deployment(tmp_path, app_cache_dir):
         pytest.skip("nginx is not installed (apt-get install nginx-light); ./lab test installs it")
     import shutil
 
-    from app_helpers import class_dirs, class_python
+    from app_helpers import class_dirs
     from rag_metrics.server.deploy import ClassDeployment, free_port
 
     ws, cache, made = class_dirs(tmp_path, app_cache_dir)  # reachable by the app's unprivileged user
@@ -43,8 +43,7 @@ def deployment(tmp_path, app_cache_dir):
            "RAG_METRICS_WARM": "0", "RAG_METRICS_CONFIG": str(ws.parent / "none.toml")}
     ws.parent.mkdir(parents=True, exist_ok=True)
     (ws.parent / "none.toml").write_text("[lab]\n")  # readable by the app's user (beside the workspace)
-    dep = ClassDeployment(procs=2, port=free_port(), address="127.0.0.1", env=env, show_upstream=True,
-                          python=class_python())
+    dep = ClassDeployment(procs=2, port=free_port(), address="127.0.0.1", env=env, show_upstream=True)
     dep.start()
     try:
         yield dep, f"http://127.0.0.1:{dep.port}"
@@ -55,66 +54,59 @@ def deployment(tmp_path, app_cache_dir):
 
 
 def test_students_through_nginx_upload_and_see_only_their_own(deployment, tmp_path):
-    from playwright.sync_api import sync_playwright
-
     dep, url = deployment
     run = _run_file(tmp_path)
     out = Path(os.environ.get("RAG_METRICS_SCREENSHOT_DIR") or tmp_path / "screenshots")
     out.mkdir(parents=True, exist_ok=True)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=[
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-        try:
-            students: dict[str, list] = {}   # upstream "127.0.0.1:port" -> [(context, page)]
-            routes = set()
-            for _ in range(12):  # open browsers until both processes hold sessions (nginx hashes the cookie)
-                ctx = browser.new_context(viewport={"width": 1280, "height": 2000})
-                page = ctx.new_page()
-                resp = page.goto(url)
-                assert resp is not None and resp.ok
-                upstream = resp.headers.get("x-lab-upstream", "")
-                _wait_idle(page, "Dashboard")
-                page.get_by_text("Hit rate@5").first.wait_for(timeout=120_000)
-                assert page.locator('[data-testid="stException"]').count() == 0
-                routes.add(next(c["value"] for c in ctx.cookies() if c["name"] == "rml_route"))
-                students.setdefault(upstream, []).append((ctx, page))
-                if len(students) == 2 and sum(map(len, students.values())) >= 3:
-                    break
-            assert len(students) == 2, f"browsers all landed on {list(students)}"
-            assert {u.rsplit(":", 1)[1] for u in students} == {str(p) for p in dep.backends}
-            assert len(routes) == sum(map(len, students.values())), "every browser gets its own route cookie"
-            # one student on each process: the uploader on the second, the onlooker on the first
-            (_, on_first), (_, on_second) = list(students.items())
-            order = [on_second[0], on_first[0]]
+    with chromium() as browser:
+        students: dict[str, list] = {}   # upstream "127.0.0.1:port" -> [(context, page)]
+        routes = set()
+        for _ in range(12):  # open browsers until both processes hold sessions (nginx hashes the cookie)
+            ctx = browser.new_context(viewport={"width": 1280, "height": 2000})
+            page = ctx.new_page()
+            resp = page.goto(url)
+            assert resp is not None and resp.ok
+            upstream = resp.headers.get("x-lab-upstream", "")
+            _wait_idle(page, "Dashboard")
+            page.get_by_text("Hit rate@5").first.wait_for(timeout=120_000)
+            assert page.locator('[data-testid="stException"]').count() == 0
+            routes.add(next(c["value"] for c in ctx.cookies() if c["name"] == "rml_route"))
+            students.setdefault(upstream, []).append((ctx, page))
+            if len(students) == 2 and sum(map(len, students.values())) >= 3:
+                break
+        assert len(students) == 2, f"browsers all landed on {list(students)}"
+        assert {u.rsplit(":", 1)[1] for u in students} == {str(p) for p in dep.backends}
+        assert len(routes) == sum(map(len, students.values())), "every browser gets its own route cookie"
+        # one student on each process: the uploader on the second, the onlooker on the first
+        (_, on_first), (_, on_second) = list(students.items())
+        order = [on_second[0], on_first[0]]
 
-            # student 0 uploads a run through the proxy (the upload must reach its own process)
-            ctx0, page0 = order[0]
-            page0.goto(f"{url}/systems")
-            _wait_idle(page0, "Systems")
-            main = page0.locator('[data-testid="stMain"]')
-            main.get_by_label("Name").first.fill("student zero run")
-            main.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(str(run))
-            main.locator('[data-testid="stFileUploader"]').first.get_by_text(run.name).wait_for(timeout=60_000)
-            wait_until_idle(page0)  # the upload's rerun has finished
-            main.get_by_role("button", name="Add system").first.click()
-            _wait_idle(page0, "Systems")
-            page0.get_by_text("Added student zero run").first.wait_for(timeout=60_000)
-            assert page0.locator('[data-testid="stException"]').count() == 0
-            page0.screenshot(path=str(out / "class_student0_systems.png"))
+        # student 0 uploads a run through the proxy (the upload must reach its own process)
+        ctx0, page0 = order[0]
+        page0.goto(f"{url}/systems")
+        _wait_idle(page0, "Systems")
+        main = page0.locator('[data-testid="stMain"]')
+        main.get_by_label("Name").first.fill("student zero run")
+        main.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(str(run))
+        main.locator('[data-testid="stFileUploader"]').first.get_by_text(run.name).wait_for(timeout=60_000)
+        wait_until_idle(page0)  # the upload's rerun has finished
+        main.get_by_role("button", name="Add system").first.click()
+        _wait_idle(page0, "Systems")
+        page0.get_by_text("Added student zero run").first.wait_for(timeout=60_000)
+        assert page0.locator('[data-testid="stException"]').count() == 0
+        page0.screenshot(path=str(out / "class_student0_systems.png"))
 
-            # a reload keeps the same process and session state on disk (the route cookie is kept)
-            page0.reload()
-            _wait_idle(page0, "Systems")
-            assert page0.get_by_text("student zero run").count() >= 1
+        # a reload keeps the same process and session state on disk (the route cookie is kept)
+        page0.reload()
+        _wait_idle(page0, "Systems")
+        assert page0.get_by_text("student zero run").count() >= 1
 
-            # another student does not see it
-            _, page1 = order[-1]
-            page1.goto(f"{url}/systems")
-            _wait_idle(page1, "Systems")
-            assert page1.get_by_text("student zero run").count() == 0
-            assert page1.locator('[data-testid="stException"]').count() == 0
-        finally:
-            browser.close()
+        # another student does not see it
+        _, page1 = order[-1]
+        page1.goto(f"{url}/systems")
+        _wait_idle(page1, "Systems")
+        assert page1.get_by_text("student zero run").count() == 0
+        assert page1.locator('[data-testid="stException"]').count() == 0
 
 
 def test_nginx_serves_no_metrics_and_its_worker_is_not_root(deployment):

@@ -18,14 +18,13 @@ from pathlib import Path
 
 import pytest
 
+from app_helpers import CHROMIUM, chromium, sign_in_as_teacher
 from app_helpers import class_server as run_class_server
 from rag_metrics.exercises import EXERCISES
 from rag_metrics.exercises.mistakes import MISTAKES
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = Path("/usr/bin/chromium")
 KEY = "teacher key for the exercises test"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 LESSON = {e.name: e.lesson_code for e in EXERCISES}
 
 pytestmark = [
@@ -60,14 +59,8 @@ def _serve(tmp_path_factory, app_cache_dir):
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
+    with chromium() as b:
+        yield b
 
 
 class Student:
@@ -282,17 +275,7 @@ def test_students_see_only_their_own_code_and_the_teacher_sees_attempts(own_clas
         # the teacher signs in and sees both students' attempts, and A's code on demand
         teacher.page.goto(url)
         teacher.page.get_by_text("My seat").first.wait_for(timeout=180_000)
-        key = teacher.page.get_by_label("Teacher key").first
-        for _ in range(8):  # the expander opens once the page is idle
-            teacher.page.get_by_text("Teacher sign-in").first.click()
-            try:
-                key.wait_for(timeout=8_000)
-                break
-            except Exception:  # noqa: BLE001 - not open yet
-                teacher.page.wait_for_timeout(1000)
-        key.fill(KEY)
-        teacher.page.get_by_role("button", name="Sign in").first.click()
-        teacher.page.get_by_text("Signed in as the").first.wait_for(timeout=120_000)
+        sign_in_as_teacher(teacher.page, KEY)
         teacher.page.goto(f"{url}/class_progress")
         teacher.page.get_by_text("Code exercises").first.wait_for(timeout=180_000)
         teacher.page.get_by_text("Show a student's code").first.click()

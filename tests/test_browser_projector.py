@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.app_helpers import chromium
 from tests.test_browser import CHROMIUM, _wait_idle, server  # noqa: F401  (the fixture)
 
 pytestmark = [
@@ -64,66 +65,52 @@ def _seed_class(root: Path) -> None:
 
 @pytest.mark.parametrize("size", [(1024, 768), (1280, 720)])
 def test_no_clipped_metric_on_a_projector(server, tmp_path, size):  # noqa: F811
-    from playwright.sync_api import sync_playwright
-
     out = Path(os.environ.get("RAG_METRICS_SCREENSHOT_DIR") or tmp_path / "screenshots")
     out.mkdir(parents=True, exist_ok=True)
     w, h = size
     _seed_class(tmp_path / "workspace")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=[
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-        try:
-            page = browser.new_page(viewport={"width": w, "height": h})
-            for path, title in [("", "Dashboard"), ("lesson", "Lesson: measuring retrieval"), ("ragas",
-                                "RAGAS context metrics")]:
-                page.goto(f"{server}/{path}")
-                _wait_idle(page, title)
-                assert page.locator('[data-testid="stException"]').count() == 0
-                page.locator('[data-testid="stMetric"]').first.wait_for(timeout=120_000)
-                _wait_idle(page, title)
-                clipped = page.evaluate(_CLIPPED_JS)
-                assert not clipped, f"/{path} at {w}x{h}: clipped metric text {clipped}"
-                if (w, h) == (1280, 720) and path == "lesson":
-                    page.screenshot(path=str(out / "screenshot-lesson.png"))
-            if (w, h) == (1280, 720):
-                page.goto(f"{server}/class_progress")
-                _wait_idle(page, "Class progress")
-                assert page.locator('[data-testid="stException"]').count() == 0
-                page.screenshot(path=str(out / "screenshot-class.png"))
-        finally:
-            browser.close()
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": w, "height": h})
+        for path, title in [("", "Dashboard"), ("lesson", "Lesson: measuring retrieval"), ("ragas",
+                            "RAGAS context metrics")]:
+            page.goto(f"{server}/{path}")
+            _wait_idle(page, title)
+            assert page.locator('[data-testid="stException"]').count() == 0
+            page.locator('[data-testid="stMetric"]').first.wait_for(timeout=120_000)
+            _wait_idle(page, title)
+            clipped = page.evaluate(_CLIPPED_JS)
+            assert not clipped, f"/{path} at {w}x{h}: clipped metric text {clipped}"
+            if (w, h) == (1280, 720) and path == "lesson":
+                page.screenshot(path=str(out / "screenshot-lesson.png"))
+        if (w, h) == (1280, 720):
+            page.goto(f"{server}/class_progress")
+            _wait_idle(page, "Class progress")
+            assert page.locator('[data-testid="stException"]').count() == 0
+            page.screenshot(path=str(out / "screenshot-class.png"))
 
 
 def test_a_student_checks_an_answer_in_chromium(server, tmp_path):  # noqa: F811
     """In the real browser: a wrong answer shows the hint, the right one is saved in the space, the
     Danish switch translates the page, and the teacher's page opens."""
-    from playwright.sync_api import sync_playwright
-
     from rag_metrics.lesson import TASKS, store_for_space, text
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=[
-            "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"])
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 1600})
-            page.goto(f"{server}/lesson")
-            _wait_idle(page, text("ui.title"))
-            choice = page.locator(".st-key-lesson_ans_why_pick")
-            choice.get_by_text(text("opt.why_pick.hit_rate"), exact=True).click()
-            page.locator(".st-key-lesson_check_why_pick button").click()
-            page.get_by_text(text(TASKS["why_pick"].hint)).first.wait_for(timeout=60_000)
-            choice.get_by_text(text("opt.why_pick.mrr"), exact=True).click()
-            page.locator(".st-key-lesson_check_why_pick button").click()
-            page.get_by_text(text(TASKS["why_pick"].ok)).first.wait_for(timeout=60_000)
-            assert store_for_space("shared", tmp_path / "workspace").load().done["why_pick"]
-            page.get_by_text("Dansk", exact=True).click()
-            _wait_idle(page, text("ui.title", "da"))
-            assert page.locator(".st-key-lesson_check_why_pick button").inner_text().strip() == "Tjek"
-            assert store_for_space("shared", tmp_path / "workspace").load().language == "da"
-            page.goto(f"{server}/class_progress")
-            _wait_idle(page, "Class progress")
-            assert page.locator('[data-testid="stException"]').count() == 0
-            assert page.locator('[data-testid="stDataFrame"]').count() == 1
-        finally:
-            browser.close()
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 1600})
+        page.goto(f"{server}/lesson")
+        _wait_idle(page, text("ui.title"))
+        choice = page.locator(".st-key-lesson_ans_why_pick")
+        choice.get_by_text(text("opt.why_pick.hit_rate"), exact=True).click()
+        page.locator(".st-key-lesson_check_why_pick button").click()
+        page.get_by_text(text(TASKS["why_pick"].hint)).first.wait_for(timeout=60_000)
+        choice.get_by_text(text("opt.why_pick.mrr"), exact=True).click()
+        page.locator(".st-key-lesson_check_why_pick button").click()
+        page.get_by_text(text(TASKS["why_pick"].ok)).first.wait_for(timeout=60_000)
+        assert store_for_space("shared", tmp_path / "workspace").load().done["why_pick"]
+        page.get_by_text("Dansk", exact=True).click()
+        _wait_idle(page, text("ui.title", "da"))
+        assert page.locator(".st-key-lesson_check_why_pick button").inner_text().strip() == "Tjek"
+        assert store_for_space("shared", tmp_path / "workspace").load().language == "da"
+        page.goto(f"{server}/class_progress")
+        _wait_idle(page, "Class progress")
+        assert page.locator('[data-testid="stException"]').count() == 0
+        assert page.locator('[data-testid="stDataFrame"]').count() == 1

@@ -30,8 +30,15 @@ from pathlib import Path
 
 import pytest
 
-from app_helpers import class_server, give_to_app, streamlit_server, wait_until_idle
-from tests.test_browser import CHROMIUM
+from app_helpers import (
+    CHROMIUM,
+    chromium,
+    class_server,
+    give_to_app,
+    sign_in_as_teacher,
+    streamlit_server,
+    wait_until_idle,
+)
 
 pytestmark = [
     pytest.mark.browser,
@@ -40,7 +47,6 @@ pytestmark = [
                        "(apt-get install -y chromium); CI installs it"),
 ]
 
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 SIZES = [(1024, 768), (1280, 720)]
 #: Every page of the app by its URL path (the Dashboard is "/"); class_progress and roster as the teacher.
 PAGES = ["", "lesson", "learn", "exercises", "failures", "compare", "answers", "ragas", "golden_set",
@@ -244,14 +250,8 @@ def _report(found: dict, scrolled: dict) -> str:
 
 @pytest.fixture(scope="module")
 def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        try:
-            yield b
-        finally:
-            b.close()
+    with chromium() as b:
+        yield b
 
 
 def test_nothing_clipped_on_any_page_at_projector_sizes(browser, tmp_path_factory, app_cache_dir):
@@ -279,12 +279,7 @@ def test_nothing_clipped_on_any_page_at_projector_sizes(browser, tmp_path_factor
         page.goto(f"{url}/lesson")
         page.locator("h1").first.wait_for(timeout=180_000)
         wait_until_idle(page, 120)
-        key = page.get_by_label("Teacher key").first
-        if not key.is_visible():
-            page.get_by_text("Teacher sign-in").first.click()
-        key.fill(KEY)
-        page.get_by_role("button", name="Sign in").first.click()
-        page.get_by_text("Signed in as the").first.wait_for(timeout=120_000)
+        sign_in_as_teacher(page, KEY)
         for path in TEACHER_PAGES:
             _check(page, url, path, "teacher", found, scrolled)
         page.close()

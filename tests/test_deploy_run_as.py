@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app_helpers import class_dirs, class_python
+from app_helpers import class_dirs
 
 pytestmark = [pytest.mark.serial,
               pytest.mark.skipif(not (hasattr(os, "geteuid") and os.geteuid() == 0), reason="only as root")]
@@ -52,7 +52,7 @@ def test_started_as_root_every_app_process_and_the_nginx_worker_is_unprivileged(
            "RAG_METRICS_CONFIG": str(ws.parent / "none.toml")}
     ws.parent.mkdir(parents=True, exist_ok=True)
     (ws.parent / "none.toml").write_text("[lab]\n")  # readable by the app's user (beside the workspace)
-    dep = ClassDeployment(procs=2, port=free_port(), address="127.0.0.1", env=env, python=class_python())
+    dep = ClassDeployment(procs=2, port=free_port(), address="127.0.0.1", env=env)
     try:
         dep.start()
         import pwd
@@ -83,7 +83,7 @@ def test_a_workspace_the_user_cannot_reach_stops_the_start_with_a_message(tmp_pa
     monkeypatch.delenv("RAG_METRICS_RUN_AS", raising=False)
     closed = tmp_path / "closed"  # pytest's tmp folders are closed to other users (0700)
     env = {"RAG_METRICS_WORKSPACE": str(closed / "workspace"), "RAG_METRICS_CACHE": str(closed / "cache")}
-    dep = ClassDeployment(procs=1, port=free_port(), address="127.0.0.1", env=env, python=class_python())
+    dep = ClassDeployment(procs=1, port=free_port(), address="127.0.0.1", env=env)
     with pytest.raises(SystemExit, match=r"cannot use \S*closed/workspace: .*RAG_METRICS_WORKSPACE"):
         dep.prepare()
     assert not dep.children
