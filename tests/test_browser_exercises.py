@@ -29,9 +29,9 @@ LESSON = {e.name: e.lesson_code for e in EXERCISES}
 
 pytestmark = [
     pytest.mark.browser,
-    # a whole class (nginx, two app processes) plus several Chromium pages, each loading Pyodide: run alone,
-    # after the parallel part, so the machine's two cores are not shared with other test files
-    pytest.mark.serial,
+    # a whole class (nginx, two app processes) plus several Chromium pages, each loading Pyodide: not beside
+    # the parallel part (busy computing) but after it, beside at most one other heavy file (tests/tiers.py)
+    pytest.mark.heavy,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian Chromium not installed at /usr/bin/chromium "
                        "(apt-get install -y chromium); CI installs it"),
     pytest.mark.skipif(not (ROOT / "static" / "vendor" / "pyodide" / "pyodide.mjs").exists(),

@@ -90,22 +90,27 @@ def test_parallel():
 @pytest.mark.serial
 def test_alone():
     pass
+
+@pytest.mark.heavy
+def test_heavy():
+    pass
 '''
 
 
-@pytest.mark.parametrize("serial, ran", [("all", {"test_parallel", "test_alone"}), ("skip", {"test_parallel"}),
-                                         ("only", {"test_alone"})])
+@pytest.mark.parametrize("serial, ran", [("all", {"test_parallel", "test_alone", "test_heavy"}),
+                                         ("skip", {"test_parallel"}), ("only", {"test_alone", "test_heavy"})])
 def test_serial_tests_run_apart_and_are_listed_for_later(tmp_path: Path, serial: str, ran: set[str]) -> None:
-    """``--serial skip`` leaves the serial tests out and lists them in ``$LAB_SERIAL_LIST`` (what
-    ``./lab test`` runs alone afterwards); ``--serial only`` runs just them."""
+    """``--serial skip`` leaves the serial and heavy tests out and lists them in ``$LAB_SERIAL_LIST`` and
+    ``$LAB_HEAVY_LIST`` (what ``./lab test`` runs afterwards); ``--serial only`` runs just them."""
     (tmp_path / "conftest.py").write_text(textwrap.dedent(f"""
         import sys
         sys.path.insert(0, {str(TESTS)!r})
         from tiers import pytest_addoption, pytest_collection_modifyitems, pytest_configure  # noqa: F401
     """), encoding="utf-8")
     (tmp_path / "test_probe.py").write_text(SERIAL_PROBE, encoding="utf-8")
-    listed = tmp_path / "serial.txt"
-    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "LAB_SERIAL_LIST": str(listed)}
+    listed, heavy = tmp_path / "serial.txt", tmp_path / "heavy.txt"
+    env = {**os.environ, "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1", "LAB_SERIAL_LIST": str(listed),
+           "LAB_HEAVY_LIST": str(heavy)}
     p = subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider",
                         "--serial", serial, str(tmp_path)], cwd=tmp_path, env=env, capture_output=True, text=True,
                        timeout=120)
@@ -114,5 +119,6 @@ def test_serial_tests_run_apart_and_are_listed_for_later(tmp_path: Path, serial:
     assert got == ran, p.stdout[-3000:]
     if serial == "skip":
         assert listed.read_text(encoding="utf-8").split() == ["test_probe.py::test_alone"]
+        assert heavy.read_text(encoding="utf-8").split() == ["test_probe.py::test_heavy"]
     else:
-        assert not listed.exists()
+        assert not listed.exists() and not heavy.exists()

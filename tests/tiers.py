@@ -21,8 +21,19 @@ Parallel runs
 ``./lab test`` runs the tests on several processes (pytest-xdist, ``-n``; ``LAB_TEST_WORKERS`` sets
 how many, 1 turns it off), then the tests marked ``@pytest.mark.serial`` alone, one after another
 (``--serial only``; the parallel part runs with ``--serial skip``).  Mark ``serial`` a test that
-measures time or must not share the machine.  The tests of one file stay on one process
-(``--dist loadfile``), so a module-scoped server or database starts once.
+measures time or must not share the machine.
+
+Mark ``heavy`` a file that runs a whole deployment and a browser and mostly waits on them (a class
+behind nginx, Pyodide loading): it is also kept out of the parallel part, which is busy computing,
+and runs after it, two heavy files at a time beside ``./lab lint``, before the serial tests.  Its ids
+go to ``$LAB_HEAVY_LIST`` (``--serial skip``) and ``--serial only`` runs them too.
+
+The tests of one file stay on one process (``--dist loadfile``), so a module-scoped server or
+database starts once.
+
+``LAB_TEST_TIMELINE=FILE`` appends one line per test to FILE: the process (xdist worker or
+``main``), start and end (Unix time) and the test's id; ``tools/test_timeline.py FILE`` shows what
+each process ran when, file by file (where a parallel run waits on its slowest file).
 
 Skips
 -----
@@ -34,6 +45,7 @@ the other skips stay skips and say why.
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 
@@ -71,6 +83,8 @@ def tier_of(item: pytest.Item) -> str:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "serial: runs alone, after the parallel part of ./lab test (it measures "
                             "time or must not share the machine; see tests/tiers.py)")
+    config.addinivalue_line("markers", "heavy: a deployment and a browser, waiting more than computing: runs after "
+                            "the parallel part of ./lab test, beside one other heavy file (see tests/tiers.py)")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -85,27 +99,30 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     wanted = config.getoption("--tier")
     serial = config.getoption("--serial")
-    keep, drop, left_for_later = [], [], []
+    keep, drop = [], []
+    later: dict[str, list[str]] = {"serial": [], "heavy": []}
     for item in items:
         tier = tier_of(item)
         if item.get_closest_marker(tier) is None:
             item.add_marker(tier)
-        is_serial = item.get_closest_marker("serial") is not None
-        if is_serial and serial == "skip" and wanted in ("all", tier):
-            left_for_later.append(item.nodeid)
-        selected = wanted in ("all", tier) and serial != ("skip" if is_serial else "only")
+        apart = next((m for m in later if item.get_closest_marker(m) is not None), None)
+        if apart and serial == "skip" and wanted in ("all", tier):
+            later[apart].append(item.nodeid)
+        selected = wanted in ("all", tier) and serial != ("skip" if apart else "only")
         (keep if selected else drop).append(item)
     if serial == "skip":
-        _write_serial_list(left_for_later)
+        _write_list("LAB_SERIAL_LIST", later["serial"])
+        _write_list("LAB_HEAVY_LIST", later["heavy"])
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
 
 
-def _write_serial_list(nodeids: list[str]) -> None:
-    """With ``--serial skip``, the serial tests left out, one node id a line, to ``$LAB_SERIAL_LIST``
-    (``./lab test`` then runs just them, without collecting every module again)."""
-    path = os.environ.get("LAB_SERIAL_LIST")
+def _write_list(variable: str, nodeids: list[str]) -> None:
+    """With ``--serial skip``, the serial (or heavy) tests left out, one node id a line, to the file
+    ``$LAB_SERIAL_LIST`` (``$LAB_HEAVY_LIST``): ``./lab test`` then runs just them, without collecting
+    every module again."""
+    path = os.environ.get(variable)
     if not path:
         return
     tmp = f"{path}.{os.getpid()}"
@@ -150,3 +167,21 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]):
 def pytest_make_collect_report(collector: pytest.Collector):
     outcome = yield
     _fail_if_required(outcome.get_result())
+
+
+_STARTED: dict[str, float] = {}
+
+
+def pytest_runtest_logstart(nodeid: str, location: object) -> None:
+    if os.environ.get("LAB_TEST_TIMELINE"):
+        _STARTED[nodeid] = time.time()
+
+
+def pytest_runtest_logfinish(nodeid: str, location: object) -> None:
+    """One line per test to ``$LAB_TEST_TIMELINE`` (module docstring)."""
+    path = os.environ.get("LAB_TEST_TIMELINE")
+    if not path or nodeid not in _STARTED:
+        return
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    with open(path, "a", encoding="utf-8") as f:  # one short append per line: whole lines from every process
+        f.write(f"{worker}\t{_STARTED.pop(nodeid):.2f}\t{time.time():.2f}\t{nodeid}\n")
