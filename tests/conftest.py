@@ -23,6 +23,8 @@ from tiers import (  # noqa: F401  (pytest hooks: pytest registers them from thi
     pytest_collection_modifyitems,
     pytest_configure,
     pytest_make_collect_report,
+    pytest_runtest_logfinish,
+    pytest_runtest_logstart,
     pytest_runtest_makereport,
 )
 

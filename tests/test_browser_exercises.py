@@ -29,8 +29,8 @@ LESSON = {e.name: e.lesson_code for e in EXERCISES}
 
 pytestmark = [
     pytest.mark.browser,
-    # a whole class (nginx, two app processes) plus several Chromium pages, each loading Pyodide: not beside
-    # the parallel part (busy computing) but after it, beside at most one other heavy file (tests/tiers.py)
+    # a whole class (nginx, two app processes) plus several Chromium pages, each loading Pyodide: after the
+    # parallel part, beside the lint only (tests/tiers.py)
     pytest.mark.heavy,
     pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian Chromium not installed at /usr/bin/chromium "
                        "(apt-get install -y chromium); CI installs it"),

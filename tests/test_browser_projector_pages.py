@@ -42,7 +42,7 @@ from app_helpers import (
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.heavy,  # one Chromium and three servers for 48 page views: after the parallel part (tests/tiers.py)
+    pytest.mark.heavy,  # Chromium and three servers for 48 page views: after the parallel part (tests/tiers.py)
     pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian Chromium not installed at /usr/bin/chromium "
                        "(apt-get install -y chromium); CI installs it"),
 ]

@@ -38,6 +38,16 @@ def test_each_test_gets_one_tier(item: FakeItem, tier: str) -> None:
     assert tiers.tier_of(item) == tier  # type: ignore[arg-type]  # a stand-in for pytest.Item
 
 
+def test_files_are_handed_out_longest_tier_first_each_file_whole() -> None:
+    a1, a2 = FakeItem("test_metrics_hand.py"), FakeItem("test_metrics_hand.py")
+    b1, b2 = FakeItem("test_browser.py"), FakeItem("test_browser.py")
+    c = FakeItem("test_app_pages.py")
+    mixed_lib, mixed_browser = FakeItem("test_report.py"), FakeItem("test_report.py", marks=("browser",))
+    items = [a1, b1, mixed_lib, c, a2, mixed_browser, b2]
+    got = tiers.longest_first(items)  # type: ignore[arg-type]  # stand-ins for pytest.Item
+    assert got == [b1, b2, mixed_lib, mixed_browser, c, a1, a2]
+
+
 def test_skip_policy(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("CI", raising=False)
     assert tiers._why_not_allowed("Chromium not found at /usr/bin/chromium") is None

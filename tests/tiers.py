@@ -23,13 +23,14 @@ how many, 1 turns it off), then the tests marked ``@pytest.mark.serial`` alone, 
 (``--serial only``; the parallel part runs with ``--serial skip``).  Mark ``serial`` a test that
 measures time or must not share the machine.
 
-Mark ``heavy`` a file that runs a whole deployment and a browser and mostly waits on them (a class
-behind nginx, Pyodide loading): it is also kept out of the parallel part, which is busy computing,
-and runs after it, two heavy files at a time beside ``./lab lint``, before the serial tests.  Its ids
+Mark ``heavy`` a file that runs a whole deployment and drives a browser through many pages (a class
+behind nginx, Pyodide): it is kept out of the parallel part, and runs after it, one heavy file after
+another, with ``./lab lint`` beside them, before the serial tests.  (Two heavy files side by side took
+as long as one after the other: 193 s and 155 s against about 95 s and 87 s alone.)  Its ids
 go to ``$LAB_HEAVY_LIST`` (``--serial skip``) and ``--serial only`` runs them too.
 
 The tests of one file stay on one process (``--dist loadfile``), so a module-scoped server or
-database starts once.
+database starts once.  Files are handed out longest tier first (:func:`longest_first`).
 
 ``LAB_TEST_TIMELINE=FILE`` appends one line per test to FILE: the process (xdist worker or
 ``main``), start and end (Unix time) and the test's id; ``tools/test_timeline.py FILE`` shows what
@@ -81,10 +82,13 @@ def tier_of(item: pytest.Item) -> str:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    global _CONTROLLER
+    # pytest-xdist's controller sees every worker's tests too: only the processes that run them record
+    _CONTROLLER = bool(getattr(config.option, "numprocesses", None)) and not hasattr(config, "workerinput")
     config.addinivalue_line("markers", "serial: runs alone, after the parallel part of ./lab test (it measures "
                             "time or must not share the machine; see tests/tiers.py)")
-    config.addinivalue_line("markers", "heavy: a deployment and a browser, waiting more than computing: runs after "
-                            "the parallel part of ./lab test, beside one other heavy file (see tests/tiers.py)")
+    config.addinivalue_line("markers", "heavy: a deployment and a browser through many pages: runs after the "
+                            "parallel part of ./lab test, beside the lint (see tests/tiers.py)")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -115,7 +119,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         _write_list("LAB_HEAVY_LIST", later["heavy"])
     if drop:
         config.hook.pytest_deselected(items=drop)
-        items[:] = keep
+    items[:] = longest_first(keep)
+
+
+#: The order in which files of each tier are handed out (tier -> rank): the longest first.
+TIER_ORDER = {"browser": 0, "slow": 1, "app": 2, "lib": 3}
+
+
+def longest_first(items: list[pytest.Item]) -> list[pytest.Item]:
+    """``items`` with whole files reordered by tier, browser files first, then slow, app and lib, each
+    file's tests kept together in their own order.  pytest-xdist's ``loadfile`` hands files out in this
+    order, so the long files start first and the many short ones fill the gaps at the end (a long file
+    handed out last kept one process busy for minutes while the other waited)."""
+    rank: dict[object, tuple[int, int]] = {}
+    for i, item in enumerate(items):
+        r = TIER_ORDER.get(tier_of(item), len(TIER_ORDER))
+        first = rank.get(item.path, (r, i))
+        rank[item.path] = (min(first[0], r), first[1])
+    order = sorted(range(len(items)), key=lambda i: (rank[items[i].path], i))
+    return [items[i] for i in order]
 
 
 def _write_list(variable: str, nodeids: list[str]) -> None:
@@ -170,10 +192,11 @@ def pytest_make_collect_report(collector: pytest.Collector):
 
 
 _STARTED: dict[str, float] = {}
+_CONTROLLER = False
 
 
 def pytest_runtest_logstart(nodeid: str, location: object) -> None:
-    if os.environ.get("LAB_TEST_TIMELINE"):
+    if os.environ.get("LAB_TEST_TIMELINE") and not _CONTROLLER:
         _STARTED[nodeid] = time.time()
 
 
