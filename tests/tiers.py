@@ -129,8 +129,9 @@ TIER_ORDER = {"browser": 0, "slow": 1, "app": 2, "lib": 3}
 def longest_first(items: list[pytest.Item]) -> list[pytest.Item]:
     """``items`` with whole files reordered by tier, browser files first, then slow, app and lib, each
     file's tests kept together in their own order.  pytest-xdist's ``loadfile`` hands files out in this
-    order, so the long files start first and the many short ones fill the gaps at the end (a long file
-    handed out last kept one process busy for minutes while the other waited)."""
+    order (``./lab test`` passes ``--no-loadscope-reorder``: by default it would sort files by their number
+    of tests), so the long files start first and the many short ones fill the gaps at the end (a long
+    file handed out last kept one process busy for minutes while the other waited)."""
     rank: dict[object, tuple[int, int]] = {}
     for i, item in enumerate(items):
         r = TIER_ORDER.get(tier_of(item), len(TIER_ORDER))
