@@ -179,3 +179,22 @@ def test_lab_class_on_loopback_still_prints_a_url():
     command(out)
     after = out.stderr.split("Students open:", 1)[1]
     assert "http://127.0.0.1:8555" in after and "only this machine" in after
+
+
+def test_uv_is_given_pips_own_indexes_wheels_and_constraints():
+    """./lab installs with uv, which reads no pip.conf: tools/pip_to_uv.py hands it pip's settings, the
+    environment's winning over the files' as in pip (a folder of wheels holding the CPU build of torch)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("pip_to_uv", ROOT / "tools" / "pip_to_uv.py")
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    listed = ("global.index-url='https://mirror.example/simple'\n"
+              "global.extra-index-url='file:///opt/a/simple file:///opt/b/simple'\n"
+              "global.find-links='/opt/wheels'\nglobal.constraint='/etc/c.txt'\n:env:.find-links='/srv/wheels'\n")
+    assert mod.uv_arguments(listed) == [
+        "--index-strategy", "unsafe-best-match", "--index-url", "https://mirror.example/simple",
+        "--extra-index-url", "file:///opt/a/simple", "--extra-index-url", "file:///opt/b/simple",
+        "--find-links", "/srv/wheels", "--constraint", "/etc/c.txt"]
+    assert mod.uv_arguments("") == ["--index-strategy", "unsafe-best-match"]
