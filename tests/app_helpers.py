@@ -304,6 +304,20 @@ def chromium():
             browser.close()
 
 
+def lesson_progress(n_steps: int, quiz: tuple[str, ...] = ()):
+    """A student part-way through the lesson: every task of the first ``n_steps`` steps solved, the quiz
+    answered with ``quiz`` in order (right or wrong), on the step reached (what Class progress shows)."""
+    from rag_metrics.lesson import QUIZ, STEPS, Progress
+
+    p = Progress()
+    for s in STEPS[:n_steps]:
+        for t in s.tasks:
+            p = p.with_answer(t.key, t.answer or "(solved)", True)
+    for t, a in zip(QUIZ, quiz):
+        p = p.with_answer(t.key, a, a == t.answer)
+    return p.with_step(min(n_steps, len(STEPS) - 1))
+
+
 def wait_for_cookies(context, names: set[str], timeout: float = 60.0) -> None:
     """Until the browser ``context`` holds the cookies ``names`` (set by a script or a request the page
     makes after it is drawn, which takes longer on a loaded machine than any fixed wait)."""

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.app_helpers import chromium, library_result, sample_golden, wait_until_idle
+from tests.app_helpers import chromium, sample_golden, wait_until_idle
 from tests.test_browser import CHROMIUM, _wait_idle, server  # noqa: F401  (the fixture)
+from tests.test_browser_systems import _run_file, run_lines
 
 pytestmark = [
     pytest.mark.browser,
@@ -29,15 +30,8 @@ def _files(tmp_path: Path) -> tuple[Path, Path, Path]:
 
     golden = tmp_path / "my_golden.jsonl"
     golden.write_text(export_golden(GoldenSet(sample_golden().queries[:N_GOLDEN]), "jsonl"))
-    res = library_result("dense")
-    lines = []
-    for q in res.query_ids:
-        ids = res.ranking(q)["id"].tolist()[:20]
-        if len(ids) >= 4:
-            ids[0], ids[3] = ids[3], ids[0]
-        lines += [f"{q} Q0 {i} {r + 1} {20 - r} prod" for r, i in enumerate(ids)]
-    run = tmp_path / "prod_run.trec"
-    run.write_text("\n".join(lines) + "\n")
+    run = _run_file(tmp_path, "prod_run.trec")
+    lines = run_lines()
     bad = tmp_path / "broken_run.trec"
     broken = lines[:BAD_LINE - 1] + [" ".join(lines[BAD_LINE - 1].split()[:4])] + lines[BAD_LINE:10]
     bad.write_text("\n".join(broken) + "\n")

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.app_helpers import chromium, wait_until_idle
+from tests.app_helpers import chromium
 from tests.test_browser import CHROMIUM, _wait_idle
-from tests.test_browser_systems import _run_file
+from tests.test_browser_systems import _run_file, add_run_system
 
 pytestmark = [
     pytest.mark.browser,
@@ -85,14 +85,7 @@ def test_students_through_nginx_upload_and_see_only_their_own(deployment, tmp_pa
         ctx0, page0 = order[0]
         page0.goto(f"{url}/systems")
         _wait_idle(page0, "Systems")
-        main = page0.locator('[data-testid="stMain"]')
-        main.get_by_label("Name").first.fill("student zero run")
-        main.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(str(run))
-        main.locator('[data-testid="stFileUploader"]').first.get_by_text(run.name).wait_for(timeout=60_000)
-        wait_until_idle(page0)  # the upload's rerun has finished
-        main.get_by_role("button", name="Add system").first.click()
-        _wait_idle(page0, "Systems")
-        page0.get_by_text("Added student zero run").first.wait_for(timeout=60_000)
+        add_run_system(page0, "student zero run", run)
         assert page0.locator('[data-testid="stException"]').count() == 0
         page0.screenshot(path=str(out / "class_student0_systems.png"))
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app_helpers import chromium
+from tests.app_helpers import chromium, lesson_progress
 from tests.test_browser import CHROMIUM, _wait_idle, server  # noqa: F401  (the fixture)
 
 pytestmark = [
@@ -48,19 +48,13 @@ _CLIPPED_JS = """() => {
 
 def _seed_class(root: Path) -> None:
     """Three students part-way through the lesson (what the teacher's screenshot shows)."""
-    from rag_metrics.lesson import QUIZ, STEPS, Progress, store_for_space
+    from rag_metrics.lesson import store_for_space
     from rag_metrics.workspace.store import ensure_space
 
     for name, n_steps, quiz in [("Seat 01 Ana", 11, ("4", "0.4", "recall", "miss", "supported")),
                                 ("Seat 02 Bo", 6, ()), ("Seat 03 Clara", 3, ())]:
         ensure_space(name, root)
-        p = Progress()
-        for s in STEPS[:n_steps]:
-            for t in s.tasks:
-                p = p.with_answer(t.key, t.answer or "(solved)", True)
-        for t, a in zip(QUIZ, quiz):
-            p = p.with_answer(t.key, a, a == t.answer)
-        store_for_space(name, root).save(p.with_step(min(n_steps, len(STEPS) - 1)))
+        store_for_space(name, root).save(lesson_progress(n_steps, quiz))
 
 
 @pytest.mark.parametrize("size", [(1024, 768), (1280, 720)])

@@ -35,6 +35,7 @@ from app_helpers import (
     chromium,
     class_server,
     give_to_app,
+    lesson_progress,
     sign_in_as_teacher,
     streamlit_server,
     wait_until_idle,
@@ -199,7 +200,7 @@ CLIPPED_JS = """() => {
 
 def _seed_seats(ws: Path) -> None:
     """Three named seats part-way through the lesson and its quiz (what Class progress shows a teacher)."""
-    from rag_metrics.lesson import QUIZ, STEPS, Progress, store_for_space
+    from rag_metrics.lesson import store_for_space
     from rag_metrics.server.seats import SeatRegistry
     from rag_metrics.workspace.store import ensure_space
 
@@ -209,13 +210,7 @@ def _seed_seats(ws: Path) -> None:
         seat, _ = seats.create(cap=30)
         seats.rename(seat.id, name)
         ensure_space(seat.space, ws)
-        p = Progress()
-        for s in STEPS[:n_steps]:
-            for t in s.tasks:
-                p = p.with_answer(t.key, t.answer or "(solved)", True)
-        for t, a in zip(QUIZ, quiz):
-            p = p.with_answer(t.key, a, a == t.answer)
-        store_for_space(seat.space, ws).save(p.with_step(min(n_steps, len(STEPS) - 1)))
+        store_for_space(seat.space, ws).save(lesson_progress(n_steps, quiz))
 
 
 def _shots() -> Path:
