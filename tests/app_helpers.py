@@ -146,36 +146,80 @@ def load_beir_folder(at, path: str | Path):
 
 
 # ---- a real server for the browser tests ---------------------------------------------------------
-#: True when the page is at rest: its script run has finished (Streamlit's ``data-test-script-state``,
-#: which it sets for its own end-to-end tests), no element is stale or still loading its code (a
-#: skeleton), no "Running" status is shown, and every Vega-Lite chart has drawn (a canvas or svg).
+#: Added to every page the browser tests open (``chromium()``): the top frame's WebSocket and HTTP traffic,
+#: as ``window.__labNet``: when the page last sent a message on a WebSocket and last received one, and
+#: the requests (fetch, XMLHttpRequest) still open.  A click sends Streamlit's rerun request at once, but
+#: the page shows "running" only once the server's answer has come back: the send closes that gap.
+NET_JS = """(() => {
+  if (window.top !== window || window.__labNet) return;
+  const net = window.__labNet = {lastSend: 0, lastRecv: 0, open: new Map(), seq: 0};
+  const now = () => performance.now();
+  const send = WebSocket.prototype.send;
+  WebSocket.prototype.send = function (data) {
+    if (!this.__labHeard) {  // the socket's answers, from its first message on
+      this.__labHeard = true;
+      this.addEventListener('message', () => { net.lastRecv = now(); });
+    }
+    net.lastSend = now();
+    return send.call(this, data);
+  };
+  const opened = () => { const id = ++net.seq; net.open.set(id, now()); return () => net.open.delete(id); };
+  const fetch0 = window.fetch;
+  window.fetch = function (...args) { const done = opened(); return fetch0.apply(this, args).finally(done); };
+  const xsend = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function (...args) {
+    this.addEventListener('loadend', opened(), {once: true});
+    return xsend.apply(this, args);
+  };
+})();"""
+
+#: ``{"rest", "net"}``: ``rest`` is true when the page is at rest: its script run has finished (Streamlit's
+#: ``data-test-script-state``, which it sets for its own end-to-end tests), no element is stale or still
+#: loading its code (a skeleton), no "Running" status is shown, every Vega-Lite chart has drawn (a canvas
+#: or svg), and (``net``: the page carries :data:`NET_JS`) no request is open and no WebSocket message
+#: sent in the last 3 s is still unanswered.
 _AT_REST_JS = """() => {
+  const net = window.__labNet;
+  const out = rest => ({rest, net: !!net});
   const app = document.querySelector('[data-testid="stApp"]');
-  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
-  if (document.querySelector('[data-stale="true"]')) return false;
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return out(false);
+  if (document.querySelector('[data-stale="true"]')) return out(false);
   // an element whose code is still loading shows Streamlit's placeholder (Suspense fallback)
-  if (document.querySelector('[data-testid="stSkeleton"], [data-testid="stAppSkeleton"]')) return false;
-  if (document.querySelector('[data-testid="stStatusWidget"]')) return false;
-  return [...document.querySelectorAll('[data-testid="stVegaLiteChart"]')]
-    .every(c => c.querySelector('canvas, svg'));
+  if (document.querySelector('[data-testid="stSkeleton"], [data-testid="stAppSkeleton"]')) return out(false);
+  if (document.querySelector('[data-testid="stStatusWidget"]')) return out(false);
+  if (![...document.querySelectorAll('[data-testid="stVegaLiteChart"]')].every(c => c.querySelector('canvas, svg')))
+    return out(false);
+  if (net) {
+    const t = performance.now();
+    // a request open for over 10 s is not the page's own (a stream): not waited for
+    if ([...net.open.values()].some(since => t - since < 10000)) return out(false);
+    if (net.lastSend > net.lastRecv && t - net.lastSend < 3000) return out(false);
+  }
+  return out(true);
 }"""
 
+#: How long the page must stay at rest: with :data:`NET_JS` a rerun shows as soon as the click has sent its
+#: request, so a short time covers the moment between a click and the rerun it starts; without it (a page
+#: not opened through ``chromium()``) the server's answer may take longer to come back.
+QUIET, QUIET_BLIND = 0.3, 1.0
 
-def wait_until_idle(page, timeout: float = 120.0, quiet: float = 1.0) -> None:
-    """Until the page is at rest (script run finished, charts drawn) and stays so for ``quiet``
-    seconds, which also covers the moment between a click and the rerun it starts; at most
-    ``timeout`` seconds (then the test goes on and its own checks say what is missing)."""
+
+def wait_until_idle(page, timeout: float = 120.0, quiet: float | None = None) -> None:
+    """Until the page is at rest (script run finished, charts drawn, no request of the page unanswered) and
+    stays so for ``quiet`` seconds (default :data:`QUIET`, or :data:`QUIET_BLIND` for a page without
+    :data:`NET_JS`); at most ``timeout`` seconds (then the test goes on and its own checks say what is
+    missing)."""
     deadline = time.monotonic() + timeout
     since: float | None = None
     while time.monotonic() < deadline:
         now = time.monotonic()
         try:
-            at_rest = page.evaluate(_AT_REST_JS)
+            state = page.evaluate(_AT_REST_JS)
         except Exception:  # noqa: BLE001 - a navigation replaced the page's context: not at rest yet
-            at_rest = False
-        if at_rest:
+            state = {"rest": False, "net": False}
+        if state["rest"]:
             since = now if since is None else since
-            if now - since >= quiet:
+            if now - since >= (quiet if quiet is not None else QUIET if state["net"] else QUIET_BLIND):
                 return
         else:
             since = None
@@ -299,9 +343,30 @@ def chromium():
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
-            yield browser
+            yield _Watched(browser)
         finally:
             browser.close()
+
+
+class _Watched:
+    """A Playwright browser whose new pages and contexts carry :data:`NET_JS` (what ``wait_until_idle``
+    reads); everything else is the browser's own."""
+
+    def __init__(self, browser):
+        self._browser = browser
+
+    def __getattr__(self, name):
+        return getattr(self._browser, name)
+
+    def new_context(self, **kwargs):
+        context = self._browser.new_context(**kwargs)
+        context.add_init_script(NET_JS)
+        return context
+
+    def new_page(self, **kwargs):
+        page = self._browser.new_page(**kwargs)
+        page.add_init_script(NET_JS)
+        return page
 
 
 def lesson_progress(n_steps: int, quiz: tuple[str, ...] = ()):

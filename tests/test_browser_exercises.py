@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from app_helpers import CHROMIUM, chromium, sign_in_as_teacher
+from app_helpers import CHROMIUM, chromium, sign_in_as_teacher, wait_until_idle
 from app_helpers import class_server as run_class_server
 from rag_metrics.exercises import EXERCISES
 from rag_metrics.exercises.mistakes import MISTAKES
@@ -270,7 +270,7 @@ def test_students_see_only_their_own_code_and_the_teacher_sees_attempts(own_clas
         assert out["kind"] == "fail"
         b.page.goto(f"{url}/class_progress")  # not a student's page: not served to them
         b.page.get_by_text("My seat").first.wait_for(timeout=120_000)
-        b.page.wait_for_timeout(2000)
+        wait_until_idle(b.page)  # the page has drawn all it will show
         assert secret not in b.page.inner_text("body") and "Code exercises" not in b.page.inner_text("body")
         # the teacher signs in and sees both students' attempts, and A's code on demand
         teacher.page.goto(url)
@@ -287,11 +287,8 @@ def test_students_see_only_their_own_code_and_the_teacher_sees_attempts(own_clas
                 if i >= n_students:
                     break
                 _choose(teacher.page, "Student", lambda options, i=i: options.nth(i))
-            for _ in range(30):  # the choice's rerun: wait until it has drawn (not a fixed sleep)
-                teacher.page.wait_for_timeout(1000)
-                shown = teacher.page.inner_text("body")
-                if secret in shown:
-                    break
+            wait_until_idle(teacher.page)  # the choice's rerun has drawn
+            shown = teacher.page.inner_text("body")
             if secret in shown:
                 break
             if not n_students:  # how many seats the Student select offers

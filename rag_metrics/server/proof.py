@@ -91,10 +91,13 @@ def solve(challenge: str, limit: int = 1 << 34) -> str:
     """The answer to ``challenge`` (what the browser's script computes): the first counter from 0
     whose hash has the challenge's leading zero bits."""
     bits = int(challenge.split(".", 1)[0])
+    prefix = hashlib.sha256(f"{challenge}.".encode("ascii"))  # the hash of the common start, copied per try
+    shift = 256 - bits  # at least ``bits`` leading zero bits: the digest as a number is below 2**(256 - bits)
     for counter in range(limit):
-        answer = f"{challenge}.{counter}"
-        if leading_zero_bits(_digest(answer)) >= bits:
-            return answer
+        h = prefix.copy()
+        h.update(str(counter).encode("ascii"))
+        if int.from_bytes(h.digest(), "big") >> shift == 0:
+            return f"{challenge}.{counter}"
     raise ValueError("no answer found")  # pragma: no cover - 2**34 tries
 
 
