@@ -92,11 +92,10 @@ def solve(challenge: str, limit: int = 1 << 34) -> str:
     whose hash has the challenge's leading zero bits."""
     bits = int(challenge.split(".", 1)[0])
     prefix = hashlib.sha256(f"{challenge}.".encode("ascii"))  # the hash of the common start, copied per try
-    shift = 256 - bits  # at least ``bits`` leading zero bits: the digest as a number is below 2**(256 - bits)
     for counter in range(limit):
         h = prefix.copy()
         h.update(str(counter).encode("ascii"))
-        if int.from_bytes(h.digest(), "big") >> shift == 0:
+        if leading_zero_bits(h.digest()) >= bits:
             return f"{challenge}.{counter}"
     raise ValueError("no answer found")  # pragma: no cover - 2**34 tries
 
