@@ -10,7 +10,10 @@ request not to the app aborted):
            opening the page until Python is ready;
 - verdict: "Run checks" pressed with the lesson's own ``hit_rate_at_k`` until the verdict line of
            that run is drawn (``--runs`` times; the sandbox runs each in a fresh, preloaded worker),
-           and the part of it spent in Python in the browser (harness + student code).
+           and the part of it spent in Python in the browser (harness + student code);
+- again:   from that verdict until the next fresh worker is ready (as the worker measures it, and the
+           wall time): how long a student who presses "Run checks" again at once waits for Python;
+- back to back: "Run checks" pressed again as soon as the verdict is drawn, until that run's verdict.
 
 Figures are printed, never asserted.  Needs /usr/bin/chromium, Playwright and the built assets
 (``./lab`` builds ``static/vendor/``).  Run::
@@ -72,20 +75,33 @@ def _one_browser(p, url: str, code: str, runs: int) -> dict[str, object]:
         page.wait_for_function("r => r.dataset.pythonReady === '1'", arg=handle, timeout=300_000)
         t_ready = time.perf_counter() - t0
         load_ms = root.evaluate("r => r.exerciseEditor.loadedMs")
-        verdicts, in_python = [], []
-        for _ in range(runs):
-            page.wait_for_function("r => r.dataset.pythonReady === '1'", arg=handle, timeout=300_000)
+        verdicts, in_python, again, again_load, back_to_back, hows = [], [], [], [], [], []
+
+        def run() -> float:
             root.evaluate("(r, c) => r.exerciseEditor.setCode(c)", code)
             t1 = time.perf_counter()
             page.locator(".ex-run").click()
             page.wait_for_function("r => r.dataset.runNonce && r.dataset.verdictNonce === r.dataset.runNonce",
                                    arg=handle, timeout=300_000)
-            verdicts.append(time.perf_counter() - t1)
-            in_python.append(root.evaluate("r => r.exerciseEditor.lastReport.ms") / 1000)
+            took = time.perf_counter() - t1
             kind = page.locator(".ex-status").get_attribute("data-kind")
             if kind != "pass":
                 raise SystemExit(f"the lesson's code did not pass: {page.locator('.ex-status').inner_text()}")
-        return {"page": t_page, "ready": t_ready, "load": load_ms / 1000, "verdicts": verdicts, "python": in_python}
+            return took
+
+        for _ in range(runs):
+            page.wait_for_function("r => r.dataset.pythonReady === '1'", arg=handle, timeout=300_000)
+            verdicts.append(run())
+            in_python.append(root.evaluate("r => r.exerciseEditor.lastReport.ms") / 1000)
+            t2 = time.perf_counter()
+            page.wait_for_function("r => r.dataset.pythonReady === '1'", arg=handle, timeout=300_000)
+            again.append(time.perf_counter() - t2)
+            again_load.append(root.evaluate("r => r.exerciseEditor.loadedMs") / 1000)
+            hows.append(root.evaluate("r => r.exerciseEditor.loadedHow || 'full'"))
+        for _ in range(runs):  # a student pressing "Run checks" again as soon as the verdict shows
+            back_to_back.append(run())
+        return {"page": t_page, "ready": t_ready, "load": load_ms / 1000, "verdicts": verdicts, "python": in_python,
+                "again": again, "again_load": again_load, "back_to_back": back_to_back, "hows": hows}
     finally:
         browser.close()
 
@@ -119,6 +135,9 @@ def main(argv: list[str] | None = None) -> None:
     pages = [float(r["page"]) for r in rows]  # type: ignore[arg-type]
     verdicts = [v for r in rows for v in r["verdicts"]]  # type: ignore[attr-defined]
     python = [v for r in rows for v in r["python"]]  # type: ignore[attr-defined]
+    again = [v for r in rows for v in r["again"]]  # type: ignore[attr-defined]
+    again_load = [v for r in rows for v in r["again_load"]]  # type: ignore[attr-defined]
+    back_to_back = [v for r in rows for v in r["back_to_back"]]  # type: ignore[attr-defined]
     print(f"exercises in the browser: {args.browsers} fresh Chromium, {args.runs} runs each, {os.cpu_count()} cores")
     def line(label: str, xs: list[float]) -> None:
         print(f"  {label:<37}median {med(xs):6.2f} s   (min {min(xs):.2f}, max {max(xs):.2f}, n={len(xs)})")
@@ -128,6 +147,10 @@ def main(argv: list[str] | None = None) -> None:
     line("page open -> Python ready", ready)
     line("Run checks -> verdict on the page", verdicts)
     print(f"    of which Python in the browser     median {med(python):6.3f} s")
+    line("verdict -> next worker ready (wall)", again)
+    hows = sorted({h for r in rows for h in r["hows"]})  # type: ignore[attr-defined]
+    line(f"next worker's load ({'/'.join(hows) or '?'})", again_load)
+    line("Run checks again at once -> verdict", back_to_back)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ sandboxed, opaque-origin iframe; the server only grades the values the browser r
 """
 from __future__ import annotations
 
+import json
 import time
 import urllib.error
 import urllib.request
@@ -133,6 +134,12 @@ def _choose(page, label: str, which) -> None:
     which(page.get_by_role("option")).click()
 
 
+def _value(out: dict):
+    """What the student's function returned in a run's first check (from the report the browser sent)."""
+    result = json.loads(out["report"]["result"])
+    return next(iter(result["results"].values()))["value"]
+
+
 def _wrong(name: str, old: str, new: str) -> str:
     code = LESSON[name]
     assert old in code, old
@@ -186,6 +193,19 @@ def test_an_endless_loop_is_stopped_and_hostile_code_reaches_nothing(class_serve
         s.page.get_by_text("Your code was stopped").first.wait_for(timeout=30_000)
         assert s.run(LESSON[name])["kind"] == "pass"  # the page (and a fresh runner) still work
 
+        # each run gets a fresh interpreter: the next worker starts from the snapshot the first worker took
+        # right after start-up (worker.js), so nothing one run leaves behind reaches the next
+        s.page.wait_for_function("r => r.dataset.pythonReady === '1'", arg=s.root.element_handle(), timeout=120_000)
+        assert s.root.evaluate("r => r.exerciseEditor.loadedHow") == "snapshot"
+        left = s.run(f"import builtins, json, sys\n\ndef {name}(golden_dataset, retriever, k=5):\n"
+                     "    builtins.LEFT_BEHIND = json.LEFT_BEHIND = 1\n    sys.modules['left_behind'] = json\n"
+                     "    return 'left'\n")
+        assert _value(left) == "left", left
+        found = s.run(f"import builtins, json, sys\n\ndef {name}(golden_dataset, retriever, k=5):\n"
+                      "    return str((hasattr(builtins, 'LEFT_BEHIND'), hasattr(json, 'LEFT_BEHIND'),"
+                      " 'left_behind' in sys.modules))\n")
+        assert _value(found) == "(False, False, False)", found
+
         before = len(s.requests)
         hostile = f'''
 import js
@@ -231,11 +251,7 @@ def {name}(golden_dataset, retriever, k=5):
 '''
         out = s.run(hostile)
         assert out["kind"] == "fail", out  # a string is no hit rate: graded as a failed check, nothing more
-        import json
-
-        result = json.loads(out["report"]["result"])
-        value = next(iter(result["results"].values()))["value"]
-        parts = value.split("|")
+        parts = _value(out).split("|")
         assert "xhr:NetworkError" in parts or any(p.startswith("xhr:JsException") for p in parts), parts
         assert not any(p.startswith("open_url:read") for p in parts), parts
         assert "document:AttributeError" in parts, parts

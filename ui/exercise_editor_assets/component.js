@@ -100,7 +100,9 @@ function mount(host, data) {
   inst.onMessage = (ev) => {
     if (!inst.frame || ev.source !== inst.frame.contentWindow) return;  // only our sandbox speaks here
     const m = ev.data || {};
-    if (m.type === "ready") { inst.loadedMs = m.ms; root.dataset.pythonReady = "1"; return; }
+    if (m.type === "ready") {  // the next worker is loaded: "full", "snapshot" or "fallback" (worker.js)
+      inst.loadedMs = m.ms; inst.loadedHow = String(m.how || ""); root.dataset.pythonReady = "1"; return;
+    }
     if (m.type !== "done" || !inst.pending || m.id !== inst.pending.id) return;
     const run = inst.pending;
     inst.pending = null;

@@ -2,6 +2,13 @@
 // opaque-origin frame (sandbox.html), under that frame's Content-Security-Policy (connect-src and
 // script-src: only the Pyodide folder). One worker runs one "Run checks" and is then thrown away,
 // so nothing a student's code changes in the interpreter outlives its run.
+// The frame's first message says how to start Python:
+//   {type: "init", makeSnapshot: true}  a full load, then a memory snapshot of the interpreter as it is
+//                                       right after start-up (no student code has run in it yet),
+//                                       posted back to the frame as {type: "snapshot"};
+//   {type: "init", snapshot}            a restore of that snapshot: the same fresh interpreter, ready in
+//                                       a fraction of a full load (no start-up of Python again);
+//                                       if the restore fails, a full load instead ("fallback").
 // The Pyodide folder URL and the memory cap (bytes) below are filled in by component.js.
 const PYODIDE = "__PYODIDE__";
 const MAX_MEMORY = __MAX_MEMORY__;
@@ -17,23 +24,51 @@ Object.defineProperty(WebAssembly.Memory.prototype, "grow", {
   writable: false, configurable: false,
 });
 
-const started = performance.now();
 let pyodide = null;
-const ready = (async () => {
+let started = null;
+
+async function start(init) {
+  const t0 = performance.now();
   const { loadPyodide } = await import(PYODIDE + "pyodide.mjs");
-  pyodide = await loadPyodide({ indexURL: PYODIDE, fullStdLib: false });
+  const options = { indexURL: PYODIDE, fullStdLib: false };
+  let how = "full";
+  if (init.snapshot) {
+    try {
+      pyodide = await loadPyodide({ ...options, _loadSnapshot: init.snapshot });
+      how = "snapshot";
+    } catch (err) {
+      pyodide = null;
+      how = "fallback";  // e.g. a snapshot this build cannot read: start Python the long way
+    }
+  }
+  if (!pyodide) {
+    pyodide = await loadPyodide({ ...options, _makeSnapshot: Boolean(init.makeSnapshot) });
+    if (init.makeSnapshot) {
+      try {
+        const snapshot = pyodide.makeMemorySnapshot();
+        self.postMessage({ type: "snapshot", snapshot }, [snapshot.buffer]);
+      } catch (err) { /* no snapshot: every worker loads in full */ }
+    }
+  }
   pyodide.setStdout({ batched: () => {} });  // the harness captures print() itself
   pyodide.setStderr({ batched: () => {} });
-  self.postMessage({ type: "ready", ms: Math.round(performance.now() - started) });
-})().catch((err) => {
-  self.postMessage({ type: "failed", message: String(err && err.message || err).slice(0, 500) });
-  throw err;
-});
+  self.postMessage({ type: "ready", ms: Math.round(performance.now() - t0), how });
+}
 
 self.onmessage = async (event) => {
-  const { id, code, payload, harness } = event.data || {};
+  const m = event.data || {};
+  if (m.type === "init") {
+    if (started) return;
+    started = start(m).catch((err) => {
+      self.postMessage({ type: "failed", message: String(err && err.message || err).slice(0, 500) });
+      throw err;
+    });
+    return;
+  }
+  const { id, code, payload, harness } = m;
   try {
-    await ready;
+    if (!started) throw new Error("the runner was not started");
+    await started;
     const t0 = performance.now();
     const ns = pyodide.globals.get("dict")();
     pyodide.runPython(harness, { globals: ns, filename: "<harness>" });
