@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from loopback import POLL_S
 from typing_extensions import Self
 
 DIM = 16
@@ -125,7 +126,7 @@ class JudgeServer(ThreadingHTTPServer):
         self.scenario = scenario or Scenario()
         self.lock = threading.Lock()
         self.requests: list[tuple[str, dict]] = []
-        self._thread = threading.Thread(target=self.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": POLL_S}, daemon=True)
 
     @property
     def base_url(self) -> str:

@@ -228,12 +228,13 @@ def wait_until_idle(page, timeout: float = 120.0, quiet: float | None = None) ->
 
 def _wait_healthy(url: str, log: Path, what: str) -> None:
     """Until ``url`` answers its health check (up to 2 min), else fail with the end of ``log``."""
-    for _ in range(240):
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
         try:
             if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).status == 200:
                 return
         except OSError:
-            time.sleep(0.5)
+            time.sleep(0.1)
     pytest.fail(f"{what} did not start: " + log.read_text()[-2000:])
 
 

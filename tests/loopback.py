@@ -4,8 +4,20 @@ test's (faults included).  ``RawServer(respond)`` speaks whatever ``respond(conn
 from __future__ import annotations
 
 import socket
+import socketserver
 import struct
 import threading
+
+#: How often a test's ``serve_forever`` looks for ``shutdown()`` (socketserver's default is 0.5 s, which
+#: every test paid on teardown).
+POLL_S = 0.02
+
+
+def serve_in_thread(server: socketserver.BaseServer) -> threading.Thread:
+    """``server.serve_forever`` on a daemon thread that notices ``shutdown()`` within :data:`POLL_S`."""
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": POLL_S}, daemon=True)
+    thread.start()
+    return thread
 
 
 class RawServer:

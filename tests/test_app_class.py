@@ -9,11 +9,11 @@ browser does with the cookie script.
 from __future__ import annotations
 
 import json
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from loopback import serve_in_thread
 
 from app_helpers import app_golden, edit_table, no_exception, sample_golden
 from rag_metrics.server.proof import PROOF_COOKIE, solve
@@ -419,7 +419,7 @@ class _Recorder(BaseHTTPRequestHandler):
 
 def test_a_students_live_system_never_hears_another_students_questions(klass):
     srv = ThreadingHTTPServer(("127.0.0.1", 0), _Recorder)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    serve_in_thread(srv)
     _Recorder.questions = []
     try:
         one = klass.tab("one")

@@ -12,6 +12,7 @@ from rag_metrics.cli import main
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
 from rag_metrics.systems.store import SystemStore
 from tests.app_helpers import library_result, no_exception
+from tests.loopback import serve_in_thread
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN_PATH = ROOT / "sample_corpus" / "golden.jsonl"
@@ -182,7 +183,6 @@ def test_report_html_has_the_system_and_its_judged_share(uploaded, downloads, ca
 def test_live_system_secret_stays_out_of_url_workspace_and_report(app_env, downloads, monkeypatch):
     """An HTTP system whose header reads a secret from the environment: selected in the sidebar, its
     numbers show, and the secret is nowhere in the URL, the workspace files or the HTML report."""
-    import threading
     from http.server import ThreadingHTTPServer
 
     from tests.test_app_presenter import report_html
@@ -198,7 +198,7 @@ def test_live_system_secret_stays_out_of_url_workspace_and_report(app_env, downl
             super().do_POST()
 
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Checking)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    serve_in_thread(srv)
     try:
         SystemStore.for_corpus("sample_corpus").add_connection(
             "prod http", "http", {"url": f"http://127.0.0.1:{srv.server_address[1]}/search",
@@ -223,7 +223,6 @@ def test_live_system_secret_stays_out_of_url_workspace_and_report(app_env, downl
 
 def test_failed_questions_of_a_live_system_are_shown(app_env):
     """A backend that fails on one question: the Dashboard still shows the numbers, with a warning."""
-    import threading
     from http.server import ThreadingHTTPServer
 
     from tests.app_helpers import sample_golden
@@ -246,7 +245,7 @@ def test_failed_questions_of_a_live_system_are_shown(app_env):
             super().do_POST()
 
     srv = ThreadingHTTPServer(("127.0.0.1", 0), HalfDown)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    serve_in_thread(srv)
     try:
         SystemStore.for_corpus("sample_corpus").add_connection(
             "flaky http", "http", {"url": f"http://127.0.0.1:{srv.server_address[1]}/search", "retries": 0})

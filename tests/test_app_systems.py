@@ -3,11 +3,11 @@ judged@K beside the metrics, a connection added through the form, removal, poole
 from __future__ import annotations
 
 import json
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from loopback import serve_in_thread
 
 from rag_metrics.cli import main
 from rag_metrics.evaluation import evaluate
@@ -135,7 +135,7 @@ class _Search(BaseHTTPRequestHandler):
 
 def test_connection_form_test_add_and_equal_numbers(app_env):
     srv = ThreadingHTTPServer(("127.0.0.1", 0), _Search)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    serve_in_thread(srv)
     try:
         at = _open(app_env)
         at.text_input(key="systems_conn_name").input("prod http")

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app_helpers import chromium, lesson_progress
+from tests.app_helpers import chromium, lesson_progress, streamlit_server
 from tests.test_browser import CHROMIUM, _wait_idle, server  # noqa: F401  (the fixture)
 
 pytestmark = [
@@ -57,17 +57,33 @@ def _seed_class(root: Path) -> None:
         store_for_space(name, root).save(lesson_progress(n_steps, quiz))
 
 
+@pytest.fixture(scope="module")
+def seeded_server(tmp_path_factory, app_cache_dir):
+    """One server for both projector sizes, on a workspace with :func:`_seed_class`'s students (the
+    tests only read it)."""
+    tmp = tmp_path_factory.mktemp("projector_server")
+    _seed_class(tmp / "workspace")
+    with streamlit_server(tmp, app_cache_dir, tmp / "workspace") as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with chromium() as b:
+        yield b
+
+
 @pytest.mark.parametrize("size", [(1024, 768), (1280, 720)])
-def test_no_clipped_metric_on_a_projector(server, tmp_path, size):  # noqa: F811
+def test_no_clipped_metric_on_a_projector(seeded_server, browser, tmp_path, size):
+    url = seeded_server
     out = Path(os.environ.get("RAG_METRICS_SCREENSHOT_DIR") or tmp_path / "screenshots")
     out.mkdir(parents=True, exist_ok=True)
     w, h = size
-    _seed_class(tmp_path / "workspace")
-    with chromium() as browser:
-        page = browser.new_page(viewport={"width": w, "height": h})
+    page = browser.new_page(viewport={"width": w, "height": h})
+    try:
         for path, title in [("", "Dashboard"), ("lesson", "Lesson: measuring retrieval"), ("ragas",
                             "RAGAS context metrics")]:
-            page.goto(f"{server}/{path}")
+            page.goto(f"{url}/{path}")
             _wait_idle(page, title)
             assert page.locator('[data-testid="stException"]').count() == 0
             page.locator('[data-testid="stMetric"]').first.wait_for(timeout=120_000)
@@ -77,19 +93,21 @@ def test_no_clipped_metric_on_a_projector(server, tmp_path, size):  # noqa: F811
             if (w, h) == (1280, 720) and path == "lesson":
                 page.screenshot(path=str(out / "screenshot-lesson.png"))
         if (w, h) == (1280, 720):
-            page.goto(f"{server}/class_progress")
+            page.goto(f"{url}/class_progress")
             _wait_idle(page, "Class progress")
             assert page.locator('[data-testid="stException"]').count() == 0
             page.screenshot(path=str(out / "screenshot-class.png"))
+    finally:
+        page.close()
 
 
-def test_a_student_checks_an_answer_in_chromium(server, tmp_path):  # noqa: F811
+def test_a_student_checks_an_answer_in_chromium(server, browser, tmp_path):  # noqa: F811
     """In the real browser: a wrong answer shows the hint, the right one is saved in the space, the
     Danish switch translates the page, and the teacher's page opens."""
     from rag_metrics.lesson import TASKS, store_for_space, text
 
-    with chromium() as browser:
-        page = browser.new_page(viewport={"width": 1280, "height": 1600})
+    page = browser.new_page(viewport={"width": 1280, "height": 1600})
+    try:
         page.goto(f"{server}/lesson")
         _wait_idle(page, text("ui.title"))
         choice = page.locator(".st-key-lesson_ans_why_pick")
@@ -108,3 +126,5 @@ def test_a_student_checks_an_answer_in_chromium(server, tmp_path):  # noqa: F811
         _wait_idle(page, "Class progress")
         assert page.locator('[data-testid="stException"]').count() == 0
         assert page.locator('[data-testid="stDataFrame"]').count() == 1
+    finally:
+        page.close()

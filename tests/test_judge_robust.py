@@ -5,12 +5,12 @@ cached, and no redirect is followed."""
 from __future__ import annotations
 
 import json
-import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from answers_server import JudgeServer, Scenario
+from loopback import serve_in_thread
 
 from rag_metrics.answers.llm import MAX_REPLY_CHARS, JudgeConfig, LLMJudge
 from rag_metrics.answers.llm_cache import JudgeCache
@@ -132,7 +132,7 @@ MODES = ["list", "html", "string", "nochoices", "numbercontent", "hugecontent", 
 def hostile():
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Hostile)
     srv.daemon_threads = True
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    serve_in_thread(srv)
     Hostile.embed_mode = "ok"
     yield f"http://127.0.0.1:{srv.server_address[1]}/v1"
     srv.shutdown()
@@ -203,7 +203,7 @@ def test_class_mode_hides_the_judges_error_body(hostile):
             self._raw(404, b'{"error": {"message": "SECRET-INTERNAL-DETAIL /etc/passwd"}}')
 
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Leaky)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    serve_in_thread(srv)
     try:
         url = f"http://127.0.0.1:{srv.server_address[1]}/v1"
         cfg = parse_server_config({"lab": {"allow": [f"127.0.0.1:{srv.server_address[1]}"]}})

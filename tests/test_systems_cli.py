@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
+from loopback import serve_in_thread
 
 from rag_metrics.cli import main
 from rag_metrics.evaluation import evaluate
@@ -144,7 +144,7 @@ def test_retrieve_http_backend_writes_a_trec_run_equal_to_the_library(sample, tm
                                   for r, c in enumerate(chunks[n % 7::5][:30])]
                      for n, q in enumerate(golden) if n % 6}  # every 6th question: no results
     srv = ThreadingHTTPServer(("127.0.0.1", 0), _Search)
-    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    serve_in_thread(srv)
     url = f"http://127.0.0.1:{srv.server_address[1]}/search"
     try:
         out = tmp_path / "http.trec"

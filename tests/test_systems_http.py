@@ -3,11 +3,11 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+from loopback import serve_in_thread
 
 from rag_metrics.errors import InputError
 from rag_metrics.evaluation import evaluate
@@ -76,8 +76,7 @@ class Handler(BaseHTTPRequestHandler):
 @pytest.fixture(scope="module")
 def server():
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    t = threading.Thread(target=srv.serve_forever, daemon=True)
-    t.start()
+    serve_in_thread(srv)
     yield f"http://127.0.0.1:{srv.server_address[1]}/search"
     srv.shutdown()
     srv.server_close()
