@@ -28,8 +28,10 @@ def _nginx_present() -> bool:
     return any(Path(p).exists() for p in ("/usr/sbin/nginx", "/usr/bin/nginx"))
 
 
-@pytest.fixture
-def deployment(tmp_path, app_cache_dir):
+@pytest.fixture(scope="module")
+def deployment(tmp_path_factory, app_cache_dir):
+    """One class behind nginx for the module's tests (the second only reads its configuration)."""
+    tmp_path = tmp_path_factory.mktemp("class_deployment")
     if not _nginx_present():
         pytest.skip("nginx is not installed (apt-get install nginx-light); ./lab test installs it")
     import shutil
