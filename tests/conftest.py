@@ -72,6 +72,17 @@ def app_cache_dir(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("rag_metrics_cache")
 
 
+@pytest.fixture(scope="module")
+def browser():
+    """One headless Chromium (``app_helpers.chromium``) for the tests of a module; each test opens its own
+    pages or contexts in it.  A test that launches its own with ``chromium()`` must not also take this one
+    (one Playwright per thread)."""
+    from app_helpers import chromium
+
+    with chromium() as b:
+        yield b
+
+
 #: The ``ui/cache.py`` caches the tests of one process share instead of rebuilding them for every
 #: test (the sample's corpus, golden set and answers, the embedding cache, and the tables computed
 #: from one evaluation).  Each is a pure function of its key: content fingerprints (corpus, golden

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from app_helpers import CHROMIUM, chromium, sign_in_as_teacher, wait_until_idle
+from app_helpers import CHROMIUM, sign_in_as_teacher, wait_until_idle
 from app_helpers import class_server as run_class_server
 from rag_metrics.exercises import EXERCISES
 from rag_metrics.exercises.mistakes import MISTAKES
@@ -56,12 +56,6 @@ def own_class_server(tmp_path_factory, app_cache_dir):
 
 def _serve(tmp_path_factory, app_cache_dir):
     return run_class_server(tmp_path_factory.mktemp("exercises_class"), app_cache_dir, KEY)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 class Student:
@@ -205,6 +199,17 @@ def test_an_endless_loop_is_stopped_and_hostile_code_reaches_nothing(class_serve
                       "    return str((hasattr(builtins, 'LEFT_BEHIND'), hasattr(json, 'LEFT_BEHIND'),"
                       " 'left_behind' in sys.modules))\n")
         assert _value(found) == "(False, False, False)", found
+        # nor can a run forge the worker's start-up messages: a fake "ready" (as if the snapshot could not be
+        # restored) and a fake snapshot are ignored, and the next worker still starts from the real one
+        forged = s.run(f"import js\nfrom pyodide.ffi import to_js\n\ndef {name}(golden_dataset, retriever, k=5):\n"
+                       "    js.postMessage(to_js({'type': 'ready', 'how': 'fallback', 'ms': 1},"
+                       " dict_converter=js.Object.fromEntries))\n"
+                       "    js.postMessage(to_js({'type': 'snapshot', 'snapshot': js.Uint8Array.new(64)},"
+                       " dict_converter=js.Object.fromEntries))\n    return 'forged'\n")
+        assert _value(forged) == "forged", forged
+        s.page.wait_for_function("r => r.dataset.pythonReady === '1'", arg=s.root.element_handle(), timeout=120_000)
+        assert s.root.evaluate("r => r.exerciseEditor.loadedHow") == "snapshot"
+        assert s.run(LESSON[name])["kind"] == "pass"
 
         before = len(s.requests)
         hostile = f'''

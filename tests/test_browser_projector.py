@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app_helpers import chromium, lesson_progress, streamlit_server
+from tests.app_helpers import lesson_progress, streamlit_server
 from tests.test_browser import CHROMIUM, _wait_idle, server  # noqa: F401  (the fixture)
 
 pytestmark = [
@@ -65,12 +65,6 @@ def seeded_server(tmp_path_factory, app_cache_dir):
     _seed_class(tmp / "workspace")
     with streamlit_server(tmp, app_cache_dir, tmp / "workspace") as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 @pytest.mark.parametrize("size", [(1024, 768), (1280, 720)])

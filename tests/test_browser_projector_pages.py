@@ -32,7 +32,6 @@ import pytest
 
 from app_helpers import (
     CHROMIUM,
-    chromium,
     class_server,
     give_to_app,
     lesson_progress,
@@ -241,12 +240,6 @@ def _report(found: dict, scrolled: dict) -> str:
     lines += [f"  {b['where']}: {b['text']!r} ({b['why']})" for bad in found.values() for b in bad]
     lines += [f"{where}: grid columns behind a horizontal scroll: {cols}" for where, cols in scrolled.items() if cols]
     return "\n".join(lines)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with chromium() as b:
-        yield b
 
 
 def test_nothing_clipped_on_any_page_at_projector_sizes(browser, tmp_path_factory, app_cache_dir):
