@@ -423,7 +423,9 @@ def sign_in_as_teacher(page, key: str, timeout: float = 120.0) -> None:
         try:
             signed_in.wait_for(timeout=(timeout if attempt == 2 else timeout / 3) * 1000)
             break
-        except Exception:  # not signed in yet: look again once the page is idle
+        except Exception as err:  # not signed in yet: look again once the page is idle
             if attempt == 2:
-                raise
+                shown = page.locator('[data-testid="stSidebar"], [data-testid="stMain"]').all_inner_texts()
+                raise AssertionError(f"the teacher's sign-in did not show after 3 tries, at {page.url}; the "
+                                     f"page shows: {' | '.join(shown)[:2000]!r}") from err
     wait_for_cookies(page.context, {TEACHER_COOKIE}, timeout)

@@ -43,19 +43,10 @@ pytestmark = [
 @pytest.fixture(scope="module")
 def class_server(tmp_path_factory, app_cache_dir):
     """``./lab class`` on a loopback port, shared by the module's tests."""
-    with _serve(tmp_path_factory, app_cache_dir) as served:
+    with run_class_server(tmp_path_factory.mktemp("exercises_class"), app_cache_dir, KEY) as served:
         yield served
 
 
-@pytest.fixture
-def own_class_server(tmp_path_factory, app_cache_dir):
-    """A class of its own: a test that reads the whole roster must not see the seats of earlier tests."""
-    with _serve(tmp_path_factory, app_cache_dir) as served:
-        yield served
-
-
-def _serve(tmp_path_factory, app_cache_dir):
-    return run_class_server(tmp_path_factory.mktemp("exercises_class"), app_cache_dir, KEY)
 
 
 class Student:
@@ -114,17 +105,22 @@ class Student:
         self.context.close()
 
 
-def _choose(page, label: str, which) -> None:
-    """Open the select box ``label`` and click the option ``which(options)`` (the list opens once the
-    page is idle: clicked again until it does)."""
+def _open(page, label: str, which=lambda options: options.first, within=None) -> None:
+    """Open the select box ``label`` (the first on the page, or ``within`` a part of it) until its option
+    ``which(options)`` shows (the list opens once the page is idle: clicked again until it does)."""
     for _ in range(8):
-        page.get_by_label(label, exact=True).first.click()
+        (within or page).get_by_label(label, exact=True).first.click()
         try:
             which(page.get_by_role("option")).wait_for(timeout=8_000)
-            break
+            return
         except Exception:  # noqa: BLE001 - not open yet
             page.keyboard.press("Escape")
             page.wait_for_timeout(1000)
+
+
+def _choose(page, label: str, which, within=None) -> None:
+    """Open the select box ``label`` (see :func:`_open`) and click the option ``which(options)``."""
+    _open(page, label, which, within)
     which(page.get_by_role("option")).click()
 
 
@@ -273,8 +269,8 @@ def {name}(golden_dataset, retriever, k=5):
         s.close()
 
 
-def test_students_see_only_their_own_code_and_the_teacher_sees_attempts(own_class_server, browser):
-    url, _ = own_class_server
+def test_students_see_only_their_own_code_and_the_teacher_sees_attempts(class_server, browser):
+    url, _ = class_server  # the seats of the module's earlier tests too: the teacher looks through them all
     name = "precision_at_k"
     secret = "SECRET_OF_STUDENT_A_4711"
     a = Student(browser, url)
@@ -300,20 +296,22 @@ def test_students_see_only_their_own_code_and_the_teacher_sees_attempts(own_clas
         teacher.page.goto(f"{url}/class_progress")
         teacher.page.get_by_text("Code exercises").first.wait_for(timeout=180_000)
         teacher.page.get_by_text("Show a student's code").first.click()
-        _choose(teacher.page, "Exercise", lambda options: options.filter(has_text=name).first)
+        # the page has a "Student" select of the lesson's progress too: this one is in the code's expander
+        code = teacher.page.locator('[data-testid="stExpander"]').filter(has_text="Show a student's code").first
+        _choose(teacher.page, "Exercise", lambda options: options.filter(has_text=name).first, code)
         shown = ""
         n_students = 0
         for i in range(12):  # each seat in turn until A's code shows (earlier tests of this module hold seats too)
             if i:
                 if i >= n_students:
                     break
-                _choose(teacher.page, "Student", lambda options, i=i: options.nth(i))
+                _choose(teacher.page, "Student", lambda options, i=i: options.nth(i), code)
             wait_until_idle(teacher.page)  # the choice's rerun has drawn
             shown = teacher.page.inner_text("body")
             if secret in shown:
                 break
-            if not n_students:  # how many seats the Student select offers
-                teacher.page.get_by_label("Student", exact=True).first.click()
+            if not n_students:  # how many seats the Student select offers (once its list has opened)
+                _open(teacher.page, "Student", within=code)
                 n_students = teacher.page.get_by_role("option").count()
                 teacher.page.keyboard.press("Escape")
         assert secret in shown
