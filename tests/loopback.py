@@ -92,7 +92,8 @@ def reply(status="200 OK", body=b"[]", headers=()):
 
 class PgRecorder:
     """A TCP listener that answers a PostgreSQL startup: refuses SSL ('N'), then asks for a password
-    (``auth`` 3 = cleartext, 5 = md5) and records every byte the client sends."""
+    (``auth`` 3 = cleartext, 5 = md5) and records every byte the client sends: ``received`` has one
+    entry per connection, updated before each answer, so a client that got an answer is recorded."""
 
     def __init__(self, auth: int = 5) -> None:
         self.auth = auth
@@ -101,6 +102,7 @@ class PgRecorder:
         self.sock.listen(8)
         self.port = self.sock.getsockname()[1]
         self.received: list[bytes] = []
+        self._lock = threading.Lock()
         threading.Thread(target=self._serve, daemon=True).start()
 
     def _serve(self) -> None:
@@ -115,12 +117,16 @@ class PgRecorder:
         conn.settimeout(3)
         data = b""
         asked = False
+        with self._lock:
+            self.received.append(data)
+            slot = len(self.received) - 1
         try:
             while True:
                 chunk = conn.recv(65536)
                 if not chunk:
                     break
                 data += chunk
+                self.received[slot] = data  # before the answer: the client goes on only after it
                 if data.endswith(struct.pack("!ii", 8, 80877103)) or data.endswith(struct.pack("!ii", 8, 80877104)):
                     conn.sendall(b"N")  # no SSL, no GSS encryption
                 elif not asked and len(data) > 8:
@@ -132,7 +138,6 @@ class PgRecorder:
         except OSError:
             pass
         finally:
-            self.received.append(data)
             conn.close()
 
     def all_bytes(self) -> bytes:
