@@ -47,8 +47,6 @@ def class_server(tmp_path_factory, app_cache_dir):
         yield served
 
 
-
-
 class Student:
     """One browser context (one seat) whose requests to anything but the app are aborted and logged."""
 
@@ -116,6 +114,7 @@ def _open(page, label: str, which=lambda options: options.first, within=None) ->
         except Exception:  # noqa: BLE001 - not open yet
             page.keyboard.press("Escape")
             page.wait_for_timeout(1000)
+    which(page.get_by_role("option")).wait_for(timeout=8_000)  # never opened: fail here, saying what is missing
 
 
 def _choose(page, label: str, which, within=None) -> None:
