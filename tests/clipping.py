@@ -174,9 +174,10 @@ CLIPPED_JS = """() => {
 }"""
 
 
-def check_sizes(page, path: str, tag: str, found: dict, scrolled: dict, shots: Path) -> None:
+def check_sizes(page, path: str, tag: str, found: dict, scrolled: dict, shots: Path, at_size=None) -> None:
     """The page open at ``/path``: at each projector size, wait until at rest, collect what is clipped
-    (into ``found`` and ``scrolled``, keyed by page, tag and size) and save a screenshot into ``shots``."""
+    (into ``found`` and ``scrolled``, keyed by page, tag and size) and save a screenshot into ``shots``;
+    then ``at_size(w, h)``, if given (a caller's own check of the page at that size)."""
     for w, h in SIZES:
         page.set_viewport_size({"width": w, "height": h})
         wait_until_idle(page, 120)
@@ -187,6 +188,8 @@ def check_sizes(page, path: str, tag: str, found: dict, scrolled: dict, shots: P
         found[where] = [b for b in bad if b["why"] != SCROLLED]
         scrolled[where] = [b["text"] for b in bad if b["why"] == SCROLLED]
         page.screenshot(path=str(shots / f"{path or 'dashboard'}-{tag}-{w}x{h}.png"))
+        if at_size is not None:
+            at_size(w, h)
 
 
 def report(found: dict, scrolled: dict) -> str:

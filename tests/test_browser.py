@@ -4,7 +4,9 @@ One walk through every page (:func:`walk`, the costliest part of the browser tes
 two tests).  Each page is opened by URL (the first request goes straight to a page, which exercises the
 shell guard; the Dashboard both at "/" and at "/dashboard"): no exception element, no "Page not found"
 dialog, the shared sidebar present, a screenshot (pytest tmp dir, or $RAG_METRICS_SCREENSHOT_DIR).  Then,
-without reloading, the same page at the two projector sizes: nothing clipped (:mod:`clipping`, issue 27).
+without reloading, the same page at the two projector sizes: nothing clipped (:mod:`clipping`, issue 27)
+and no metric card clipped (issue 17; with the README's Lesson and Class progress screenshots, of a
+workspace with three students).
 The other tests interact with the K slider, Learn, Compare, a link, the map and the report.
 """
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import clipping
-from app_helpers import CHROMIUM, streamlit_server, wait_until_idle
+from app_helpers import CHROMIUM, lesson_progress, streamlit_server, wait_until_idle
 from rag_metrics.sample import sample_paths
 
 PAGES = [("failures", "Failures and drill-down"), ("", "Dashboard"), ("dashboard", "Dashboard"),
@@ -29,6 +31,32 @@ PAGES += [("history", "History")]  # issue 20
 PAGES += [("lesson", "Lesson: measuring retrieval"), ("class_progress", "Class progress")]  # issue 17
 PAGES += [("exercises", "Write the metric yourself")]  # issue 26
 PAGES += [("tune", "Tune the retriever"), ("bring_your_system", "Bring your system")]  # issues 30 and 29
+
+#: The pages whose metric cards issue 17's projector check reads (:data:`METRIC_CLIPPED_JS`).
+METRIC_PAGES = ["", "lesson", "ragas"]
+#: Labels and values of metric cards whose text is cut by an ancestor that hides overflow (or that
+#: spill out of their card).
+METRIC_CLIPPED_JS = """() => {
+  const bad = [];
+  document.querySelectorAll('[data-testid="stMetric"]').forEach(card => {
+    const cardBox = card.getBoundingClientRect();
+    card.querySelectorAll('[data-testid="stMetricValue"], [data-testid="stMetricLabel"]').forEach(el => {
+      const range = document.createRange();
+      range.selectNodeContents(el);
+      const text = range.getBoundingClientRect();
+      let clipped = text.right > cardBox.right + 1 || text.left < cardBox.left - 1;
+      for (let a = el; a && a !== card; a = a.parentElement) {
+        const cs = getComputedStyle(a);
+        if (cs.overflowX !== 'visible' || cs.textOverflow === 'ellipsis') {
+          const box = a.getBoundingClientRect();
+          if (text.right > box.right + 1 || text.left < box.left - 1) clipped = true;
+        }
+      }
+      if (clipped) bad.push(el.innerText.trim());
+    });
+  });
+  return bad;
+}"""
 
 pytestmark = [
     pytest.mark.browser,
@@ -45,11 +73,24 @@ def server(tmp_path, app_cache_dir):
         yield url
 
 
+def _seed_class(root: Path) -> None:
+    """Three students part-way through the lesson (what Class progress and its screenshot show)."""
+    from rag_metrics.lesson import store_for_space
+    from rag_metrics.workspace.store import ensure_space
+
+    for name, n_steps, quiz in [("Seat 01 Ana", 11, ("4", "0.4", "recall", "miss", "supported")),
+                                ("Seat 02 Bo", 6, ()), ("Seat 03 Clara", 3, ())]:
+        ensure_space(name, root)
+        store_for_space(name, root).save(lesson_progress(n_steps, quiz))
+
+
 @pytest.fixture(scope="module")
 def module_server(tmp_path_factory, app_cache_dir):
     """One server for the tests of this module: they only read the sample and keep what they change
-    (K, scenario, selection) in their own browser session, so they can share it."""
+    (K, scenario, selection) in their own browser session, so they can share it.  Its workspace holds
+    :func:`_seed_class`'s students (other spaces than the single user's: only Class progress shows them)."""
     tmp = tmp_path_factory.mktemp("browser_server")
+    _seed_class(tmp / "workspace")
     with streamlit_server(tmp, app_cache_dir, tmp / "workspace") as url:
         yield url
 
@@ -64,8 +105,11 @@ def _wait_idle(page, title: str, timeout: float = 120.0) -> None:
 @pytest.fixture(scope="module")
 def walk(module_server, browser, tmp_path_factory):
     """One walk through :data:`PAGES`: what :func:`test_every_page_in_chromium` checks of each page, at
-    1440x2200, and then, for :data:`clipping.PAGES`, what is clipped at the projector sizes (the page
-    resized, not reloaded).  Returns ``{"pages": {path: facts}, "found": ..., "scrolled": ..., "out": dir}``."""
+    1440x2200, and then, the page resized, not reloaded: for :data:`clipping.PAGES`, what is clipped at
+    the projector sizes, with the metric cards of :data:`METRIC_PAGES`
+    (:func:`test_no_clipped_metric_on_a_projector`, which also gets the README's Lesson and Class progress
+    screenshots at 1280x720, into ``screenshots/projector``).  Returns ``{"pages": {path: facts},
+    "found", "scrolled", "metrics": {(path, (w, h)): {"cards", "clipped"}}, "out": dir, "shots": dir}``."""
     out = Path(os.environ.get("RAG_METRICS_SCREENSHOT_DIR") or tmp_path_factory.mktemp("walk") / "screenshots")
     out.mkdir(parents=True, exist_ok=True)
     shots = out / "projector"
@@ -73,7 +117,17 @@ def walk(module_server, browser, tmp_path_factory):
     facts: dict[str, dict] = {}
     found: dict[str, list[dict]] = {}
     scrolled: dict[str, list[str]] = {}
+    metrics: dict[tuple, dict] = {}
     page = browser.new_page(viewport={"width": 1440, "height": 2200})
+
+    def metric_cards(path: str):
+        def at_size(w: int, h: int) -> None:
+            cards = page.locator('[data-testid="stMetric"]').count()
+            metrics[(path, (w, h))] = {"cards": cards, "clipped": page.evaluate(METRIC_CLIPPED_JS)}
+            if (w, h) == (1280, 720) and path == "lesson":
+                page.screenshot(path=str(shots / "screenshot-lesson.png"))
+        return at_size if path in METRIC_PAGES else None
+
     for path, title in PAGES:
         page.set_viewport_size({"width": 1440, "height": 2200})
         page.goto(f"{module_server}/{path}")
@@ -87,9 +141,14 @@ def walk(module_server, browser, tmp_path_factory):
         }
         page.screenshot(path=str(out / f"{path or 'root'}.png"))
         if path in clipping.PAGES:
-            clipping.check_sizes(page, path, "en", found, scrolled, shots)
+            clipping.check_sizes(page, path, "en", found, scrolled, shots, metric_cards(path))
+        if path == "class_progress":  # the README's screenshot of the teacher's page
+            page.set_viewport_size({"width": 1280, "height": 720})
+            _wait_idle(page, title)
+            facts[path]["exception_1280x720"] = exc.count()
+            page.screenshot(path=str(shots / "screenshot-class.png"))
     page.close()
-    return {"pages": facts, "found": found, "scrolled": scrolled, "out": out}
+    return {"pages": facts, "found": found, "scrolled": scrolled, "metrics": metrics, "out": out, "shots": shots}
 
 
 def test_every_page_in_chromium(walk, module_server, browser):
@@ -122,6 +181,23 @@ def test_nothing_clipped_on_any_page_at_projector_sizes(walk):
     assert len(found) == 2 * len(clipping.PAGES)
     clipped = {where: bad for where, bad in found.items() if bad}
     assert not clipped, "clipped on a projector:\n" + clipping.report(clipped, {}) + "\n" + json.dumps(clipped)[:3000]
+
+
+@pytest.mark.parametrize("size", [(1024, 768), (1280, 720)])
+def test_no_clipped_metric_on_a_projector(walk, size):
+    """Issue 17: no metric card's label or value is clipped ("Hi… 0…") at the projector sizes, measured on
+    the real layout (:data:`METRIC_CLIPPED_JS`: the text's own box must fit inside every ancestor that
+    hides overflow, up to its card); at 1280x720 the README's Lesson and Class progress screenshots."""
+    w, h = size
+    for path in METRIC_PAGES:
+        seen = walk["metrics"][(path, size)]
+        assert walk["pages"][path]["exception"] is None
+        assert seen["cards"] > 0, f"/{path} at {w}x{h}: no metric card"
+        assert not seen["clipped"], f"/{path} at {w}x{h}: clipped metric text {seen['clipped']}"
+    if size == (1280, 720):
+        assert walk["pages"]["class_progress"]["exception_1280x720"] == 0
+        assert (walk["shots"] / "screenshot-lesson.png").exists()
+        assert (walk["shots"] / "screenshot-class.png").exists()
 
 
 def test_learn_and_compare_interactions_in_chromium(module_server, browser, tmp_path):
