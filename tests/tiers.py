@@ -25,8 +25,7 @@ measures time or must not share the machine.
 
 Mark ``heavy`` a file that runs a whole deployment and drives a browser through many pages (a class
 behind nginx, Pyodide): it is kept out of the parallel part, and runs after it, one heavy file after
-another, before the serial tests.  ``./lab lint`` runs beside the parallel part and the heavy files, at
-nice 19 (it only takes the CPU they leave idle).  Their ids go to
+another, with ``./lab lint`` beside them, before the serial tests.  Their ids go to
 ``$LAB_HEAVY_LIST`` (``--serial skip``) and ``--serial only`` runs them too.  (Side by side, one a
 process, they took 89 s against 123 s one after the other, and 135 s against 154 s in a fresh-clone CI
 run, on 2026-12-02; but with the machine loaded, one of four such CI runs failed: a teacher's sign-in
@@ -94,7 +93,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "serial: runs alone, after the parallel part of ./lab test (it measures "
                             "time or must not share the machine; see tests/tiers.py)")
     config.addinivalue_line("markers", "heavy: a deployment and a browser through many pages: runs after the "
-                            "parallel part of ./lab test, one file after another (see tests/tiers.py)")
+                            "parallel part of ./lab test, beside the lint (see tests/tiers.py)")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
