@@ -24,6 +24,21 @@ Object.defineProperty(WebAssembly.Memory.prototype, "grow", {
   writable: false, configurable: false,
 });
 
+// The interpreter's compiled code (a WebAssembly.Module: code only, no memory, nothing a run can change),
+// compiled once by the frame's first worker and handed to every later one with the snapshot, so a
+// fresh interpreter does not compile Python's 8 MB of WebAssembly again for each "Run checks".
+let compiled = null;
+const instantiateStreaming = WebAssembly.instantiateStreaming;
+WebAssembly.instantiateStreaming = async function (source, imports) {
+  if (compiled) {
+    Promise.resolve(source).then((r) => r.body && r.body.cancel(), () => {});  // its download: not needed
+    return { instance: await WebAssembly.instantiate(compiled, imports), module: compiled };
+  }
+  const out = await instantiateStreaming.call(WebAssembly, source, imports);
+  compiled = out.module;
+  return out;
+};
+
 let pyodide = null;
 let started = null;
 
@@ -33,11 +48,13 @@ async function start(init) {
   const options = { indexURL: PYODIDE, fullStdLib: false };
   let how = "full";
   if (init.snapshot) {
+    if (init.module instanceof WebAssembly.Module) compiled = init.module;
     try {
       pyodide = await loadPyodide({ ...options, _loadSnapshot: init.snapshot });
       how = "snapshot";
     } catch (err) {
       pyodide = null;
+      compiled = null;  // compiled again too, in case the handed-over code was what failed
       how = "fallback";  // e.g. a snapshot this build cannot read: start Python the long way
     }
   }
@@ -46,7 +63,7 @@ async function start(init) {
     if (init.makeSnapshot) {
       try {
         const snapshot = pyodide.makeMemorySnapshot();
-        self.postMessage({ type: "snapshot", snapshot }, [snapshot.buffer]);
+        self.postMessage({ type: "snapshot", snapshot, module: compiled }, [snapshot.buffer]);
       } catch (err) { /* no snapshot: every worker loads in full */ }
     }
   }
