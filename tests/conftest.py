@@ -62,9 +62,39 @@ def _scan_installed_components_once() -> None:
     manifest_scanner.scan_component_manifests = scan
 
 
+def _wait_for_the_script_thread() -> None:
+    """``AppTest.run`` waits for the script run's end by waking every millisecond to scan every event
+    the run has emitted (``local_script_runner.require_widgets_deltas``); with hundreds of events a
+    run, that loop takes the interpreter lock from the script thread it waits for.  The run's end is
+    its thread's end (the SHUTDOWN event is emitted just before), so this waits on the thread instead,
+    with Streamlit's timeout and error."""
+    try:
+        from streamlit.testing.v1 import local_script_runner as lsr
+    except ImportError:  # another Streamlit version: nothing to change
+        return
+    real = lsr.require_widgets_deltas
+    if getattr(real, "_lab_join", False):
+        return
+
+    def require_widgets_deltas(runner, timeout: float = 3) -> None:
+        thread = getattr(runner, "_script_thread", None)
+        if thread is not None:
+            thread.join(timeout)
+            if runner.script_stopped():
+                return
+            runner.request_stop()  # not ended in time: stopped, with Streamlit's error
+            runner.join()
+            raise RuntimeError(f"AppTest script run timed out after {timeout}(s)")
+        real(runner, timeout)
+
+    require_widgets_deltas._lab_join = True  # type: ignore[attr-defined]
+    lsr.require_widgets_deltas = require_widgets_deltas
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _streamlit_component_scan_once():
     _scan_installed_components_once()
+    _wait_for_the_script_thread()
 
 
 @pytest.fixture(scope="session")
