@@ -120,7 +120,9 @@ def order_rows(groups: NDArray[np.integer], id_codes: NDArray[np.integer], id_un
     s = sort_scores(scores)
     same_q = groups[1:] == groups[:-1]
     n_groups = int(n - same_q.sum())
-    contiguous = n_groups == int(np.count_nonzero(np.bincount(groups))) if n_groups < n else True
+    # each query's rows together: as many runs of equal codes as distinct codes (a run whose queries
+    # take turns row by row has as many runs as rows, and far fewer queries)
+    contiguous = n_groups == int(np.count_nonzero(np.bincount(groups)))
     if contiguous:
         # a row out of place: the next row of its query scores higher, or ties with an id that
         # does not come later in the order

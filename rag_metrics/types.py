@@ -450,22 +450,32 @@ class Run:
 
         Duplicate ids inside one query keep their best-ranked occurrence.
         """
+        return {q: list(zip(ids.tolist(), scores.tolist())) for q, (ids, scores) in self.ranked_arrays().items()}
+
+    def ranked_arrays(self) -> dict[str, tuple[NDArray[np.object_], NDArray[np.float64]]]:
+        """:meth:`rankings` as arrays, ``{qid: (ids, scores)}``: the same order, the same duplicates
+        dropped, computed for all queries at once (no Python step per row)."""
         from rag_metrics.ordering import order_rows
 
         qc, qu = self.factorized_qids()
         ic, iu = self.factorized_ids()
-        qs, ids = qu.tolist(), iu.tolist()
-        out: dict[str, list[tuple[str, float]]] = {qs[q]: [] for q in dict.fromkeys(qc.tolist())}
-        order = order_rows(qc, ic, iu, self.scores)
-        if order is not None:
-            qc, ic = qc[order], ic[order]
-        sc = self.scores if order is None else self.scores[order]
-        for q, i, s in zip(qc.tolist(), ic.tolist(), sc.tolist()):
-            out[qs[q]].append((ids[i], s))
-        for q, items in out.items():
-            seen: set[str] = set()
-            out[q] = [t for t in items if not (t[0] in seen or seen.add(t[0]))]  # type: ignore[func-returns-value]  # add() is None
-        return out
+        if len(qc) == 0:
+            return {}
+        first_seen = dict.fromkeys(qc.tolist())
+        sc = self.scores
+        order = order_rows(qc, ic, iu, sc)
+        if order is not None:  # ranked, each query's rows together
+            qc, ic, sc = qc[order], ic[order], sc[order]
+        # a duplicate id inside one query keeps its first (best-ranked) row
+        first = np.unique(qc.astype(np.int64) * len(iu) + ic, return_index=True)[1]
+        if len(first) < len(qc):
+            keep = np.sort(first)
+            qc, ic, sc = qc[keep], ic[keep], sc[keep]
+        starts = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1]])
+        ends = np.r_[starts[1:], len(qc)]
+        ids = iu[ic]
+        rows = {q: (ids[a:b], sc[a:b]) for q, a, b in zip(qc[starts].tolist(), starts.tolist(), ends.tolist())}
+        return {qu[q]: rows[q] for q in first_seen}
 
     def to_dict(self) -> dict[str, dict[str, float]]:
         """pytrec_eval-shaped ``{qid: {id: score}}`` (first occurrence of a duplicate id wins)."""

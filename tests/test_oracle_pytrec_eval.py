@@ -164,14 +164,19 @@ def test_real_collections_match_trec_eval(name):
         assert_parity(qrels, run, ks=[1, 5, 10], level=2)
 
 
-@pytest.mark.parametrize("layout", ["shuffled", "sorted", "sorted_groups_reversed"])
+@pytest.mark.parametrize("layout", ["shuffled", "sorted", "sorted_groups_reversed", "rank_by_rank_worst_first"])
 def test_row_layout_does_not_matter(layout):
-    """Same run given as shuffled rows, trec-sorted rows, or sorted groups in another query order."""
+    """Same run given as shuffled rows, trec-sorted rows, sorted groups in another query order, or
+    rank by rank across the queries, worst first (the queries take turns)."""
     rng = random.Random(42)
     qrels, run = random_case(rng, n_queries=25)
     rows = [(q, d, s) for q, r in run.items() for d, s in r.items()]
     if layout == "shuffled":
         rng.shuffle(rows)
+    elif layout == "rank_by_rank_worst_first":
+        ranked = Run.from_dict(run).rankings()
+        deepest = max(len(items) for items in ranked.values())
+        rows = [(q, *ranked[q][::-1][r]) for r in range(deepest) for q in ranked if r < len(ranked[q])]
     else:
         ranked = Run.from_dict(run).rankings()
         qs = list(ranked)[::-1] if layout == "sorted_groups_reversed" else list(ranked)
@@ -185,6 +190,23 @@ def test_row_layout_does_not_matter(layout):
         for (name, k), v in d.items():
             assert res.values(name, k)[idx[q]] == pytest.approx(v, abs=1e-9), (layout, q, name, k)
         assert res.ranking(q)["id"].tolist() == [i for i, _ in Run.from_dict(run).rankings()[q]]
+
+
+def test_queries_that_take_turns_row_by_row_are_ranked():
+    """No two neighbouring rows of one query (every row starts a new stretch of rows): the rows are
+    still ranked per query, as trec_eval ranks them, not taken in file order."""
+    rows = [("a", "x3", 0.1), ("b", "y3", 0.1), ("a", "x2", 0.5), ("b", "y2", 0.5), ("a", "x1", 0.9), ("b", "y1", 0.9)]
+    r = Run(*(np.array(col, dtype=dtype) for col, dtype in zip(zip(*rows), (object, object, float))))
+    qrels = {"a": {"x3": 1}, "b": {"y3": 1}}
+    assert r.rankings() == {"a": [("x1", 0.9), ("x2", 0.5), ("x3", 0.1)], "b": [("y1", 0.9), ("y2", 0.5), ("y3", 0.1)]}
+    res = evaluate(qrels, r)
+    assert res.mean("hit_rate", 1) == 0.0 and res.mean("mrr") == pytest.approx(1 / 3)
+    # every metric and K of the rows in that order against pytrec_eval
+    expected = trec_values(qrels, {q: {i: s for qq, i, s in rows if qq == q} for q in "ab"}, [1, 2, 3])
+    idx = {q: i for i, q in enumerate(res.query_ids)}
+    for q, d in expected.items():
+        for (name, k), v in d.items():
+            assert res.values(name, k)[idx[q]] == pytest.approx(v, abs=1e-9), (q, name, k)
 
 
 def test_presorted_with_wrong_tie_order_is_resorted():

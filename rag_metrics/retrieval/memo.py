@@ -101,11 +101,10 @@ class RetrievalMemo:
                 return 0
             queries = {f"t{i}": t for i, t in enumerate(todo)}
             run = self.retriever.retrieve(queries, k=self.depth, progress=progress)
-            ranked = run.rankings()
+            ranked = run.ranked_arrays()
+            none = (np.array([], dtype=object), np.array([], dtype=np.float64))
             for key, text in queries.items():
-                items = ranked.get(key, [])
-                self._memo[text] = (np.array([i for i, _ in items], dtype=object),
-                                    np.array([s for _, s in items], dtype=np.float64))
+                self._memo[text] = ranked.get(key, none)
             self.retrieved += len(todo)
             return len(todo)
 
