@@ -71,11 +71,9 @@ class _Cuts:
     @classmethod
     def find(cls, text: str, patterns: Iterable[tuple[re.Pattern[str], int]]) -> _Cuts:
         """Cuts at every match of each ``(pattern, group)``: the group is the separator."""
-        pairs: set[tuple[int, int]] = set()
-        for pattern, group in patterns:
-            for m in pattern.finditer(text):
-                pairs.add((m.start(group), m.end(group)))
-        ordered = sorted(pairs)
+        found = [[m.span(group) for m in pattern.finditer(text)] for pattern, group in patterns]
+        # one pattern's matches come sorted and apart; several are merged and their repeats dropped
+        ordered = found[0] if len(found) == 1 else sorted(set().union(*found))
         return cls([a for a, _ in ordered], [b for _, b in ordered])
 
     def last_end(self, lo: int, hi: int) -> int | None:
