@@ -39,18 +39,28 @@ os.environ.setdefault("RAG_METRICS_WARM", "0")
 os.environ.setdefault("STREAMLIT_CLIENT_SHOW_ERROR_DETAILS", "full")
 
 
-def _scan_installed_components_once() -> None:
+def _replace_once(module: str, name: str, make) -> None:
+    """``module.name = make(real)`` once per process (``real``: Streamlit's own function); nothing when
+    this Streamlit version has no such module."""
+    import importlib
+
+    try:
+        mod = importlib.import_module(module)
+    except ImportError:  # another Streamlit version: nothing to change
+        return
+    real = getattr(mod, name)
+    if getattr(real, "_lab_replaced", False):
+        return
+    new = make(real)
+    new._lab_replaced = True
+    setattr(mod, name, new)
+
+
+def _scan_once(real):
     """Every ``AppTest`` scans the metadata of every installed package for Streamlit components
     (``streamlit.components.v2.manifest_scanner``), about 0.25 s each time, which the real server
     does once at start.  The installed packages do not change during a test session, so the scan's
     answer is kept for the process (a copy of the list each time)."""
-    try:
-        from streamlit.components.v2 import manifest_scanner
-    except ImportError:  # another Streamlit version: nothing to keep
-        return
-    real = manifest_scanner.scan_component_manifests
-    if getattr(real, "_lab_scan_once", False):
-        return
     found: list = []
 
     def scan(max_workers: int | None = None):
@@ -58,23 +68,15 @@ def _scan_installed_components_once() -> None:
             found.append(real(max_workers))
         return list(found[0])
 
-    scan._lab_scan_once = True  # type: ignore[attr-defined]
-    manifest_scanner.scan_component_manifests = scan
+    return scan
 
 
-def _wait_for_the_script_thread() -> None:
+def _join_the_script_thread(real):
     """``AppTest.run`` waits for the script run's end by waking every millisecond to scan every event
     the run has emitted (``local_script_runner.require_widgets_deltas``); with hundreds of events a
     run, that loop takes the interpreter lock from the script thread it waits for.  The run's end is
     its thread's end (the SHUTDOWN event is emitted just before), so this waits on the thread instead,
     with Streamlit's timeout and error."""
-    try:
-        from streamlit.testing.v1 import local_script_runner as lsr
-    except ImportError:  # another Streamlit version: nothing to change
-        return
-    real = lsr.require_widgets_deltas
-    if getattr(real, "_lab_join", False):
-        return
 
     def require_widgets_deltas(runner, timeout: float = 3) -> None:
         thread = getattr(runner, "_script_thread", None)
@@ -87,14 +89,13 @@ def _wait_for_the_script_thread() -> None:
             raise RuntimeError(f"AppTest script run timed out after {timeout}(s)")
         real(runner, timeout)
 
-    require_widgets_deltas._lab_join = True  # type: ignore[attr-defined]
-    lsr.require_widgets_deltas = require_widgets_deltas
+    return require_widgets_deltas
 
 
 @pytest.fixture(scope="session", autouse=True)
 def _streamlit_component_scan_once():
-    _scan_installed_components_once()
-    _wait_for_the_script_thread()
+    _replace_once("streamlit.components.v2.manifest_scanner", "scan_component_manifests", _scan_once)
+    _replace_once("streamlit.testing.v1.local_script_runner", "require_widgets_deltas", _join_the_script_thread)
 
 
 @pytest.fixture(scope="session")
