@@ -24,7 +24,7 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["desc_id_rank", "order_rows", "sort_scores", "trec_order"]
+__all__ = ["desc_id_rank", "duplicate_rows", "order_rows", "sort_scores", "trec_order"]
 
 
 def desc_id_rank(ids: Sequence[str] | NDArray[np.object_]) -> NDArray[np.int64]:
@@ -147,3 +147,62 @@ def order_rows(groups: NDArray[np.integer], id_codes: NDArray[np.integer], id_un
         order[idx] = idx[trec_order(s[idx], rank[id_codes[idx]], segment)]
         return order
     return trec_order(s, desc_id_rank(id_uniques)[id_codes], groups)
+
+
+def _positions(sq: NDArray[np.integer], nq: int) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
+    """For rows grouped by query (groups contiguous, in any order): first row of each query and
+    each row's 0-based position inside its query."""
+    n = len(sq)
+    starts = np.zeros(nq, dtype=np.int64)
+    if n == 0:
+        return starts, np.zeros(0, dtype=np.int32)
+    first = np.ones(n, dtype=bool)
+    np.not_equal(sq[1:], sq[:-1], out=first[1:])
+    fr = np.flatnonzero(first)
+    starts[sq[fr]] = fr
+    # positions without an n-sized temporary: +1 per row, and at each query's first row a jump back
+    # to 0 (minus the previous query's length), then one cumulative sum in place
+    pos = np.ones(n, dtype=np.int32)
+    pos[0] = 0
+    if len(fr) > 1:
+        pos[fr[1:]] = 1 - np.diff(fr).astype(np.int32)
+    np.cumsum(pos, out=pos)
+    return starts, pos
+
+
+def _may_have_duplicates(sq: NDArray[np.integer], sic: NDArray[np.integer], nq: int,
+                         counts: NDArray[np.integer], pos: NDArray[np.integer]) -> bool:
+    """Cheap exact test for a repeated id inside one query (rows grouped by query).
+
+    Lays the ids out as a (query, position) matrix, sorts each short row and looks for equal
+    neighbours: much faster than hashing every (query, id) pair.  Falls back to True (let the
+    caller hash) when the matrix would be much larger than the rows (very uneven depths).
+    """
+    n = len(sq)
+    d = int(counts.max()) if n else 0
+    if d < 2:
+        return False
+    if nq * d > 4 * n + 1024:
+        return True
+    mat = np.full((nq, d), -1, dtype=np.int64 if sic.dtype == np.int64 and sic.max() > 2**31 - 2 else np.int32)
+    mat[sq, pos] = sic
+    mat.sort(axis=1)
+    return bool(np.any((mat[:, 1:] == mat[:, :-1]) & (mat[:, 1:] >= 0)))
+
+
+def duplicate_rows(qcodes: NDArray[np.integer], idcodes: NDArray[np.integer]) -> NDArray[np.bool_]:
+    """True for every row whose (query, id) pair appeared in an earlier row (any row layout)."""
+    n = len(qcodes)
+    if n < 2:
+        return np.zeros(n, dtype=bool)
+    nq = int(qcodes.max()) + 1
+    contiguous = int(np.count_nonzero(qcodes[1:] != qcodes[:-1])) + 1 == int(np.count_nonzero(np.bincount(qcodes)))
+    if contiguous:
+        counts = np.bincount(qcodes, minlength=nq)
+        _, pos = _positions(qcodes, nq)
+        if not _may_have_duplicates(qcodes, idcodes, nq, counts, pos):
+            return np.zeros(n, dtype=bool)
+    nu = int(idcodes.max()) + 1
+    import pandas as pd
+
+    return pd.Index(qcodes.astype(np.int64) * nu + idcodes).duplicated(keep="first")

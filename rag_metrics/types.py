@@ -455,7 +455,7 @@ class Run:
     def ranked_arrays(self) -> dict[str, tuple[NDArray[np.object_], NDArray[np.float64]]]:
         """:meth:`rankings` as arrays, ``{qid: (ids, scores)}``: the same order, the same duplicates
         dropped, computed for all queries at once (no Python step per row)."""
-        from rag_metrics.ordering import order_rows
+        from rag_metrics.ordering import duplicate_rows, order_rows
 
         qc, qu = self.factorized_qids()
         ic, iu = self.factorized_ids()
@@ -466,11 +466,9 @@ class Run:
         order = order_rows(qc, ic, iu, sc)
         if order is not None:  # ranked, each query's rows together
             qc, ic, sc = qc[order], ic[order], sc[order]
-        # a duplicate id inside one query keeps its first (best-ranked) row
-        first = np.unique(qc.astype(np.int64) * len(iu) + ic, return_index=True)[1]
-        if len(first) < len(qc):
-            keep = np.sort(first)
-            qc, ic, sc = qc[keep], ic[keep], sc[keep]
+        dup = duplicate_rows(qc, ic)  # a repeated id inside one query keeps its first (best-ranked) row
+        if dup.any():
+            qc, ic, sc = qc[~dup], ic[~dup], sc[~dup]
         starts = np.flatnonzero(np.r_[True, qc[1:] != qc[:-1]])
         ends = np.r_[starts[1:], len(qc)]
         ids = iu[ic]

@@ -214,7 +214,7 @@ def _raw_top_k(result: EvaluationResult, k: int) -> dict[int, list[str]]:
     descending, NaN last) without removing repeated ids.  Every other query's raw top k equals
     its deduplicated one.  Chunk level only (document level collapses by definition).
     """
-    from rag_metrics.metrics.judge import duplicate_rows
+    from rag_metrics.ordering import duplicate_rows
 
     run = result.run
     if result.options.level != "chunk" or len(run) < 2:

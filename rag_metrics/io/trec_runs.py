@@ -298,7 +298,7 @@ def validate_run(run: Run, golden: GoldenSet | None = None, known_ids: Collectio
 
     Works on the run's integer codes, so a run of millions of lines costs no string per line.
     """
-    from rag_metrics.metrics.judge import duplicate_rows
+    from rag_metrics.ordering import duplicate_rows
 
     report = report if report is not None else ValidationReport()
     if len(run) == 0:
