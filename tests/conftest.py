@@ -32,6 +32,10 @@ ROOT = Path(__file__).resolve().parents[1]
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+# One thread per model in a test process (and the app servers it starts): the tests run one process per
+# core, so a second thread only spins waiting for a core (MiniLM on 300 passages beside two busy loops:
+# 9.2 core-s with two threads, 5.6 with one).  Set before anything imports torch.
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 # No background model warm-up in tests: each AppTest process would load torch for nothing (the
 # warm-up itself is tested with it switched on, in tests/test_app_scale.py).
 os.environ.setdefault("RAG_METRICS_WARM", "0")
