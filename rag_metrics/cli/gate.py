@@ -31,7 +31,7 @@ example:
 
 def add_gate_options(p: argparse.ArgumentParser) -> None:
     """``--min-change`` and ``--power``: the size of change the gate must be able to see."""
-    from rag_metrics.compare.paired import MIN_EFFECT, POWER
+    from rag_metrics.compare.power import MIN_EFFECT, POWER
 
     p.add_argument("--min-change", type=float, default=MIN_EFFECT, metavar="D",
                    help=f"the smallest drop that matters (default {MIN_EFFECT:g} on a 0-1 metric): a set that cannot "

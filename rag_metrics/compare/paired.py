@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from rag_metrics.compare.power import MIN_EFFECT, POWER
 from rag_metrics.errors import InputError
 from rag_metrics.evaluation import CI_CONFIDENCE, DIFFERENCE_RANGE, MIN_CI_N, EvaluationResult, too_few
 from rag_metrics.metrics.registry import METRICS, MetricKey
@@ -53,11 +54,6 @@ __all__ = ["paired_tests", "compare", "compare_paired", "per_query_deltas", "dis
 
 #: Significance level of the verdicts (the library's one CI setting: ``1 - CI_CONFIDENCE``).
 ALPHA = round(1 - CI_CONFIDENCE, 10)
-#: Power of the minimum-detectable-effect computation.
-POWER = 0.8
-#: The smallest difference worth detecting on a 0-1 metric: above it, a set whose ``mde`` is
-#: larger is "too small to tell".
-MIN_EFFECT = 0.05
 
 DECISION_RULE = (
     "Paired t-test per metric on the per-query differences (B - A); Benjamini-Hochberg correction "
