@@ -44,20 +44,23 @@ os.environ.setdefault("STREAMLIT_CLIENT_SHOW_ERROR_DETAILS", "full")
 
 
 def _replace_once(module: str, name: str, make) -> None:
-    """``module.name = make(real)`` once per process (``real``: Streamlit's own function); nothing when
-    this Streamlit version has no such module."""
+    """``module.name = make(real)`` once per process (``real``: Streamlit's own function; ``name`` may be
+    ``Class.method``); nothing when this Streamlit version has no such module."""
     import importlib
 
     try:
-        mod = importlib.import_module(module)
+        owner = importlib.import_module(module)
     except ImportError:  # another Streamlit version: nothing to change
         return
-    real = getattr(mod, name)
+    *path, name = name.split(".")
+    for part in path:
+        owner = getattr(owner, part)
+    real = getattr(owner, name)
     if getattr(real, "_lab_replaced", False):
         return
     new = make(real)
     new._lab_replaced = True
-    setattr(mod, name, new)
+    setattr(owner, name, new)
 
 
 def _scan_once(real):
@@ -96,10 +99,38 @@ def _join_the_script_thread(real):
     return require_widgets_deltas
 
 
+def _compile_once(real):
+    """Every ``AppTest`` run has a new ``ScriptCache``, so each run compiled ``app.py`` and its page again
+    (798 compiles in two app files, 0.64 s of their 36 s).  The compiled code is kept for the process,
+    keyed by the script's path, size and modification time and the magic setting, so an edited script
+    is compiled again."""
+    import os
+
+    from streamlit import config
+
+    done: dict[tuple, object] = {}
+
+    def get_bytecode(self, script_path: str):
+        path = os.path.abspath(script_path)
+        try:
+            st = os.stat(path)
+        except OSError:
+            return real(self, script_path)  # Streamlit's own error
+        key = (path, st.st_size, st.st_mtime_ns, config.get_option("runner.magicEnabled"))
+        code = done.get(key)
+        if code is None:
+            code = done[key] = real(self, script_path)
+        return code
+
+    return get_bytecode
+
+
 @pytest.fixture(scope="session", autouse=True)
-def _streamlit_component_scan_once():
+def _streamlit_harness_once():
+    """What conftest changes in Streamlit's test harness, once per process (each function says why)."""
     _replace_once("streamlit.components.v2.manifest_scanner", "scan_component_manifests", _scan_once)
     _replace_once("streamlit.testing.v1.local_script_runner", "require_widgets_deltas", _join_the_script_thread)
+    _replace_once("streamlit.runtime.scriptrunner.script_cache", "ScriptCache.get_bytecode", _compile_once)
 
 
 @pytest.fixture(scope="session")

@@ -26,7 +26,8 @@ from clipping import SIZES, check_sizes, report
 
 pytestmark = [
     pytest.mark.browser,
-    pytest.mark.heavy,  # Chromium, a server and a class deployment: after the parallel part (tests/tiers.py)
+    # Chromium, a server and a class deployment, as test_browser_class.py and test_browser_seats.py run in the
+    # parallel part; no Pyodide (what the sandbox's 5-second limit measures), so not heavy (tests/tiers.py)
     pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian Chromium not installed at /usr/bin/chromium "
                        "(apt-get install -y chromium); CI installs it"),
 ]

@@ -32,7 +32,9 @@ run, on 2026-12-02; but with the machine loaded, one of four such CI runs failed
 not shown within 120 s on the second class server.  Tried again at 09:00 UTC, with a sign-in helper
 that tries again: 104 s against 131 s, but the fresh-clone CI run failed two exercise tests, a hostile
 run stopped by the sandbox's 5-second limit and a select box that did not open.  The exercises measure
-the browser's time, so the heavy files stay one after the other.)
+the browser's time, so the heavy files stay one after the other.  Since 2026-12-02 the one heavy file is the
+exercises' (Pyodide under the sandbox's 5-second limit): the projector pages' class deployment is no heavier
+than the class and seat tests of the parallel part, and runs there.)
 
 The tests of one file stay on one process (``--dist loadfile``), so a module-scoped server or
 database starts once.  Files are handed out longest tier first (:func:`longest_first`).
