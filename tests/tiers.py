@@ -23,8 +23,8 @@ how many, 1 turns it off), then the tests marked ``@pytest.mark.serial`` alone, 
 (``--serial only``; the parallel part runs with ``--serial skip``).  Mark ``serial`` a test that
 measures time or must not share the machine.
 
-Mark ``heavy`` a file that runs a whole deployment and drives a browser through many pages (a class
-behind nginx, Pyodide): it is kept out of the parallel part, and runs after it, one heavy file after
+Mark ``heavy`` a file whose checks depend on the browser's own speed (Pyodide under the exercises' 5-second
+run limit, in a class behind nginx): it is kept out of the parallel part, and runs after it, one heavy file after
 another, with ``./lab lint`` beside them, before the serial tests.  Their ids go to
 ``$LAB_HEAVY_LIST`` (``--serial skip``) and ``--serial only`` runs them too.  (Side by side, one a
 process, they took 89 s against 123 s one after the other, and 135 s against 154 s in a fresh-clone CI
@@ -94,7 +94,7 @@ def pytest_configure(config: pytest.Config) -> None:
     _CONTROLLER = bool(getattr(config.option, "numprocesses", None)) and not hasattr(config, "workerinput")
     config.addinivalue_line("markers", "serial: runs alone, after the parallel part of ./lab test (it measures "
                             "time or must not share the machine; see tests/tiers.py)")
-    config.addinivalue_line("markers", "heavy: a deployment and a browser through many pages: runs after the "
+    config.addinivalue_line("markers", "heavy: checks that depend on the browser's own speed (Pyodide): runs after the "
                             "parallel part of ./lab test, beside the lint (see tests/tiers.py)")
 
 
