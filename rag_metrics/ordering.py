@@ -24,7 +24,8 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["desc_id_rank", "duplicate_rows", "order_rows", "sort_scores", "trec_order"]
+__all__ = ["desc_id_rank", "duplicate_rows", "may_have_duplicates", "order_rows", "query_positions", "sort_scores",
+           "trec_order"]
 
 
 def desc_id_rank(ids: Sequence[str] | NDArray[np.object_]) -> NDArray[np.int64]:
@@ -149,7 +150,7 @@ def order_rows(groups: NDArray[np.integer], id_codes: NDArray[np.integer], id_un
     return trec_order(s, desc_id_rank(id_uniques)[id_codes], groups)
 
 
-def _positions(sq: NDArray[np.integer], nq: int) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
+def query_positions(sq: NDArray[np.integer], nq: int) -> tuple[NDArray[np.int64], NDArray[np.int32]]:
     """For rows grouped by query (groups contiguous, in any order): first row of each query and
     each row's 0-based position inside its query."""
     n = len(sq)
@@ -170,7 +171,7 @@ def _positions(sq: NDArray[np.integer], nq: int) -> tuple[NDArray[np.int64], NDA
     return starts, pos
 
 
-def _may_have_duplicates(sq: NDArray[np.integer], sic: NDArray[np.integer], nq: int,
+def may_have_duplicates(sq: NDArray[np.integer], sic: NDArray[np.integer], nq: int,
                          counts: NDArray[np.integer], pos: NDArray[np.integer]) -> bool:
     """Cheap exact test for a repeated id inside one query (rows grouped by query).
 
@@ -199,8 +200,8 @@ def duplicate_rows(qcodes: NDArray[np.integer], idcodes: NDArray[np.integer]) ->
     contiguous = int(np.count_nonzero(qcodes[1:] != qcodes[:-1])) + 1 == int(np.count_nonzero(np.bincount(qcodes)))
     if contiguous:
         counts = np.bincount(qcodes, minlength=nq)
-        _, pos = _positions(qcodes, nq)
-        if not _may_have_duplicates(qcodes, idcodes, nq, counts, pos):
+        _, pos = query_positions(qcodes, nq)
+        if not may_have_duplicates(qcodes, idcodes, nq, counts, pos):
             return np.zeros(n, dtype=bool)
     nu = int(idcodes.max()) + 1
     import pandas as pd

@@ -113,10 +113,10 @@ def _compile_once(real):
     def get_bytecode(self, script_path: str):
         path = os.path.abspath(script_path)
         try:
-            st = os.stat(path)
+            info = os.stat(path)
         except OSError:
             return real(self, script_path)  # Streamlit's own error
-        key = (path, st.st_size, st.st_mtime_ns, config.get_option("runner.magicEnabled"))
+        key = (path, info.st_size, info.st_mtime_ns, config.get_option("runner.magicEnabled"))
         code = done.get(key)
         if code is None:
             code = done[key] = real(self, script_path)

@@ -21,7 +21,7 @@ from numpy.typing import NDArray
 
 from rag_metrics.errors import InputError
 from rag_metrics.limits import GRADE_MAX, GRADE_MIN  # the one grade range (re-exported here)
-from rag_metrics.ordering import _may_have_duplicates, _positions, order_rows
+from rag_metrics.ordering import may_have_duplicates, order_rows, query_positions
 from rag_metrics.types import Run
 
 __all__ = ["GRADE_MAX", "GRADE_MIN", "Judged", "judge"]
@@ -108,8 +108,6 @@ class Judged:
         ids = self.id_uniques[self.ranked_codes[lo:hi]].tolist()
         scores = self.ranked_scores[lo:hi].tolist()
         return ids, scores, self.grades[q, : hi - lo].tolist()
-
-
 
 
 #: Accepted grades (inclusive): every integer grade trec_eval collections use (about -2..4) with a
@@ -240,9 +238,9 @@ def _ranked_rows(run: Run, query_ids: tuple[str, ...], id_map: Mapping[str, str]
     nu = max(len(uniques), 1)
     sq = sq.astype(np.int64, copy=False) if nq * nu > 2**31 - 1 else sq
     counts = np.bincount(sq, minlength=nq).astype(np.int64) if nq else np.zeros(0, np.int64)
-    starts, positions = _positions(sq, nq)
+    starts, positions = query_positions(sq, nq)
     # the first occurrence of a repeated (query, id) is the best-ranked one
-    if len(ic) and _may_have_duplicates(sq, ic, nq, counts, positions):
+    if len(ic) and may_have_duplicates(sq, ic, nq, counts, positions):
         import pandas as pd
 
         dup = pd.Index(sq * nu + ic).duplicated(keep="first")
@@ -250,12 +248,12 @@ def _ranked_rows(run: Run, query_ids: tuple[str, ...], id_map: Mapping[str, str]
             keep_mask = ~dup
             sq, ic, scores = sq[keep_mask], ic[keep_mask], scores[keep_mask]
             counts = np.bincount(sq, minlength=nq).astype(np.int64)
-            starts, positions = _positions(sq, nq)
+            starts, positions = query_positions(sq, nq)
     if depth is not None and len(sq) and counts.max() > depth:
         cut = positions < depth
         sq, ic, scores = sq[cut], ic[cut], scores[cut]
         counts = np.minimum(counts, depth)
-        starts, positions = _positions(sq, nq)
+        starts, positions = query_positions(sq, nq)
     return _Ranked(sq, ic, np.asarray(scores, dtype=np.float64), np.asarray(uniques, dtype=object), counts, starts,
                    positions)
 
