@@ -46,6 +46,7 @@ from rag_metrics.evidence_locate import (  # noqa: F401 (the locator's names, im
     _normalise,
     normalised,
 )
+from rag_metrics.metrics.judge import judge
 from rag_metrics.types import Chunk, Corpus, Evidence, GoldenQuery, GoldenSet, Run
 
 __all__ = [
@@ -352,8 +353,6 @@ def judge_evidence(golden: GoldenSet, run: Run, judge_with: EvidenceJudge, depth
 
     Returns ``(Judged, LocateReport)``.
     """
-    from rag_metrics.metrics.judge import judge
-
     empty: dict[str, dict[str, int]] = {q.id: {} for q in golden.queries}
     ranked = judge(empty, run, depth=depth)
     rankings = {q: ranked.ranking(row)[0] for row, q in enumerate(ranked.query_ids)}

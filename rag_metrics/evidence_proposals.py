@@ -25,8 +25,9 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
+from rag_metrics.answers.text import split_sentences
 from rag_metrics.errors import InputError
-from rag_metrics.evidence import CorpusIndex, held_grade
+from rag_metrics.evidence import CorpusIndex, held_grade, query_passages
 from rag_metrics.types import PROPOSED, REVIEWED, Chunk, Corpus, Evidence, GoldenQuery, GoldenSet
 
 __all__ = ["CANDIDATES", "GRADE_CUTS", "LEXICAL_WEIGHT", "TOP", "chunk_labels", "passages_of", "propose_evidence",
@@ -93,7 +94,6 @@ def propose_evidence(golden: GoldenSet, corpus: Corpus | Mapping[str, str] | Seq
     """
     from rapidfuzz import fuzz
 
-    from rag_metrics.answers.text import split_sentences
     from rag_metrics.retrieval.lexical import BM25Retriever
 
     if isinstance(top, bool) or not isinstance(top, int) or top < 1:
@@ -160,8 +160,6 @@ def chunk_labels(query: GoldenQuery, index: CorpusIndex, chunks: Iterable[Chunk]
     """The query's reviewed evidence written onto ``chunks`` by THE rule (each chunk keeps the best
     grade it earns from any passage; a passage no chunk holds by the rule labels the chunk that
     overlaps it most, as ``sample_corpus/build_golden.py`` does)."""
-    from rag_metrics.evidence import query_passages
-
     by_doc: dict[str, list[Chunk]] = {}
     for c in chunks:
         by_doc.setdefault(c.doc_id, []).append(c)

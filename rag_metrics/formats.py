@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
 
-from rag_metrics.errors import InputError
+from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.io.containers import MAX_UNWRAPPED_BYTES, is_wrapped, read_unwrapped, unwrap
 from rag_metrics.io.files import loads_json, read_bytes
 from rag_metrics.io.llamaindex import llamaindex_dataset
@@ -95,7 +95,6 @@ def describe_bytes(data: bytes, filename: str, role: str | None = None) -> FileR
     Raises :class:`InputError` naming the file, what it looks like and the fix, when nothing can be
     read from it.
     """
-    from rag_metrics.errors import ValidationReport
     from rag_metrics.io.trec import parse_beir_qrels, parse_trec_qrels, parse_trec_run
 
     s = sniff(data, filename, role)

@@ -19,8 +19,12 @@ import pandas as pd
 import streamlit as st
 
 from rag_metrics.answers.scoring import AnswerEvaluation
+from rag_metrics.answers.summary import systems
+from rag_metrics.compare.paired import DECISION_RULE, comparison_summary, interval_note
 from rag_metrics.evaluation import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED
 from rag_metrics.metrics.answer_registry import ANSWER_METRICS
+from rag_metrics.systems.ownership import system_stores
+from ui import answers as ua
 from ui import cache_answers, compare_views, encoding, state, views
 from ui.keys import ANSWERS_CMP_A as KEY_A
 from ui.keys import ANSWERS_CMP_B as KEY_B
@@ -54,8 +58,6 @@ def _answer_logs(corpus_name: str) -> list[tuple[Any, Any]]:
     """``(SystemStore, SystemSpec)`` of every stored RAG log or trace export with answers this session
     sees for a corpus: its own space first, then the shared one, never another student's
     (:func:`rag_metrics.systems.ownership.system_stores`); a name once."""
-    from rag_metrics.systems.ownership import system_stores
-
     seen: dict[str, tuple[Any, Any]] = {}
     for _, store in system_stores(state.caller(), corpus_name):
         for spec in store.answer_logs():
@@ -107,8 +109,6 @@ def _sources(ctx: Any = None) -> list[tuple[tuple, str, str, Any, str]]:
     """``(items, items key, source, LLM judge run or None, its key)``: the sidebar system's answers
     (a stored RAG log or trace export), the published answers, then the shipped sample (cheap: reads
     the session and cached files, scores nothing)."""
-    from ui import answers as ua
-
     found = []
     settings = getattr(ctx, "settings", None)
     if settings is not None and settings.system:
@@ -198,9 +198,6 @@ def verdict_rows(table: pd.DataFrame) -> dict[str, list[str]]:
 def compare_section(ctx: Any) -> None:
     """Two answer systems compared on the questions both answered: the retrieval verdict table's
     shape and decision rule."""
-    from rag_metrics.answers.summary import systems
-    from rag_metrics.compare.paired import DECISION_RULE, comparison_summary, interval_note
-
     views.section("Answer systems: A vs B", "Two systems' answers to the same golden questions, paired by "
                   "question; the same decision rule as the retrieval table.")
     cur = current(ctx)

@@ -7,7 +7,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from rag_metrics.answers.scoring import AnswerEvaluation
+from rag_metrics.answers.scoring import AnswerEvaluation, evaluate_answers
 from rag_metrics.answers.types import (
     NOT_A_CLAIM,
     SUPPORTED,
@@ -15,10 +15,13 @@ from rag_metrics.answers.types import (
     AnswerItem,
     MetricScore,
 )
+from rag_metrics.budgets import estimate_tokens
 from rag_metrics.config import variable
 from rag_metrics.errors import InputError
 from rag_metrics.metrics.answer_registry import ANSWER_METRICS
-from ui import views
+from rag_metrics.server.connections import judge_api_key
+from ui import server, views
+from ui.drafting import account, judge_gate
 from ui.keys import ANSWERS_CONC as KEY_CONC
 from ui.keys import ANSWERS_EMBED as KEY_EMBED
 from ui.keys import ANSWERS_JSON as KEY_JSON
@@ -42,7 +45,6 @@ def label(metric: str) -> str:
 def _class_judge_form(env: Any) -> Any:
     """Class mode: only the operator's judge (``lab.judge``); no URL, model or key field."""
     from rag_metrics.answers.llm import JudgeConfig
-    from rag_metrics.server.connections import judge_api_key
 
     judge = env.config.judge
     if not judge:
@@ -79,8 +81,6 @@ def judge_form() -> Any:
     ``st.secrets`` under that name (or ``lab.judge.api_key`` for the configured judge's URL); it is
     never stored in the session or exported.  Class mode: only the operator's judge is offered."""
     from rag_metrics.answers.llm import DEFAULT_KEY_ENV, JudgeConfig
-    from rag_metrics.server.connections import judge_api_key
-    from ui import server
 
     env = server.env()
     if env.closed:
@@ -124,16 +124,12 @@ def run_llm(items: list[AnswerItem], items_key: str, cfg: Any, api_key: str | No
     any rerun cancels it (replies already paid for stay in the disk cache).  The judge connects only
     where this session's outbound policy allows."""
     from rag_metrics.answers.llm import LLMJudge
-    from rag_metrics.answers.scoring import evaluate_answers
-    from ui import server
 
     try:
         judge = LLMJudge(cfg, api_key=api_key, policy=server.env().policy)
     except InputError as err:
         views.input_error(err, "LLM judge")
         return
-    from rag_metrics.budgets import estimate_tokens
-    from ui.drafting import account, judge_gate
 
     planned = judge.planned_calls(len(items))
     chars = sum(len(it.question) + len(it.answer) + sum(len(c) for c in it.contexts) for it in items)

@@ -16,9 +16,15 @@ from typing import Any
 
 import streamlit as st
 
+from rag_metrics.authoring.golden_edit import import_size_problem
+from rag_metrics.budgets import mb
 from rag_metrics.errors import InputError
 from rag_metrics.formats import FileRead, describe_bytes
-from ui import state, systems, views
+from rag_metrics.io.corpus import corpus_from_files
+from rag_metrics.server.policy import budget_message, limit
+from rag_metrics.systems.evaluation import evaluate_systems
+from rag_metrics.types import OUT_OF_SCOPE
+from ui import server, state, systems, views
 from ui.keys import BRING_FILES as KEY_FILES
 from ui.keys import BRING_NAME as KEY_NAME
 from ui.keys import BRING_PENDING as KEY_PENDING
@@ -65,17 +71,12 @@ def _read_one(name: str, data: bytes) -> Dropped:
 
 def _question_budget() -> int | None:
     """This session's ``lab.budgets.golden_questions`` (``None``: not limited)."""
-    from rag_metrics.server.policy import limit
-    from ui import server
-
     return limit(state.caller(), "golden_questions", server.config().budgets)
 
 
 def read_dropped(files: list[tuple[str, bytes]]) -> list[Dropped]:
     """Each file read once per content (kept in the session by name and hash); a golden set over the
     seat's budget is refused on its size, before it is parsed."""
-    from rag_metrics.authoring.golden_edit import import_size_problem
-
     memo: dict[str, Dropped] = st.session_state.setdefault(_READ_CACHE, {})
     out = []
     cap = _question_budget()
@@ -117,8 +118,6 @@ def offers_golden_from_log(items: list[Dropped]) -> bool:
 
 def _corpus_of(items: list[Dropped]) -> tuple[Any, str, str] | None:
     """The corpus the files give: ``(Corpus, level, name)`` or None."""
-    from rag_metrics.io.corpus import corpus_from_files
-
     for it in items:
         if it.read is not None and it.read.kind == "llamaindex":
             return it.read.corpus, "document", PurePath(it.name).stem
@@ -140,10 +139,6 @@ def _systems_of(items: list[Dropped]) -> list[Dropped]:
 def _over_budget(corpus: tuple[Any, str, str] | None, gold: Dropped | None) -> str | None:
     """Why the corpus or golden set brought in is over this seat's budget (``lab.budgets.corpus_mb``,
     ``golden_questions``: the same as the Corpus explorer's upload and the golden-set import)."""
-    from rag_metrics.budgets import mb
-    from rag_metrics.server.policy import budget_message
-    from ui import server
-
     budgets = server.config().budgets
     if corpus is not None:
         size = sum(len(d.text.encode("utf-8")) for d in corpus[0])
@@ -226,7 +221,6 @@ def bring_in(ctx: Any, items: list[Dropped], name: str, golden_from_log: bool = 
 def labels_to_confirm(ctx: Any) -> None:
     """How many golden questions have no label yet, with the way to the review."""
     golden = ctx.golden
-    from rag_metrics.types import OUT_OF_SCOPE
 
     unlabelled = [q for q in golden if q.category != OUT_OF_SCOPE and not q.has_relevant]
     drafted = [q for q in golden if getattr(q, "drafted", False)]
@@ -245,8 +239,6 @@ def labels_to_confirm(ctx: Any) -> None:
 
 def verdict(ctx: Any, name: str) -> bool:
     """The brought-in system's metric cards at the sidebar's K; False when it is not (or no longer) there."""
-    from rag_metrics.systems.evaluation import evaluate_systems
-
     found, errors = systems.systems_of(ctx)
     chosen = [(n, s) for n, s in found if n == name]
     if name in errors:

@@ -42,12 +42,28 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from rag_metrics.authoring.golden_edit import chunk_table as table
+from rag_metrics.config import setting
+from rag_metrics.errors import InputError
 from rag_metrics.evaluation import EvaluationResult, evaluate
 from rag_metrics.insights import readouts
+from rag_metrics.io.corpus import load_corpus
+from rag_metrics.io.golden import load_golden
+from rag_metrics.report.story import target_readouts as readouts_of
+from rag_metrics.retrieval import get_encoder, make_retriever
+from rag_metrics.retrieval.cache import EmbeddingCache, default_cache_dir, read_shipped
+from rag_metrics.retrieval.choice import text_encoders
+from rag_metrics.retrieval.chunking import chunk_corpus
 from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, RETRIEVER_KINDS
+from rag_metrics.retrieval.dense import DenseRetriever
+from rag_metrics.retrieval.hybrid import HybridRetriever
+from rag_metrics.retrieval.lexical import BM25Retriever
 from rag_metrics.retrieval.memo import LazyEncoder, RetrievalMemo
+from rag_metrics.sample import SAMPLE_FOLDERS, SampleInfo, sample_paths
+from rag_metrics.tuning import as_evidence, estimate
 from rag_metrics.types import Chunk, Corpus, GoldenSet
 from ui import context
+from ui.budget import Budget, chunking_bytes, index_bytes, release_freed_memory
 from ui.context import ChunkSet, EvalKey
 from ui.context import abstention_records as _abstention_shape
 from ui.context import curve_records as _curve_shape
@@ -65,9 +81,6 @@ __all__ = ["ChunkSet", "sample_corpus", "sample_golden", "sample_info", "budget"
 def sample_corpus(language: str = "en") -> tuple[Corpus, str]:
     """The bundled sample corpus in ``language`` ("en": ``sample_corpus``, "da": ``sample_corpus_da``)
     and its fingerprint."""
-    from rag_metrics.io.corpus import load_corpus
-    from rag_metrics.sample import SAMPLE_FOLDERS, sample_paths
-
     corpus = load_corpus(sample_paths(language=language).docs, name=SAMPLE_FOLDERS[language][0])
     return corpus, corpus.fingerprint()
 
@@ -75,9 +88,6 @@ def sample_corpus(language: str = "en") -> tuple[Corpus, str]:
 @st.cache_resource(show_spinner=False)
 def sample_golden(language: str = "en") -> GoldenSet:
     """The shipped golden set of the sample in ``language`` (``sample_corpus/golden.jsonl``)."""
-    from rag_metrics.io.golden import load_golden
-    from rag_metrics.sample import sample_paths
-
     g = load_golden(sample_paths(language=language).golden)
     return GoldenSet(g.queries, name="sample" if language == "en" else f"sample-{language}")
 
@@ -85,8 +95,6 @@ def sample_golden(language: str = "en") -> GoldenSet:
 @st.cache_resource(show_spinner=False)
 def sample_info(language: str = "en") -> Any:
     """What the sample in ``language`` declares (:class:`rag_metrics.sample.SampleInfo`: label, model)."""
-    from rag_metrics.sample import SampleInfo, sample_paths
-
     paths = sample_paths(required=False, language=language)
     return paths.info if paths.root.is_dir() else SampleInfo()
 
@@ -96,8 +104,6 @@ def sample_info(language: str = "en") -> Any:
 def budget() -> Any:
     """The process's :class:`ui.budget.Budget`: chunk sets, indexes and chunk vectors registered by
     chunking fingerprint, least recently used chunkings dropped beyond ``RAG_METRICS_CACHE_MB``."""
-    from ui.budget import Budget
-
     return Budget()
 
 
@@ -108,9 +114,6 @@ def touch(chunks: ChunkSet) -> None:
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def chunk_set(_corpus: Corpus, corpus_fp: str, size: int, overlap: int) -> ChunkSet:
-    from rag_metrics.retrieval.chunking import chunk_corpus
-    from ui.budget import chunking_bytes
-
     chunks = tuple(chunk_corpus(_corpus, size, overlap))
     out = ChunkSet(_corpus, chunks, size, overlap, f"{corpus_fp}:{size}:{overlap}",
                    {c.id: c.text for c in chunks}, {c.id: c.doc_id for c in chunks})
@@ -124,9 +127,6 @@ def chunk_set(_corpus: Corpus, corpus_fp: str, size: int, overlap: int) -> Chunk
 def embedding_cache(cache_dir: str) -> Any:
     """The on-disk embedding cache at ``cache_dir`` with the shipped embeddings of every sample
     (English and Danish, chunks and golden questions) layered in."""
-    from rag_metrics.retrieval.cache import EmbeddingCache
-    from rag_metrics.sample import SAMPLE_FOLDERS, sample_paths
-
     cache = EmbeddingCache(cache_dir)
     for language in SAMPLE_FOLDERS:
         paths = sample_paths(required=False, language=language)
@@ -138,9 +138,6 @@ def embedding_cache(cache_dir: str) -> Any:
 @st.cache_resource(show_spinner=False)
 def encoder(model: str = "") -> LazyEncoder:
     """The embedding model, loaded only when a text is missing from the embedding cache."""
-    from rag_metrics.retrieval.cache import read_shipped
-    from rag_metrics.sample import sample_paths
-
     shipped = read_shipped(sample_paths(required=False).embeddings)
     dim = shipped.vectors.shape[1] if shipped is not None else None
     enc = LazyEncoder(model or None)
@@ -157,7 +154,6 @@ def warm_in_background() -> Any:
     no model).  ``RAG_METRICS_WARM=0`` turns it off.  Returns the thread (``None`` when off)."""
     import threading
 
-    from rag_metrics.config import setting
 
     if setting("warm") in ("0", "false", "no"):
         return None
@@ -180,25 +176,18 @@ def warm_in_background() -> Any:
 
 
 def _default_cache_dir() -> str:
-    from rag_metrics.retrieval.cache import default_cache_dir
-
     return str(default_cache_dir())
 
 
 def _make_retriever(kind: str) -> Any:
     """Dense / BM25 / hybrid retriever.  The dense encoder is lazy (the library's
     ``make_retriever`` loads the model eagerly, which would cost seconds at every start)."""
-    from rag_metrics.retrieval import make_retriever
-
     if kind == "bm25":
         return make_retriever("bm25")
-    from rag_metrics.retrieval.dense import DenseRetriever
 
     dense = DenseRetriever(encoder(), embedding_cache(_default_cache_dir()))
     if kind == "dense":
         return dense
-    from rag_metrics.retrieval.hybrid import HybridRetriever
-    from rag_metrics.retrieval.lexical import BM25Retriever
 
     return HybridRetriever(dense, BM25Retriever())
 
@@ -206,11 +195,8 @@ def _make_retriever(kind: str) -> Any:
 @st.cache_resource(show_spinner=False, max_entries=12)
 def retrieval_memo(_chunks: ChunkSet, chunks_fp: str, kind: str) -> RetrievalMemo:
     """An indexed retriever for one chunking, with rankings memoised per question text."""
-    from rag_metrics.errors import InputError
-
     if kind not in RETRIEVER_KINDS:
         raise InputError(f"unknown retriever {kind!r}; use one of {', '.join(RETRIEVER_KINDS)}")
-    from ui.budget import index_bytes
 
     retriever = _make_retriever(kind)
     retriever.index(list(_chunks.chunks))
@@ -241,8 +227,6 @@ def chunk_table(_chunks: ChunkSet, _golden: GoldenSet | None, chunks_fp: str, go
                 relevance_level: int) -> pd.DataFrame:
     """The Corpus explorer's chunk table (:func:`rag_metrics.authoring.golden_edit.chunk_table`), kept on the
     server: pages filter it and send one page.  Read-only (shared by every session)."""
-    from rag_metrics.authoring.golden_edit import chunk_table as table
-
     return table(_chunks.chunks, _golden, relevance_level)
 
 
@@ -263,8 +247,6 @@ def summary_table(_result: EvaluationResult, key: EvalKey, k: int, metrics: tupl
 def target_readouts(_result: EvaluationResult, key: EvalKey, k: int) -> tuple:
     """The lesson's targets at ``k`` with the best value the labels allow
     (:func:`rag_metrics.report.story.target_readouts`)."""
-    from rag_metrics.report.story import target_readouts as readouts_of
-
     return readouts_of(_result, k)
 
 
@@ -345,7 +327,6 @@ def prewarm_embeddings(chunks: ChunkSet, progress=None, model: str = "") -> int:
     ``progress(done, total)``; the dense index built next then finds every vector cached.
     Returns the number of chunks."""
     from rag_metrics.retrieval.cache import encode_with_cache
-    from ui.budget import release_freed_memory
 
     texts = [c.text for c in chunks.chunks]
     embedded_now = [0]
@@ -366,12 +347,8 @@ def prewarm_embeddings(chunks: ChunkSet, progress=None, model: str = "") -> int:
 @st.cache_resource(show_spinner=False, max_entries=8)
 def config_memo(_chunks: ChunkSet, chunks_fp: str, kind: str, model: str) -> RetrievalMemo:
     """An indexed retriever for one chunking and model ("" = the bundled default)."""
-    from rag_metrics.errors import InputError
-
     if kind == "bm25" or not model:
         return retrieval_memo(_chunks, chunks_fp, kind)
-    from rag_metrics.retrieval import get_encoder
-    from rag_metrics.retrieval.dense import DenseRetriever
 
     try:
         enc = get_encoder(model)
@@ -390,7 +367,6 @@ def config_memo(_chunks: ChunkSet, chunks_fp: str, kind: str, model: str) -> Ret
 
         retriever = HybridRetriever(dense, BM25Retriever())
     retriever.index(list(_chunks.chunks))
-    from ui.budget import index_bytes
 
     budget().add(chunks_fp, f"index:{kind}:{model}", index_bytes(len(_chunks.chunks), kind, int(enc.dim)),
                  lambda: config_memo.clear(_chunks, chunks_fp, kind, model))
@@ -410,8 +386,6 @@ def _texts_key(texts: Sequence[str]) -> str:
 # ``model``: the corpus's embedding model (rag_metrics.retrieval.choice, ui.encoding; "" = the bundled default)
 def _encoders(model: str = "") -> Any:
     """The passage and query encoders of ``model`` (:func:`rag_metrics.retrieval.choice.text_encoders`)."""
-    from rag_metrics.retrieval.choice import text_encoders
-
     return text_encoders(model) if model else text_encoders(passages=encoder())
 
 
@@ -450,8 +424,6 @@ def question_embeddings(questions: Sequence[str], model: str = "") -> np.ndarray
 @st.cache_data(show_spinner=False, max_entries=8)
 def golden_file(path: str, mtime_ns: int) -> GoldenSet:
     """A golden file read once per version (``mtime_ns`` keys it): the sample's labels for the Tune page."""
-    from rag_metrics.io.golden import load_golden
-
     return load_golden(path)
 
 
@@ -459,9 +431,6 @@ def golden_file(path: str, mtime_ns: int) -> GoldenSet:
 def sweep_estimate(grid: Any, _corpus: Corpus, corpus_fp: str, _golden: GoldenSet, golden_fp: str) -> Any:
     """:func:`rag_metrics.tuning.estimate` of a grid (chunks every chunking and looks the embedding cache up):
     once per grid, corpus and labels, not on every rerun.  The page clears it after a sweep (the cache grew)."""
-    from rag_metrics.retrieval.cache import default_cache_dir
-    from rag_metrics.tuning import estimate
-
     return estimate(grid, _corpus, _golden, cache=embedding_cache(str(default_cache_dir())))
 
 
@@ -470,6 +439,4 @@ def sweep_labels(_golden: GoldenSet, golden_fp: str, _chunks: Sequence[Chunk], c
                  corpus_fp: str) -> GoldenSet:
     """The golden set's chunk labels as evidence (:func:`rag_metrics.tuning.as_evidence`: it indexes the
     corpus), once per golden set and chunking."""
-    from rag_metrics.tuning import as_evidence
-
     return as_evidence(_golden, _chunks, _corpus)

@@ -7,6 +7,16 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from rag_metrics.answers.data import items_fingerprint, load_sample_answers, merge_answer_sets, parse_answers
+from rag_metrics.answers.embed import add_shipped_answer_embeddings
+from rag_metrics.answers.offline import OfflineJudge
+from rag_metrics.answers.reference import ReferenceMetrics
+from rag_metrics.answers.scoring import evaluate_answers
+from rag_metrics.answers.summary import answer_section, combine, compare_systems, restrict, summary_rows
+from rag_metrics.answers.summary import answers_for_golden as match
+from rag_metrics.errors import InputError
+from rag_metrics.retrieval.choice import thresholds_for
+from rag_metrics.systems.store import SystemStore
 from rag_metrics.types import GoldenSet
 from ui.cache import _default_cache_dir, _encoders, embedding_cache
 
@@ -14,24 +24,18 @@ from ui.cache import _default_cache_dir, _encoders, embedding_cache
 @st.cache_resource(show_spinner=False, max_entries=1)
 def answers_sample() -> tuple:
     """The shipped sample answers and their human labels."""
-    from rag_metrics.answers.data import load_sample_answers
-
     return load_sample_answers()
 
 
 @st.cache_resource(show_spinner=False, max_entries=1)
 def answers_sample_key() -> str:
     """The content fingerprint of the shipped sample answers (hashed once, not on every rerun)."""
-    from rag_metrics.answers.data import items_fingerprint
-
     return items_fingerprint(answers_sample()[0])
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def answers_upload(data: bytes, filename: str, system: str | None = None) -> tuple:
     """Answer items of an uploaded RAG log (or trace export) and the reader's report."""
-    from rag_metrics.answers.data import parse_answers
-
     return parse_answers(data, filename, system)
 
 
@@ -41,10 +45,6 @@ def stored_answers(corpus_name: str, name: str, version: tuple) -> tuple | None:
     its upload is a RAG log or trace export with answers, else None; ``version`` (the store's folder,
     the file, its size and time: the caller's own space or the shared one, chosen by
     ``ui.answer_views``) keys it, so a rerun neither re-reads nor re-hashes the file."""
-    from rag_metrics.answers.data import items_fingerprint, parse_answers
-    from rag_metrics.errors import InputError
-    from rag_metrics.systems.store import SystemStore
-
     store = SystemStore(version[0])
     spec = store.get(name)
     if spec is None:
@@ -62,8 +62,6 @@ def stored_answers(corpus_name: str, name: str, version: tuple) -> tuple | None:
 @st.cache_resource(show_spinner=False, max_entries=8)
 def merged_answers(_sets: tuple, key: str) -> tuple:
     """``(items, items key)`` of several stored systems' answers as one list (``key``: theirs joined)."""
-    from rag_metrics.answers.data import items_fingerprint, merge_answer_sets
-
     items = tuple(merge_answer_sets(list(_sets)))
     return items, items_fingerprint(items)
 
@@ -73,11 +71,6 @@ def answers_offline(_items: tuple, items_key: str, threshold: float, model: str 
     """Offline approximations and reference metrics of ``_items`` (keyed by their fingerprint), with
     ``model`` (texts compared with each other: the query side of an e5 model) and context support's
     ``threshold`` (the model's: :func:`ui.encoding.thresholds`)."""
-    from rag_metrics.answers.embed import add_shipped_answer_embeddings
-    from rag_metrics.answers.offline import OfflineJudge
-    from rag_metrics.answers.reference import ReferenceMetrics
-    from rag_metrics.answers.scoring import evaluate_answers
-
     enc = _encoders(model).queries
     emb = add_shipped_answer_embeddings(embedding_cache(_default_cache_dir()))
     return evaluate_answers(list(_items), [OfflineJudge(enc, emb, threshold), ReferenceMetrics(enc, emb)])
@@ -89,10 +82,6 @@ def answers_for_golden(_items: tuple, items_key: str, _golden: GoldenSet, golden
     """The answers of ``_items`` to questions of ``_golden``, scored offline (the Answers page's
     cached run on the whole file, restricted) and by the LLM judge when ``_llm`` holds its run;
     ``None`` when no answer matches a golden question."""
-    from rag_metrics.answers.summary import answers_for_golden as match
-    from rag_metrics.answers.summary import combine, restrict
-    from rag_metrics.retrieval.choice import thresholds_for
-
     matched = match(_items, _golden)
     if not matched:
         return None
@@ -103,24 +92,18 @@ def answers_for_golden(_items: tuple, items_key: str, _golden: GoldenSet, golden
 @st.cache_data(show_spinner=False, max_entries=32)
 def answers_summary_rows(_ev: Any, ev_key: str) -> pd.DataFrame:
     """:func:`rag_metrics.answers.summary.summary_rows` of an :func:`answers_for_golden` result."""
-    from rag_metrics.answers.summary import summary_rows
-
     return summary_rows(_ev)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def answers_comparison(_ev: Any, ev_key: str, system_a: str, system_b: str) -> pd.DataFrame:
     """:func:`rag_metrics.answers.summary.compare_systems` of an :func:`answers_for_golden` result."""
-    from rag_metrics.answers.summary import compare_systems
-
     return compare_systems(_ev, system_a, system_b)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def answers_report_section(_ev: Any, ev_key: str, source: str) -> Any:
     """:func:`rag_metrics.answers.summary.answer_section` (the report's and Presenter view's)."""
-    from rag_metrics.answers.summary import answer_section
-
     return answer_section(_ev, source)
 
 

@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from rag_metrics.compare import ab
+from rag_metrics.compare.paired import INTERVAL_HEADER, MIN_EFFECT
 from rag_metrics.errors import InputError
 from rag_metrics.evaluation import EvaluationResult
 from rag_metrics.retrieval.encoders import DEFAULT_MODEL
@@ -201,8 +202,6 @@ def verdict_rows(table: pd.DataFrame, names: list[str] | None = None) -> dict[st
     :data:`rag_metrics.compare.paired.INTERVAL_HEADER`; its level in :func:`rag_metrics.compare.paired.interval_note`),
     adjusted p, verdict, minimum detectable effect, wins / losses / ties (strings from a
     :func:`rag_metrics.compare.paired.compare` table, one row per metric)."""
-    from rag_metrics.compare.paired import INTERVAL_HEADER
-
     return {
         "Metric": names if names is not None else [f"{views.label(m)}@{kk}"
                                                    for m, kk in zip(table["metric"], table["k"])],
@@ -223,8 +222,6 @@ def verdict_columns() -> dict[str, Any]:
     """``column_config`` of a :func:`verdict_rows` table: short headers (the full names in each
     header's help), so the nine columns fit the page at 1024 px without a clipped header; the data
     keeps :func:`verdict_rows`' column names."""
-    from rag_metrics.compare.paired import INTERVAL_HEADER, MIN_EFFECT
-
     text = st.column_config.TextColumn
     return {
         "Metric": text("Metric", pinned=True),

@@ -16,12 +16,15 @@ from typing import Any
 
 import pandas as pd
 
+from rag_metrics.authoring.golden_edit import CATEGORIES
 from rag_metrics.authoring.golden_session import GoldenSession
 from rag_metrics.evaluation import EvaluationResult
+from rag_metrics.insights import readouts
 from rag_metrics.metrics.options import EvalOptions
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
 from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, DEFAULT_RETRIEVER, RETRIEVER_KINDS
 from rag_metrics.retrieval.memo import RetrievalMemo
+from rag_metrics.sample import sample_paths
 from rag_metrics.types import Chunk, Corpus, GoldenSet
 from ui.keys import (
     KEY_CORPUS,
@@ -243,8 +246,6 @@ def is_sample(name: str) -> bool:
 
 def samples() -> list[str]:
     """The bundled samples this installation has (the Danish one only where its folder exists)."""
-    from rag_metrics.sample import sample_paths
-
     return [n for n, lang in SAMPLE_LANGUAGES.items()
             if n == SAMPLE or sample_paths(required=False, language=lang).docs.is_dir()]
 
@@ -315,8 +316,6 @@ def abstention_setup(result: EvaluationResult) -> dict[str, float | None]:
     """The abstention slider's range and start: ``lo``, ``hi`` (top-score range), ``suggested``
     (Youden's J, ``None`` without both kinds of query) and ``start`` (suggested, else the middle),
     rounded to the slider's step (0.001)."""
-    from rag_metrics.insights import readouts
-
     lo, hi = readouts.score_range(result)
     suggested = readouts.suggest_threshold(result)
     lo_r, hi_r = round(lo, 3), round(hi, 3)
@@ -381,8 +380,6 @@ def legends_below(spec: dict) -> dict:
 def editor_options(golden: GoldenSet, known: Sequence[str]) -> tuple[list[str], list[str]]:
     """The golden editor's choices: categories (the usual ones plus any in the set) and label ids (the
     corpus ids plus any id the set names)."""
-    from rag_metrics.authoring.golden_edit import CATEGORIES
-
     categories = list(dict.fromkeys([*CATEGORIES, *(q.category for q in golden if q.category)]))
     ids = list(dict.fromkeys([*known, *(i for q in golden for i in q.relevant)]))
     return categories, ids

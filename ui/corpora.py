@@ -14,7 +14,9 @@ import streamlit as st
 
 from rag_metrics.errors import InputError
 from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
+from rag_metrics.systems.ownership import own_name, visible_corpora
 from rag_metrics.types import Corpus, GoldenSet
+from rag_metrics.workspace.corpora import save_corpus, stored_corpora
 from rag_metrics.workspace.store import DEFAULT_SPACE, read_through
 from ui import cache, encoding
 from ui.context import SAMPLE, SAMPLE_LANGUAGES, ChunkSet, CorpusEntry, is_sample, sample_for_language, samples
@@ -48,8 +50,6 @@ def follow_lesson_language(language: str) -> None:
 def _kept() -> dict[str, Any]:
     """Corpora kept in the workspace that this session sees (uploads of earlier sessions: the shared
     ones and, for a student, their own): name -> StoredCorpus."""
-    from rag_metrics.systems.ownership import visible_corpora
-
     return {n: c for n, (c, _) in visible_corpora(caller()).items() if not is_sample(n)}
 
 
@@ -97,9 +97,6 @@ def add_corpus(name: str, corpus: Corpus, *, level: str = "chunk", golden: Golde
     comes back after a reload or a restart; a corpus over the size cap stays in this session only,
     and its label says so) and select it.  A student's corpus named like a shared one is kept as
     ``name (mine)``.  Returns its name."""
-    from rag_metrics.systems.ownership import own_name
-    from rag_metrics.workspace.corpora import save_corpus, stored_corpora
-
     ss = st.session_state
     who = caller()
     if who.writes_to != DEFAULT_SPACE:

@@ -17,7 +17,14 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from rag_metrics.authoring.drafting.questions import CATEGORIES, Draft
+from rag_metrics.authoring.judge_agreement import ranking_change, relevance_agreement
+from rag_metrics.budgets import SpendLedger
 from rag_metrics.errors import InputError
+from rag_metrics.insights.provenance import LABEL_GROUPS, filter_golden, metrics_by_provenance, provenance_counts
+from rag_metrics.retrieval.choice import text_encoders
+from rag_metrics.retrieval.defaults import RETRIEVER_KINDS
+from rag_metrics.server.policy import judge_plan
 from ui import cache, server, state, views
 from ui.judge_settings import judge_settings
 from ui.keys import AGREEMENT, LAST_COST, SUGGESTIONS, draft_reason, draft_text
@@ -80,9 +87,6 @@ def judge_gate(what: str, calls: int, tokens: int) -> bool:
     """Ask the policy before a judge run (:func:`rag_metrics.server.policy.judge_plan`): refused over the
     seat's budget (said why), and a run over ``lab.budgets.judge_confirm_over`` planned calls runs
     only after the person ticks a box naming its planned calls.  True when it may run."""
-    from rag_metrics.budgets import SpendLedger
-    from rag_metrics.server.policy import judge_plan
-
     plan = judge_plan(state.caller(), server.config().budgets, calls, tokens, SpendLedger().spent(_spender()))
     if plan.refused:
         st.warning(plan.refused, icon=":material/savings:")
@@ -96,8 +100,6 @@ def judge_gate(what: str, calls: int, tokens: int) -> bool:
 
 def account(calls: int, tokens: int) -> None:
     """Add a finished judge run's calls and tokens to this seat's spending (the Class page shows it)."""
-    from rag_metrics.budgets import SpendLedger
-
     if calls or tokens:
         SpendLedger().add(_spender(), calls, tokens)
 
@@ -105,8 +107,6 @@ def account(calls: int, tokens: int) -> None:
 def all_runs(ctx: Any) -> dict[str, Any]:
     """``{system: Run}`` of the golden questions: the bundled dense, BM25 and hybrid retrievers
     and every stored system (uploads, RAG logs, live backends)."""
-    from rag_metrics.retrieval.defaults import RETRIEVER_KINDS
-
     runs: dict[str, Any] = {}
     for kind in RETRIEVER_KINDS:
         memo = ctx.memo if kind == ctx.settings.retriever else cache.config_memo(ctx.chunks, ctx.chunks.fingerprint,
@@ -135,14 +135,10 @@ def _document_level(ctx: Any) -> bool:
 def _question_encoder(ctx: Any) -> Any:
     """The encoder comparing drafted questions with the golden ones: the corpus's model (the one encoder rule,
     :mod:`rag_metrics.retrieval.choice`), on its query side (texts compared with each other)."""
-    from rag_metrics.retrieval.choice import text_encoders
-
     return text_encoders(ctx.corpus.model).queries if ctx.corpus.model else cache.encoder()
 
 
 def _searchers(ctx: Any) -> dict[str, Any]:
-    from rag_metrics.retrieval.defaults import RETRIEVER_KINDS
-
     out = {}
     for kind in RETRIEVER_KINDS:
         memo = ctx.memo if kind == ctx.settings.retriever else cache.config_memo(ctx.chunks, ctx.chunks.fingerprint,
@@ -215,7 +211,6 @@ def _on_reject(corpus: str, draft_id: str) -> None:
 
 def render_drafts(ctx: Any) -> None:
     """Draft questions from the corpus's chunks, then review them (accept, edit, reject)."""
-    from rag_metrics.authoring.drafting.questions import CATEGORIES, Draft
     from rag_metrics.authoring.drafting.review import planned_calls, planned_prompt_tokens
 
     corpus = ctx.settings.corpus
@@ -463,14 +458,12 @@ def render_pool_candidates(ctx: Any, item: Any) -> None:
 # ---- judge vs people -----------------------------------------------------------------------------
 def render_judge_vs_people(ctx: Any) -> None:
     """Confusion matrix, Cohen's kappa and the ranking change, and metrics per provenance group."""
-    from rag_metrics.authoring.judge_agreement import ranking_change, relevance_agreement
     from rag_metrics.authoring.relevance_judge import (
         completed_golden,
         judge_golden,
         planned_prompt_tokens,
         pooled_pairs,
     )
-    from rag_metrics.insights.provenance import metrics_by_provenance, provenance_counts
 
     corpus = ctx.settings.corpus
     if _document_level(ctx):
@@ -541,7 +534,6 @@ def render_judge_vs_people(ctx: Any) -> None:
                  width="stretch")
     flt = st.selectbox("Show the questions", ["all", "hand-written", "drafted", "human", "with judge labels",
                                               "with source labels"], key="prov_filter")
-    from rag_metrics.insights.provenance import LABEL_GROUPS, filter_golden
 
     sub = ctx.golden if flt == "all" else filter_golden(
         ctx.golden, origin=flt if flt in ("hand-written", "drafted") else None,

@@ -12,6 +12,9 @@ from __future__ import annotations
 import streamlit as st
 
 from rag_metrics.errors import InputError
+from rag_metrics.evidence import CorpusIndex
+from rag_metrics.evidence_proposals import chunk_labels, propose_evidence, review
+from rag_metrics.types import GoldenSet
 from ui import state, views
 from ui.keys import EVIDENCE_POS as POS
 from ui.keys import evidence_decision as _wkey
@@ -25,8 +28,6 @@ def _queue(golden) -> list:
 
 
 def _on_propose(corpus: str, chunks) -> None:
-    from rag_metrics.evidence_proposals import propose_evidence
-
     session = state.golden_session(corpus)
     try:
         new = propose_evidence(session.golden, chunks)
@@ -44,9 +45,6 @@ def _on_move(corpus: str, step: int, size: int) -> None:
 
 
 def _on_save(corpus: str, qid: str, chunks, then_next: bool) -> None:
-    from rag_metrics.evidence import CorpusIndex
-    from rag_metrics.evidence_proposals import chunk_labels, review
-
     session = state.golden_session(corpus)
     golden = session.golden
     q = golden.get(qid)
@@ -60,7 +58,6 @@ def _on_save(corpus: str, qid: str, chunks, then_next: bool) -> None:
     new_q = review(q, decisions)
     if new_q.reviewed_evidence:
         new_q = new_q.relabelled(chunk_labels(new_q, CorpusIndex.of(chunks), chunks))
-    from rag_metrics.types import GoldenSet
 
     try:
         session.replace(GoldenSet(tuple(new_q if g.id == qid else g for g in golden), golden.name))

@@ -13,6 +13,7 @@ from typing import Any
 import streamlit as st
 
 from rag_metrics import exercises as EX
+from rag_metrics import lesson as LS
 from rag_metrics.errors import InputError as EX_InputError
 from rag_metrics.exercises import attempts as AT
 from ui import exercise_editor, lesson, state, views
@@ -117,8 +118,6 @@ def _on_lang() -> None:
 
 def language() -> str:
     """The segmented control of the Lesson's language; returns ``"en"`` or ``"da"``."""
-    from rag_metrics import lesson as LS
-
     lang = lesson.lang()
     state.set_value(LANG, lang)
     st.segmented_control(T("language", lang), list(LS.LANGUAGES), key=LANG, format_func=LS.LANGUAGES.get,

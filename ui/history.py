@@ -10,8 +10,17 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
-from rag_metrics.compare.history import RunHistory, SavedRun, compare_runs, metric_over_runs, regressions, saved_run
+from rag_metrics.compare.history import (
+    RunHistory,
+    SavedRun,
+    compare_runs,
+    metric_over_runs,
+    parse_saved_run,
+    regressions,
+    saved_run,
+)
 from rag_metrics.errors import InputError
+from rag_metrics.formats import sniff
 from rag_metrics.systems.store import SystemStore
 from ui import compare_views, state, views
 from ui.keys import HISTORY_A as KEY_A
@@ -66,9 +75,6 @@ def save_form(ctx: Any) -> None:
 
 def add_saved_file() -> None:
     """Add a run saved by the CLI (``--save-run FILE.json``) to this corpus's history."""
-    from rag_metrics.compare.history import parse_saved_run
-    from rag_metrics.formats import sniff
-
     up = st.file_uploader("Add a run saved by the CLI (rag-metrics evaluate ... --save-run FILE.json)",
                           type=["json", "gz"], key=KEY_UPLOAD)
     if up is None or st.session_state.get(_ADDED) == (up.name, up.size):

@@ -37,9 +37,10 @@ from pathlib import Path
 
 import streamlit as st
 
-from rag_metrics.budgets import process_rss_mb
+from rag_metrics.budgets import SpendLedger, process_rss_mb
+from rag_metrics.config import class_mode_on, load_server_config
 from rag_metrics.errors import InputError
-from rag_metrics.server.access import Caller
+from rag_metrics.server.access import Caller, operator
 from rag_metrics.server.policy import allowed
 from rag_metrics.server.proof import PROOF_COOKIE, PROOF_MAX_AGE
 from rag_metrics.server.seats import (
@@ -128,8 +129,6 @@ def sessions() -> TeacherSessions:
 
 
 def _config():
-    from rag_metrics.config import load_server_config
-
     return load_server_config()
 
 
@@ -299,9 +298,6 @@ def session_caller() -> Caller:
     """Who this browser session is (:class:`rag_metrics.server.access.Caller`): every permission check in
     the app asks it.  Single-user mode: the operator; class mode: the student of this browser's seat,
     or the teacher after signing in (:func:`caller`)."""
-    from rag_metrics.config import class_mode_on
-    from rag_metrics.server.access import operator
-
     if not class_mode_on():  # who the browser is (the authenticator); what it may do: rag_metrics.server.policy
         return operator()
     return caller()
@@ -544,7 +540,6 @@ def class_page() -> None:
         st.info("No seat yet: students get one when they open the lab.", icon=":material/groups:")
         _budgets_panel({})  # the per-seat budgets are worth reading before the students arrive
         return
-    from rag_metrics.budgets import SpendLedger
 
     spent = SpendLedger(registry().root).all()
     df = pd.DataFrame([{"name": r.name, "created": _when(r.created, short=True),

@@ -13,7 +13,7 @@ from typing import Any
 
 import streamlit as st
 
-from rag_metrics.config import variable
+from rag_metrics.config import load_server_config, variable
 from rag_metrics.errors import InputError
 from rag_metrics.server.policy import allowed
 from ui import state, views
@@ -23,7 +23,6 @@ from ui.keys import JUDGE_URL as KEY_URL
 
 def _operator_judge() -> tuple[Any, str | None] | None:
     from rag_metrics.answers.llm import JudgeConfig
-    from rag_metrics.config import load_server_config
 
     spec = load_server_config().judge
     if not spec:

@@ -14,6 +14,7 @@ import streamlit as st
 
 from rag_metrics.authoring.golden_session import labelling_rows
 from rag_metrics.authoring.label_queue import LabelQueue
+from rag_metrics.authoring.label_suggest import questions_to_propose
 from rag_metrics.errors import InputError
 from ui import cache_insights, drafting, encoding, state, views
 from ui.keys import LABEL_GO
@@ -79,8 +80,6 @@ def _on_accept(corpus: str, item_key: str, chunk_ids: list[str]) -> None:
 
 def _proposals(ctx, q: LabelQueue, corpus: str) -> None:
     """Chunks proposed from the current question's reference answer (none saved without a click)."""
-    from rag_metrics.authoring.label_suggest import questions_to_propose
-
     cur = q.current
     gq = next((g for g in questions_to_propose(ctx.golden) if g.id == cur.query_id), None) if cur else None
     if gq is None or ctx.unit != "chunk":

@@ -19,9 +19,16 @@ import pandas as pd
 import streamlit as st
 
 from rag_metrics import lesson as LS
+from rag_metrics.evaluation import evaluate
+from rag_metrics.exercises import EXERCISES, UI_TEXT, exercises_for_step
+from rag_metrics.jobs import pool
 from rag_metrics.lesson import steps as LSteps
+from rag_metrics.lesson import teacher
+from rag_metrics.lesson.sandbox import Sandbox, explain
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
-from ui import state, views
+from rag_metrics.server.policy import allowed
+from rag_metrics.workspace.store import DEFAULT_SPACE, Workspace, list_spaces
+from ui import server, shell, state, views
 from ui.keys import LESSON_LANG as LANG
 from ui.keys import LESSON_LAST as _LAST
 from ui.keys import LESSON_PROGRESS as _PROGRESS
@@ -32,8 +39,6 @@ from ui.keys import LESSON_STEP_PICK, lesson_answer
 # ---- who may see the class ---------------------------------------------------------------------
 def may_see_class() -> bool:
     """The teacher (``Caller.may_manage_class``); in single-user mode the operator, who runs the server."""
-    from rag_metrics.server.policy import allowed
-
     return allowed(state.caller(), "see-class")
 
 
@@ -41,9 +46,6 @@ def roster() -> list[tuple[str, str]]:
     """The class: ``(seat label, space)`` pairs.  In class mode the seats of the class
     (:meth:`rag_metrics.server.seats.SeatRegistry.roster`: the name a student gave, else the seat id);
     in single-user mode every saved workspace."""
-    from rag_metrics.server.policy import allowed
-    from rag_metrics.workspace.store import list_spaces
-
     if allowed(state.caller(), "list-seats"):
         from rag_metrics.server.seats import SeatRegistry
 
@@ -108,8 +110,6 @@ def context(ctx: state.Lab) -> LS.LessonContext:
     """The checks' view of the lab: the evaluation, K, and the shared golden set a new label is
     compared with (the shared space's set, or the shipped one when the student works in the shared
     space itself)."""
-    from rag_metrics.workspace.store import DEFAULT_SPACE, Workspace
-
     baseline = ctx.corpus.seed_golden
     if state.space() != DEFAULT_SPACE:
         try:
@@ -280,8 +280,6 @@ def _move(i: int, step: int) -> None:
 
 
 def _sandbox_widget() -> list[int]:
-    from rag_metrics.lesson.sandbox import Sandbox, explain
-
     saved = _saved(LS.TASKS["mrr_sandbox"])
     if state.value(_SANDBOX) is None:
         state.set_value(_SANDBOX, list(saved) if isinstance(saved, list) and len(saved) == 5
@@ -353,8 +351,6 @@ EXERCISE_PAGE = "pages/exercises.py"
 
 def lesson_code(s: LS.Step) -> None:
     """The lesson's version of the step's function, the conventions it implies, and a link to its exercise."""
-    from rag_metrics.exercises import UI_TEXT, exercises_for_step
-
     lg = lang()
     for ex in exercises_for_step(s.key):
         names = " / ".join(f"`{n}`" for n in (*ex.extra_functions, ex.name))
@@ -370,7 +366,6 @@ def _exercise_link(name: str, label: str) -> None:
     in the app's menu (``ui.shell.PAGES``), since ``st.page_link`` needs a registered page."""
     from pathlib import Path
 
-    from ui import shell
 
     registered = any(p == EXERCISE_PAGE for items in shell.PAGES.values() for p, _, _ in items)
     if registered and (Path(__file__).resolve().parents[1] / EXERCISE_PAGE).is_file():
@@ -392,11 +387,6 @@ def space_metrics(ctx: state.Lab, pending: list[str] | None = None):
     system, K, conventions) is read; a missing one is queued in the process's bounded pool
     (:func:`rag_metrics.jobs.pool`, ``lab.budgets.workers`` threads) and shows as empty until the
     table's next refresh finds it.  Spaces still computing are appended to ``pending``."""
-    from rag_metrics.evaluation import evaluate
-    from rag_metrics.jobs import pool
-    from rag_metrics.workspace.store import Workspace
-    from ui import server
-
     k = ctx.k
     jobs = pool(server.config().budgets.workers)
     empty = {f"hit_rate@{k}": math.nan, "mrr": math.nan, f"ndcg@{k}": math.nan}
@@ -434,17 +424,12 @@ def space_metrics(ctx: state.Lab, pending: list[str] | None = None):
 
 
 def _reset_all(spaces: list[str]) -> None:
-    from rag_metrics.lesson import teacher
-
     teacher.reset_progress(spaces)
     state.pop(_PROGRESS)
     state.notice(f"Lesson progress reset in {len(spaces)} space(s).", "success")
 
 
 def _push_all(ctx: state.Lab, spaces: list[str]) -> None:
-    from rag_metrics.lesson import teacher
-    from rag_metrics.workspace.store import Workspace
-
     loaded = Workspace(ctx.settings.corpus).load()
     golden = loaded[0] if loaded is not None else ctx.corpus.seed_golden
     if golden is None:
@@ -458,9 +443,6 @@ def _push_all(ctx: state.Lab, spaces: list[str]) -> None:
 
 def _reset_one(ctx: state.Lab, space: str, label: str, what: str) -> None:
     """Reset one student: their lesson ``progress``, their private ``golden`` set of the current corpus, or ``both``."""
-    from rag_metrics.lesson import teacher
-    from rag_metrics.server.policy import allowed
-
     if not allowed(state.caller(), "see-class"):
         return
     done = teacher.reset_student(space, ctx.settings.corpus, progress=what in ("progress", "both"),
@@ -471,8 +453,6 @@ def _reset_one(ctx: state.Lab, space: str, label: str, what: str) -> None:
 
 def _one_student(ctx: state.Lab, seats: list[tuple[str, str]]) -> None:
     """The teacher's controls for one student: reset their progress, their private golden set, or both."""
-    from rag_metrics.workspace.store import DEFAULT_SPACE
-
     private = [(label, space) for label, space in seats if space != DEFAULT_SPACE]
     if not private:
         return
@@ -489,9 +469,6 @@ def _one_student(ctx: state.Lab, seats: list[tuple[str, str]]) -> None:
 def class_view(ctx: state.Lab) -> None:
     """The teacher's view: the class table (refreshing itself), its CSV, reset (everyone or one student)
     and push."""
-    from rag_metrics.server.policy import allowed
-    from rag_metrics.workspace.store import DEFAULT_SPACE
-
     views.show_notice()
     if allowed(state.caller(), "manage-class"):  # class mode: the seats live on the Class page
         st.page_link("pages/roster.py", label="The Class page: seats, budgets and what each seat spent",
@@ -506,8 +483,6 @@ def class_view(ctx: state.Lab) -> None:
 
 def _class_table_body(ctx: state.Lab) -> None:
     """The class table and its CSV (re-read from the seats' progress files on every refresh)."""
-    from rag_metrics.lesson import teacher
-
     seats = roster()
     pending: list[str] = []
     table = teacher.class_progress(seats, metrics=space_metrics(ctx, pending))
@@ -524,8 +499,6 @@ def _class_table(ctx: state.Lab) -> None:
 
 
 def _render_table(table: pd.DataFrame) -> None:
-    from rag_metrics.lesson import teacher
-
     steps = teacher.step_columns()
     # one narrow column per step, headed by its number (its title in the header's help), so the 11 steps
     # fit beside the seat at 1024-1280 px; the quiz answers and the rest follow to the right
@@ -544,7 +517,6 @@ def _render_table(table: pd.DataFrame) -> None:
         if c not in config and table[c].dtype.kind == "f":
             config[c] = st.column_config.NumberColumn(c, format="%.3f")
     first = ["seat", "step", "steps_done", *steps, "quiz"]
-    from rag_metrics.exercises import EXERCISES
 
     # the code exercises have their own table below (ui.exercises.class_view); their columns go to the CSV
     hidden = {"space", *(c for e in EXERCISES for c in teacher.exercise_columns(e.name))}

@@ -52,8 +52,6 @@ def env() -> ServerEnv:
 
 def class_mode() -> bool:
     """True when the people in the browsers are not the operator (teacher and students)."""
-    from rag_metrics.server.policy import allowed
-
     return not allowed(session_caller(), "choose-space")
 
 
@@ -63,7 +61,6 @@ def beir_field() -> tuple[str, Any]:
     against the data roots when the operator lists some)."""
     e = env()
     folders = e.folders
-    from rag_metrics.server.policy import allowed
 
     if not allowed(e.caller, "type-folder"):
         sets = folders.datasets()

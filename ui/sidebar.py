@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from rag_metrics.metrics.presets import CUSTOM, PRESET_LABELS, PRESETS
 from rag_metrics.retrieval.defaults import DEFAULT_DEPTH
 from rag_metrics.retrieval.encoders import DEFAULT_MODEL
 from ui import state
+from ui.encoding import label
 
 RETRIEVER_LABELS = {
     "dense": f"Dense ({DEFAULT_MODEL})",
@@ -16,8 +18,6 @@ RETRIEVER_LABELS = {
 
 def retriever_labels(model: str = "") -> dict[str, str]:
     """:data:`RETRIEVER_LABELS` for a corpus whose embedding model is ``model`` ("" = the bundled default)."""
-    from ui.encoding import label
-
     return {**RETRIEVER_LABELS, "dense": f"Dense ({label(model)})"}
 
 
@@ -80,7 +80,6 @@ def depth_for(name: str) -> int:
 
 def _on_preset() -> None:
     name = st.session_state.get(state.KEY_PRESET)
-    from rag_metrics.metrics.presets import PRESETS
 
     if name in PRESETS:
         state.apply_preset(name)
@@ -89,8 +88,6 @@ def _on_preset() -> None:
 def _preset_switch() -> None:
     """The conventions preset (trec_eval / as in the lesson); "custom" is shown only while the settings
     match neither."""
-    from rag_metrics.metrics.presets import CUSTOM, PRESET_LABELS
-
     now = state.preset()
     options = [*PRESET_LABELS, *([CUSTOM] if now == CUSTOM else [])]
     st.session_state[state.KEY_PRESET] = now

@@ -30,6 +30,9 @@ import streamlit as st
 
 from rag_metrics.errors import InputError
 from rag_metrics.evaluation import EvaluationResult
+from rag_metrics.metrics.options import parse_gains
+from rag_metrics.metrics.presets import PRESETS, describe_conventions, preset_of
+from rag_metrics.retrieval.chunking import validate_chunk_args
 from rag_metrics.retrieval.defaults import DEFAULT_RETRIEVER, RETRIEVER_KINDS
 from ui import cache
 from ui.context import (
@@ -167,8 +170,6 @@ def sync_k(depth: int) -> int:
 # ---- settings ----------------------------------------------------------------------------------
 def gains_setting() -> tuple[tuple[tuple[int, float], ...], str | None]:
     """The sidebar's custom NDCG gains and the problem with the text (then no custom gains apply)."""
-    from rag_metrics.metrics.options import parse_gains
-
     text = str(st.session_state.get(KEY_GAINS) or "").strip()
     if not text:
         return (), None
@@ -187,16 +188,12 @@ def settings() -> Settings:
 
 def preset() -> str:
     """The conventions preset the current settings match (``rag_metrics.metrics.presets.preset_of``)."""
-    from rag_metrics.metrics.presets import preset_of
-
     s = settings()
     return preset_of(s.options, s.ndcg_gain)
 
 
 def apply_preset(name: str) -> None:
     """Set every convention the preset fixes (a callback, or before the sidebar is drawn)."""
-    from rag_metrics.metrics.presets import PRESETS
-
     for field_name, field_value in PRESETS[name].items():
         if field_name in PRESET_KEYS:  # out_of_scope_rule has no sidebar setting (always the golden set's)
             st.session_state[PRESET_KEYS[field_name]] = field_value
@@ -204,8 +201,6 @@ def apply_preset(name: str) -> None:
 
 def conventions_line() -> str:
     """One line naming the conventions behind the numbers (``rag_metrics.metrics.presets.describe_conventions``)."""
-    from rag_metrics.metrics.presets import describe_conventions
-
     s = settings()
     return describe_conventions(s.options, s.ndcg_gain)
 
@@ -296,8 +291,6 @@ def rechunk(size: int, overlap: int, progress=None):
     """Switch the current corpus to another chunking: embed new chunk texts (cached, with
     ``progress``), carry the golden labels across, save both.  Returns the library's
     ``LabelReport`` (``None`` for document-level corpora, whose labels do not depend on chunks)."""
-    from rag_metrics.retrieval.chunking import validate_chunk_args
-
     size, overlap = validate_chunk_args(size, overlap)
     name = st.session_state.get(KEY_CORPUS, SAMPLE)
     entry = corpus_entry(name)

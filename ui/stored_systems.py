@@ -6,7 +6,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from rag_metrics.errors import InputError
+from rag_metrics.retrieval.defaults import RETRIEVER_KINDS
 from rag_metrics.systems.evaluation import evaluate_stored
+from rag_metrics.systems.ownership import system_store, visible_systems
 from ui import cache, server
 from ui.spaces import caller
 
@@ -24,9 +26,6 @@ def secrets_env() -> Mapping[str, str]:
 
 def stored_names(corpus_name: str) -> list[str]:
     """Names of the systems kept for a corpus (the sidebar's and Compare's choices beside the bundled ones)."""
-    from rag_metrics.retrieval.defaults import RETRIEVER_KINDS
-    from rag_metrics.systems.ownership import visible_systems
-
     return [n for n, _ in visible_systems(caller(), corpus_name) if n.lower() not in RETRIEVER_KINDS]
 
 
@@ -36,8 +35,6 @@ def evaluate_named(name: str, corpus_name: str, chunks: Any, golden: Any, option
     ranked to ``depth`` and judged under ``options`` (memoised in the library: a rerun, a K change or
     a page switch re-queries nothing).  ``chunks``: the :class:`ui.context.ChunkSet` in use.
     Raises ``InputError`` when it cannot be built or evaluated."""
-    from rag_metrics.systems.ownership import system_store
-
     owner = system_store(caller(), corpus_name, name)
     if owner is None:
         raise InputError(f"system {name!r} is not one this session may use; add it on the Systems page")

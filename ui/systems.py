@@ -15,10 +15,13 @@ import pandas as pd
 import streamlit as st
 
 from rag_metrics.errors import InputError
+from rag_metrics.systems.backends.http import parse_header
 from rag_metrics.systems.bundled import BundledSystem
 from rag_metrics.systems.evaluation import SystemEvaluation, coverage, evaluate_systems
+from rag_metrics.systems.ownership import system_stores
 from rag_metrics.systems.pooling import judged_readout, pooled_queue, system_table
 from rag_metrics.systems.store import MAX_STORED_BYTES, SystemStore
+from rag_metrics.systems.textmatch import UNMATCHED_PREFIX
 from ui import cache, state, views
 from ui.keys import SYSTEMS_CONN_NAME as KEY_CONN_NAME
 from ui.keys import SYSTEMS_KIND as KEY_KIND
@@ -57,8 +60,6 @@ def store(ctx: Any) -> SystemStore:
 def visible_specs(ctx: Any) -> list[tuple[Any, str]]:
     """``(SystemSpec, space)`` of every stored system this session sees for the current corpus: its
     own and the shared ones (never another student's), own first (:mod:`rag_metrics.systems.ownership`)."""
-    from rag_metrics.systems.ownership import system_stores
-
     seen: dict[str, tuple[Any, str]] = {}
     for space, st_ in system_stores(state.caller(), ctx.settings.corpus):
         for spec in st_.specs():
@@ -69,8 +70,6 @@ def visible_specs(ctx: Any) -> list[tuple[Any, str]]:
 def judged_note(ctx: Any) -> None:
     """judged@K of the current system under the metrics with a warning when it is low, where it means
     something (:func:`rag_metrics.systems.pooling.records_nonrelevant`); otherwise what an unlabelled chunk means."""
-    from rag_metrics.systems.pooling import judged_readout
-
     r = judged_readout(ctx.golden, float(ctx.result.mean("judged", ctx.k)), ctx.k, ctx.settings.system_name)
     st.caption(views.esc(r.note))
     if r.warning:
@@ -84,8 +83,6 @@ def judged_note(ctx: Any) -> None:
 def unmatched_contexts(ctx: Any, ids: Any) -> pd.DataFrame:
     """For the drill-down: the logged contexts behind ``unmatched:...`` ids among ``ids`` (the current
     system's ranking), with the closest chunk, its text and similarity; empty when there is none."""
-    from rag_metrics.systems.textmatch import UNMATCHED_PREFIX
-
     ids = [str(i) for i in ids if str(i).startswith(UNMATCHED_PREFIX)]
     spec = store(ctx).get(ctx.settings.system) if ids and ctx.settings.system else None
     if spec is None or spec.kind != "upload":
@@ -193,7 +190,6 @@ def _http_settings(in_class: bool) -> dict[str, Any]:
     timeout = c2.number_input("Timeout (s)", 0.5, 120.0, 10.0)
     concurrency = c3.number_input("Concurrency", 1, 64, 4)
     retries = c4.number_input("Retries", 0, 10, 2)
-    from rag_metrics.systems.backends.http import parse_header
 
     hdrs = [list(parse_header(line)) for line in headers.splitlines() if line.strip()]
     return {"url": url, "headers": hdrs, "results_path": results_path or None, "timeout": float(timeout),

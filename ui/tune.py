@@ -13,6 +13,8 @@ import streamlit as st
 from rag_metrics.errors import InputError
 from rag_metrics.retrieval.cache import default_cache_dir
 from rag_metrics.retrieval.defaults import RETRIEVER_KINDS
+from rag_metrics.sample import sample_paths
+from rag_metrics.server.policy import budget_message
 from rag_metrics.tuning import (
     SweepResult,
     grid_from_choices,
@@ -20,9 +22,10 @@ from rag_metrics.tuning import (
     run_sweep,
 )
 from rag_metrics.tuning.grid import BUNDLED_MODEL, Grid, SweepConfig
+from rag_metrics.tuning.run import new_result
 from rag_metrics.tuning.select import COST_AXES, Row, baseline_run, best, best_of_n, held_out_check, rows, wins_losses
 from rag_metrics.types import GoldenSet
-from ui import cache, state, views
+from ui import cache, server, state, views
 from ui.keys import TUNE_CANCEL
 from ui.keys import TUNE_CHART as KEY_CHART
 from ui.keys import TUNE_COST as KEY_COST
@@ -43,8 +46,6 @@ def evidence_for(ctx: Any) -> tuple[GoldenSet, str]:
 
     The sample's own evidence quotes when the golden set is the sample's unchanged; otherwise the
     current golden set's chunk labels, each labelled chunk's text taken as its evidence."""
-    from rag_metrics.sample import sample_paths
-
     p = sample_paths(required=False, language=state.SAMPLE_LANGUAGES.get(ctx.settings.corpus, "en"))
     ev_file = p.root / "golden_evidence.jsonl"
     if state.is_sample(ctx.settings.corpus) and ev_file.is_file() and p.golden.is_file() \
@@ -103,10 +104,6 @@ def plan_line(grid: Grid, ctx: Any, evidence: GoldenSet) -> str:
 def run(grid: Grid, ctx: Any, evidence: GoldenSet) -> None:
     """Run the sweep here, with a progress bar; finished configurations are kept as they come, so a click
     elsewhere (which stops the run) keeps them."""
-    from rag_metrics.server.policy import budget_message
-    from rag_metrics.tuning.run import new_result
-    from ui import server
-
     over = budget_message(state.caller(), "sweep_configs", server.config().budgets, len(grid.configs),
                           "configurations")
     if over:

@@ -14,8 +14,14 @@ import altair as alt
 import pandas as pd
 import streamlit as st
 
+from rag_metrics import jobs
+from rag_metrics.evaluation import too_few
+from rag_metrics.insights.readouts import target_label
+from rag_metrics.jobs import Cancelled, Ticket, slot
 from rag_metrics.metrics.registry import METRICS
 from rag_metrics.report import chart_style
+from rag_metrics.server.policy import allowed
+from ui import server, state
 from ui.context import ABSTAIN_NAMES as _ABSTAIN_NAMES
 from ui.context import DECIMALS as DECIMALS
 from ui.context import abstention_records as abstention_records
@@ -39,8 +45,6 @@ def ci_text(lo: float, hi: float, n: int | None = None, signed: bool = False, br
     """An interval for a page: ``0.512 – 0.734`` (``[+0.012, +0.210]`` when ``signed``/``brackets``),
     or ``too few (n = 2)`` where the library gives none because the set is too small
     (:data:`rag_metrics.evaluation.MIN_CI_N`), or an em dash when it is missing for another reason."""
-    from rag_metrics.evaluation import too_few
-
     if lo is None or hi is None or pd.isna(lo) or pd.isna(hi):
         return f"too few (n = {int(n)})" if n is not None and not pd.isna(n) and too_few(int(n)) else "—"
     a, b = (f"{float(lo):+.3f}", f"{float(hi):+.3f}") if signed else (fmt(lo), fmt(hi))
@@ -77,8 +81,6 @@ def target_cards(targets: pd.DataFrame, lang: str = "en") -> None:
     """The lesson's targets (:func:`rag_metrics.insights.readouts.target_checks`): each at its own cutoff, with
     the best value this golden set allows there, and why when the target is out of reach (``lang="da"``: in
     Danish, with a decimal comma, for the lesson in Danish; ``targets`` then made with ``lang="da"``)."""
-    from rag_metrics.insights.readouts import target_label
-
     def num(v: float) -> str:
         return fmt(v).replace(".", ",") if lang == "da" else fmt(v)
 
@@ -302,8 +304,6 @@ def located_banner(result, name: str = "") -> bool:
 
 def conventions_caption() -> None:
     """The small line naming the conventions behind every number on the page (the sidebar's preset)."""
-    from ui import state
-
     st.caption(f":material/rule: {esc(state.conventions_line())}", help="Switch in the sidebar: Conventions.")
 
 
@@ -324,8 +324,6 @@ def costly(what: str, cancel_key: str | None = None) -> Iterator[Any]:
     next job in the queue starts."""
     import time
 
-    from rag_metrics.jobs import Cancelled, Ticket, slot
-    from ui import server
 
     if cancel_key is not None:
         cancel_button(cancel_key, what.lower())
@@ -375,8 +373,6 @@ def _waiting_note(ticket: Any) -> None:
 
 
 def _install_waiting_note() -> None:
-    from rag_metrics import jobs
-
     jobs.on_wait = _waiting_note
 
 
@@ -388,8 +384,6 @@ def server_path(path: object) -> str:
     class mode only its file name (a student never learns the server's folders), escaped."""
     from pathlib import Path
 
-    from rag_metrics.server.policy import allowed
-    from ui import state
 
     shown = str(path) if allowed(state.caller(), "see-server-paths") else f"…/{Path(str(path)).name}"
     return esc(shown)
@@ -402,8 +396,6 @@ def highlight_md(segments) -> str:
 
 def show_notice() -> None:
     """Show the one-shot message a callback or the previous run left (:func:`ui.state.notice`)."""
-    from ui import state
-
     note = state.notice()
     if not note:
         return

@@ -15,6 +15,7 @@ from __future__ import annotations
 import streamlit as st
 
 from rag_metrics.errors import InputError
+from rag_metrics.server.policy import allowed
 from rag_metrics.workspace.store import (
     DEFAULT_SPACE,
     Workspace,
@@ -61,8 +62,6 @@ def identity_panel() -> None:
     :func:`ui.identity.sidebar_panel`, at the top of the sidebar, so their popovers open in view on any
     screen (at the bottom of a long sidebar, the sign-in's button fell below a 1280x720 window).
     Single-user mode: nothing (the workspace picker is :func:`sidebar_picker`)."""
-    from rag_metrics.server.policy import allowed
-
     if not allowed(state.caller(), "choose-space"):
         from ui import identity
 
@@ -72,8 +71,6 @@ def identity_panel() -> None:
 def sidebar_picker() -> None:
     """The workspace selector (call inside ``st.sidebar``).  Class mode: no picker (a student never
     chooses a space; :func:`identity_panel` shows the seat instead)."""
-    from rag_metrics.server.policy import allowed
-
     if not allowed(state.caller(), "choose-space"):
         return
     space = state.space()

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from rag_metrics.answers.data import HumanLabels
+from rag_metrics.answers.data import RELEVANCY_LABELS, HumanLabels
 from rag_metrics.answers.scoring import AnswerEvaluation
 from rag_metrics.answers.types import UNSUPPORTED, VERDICTS
 
@@ -127,7 +127,6 @@ def relevancy_table(ev: AnswerEvaluation, labels: Mapping[str, HumanLabels], met
         s = ev.scores.get(it.id, {}).get(metric)
         if lab is not None and s is not None and s.ok:
             vals.setdefault(lab.relevancy, []).append(float(s.value))  # type: ignore[arg-type]  # s.ok: value is not None
-    from rag_metrics.answers.data import RELEVANCY_LABELS
 
     return pd.DataFrame([{"relevancy": r, "mean": float(np.mean(vals[r])), "n": len(vals[r])}
                          for r in RELEVANCY_LABELS if r in vals], columns=["relevancy", "mean", "n"])

@@ -19,6 +19,7 @@ from pathlib import Path, PurePath
 
 from rag_metrics.answers.types import VERDICTS, AnswerItem
 from rag_metrics.errors import InputError, ValidationReport
+from rag_metrics.io.containers import unwrap
 from rag_metrics.io.files import loads_json
 
 __all__ = [
@@ -67,8 +68,6 @@ def parse_answers(data: bytes | str, filename: str, system: str | None = None
     Rows without an answer column are kept (their answer metrics get status ``empty_answer``).
     ``system`` names the answering system of rows that do not say (default: the file name).
     """
-    from rag_metrics.errors import InputError
-    from rag_metrics.io.containers import unwrap
     from rag_metrics.io.raglog import parse_rag_log
 
     if isinstance(data, bytes):

@@ -22,6 +22,7 @@ from rag_metrics.answers.types import (
     ProgressCallback,
 )
 from rag_metrics.errors import InputError
+from rag_metrics.evaluation import bootstrap_ci
 from rag_metrics.metrics.answer_registry import metric_order
 
 __all__ = ["AnswerEvaluation", "evaluate_answers"]
@@ -94,8 +95,6 @@ class AnswerEvaluation:
     def summary(self, by: str | None = None, n_resamples: int = 2000) -> pd.DataFrame:
         """metric, [by], mean, ci_low, ci_high, n (ok items), n_failed: 95 % percentile bootstrap
         CIs from :func:`rag_metrics.evaluation.bootstrap_ci` (its defaults)."""
-        from rag_metrics.evaluation import bootstrap_ci
-
         t = self.table()
         keys = ["metric"] + ([by] if by else [])
         if by and by not in ("system", "category", "question_id"):

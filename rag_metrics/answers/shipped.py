@@ -5,13 +5,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from rag_metrics.answers.embed import _shipped_dir, default_embedding_cache, default_encoder
+from rag_metrics.answers.reference import ReferenceMetrics
 
 
 def ship_answer_embeddings(items: Sequence[Any], encoder: Any = None, cache: Any = None) -> Any:
     """(Re)write the shipped vectors of every text the offline and reference judges embed for
     ``items`` (the sample answers).  Returns the folder."""
     from rag_metrics.answers.offline import OfflineJudge
-    from rag_metrics.answers.reference import ReferenceMetrics
     from rag_metrics.retrieval.cache import ship_embeddings
 
     texts = list(dict.fromkeys(OfflineJudge.texts(items) + ReferenceMetrics.texts(items)))

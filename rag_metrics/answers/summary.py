@@ -17,7 +17,9 @@ import pandas as pd
 
 from rag_metrics.answers.scoring import AnswerEvaluation
 from rag_metrics.answers.types import AnswerItem
+from rag_metrics.compare.paired import compare_paired
 from rag_metrics.errors import InputError
+from rag_metrics.evaluation import CI_RESAMPLES
 from rag_metrics.metrics.answer_registry import ANSWER_METRICS, metric_order
 
 __all__ = [
@@ -102,8 +104,6 @@ def summary_rows(ev: AnswerEvaluation, metrics: Sequence[str] | None = None) -> 
     """One row per (system, metric): ``system, metric, label, kind, mean, ci_low, ci_high, n,
     n_failed``; means over the items the metric scored, 95 % percentile-bootstrap CIs with the
     library's constants (:data:`rag_metrics.evaluation.CI_RESAMPLES`, ``CI_SEED``)."""
-    from rag_metrics.evaluation import CI_RESAMPLES
-
     cols = ["system", "metric", "label", "kind", "mean", "ci_low", "ci_high", "n", "n_failed"]
     keep = _headline(ev, metrics)
     if not keep:
@@ -125,8 +125,6 @@ def compare_systems(ev: AnswerEvaluation, system_a: str, system_b: str,
     :func:`rag_metrics.compare.paired.compare`): per metric, the questions both systems answered and the
     metric scored for both are paired by question id; then :func:`rag_metrics.compare.paired.compare_paired`
     (paired t-test, Benjamini-Hochberg across the metrics, the matching interval, the MDE)."""
-    from rag_metrics.compare.paired import compare_paired
-
     names = systems(ev)
     for s in (system_a, system_b):
         if s not in names:

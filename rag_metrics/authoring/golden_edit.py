@@ -22,6 +22,7 @@ import pandas as pd
 
 from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.io.golden import LIST_SEPARATOR, golden_from_rows, golden_to_text, validate_golden
+from rag_metrics.io.trec import parse_beir_qrels, parse_trec_qrels
 from rag_metrics.types import OUT_OF_SCOPE, Chunk, GoldenQuery, GoldenSet
 
 __all__ = [
@@ -263,7 +264,6 @@ def import_golden(data: bytes, filename: str, current: GoldenSet, known_ids: Col
     ``max_bytes`` or ``max_questions`` (:func:`import_size_problem`) is refused before it is parsed.
     """
     from rag_metrics.io.golden import parse_golden
-    from rag_metrics.io.trec import parse_beir_qrels, parse_trec_qrels
 
     report = ValidationReport()
     name = PurePath(filename).name or "upload"

@@ -29,6 +29,9 @@ import numpy as np
 import pandas as pd
 
 from rag_metrics.errors import InputError
+from rag_metrics.evaluation import evaluate
+from rag_metrics.metrics.options import EvalOptions
+from rag_metrics.metrics.registry import parse_metric
 from rag_metrics.types import GoldenSet, Run
 
 __all__ = ["GRADES", "RankingChange", "RelevanceAgreement", "ranking_change", "relevance_agreement"]
@@ -147,9 +150,6 @@ def ranking_change(labels: Mapping[str, GoldenSet], runs: Mapping[str, Run], met
     """
     from scipy.stats import kendalltau
 
-    from rag_metrics.evaluation import evaluate
-    from rag_metrics.metrics.options import EvalOptions
-    from rag_metrics.metrics.registry import parse_metric
 
     if reference not in labels:
         raise InputError(f"ranking_change needs the reference labels {reference!r}; got {', '.join(labels)}")

@@ -21,7 +21,7 @@ from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
-from rag_metrics.answers.llm import JudgeCallError, JudgeConfig
+from rag_metrics.answers.llm import JudgeCallError, JudgeConfig, LLMJudge
 from rag_metrics.answers.llm_cache import cache_key
 from rag_metrics.answers.types import CancelCheck, JudgeProgress, ProgressCallback
 
@@ -110,8 +110,6 @@ class ChatCaller:
 
     def __init__(self, config: JudgeConfig, api_key: str | None = None, cache: Any = None,
                  client: Any = None, policy: Any = None) -> None:
-        from rag_metrics.answers.llm import LLMJudge
-
         # one client construction, through the session's outbound policy (rag_metrics.server.outbound)
         base = LLMJudge(config, api_key=api_key, cache=cache, client=client, policy=policy)
         self.config = config

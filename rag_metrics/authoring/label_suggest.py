@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import NDArray
 
+from rag_metrics.answers.text import split_sentences
 from rag_metrics.errors import InputError
 from rag_metrics.types import OUT_OF_SCOPE, GoldenQuery, GoldenSet
 
@@ -81,7 +82,6 @@ def propose_supporting_chunks(reference: str, chunk_ids: Sequence[str], chunk_te
     """
     from rapidfuzz import fuzz
 
-    from rag_metrics.answers.text import split_sentences
 
     if not 0.0 <= semantic_weight <= 1.0:
         raise InputError(f"semantic_weight must be in [0, 1], got {semantic_weight!r}")

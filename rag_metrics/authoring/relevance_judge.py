@@ -21,7 +21,7 @@ from typing import Any
 
 from rag_metrics.answers.llm import JudgeConfig
 from rag_metrics.answers.types import CancelCheck, JudgeProgress, ProgressCallback
-from rag_metrics.authoring.judge_calls import CALL_STATUSES, ChatCaller, Prompt
+from rag_metrics.authoring.judge_calls import CALL_STATUSES, ChatCaller, Prompt, approx_tokens
 from rag_metrics.authoring.judge_replies import parse_grade
 from rag_metrics.errors import InputError
 from rag_metrics.types import JUDGE, OUT_OF_SCOPE, GoldenSet, Run
@@ -187,8 +187,6 @@ def pooled_pairs(golden: GoldenSet, runs: Mapping[str, Run], k: int, texts: Mapp
 def planned_prompt_tokens(pairs: Sequence[RelevancePair], n_samples: int = 1) -> int:
     """Approximate prompt tokens of grading ``pairs`` (before running; see
     :func:`~rag_metrics.authoring.judge_calls.approx_tokens`)."""
-    from rag_metrics.authoring.judge_calls import approx_tokens
-
     return sum(approx_tokens(umbrela_prompt(p.question, p.text)) for p in pairs) * n_samples
 
 

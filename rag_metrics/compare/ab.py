@@ -25,11 +25,15 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from rag_metrics.compare.paired import paired_t_interval, per_query_deltas
 from rag_metrics.errors import InputError
-from rag_metrics.evaluation import CI_CONFIDENCE, EvaluationResult
+from rag_metrics.evaluation import CI_CONFIDENCE, EvaluationResult, too_few
+from rag_metrics.metrics.kernels import check_k
 from rag_metrics.metrics.options import EvalOptions
-from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
+from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, validate_chunk_args
 from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, DEFAULT_RETRIEVER, RETRIEVER_KINDS
+from rag_metrics.retrieval.encoders import DEFAULT_MODEL, DEFAULT_MODEL_ALIASES
+from rag_metrics.retrieval.relabel import carry_labels
 from rag_metrics.types import Chunk, GoldenSet
 
 __all__ = ["Config", "RETRIEVER_KINDS", "MAX_DEPTH", "comparison_level", "golden_for", "category_deltas",
@@ -53,8 +57,6 @@ class Config:
     system: str = ""            # a stored system's name (Systems page): it ranks instead of ``retriever``
 
     def __post_init__(self) -> None:
-        from rag_metrics.retrieval.chunking import validate_chunk_args
-
         if self.retriever not in RETRIEVER_KINDS:
             raise InputError(f"unknown retriever {self.retriever!r}; use one of {', '.join(RETRIEVER_KINDS)}")
         validate_chunk_args(self.chunk_size, self.chunk_overlap)
@@ -69,8 +71,6 @@ class Config:
     @property
     def model_name(self) -> str:
         """The embedding model actually used ("" for BM25)."""
-        from rag_metrics.retrieval.encoders import DEFAULT_MODEL, DEFAULT_MODEL_ALIASES
-
         if self.retriever == "bm25" or self.system:
             return ""
         m = self.model.strip()
@@ -78,8 +78,6 @@ class Config:
 
     @property
     def uses_default_model(self) -> bool:
-        from rag_metrics.retrieval.encoders import DEFAULT_MODEL
-
         return self.model_name in ("", DEFAULT_MODEL)
 
     @property
@@ -120,7 +118,6 @@ def golden_for(golden: GoldenSet, level: Level, labelled_chunks: Sequence[Chunk]
         [(c.start, c.end) for c in labelled_chunks] == [(c.start, c.end) for c in target_chunks]
     if level == "document" or same:
         return golden, None
-    from rag_metrics.retrieval.relabel import carry_labels
 
     carried, report = carry_labels(golden, labelled_chunks, target_chunks)
     return GoldenSet(carried.queries, name=golden.name), report
@@ -136,8 +133,6 @@ def chunk_to_doc(*chunkings: Sequence[Chunk]) -> dict[str, str]:
 
 def comparison_keys(metrics: Sequence[str], k: int) -> list[str]:
     """``["hit_rate@5", ...]``: the rows of the comparison table (also the CLI's ``--metrics``/``--k``)."""
-    from rag_metrics.metrics.kernels import check_k
-
     k = check_k(k, "K")
     return [f"{m}@{k}" for m in metrics]
 
@@ -153,9 +148,6 @@ def category_deltas(a: EvaluationResult, b: EvaluationResult, metric: str, k: in
     ``confidence`` = the verdict table's ``ci_level`` the ``(all)`` row shows the verdict's
     interval.  Per-category intervals are descriptive (not corrected for the categories).
     """
-    from rag_metrics.compare.paired import paired_t_interval, per_query_deltas
-    from rag_metrics.evaluation import too_few
-
     d = per_query_deltas(a, b, f"{metric}@{k}")
     rows = []
     groups = [(c, d[d["category"] == c]) for c in dict.fromkeys(d["category"].tolist())] + [("(all)", d)]

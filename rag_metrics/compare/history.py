@@ -33,6 +33,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rag_metrics.errors import InputError
+from rag_metrics.evaluation import bootstrap_ci
+from rag_metrics.metrics.registry import parse_metric
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -101,8 +103,6 @@ def saved_run(result: EvaluationResult, keys: Sequence[str | MetricKey], name: s
 
     ``settings`` adds what the caller knows (K, chunking, corpus) to the evaluation options.
     """
-    from rag_metrics.metrics.registry import parse_metric
-
     if not keys:
         raise InputError("a saved run needs at least one metric key, e.g. ndcg@10")
     inc = result.included
@@ -188,7 +188,6 @@ def compare_runs(baseline: SavedRun, current: SavedRun, keys: Sequence[str] | No
     ``keys``: the metric keys to compare (default: every key both runs hold).
     """
     from rag_metrics.compare.paired import compare_paired
-    from rag_metrics.metrics.registry import parse_metric
 
     notes: list[str] = []
     common = [k for k in baseline.metrics if k in current.values]
@@ -234,8 +233,6 @@ def regressions(table: pd.DataFrame) -> pd.DataFrame:
 def metric_over_runs(runs: Sequence[SavedRun], key: str) -> pd.DataFrame:
     """One row per run holding ``key``, oldest first: run, system, created, mean, ci_low, ci_high, n
     (the library's bootstrap CI, :func:`rag_metrics.evaluation.bootstrap_ci`)."""
-    from rag_metrics.evaluation import bootstrap_ci
-
     rows = []
     for r in sorted(runs, key=lambda r: r.created):
         if key not in r.values:

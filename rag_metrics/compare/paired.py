@@ -46,7 +46,7 @@ import pandas as pd
 from rag_metrics.compare.power import MIN_EFFECT, POWER
 from rag_metrics.errors import InputError
 from rag_metrics.evaluation import CI_CONFIDENCE, DIFFERENCE_RANGE, MIN_CI_N, EvaluationResult, too_few
-from rag_metrics.metrics.registry import METRICS, MetricKey
+from rag_metrics.metrics.registry import METRICS, MetricKey, parse_metric
 
 __all__ = ["paired_tests", "compare", "compare_paired", "per_query_deltas", "disagreements", "verdict", "plain_verdict",
            "verdict_table", "comparison_summary", "paired_t_interval", "minimum_detectable_effect",
@@ -180,8 +180,6 @@ def compare(a: EvaluationResult, b: EvaluationResult, keys: Sequence[str | Metri
     :data:`VERDICTS`), ``sentence`` (technical, with the interval and p) and ``plain`` (for
     stakeholders, without p-values).  Interval, p and verdict always agree (module docstring).
     """
-    from rag_metrics.metrics.registry import parse_metric
-
     _check_same_golden(a, b)
     pairs = []
     for key in keys:
@@ -256,8 +254,6 @@ def _verdict_code(r: dict, min_effect: float) -> str:
 
 def per_query_deltas(a: EvaluationResult, b: EvaluationResult, key: str | MetricKey) -> pd.DataFrame:
     """query_id, category, a, b, delta, outcome (win/loss/tie for B) for the included queries."""
-    from rag_metrics.metrics.registry import parse_metric
-
     _check_same_golden(a, b)
     mk = key if isinstance(key, MetricKey) else parse_metric(str(key))
     inc = a.included_for(mk) & b.included_for(mk)

@@ -33,6 +33,7 @@ from numpy.typing import NDArray
 from rag_metrics.errors import InputError
 from rag_metrics.evaluation import EvaluationResult, bootstrap_ci
 from rag_metrics.metrics.registry import MetricKey, parse_metric
+from rag_metrics.retrieval.choice import thresholds_for
 from rag_metrics.types import OUT_OF_SCOPE, Chunk, GoldenSet
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -224,7 +225,6 @@ def judging_candidates(result: EvaluationResult, k: int = 10, min_queries: int =
     for q in result.golden:
         labelled.update(q.relevant)
     seen: dict[str, list[tuple[int, int]]] = {}
-    from rag_metrics.types import OUT_OF_SCOPE
 
     scope = np.fromiter((q.category != OUT_OF_SCOPE for q in result.golden.queries), dtype=bool,
                         count=len(result.golden.queries))
@@ -430,8 +430,6 @@ def health_checks(golden: GoldenSet, chunks: Sequence[Chunk] | None = None,
     """Run every check the inputs allow (``embeddings`` rows follow ``chunks``, made by ``model``: its
     near-duplicate threshold, :func:`rag_metrics.retrieval.choice.thresholds_for`, unless
     ``near_duplicate_threshold`` is given; default model: the bundled all-MiniLM-L6-v2, 0.95)."""
-    from rag_metrics.retrieval.choice import thresholds_for
-
     if near_duplicate_threshold is None:
         near_duplicate_threshold = thresholds_for(model).near_duplicate
     out: list[HealthCheck] = []

@@ -74,6 +74,8 @@ from numpy.typing import NDArray
 
 from rag_metrics.errors import InputError
 from rag_metrics.evaluation import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED, EvaluationResult, bootstrap_ci
+from rag_metrics.metrics.kernels import check_k
+from rag_metrics.ordering import duplicate_rows
 from rag_metrics.types import Chunk
 
 __all__ = [
@@ -193,8 +195,6 @@ def rank_weighted_context_precision(verdicts: Sequence[int | bool], epsilon: flo
 
 # ---- per query, from an evaluation ------------------------------------------------------------
 def _check_k(k: object) -> int:
-    from rag_metrics.metrics.kernels import check_k
-
     return check_k(k)
 
 
@@ -214,8 +214,6 @@ def _raw_top_k(result: EvaluationResult, k: int) -> dict[int, list[str]]:
     descending, NaN last) without removing repeated ids.  Every other query's raw top k equals
     its deduplicated one.  Chunk level only (document level collapses by definition).
     """
-    from rag_metrics.ordering import duplicate_rows
-
     run = result.run
     if result.options.level != "chunk" or len(run) < 2:
         return {}

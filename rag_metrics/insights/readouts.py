@@ -22,7 +22,9 @@ import pandas as pd
 from numpy.typing import NDArray
 
 from rag_metrics.errors import InputError, ValidationReport
-from rag_metrics.evaluation import CI_RESAMPLES
+from rag_metrics.evaluation import CI_RESAMPLES, evaluate
+from rag_metrics.metrics.registry import METRICS
+from rag_metrics.types import GoldenSet as _GoldenSet
 
 if TYPE_CHECKING:  # pragma: no cover
     from rag_metrics.evaluation import EvaluationResult
@@ -108,8 +110,6 @@ def ideal_run(golden: GoldenSet) -> Run:
 
 
 def _ideal_values(result: EvaluationResult, metric: str, k: int | None) -> NDArray[np.float64]:
-    from rag_metrics.evaluation import evaluate
-
     opts = replace(result.options, level="chunk", missing_queries="zero")  # the labels' own ids
     return evaluate(result.golden, ideal_run(result.golden), opts).values(metric, k)
 
@@ -130,7 +130,6 @@ def achievable(source: EvaluationResult | GoldenSet, metric: str, k: int | None 
     """
     from rag_metrics.evaluation import EvaluationResult, evaluate
     from rag_metrics.metrics.options import EvalOptions
-    from rag_metrics.types import GoldenSet as _GoldenSet
 
     if isinstance(source, _GoldenSet):
         opts = options or EvalOptions()
@@ -145,8 +144,6 @@ def _target_reason(result: EvaluationResult, metric: str, k: int | None, thresho
                    unit: str, lang: str = "en") -> str:
     """Why no ranking reaches ``metric@k > threshold``: how many questions in the mean cannot (in English,
     or in Danish for ``lang="da"``, the lesson's other language)."""
-    from rag_metrics.metrics.registry import METRICS
-
     inc = result.included
     ideal = _ideal_values(result, metric, k)[inc]
     n, short = int(inc.sum()), int((ideal < threshold).sum())
@@ -169,8 +166,6 @@ def _target_reason(result: EvaluationResult, metric: str, k: int | None, thresho
 
 def _target_reason_da(result: EvaluationResult, metric: str, k: int | None, threshold: float, best: float,
                       unit: str, n: int, short: int) -> str:
-    from rag_metrics.metrics.registry import METRICS
-
     which = "spørgsmål inden for emnet" if result.options.out_of_scope == "exclude" else "spørgsmål"
     n_oos = int((result.included & ~result.in_scope).sum())
     oos = f" ({n_oos} af dem uden for emnet, talt som bomme)" if n_oos else ""
@@ -215,8 +210,6 @@ def target_label(metric: str, k: int | None, lang: str = "en") -> str:
     """How a target's metric is named wherever it is shown: ``"Precision@5"``, and for a target over
     the whole ranking ``"MRR (whole ranking)"`` (Danish: ``"MRR (hele rangeringen)"``), so it is never read
     as the card's MRR@K."""
-    from rag_metrics.metrics.registry import METRICS
-
     name = METRICS[metric].label if metric in METRICS else metric
     whole = "hele rangeringen" if lang == "da" else "whole ranking"
     return f"{name} ({whole})" if k is None else f"{name}@{k}"
@@ -224,8 +217,6 @@ def target_label(metric: str, k: int | None, lang: str = "en") -> str:
 
 def targets_caption(k: int | None = None) -> str:
     """The targets in words, at the lesson's cutoffs, e.g. ``"MRR > 0.7 and Precision@5 > 0.6"``."""
-    from rag_metrics.metrics.registry import METRICS
-
     parts = [f"{METRICS[name].label}{'' if tk is None else f'@{tk}'} > {threshold:g}"
              for name, tk, threshold in TARGETS]
     return " and ".join(parts)
@@ -378,8 +369,6 @@ def live_results(memo: RetrievalMemo, text: str, n: int, chunk_text: Mapping[str
 
 def metric_glossary(metrics: Sequence[str]) -> pd.DataFrame:
     """metric (label), description, formula, trec_eval name: from the metric registry."""
-    from rag_metrics.metrics.registry import METRICS
-
     return pd.DataFrame([{"metric": METRICS[m].label, "description": METRICS[m].description,
                           "formula": METRICS[m].formula, "trec_eval": METRICS[m].trec_eval} for m in metrics])
 

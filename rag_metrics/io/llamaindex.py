@@ -7,6 +7,7 @@ from pathlib import PurePath
 from typing import Any
 
 from rag_metrics.errors import InputError
+from rag_metrics.types import Corpus, Document, GoldenQuery, GoldenSet
 
 __all__ = ["llamaindex_dataset"]
 
@@ -19,8 +20,6 @@ def llamaindex_dataset(value: Mapping[str, Any], source: str) -> tuple[Any, Any,
     node id (so the golden ids name documents of this corpus; evaluate at ``--level document`` or
     with runs that return node ids).
     """
-    from rag_metrics.types import Corpus, Document, GoldenQuery, GoldenSet
-
     queries, corpus, rel = value.get("queries"), value.get("corpus"), value.get("relevant_docs")
     for key, v in (("queries", queries), ("corpus", corpus), ("relevant_docs", rel)):
         if not isinstance(v, Mapping):

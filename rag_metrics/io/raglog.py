@@ -71,6 +71,7 @@ from rag_metrics.io.logrows import (
     _rows_json,
     _rows_jsonl,
 )
+from rag_metrics.io.traces import looks_like_trace_export
 
 __all__ = [
     "ANSWER_KEYS",
@@ -234,7 +235,6 @@ def looks_like_rag_log(data: bytes | str, filename: str) -> bool:
         first = head.splitlines()[0] if head.strip() else ""
         cols = [c.strip().strip('"') for c in first.split("\t" if suffix == ".tsv" else ",")]
         return any(k in cols for k in QUESTION_KEYS) and any(k in cols for k in CONTEXT_KEYS + CONTEXT_ID_KEYS)
-    from rag_metrics.io.traces import looks_like_trace_export
 
     if looks_like_trace_export(head):
         return True

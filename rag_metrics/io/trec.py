@@ -28,8 +28,10 @@ import numpy as np
 
 from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.io.containers import is_wrapped
-from rag_metrics.io.files import atomic_write_text, decode_utf8, read_bytes
+from rag_metrics.io.files import atomic_write_text, decode_utf8, loads_json, read_bytes
 from rag_metrics.io.golden import GOLDEN_SUFFIXES, read_golden
+from rag_metrics.io.llamaindex import llamaindex_dataset
+from rag_metrics.io.sniff import KINDS, sniff
 from rag_metrics.io.trec_runs import (
     _FAST_MIN,
     _FLOAT,
@@ -43,7 +45,7 @@ from rag_metrics.io.trec_runs import (
     validate_run,
     write_trec_run,
 )
-from rag_metrics.limits import GRADE_MAX, GRADE_MIN
+from rag_metrics.limits import GRADE_MAX, GRADE_MIN, id_problem
 from rag_metrics.types import GoldenQuery, GoldenSet
 
 __all__ = [  # grouped by kind, not sorted
@@ -144,9 +146,6 @@ def read_queries_jsonl(path: str | os.PathLike[str]) -> tuple[dict[str, str], Va
     Content problems (invalid or too deeply nested JSON, ids TREC cannot hold, duplicates) are
     collected in the report with ``file:line``; an unreadable file raises :class:`InputError`.
     """
-    from rag_metrics.io.files import loads_json
-    from rag_metrics.limits import id_problem
-
     p = Path(path)
     report = ValidationReport()
     out: dict[str, str] = {}
@@ -250,9 +249,6 @@ def _qrels_by_kind(p: Path) -> tuple[GoldenSet, ValidationReport] | None:
     below: gzip or Parquet around qrels, a LlamaIndex dataset, a RAG log or trace export (its
     questions, with reference answers and no labels yet); a run given as judgments is refused.
     None for plain TREC/BEIR qrels and golden sets (the readers below, with their fast paths)."""
-    from rag_metrics.io.llamaindex import llamaindex_dataset
-    from rag_metrics.io.sniff import KINDS, sniff
-
     try:
         with open(p, "rb") as f:
             head = f.read(4)

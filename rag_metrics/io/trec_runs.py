@@ -22,6 +22,7 @@ import numpy as np
 from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.io.containers import is_wrapped, unwrap
 from rag_metrics.io.files import atomic_write_text, decode_utf8, read_bytes
+from rag_metrics.ordering import duplicate_rows
 from rag_metrics.types import GoldenSet, Run
 
 __all__ = ["load_run", "parse_trec_run", "read_run", "run_to_text", "validate_run", "write_trec_run"]
@@ -298,8 +299,6 @@ def validate_run(run: Run, golden: GoldenSet | None = None, known_ids: Collectio
 
     Works on the run's integer codes, so a run of millions of lines costs no string per line.
     """
-    from rag_metrics.ordering import duplicate_rows
-
     report = report if report is not None else ValidationReport()
     if len(run) == 0:
         report.error("run is empty", file=source)

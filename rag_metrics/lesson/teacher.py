@@ -10,6 +10,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from rag_metrics.io.files import csv_text
 from rag_metrics.lesson.progress import store_for_space
 from rag_metrics.lesson.steps import QUIZ, STEPS
 
@@ -93,8 +94,6 @@ def class_progress(seats: Sequence[Seat], root: str | os.PathLike[str] | None = 
 def progress_csv(table: pd.DataFrame) -> str:
     """The class table as CSV text (UTF-8, one header row); a cell a spreadsheet would run as a
     formula (a seat named ``=HYPERLINK(...)``) is written as text (:func:`rag_metrics.io.files.csv_text`)."""
-    from rag_metrics.io.files import csv_text
-
     return csv_text(table)
 
 

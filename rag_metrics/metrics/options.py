@@ -9,6 +9,7 @@ from typing import Literal
 import numpy as np
 
 from rag_metrics.errors import InputError
+from rag_metrics.limits import grade_error
 
 
 @dataclass(frozen=True)
@@ -109,8 +110,6 @@ class EvalOptions:
 
 def _check_gains(gains: object) -> tuple[tuple[int, float], ...]:
     """``{grade: gain}`` or ``((grade, gain), ...)`` as a sorted tuple; :class:`InputError` names a bad entry."""
-    from rag_metrics.limits import grade_error
-
     if gains is None:
         return ()
     if isinstance(gains, Mapping):

@@ -15,7 +15,11 @@ import pandas as pd
 
 from rag_metrics.errors import InputError
 from rag_metrics.evaluation import CI_RESAMPLES, EvaluationResult
+from rag_metrics.insights.projection import corpus_map_chart
+from rag_metrics.metrics.presets import describe_conventions
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
+from rag_metrics.report.chart_style import K_TITLE, k_axis, k_scale, metric_scale
+from rag_metrics.report.story import presenter_story
 
 if TYPE_CHECKING:  # pragma: no cover
     import altair as alt
@@ -97,7 +101,6 @@ def metric_curve_chart(result: EvaluationResult, metrics: Sequence[str] = DEFAUL
     """Mean of each metric for k = 1..max_k, one line per metric, with a rule at the chosen ``k``."""
     import altair as alt
 
-    from rag_metrics.report.chart_style import K_TITLE, k_axis, k_scale, metric_scale
 
     curve = result.curve(metrics, max_k).assign(label=lambda d: d["metric"].map(lambda m: METRICS[m].label))
     order = [METRICS[m].label for m in metrics]
@@ -127,7 +130,6 @@ def category_chart(result: EvaluationResult, metrics: Sequence[str] = ("hit_rate
     df["label"] = [_label(m, kk) for m, kk in zip(df["metric"], df["k"])]
     df["category_n"] = [f"{c} (n={n})" for c, n in zip(df["category"], df["n"])]
     df["k"] = df["k"].astype(float)
-    from rag_metrics.report.chart_style import metric_scale
 
     order = [_label(m, k) for m in metrics]
     y = alt.Y("category_n:N", title=None, sort=list(dict.fromkeys(df["category_n"])))
@@ -230,7 +232,6 @@ def report_content(
 
         ctx = context_metrics_summary(result, k, ci=True, n_resamples=n_resamples)
     opts = result.options
-    from rag_metrics.metrics.presets import describe_conventions
 
     cfg: dict[str, Any] = {
         "conventions": describe_conventions(opts, "exponential" if "ndcg_exp" in metrics else "linear")
@@ -250,7 +251,6 @@ def report_content(
     if result.n_out_of_scope:
         notes.append(f"{result.n_out_of_scope} out-of-scope question(s) (category out_of_scope, or no judgment) are "
                      + ("left out of the means." if opts.out_of_scope == "exclude" else "counted as misses."))
-    from rag_metrics.report.story import presenter_story
 
     story = presenter_story(result, k, system=system or result.run.name, chunk_text=chunk_text,
                             comparison=comparison, comparison_names=tuple(comparison_names))  # type: ignore[arg-type]
@@ -277,7 +277,6 @@ def report_content(
 def _map_chart(cmap: CorpusMap | None, worst: Sequence[QueryExample]) -> alt.LayerChart | None:
     if cmap is None:
         return None
-    from rag_metrics.insights.projection import corpus_map_chart
 
     known = set(cmap.queries["query_id"])
     pre = next((e.query_id for e in worst if e.query_id in known), None)

@@ -28,6 +28,7 @@ import pandas as pd
 
 from rag_metrics.errors import InputError
 from rag_metrics.evaluation import EvaluationResult
+from rag_metrics.metrics.answer_registry import ANSWER_METRICS
 from rag_metrics.report.content import (
     Passage,
     QueryExample,
@@ -201,8 +202,6 @@ def _config_value(v: Any) -> str:
 def _answers_html(a: Any) -> str:
     """The "Answer quality" section: means with 95 % CIs per answer system, plain lines, and the
     first two systems compared (the decision rule of :mod:`rag_metrics.compare.paired`)."""
-    from rag_metrics.metrics.answer_registry import ANSWER_METRICS
-
     rows = a.summary
     table = _table(rows, [("system", "answer system", "text"), ("label", "metric", "text"),
                           ("mean", "mean", "num"), ("ci_low", "95% CI low", "num"), ("ci_high", "95% CI high", "num"),

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from rag_metrics.metrics.kernels import check_k
 from rag_metrics.types import Run
 
 if TYPE_CHECKING:
@@ -269,8 +270,6 @@ def presenter_story(result: EvaluationResult, k: int, *, system: str = "the syst
     """The story of ``result`` at ``k``: targets with what is achievable, the verdict in one sentence,
     the comparison (a :func:`rag_metrics.compare.paired.compare` table, A = ours, B = the baseline) in plain
     words, and the three example questions."""
-    from rag_metrics.metrics.kernels import check_k
-
     k = check_k(k)
     targets = target_readouts(result, k)
     baseline: tuple[str, ...] = ()

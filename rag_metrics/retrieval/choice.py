@@ -41,12 +41,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from rag_metrics.errors import InputError
 from rag_metrics.retrieval.encoders import (
     DEFAULT_MODEL,
     DEFAULT_MODEL_ALIASES,
     MULTILINGUAL_MODEL,
     MULTILINGUAL_MODEL_ALIASES,
+    query_encoder,
 )
+from rag_metrics.retrieval.factory import get_encoder
 
 if TYPE_CHECKING:
     from rag_metrics.retrieval.encoders import Encoder
@@ -224,7 +227,6 @@ def operator_encoders(config: Any = None) -> dict[str, str]:
     read with :func:`rag_metrics.config.load_server_config` when ``None``) and ``$RAG_METRICS_ENCODER`` as
     ``"*"``.  A configuration that cannot be read gives no choice (the messages come from where it is read)."""
     from rag_metrics.config import load_server_config, setting
-    from rag_metrics.errors import InputError
 
     if config is None:
         try:
@@ -251,8 +253,5 @@ class TextEncoders:
 def text_encoders(model: str | None = None, passages: Encoder | None = None) -> TextEncoders:
     """The encoders of ``model`` (:func:`rag_metrics.retrieval.factory.get_encoder`, loaded on the first text),
     or of ``passages`` when given (an already made encoder of that model)."""
-    from rag_metrics.retrieval.encoders import query_encoder
-    from rag_metrics.retrieval.factory import get_encoder
-
     enc = passages if passages is not None else get_encoder(canonical_model(model))
     return TextEncoders(canonical_model(model) if model is not None else enc.name, enc, query_encoder(enc))

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from rag_metrics.retrieval.defaults import DEFAULT_DEPTH
+from rag_metrics.retrieval.encoders import DEFAULT_MODEL, DEFAULT_MODEL_ALIASES
 from rag_metrics.types import Chunk, GoldenSet, Run
 
 __all__ = ["LazyEncoder", "RetrievalMemo"]
@@ -32,8 +33,6 @@ class LazyEncoder:
     """
 
     def __init__(self, model: str | None = None, dim: int | None = None) -> None:
-        from rag_metrics.retrieval.encoders import DEFAULT_MODEL, DEFAULT_MODEL_ALIASES
-
         self._requested = model
         self.name = DEFAULT_MODEL if model is None or model in DEFAULT_MODEL_ALIASES else str(model)
         self._dim = dim

@@ -14,9 +14,12 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from rag_metrics.io.corpus import load_corpus
 from rag_metrics.retrieval.cache import EmbeddingCache
 from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, chunk_corpus
 from rag_metrics.retrieval.defaults import DEFAULT_RETRIEVER
+from rag_metrics.retrieval.factory import make_retriever
+from rag_metrics.sample import sample_paths
 from rag_metrics.types import Chunk, Corpus
 
 __all__ = ["SampleIndex", "load_sample_index"]
@@ -60,10 +63,6 @@ def load_sample_index(
     SampleIndex
         The corpus, its chunks and the indexed retriever, with the state of the shipped embeddings.
     """
-    from rag_metrics.io.corpus import load_corpus
-    from rag_metrics.retrieval.factory import make_retriever
-    from rag_metrics.sample import sample_paths
-
     paths = sample_paths(root)
     corpus = load_corpus(paths.docs, name="sample_corpus")
     chunks = chunk_corpus(corpus, DEFAULT_CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP)

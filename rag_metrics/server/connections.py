@@ -21,7 +21,7 @@ from typing import Any
 
 from rag_metrics.config import ServerConfig, class_mode_on, environment, load_server_config
 from rag_metrics.errors import InputError
-from rag_metrics.server.access import Caller, operator
+from rag_metrics.server.access import STUDENT, Caller, operator
 from rag_metrics.server.folders import FolderPolicy
 from rag_metrics.server.outbound import OutboundPolicy
 from rag_metrics.server.policy import allowed
@@ -67,7 +67,6 @@ def _fail_closed() -> ServerEnv | None:
     """On a class server (``RAG_METRICS_CLASS_MODE``), a connection built without a session's
     :class:`ServerEnv` gets a student's policy, never the operator's: a code path that forgot to
     pass one fails closed."""
-    from rag_metrics.server.access import STUDENT
     return ServerEnv(Caller(STUDENT), load_server_config()) if class_mode_on() else None
 
 

@@ -43,7 +43,7 @@ import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
-from rag_metrics.config import environment
+from rag_metrics.config import environment, setting
 
 __all__ = ["ClassDeployment", "main", "nginx_config"]
 
@@ -82,8 +82,6 @@ def app_user(env: dict[str, str] | None = None) -> tuple[int, int, str] | None:
     """``(uid, gid, home)`` the app processes run as when the class is started as root: the user
     named by ``RAG_METRICS_RUN_AS`` (:data:`rag_metrics.config.SETTINGS`); ``None`` when not
     root or not set (then :func:`main` warns).  An unknown or root user is refused with a message."""
-    from rag_metrics.config import setting
-
     if not (hasattr(os, "geteuid") and os.geteuid() == 0):
         return None
     name = setting("run_as", env)

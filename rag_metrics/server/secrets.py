@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
-from rag_metrics.config import environment, variable
+from rag_metrics.config import class_mode_on, environment, variable
 from rag_metrics.errors import InputError
 
 __all__ = ["SENSITIVE_HEADERS", "Variables", "has_literal_secret", "redact_dsn", "references", "resolve"]
@@ -67,8 +67,6 @@ def references(template: str) -> list[str]:
 
 
 def _class_server() -> bool:
-    from rag_metrics.config import class_mode_on
-
     return class_mode_on()
 
 

@@ -27,6 +27,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from rag_metrics.errors import InputError
+from rag_metrics.retrieval.ranking import cut_run
 from rag_metrics.types import Run
 
 __all__ = [
@@ -163,7 +164,6 @@ def cut_to_depth(run: Run, depth: int) -> Run:
     qc, _ = run.factorized_qids()
     if int(np.bincount(qc).max()) <= depth:
         return run
-    from rag_metrics.retrieval.ranking import cut_run
 
     return cut_run(run, depth)
 

@@ -26,8 +26,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePath
 from typing import Any
 
+from rag_metrics.compare.history import RunHistory
 from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.io.files import atomic_write_bytes, atomic_write_text, locked
+from rag_metrics.io.raglog import looks_like_rag_log
+from rag_metrics.retrieval.defaults import RETRIEVER_KINDS
 from rag_metrics.server.connections import _NAMED_KEY, ServerEnv, named_connection, server_env
 from rag_metrics.server.secrets import redact_dsn, references
 from rag_metrics.types import Chunk
@@ -196,7 +199,6 @@ class SystemStore:
         name = " ".join(str(name).split())
         if not _NAME.match(name):
             raise InputError(f"system name {name!r}: use 1-60 letters, digits, spaces or . : ( ) + - _")
-        from rag_metrics.retrieval.defaults import RETRIEVER_KINDS
 
         if name.lower() in RETRIEVER_KINDS:
             raise InputError(f"system name {name!r} is the name of a bundled retriever; choose another name")
@@ -286,8 +288,6 @@ class SystemStore:
     def answer_logs(self) -> list[SystemSpec]:
         """Stored uploads that are RAG logs or trace exports (they may hold generated answers): the
         Answers page judges them without a second upload."""
-        from rag_metrics.io.raglog import looks_like_rag_log
-
         out = []
         for spec in self.specs():
             if spec.kind != "upload" or not spec.file:
@@ -314,8 +314,6 @@ class SystemStore:
     def history(self) -> Any:
         """The evaluations saved as named runs for this corpus, kept beside its systems
         (:class:`rag_metrics.compare.history.RunHistory`)."""
-        from rag_metrics.compare.history import RunHistory
-
         return RunHistory(self.folder / "runs")
 
     # ---- systems ------------------------------------------------------------------------------

@@ -45,6 +45,7 @@ from rag_metrics.io.containers import unwrap
 from rag_metrics.io.files import loads_json
 from rag_metrics.io.logrows import RagLog
 from rag_metrics.io.raglog import looks_like_rag_log, parse_rag_log
+from rag_metrics.io.trec import parse_trec_run
 from rag_metrics.systems.base import (
     QuestionMatch,
     SystemRun,
@@ -52,6 +53,7 @@ from rag_metrics.systems.base import (
     cut_to_depth,
     fingerprint,
     match_questions,
+    run_from_rankings,
 )
 from rag_metrics.systems.textmatch import (
     DEFAULT_THRESHOLD,
@@ -227,7 +229,6 @@ def _rows_run(rows: list[tuple[int | None, Any]], source: str, report: Validatio
         where[key] = loc
         if text:
             questions[key] = str(text)
-    from rag_metrics.systems.base import run_from_rankings
 
     return UploadedRun(run_from_rankings(rankings, PurePath(source).stem), questions, where, source)
 
@@ -281,8 +282,6 @@ def _json_run(text: str, source: str, report: ValidationReport, jsonl: bool) -> 
 def parse_run_upload(data: bytes, filename: str,
                      max_bytes: int = MAX_UPLOAD_BYTES) -> tuple[UploadedRun, ValidationReport]:
     """Parse a run file of any supported format (see the module docstring).  Never raises on content."""
-    from rag_metrics.io.trec import parse_trec_run
-
     report = ValidationReport()
     source = filename or "run"
     name = PurePath(source).stem

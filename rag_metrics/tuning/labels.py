@@ -16,6 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from rag_metrics.errors import InputError
+from rag_metrics.retrieval.chunking import chunk_corpus
 from rag_metrics.types import Chunk, Corpus, Evidence, GoldenSet
 
 __all__ = ["as_evidence", "load_labels", "has_evidence"]
@@ -54,7 +55,6 @@ def load_labels(path: str | Path, corpus: Corpus, labelled_chunking: tuple[int, 
     """The sweep's labels from a golden file (any format :func:`rag_metrics.io.golden.load_golden` reads):
     its evidence as given, and its chunk labels as evidence on ``labelled_chunking``."""
     from rag_metrics.io.golden import load_golden
-    from rag_metrics.retrieval.chunking import chunk_corpus
 
     golden = load_golden(path)
     if not any(q.relevant for q in golden) and not has_evidence(golden):

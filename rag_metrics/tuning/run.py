@@ -34,7 +34,12 @@ from typing import Any
 import numpy as np
 
 from rag_metrics.errors import InputError
+from rag_metrics.evaluation import evaluate
+from rag_metrics.metrics.options import EvalOptions
 from rag_metrics.metrics.registry import parse_metric
+from rag_metrics.retrieval import get_encoder
+from rag_metrics.retrieval.chunking import chunk_corpus
+from rag_metrics.retrieval.encoders import DEFAULT_MODEL, DEFAULT_MODEL_ALIASES, query_encoder
 from rag_metrics.tuning.grid import Grid, SweepConfig
 from rag_metrics.types import Chunk, Corpus, GoldenSet
 
@@ -169,8 +174,6 @@ class _CountingEncoder:
 
     def for_queries(self) -> _CountingEncoder:
         """The model's query side (e5: ``"query: "``), counted into this encoder; itself for other models."""
-        from rag_metrics.retrieval.encoders import query_encoder
-
         inner_q = query_encoder(self.inner)
         if inner_q is self.inner:
             return self
@@ -186,8 +189,6 @@ class _CountingEncoder:
 
 
 def _chunk(corpus: Corpus, size: int, overlap: int) -> list[Chunk]:
-    from rag_metrics.retrieval.chunking import chunk_corpus
-
     return chunk_corpus(corpus, size, overlap)
 
 
@@ -199,7 +200,6 @@ def estimate(grid: Grid, corpus: Corpus, evidence: GoldenSet, *, cache: Any = No
     passes its own measured speed when it has one.
     """
     from rag_metrics.retrieval.cache import EmbeddingCache, text_key
-    from rag_metrics.retrieval.encoders import DEFAULT_MODEL, DEFAULT_MODEL_ALIASES
 
     cache = EmbeddingCache() if cache is None else cache
     speed = passages_per_s or DEFAULT_PASSAGES_PER_S
@@ -282,9 +282,6 @@ def run_sweep(grid: Grid, corpus: Corpus, evidence: GoldenSet, *, cache: Any = N
     ``cancelled=True``.  A KeyboardInterrupt is treated the same way.  ``result`` (from
     :func:`new_result`) is filled in place, so a caller that is itself stopped keeps what finished.
     """
-    from rag_metrics.evaluation import evaluate
-    from rag_metrics.metrics.options import EvalOptions
-    from rag_metrics.retrieval import get_encoder
     from rag_metrics.retrieval.cache import EmbeddingCache
     from rag_metrics.retrieval.dense import DenseRetriever
     from rag_metrics.retrieval.hybrid import HybridRetriever

@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from rag_metrics.compare.paired import ALPHA
+from rag_metrics.compare.paired import ALPHA, _ttest_p
+from rag_metrics.evaluation import bootstrap_ci
 from rag_metrics.tuning.grid import SweepConfig
 from rag_metrics.tuning.run import ConfigResult, SweepResult
 
@@ -95,7 +96,6 @@ def ties(res: SweepResult, chosen: ConfigResult) -> dict[SweepConfig, tuple[str,
     """``{config: (status, adjusted p)}`` for every grid configuration against ``chosen``."""
     from scipy import stats
 
-    from rag_metrics.compare.paired import _ttest_p
 
     a = _values(res, chosen, res.tuning)
     others = [r for r in res.results if r.config != chosen.config and r.config in res.grid.configs]
@@ -132,8 +132,6 @@ def pareto_frontier(quality: Sequence[float], cost: Sequence[float]) -> list[boo
 
 def rows(res: SweepResult, cost: str = "p95_ms") -> list[Row]:
     """The sweep table: one :class:`Row` per finished configuration (the baseline last)."""
-    from rag_metrics.evaluation import bootstrap_ci
-
     if cost not in COST_AXES:
         raise ValueError(f"cost axis must be one of {', '.join(COST_AXES)}; got {cost!r}")
     chosen = best(res)
@@ -177,8 +175,6 @@ class HeldOut:
 
 def held_out_check(res: SweepResult, chosen: ConfigResult) -> HeldOut:
     """The chosen configuration's tuning score beside its held-out score (with the held-out CI)."""
-    from rag_metrics.evaluation import bootstrap_ci
-
     t = _values(res, chosen, res.tuning)
     h = _values(res, chosen, res.held_out)
     lo, hi = (math.nan, math.nan) if too_few(h.size) else bootstrap_ci(h)

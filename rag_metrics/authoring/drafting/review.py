@@ -16,8 +16,9 @@ from typing import Any
 from rag_metrics.answers.llm import JudgeConfig
 from rag_metrics.answers.types import CancelCheck, JudgeProgress
 from rag_metrics.authoring.drafting.badges import DEFAULT_BADGES, BadgeSettings, add_badges, local_badges
-from rag_metrics.authoring.drafting.questions import CATEGORIES, Draft, QuestionDrafter, sample_sources
-from rag_metrics.authoring.relevance_judge import RelevanceJudge, RelevancePair
+from rag_metrics.authoring.drafting.questions import CATEGORIES, Draft, QuestionDrafter, draft_prompt, sample_sources
+from rag_metrics.authoring.judge_calls import approx_tokens
+from rag_metrics.authoring.relevance_judge import RelevanceJudge, RelevancePair, umbrela_prompt
 from rag_metrics.errors import InputError
 from rag_metrics.io.golden import stable_query_id
 from rag_metrics.types import DRAFTED, OUT_OF_SCOPE, SOURCE, Chunk, GoldenQuery, GoldenSet
@@ -42,10 +43,6 @@ def planned_prompt_tokens(chunks: Sequence[Chunk], n: int, categories: Sequence[
                           seed: int = 0, check_answerable: bool = True) -> int:
     """Approximate prompt tokens of :func:`draft_golden_questions` (the answerability prompts are
     counted with a question of 20 tokens)."""
-    from rag_metrics.authoring.drafting.questions import draft_prompt
-    from rag_metrics.authoring.judge_calls import approx_tokens
-    from rag_metrics.authoring.relevance_judge import umbrela_prompt
-
     total = 0
     for cat, src, _ in sample_sources(chunks, n, categories, seed):
         total += approx_tokens(draft_prompt(cat, [c.text for c in src]))
