@@ -18,7 +18,6 @@ import numpy as np
 from numpy.typing import NDArray
 
 from rag_metrics.errors import InputError
-from rag_metrics.metrics.explain import explain_ranking
 from rag_metrics.metrics.judge import Judged, judge
 from rag_metrics.metrics.kernels import Kernels, check_k
 from rag_metrics.metrics.registry import DEFAULT_METRICS, MetricKey, get_metric, parse_metric
@@ -485,6 +484,8 @@ class EvaluationResult:
 
     def explain(self, query_id: str, k: int):
         """Each metric's arithmetic at ``k`` for one query (see :mod:`rag_metrics.metrics.explain`)."""
+        from rag_metrics.metrics.explain import explain_ranking
+
         rank = self.ranking(query_id)
         q = self.query_ids.index(query_id)
         level = self.options.relevance_level

@@ -21,7 +21,6 @@ from rag_metrics.errors import InputError
 from rag_metrics.metrics.answer_registry import ANSWER_METRICS
 from rag_metrics.server.connections import judge_api_key
 from ui import server, views
-from ui.drafting import account, judge_gate
 from ui.keys import ANSWERS_CONC as KEY_CONC
 from ui.keys import ANSWERS_EMBED as KEY_EMBED
 from ui.keys import ANSWERS_JSON as KEY_JSON
@@ -130,6 +129,7 @@ def run_llm(items: list[AnswerItem], items_key: str, cfg: Any, api_key: str | No
     except InputError as err:
         views.input_error(err, "LLM judge")
         return
+    from ui.drafting import account, judge_gate
 
     planned = judge.planned_calls(len(items))
     chars = sum(len(it.question) + len(it.answer) + sum(len(c) for c in it.contexts) for it in items)

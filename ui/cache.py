@@ -42,25 +42,20 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from rag_metrics.authoring.golden_edit import chunk_table as table
 from rag_metrics.config import setting
 from rag_metrics.errors import InputError
 from rag_metrics.evaluation import EvaluationResult, evaluate
 from rag_metrics.insights import readouts
 from rag_metrics.io.corpus import load_corpus
 from rag_metrics.io.golden import load_golden
-from rag_metrics.report.story import target_readouts as readouts_of
 from rag_metrics.retrieval import get_encoder, make_retriever
 from rag_metrics.retrieval.cache import EmbeddingCache, default_cache_dir, read_shipped
 from rag_metrics.retrieval.choice import text_encoders
 from rag_metrics.retrieval.chunking import chunk_corpus
 from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, RETRIEVER_KINDS
 from rag_metrics.retrieval.dense import DenseRetriever
-from rag_metrics.retrieval.hybrid import HybridRetriever
-from rag_metrics.retrieval.lexical import BM25Retriever
 from rag_metrics.retrieval.memo import LazyEncoder, RetrievalMemo
 from rag_metrics.sample import SAMPLE_FOLDERS, SampleInfo, sample_paths
-from rag_metrics.tuning import as_evidence, estimate
 from rag_metrics.types import Chunk, Corpus, GoldenSet
 from ui import context
 from ui.budget import Budget, chunking_bytes, index_bytes, release_freed_memory
@@ -188,6 +183,8 @@ def _make_retriever(kind: str) -> Any:
     dense = DenseRetriever(encoder(), embedding_cache(_default_cache_dir()))
     if kind == "dense":
         return dense
+    from rag_metrics.retrieval.hybrid import HybridRetriever
+    from rag_metrics.retrieval.lexical import BM25Retriever
 
     return HybridRetriever(dense, BM25Retriever())
 
@@ -227,6 +224,8 @@ def chunk_table(_chunks: ChunkSet, _golden: GoldenSet | None, chunks_fp: str, go
                 relevance_level: int) -> pd.DataFrame:
     """The Corpus explorer's chunk table (:func:`rag_metrics.authoring.golden_edit.chunk_table`), kept on the
     server: pages filter it and send one page.  Read-only (shared by every session)."""
+    from rag_metrics.authoring.golden_edit import chunk_table as table
+
     return table(_chunks.chunks, _golden, relevance_level)
 
 
@@ -247,6 +246,8 @@ def summary_table(_result: EvaluationResult, key: EvalKey, k: int, metrics: tupl
 def target_readouts(_result: EvaluationResult, key: EvalKey, k: int) -> tuple:
     """The lesson's targets at ``k`` with the best value the labels allow
     (:func:`rag_metrics.report.story.target_readouts`)."""
+    from rag_metrics.report.story import target_readouts as readouts_of
+
     return readouts_of(_result, k)
 
 
@@ -431,6 +432,8 @@ def golden_file(path: str, mtime_ns: int) -> GoldenSet:
 def sweep_estimate(grid: Any, _corpus: Corpus, corpus_fp: str, _golden: GoldenSet, golden_fp: str) -> Any:
     """:func:`rag_metrics.tuning.estimate` of a grid (chunks every chunking and looks the embedding cache up):
     once per grid, corpus and labels, not on every rerun.  The page clears it after a sweep (the cache grew)."""
+    from rag_metrics.tuning import estimate
+
     return estimate(grid, _corpus, _golden, cache=embedding_cache(str(default_cache_dir())))
 
 
@@ -439,4 +442,6 @@ def sweep_labels(_golden: GoldenSet, golden_fp: str, _chunks: Sequence[Chunk], c
                  corpus_fp: str) -> GoldenSet:
     """The golden set's chunk labels as evidence (:func:`rag_metrics.tuning.as_evidence`: it indexes the
     corpus), once per golden set and chunking."""
+    from rag_metrics.tuning import as_evidence
+
     return as_evidence(_golden, _chunks, _corpus)

@@ -24,14 +24,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from rag_metrics.authoring.golden_edit import export_golden
-from rag_metrics.authoring.label_suggest import propose_supporting_chunks
 from rag_metrics.compare import ab
 from rag_metrics.compare.ab import category_deltas
 from rag_metrics.compare.paired import compare
 from rag_metrics.evaluation import EvaluationResult, evaluate
-from rag_metrics.insights.projection import corpus_map_chart, project_corpus
-from rag_metrics.insights.ragas import context_metrics, context_metrics_summary, ragas_csv, ragas_jsonl
 from rag_metrics.io.golden import validate_golden
 from rag_metrics.retrieval.memo import RetrievalMemo
 from rag_metrics.types import GoldenSet
@@ -77,6 +73,8 @@ def ab_category_table(_a: EvaluationResult, _b: EvaluationResult, key_a: EvalKey
 def corpus_map(_chunks: ChunkSet, _golden: GoldenSet, _result: EvaluationResult, chunks_fp: str,
                key: EvalKey, k: int, method: str, relevance_level: int, model: str = ""):
     """:func:`rag_metrics.insights.projection.project_corpus` of the current chunks, golden set and run."""
+    from rag_metrics.insights.projection import project_corpus
+
     cx = chunk_embeddings(_chunks, chunks_fp, model)
     qx = question_embeddings([q.question for q in _golden], model)
     if len(_golden) == 0:
@@ -90,6 +88,8 @@ def map_spec(_cmap: Any, key: EvalKey, k: int, method: str, query_id: str | None
              height: int = 860) -> dict:
     """The corpus map chart as a Vega-Lite spec (width follows the container; legends below the plot:
     :func:`ui.context.legends_below`); ``key``, ``k`` and ``method`` name the projection ``_cmap``."""
+    from rag_metrics.insights.projection import corpus_map_chart
+
     chart = corpus_map_chart(_cmap, query_id=query_id, color=color, width="container", height=height,  # type: ignore[arg-type]
                              title=None)
     return context.legends_below(chart.to_dict())
@@ -98,11 +98,15 @@ def map_spec(_cmap: Any, key: EvalKey, k: int, method: str, query_id: str | None
 # ---- RAGAS ------------------------------------------------------------------------------------------
 @st.cache_data(show_spinner=False, max_entries=64)
 def context_table(_result: EvaluationResult, key: EvalKey, k: int) -> pd.DataFrame:
+    from rag_metrics.insights.ragas import context_metrics
+
     return context_metrics(_result, k)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def context_summary(_result: EvaluationResult, key: EvalKey, k: int) -> pd.DataFrame:
+    from rag_metrics.insights.ragas import context_metrics_summary
+
     return context_metrics_summary(_result, k)
 
 
@@ -110,6 +114,8 @@ def context_summary(_result: EvaluationResult, key: EvalKey, k: int) -> pd.DataF
 def ragas_export(_result: EvaluationResult, _chunks: ChunkSet, key: EvalKey, k: int, fmt: str,
                  document_level: bool) -> str:
     """RAGAS-ready dataset text (``fmt`` ``jsonl`` or ``csv``)."""
+    from rag_metrics.insights.ragas import ragas_csv, ragas_jsonl
+
     fn = ragas_jsonl if fmt == "jsonl" else ragas_csv
     return fn(_result, _chunks.text, k, chunk_to_doc=_chunks.doc if document_level else None)
 
@@ -213,6 +219,8 @@ def chart_spec(_chart: Any, key: tuple) -> dict:
 @st.cache_data(show_spinner=False, max_entries=32)
 def golden_export(_golden: GoldenSet, golden_fp: str, fmt: str) -> str:
     """The golden set as ``csv`` / ``json`` / ``jsonl`` / TREC ``qrels`` text (one format, on demand)."""
+    from rag_metrics.authoring.golden_edit import export_golden
+
     return export_golden(_golden, fmt)
 
 
@@ -253,6 +261,8 @@ def failures_found_lower(_result: EvaluationResult, key: EvalKey, k: int) -> int
 def reference_proposals(_chunks: ChunkSet, chunks_fp: str, reference: str, top: int, model: str = "") -> pd.DataFrame:
     """The chunks that support ``reference`` (the corpus model's similarity through the embedding cache, and
     rapidfuzz over its sentences), best first: :func:`rag_metrics.authoring.label_suggest.propose_supporting_chunks`."""
+    from rag_metrics.authoring.label_suggest import propose_supporting_chunks
+
     vectors = chunk_embeddings(_chunks, chunks_fp, model)
     ref = question_embeddings([reference], model)[0]
     return propose_supporting_chunks(reference, [c.id for c in _chunks.chunks], [c.text for c in _chunks.chunks],

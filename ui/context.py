@@ -16,7 +16,6 @@ from typing import Any
 
 import pandas as pd
 
-from rag_metrics.authoring.golden_edit import CATEGORIES
 from rag_metrics.authoring.golden_session import GoldenSession
 from rag_metrics.evaluation import EvaluationResult
 from rag_metrics.insights import readouts
@@ -380,6 +379,8 @@ def legends_below(spec: dict) -> dict:
 def editor_options(golden: GoldenSet, known: Sequence[str]) -> tuple[list[str], list[str]]:
     """The golden editor's choices: categories (the usual ones plus any in the set) and label ids (the
     corpus ids plus any id the set names)."""
+    from rag_metrics.authoring.golden_edit import CATEGORIES
+
     categories = list(dict.fromkeys([*CATEGORIES, *(q.category for q in golden if q.category)]))
     ids = list(dict.fromkeys([*known, *(i for q in golden for i in q.relevant)]))
     return categories, ids

@@ -15,7 +15,6 @@ import pandas as pd
 import streamlit as st
 
 from rag_metrics.errors import InputError
-from rag_metrics.systems.backends.http import parse_header
 from rag_metrics.systems.bundled import BundledSystem
 from rag_metrics.systems.evaluation import SystemEvaluation, coverage, evaluate_systems
 from rag_metrics.systems.ownership import system_stores
@@ -190,6 +189,7 @@ def _http_settings(in_class: bool) -> dict[str, Any]:
     timeout = c2.number_input("Timeout (s)", 0.5, 120.0, 10.0)
     concurrency = c3.number_input("Concurrency", 1, 64, 4)
     retries = c4.number_input("Retries", 0, 10, 2)
+    from rag_metrics.systems.backends.http import parse_header
 
     hdrs = [list(parse_header(line)) for line in headers.splitlines() if line.strip()]
     return {"url": url, "headers": hdrs, "results_path": results_path or None, "timeout": float(timeout),

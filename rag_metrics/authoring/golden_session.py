@@ -28,10 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from rag_metrics.authoring.golden_edit import import_golden, table_to_golden, upsert_labels
 from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.io.golden import LIST_SEPARATOR, golden_to_text, validate_golden
-from rag_metrics.retrieval.relabel import carry_labels
 from rag_metrics.types import Chunk, GoldenSet
 from rag_metrics.workspace.store import SaveResult, Workspace
 
@@ -80,6 +78,8 @@ def judge_label(golden: GoldenSet, query_id: str, item_id: str, grade: int) -> G
     A grade > 0 labels it relevant through the editor's own ``upsert_labels``; grade 0 keeps it as
     a judged non-relevant id (so it stops being a judging candidate, as in TREC qrels).
     """
+    from rag_metrics.authoring.golden_edit import upsert_labels
+
     q = golden.get(query_id)
     if q is None:
         raise InputError(f"query {query_id!r} is no longer in the golden set; reload the page")
@@ -278,6 +278,8 @@ class GoldenSession:
 
         A table with errors is not saved (the report lists them; the set stays the last valid
         one).  Validation against the corpus ids is :meth:`problems`' job, not a reason to refuse."""
+        from rag_metrics.authoring.golden_edit import table_to_golden
+
         if self._table is None or table_id != self._table_id:
             report = ValidationReport()
             report.error("the table changed since this edit started (another change was saved); your edit "
@@ -315,6 +317,8 @@ class GoldenSession:
     def save_labels(self, question: str, labels: Mapping[str, int], *, category: str = "",
                     query_id: str | None = None) -> SaveResult | None:
         """Set one question's labels (the labelling helper); appends the question when new."""
+        from rag_metrics.authoring.golden_edit import upsert_labels
+
         return self.replace(upsert_labels(self.golden, question, labels, category=category, query_id=query_id))
 
     def judge(self, query_id: str, item_id: str, grade: int) -> SaveResult | None:
@@ -331,6 +335,8 @@ class GoldenSession:
         With ``chunks`` (the current chunking), questions labelled with reviewed evidence also get
         the labels of the chunks that hold it (:func:`rag_metrics.evidence_proposals.with_chunk_labels`),
         so every view that judges chunk ids reads the same relevance."""
+        from rag_metrics.authoring.golden_edit import import_golden
+
         new, report = import_golden(data, filename, self.golden, known_ids, max_questions=max_questions)
         if new is not None and max_questions is not None and len(new) > max_questions:
             report.error(f"{filename}: {len(new):,} questions is over this seat's budget of {max_questions:,} "
@@ -374,6 +380,8 @@ class GoldenSession:
 
     def carry_over(self, old_chunks: Sequence[Chunk], new_chunks: Sequence[Chunk]) -> LabelReport:
         """Carry every label from ``old_chunks`` to ``new_chunks`` (re-chunking) and save."""
+        from rag_metrics.retrieval.relabel import carry_labels
+
         carried, report = carry_labels(self.golden, old_chunks, new_chunks)
         self.replace(carried)
         return report

@@ -33,7 +33,6 @@ from rag_metrics.metrics.options import EvalOptions
 from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, validate_chunk_args
 from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, DEFAULT_RETRIEVER, RETRIEVER_KINDS
 from rag_metrics.retrieval.encoders import DEFAULT_MODEL, DEFAULT_MODEL_ALIASES
-from rag_metrics.retrieval.relabel import carry_labels
 from rag_metrics.types import Chunk, GoldenSet
 
 __all__ = ["Config", "RETRIEVER_KINDS", "MAX_DEPTH", "comparison_level", "golden_for", "category_deltas",
@@ -118,6 +117,7 @@ def golden_for(golden: GoldenSet, level: Level, labelled_chunks: Sequence[Chunk]
         [(c.start, c.end) for c in labelled_chunks] == [(c.start, c.end) for c in target_chunks]
     if level == "document" or same:
         return golden, None
+    from rag_metrics.retrieval.relabel import carry_labels
 
     carried, report = carry_labels(golden, labelled_chunks, target_chunks)
     return GoldenSet(carried.queries, name=golden.name), report

@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from rag_metrics.errors import InputError
-from rag_metrics.metrics.explain import explain_ranking
 from rag_metrics.metrics.registry import DEFAULT_METRICS
 
 if TYPE_CHECKING:
@@ -197,6 +196,8 @@ def _check_p5_best(answer: Any, ctx: LessonContext) -> bool:
 
 
 def _check_ndcg_calc(answer: Any, ctx: LessonContext) -> bool:
+    from rag_metrics.metrics.explain import explain_ranking
+
     expected = explain_ranking([0, 1, 0, 1], [1, 1], 3)["ndcg"].value
     return _close(answer, expected)
 

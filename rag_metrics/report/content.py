@@ -15,11 +15,9 @@ import pandas as pd
 
 from rag_metrics.errors import InputError
 from rag_metrics.evaluation import CI_RESAMPLES, EvaluationResult
-from rag_metrics.insights.projection import corpus_map_chart
 from rag_metrics.metrics.presets import describe_conventions
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
 from rag_metrics.report.chart_style import K_TITLE, k_axis, k_scale, metric_scale
-from rag_metrics.report.story import presenter_story
 
 if TYPE_CHECKING:  # pragma: no cover
     import altair as alt
@@ -251,6 +249,7 @@ def report_content(
     if result.n_out_of_scope:
         notes.append(f"{result.n_out_of_scope} out-of-scope question(s) (category out_of_scope, or no judgment) are "
                      + ("left out of the means." if opts.out_of_scope == "exclude" else "counted as misses."))
+    from rag_metrics.report.story import presenter_story
 
     story = presenter_story(result, k, system=system or result.run.name, chunk_text=chunk_text,
                             comparison=comparison, comparison_names=tuple(comparison_names))  # type: ignore[arg-type]
@@ -277,6 +276,7 @@ def report_content(
 def _map_chart(cmap: CorpusMap | None, worst: Sequence[QueryExample]) -> alt.LayerChart | None:
     if cmap is None:
         return None
+    from rag_metrics.insights.projection import corpus_map_chart
 
     known = set(cmap.queries["query_id"])
     pre = next((e.query_id for e in worst if e.query_id in known), None)

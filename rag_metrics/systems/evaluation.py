@@ -13,7 +13,6 @@ from typing import Any
 
 from rag_metrics.errors import InputError
 from rag_metrics.evaluation import EvaluationResult, evaluate
-from rag_metrics.evidence import locate_report_of
 from rag_metrics.metrics.options import EvalOptions
 from rag_metrics.systems.base import SystemRun
 from rag_metrics.types import Chunk, GoldenSet
@@ -68,6 +67,7 @@ def judging_for(system_run: SystemRun, golden: GoldenSet, options: EvalOptions,
         if evidence_only or any(str(i) not in known for i in uniques.tolist()):
             texts = {**(system_run.context_texts or {}), **(getattr(cm, "texts", None) or {})}
             return {"evidence": EvidenceJudge.for_chunks(chunks, texts=texts)}
+    from rag_metrics.evidence import locate_report_of
 
     return {"located": locate_report_of(cm)}
 

@@ -26,7 +26,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePath
 from typing import Any
 
-from rag_metrics.compare.history import RunHistory
 from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.io.files import atomic_write_bytes, atomic_write_text, locked
 from rag_metrics.io.raglog import looks_like_rag_log
@@ -314,6 +313,8 @@ class SystemStore:
     def history(self) -> Any:
         """The evaluations saved as named runs for this corpus, kept beside its systems
         (:class:`rag_metrics.compare.history.RunHistory`)."""
+        from rag_metrics.compare.history import RunHistory
+
         return RunHistory(self.folder / "runs")
 
     # ---- systems ------------------------------------------------------------------------------
