@@ -39,6 +39,10 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 # No background model warm-up in tests: each AppTest process would load torch for nothing (the
 # warm-up itself is tested with it switched on, in tests/test_app_scale.py).
 os.environ.setdefault("RAG_METRICS_WARM", "0")
+# ragas (its equality and cross-checks, tests/answers_ragas_env.py) posts usage events to its makers' server from
+# every LLM call, in its own and a background thread; with no internet each post waited on a DNS lookup (10 of the
+# equality test's 17 s).  Its documented opt-out; nothing of ours is sent anywhere.
+os.environ.setdefault("RAGAS_DO_NOT_TRACK", "true")
 # The app hides error details from users (.streamlit/config.toml); tests want them in failures.
 os.environ.setdefault("STREAMLIT_CLIENT_SHOW_ERROR_DETAILS", "full")
 
