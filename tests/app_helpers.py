@@ -2,6 +2,7 @@
 computed once per process, and the checks and interactions every page test uses."""
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import json
@@ -340,38 +341,81 @@ def streamlit_server(tmp_path: Path, cache_dir: Path, workspace: Path) -> Iterat
                 proc.kill()
 
 
-@contextlib.contextmanager
-def chromium():
-    """Debian's headless Chromium through Playwright, closed after (the one launcher of the browser tests)."""
+#: The one Playwright and Chromium of this test process (:func:`chromium`), started on first use.
+_SHARED: dict[str, Any] = {}
+
+
+def _shared_browser():
+    """This process's Chromium, launched on first use (again if it has gone away)."""
+    browser = _SHARED.get("browser")
+    if browser is not None and browser.is_connected():
+        return browser
+    stop_chromium()
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            yield _Watched(browser)
-        finally:
+    manager = sync_playwright()
+    _SHARED["manager"], _SHARED["playwright"] = manager, manager.start()
+    _SHARED["browser"] = _SHARED["playwright"].chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+    return _SHARED["browser"]
+
+
+def stop_chromium() -> None:
+    """Close this process's Chromium and its Playwright (the end of a test session; at exit otherwise)."""
+    browser, playwright = _SHARED.pop("browser", None), _SHARED.pop("playwright", None)
+    _SHARED.pop("manager", None)
+    with contextlib.suppress(Exception):  # already gone with its driver
+        if browser is not None:
             browser.close()
+    with contextlib.suppress(Exception):
+        if playwright is not None:
+            playwright.stop()
+
+
+atexit.register(stop_chromium)
+
+
+@contextlib.contextmanager
+def chromium():
+    """Debian's headless Chromium through Playwright (the one launcher of the browser tests).  One Chromium
+    serves every test of a process (a launch with its Playwright driver costs about 2 core-s, and a run
+    had 12): what a block opens in it (contexts, pages: each its own cookies, storage and cache) is
+    closed when the block ends, so tests share the browser program and nothing else."""
+    watched = _Watched(_shared_browser())
+    try:
+        yield watched
+    finally:
+        watched.close_opened()
 
 
 class _Watched:
     """A Playwright browser whose new pages and contexts carry :data:`NET_JS` (what ``wait_until_idle``
-    reads) and :data:`PAGE_OPTIONS` (unless a test gives its own); everything else is the browser's own."""
+    reads) and :data:`PAGE_OPTIONS` (unless a test gives its own), and are closed by :meth:`close_opened`;
+    everything else is the browser's own."""
 
     def __init__(self, browser):
         self._browser = browser
+        self._opened: list = []
 
     def __getattr__(self, name):
         return getattr(self._browser, name)
 
     def new_context(self, **kwargs):
         context = self._browser.new_context(**{**PAGE_OPTIONS, **kwargs})
+        self._opened.append(context)
         context.add_init_script(NET_JS)
         return context
 
     def new_page(self, **kwargs):
         page = self._browser.new_page(**{**PAGE_OPTIONS, **kwargs})
+        self._opened.append(page.context)  # a page made this way has a context of its own
         page.add_init_script(NET_JS)
         return page
+
+    def close_opened(self) -> None:
+        """Close every context (with its pages) opened through this block."""
+        while self._opened:
+            with contextlib.suppress(Exception):  # closed already by the test
+                self._opened.pop().close()
 
 
 def lesson_progress(n_steps: int, quiz: tuple[str, ...] = ()):

@@ -15,6 +15,7 @@ App fixtures
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -144,13 +145,20 @@ def app_cache_dir(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def browser():
-    """One headless Chromium (``app_helpers.chromium``) for the tests of a module; each test opens its own
-    pages or contexts in it.  A test that launches its own with ``chromium()`` must not also take this one
-    (one Playwright per thread)."""
+    """The process's headless Chromium (``app_helpers.chromium``) for the tests of a module; each test opens
+    its own pages or contexts in it, and what is left open is closed after the module."""
     from app_helpers import chromium
 
     with chromium() as b:
         yield b
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _stop_chromium_at_the_end():
+    """The process's Chromium (if a test started it) closes with the session, in the tests' thread."""
+    yield
+    if "app_helpers" in sys.modules:
+        sys.modules["app_helpers"].stop_chromium()
 
 
 #: The ``ui/cache.py`` caches the tests of one process share instead of rebuilding them for every

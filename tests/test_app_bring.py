@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from app_helpers import no_exception, sample_golden
 from rag_metrics.evaluation import evaluate
 from rag_metrics.systems.uploads import parse_upload
-from tests.app_helpers import no_exception, sample_golden
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = "pages/bring_your_system.py"
@@ -85,8 +85,8 @@ def test_from_files_to_a_verdict(page):
 
 
 def test_labels_to_confirm_link_to_the_golden_set_editor(page):
+    from app_helpers import set_app_golden
     from rag_metrics.types import GoldenQuery
-    from tests.app_helpers import set_app_golden
 
     g = sample_golden()
     set_app_golden(page, [GoldenQuery(q.id, q.question, q.category, {} if n < 3 else q.relevant)

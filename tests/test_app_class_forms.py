@@ -13,7 +13,7 @@ import pytest
 from answers_server import JudgeServer, Scenario, _Handler
 from loopback import PgRecorder, RawServer
 
-from tests.app_helpers import no_exception
+from app_helpers import no_exception
 
 ROOT = Path(__file__).resolve().parents[1]
 ENV_SECRETS = {"RAG_METRICS_JUDGE_KEY": "env-judge-key-A1", "PGPASSWORD": "env-pg-A2", "MY_TOKEN": "env-token-A3"}

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from app_helpers import no_exception, sample_golden
 from rag_metrics.systems.store import SystemStore
-from tests.app_helpers import no_exception, sample_golden
 
 ROOT = Path(__file__).resolve().parents[1]
 FOREIGN = "Payments are processed in euros by the treasury team of another company, entry {n}."
@@ -149,9 +149,9 @@ def test_reference_answers_reviewed_one_screen_at_a_time(reference_set):
 def test_section_chunked_log_gets_its_verdict_on_the_dashboard(app_env):
     """The issue's app: a RAG log of markdown sections, stored as a system, is judged on evidence in
     the app as in the library (no banner: every context is located)."""
+    from app_helpers import expected_cards
     from rag_metrics.systems.evaluation import evaluate_systems
     from rag_metrics.systems.uploads import RagLogSystem
-    from tests.app_helpers import expected_cards
     from tests.test_evidence_scenario import _jsonl, section_scenario
 
     chunks = _chunks()

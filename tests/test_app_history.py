@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
+from app_helpers import goto, no_exception
 from rag_metrics.compare.history import compare_runs, regressions
 from rag_metrics.evaluation import bootstrap_ci, evaluate
 from rag_metrics.io.golden import load_golden
 from rag_metrics.io.trec import load_run
 from rag_metrics.systems.store import SystemStore
-from tests.app_helpers import goto, no_exception
 from tests.test_history import _trec
 
 ROOT = Path(__file__).resolve().parents[1]

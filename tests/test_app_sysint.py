@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from app_helpers import library_result, no_exception
 from rag_metrics.cli import main
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
 from rag_metrics.systems.store import SystemStore
-from tests.app_helpers import library_result, no_exception
 from tests.loopback import serve_in_thread
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -225,7 +225,7 @@ def test_failed_questions_of_a_live_system_are_shown(app_env):
     """A backend that fails on one question: the Dashboard still shows the numbers, with a warning."""
     from http.server import ThreadingHTTPServer
 
-    from tests.app_helpers import sample_golden
+    from app_helpers import sample_golden
     from tests.test_app_systems import _Search
 
     first = next(iter(sample_golden())).question

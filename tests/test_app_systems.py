@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from loopback import serve_in_thread
 
+from app_helpers import library_result, no_exception, sample_golden
 from rag_metrics.cli import main
 from rag_metrics.evaluation import evaluate
 from rag_metrics.systems.store import SystemStore
-from tests.app_helpers import library_result, no_exception, sample_golden
 
 ROOT = Path(__file__).resolve().parents[1]
 

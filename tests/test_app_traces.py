@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from app_helpers import goto, library_result, no_exception, sample_golden
 from rag_metrics.cli import main
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
 from rag_metrics.systems.store import SystemStore
-from tests.app_helpers import goto, library_result, no_exception, sample_golden
 from tests.test_systems_traces import DOCS, phoenix_flat
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from app_helpers import open_page
 from rag_metrics.io.corpus import load_corpus
 from rag_metrics.io.golden import load_golden
 from rag_metrics.retrieval.cache import EmbeddingCache
@@ -12,7 +13,6 @@ from rag_metrics.sample import sample_paths
 from rag_metrics.systems.store import SystemStore
 from rag_metrics.tuning import grid_from_choices, run_sweep
 from rag_metrics.tuning.select import rows
-from tests.app_helpers import open_page
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app_helpers import chromium, sample_golden, wait_until_idle
+from app_helpers import chromium, sample_golden, wait_until_idle
 from tests.test_browser import CHROMIUM, _wait_idle, server  # noqa: F401  (the fixture)
 from tests.test_browser_systems import _run_file, run_lines
 
@@ -46,10 +46,10 @@ def _text(alert: str) -> str:
 
 def _expected(golden_path: Path, run_path: Path) -> tuple[int, dict[str, str]]:
     """The library's question count and cards (MRR and recall at K = 5) for the same two files."""
+    from app_helpers import sample_index
     from rag_metrics.evaluation import evaluate
     from rag_metrics.io.golden import load_golden
     from rag_metrics.systems.uploads import parse_upload
-    from tests.app_helpers import sample_index
 
     golden = load_golden(golden_path)
     system, report = parse_upload(run_path.read_bytes(), run_path.name, sample_index("dense").chunks)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app_helpers import chromium
+from app_helpers import chromium
 from tests.test_browser import CHROMIUM, _wait_idle
 from tests.test_browser_systems import _run_file, add_run_system
 

@@ -15,7 +15,7 @@ import re
 
 import pytest
 
-from tests.app_helpers import chromium
+from app_helpers import chromium
 from tests.test_browser import CHROMIUM, _wait_idle, server  # noqa: F401  (the fixture)
 
 pytestmark = [

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.app_helpers import chromium, wait_until_idle
+from app_helpers import chromium, wait_until_idle
 from tests.test_browser import CHROMIUM, _wait_idle, server  # noqa: F401  (the fixture)
 
 pytestmark = [
@@ -17,7 +17,7 @@ pytestmark = [
 
 def run_lines() -> list[str]:
     """The bundled dense ranking with ranks 1 and 4 swapped, as the lines of a TREC run."""
-    from tests.app_helpers import library_result
+    from app_helpers import library_result
 
     res = library_result("dense")
     lines = []

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from app_helpers import no_exception
 from rag_metrics.errors import InputError
 from rag_metrics.types import Corpus, Document, GoldenQuery, GoldenSet
 from rag_metrics.workspace import corpora as corpus_store
 from rag_metrics.workspace.corpora import load_corpus, remove_corpus, save_corpus, stored_corpora
-from tests.app_helpers import no_exception
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -639,7 +639,7 @@ def test_single_corpus_import_keeps_the_conflict_handling(tmp_path):
 
 # ---- the page: Undo's message for a damaged entry, Redo ---------------------------------------------
 def test_undo_and_redo_in_the_page(app, app_env):
-    from tests.app_helpers import SAMPLE, edit_table, goto, no_exception
+    from app_helpers import SAMPLE, edit_table, goto, no_exception
 
     goto(app, "pages/golden_set.py")
     edit_table(app, {"edited_rows": {0: {"expected_answer": "first"}}})

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from pathlib import Path
 
 import pytest
@@ -186,9 +185,10 @@ def test_cli_report_bad_input(tmp_path, capsys, argv, message):
 # ---- real browser -------------------------------------------------------------------------------
 @pytest.mark.browser
 def test_report_renders_offline_in_chromium(result, other, tmp_path):
-    if not (os.path.exists(CHROMIUM) or shutil.which("chromium")):
+    if not os.path.exists(CHROMIUM):
         pytest.skip(f"Chromium not found at {CHROMIUM} (apt-get install -y chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright (Python) is not installed")
+    pytest.importorskip("playwright.sync_api", reason="playwright (Python) is not installed")
+    from app_helpers import chromium  # the process's one Chromium (the browser tests share it)
 
     page_file = tmp_path / "report.html"
     page_file.write_text(_report(result, other, corpus_map=_corpus_map(result)), encoding="utf-8")
@@ -204,35 +204,29 @@ def test_report_renders_offline_in_chromium(result, other, tmp_path):
             blocked.append(r.request.url)
             r.abort()
 
-    with sync_api.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM if os.path.exists(CHROMIUM) else shutil.which("chromium"),
-                                    args=["--headless", "--no-sandbox", "--disable-gpu",
-                                          "--disable-background-networking"])
-        try:
-            ctx = browser.new_context(viewport={"width": 1280, "height": 900})
-            page = ctx.new_page()
-            page.route("**/*", route)
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-            page.goto(page_file.as_uri())
-            for cid in ("chart-curve", "chart-category", "chart-map"):
-                page.wait_for_selector(f"#{cid}.vega-embed svg .mark-symbol, #{cid}.vega-embed svg .mark-rect, "
-                                       f"#{cid}.vega-embed svg .mark-line", timeout=15_000)
-            n_marks = page.evaluate("""() => ['chart-curve', 'chart-category', 'chart-map'].map(id =>
-                document.querySelectorAll('#' + id + ' svg path, #' + id + ' svg line').length)""")
-            # the worst question is preselected on the map: its lines are drawn
-            n_lines = page.evaluate("document.querySelectorAll('#chart-map svg g.mark-rule line').length")
-            # clicking another question selects it: its text is shown and its lines drawn
-            page.locator('#chart-map svg path[aria-label*="question id: q1;"]').first.click(force=True)
-            page.wait_for_timeout(300)
-            labels = page.evaluate("Array.from(document.querySelectorAll('#chart-map svg g.mark-text text'))"
-                                   ".map(t => t.textContent)")
-            n_lines_q1 = page.evaluate("document.querySelectorAll('#chart-map svg g.mark-rule line').length")
-            pwned = page.evaluate("() => window.__pwned === undefined ? null : window.__pwned")
-            title = page.title()
-            page.screenshot(path=str(shot), full_page=True)
-        finally:
-            browser.close()
+    with chromium() as browser:
+        ctx = browser.new_context(viewport={"width": 1280, "height": 900})
+        page = ctx.new_page()
+        page.route("**/*", route)
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page.goto(page_file.as_uri())
+        for cid in ("chart-curve", "chart-category", "chart-map"):
+            page.wait_for_selector(f"#{cid}.vega-embed svg .mark-symbol, #{cid}.vega-embed svg .mark-rect, "
+                                   f"#{cid}.vega-embed svg .mark-line", timeout=15_000)
+        n_marks = page.evaluate("""() => ['chart-curve', 'chart-category', 'chart-map'].map(id =>
+            document.querySelectorAll('#' + id + ' svg path, #' + id + ' svg line').length)""")
+        # the worst question is preselected on the map: its lines are drawn
+        n_lines = page.evaluate("document.querySelectorAll('#chart-map svg g.mark-rule line').length")
+        # clicking another question selects it: its text is shown and its lines drawn
+        page.locator('#chart-map svg path[aria-label*="question id: q1;"]').first.click(force=True)
+        page.wait_for_timeout(300)
+        labels = page.evaluate("Array.from(document.querySelectorAll('#chart-map svg g.mark-text text'))"
+                               ".map(t => t.textContent)")
+        n_lines_q1 = page.evaluate("document.querySelectorAll('#chart-map svg g.mark-rule line').length")
+        pwned = page.evaluate("() => window.__pwned === undefined ? null : window.__pwned")
+        title = page.title()
+        page.screenshot(path=str(shot), full_page=True)
     assert shot.exists() and shot.stat().st_size > 10_000
     assert all(n > 5 for n in n_marks), n_marks
     assert n_lines > 0

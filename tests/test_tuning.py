@@ -93,9 +93,9 @@ def test_config_toml_round_trips():
 
 # ---- labels ----------------------------------------------------------------------------------
 def test_chunk_labels_as_evidence_judge_as_the_chunk_labels_on_their_chunking(sample):
+    from app_helpers import sample_index
     from rag_metrics.evaluation import evaluate
     from rag_metrics.evidence import CorpusIndex, EvidenceJudge
-    from tests.app_helpers import sample_index
 
     p, corpus, _ = sample
     gold = load_golden(p.golden)
