@@ -353,8 +353,7 @@ def _shared_browser():
     stop_chromium()
     from playwright.sync_api import sync_playwright
 
-    manager = sync_playwright()
-    _SHARED["manager"], _SHARED["playwright"] = manager, manager.start()
+    _SHARED["playwright"] = sync_playwright().start()
     _SHARED["browser"] = _SHARED["playwright"].chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
     return _SHARED["browser"]
 
@@ -362,7 +361,6 @@ def _shared_browser():
 def stop_chromium() -> None:
     """Close this process's Chromium and its Playwright (the end of a test session; at exit otherwise)."""
     browser, playwright = _SHARED.pop("browser", None), _SHARED.pop("playwright", None)
-    _SHARED.pop("manager", None)
     with contextlib.suppress(Exception):  # already gone with its driver
         if browser is not None:
             browser.close()
