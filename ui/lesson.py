@@ -102,6 +102,13 @@ def _go(step: int) -> None:
     save(progress().with_step(step))
 
 
+def _step_by(delta: int) -> None:
+    """Previous / Next: relative to the step saved when the click arrives, not the one the button was
+    drawn for (a click on a button still shown from the last run, while a rerun draws the next step,
+    would otherwise jump back to the old step's neighbour; two quick clicks move two steps)."""
+    _go(progress().step + delta)
+
+
 def _on_pick_step() -> None:
     _go(int(state.value(LESSON_STEP_PICK, 0)))
 
@@ -146,9 +153,9 @@ def step_nav(position: str) -> None:
         st.selectbox(t("ui.steps"), list(range(n)), key=LESSON_STEP_PICK, on_change=_on_pick_step,
                      label_visibility="collapsed", format_func=labels.get)  # a pure lookup: AppTest calls it later
     left, right = st.columns(2)
-    left.button(t("ui.previous"), key=f"lesson_prev_{position}", on_click=_go, args=(p.step - 1,),
+    left.button(t("ui.previous"), key=f"lesson_prev_{position}", on_click=_step_by, args=(-1,),
                 disabled=p.step == 0, icon=":material/arrow_back:", width="stretch")
-    right.button(t("ui.next"), key=f"lesson_next_{position}", on_click=_go, args=(p.step + 1,),
+    right.button(t("ui.next"), key=f"lesson_next_{position}", on_click=_step_by, args=(1,),
                  disabled=p.step >= n - 1, icon=":material/arrow_forward:", width="stretch",
                  type="primary" if p.step_done(LS.STEPS[p.step]) else "secondary")
 
