@@ -7,6 +7,7 @@ import pytest
 from app_helpers import ROOT, goto, library_result, no_exception, shown_cards
 from rag_metrics.lesson import STEPS, TASKS, store_for_space, text
 from rag_metrics.lesson import steps as LSteps
+from ui.keys import LESSON_PROGRESS
 
 PAGE = "pages/lesson.py"
 
@@ -90,8 +91,6 @@ def test_previous_and_next_move_from_the_step_saved_when_the_click_arrives(lesso
     (seen in CI: Previous on step 5 opened step 3)."""
     _go_to_step(lesson, STEPS[4].key)
     assert _saved(app_env).step == 4
-    from ui.keys import LESSON_PROGRESS
-
     space, p = lesson.session_state[LESSON_PROGRESS]
     lesson.session_state[LESSON_PROGRESS] = (space, p.with_step(2))  # the page still shows step 5
     lesson.button(key="lesson_prev_bottom").click().run()
