@@ -61,6 +61,10 @@ def test_live_numbers_are_the_dashboards_means(result):
     assert nums == [("hit_rate", k, result.mean("hit_rate", k)) for k in (1, 3, 5, 10)]
     mrr = L.live_numbers(L.step("mrr"), result, 3)
     assert mrr == [("mrr", None, result.mean("mrr")), ("mrr", 3, result.mean("mrr", 3))]
+    # the precision step names P@5 and P@K: at K = 5 that is one number, shown once
+    assert L.live_numbers(L.step("precision"), result, 5) == [("precision", 5, result.mean("precision", 5))]
+    assert L.live_numbers(L.step("precision"), result, 10) == [
+        ("precision", 5, result.mean("precision", 5)), ("precision", 10, result.mean("precision", 10))]
 
 
 # ---- each check: right and wrong ---------------------------------------------------------------------

@@ -347,10 +347,12 @@ def live_numbers(s: Step, result: EvaluationResult, k: int, ndcg_metric: str = "
                  ) -> list[tuple[str, int | None, float]]:
     """The step's live numbers: ``(metric, k, mean)`` from the evaluation (the Dashboard's means;
     NDCG as ``ndcg_metric``, the gain the sidebar chose); ``k`` ``None`` in the result means the
-    whole ranking."""
+    whole ranking. A number the step names twice (P@K and P@5 when K is 5) is shown once."""
     out = []
     for metric, kk in s.numbers:
         metric = ndcg_metric if metric == "ndcg" else metric
         cut = k if kk is None else (None if kk == 0 else kk)
+        if any(m == metric and c == cut for m, c, _ in out):
+            continue
         out.append((metric, cut, result.mean(metric, cut)))
     return out
