@@ -348,7 +348,7 @@ def live_numbers(s: Step, result: EvaluationResult, k: int, ndcg_metric: str = "
     """The step's live numbers: ``(metric, k, mean)`` from the evaluation (the Dashboard's means;
     NDCG as ``ndcg_metric``, the gain the sidebar chose); ``k`` ``None`` in the result means the
     whole ranking. A number the step names twice (P@K and P@5 when K is 5) is shown once."""
-    out = []
+    out: list[tuple[str, int | None, float]] = []
     for metric, kk in s.numbers:
         metric = ndcg_metric if metric == "ndcg" else metric
         cut = k if kk is None else (None if kk == 0 else kk)
