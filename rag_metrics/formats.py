@@ -89,14 +89,19 @@ def describe(path: str | os.PathLike[str]) -> FileRead:
     return describe_bytes(read_bytes(p), str(p))
 
 
-def describe_bytes(data: bytes, filename: str, role: str | None = None) -> FileRead:
+def describe_bytes(data: bytes, filename: str, role: str | None = None, mapping: Any = None) -> FileRead:
     """What a file holds, read with the reader its kind calls for, and one line saying so.
 
     Raises :class:`InputError` naming the file, what it looks like and the fix, when nothing can be
-    read from it.
+    read from it.  ``mapping`` (a ``--map`` spec, :mod:`rag_metrics.io.mapping`) names the fields
+    first: the file is read as the rows it maps to.
     """
     from rag_metrics.io.trec import parse_beir_qrels, parse_trec_qrels, parse_trec_run
 
+    if mapping:
+        from rag_metrics.io.mapping import apply_mapping
+
+        data, filename = apply_mapping(data, filename, mapping)
     s = sniff(data, filename, role)
     name = filename
     text = s.data.decode("utf-8-sig", "replace")

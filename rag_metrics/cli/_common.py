@@ -191,9 +191,11 @@ def verdict_line(result: Any, name: str = "") -> str:
 
 def load_inputs(args: argparse.Namespace, run_paths: Sequence[str], progress: Progress) -> tuple[GoldenSet, list[Any]]:
     """Read ``--qrels`` and the runs, stopping on errors and printing warnings on stderr."""
+    from rag_metrics.cli._systems import read_mapped_qrels
     from rag_metrics.io.trec import read_qrels, read_run, validate_run
 
-    golden, report = read_qrels(args.qrels, with_report=True)
+    got = read_mapped_qrels(args, args.qrels)
+    golden, report = got if got is not None else read_qrels(args.qrels, with_report=True)
     report.raise_if_errors()
     if len(golden) == 0:
         raise InputError(f"{args.qrels}: no judgments found")
@@ -212,7 +214,7 @@ def load_inputs(args: argparse.Namespace, run_paths: Sequence[str], progress: Pr
         t = time.perf_counter()
         from rag_metrics.cli._systems import is_upload, read_upload_run
 
-        if is_upload(rp):  # a RAG log, or a CSV/JSON run: matched to the golden questions
+        if is_upload(rp, args):  # a RAG log, or a CSV/JSON run (or --map): matched to the golden questions
             run = read_upload_run(args, rp, golden)
             progress(f"read {len(run):,} results of {rp} in {time.perf_counter() - t:.1f}s")
             runs.append(run)
@@ -233,11 +235,12 @@ def load_inputs(args: argparse.Namespace, run_paths: Sequence[str], progress: Pr
         if len(run) == 0:
             raise InputError(f"{rp}: run has no lines; expected 'qid Q0 docid rank score tag'")
         progress(f"read {len(run):,} lines of {rp} in {time.perf_counter() - t:.1f}s")
-        for p in validate_run(run, golden, source=str(rp)).problems:
-            stderr(f"{PROG}: {p}")
+        for line in validate_run(run, golden, source=str(rp)).lines():
+            stderr(f"{PROG}: {line}")
         runs.append(run)
-    for p in report.warnings[:20]:
-        stderr(f"{PROG}: {p}")
-    if len(report.warnings) > 20:
-        stderr(f"{PROG}: ... {len(report.warnings) - 20} more warnings (run `{PROG} validate {args.qrels}`)")
+    warned = report.warning_lines()  # repeats counted in one line (rag_metrics.errors.grouped_lines)
+    for line in warned[:20]:
+        stderr(f"{PROG}: {line}")
+    if len(warned) > 20:
+        stderr(f"{PROG}: ... {len(warned) - 20} more warnings (run `{PROG} validate {args.qrels}`)")
     return golden, runs

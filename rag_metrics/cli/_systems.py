@@ -19,11 +19,14 @@ __all__ = [
     "BACKENDS",
     "UPLOAD_SUFFIXES",
     "add_backend_options",
+    "add_map_option",
+    "column_map",
     "add_upload_options",
     "backend_system",
     "corpus_chunks",
     "evidence_judge",
     "is_upload",
+    "read_mapped_qrels",
     "read_upload_run",
     "run_backend",
 ]
@@ -34,12 +37,15 @@ UPLOAD_SUFFIXES = (".jsonl", ".ndjson", ".json", ".csv", ".tsv")
 BACKENDS = ("bundled", "http", "pgvector", "qdrant")
 
 
-def is_upload(path: str) -> bool:
+def is_upload(path: str, args: argparse.Namespace | None = None) -> bool:
     """Whether ``--run PATH`` is matched to the golden questions (a RAG log, trace export, CSV/JSON
     run) rather than read as a TREC run: decided by :func:`rag_metrics.formats.is_trec_run`, the
-    one test ``evaluate``, ``compare`` and ``validate --run`` share."""
+    one test ``evaluate``, ``compare`` and ``validate --run`` share.  With ``--map`` it always is.
+    """
     from rag_metrics.formats import is_trec_run
 
+    if args is not None and getattr(args, "map", None):
+        return True
     return not is_trec_run(path)
 
 
@@ -55,6 +61,43 @@ def add_upload_options(sp: argparse.ArgumentParser) -> None:
                     help=f"chunk overlap of --corpus (default {DEFAULT_CHUNK_OVERLAP})")
     sp.add_argument("--match-threshold", type=float, default=90.0, metavar="S",
                     help="least rapidfuzz ratio (0-100) for a fuzzy context match (default 90)")
+    add_map_option(sp)
+
+
+#: ``--map``'s help, shared by every command that reads a run or log file.
+MAP_HELP = ("name the fields of the run or log file when its own names do not fit: KEY=FIELD,... with keys question, "
+            "query_id, contexts, ids, scores, answer, reference; FIELD is dotted for nested objects and takes [] for "
+            "every item of a list, e.g. question=query,contexts=results[].text,ids=results[].id "
+            "(docs/your-files.md#column-mapping)")
+QRELS_MAP_HELP = ("name the fields of the golden set the same way: question, query_id, labels (the relevant ids), "
+                  "reference, e.g. query_id=id,question=q,labels=expected_chunk_id")
+
+
+def add_map_option(sp: argparse.ArgumentParser) -> None:
+    """``--map KEY=FIELD,...`` for the run or log and ``--qrels-map`` for the golden set
+    (:mod:`rag_metrics.io.mapping`)."""
+    sp.add_argument("--map", default=None, metavar="KEY=FIELD,...", help=MAP_HELP)
+    sp.add_argument("--qrels-map", default=None, metavar="KEY=FIELD,...", help=QRELS_MAP_HELP)
+
+
+def column_map(args: argparse.Namespace) -> Any:
+    """The parsed ``--map`` (an empty mapping when not given); a bad spec is an :class:`InputError`."""
+    from rag_metrics.io.mapping import parse_map
+
+    return parse_map(getattr(args, "map", None))
+
+
+def read_mapped_qrels(args: argparse.Namespace, path: str) -> Any:
+    """``(GoldenSet, report)`` of ``path`` read through ``--qrels-map``, else None (not given)."""
+    from rag_metrics.io.mapping import parse_map
+
+    cmap = parse_map(getattr(args, "qrels_map", None), "--qrels-map")
+    if not cmap:
+        return None
+    from rag_metrics.io.files import read_bytes
+    from rag_metrics.io.mapping import read_golden_mapped
+
+    return read_golden_mapped(read_bytes(Path(path)), str(path), cmap)
 
 
 def read_upload_run(args: argparse.Namespace, path: str, golden: GoldenSet) -> Run:
@@ -65,7 +108,7 @@ def read_upload_run(args: argparse.Namespace, path: str, golden: GoldenSet) -> R
     if getattr(args, "corpus", None):
         chunks = corpus_chunks(args)[1]
     try:
-        system = load_upload(path, chunks, getattr(args, "match_threshold", 90.0))
+        system = load_upload(path, chunks, getattr(args, "match_threshold", 90.0), mapping=column_map(args) or None)
     except InputError as e:
         if "give the corpus" in str(e):
             raise InputError(f"{path}: rows have contexts without ids, so they are matched to corpus chunks by "

@@ -27,6 +27,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                                                   "evaluate --run accepts (TREC, CSV/JSON, RAG log, trace export)")
     va.add_argument("--match-threshold", type=float, default=90.0, metavar="S",
                     help="least rapidfuzz ratio (0-100) for a fuzzy context match of a RAG log --run (default 90)")
+    from rag_metrics.cli._systems import add_map_option
+
+    add_map_option(va)
     va.add_argument("--propose-evidence", metavar="OUT.jsonl",
                     help="with --corpus: for every question with a reference answer (ragas reference / ground_truth, "
                          "DeepEval expected_output) and no label, propose the passages of the corpus that support it "
@@ -37,10 +40,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> int:
     """Handler of ``rag-metrics validate``; returns 1 when there are errors, else 0."""
+    from rag_metrics.cli._systems import read_mapped_qrels
     from rag_metrics.io.golden import validate_golden
     from rag_metrics.io.trec import read_qrels, read_run, validate_run
 
-    golden, report = read_qrels(args.golden, with_report=True)
+    got = read_mapped_qrels(args, args.golden)
+    golden, report = got if got is not None else read_qrels(args.golden, with_report=True)
     known = None
     if args.corpus:
         from rag_metrics.io.corpus import load_corpus
@@ -53,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     if args.run:
         from rag_metrics.cli._systems import is_upload, read_upload_run
 
-        if is_upload(args.run):  # the same test as evaluate: a RAG log, trace export or CSV/JSON run
+        if is_upload(args.run, args):  # the same test as evaluate: a RAG log, trace export or CSV/JSON run
             try:
                 trec_run = read_upload_run(args, args.run, golden)
             except InputError as e:

@@ -472,14 +472,20 @@ class RagLogSystem:
 
 
 def parse_upload(data: bytes, filename: str, chunks: Sequence[Chunk] | Mapping[str, str] | None = None,
-                 threshold: float = DEFAULT_THRESHOLD, name: str | None = None
+                 threshold: float = DEFAULT_THRESHOLD, name: str | None = None, mapping: Any = None
                  ) -> tuple[RunFileSystem | RagLogSystem | None, ValidationReport]:
     """An uploaded file as a system: a RAG log when it names question and contexts columns, else a run.
 
     Returns ``(None, report)`` when the file has errors.  Gzip and Parquet are taken off first
-    (:func:`rag_metrics.io.containers.unwrap`).
+    (:func:`rag_metrics.io.containers.unwrap`).  ``mapping`` (a ``--map`` spec, see
+    :mod:`rag_metrics.io.mapping`) names the fields first, when the file's own names do not fit.
     """
     try:
+        if mapping:
+            from rag_metrics.io.mapping import apply_mapping
+
+            data, filename = apply_mapping(data, filename, mapping, role="system")
+            name = name or PurePath(filename).name.split(".")[0]
         data, filename, _wraps = unwrap(data, filename, role="run")
     except InputError as e:
         report = ValidationReport()
@@ -501,7 +507,8 @@ def parse_upload(data: bytes, filename: str, chunks: Sequence[Chunk] | Mapping[s
 
 
 def load_upload(path: str, chunks: Sequence[Chunk] | Mapping[str, str] | None = None,
-                threshold: float = DEFAULT_THRESHOLD, name: str | None = None) -> RunFileSystem | RagLogSystem:
+                threshold: float = DEFAULT_THRESHOLD, name: str | None = None,
+                mapping: Any = None) -> RunFileSystem | RagLogSystem:
     """Read a run file or RAG log from ``path``; raise :class:`InputError` (file:line) on errors."""
     from pathlib import Path
 
@@ -510,7 +517,7 @@ def load_upload(path: str, chunks: Sequence[Chunk] | Mapping[str, str] | None = 
     p = Path(path)
     if p.is_file() and p.stat().st_size > MAX_UPLOAD_BYTES:
         raise InputError(f"{p}: file is {p.stat().st_size:,} bytes; the limit is {MAX_UPLOAD_BYTES:,} bytes")
-    system, report = parse_upload(read_bytes(p), str(p), chunks, threshold, name)
+    system, report = parse_upload(read_bytes(p), str(p), chunks, threshold, name, mapping)
     report.raise_if_errors("upload", hint="fix the rows listed")
     assert system is not None
     return system
