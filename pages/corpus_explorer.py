@@ -7,7 +7,7 @@ from rag_metrics.authoring import golden_edit
 from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.insights import readouts
 from rag_metrics.io.corpus import MAX_FILE_BYTES, TEXT_SUFFIXES
-from rag_metrics.retrieval.chunking import MIN_CHUNK_SIZE
+from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, MIN_CHUNK_SIZE, chunk_corpus
 from rag_metrics.retrieval.defaults import DEFAULT_RETRIEVER
 from rag_metrics.workspace.corpora import MAX_CORPUS_BYTES
 from ui import cache, cache_insights, paging, server, state, views
@@ -196,6 +196,7 @@ with tab_load:
                      "(lab.budgets.corpus_mb). Upload fewer files, or ask the teacher.", icon=":material/savings:")
         else:
             from rag_metrics.io.corpus import corpus_from_files
+            from ui.embed_budget import upload_refusal
 
             rep = ValidationReport()
             cname = (name or "upload").strip()
@@ -204,6 +205,13 @@ with tab_load:
             except InputError as err:
                 views.input_error(err, "Upload rejected")
             else:
+                dense = (state.value(state.KEY_RETRIEVER) or DEFAULT_RETRIEVER) != "bm25"
+                # its chunks at the default chunking (a new corpus's): counted in a blink, embedded in minutes
+                texts = len(chunk_corpus(corpus, DEFAULT_CHUNK_SIZE, DEFAULT_CHUNK_OVERLAP)) if dense else 0
+                refused = upload_refusal(state.caller(), texts, total)
+                if refused:
+                    st.error(views.esc(refused), icon=":material/savings:")
+                    st.stop()
                 if state.is_sample(cname):
                     cname = f"{cname}-upload"
                 state.add_corpus(cname, corpus, label=f"Upload: {cname}")

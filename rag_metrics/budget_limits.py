@@ -28,6 +28,11 @@ class Budgets:
     upload_files_per_session: int = 30
     upload_mb_per_session: int = 60
     corpus_mb: int = 2
+    corpora_per_seat: int = 5
+    corpora_mb_per_seat: int = 4
+    embed_texts_per_seat: int = 1500
+    embed_texts_per_class: int = 15000
+    embed_window_s: int = 3600
     golden_questions: int = 1000
     judge_calls_per_seat: int = 2000
     judge_tokens_per_seat: int = 1_000_000

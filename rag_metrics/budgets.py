@@ -8,6 +8,8 @@ Two small stores keep the counts every app process of a class shares, in the wor
 - :class:`RateLimiter` (``rates.json``): sliding windows of events per key (new seats per client
   address and for the whole server; wrong teacher keys and rejoin codes per address and in total).
 - :class:`SpendLedger` (``spend.json``): judge calls and tokens spent per seat, shown to the teacher.
+- :class:`EmbedLedger` (``embed.json``): texts embedded per seat and for the whole class in a sliding
+  window (CPU as a budget: :func:`embed_meter` refuses a batch that would pass either).
 
 Example ``[lab.budgets]`` (every key optional; these are the defaults):
 
@@ -25,6 +27,12 @@ Example ``[lab.budgets]`` (every key optional; these are the defaults):
     upload_files_per_session = 30    # files one browser session may hold uploaded
     upload_mb_per_session = 60       # bytes (MB) one browser session may hold uploaded
     corpus_mb = 2                    # largest corpus (all files) a student uploads (its embedding work)
+    corpora_per_seat = 5             # corpora one seat may keep (uploads, in its own space)
+    corpora_mb_per_seat = 4          # ... and their documents' total size (MB)
+    embed_texts_per_seat = 1500      # new texts (cache misses) one seat may embed per embed_window_s: about
+                                     # 0.06 CPU-s each for a 500-character chunk (0.1 s for the model's longest)
+    embed_texts_per_class = 15000    # ... and every seat together
+    embed_window_s = 3600
     golden_questions = 1000          # questions in a student's golden set (import or edit)
     judge_calls_per_seat = 2000      # judge calls one seat may make in total
     judge_tokens_per_seat = 1000000  # judge prompt + completion tokens one seat may spend
@@ -46,8 +54,10 @@ from pathlib import Path
 from typing import Any
 
 from rag_metrics.budget_limits import Budgets, parse_budgets
+from rag_metrics.errors import InputError
 
-__all__ = ["Budgets", "RateLimiter", "SpendLedger", "client_address", "parse_budgets", "process_rss_mb"]
+__all__ = ["Budgets", "EmbedLedger", "EmbeddingBudgetExceeded", "RateLimiter", "SpendLedger", "client_address",
+           "embed_meter", "minutes_text", "parse_budgets", "process_rss_mb"]
 
 
 def process_rss_mb(pid: int | str = "self") -> tuple[float, float]:
@@ -190,3 +200,112 @@ def mb(n: int) -> int:
 def estimate_tokens(texts: int, chars: int) -> int:
     """A judge run's planned prompt tokens: about four characters a token, plus a prompt frame per call."""
     return int(math.ceil(chars / 4)) + 200 * int(texts)
+
+
+class EmbeddingBudgetExceeded(InputError):
+    """A batch of new texts to embed would pass a seat's or the class's embedding budget."""
+
+
+#: The key of the whole class in :class:`EmbedLedger`.
+CLASS_KEY = "class"
+
+
+class EmbedLedger(_JsonStore):
+    """Texts embedded (cache misses) per seat and for the whole class, in a sliding window, shared by
+    every process of a class: ``{key: [[time, texts], ...]}``.
+
+    >>> import tempfile
+    >>> led = EmbedLedger(tempfile.mkdtemp())
+    >>> led.spend([("s1", 100), ("class", 150)], 60, 3600, now=0)
+    >>> led.spend([("s2", 100), ("class", 150)], 100, 3600, now=10)[:2]
+    ('class', 60)
+    >>> led.used("s1", 3600, now=20), led.used("s1", 3600, now=3601)
+    (60, 0)
+    """
+
+    name = "embed.json"
+
+    @staticmethod
+    def _kept(events: Any, window: float, now: float) -> list[list[float]]:
+        out = []
+        for e in events if isinstance(events, list) else []:
+            if isinstance(e, list) and len(e) == 2 and all(isinstance(x, (int, float)) for x in e) \
+                    and now - e[0] < window:
+                out.append([float(e[0]), float(e[1])])
+        return out
+
+    def spend(self, limits: list[tuple[str, int]], texts: int, window: float,
+              now: float | None = None) -> tuple[str, int, int, float] | None:
+        """Count ``texts`` against every ``(key, limit)``, all or none: ``None`` when they fit (counted),
+        else ``(key, used, limit, seconds until the oldest counted batch leaves the window)``."""
+        now = time.time() if now is None else now
+        with self._change() as data:
+            for k in list(data):  # forget batches that left their window
+                kept = self._kept(data[k], window, now)
+                if kept:
+                    data[k] = kept
+                else:
+                    del data[k]
+            for key, cap in limits:
+                events = data.get(key, [])
+                used = int(sum(n for _, n in events))
+                if used + texts > cap:
+                    reset = min(t for t, _ in events) + window - now if events else 0.0
+                    return key, used, int(cap), max(0.0, reset)
+            if texts > 0:
+                for key, _ in limits:
+                    data[key] = [*data.get(key, []), [now, texts]]
+            return None
+
+    def used(self, key: str, window: float, now: float | None = None) -> int:
+        """Texts ``key`` embedded in the last ``window`` seconds."""
+        now = time.time() if now is None else now
+        return int(sum(n for _, n in self._kept(self._read().get(key), window, now)))
+
+    def wait(self, key: str, window: float, now: float | None = None) -> float:
+        """Seconds until the oldest batch ``key`` embedded leaves the window (0: nothing counted)."""
+        now = time.time() if now is None else now
+        events = self._kept(self._read().get(key), window, now)
+        return max(0.0, min(t for t, _ in events) + window - now) if events else 0.0
+
+    def all_used(self, window: float, now: float | None = None) -> dict[str, int]:
+        now = time.time() if now is None else now
+        return {k: int(sum(n for _, n in self._kept(v, window, now))) for k, v in self._read().items()}
+
+
+def minutes_text(seconds: float) -> str:
+    """``seconds`` as whole minutes, rounded up ("1 minute", "23 minutes")."""
+    m = max(1, int(math.ceil(seconds / 60)))
+    return f"{m} minute{'s' if m != 1 else ''}"
+
+
+def embed_meter(seat: str, budgets: Budgets, root: str | os.PathLike[str] | None = None):
+    """The charge function for one student's seat (:func:`rag_metrics.jobs.metered`): counts a batch of
+    new texts against ``embed_texts_per_seat`` and ``embed_texts_per_class`` per ``embed_window_s``, and
+    raises :class:`EmbeddingBudgetExceeded` (nothing counted) when it would pass either.
+
+    >>> import tempfile
+    >>> charge = embed_meter("s1", Budgets(embed_texts_per_seat=10), tempfile.mkdtemp())
+    >>> charge(8)
+    >>> try:
+    ...     charge(5)
+    ... except EmbeddingBudgetExceeded as err:
+    ...     print(str(err)[:101])
+    Embedding 5 new texts is over this seat's embedding budget: 8 of 10 texts used in the last 60 minutes
+    """
+    ledger = EmbedLedger(root)
+    window = int(budgets.embed_window_s)
+
+    def charge(texts: int) -> None:
+        over = ledger.spend([(f"seat:{seat}", int(budgets.embed_texts_per_seat)),
+                             (CLASS_KEY, int(budgets.embed_texts_per_class))], int(texts), window)
+        if over is None:
+            return
+        key, used, cap, reset = over
+        whose, name = (("the class's", "embed_texts_per_class") if key == CLASS_KEY
+                       else ("this seat's", "embed_texts_per_seat"))
+        raise EmbeddingBudgetExceeded(
+            f"Embedding {int(texts):,} new texts is over {whose} embedding budget: {used:,} of {cap:,} texts used in "
+            f"the last {minutes_text(window)} (lab.budgets.{name}); it resets in {minutes_text(reset)}. Use a smaller "
+            "corpus or chunking, switch the retriever to BM25 (no embedding), or ask the teacher.")
+    return charge

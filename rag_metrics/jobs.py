@@ -19,9 +19,10 @@ import threading
 from collections.abc import Callable, Hashable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import wait as _wait
-from typing import Any
+from typing import Any, cast
 
-__all__ = ["Cancelled", "JobPool", "Slots", "Ticket", "current", "pool", "slot", "slots"]
+__all__ = ["Cancelled", "JobPool", "Slots", "Ticket", "charge", "current", "metered", "pool", "set_meter", "slot",
+           "slots"]
 
 
 class JobPool:
@@ -226,3 +227,47 @@ def slot(workers: int | None = None, waiting: Callable[[], None] | None = None, 
     finally:
         _HELD.ticket = None
         pool_.release(ticket)
+
+
+# ---- the embedding meter (CPU as a budget) ----------------------------------------------------------
+_METER = threading.local()
+_UNSET = object()
+#: Called (with no argument) for the meter of a thread that was given none (:func:`set_meter`): the app
+#: sets it to find the meter of the browser session whose run this thread is (``None``: free).
+meter_provider: Callable[[], Callable[[int], None] | None] | None = None
+
+
+def set_meter(charge_fn: Callable[[int], None] | None) -> None:
+    """Make ``charge_fn(texts)`` the meter of the work this thread runs from now on (``None``: free).
+    Without one, :data:`meter_provider` finds it (the app: the student's seat's
+    :func:`rag_metrics.budgets.embed_meter`); the library calls :func:`charge` before it embeds new texts."""
+    _METER.charge = charge_fn
+
+
+@contextlib.contextmanager
+def metered(charge_fn: Callable[[int], None] | None) -> Iterator[None]:
+    """:func:`set_meter` for the work inside the block (the previous meter back after it)."""
+    before = getattr(_METER, "charge", _UNSET)
+    _METER.charge = charge_fn
+    try:
+        yield
+    finally:
+        if before is _UNSET:
+            del _METER.charge
+        else:
+            _METER.charge = before
+
+
+def charge(texts: int) -> None:
+    """Count ``texts`` new texts about to be embedded against this thread's meter (none: free, as in
+    the CLI); the meter raises when they are over its budget, before any is embedded."""
+    if texts <= 0:
+        return
+    got = getattr(_METER, "charge", _UNSET)
+    fn: Callable[[int], None] | None
+    if got is _UNSET:
+        fn = meter_provider() if meter_provider is not None else None
+    else:
+        fn = cast("Callable[[int], None] | None", got)
+    if fn is not None:
+        fn(int(texts))

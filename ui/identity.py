@@ -37,7 +37,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from rag_metrics.budgets import SpendLedger, process_rss_mb
+from rag_metrics.budgets import CLASS_KEY, EmbedLedger, SpendLedger, process_rss_mb
 from rag_metrics.config import class_mode_on, load_server_config
 from rag_metrics.errors import InputError
 from rag_metrics.server.access import Caller, operator
@@ -54,6 +54,7 @@ from rag_metrics.server.seats import (
     teacher_caller,
 )
 from rag_metrics.teacher_sessions import SESSION_TTL, TeacherSessions
+from rag_metrics.workspace.corpora import stored_corpora_usage
 from ui.class_budgets import address
 from ui.class_budgets import budgets as _budgets
 from ui.class_budgets import guess_failed as _guess_failed
@@ -498,7 +499,7 @@ def _on_remove_idle(days: float) -> None:
     _say(f"Removed {len(gone)} seat(s) idle for {days:g} day(s) or more.", "success")
 
 
-def _budgets_panel(spent: Mapping[str, tuple[int, int]]) -> None:
+def _budgets_panel(spent: Mapping[str, tuple[int, int]], embedded: int = 0) -> None:
     """What each seat may spend (the operator's ``[lab.budgets]``) and what the teacher spent."""
     import pandas as pd
 
@@ -511,6 +512,11 @@ def _budgets_panel(spent: Mapping[str, tuple[int, int]]) -> None:
                    f"{teacher[1]:,} tokens. " + (f"A new browser proves itself before its seat (seat_proof_bits = "
                    f"{b.seat_proof_bits}: about {2 ** b.seat_proof_bits:,} hashes, under a second in a browser)."
                    if b.seat_proof_bits else "No proof of a browser is asked before a seat (seat_proof_bits = 0)."))
+        st.caption(f"Embedding (CPU): the class embedded {embedded:,} new texts in the last "
+                   f"{b.embed_window_s:,} s, of {b.embed_texts_per_class:,} (lab.budgets.embed_texts_per_class); a "
+                   f"seat may embed {b.embed_texts_per_seat:,} (embed_texts_per_seat; a 500-character chunk costs "
+                   f"about 0.06 CPU-seconds) and keep {b.corpora_per_seat} corpora of {b.corpora_mb_per_seat} MB in "
+                   "all (corpora_per_seat, corpora_mb_per_seat).")
         now, peak = process_rss_mb()
         if now == now:  # not nan: a /proc to read
             st.caption(f"This app process holds {now:,.0f} MB (peak {peak:,.0f} MB) of its "
@@ -542,18 +548,25 @@ def class_page() -> None:
         return
 
     spent = SpendLedger(registry().root).all()
+    embedded = EmbedLedger(registry().root).all_used(_budgets().embed_window_s)
+    kept = {r.seat: stored_corpora_usage(registry().root, r.space) for r in rows}
     df = pd.DataFrame([{"name": r.name, "created": _when(r.created, short=True),
                         "last seen": _when(r.last_seen, short=True),
                         "idle (days)": round(r.idle_days, 1), "saved work": r.has_work,
-                        "judge calls": spent.get(r.seat, (0, 0))[0], "judge tokens": spent.get(r.seat, (0, 0))[1]}
+                        "judge calls": spent.get(r.seat, (0, 0))[0], "judge tokens": spent.get(r.seat, (0, 0))[1],
+                        "embedded texts": embedded.get(f"seat:{r.seat}", 0), "corpora": kept[r.seat][0],
+                        "corpora MB": round(kept[r.seat][1] / 2**20, 2)}
                        for r in rows])
     col = st.column_config  # short headers (the full name in help): the table fits a projector's 1024 px
     st.dataframe(df, hide_index=True, width="stretch",
                  column_config={"name": col.TextColumn("name", width=210),
                                 "idle (days)": col.NumberColumn("idle", help="idle (days): days since last seen"),
                                 "judge calls": col.NumberColumn("calls", help="judge calls this seat made"),
-                                "judge tokens": col.NumberColumn("tokens", help="judge tokens this seat spent")})
-    _budgets_panel(spent)
+                                "judge tokens": col.NumberColumn("tokens", help="judge tokens this seat spent"),
+                                "embedded texts": col.NumberColumn("embedded", help="new texts this seat embedded "
+                                                                   "in the last lab.budgets.embed_window_s seconds"),
+                                "corpora MB": col.NumberColumn("MB", help="size of the corpora this seat keeps")})
+    _budgets_panel(spent, embedded.get(CLASS_KEY, 0))
     section("Clean up", "Removing a seat deletes its private space; the student gets a new seat on "
                   "their next visit.")
     names = {r.seat: f"{r.name} (last seen {_when(r.last_seen)})" for r in rows}

@@ -152,6 +152,9 @@ def main() -> None:
 
         seated = identity.gate()
         teacher = seated and allowed(state.caller(), "manage-class")
+        from ui import embed_budget
+
+        embed_budget.install()  # a student's seat pays for what it embeds (lab.budgets.embed_*)
     page = st.navigation(_pages(teacher), position="sidebar" if seated else "hidden")
     if not seated:  # a full class: a message, the rejoin code and the teacher's sign-in, nothing else
         identity.no_seat_page()

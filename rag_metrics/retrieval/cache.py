@@ -349,10 +349,11 @@ def encode_with_cache(
     missing = [k for k in unique if k not in found]
     if missing:
         total = len(missing)
+        jobs.charge(total)  # CPU as a budget: a student's seat pays for its new texts before any is embedded
         if progress is not None:
             progress(0, total)  # the count shows before the first batch (and the model load)
         with jobs.slot() if total > QUEUED_OVER else contextlib.nullcontext() as ticket, \
-                _cpu_share(jobs.slots().workers if ticket is not None else 1):
+                _cpu_share(jobs.slots().workers if ticket is not None else 1), jobs.metered(None):  # paid above
             _encode_missing(encoder, unique, missing, cache, found, progress, ticket)
     elif progress is not None:
         progress(0, 0)

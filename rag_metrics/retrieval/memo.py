@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from rag_metrics import jobs
 from rag_metrics.retrieval.defaults import DEFAULT_DEPTH
 from rag_metrics.retrieval.encoders import DEFAULT_MODEL, DEFAULT_MODEL_ALIASES
 from rag_metrics.types import Chunk, GoldenSet, Run
@@ -59,6 +60,7 @@ class LazyEncoder:
         return int(self._dim)  # type: ignore[arg-type]  # _load() has set _dim
 
     def encode(self, texts: Sequence[str], progress: Callable[[int, int], None] | None = None):
+        jobs.charge(len(texts))  # the seat's embedding budget (texts the cache did not hold are paid before)
         return self._load().encode(texts, progress=progress)
 
 

@@ -30,7 +30,8 @@ from rag_metrics.errors import InputError
 from rag_metrics.io.files import atomic_write_text, locked
 from rag_metrics.types import Corpus, Document, GoldenSet
 
-__all__ = ["MAX_CORPUS_BYTES", "StoredCorpus", "load_corpus", "remove_corpus", "save_corpus", "stored_corpora"]
+__all__ = ["MAX_CORPUS_BYTES", "StoredCorpus", "load_corpus", "remove_corpus", "save_corpus", "stored_corpora",
+           "stored_corpora_usage"]
 
 #: Largest corpus kept in the workspace (its documents as JSON lines), in bytes: 200 MiB.
 MAX_CORPUS_BYTES = 200 * 1024 * 1024
@@ -146,6 +147,24 @@ def stored_corpora(root: str | os.PathLike[str] | None = None, space: str = "sha
                 out.append(StoredCorpus(meta["name"], str(meta.get("label") or meta["name"]),
                                         "document" if meta.get("level") == "document" else "chunk"))
     return out
+
+
+def stored_corpora_usage(root: str | os.PathLike[str] | None = None, space: str = "shared") -> tuple[int, int]:
+    """``(corpora, bytes of their documents)`` kept in ``space`` (a seat's budget: ``lab.budgets.corpora_*``)."""
+    from rag_metrics.workspace.store import space_dir
+
+    base = space_dir(space, root)
+    count = size = 0
+    if base.is_dir():
+        for sub in base.iterdir():
+            meta = _meta(sub / _FOLDER)
+            if meta is not None:
+                count += 1
+                try:
+                    size += _files(sub / _FOLDER, meta)[0].stat().st_size
+                except OSError:
+                    pass
+    return count, size
 
 
 def load_corpus(name: str, root: str | os.PathLike[str] | None = None, space: str = "shared"
