@@ -213,6 +213,14 @@ class SystemStore:
                    chunks: Sequence[Chunk] | Mapping[str, str] | None = None,
                    match_threshold: float = 90.0) -> tuple[SystemSpec | None, ValidationReport]:
         """Validate an upload (run or RAG log) and keep it; ``(None, report)`` when it has errors."""
+        spec, report = self.prepare_upload(name, filename, data, chunks, match_threshold)
+        return (self._add(spec, data) if spec is not None else None), report
+
+    def prepare_upload(self, name: str, filename: str, data: bytes,
+                       chunks: Sequence[Chunk] | Mapping[str, str] | None = None,
+                       match_threshold: float = 90.0) -> tuple[SystemSpec | None, ValidationReport]:
+        """Everything :meth:`add_upload` checks (the name is free, the file parses), writing nothing: the
+        spec to keep with :meth:`add_prepared`, or ``(None, report)``; a bad name raises :class:`InputError`."""
         from rag_metrics.systems.uploads import parse_upload
 
         name = self._check_name(name)
@@ -229,7 +237,27 @@ class SystemStore:
         stem = re.sub(r"[^A-Za-z0-9_-]+", "_", name)[:40] or "system"
         fname = f"{stem}-{hashlib.sha256(data).hexdigest()[:8]}{suffix}"
         spec = SystemSpec(name, "upload", fname, PurePath(filename).name, {}, float(match_threshold))
-        return self._add(spec, data), report
+        return spec, report
+
+    def add_prepared(self, prepared: Sequence[tuple[SystemSpec, bytes]]) -> list[SystemSpec]:
+        """Keep specs made by :meth:`prepare_upload`, all or none: every name is checked again under the
+        lock (:class:`InputError` when one was taken since), then the files and one index write."""
+        if not prepared:
+            return []
+        with self._locked():
+            specs = self._specs_to_change()
+            names = [spec.name for spec, _ in prepared]
+            for spec, _ in prepared:
+                self._check_name(spec.name)
+            if len(set(names)) != len(names):
+                raise InputError("two systems of one change have the same name; name them apart")
+            if len(specs) + len(prepared) > MAX_SYSTEMS:
+                raise InputError(f"{MAX_SYSTEMS} systems at most are stored for this corpus; remove one first")
+            for spec, data in prepared:
+                if spec.file:
+                    atomic_write_bytes(self.folder / spec.file, data)
+            self._write([*specs, *(spec for spec, _ in prepared)])
+        return [spec for spec, _ in prepared]
 
     def add_connection(self, name: str, kind: str, settings: Mapping[str, Any]) -> SystemSpec:
         """Validate connection settings and keep them (secrets only as ``${VAR}`` references)."""
