@@ -11,6 +11,9 @@ owner of the golden set a user is editing:
 - **autosave** (atomic, through the workspace) and **conflicts**: when another session saved since
   this one loaded, the workspace keeps the other session's file and writes ours beside it;
   :meth:`keep_mine` overwrites, :meth:`reload` takes the saved one;
+- **the teacher's changes** (a reset, a push of the shared set: :mod:`rag_metrics.workspace.versions`):
+  every save carries the generation the session loaded, so none writes over the teacher's change;
+  :meth:`outdated` says when the teacher changed the set, :meth:`reload` takes it;
 - **reset** to the seed (shipped) set, with labels carried to another chunking;
 - **label carry-over** when the corpus is re-chunked (:meth:`carry_over`);
 - **single-label judging** (the health page's label queue, :meth:`judge`) and the labelling
@@ -32,6 +35,7 @@ from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.io.golden import LIST_SEPARATOR, golden_to_text, validate_golden
 from rag_metrics.types import Chunk, GoldenSet
 from rag_metrics.workspace.store import SaveResult, Workspace
+from rag_metrics.workspace.versions import Change
 
 if TYPE_CHECKING:  # pragma: no cover
     from rag_metrics.retrieval.relabel import LabelReport
@@ -144,6 +148,8 @@ class GoldenSession:
         Where the set is saved (``<root>/<corpus>/golden.jsonl``).
     seed
         The set to start from when nothing is saved yet (the shipped set), or ``None``.
+    shipped
+        The set :meth:`reset` restores (default ``seed``).
     name
         The golden set's name (the corpus name).
     session_id
@@ -151,11 +157,14 @@ class GoldenSession:
     """
 
     def __init__(self, workspace: Workspace, seed: GoldenSet | None = None, *, name: str = "",
-                 session_id: str = "session") -> None:
+                 session_id: str = "session", shipped: GoldenSet | None = None) -> None:
         self.workspace = workspace
         self.name = name
         self.session_id = session_id
         self.seed = GoldenSet(seed.queries, name=name) if seed is not None else GoldenSet((), name=name)
+        #: What :meth:`reset` restores (the shipped set; default ``seed``).  It differs from ``seed`` in a
+        #: private space, which starts from the shared set it reads through but resets to the shipped one.
+        self.shipped = GoldenSet(shipped.queries, name=name) if shipped is not None else self.seed
         #: Bumped on every change of the set (views rebuild on it).
         self.revision = 0
         self.last_save: SaveResult | None = None
@@ -176,6 +185,10 @@ class GoldenSession:
     # ---- loading -----------------------------------------------------------------------------
     def _load(self) -> None:
         self.load_report = ValidationReport()
+        #: The teacher's generation of the set loaded (read before the file: see rag_metrics.workspace.versions).
+        self.generation = self.workspace.change(fresh=True).generation
+        #: The teacher's change that refused this session's last save (take it: :meth:`reload`).
+        self.teacher_change: Change | None = None
         loaded = None
         try:
             loaded = self.workspace.load()
@@ -230,17 +243,22 @@ class GoldenSession:
         if fp == self.fingerprint and not force:
             return None
         text = golden_to_text(golden, "jsonl")
-        self.golden, self.fingerprint = golden, fp
-        self.revision += 1
-        if not _keep_table:
-            self._table = None
-        try:
-            res = self.workspace.save(golden, self.version, session=self.session_id, force=force, text=text)
+        # nothing saved yet: the set shown (shipped, or the shared one read through) goes to the undo history
+        replacing = golden_to_text(self.golden, "jsonl") if self.version is None and len(self.golden) else None
+        try:  # a set that cannot be saved (InputError) changes nothing, in memory or on disk
+            res = self.workspace.save(golden, self.version, session=self.session_id, force=force, text=text,
+                                      replacing=replacing, generation=self.generation)
         except OSError as err:  # unwritable workspace: keep working in memory, say so
+            self._take(golden, fp, _keep_table)
             self.save_error = (f"Cannot save to {self.workspace.path} ({err.strerror or err}); your edits are kept "
                                "in this browser session only. Set RAG_METRICS_WORKSPACE to a writable folder.")
             return None
         self.save_error = None
+        if res.teacher is not None:  # the teacher changed the set since: nothing written, take theirs
+            self.reload()
+            self.teacher_change = res.teacher
+            return res
+        self._take(golden, fp, _keep_table)
         self.last_save = res
         if res.saved:
             self.version = res.version
@@ -248,6 +266,21 @@ class GoldenSession:
             self._disk_stat = self._stat()
         else:
             self.conflict_path = res.conflict_path
+        return res
+
+    def _take(self, golden: GoldenSet, fp: str, keep_table: bool) -> None:
+        self.golden, self.fingerprint = golden, fp
+        self.revision += 1
+        if not keep_table:
+            self._table = None
+
+    def undo(self, *, redo: bool = False) -> SaveResult:
+        """Put back the version before the last save (``redo``: the one the last undo replaced) and load
+        it; refused (``saved`` False, ``message`` says why, nothing changed) as :meth:`Workspace.undo` is."""
+        step = self.workspace.redo if redo else self.workspace.undo
+        res, _ = step(self.version)
+        if res.saved:
+            self.reload()
         return res
 
     # ---- the editor table ---------------------------------------------------------------------
@@ -335,6 +368,15 @@ class GoldenSession:
         With ``chunks`` (the current chunking), questions labelled with reviewed evidence also get
         the labels of the chunks that hold it (:func:`rag_metrics.evidence_proposals.with_chunk_labels`),
         so every view that judges chunk ids reads the same relevance."""
+        new, report = self.check_import(data, filename, known_ids, chunks, max_questions)
+        if new is not None:
+            self.replace(new)
+        return new, report
+
+    def check_import(self, data: bytes, filename: str, known_ids: Collection[str] | None = None,
+                     chunks: Sequence[Chunk] | None = None, max_questions: int | None = None
+                     ) -> tuple[GoldenSet | None, ValidationReport]:
+        """What :meth:`import_file` would make the set (``None`` when it refuses), changing nothing."""
         from rag_metrics.authoring.golden_edit import import_golden
 
         new, report = import_golden(data, filename, self.golden, known_ids, max_questions=max_questions)
@@ -346,8 +388,6 @@ class GoldenSession:
             from rag_metrics.evidence_proposals import with_chunk_labels
 
             new = with_chunk_labels(new, chunks)
-        if new is not None:
-            self.replace(new)
         return new, report
 
     # ---- conflicts, reset, carry-over ----------------------------------------------------------
@@ -355,9 +395,20 @@ class GoldenSession:
         """Resolve a conflict for this session: overwrite the saved file with this session's set."""
         return self.replace(self.golden, force=True)
 
-    def reload(self) -> None:
+    def outdated(self) -> Change | None:
+        """The teacher's change this session's copy is older than (one ``stat`` when nothing moved), or
+        ``None``.  Take it with :meth:`reload` before the next change."""
+        if self.teacher_change is not None:
+            return self.teacher_change
+        now = self.workspace.change()
+        return now if now.generation != self.generation else None
+
+    def reload(self, seed: GoldenSet | None = None) -> None:
         """Take the saved file (resolves a conflict in favour of disk); this session's copy stays
-        in the conflict file when there was one."""
+        in the conflict file when there was one.  ``seed``: the set to show while nothing is saved (a
+        private space reads the shared set again after the teacher's reset)."""
+        if seed is not None:
+            self.seed = GoldenSet(seed.queries, name=self.name)
         self._load()
         self.conflict_path = None
         self.save_error = None
@@ -366,11 +417,12 @@ class GoldenSession:
 
     def reset(self, old_chunks: Sequence[Chunk] | None = None,
               new_chunks: Sequence[Chunk] | None = None) -> SaveResult | None:
-        """Restore the seed set and save it over the workspace.
+        """Restore the shipped set (:attr:`shipped`) and save it over the workspace (the set it replaces
+        stays in the undo history).
 
-        The seed's labels name the chunks of the chunking it was made on (``old_chunks``); pass
+        The shipped labels name the chunks of the chunking they were made on (``old_chunks``); pass
         both chunk lists to carry them to the current chunking (``new_chunks``)."""
-        seed = self.seed
+        seed = self.shipped
         if old_chunks is not None and new_chunks is not None and len(seed):
             from rag_metrics.retrieval.relabel import carry_labels
 

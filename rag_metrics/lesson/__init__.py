@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from rag_metrics.lesson.progress import Progress, ProgressStore, store_for_space
 from rag_metrics.lesson.steps import NONE, QUIZ, STEPS, TASKS, LessonContext, Step, Task, check, choices
-from rag_metrics.lesson.texts import LANGUAGES, TEXTS, text
+from rag_metrics.lesson.texts import LANGUAGES, TEXTS, teacher_change_text, text
 
 __all__ = ["LANGUAGES", "NONE", "QUIZ", "STEPS", "TASKS", "TEXTS", "LessonContext", "Progress", "ProgressStore",
-           "Step", "Task", "check", "choices", "store_for_space", "text"]
+           "Step", "Task", "check", "choices", "store_for_space", "teacher_change_text", "text"]

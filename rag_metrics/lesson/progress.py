@@ -6,6 +6,10 @@ was right, the language); :class:`ProgressStore` reads and writes it atomically 
 too, with :attr:`ProgressStore.problem` saying why (the file is left as it is until the next save).
 This is the one interface the Lesson page and the teacher's view use.
 
+The teacher's reset is a versioned change (:mod:`rag_metrics.workspace.versions`): a session loads
+with :meth:`ProgressStore.load_versioned` and saves with the generation it loaded, so a save never
+writes an older copy over the reset (it is refused, and the session takes the reset progress).
+
 >>> import tempfile
 >>> folder = tempfile.mkdtemp()
 >>> store = ProgressStore(folder)
@@ -24,9 +28,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from rag_metrics.io.files import atomic_write_text, loads_json
+from rag_metrics.io.files import atomic_write_text, loads_json, locked
 from rag_metrics.lesson.steps import STEPS, Step
 from rag_metrics.lesson.texts import LANGUAGES
+from rag_metrics.workspace import versions
 
 __all__ = ["PROGRESS_FILE", "LESSON_DIR", "MAX_PROGRESS_BYTES", "Progress", "ProgressStore", "store_for_space"]
 
@@ -136,16 +141,46 @@ class ProgressStore:
         self.problem = f"{self.path.name}: {msg}" if msg else None
         return progress
 
-    def save(self, progress: Progress) -> None:
-        """Write atomically (never a half-written file)."""
-        atomic_write_text(self.path, progress.to_json() + "\n")
+    def generation(self) -> versions.Change:
+        """The teacher's last change of this progress (generation 0: none)."""
+        return versions.current(self.folder, versions.PROGRESS)
 
-    def reset(self) -> None:
-        """Start the lesson afresh in this space (the file is removed)."""
-        try:
-            self.path.unlink()
-        except FileNotFoundError:
-            pass
+    def load_versioned(self) -> tuple[Progress, int]:
+        """``(progress, generation)``: the generation is read first, then the file (a reset in between
+        makes the next save refused once, never lets it through)."""
+        generation = versions.current(self.folder, versions.PROGRESS, fresh=True).generation
+        return self.load(), generation
+
+    def save(self, progress: Progress, generation: int | None = None) -> versions.Change | None:
+        """Write atomically (never a half-written file).
+
+        With ``generation`` (what the session loaded, :meth:`load_versioned`) the write is a
+        compare-and-swap under the file's lock: when the teacher changed the progress since, nothing
+        is written and the teacher's :class:`~rag_metrics.workspace.versions.Change` is returned (load
+        again).  ``None``: saved."""
+        with locked(self.path):
+            if generation is not None:
+                newer = versions.newer(self.folder, versions.PROGRESS, generation)
+                if newer is not None:
+                    return newer
+            atomic_write_text(self.path, progress.to_json() + "\n")
+        return None
+
+    def reset(self) -> versions.Change | None:
+        """Start the lesson afresh in this space (the teacher's reset: a versioned change).  The file is
+        removed (kept with only the language when that is not English).  Returns the change, or
+        ``None`` when there was nothing to reset (no file: nothing written, a new seat stays empty)."""
+        if not self.path.exists():  # before the lock, which would make the folder
+            return None
+        with locked(self.path):
+            if not self.path.exists():
+                return None
+            language = self.load().language
+            if language != "en":
+                atomic_write_text(self.path, Progress(language=language).to_json() + "\n")
+            else:
+                self.path.unlink(missing_ok=True)
+            return versions.record(self.folder, versions.PROGRESS, "reset")
 
 
 def store_for_space(space: str, root: str | os.PathLike[str] | None = None) -> ProgressStore:

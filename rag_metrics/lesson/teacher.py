@@ -10,7 +10,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from rag_metrics.io.files import csv_text
+from rag_metrics.io.files import csv_text, locked
 from rag_metrics.lesson.progress import store_for_space
 from rag_metrics.lesson.steps import QUIZ, STEPS
 
@@ -18,11 +18,12 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from rag_metrics.types import GoldenSet
+    from rag_metrics.workspace.store import Workspace
 else:
     from rag_metrics.lazy import pandas as pd
 
-__all__ = ["Seat", "class_progress", "exercise_columns", "progress_csv", "push_golden", "quiz_column", "reset_progress",
-           "reset_student", "step_columns"]
+__all__ = ["Seat", "class_progress", "exercise_columns", "golden_would_change", "progress_csv", "push_golden",
+           "quiz_column", "reset_progress", "reset_student", "step_columns"]
 
 #: ``(seat label, space name)``.
 Seat = tuple[str, str]
@@ -98,17 +99,33 @@ def progress_csv(table: pd.DataFrame) -> str:
 
 
 def reset_progress(spaces: Sequence[str], root: str | os.PathLike[str] | None = None) -> list[str]:
-    """Start the lesson afresh in each space; returns the spaces reset."""
+    """Start the lesson afresh in each space (a versioned change: a student's open session takes it
+    before its next save, :mod:`rag_metrics.workspace.versions`); returns the spaces reset."""
     for space in spaces:
         store_for_space(space, root).reset()
     return list(spaces)
+
+
+def _versioned_golden_write(ws: Workspace, kind: str, write: Callable[[], bool]) -> bool:
+    """The teacher's change of a student's golden set: ``write()`` (True when it changed the file) and
+    a new generation, both under the golden file's lock, the lock every save of the set holds
+    (:meth:`rag_metrics.workspace.store.Workspace.save` checks the generation there)."""
+    from rag_metrics.workspace import versions
+    from rag_metrics.workspace.store import space_dir
+
+    with locked(ws.path):
+        if not write():
+            return False
+        versions.record(space_dir(ws.space, ws.root), versions.golden_target(ws.name), kind)
+    return True
 
 
 def reset_student(space: str, corpus: str, *, progress: bool = True, golden: bool = True,
                   root: str | os.PathLike[str] | None = None) -> list[str]:
     """Reset one student's space: their lesson ``progress`` (start afresh) and/or their private
     ``golden`` set of ``corpus`` (removed: the space reads the shared one again).  The shared space
-    is never touched.  Returns what was reset (``"progress"``, ``"golden set"``)."""
+    is never touched.  Returns what was reset (``"progress"``, ``"golden set"``).  Each is a
+    versioned change: the student's open session takes it before its next save and says so."""
     from rag_metrics.workspace.store import DEFAULT_SPACE, Workspace
 
     if space == DEFAULT_SPACE:
@@ -118,22 +135,64 @@ def reset_student(space: str, corpus: str, *, progress: bool = True, golden: boo
         store_for_space(space, root).reset()
         done.append("progress")
     if golden:
-        Workspace(corpus, root, space=space).delete()
+        ws = Workspace(corpus, root, space=space)
+
+        def remove() -> bool:
+            if not ws.path.exists():
+                return False  # nothing private: nothing to version (a new seat stays empty)
+            ws.delete()
+            return True
+
+        if ws.path.exists():
+            _versioned_golden_write(ws, "reset", remove)
         done.append("golden set")
     return done
+
+
+def golden_would_change(golden: GoldenSet, corpus: str, spaces: Sequence[str],
+                        root: str | os.PathLike[str] | None = None) -> list[str]:
+    """The spaces whose golden set of ``corpus`` a push of ``golden`` would change: those that keep
+    their own saved set and it differs (same questions, ids, labels and answers count as equal:
+    :meth:`GoldenSet.fingerprint`).  A space with nothing saved reads the shared set already, and the
+    shared space is never pushed to.  An unreadable saved set counts as one that would change."""
+    from rag_metrics.errors import InputError
+    from rag_metrics.workspace.store import DEFAULT_SPACE, Workspace
+
+    want = golden.fingerprint()
+    out = []
+    for space in spaces:
+        if space == DEFAULT_SPACE:
+            continue
+        ws = Workspace(corpus, root, space=space)
+        if not ws.path.exists():
+            continue
+        try:
+            loaded = ws.load()
+        except InputError:
+            out.append(space)
+            continue
+        if loaded is not None and loaded[0].fingerprint() != want:
+            out.append(space)
+    return out
 
 
 def push_golden(golden: GoldenSet, corpus: str, spaces: Sequence[str],
                 root: str | os.PathLike[str] | None = None) -> list[str]:
     """Overwrite the golden set of ``corpus`` in every space with ``golden`` (the shared one; the
     previous version of each stays in its undo history).  The shared space itself is skipped.
-    Returns the spaces written."""
+    Each write is a versioned change (a student's open session takes the pushed set before its next
+    save and says so).  Returns the spaces written."""
     from rag_metrics.workspace.store import DEFAULT_SPACE, Workspace
 
     written = []
     for space in spaces:
         if space == DEFAULT_SPACE:
             continue
-        Workspace(corpus, root, space=space).save(golden, None, session="teacher", force=True)
+        ws = Workspace(corpus, root, space=space)
+
+        def write(ws: Workspace = ws) -> bool:
+            return ws.save(golden, None, session="teacher", force=True).saved
+
+        _versioned_golden_write(ws, "push", write)
         written.append(space)
     return written

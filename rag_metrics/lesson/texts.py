@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from rag_metrics.errors import InputError
 
-__all__ = ["LANGUAGES", "TEXTS", "text"]
+__all__ = ["LANGUAGES", "TEXTS", "teacher_change_text", "text"]
 
 #: Language code -> its name in that language (what the switch shows).
 LANGUAGES = {"en": "English", "da": "Dansk"}
@@ -56,6 +56,18 @@ _T: dict[str, tuple[str, str]] = {
                        "Intet spørgsmål fejler ved K = {k}: vælg en mindre K i sidepanelet."),
     "ui.quiz_score": ("Quiz: {right} of {total} right", "Quiz: {right} af {total} rigtige"),
     "ui.finished": ("You have finished the lesson.", "Du har gennemført lektionen."),
+    # the teacher's versioned changes (rag_metrics.workspace.versions), told to the student's open session
+    "ui.teacher_reset_progress": (
+        "Your teacher reset your progress: the lesson starts again from step 1.",
+        "Din lærer har nulstillet dine fremskridt: lektionen starter forfra fra trin 1."),
+    "ui.teacher_reset_golden": (
+        "Your teacher reset your golden set: you now work on the class's shared set.",
+        "Din lærer har nulstillet dit golden set: du arbejder nu på klassens fælles sæt."),
+    "ui.teacher_pushed_golden": (
+        "Your teacher replaced your golden set with the class's shared set.",
+        "Din lærer har erstattet dit golden set med klassens fælles sæt."),
+    "ui.teacher_not_saved": ("What you just did was not saved: do it again if you still want it.",
+                             "Det, du lige gjorde, blev ikke gemt: gør det igen, hvis du stadig vil."),
 
     # ---- 1. why rank-aware metrics -----------------------------------------------------------
     "step.why.title": ("Why rank-aware metrics?", "Hvorfor rangfølsomme mål?"),
@@ -387,3 +399,12 @@ def text(key: str, lang: str = "en", **values: object) -> str:
     except KeyError:
         raise InputError(f"the lesson has no text {key!r}") from None
     return template.format(**values) if values else template
+
+
+def teacher_change_text(what: str, kind: str, lang: str = "en", *, refused: bool = False) -> str:
+    """What the student's open session says when it takes a teacher's versioned change
+    (:mod:`rag_metrics.workspace.versions`) of their ``what`` (``"progress"`` or ``"golden"``) of
+    ``kind`` (``"reset"``, ``"push"``); ``refused``: a save of theirs was refused for it."""
+    key = "ui.teacher_pushed_golden" if what == "golden" and kind == "push" else f"ui.teacher_reset_{what}"
+    lang = lang if lang in LANGUAGES else "en"
+    return text(key, lang) + (" " + text("ui.teacher_not_saved", lang) if refused else "")

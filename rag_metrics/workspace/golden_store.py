@@ -22,6 +22,7 @@ from rag_metrics.io.files import locked as _locked
 from rag_metrics.io.golden import golden_to_text, parse_golden
 from rag_metrics.limits import parse_int
 from rag_metrics.types import GoldenSet
+from rag_metrics.workspace import versions
 from rag_metrics.workspace.archive import _commit_import, _settle_import, export_archive, read_archive
 from rag_metrics.workspace.checks import WorkspaceHealth, _check_saveable
 from rag_metrics.workspace.history import _entries, _keep_entry, _read_entry, _set_aside
@@ -52,6 +53,9 @@ class SaveResult:
     version: str | None          # version now on disk (ours when saved)
     conflict_path: Path | None = None  # where our copy went when another session had saved
     message: str | None = None   # why nothing was done (undo / redo), for the user
+    #: The teacher's change that refused this save (a newer generation, :mod:`rag_metrics.workspace.versions`):
+    #: nothing was written; take the saved set.
+    teacher: versions.Change | None = None
 
     @property
     def conflict(self) -> bool:
@@ -162,24 +166,40 @@ class Workspace(WorkspaceHealth):
     def _keep_history(self, data: bytes) -> None:
         _keep_entry(self.folder / HISTORY_DIR, data)
 
-    def _replace(self, text: str) -> None:
-        """Write ``text`` as the golden file (caller holds the lock), keeping the old in history."""
+    def _replace(self, text: str, replacing: str | None = None) -> None:
+        """Write ``text`` as the golden file (caller holds the lock), keeping the old in history.
+
+        ``replacing``: the set the session showed when nothing is saved yet (the shipped set, or the
+        shared set a private space reads through): kept in history too, so undo can bring it back.
+        The history entry is written (atomically) before the golden file: a crash between the two
+        leaves the old file and an entry equal to it, which undo skips."""
+        old: bytes | None
         try:
             old = self.path.read_bytes()
         except FileNotFoundError:
-            old = None
+            old = replacing.encode("utf-8") if replacing is not None else None
         if old is not None and old != text.encode("utf-8"):
             self._keep_history(old)
         atomic_write_text(self.path, text)
         self._write_name()
 
+    def change(self, *, fresh: bool = False) -> versions.Change:
+        """The teacher's last change of this golden set (a reset or a push; generation 0: none)."""
+        return versions.current(space_dir(self.space, self.root), versions.golden_target(self.name), fresh=fresh)
+
     def save(self, golden: GoldenSet, expected_version: str | None, *, session: str = "session",
-             force: bool = False, text: str | None = None) -> SaveResult:
+             force: bool = False, text: str | None = None, generation: int | None = None,
+             replacing: str | None = None) -> SaveResult:
         """Save unless another session saved since ``expected_version`` (then save beside it).
 
         ``expected_version`` is the version this session last loaded or saved (``None`` when it
         started from the sample and nothing was saved).  ``force`` overwrites regardless.
         ``text``: the set's JSONL text when the caller already made it (saves a serialisation).
+        ``generation``: the teacher's generation the session loaded (:meth:`change`); when the teacher
+        changed the set since, nothing is written, even with ``force`` (``SaveResult.teacher`` says
+        what they did): a session's copy never overwrites the teacher's reset or push.
+        ``replacing``: the JSONL text of the set this save replaces when no file is saved yet (kept
+        in the undo history, as a saved file would be).
         """
         _check_saveable(golden)
         if text is None:
@@ -187,13 +207,18 @@ class Workspace(WorkspaceHealth):
         data = text.encode("utf-8")
         with _locked(self.path):
             current = self.version()
+            if generation is not None:
+                newer = versions.newer(space_dir(self.space, self.root), versions.golden_target(self.name),
+                                       generation)
+                if newer is not None:
+                    return SaveResult(False, current, teacher=newer)
             if not force and current is not None and current != expected_version:
                 if current == _version(data):  # someone saved exactly our content
                     return SaveResult(True, current)
                 beside = self.folder / f"golden.conflict-{_slug(session)}.jsonl"
                 atomic_write_text(beside, text)
                 return SaveResult(False, current, beside)
-            self._replace(text)
+            self._replace(text, replacing)
             return SaveResult(True, _version(data))
 
     def delete(self) -> None:
