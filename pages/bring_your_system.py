@@ -21,8 +21,8 @@ views.show_notice()
 
 pending = st.session_state.pop(BRING_PENDING, None)
 if pending:  # a new corpus was selected on the last run: the golden set and the systems follow now
-    msgs = bring.bring_in(ctx, bring.read_dropped(pending["files"]), pending["name"], pending["golden_from_log"])
-    state.notice(" · ".join(views.esc(m) for m in msgs) or "Corpus selected.")
+    from_log = pending["golden_from_log"] or (pending.get("log_corpus", False) and len(ctx.golden) == 0)
+    state.notice_outcome(bring.bring_in(ctx, bring.read_dropped(pending["files"]), pending["name"], from_log))
     st.rerun()
 
 views.section("1. Drop your files")
@@ -43,8 +43,7 @@ else:
             else False
         go = st.form_submit_button("Bring in and evaluate", type="primary", disabled=not usable)
     if go:
-        msgs = bring.bring_in(ctx, usable, name or "", bool(from_log))
-        state.notice(" · ".join(views.esc(m) for m in msgs) or "Nothing to bring in.")
+        state.notice_outcome(bring.bring_in(ctx, usable, name or "", bool(from_log)))
         st.rerun()
 
 views.section("3. Confirm labels", f"The golden set of {views.esc(ctx.corpus.label or ctx.settings.corpus)}.")
@@ -52,5 +51,7 @@ bring.labels_to_confirm(ctx)
 
 views.section("4. The verdict", f"Means at K = {ctx.k} with 95% bootstrap intervals, by the sidebar's conventions.")
 chosen = st.session_state.get(BRING_SYSTEM)
-if not chosen or not bring.verdict(ctx, chosen):
+if bring.pair_verdict(ctx):
+    pass
+elif not chosen or not bring.verdict(ctx, chosen):
     st.caption("Bring in a run, RAG log or trace export above to see its verdict here.")

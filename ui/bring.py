@@ -16,6 +16,8 @@ from typing import Any
 
 import streamlit as st
 
+from rag_metrics.authoring import golden_change as change
+from rag_metrics.authoring.golden_change import Outcome, SystemUpload, name_problems
 from rag_metrics.authoring.golden_edit import import_size_problem
 from rag_metrics.budgets import mb
 from rag_metrics.errors import InputError
@@ -23,10 +25,12 @@ from rag_metrics.formats import FileRead, describe_bytes
 from rag_metrics.io.corpus import corpus_from_files
 from rag_metrics.server.policy import budget_message, limit
 from rag_metrics.systems.evaluation import evaluate_systems
-from rag_metrics.types import OUT_OF_SCOPE
+from rag_metrics.systems.store import SystemStore
+from rag_metrics.types import OUT_OF_SCOPE, GoldenQuery, GoldenSet
 from ui import server, state, systems, views
 from ui.keys import BRING_FILES as KEY_FILES
 from ui.keys import BRING_NAME as KEY_NAME
+from ui.keys import BRING_PAIR as KEY_PAIR
 from ui.keys import BRING_PENDING as KEY_PENDING
 from ui.keys import BRING_READ as _READ_CACHE
 from ui.keys import BRING_SYSTEM as KEY_SYSTEM
@@ -94,13 +98,35 @@ def read_dropped(files: list[tuple[str, bytes]]) -> list[Dropped]:
     return out
 
 
+#: Kinds of judgments without questions: dropped with a run, they are that run's qrels.
+QRELS_KINDS = ("trec_qrels", "beir_qrels", "json_qrels")
+
+
+def pair_of(items: list[Dropped]) -> tuple[Dropped, list[Dropped]] | None:
+    """Qrels dropped with runs (and no corpus): ``(qrels, runs)``, evaluated against each other as
+    ``rag-metrics evaluate --qrels Q --run R`` does, not against the app's golden set; else None."""
+    usable = [it for it in items if it.read is not None]
+    if any("corpus" in it.roles for it in usable):
+        return None
+    qrels = [it for it in usable if it.read is not None and it.read.kind in QRELS_KINDS]
+    runs = _systems_of(usable)
+    if len(qrels) != 1 or not runs:
+        return None
+    return qrels[0], runs
+
+
 def render_read(items: list[Dropped]) -> None:
     """One line per file: what the lab read and what it brings in, or why it was refused."""
+    pair = pair_of(items)
     for it in items:
         if it.read is None:
             st.error(views.esc(it.error or f"{it.name}: not read"), icon=":material/error:")
             continue
         use = " and ".join(_ROLE_WORDS[r] for r in it.roles if r in _ROLE_WORDS)
+        if pair is not None and it is pair[0]:
+            use = "judgments for " + ", ".join(r.name for r in pair[1])
+        elif pair is not None and it in pair[1]:
+            use = f"run scored against {pair[0].name}"
         st.success(views.esc(it.read.summary) + (f" → **{use}**" if use else ""), icon=":material/check_circle:")
         for w in it.read.warnings[:3]:
             st.caption(":material/warning: " + views.esc(w))
@@ -153,17 +179,44 @@ def _over_budget(corpus: tuple[Any, str, str] | None, gold: Dropped | None) -> s
     return None
 
 
-def bring_in(ctx: Any, items: list[Dropped], name: str, golden_from_log: bool = False) -> list[str]:
-    """Bring the files in; returns the messages to show.  A new corpus is selected first (the page
-    reruns and the rest follows on the next run, through :data:`KEY_PENDING`)."""
-    msgs: list[str] = []
+def _system_name(name: str, it: Dropped, n: int) -> str:
+    return (name or PurePath(it.name).name.split(".")[0]).strip() + (f" {n + 1}" if n else "")
+
+
+def _golden_from_log(ctx: Any, items: list[Dropped]) -> GoldenSet | None:
+    log = next((it.read.log for it in _systems_of(items) if it.read is not None and it.read.log is not None), None)
+    if log is None:
+        return None
+    return GoldenSet(tuple(GoldenQuery(f"q{n:03d}", r.question, "", {}, r.ground_truth or "")
+                           for n, r in enumerate(log.rows, 1)), name=ctx.settings.corpus)
+
+
+def bring_in(ctx: Any, items: list[Dropped], name: str, golden_from_log: bool = False) -> Outcome:
+    """Bring the files in, whole or not at all (:func:`rag_metrics.authoring.golden_change.bring_in`:
+    every precondition, the system names included, is checked before anything is written); returns
+    what was done or refused.  A new corpus is selected first (the page reruns and the rest follows on
+    the next run, through :data:`KEY_PENDING`, checked again in full)."""
+    pair = pair_of(items)
+    if pair is not None:  # qrels and runs dropped together: each other's, as the CLI reads them
+        st.session_state[KEY_PAIR] = {"name": name, "qrels": (pair[0].name, pair[0].data),
+                                      "runs": [(it.name, it.data) for it in pair[1]]}
+        st.session_state.pop(KEY_SYSTEM, None)
+        return Outcome(done=[f"{', '.join(it.name for it in pair[1])} scored against {pair[0].name} (dropped "
+                             "together: as rag-metrics evaluate --qrels --run reads them; the app's golden set and "
+                             "systems are unchanged)"])
+    st.session_state.pop(KEY_PAIR, None)
     corpus = _corpus_of(items)
     gold = _golden_of(items)
     over = _over_budget(corpus, gold)
     if over:
-        return [over]
+        return Outcome(refused=[over.removeprefix("Nothing brought in: ")])
+    uploads = [SystemUpload(_system_name(name, it, n), it.name, it.data) for n, it in enumerate(_systems_of(items))]
     if corpus is not None:
         c, level, cname = corpus
+        target = SystemStore.for_corpus(cname, space=state.caller().writes_to)
+        taken = name_problems(target, [u.name for u in uploads])
+        if taken:
+            return Outcome(refused=taken)
         seed = gold.read.golden if gold is not None and gold.read is not None and gold.read.kind == "llamaindex" \
             else None
         state.add_corpus(cname, c, level=level, golden=seed)
@@ -171,51 +224,40 @@ def bring_in(ctx: Any, items: list[Dropped], name: str, golden_from_log: bool = 
                 or ("golden" in it.roles and "corpus" not in it.roles and it is not gold)
                 or (it is gold and seed is None and "corpus" not in it.roles)]
         st.session_state[KEY_PENDING] = {"name": name, "golden_from_log": golden_from_log,
-                                         "files": [(it.name, it.data) for it in rest]}
-        return [f"Corpus {cname!r} selected ({len(c)} documents)" + (" with its golden set" if seed else "")]
+                                         "files": [(it.name, it.data) for it in rest],
+                                         # a corpus dropped with a log is the log's: its questions start the
+                                         # corpus's golden set when it has none (nothing is replaced)
+                                         "log_corpus": gold is None and _golden_from_log(ctx, items) is not None}
+        return Outcome(done=[f"Corpus {cname!r} selected ({len(c)} documents)"
+                             + (" with its golden set" if seed else "")])
+    session = None
+    golden: GoldenSet | None = None
+    done, refused = "", []
     if gold is not None and gold.read is not None:
         session = state.golden_session()
         if gold.read.kind in ("trec_qrels", "beir_qrels", "json_qrels"):
             from rag_metrics.formats import sniff
 
             s = sniff(gold.data, gold.name, role="qrels")
-            new, rep = session.import_file(s.data, s.filename if s.kind != "json_qrels" else gold.name + ".txt",
-                                           ctx.known_ids, max_questions=_question_budget())
-            if new is None:
-                msgs.append(f"Golden set not changed: {rep.summary()} in {gold.name}")
-            else:
-                msgs.append(f"Labels of {gold.name} imported into the golden set ({len(new)} questions)")
+            golden, rep = session.check_import(s.data, s.filename if s.kind != "json_qrels" else gold.name + ".txt",
+                                               ctx.known_ids, max_questions=_question_budget())
+            if golden is None:
+                refused.append(f"golden set not changed: {rep.summary()} in {gold.name}")
+            done = f"Labels of {gold.name} imported into the golden set ({len(golden or ())} questions)"
         elif gold.read.golden is not None:
-            cap = _question_budget()
-            if cap is not None and len(gold.read.golden) > cap:
-                msgs.append(f"Golden set not changed: {len(gold.read.golden):,} questions is over this seat's budget "
-                            f"of {cap:,} (lab.budgets.golden_questions) in {gold.name}")
-            else:
-                session.replace(gold.read.golden)
-                msgs.append(f"Golden set replaced by {gold.name} ({len(gold.read.golden)} questions)")
+            golden = gold.read.golden
+            done = f"Golden set replaced by {gold.name} ({len(golden)} questions)"
     elif golden_from_log:
-        log = next((it.read.log for it in _systems_of(items) if it.read is not None and it.read.log is not None), None)
-        if log is not None:
-            from rag_metrics.types import GoldenQuery, GoldenSet
-
-            state.golden_session().replace(GoldenSet(tuple(
-                GoldenQuery(f"q{n:03d}", r.question, "", {}, r.ground_truth or "") for n, r in enumerate(log.rows, 1)),
-                name=ctx.settings.corpus))
-            msgs.append(f"Golden set started from the log's {len(log.rows)} questions and reference answers (no "
-                        "labels yet: confirm them below)")
-    for n, it in enumerate(_systems_of(items)):
-        sname = (name or PurePath(it.name).name.split(".")[0]).strip() + (f" {n + 1}" if n else "")
-        try:
-            spec, report = systems.store(ctx).add_upload(sname, it.name, it.data, ctx.chunks.chunks)
-        except InputError as e:
-            msgs.append(f"{it.name} not added: {e}")
-            continue
-        if spec is None:
-            msgs.append(f"{it.name} not added: {report.summary()}: " + "; ".join(report.lines()[:3]))
-            continue
-        st.session_state[KEY_SYSTEM] = spec.name
-        msgs.append(f"System {spec.name!r} added from {it.name}")
-    return msgs
+        golden = _golden_from_log(ctx, items)
+        if golden is not None:
+            session = state.golden_session()
+            done = (f"Golden set started from the log's {len(golden)} questions and reference answers (no labels "
+                    "yet: confirm them below; the set it replaced is kept in Undo)")
+    out, added = change.bring_in(session, systems.store(ctx), golden=golden, golden_done=done, uploads=uploads,
+                                 chunks=ctx.chunks.chunks, max_questions=_question_budget(), refused=refused)
+    if added:
+        st.session_state[KEY_SYSTEM] = added[-1].name
+    return out
 
 
 def labels_to_confirm(ctx: Any) -> None:
@@ -265,4 +307,44 @@ def verdict(ctx: Any, name: str) -> bool:
                        "Systems page lists them.")
     st.page_link("pages/systems.py", label="Details: coverage, matching, pooled labels (Systems)",
                  icon=":material/hub:")
+    return True
+
+
+def pair_verdict(ctx: Any) -> bool:
+    """The verdict of runs dropped with their qrels (:func:`pair_of`): each run scored against those
+    qrels, as ``rag-metrics evaluate --qrels Q --run R`` scores it, at the sidebar's K and conventions;
+    False when no such pair was brought in."""
+    from rag_metrics.cli._common import id_to_doc
+    from rag_metrics.evaluation import evaluate
+    from rag_metrics.systems.uploads import run_for_qrels
+
+    pair = st.session_state.get(KEY_PAIR)
+    if not pair:
+        return False
+    qname, qdata = pair["qrels"]
+    (q,) = read_dropped([(qname, qdata)])
+    golden = q.read.golden if q.read is not None else None
+    if golden is None:
+        st.error(views.esc(q.error or f"{qname}: no judgments read"), icon=":material/error:")
+        return True
+    opts = ctx.settings.options
+    metrics = [m for m in ctx.settings.metrics if m != "judged"]
+    for n, (rname, rdata) in enumerate(pair["runs"]):
+        label = (pair["name"] or PurePath(rname).name.split(".")[0]).strip() + (f" {n + 1}" if n else "")
+        run, notes = run_for_qrels(rdata, rname, golden, ctx.chunks.chunks)
+        if run is None:
+            st.error(f"**{views.esc(label)}**: {views.esc('; '.join(notes))}", icon=":material/error:")
+            continue
+        res = evaluate(golden, run, opts, chunk_to_doc=id_to_doc(run, golden) if opts.level == "document" else None)
+        if res.n_answered == 0 or res.n_queries == 0:
+            st.error(f"**{views.esc(label)}** ({views.esc(rname)}) answers none of the {len(golden)} queries of "
+                     f"{views.esc(qname)}: no verdict. Check that the run and the qrels use the same query ids.",
+                     icon=":material/block:")
+            continue
+        st.markdown(f"**{views.esc(label)}** ({views.esc(rname)}) against **{views.esc(qname)}**: "
+                    f"{res.n_queries} queries · {views.esc(views.answered_absent(res))}")
+        views.located_banner(res, label)
+        views.metric_cards(res.summary(metrics, [ctx.k]), key=f"bring_pair_{n}")
+        for note in notes[:4]:
+            st.caption(views.esc(note))
     return True

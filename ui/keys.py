@@ -51,7 +51,6 @@ IDENTITY_CALLER = "_identity_caller"       # the caller of the current run (set 
 IDENTITY_FULL = "_identity_full"           # the class-full message of this run
 IDENTITY_CHALLENGE = "_identity_challenge"  # the proof-of-browser challenge this run asks for (no seat until solved)
 IDENTITY_PROVEN = "_identity_proven"  # proved a browser (or the teacher key): a new seat needs no new proof
-IDENTITY_GUARD = "_identity_guard"         # AttemptGuard of this session (rejoin codes and teacher key)
 IDENTITY_SHOWN_CODE = "_identity_code"     # a rejoin code just made, shown to this student once
 IDENTITY_WRITTEN = "_identity_teacher_written"  # the teacher cookie (value, max-age) last written to this browser
 IDENTITY_MSG = "_identity_message"         # (kind, text): the outcome of the last identity action, shown once
@@ -146,6 +145,8 @@ BRING_SYSTEM = "bring_system"      # the system brought in last: the verdict is 
 BRING_PENDING = "bring_pending"    # what is left to bring in after a new corpus was selected (one rerun)
 BRING_FROM_LOG = "bring_golden_from_log"
 BRING_READ = "_bring_read"
+BRING_PAIR = "bring_pair"          # qrels and runs dropped together: evaluated against each other
+BRING_MAPS = "_bring_maps"        # the column mapping given for a dropped file, by name and hash
 
 # ---- Tune (ui.tune) -------------------------------------------------------------------------------------
 TUNE_RESULT = "_tune_result"        # the SweepResult shown (partial while running)
@@ -157,6 +158,7 @@ TUNE_CANCEL = "tune_cancel"
 
 # ---- the lesson, the Learn sandbox, the exercises (ui.lesson, ui.learn, ui.exercises) ----------------------
 LESSON_PROGRESS = "_lesson_progress"   # (space, Progress)
+LESSON_GENERATION = "_lesson_generation"  # (space, the teacher's generation of the progress loaded)
 LESSON_LAST = "_lesson_last"           # task key -> the last check's verdict in this session
 LESSON_SANDBOX = "_lesson_sandbox"     # the MRR task's list (grades, rank 1 first)
 LESSON_LANG = "lesson_lang"

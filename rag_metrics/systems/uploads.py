@@ -40,10 +40,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from rag_metrics.errors import InputError, ValidationReport
+from rag_metrics.errors import InputError, ValidationReport, excerpt
 from rag_metrics.io.containers import unwrap
 from rag_metrics.io.files import loads_json
-from rag_metrics.io.logrows import RagLog
+from rag_metrics.io.logrows import QUESTION_KEYS, RagLog
 from rag_metrics.io.raglog import looks_like_rag_log, parse_rag_log
 from rag_metrics.io.trec import parse_trec_run
 from rag_metrics.systems.base import (
@@ -73,6 +73,7 @@ __all__ = [
     "load_upload",
     "parse_run_upload",
     "parse_upload",
+    "run_for_qrels",
 ]
 
 #: Largest uploaded run or log, in bytes (200 MiB).
@@ -118,7 +119,7 @@ def _csv_run(data: bytes, source: str, report: ValidationReport) -> UploadedRun:
     df.columns = [str(c).strip() for c in df.columns]
     cols = list(df.columns)
     qk = _first(RUN_QID_KEYS, cols)
-    tk = "question" if "question" in cols else None
+    tk = _first(QUESTION_KEYS, cols)
     ik = _first(RUN_ID_KEYS, cols)
     sk = "score" if "score" in cols else None
     rk = "rank" if "rank" in cols else None
@@ -130,8 +131,15 @@ def _csv_run(data: bytes, source: str, report: ValidationReport) -> UploadedRun:
     if sk is None and rk is None:
         missing.append("a 'score' or 'rank' column")
     if missing:
-        report.error(f"no {' and no '.join(missing)} (columns: {', '.join(cols)}); a run CSV needs "
-                     "query_id,chunk_id,score", file=source, line=1)
+        from rag_metrics.io.logrows import contexts_hint
+
+        listed = ", ".join(missing[:-1]) + (" and " if len(missing) > 1 else "") + missing[-1]
+        shown = ", ".join(cols)
+        shown = shown if len(shown) <= 300 else f"{shown[:300]}... ({len(cols)} columns)"
+        log = (f"; if it is a RAG log (questions with the contexts retrieved), {contexts_hint(cols)}name the "
+               "contexts column 'contexts'" if tk is not None else "")
+        report.error(f"missing: {listed} (columns: {shown}); a run CSV needs query_id,chunk_id,score{log}",
+                     file=source, line=1)
         return UploadedRun(_empty_run(name), source=source)
     lines = np.arange(2, len(df) + 2)  # header is line 1 (multi-line cells are not expected in runs)
     keys = df[qk] if qk is not None else df[tk]
@@ -210,13 +218,14 @@ def _rows_run(rows: list[tuple[int | None, Any]], source: str, report: Validatio
                          file=source, line=line)
             continue
         qk = _first(RUN_QID_KEYS + ("id",), list(row))
-        text = row.get("question")
+        tk = _first(QUESTION_KEYS, list(row))  # question, user_input, query, input: the log readers' names
+        text = row.get(tk) if tk is not None else None
         key = str(row[qk]).strip() if qk is not None and row[qk] is not None else (str(text).strip() if text else "")
         lk = _first(RUN_LIST_KEYS, list(row))
         if not key or lk is None:
-            report.error(f"{loc}: a run row needs a query ('query_id' or 'question') and a ranked list "
-                         f"({' / '.join(RUN_LIST_KEYS)}); found keys {', '.join(map(repr, row))}",
-                         file=source, line=line)
+            report.error(f"{loc}: a run row needs a query ('query_id', or the question in 'question' / 'query') "
+                         f"and a ranked list ({' / '.join(RUN_LIST_KEYS)}); found keys "
+                         f"{excerpt(', '.join(map(repr, row)), 200)}", file=source, line=line)
             continue
         if key in rankings:
             report.error(f"{loc}: query {key!r} appears twice (first at {where[key]}); give one row per query",
@@ -430,8 +439,9 @@ class RagLogSystem:
             for r in self.log:
                 if r.context_ids is not None:
                     out[r.id] = list(r.context_ids)
+                elif self._matcher is None or report is None or not r.contexts:
+                    out[r.id] = []  # the row retrieved nothing (a DeepEval test case with an empty retrieval_context)
                 else:
-                    assert self._matcher is not None and report is not None
                     out[r.id] = self._matcher.match_all(r.contexts, r.where, report)
             self._ranked = (out, report)
         return self._ranked
@@ -471,6 +481,35 @@ class RagLogSystem:
         return SystemRun(_rank_run(rankings, self.name), (), tuple(notes), match.unmatched, report, texts or None)
 
 
+#: What to do with a file the sniff names that is no system's output.
+_NOT_A_SYSTEM = {
+    **dict.fromkeys(("trec_qrels", "beir_qrels", "json_qrels", "golden", "llamaindex", "queries"),
+                    "give it as the golden set (--qrels, or the Golden set editor) and the system's output (a run, RAG "
+                    "log or trace export) as the system"),
+    "corpus": "give it as the corpus (--corpus, or the Corpus explorer) and the system's output as the system",
+}
+
+
+def _log_system(data: bytes, filename: str, chunks: Sequence[Chunk] | Mapping[str, str] | None, threshold: float,
+                name: str | None) -> tuple[RagLogSystem | None, ValidationReport]:
+    """A RAG log or trace export as a system; None with the problems when it cannot be one (a log
+    that holds no retrieval is refused: :attr:`~rag_metrics.io.logrows.RagLog.no_retrieval`)."""
+    log, report = parse_rag_log(data, filename)
+    if not report.ok:
+        return None, report
+    if log.no_retrieval:
+        refs = sum(1 for r in log.rows if r.ground_truth)
+        golden = (f"; its {refs} reference answers can start a golden set (give the file as the golden set)"
+                  if refs else "")
+        report.error(f"{log.no_retrieval}{golden}", file=filename)
+        return None, report
+    try:
+        return RagLogSystem(log, chunks, threshold, name), report
+    except InputError as e:
+        report.error(str(e), file=filename)
+        return None, report
+
+
 def parse_upload(data: bytes, filename: str, chunks: Sequence[Chunk] | Mapping[str, str] | None = None,
                  threshold: float = DEFAULT_THRESHOLD, name: str | None = None, mapping: Any = None
                  ) -> tuple[RunFileSystem | RagLogSystem | None, ValidationReport]:
@@ -492,18 +531,48 @@ def parse_upload(data: bytes, filename: str, chunks: Sequence[Chunk] | Mapping[s
         report.error(str(e))
         return None, report
     if looks_like_rag_log(data, filename):
-        log, report = parse_rag_log(data, filename)
-        if not report.ok:
-            return None, report
-        try:
-            return RagLogSystem(log, chunks, threshold, name), report
-        except InputError as e:
-            report.error(str(e), file=filename)
-            return None, report
+        return _log_system(data, filename, chunks, threshold, name)
     up, report = parse_run_upload(data, filename)
     if not report.ok:
+        # Not read as a run: what the one sniff (rag_metrics.io.sniff, the CLI's and describe_bytes')
+        # calls the file decides what to say -- a RAG log whose fields have other names is read by the
+        # log reader (which names them), judgments or a golden set are named as such.
+        from rag_metrics.io.sniff import KINDS, sniff
+
+        kind = sniff(data, filename, role="run").kind
+        if kind in ("rag_log", "trace"):
+            return _log_system(data, filename, chunks, threshold, name)
+        if kind in _NOT_A_SYSTEM:
+            clear = ValidationReport()
+            clear.error(f"looks like {KINDS[kind]}, not a run or a RAG log; {_NOT_A_SYSTEM[kind]}", file=filename)
+            clear.extend(report.problems[:3])
+            return None, clear
         return None, report
     return RunFileSystem(up, name), report
+
+
+def run_for_qrels(data: bytes, filename: str, golden: Any, chunks: Sequence[Chunk] | Mapping[str, str] | None = None,
+                  threshold: float = DEFAULT_THRESHOLD, mapping: Any = None) -> tuple[Run | None, list[str]]:
+    """A run file or RAG log read for the judgments ``golden`` it was given with, as
+    ``rag-metrics evaluate --qrels Q --run R`` reads it: a TREC run as it is (keyed by its query ids),
+    any other file matched to the golden questions.  ``(run, notes)``, or ``(None, [why])``."""
+    from rag_metrics.io.sniff import sniff
+
+    if not mapping:
+        try:
+            s = sniff(data, filename, role="run")
+        except InputError as e:
+            return None, [str(e)]
+        if s.kind == "trec_run":
+            run, report = parse_trec_run(s.data, filename)
+            if report.errors:
+                return None, [f"{filename}: " + "; ".join(str(p) for p in report.errors[:3])]
+            return run, [str(p) for p in report.warnings[:3]]
+    system, report = parse_upload(data, filename, chunks, threshold, mapping=mapping)
+    if system is None:
+        return None, [f"{filename}: {report.summary()}: " + "; ".join(report.lines()[:3])]
+    got = system.rank(golden.questions(), 1 << 30)
+    return got.run, list(got.notes)
 
 
 def load_upload(path: str, chunks: Sequence[Chunk] | Mapping[str, str] | None = None,
@@ -519,5 +588,6 @@ def load_upload(path: str, chunks: Sequence[Chunk] | Mapping[str, str] | None = 
         raise InputError(f"{p}: file is {p.stat().st_size:,} bytes; the limit is {MAX_UPLOAD_BYTES:,} bytes")
     system, report = parse_upload(read_bytes(p), str(p), chunks, threshold, name, mapping)
     report.raise_if_errors("upload", hint="fix the rows listed")
-    assert system is not None
+    if system is None:  # pragma: no cover - parse_upload gives no system only with an error
+        raise InputError(f"{p}: nothing could be read as a run or a RAG log")
     return system
