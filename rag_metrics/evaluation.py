@@ -22,6 +22,7 @@ from rag_metrics.metrics.judge import Judged, judge
 from rag_metrics.metrics.kernels import Kernels, check_k
 from rag_metrics.metrics.registry import DEFAULT_METRICS, MetricKey, get_metric, parse_metric
 from rag_metrics.types import GoldenSet, Run
+from rag_metrics.verdict import NoVerdict, no_verdict
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -143,6 +144,7 @@ def evaluate(
     depth: int | None = None,
     evidence: EvidenceJudge | None = None,
     located: LocateReport | None = None,
+    unmatched_rows: int = 0,
 ) -> EvaluationResult:
     """Judge ``run`` against ``golden`` once; metrics at any k are then read from the result.
 
@@ -154,25 +156,36 @@ def evaluate(
     share of contexts that could not be located (:attr:`EvaluationResult.located`).  Without it,
     ids are judged against the labels as given; ``located`` may then carry a report made elsewhere
     (a RAG log's context -> chunk matching).  A golden set with evidence labels needs ``evidence``.
+    At document level, ``evidence`` locates every context that is not a known chunk (a text, a
+    document id, another chunking's id) in its document, and the result carries the share that could
+    not be located, as at chunk level.
+
+    ``unmatched_rows``: how many questions of the system's file matched no golden question (the
+    upload's unmatched rows; a run's rows for other query ids are counted here by themselves), for
+    the "no verdict" rule (:mod:`rag_metrics.verdict`).
     """
     options = options or EvalOptions()
     g = _as_golden(golden)
     r = _as_run(run)
     if evidence is not None and options.level == "chunk":
         judged, located = evidence.judge(g, r, depth)
-        return EvaluationResult(golden=g, run=r, judged=judged, options=options, located=located)
+        return EvaluationResult(golden=g, run=r, judged=judged, options=options, located=located,
+                                unmatched_rows=unmatched_rows)
     unjudgeable = [q.id for q in g.queries if q.reviewed_evidence and not q.relevant and q.in_scope]
     if unjudgeable:  # judged by ids they would score 0: never a quiet wrong number
         raise InputError(f"{len(unjudgeable)} question(s) (first: {unjudgeable[0]!r}) are labelled with evidence "
                          "(passages of the corpus), not ids: evaluate with the corpus (evaluate(..., "
                          "evidence=EvidenceJudge.for_chunks(chunks)); CLI: --corpus PATH)")
-    id_map = None
-    if options.level == "document":
+    id_map: Mapping[str, str] | None = None
+    if options.level == "document" and evidence is not None:  # every context placed in its document
+        id_map, located = evidence.document_map(g, r, chunk_to_doc or {}, depth)
+    elif options.level == "document":
         if chunk_to_doc is None:
             raise InputError("document-level evaluation needs chunk_to_doc (a {chunk_id: doc_id} mapping)")
         id_map = chunk_to_doc
     judged = judge(g.qrels(), r, id_map=id_map, depth=depth)
-    return EvaluationResult(golden=g, run=r, judged=judged, options=options, located=located)
+    return EvaluationResult(golden=g, run=r, judged=judged, options=options, located=located,
+                            unmatched_rows=unmatched_rows)
 
 
 @dataclass(frozen=True, eq=False)
@@ -186,17 +199,26 @@ class EvaluationResult:
     #: How the retrieved contexts were placed in the corpus (None when every id was a label id and
     #: nothing was located): the share that could not be, and whether the numbers are comparable.
     located: LocateReport | None = None
+    #: Questions of the system's file that matched no golden question (0 when unknown or none).
+    unmatched_rows: int = 0
 
     @property
     def unlocated_share(self) -> float:
         """Share of retrieved contexts that could not be located in the corpus (0.0 when unknown)."""
         return self.located.share if self.located is not None else 0.0
 
+    @cached_property
+    def no_verdict(self) -> NoVerdict | None:
+        """Why these numbers are no verdict (nothing matched, no retrieval, no in-scope question
+        answered, or more than :data:`rag_metrics.evidence.UNLOCATED_LIMIT` of the contexts found
+        nowhere), None when they are one: THE rule, :func:`rag_metrics.verdict.no_verdict`."""
+        return no_verdict(self)
+
     @property
     def comparable(self) -> bool:
-        """False when more than :data:`rag_metrics.evidence.UNLOCATED_LIMIT` of the retrieved contexts
-        could not be located: the numbers are then no verdict ("not comparable")."""
-        return self.located is None or self.located.comparable
+        """False when the numbers are no verdict (:attr:`no_verdict`): every view then shows the
+        reason and the fix instead of a number."""
+        return self.no_verdict is None
 
     # ---- basic per-query facts --------------------------------------------------------------
     @cached_property
@@ -305,7 +327,7 @@ class EvaluationResult:
         opts = replace(self.options, **changes)  # type: ignore[arg-type]  # EvalOptions checks values
         if opts.level != self.options.level:
             raise InputError("changing the evaluation level needs a new evaluate() call with chunk_to_doc")
-        return EvaluationResult(self.golden, self.run, self.judged, opts, self.located)
+        return EvaluationResult(self.golden, self.run, self.judged, opts, self.located, self.unmatched_rows)
 
     # ---- values -----------------------------------------------------------------------------
     def values(self, metric: str | MetricKey, k: int | None = None) -> NDArray[np.float64]:

@@ -194,6 +194,8 @@ class LocateReport:
     label_problems: list[str] = field(default_factory=list)
     #: Text of every context that is not a lab chunk or a document, by its id (shown in its place).
     texts: Mapping[str, str] = field(default_factory=dict)
+    #: True at document level: contexts were placed in their documents, not judged on passages.
+    by_document: bool = False
 
     @property
     def total(self) -> int:
@@ -224,7 +226,8 @@ class LocateReport:
 
     def note(self) -> str:
         """How the contexts were placed, in one sentence (for notes and stderr)."""
-        s = (f"{self.total} context(s) judged on evidence: {self.chunk} lab chunk(s), {self.document} whole "
+        how = "placed in their documents" if self.by_document else "judged on evidence"
+        s = (f"{self.total} context(s) {how}: {self.chunk} lab chunk(s), {self.document} whole "
              f"document(s), {self.exact} text(s) found exactly and {self.fuzzy} by fuzzy alignment "
              f"(>= {FUZZY_THRESHOLD:g}/100) in the corpus, {self.unlocated} not found")
         if self.label_problems:
@@ -345,6 +348,46 @@ class EvidenceJudge:
     def judge(self, golden: GoldenSet, run: Run, depth: int | None = None):
         """``(Judged, LocateReport)``: the run judged against the golden set's evidence."""
         return judge_evidence(golden, run, self, depth)
+
+    def document_map(self, golden: GoldenSet, run: Run, chunk_to_doc: Mapping[str, str],
+                     depth: int | None = None) -> tuple[dict[str, str], LocateReport]:
+        """Document level: ``({context id: document id}, LocateReport)`` for every context ranked for
+        a golden question.  A lab chunk (or an id in ``chunk_to_doc``) is its document; any other
+        context is located (:meth:`place`): a document id is itself, a text found in a document, or
+        holding a whole document, is that document.  Contexts found nowhere stay unmapped (not
+        relevant) and are counted, so the :data:`UNLOCATED_LIMIT` rule holds at document level too."""
+        empty: dict[str, dict[str, int]] = {q.id: {} for q in golden.queries}
+        ranked = judge(empty, run, depth=depth)
+        seen: Counter[str] = Counter()
+        for row in range(len(ranked.query_ids)):
+            seen.update(str(i) for i in ranked.ranking(row)[0])
+        report = LocateReport(texts=self.texts, by_document=True)
+        id_map: dict[str, str] = {}
+        for cid, n in seen.items():
+            doc = chunk_to_doc.get(cid)
+            if doc is not None and cid not in self.texts:
+                id_map[cid] = doc
+                report.chunk += n
+                continue
+            loc = self.place(cid)
+            if loc.located and loc.doc is not None:
+                id_map[cid] = loc.doc
+                if loc.kind == "chunk":
+                    report.chunk += n
+                elif loc.kind == "document":
+                    report.document += n
+                elif loc.kind == "exact":
+                    report.exact += n
+                else:
+                    report.fuzzy += n
+                continue
+            if cid in self.texts:
+                report.unlocated_texts += n
+            else:
+                report.unlocated_ids += n
+            if len(report.examples) < 20:
+                report.examples.append((cid, self.texts.get(cid, "")))
+        return id_map, report
 
 
 def judge_evidence(golden: GoldenSet, run: Run, judge_with: EvidenceJudge, depth: int | None = None):

@@ -130,7 +130,6 @@ BAD = [
     (["frobnicate"], "invalid choice"),
     (["validate", "{txt}"], "file is empty"),
     (["evaluate", "--qrels", "{corpus}", "--run", "{r}"], "no query has a relevant id"),
-    (["evaluate", "--qrels", "{q}", "--run", "{other}", "--missing", "skip"], "no golden query"),
 ]
 
 

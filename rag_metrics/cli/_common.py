@@ -176,17 +176,18 @@ def id_to_doc(run: Run, golden: GoldenSet) -> dict[str, str]:
 
 
 def verdict_line(result: Any, name: str = "") -> str:
-    """The CLI's last line about where the contexts are: "" when every retrieved context was placed
-    in the corpus, else the unlocated share and the likely fix; "NOT COMPARABLE" above the limit
-    (:data:`rag_metrics.evidence.UNLOCATED_LIMIT`)."""
+    """The CLI's last line: "" when the numbers are a verdict and every retrieved context was placed
+    in the corpus; the "no verdict" sentence (:mod:`rag_metrics.verdict`: nothing matched, no
+    retrieval, none answered, "NOT COMPARABLE" above :data:`rag_metrics.evidence.UNLOCATED_LIMIT`)
+    when they are not; else the unlocated share and the likely fix."""
+    who = f"{name}: " if name else ""
+    nv = getattr(result, "no_verdict", None)
+    if nv is not None:
+        return nv.cli_line(name)
     located = getattr(result, "located", None)
     if located is None or not located.line():
         return ""
-    line = located.line()
-    who = f"{name}: " if name else ""
-    if not located.comparable:
-        return f"{who}NOT COMPARABLE: {line.removeprefix('Not comparable: ')}"
-    return f"{who}{line}"
+    return f"{who}{located.line()}"
 
 
 def load_inputs(args: argparse.Namespace, run_paths: Sequence[str], progress: Progress) -> tuple[GoldenSet, list[Any]]:

@@ -29,6 +29,7 @@ __all__ = [
     "read_mapped_qrels",
     "read_upload_run",
     "run_backend",
+    "unmatched_rows",
 ]
 
 #: ``--run`` files with these extensions are read as uploads (RAG logs, CSV/JSON runs); any other
@@ -123,6 +124,7 @@ def read_upload_run(args: argparse.Namespace, path: str, golden: GoldenSet) -> R
         stderr(f"{PROG}: {path}: ... {len(result.unmatched_rows) - 20} more unmatched rows")
     run = result.run
     run.name = Path(path).stem
+    _UNMATCHED[id(run)] = (run, len(result.unmatched_rows))
     if chunks is not None:
         _CONTEXTS[id(run)] = (run, {**(result.context_texts or {}),
                                     **(getattr(result.context_match, "texts", None) or {})})
@@ -130,6 +132,14 @@ def read_upload_run(args: argparse.Namespace, path: str, golden: GoldenSet) -> R
 
 
 _CONTEXTS: dict[int, tuple[Any, dict[str, str]]] = {}  # run -> texts of its contexts that match no chunk
+_UNMATCHED: dict[int, tuple[Any, int]] = {}  # run -> rows of its file that matched no golden question
+
+
+def unmatched_rows(run: Run) -> int:
+    """How many rows of the uploaded file ``run`` was read from matched no golden question (0 for a
+    TREC run: its rows for other query ids stay in the run and the rule counts them there)."""
+    hit = _UNMATCHED.get(id(run))
+    return hit[1] if hit is not None and hit[0] is run else 0
 _CHUNKS: dict[tuple[str, int, int], tuple[Any, Any]] = {}
 
 
@@ -152,9 +162,13 @@ def evidence_judge(args: argparse.Namespace, run: Run, golden: GoldenSet) -> Any
     """The :class:`~rag_metrics.evidence.EvidenceJudge` for ``run`` when ``--corpus`` is given and the
     run's contexts are not all chunks of it (a RAG log's unmatched texts, another chunking's ids) or
     the golden set labels evidence; else None (ids judged as they are).  An evidence golden set
-    without ``--corpus`` is an error that names the option."""
+    without ``--corpus`` is an error that names the option.  At ``--level document`` with
+    ``--corpus``, a run whose contexts are not all chunks gets one too: it places each context in its
+    document (:meth:`~rag_metrics.evidence.EvidenceJudge.document_map`: a whole document's text is that
+    document) and counts those found nowhere."""
     needs = any(q.reviewed_evidence and not q.relevant for q in golden.queries)
-    if not getattr(args, "corpus", None) or getattr(args, "level", "chunk") == "document":
+    document_level = getattr(args, "level", "chunk") == "document"
+    if not getattr(args, "corpus", None) or (document_level and needs):
         if needs and not any(q.relevant for q in golden.queries):
             raise InputError(f"{args.qrels}: the golden set labels evidence (passages), not ids; pass --corpus PATH "
                              "so retrieved contexts can be located in the corpus")
@@ -164,7 +178,7 @@ def evidence_judge(args: argparse.Namespace, run: Run, golden: GoldenSet) -> Any
     corpus, chunks = corpus_chunks(args)
     known = {c.id for c in chunks}
     _, uniques = run.factorized_ids()
-    if not needs and all(str(i) in known for i in uniques.tolist()):
+    if (document_level or not needs) and all(str(i) in known for i in uniques.tolist()):
         return None
     return EvidenceJudge.for_chunks(chunks, texts=_CONTEXTS.get(id(run), (None, {}))[1], corpus=corpus)
 

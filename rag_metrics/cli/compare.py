@@ -1,4 +1,9 @@
-"""``rag-metrics compare``: paired comparison of two runs (deltas, CIs, win/loss/tie, tests)."""
+"""``rag-metrics compare``: paired comparison of two runs (deltas, CIs, win/loss/tie, tests).
+
+Exit code 0, or 1 when a run is no verdict (:mod:`rag_metrics.verdict`: nothing matched the golden
+questions, no retrieval, no in-scope question answered, or most contexts not located in
+``--corpus``): no table is printed and the last line(s) say why, with the fix; 2 bad input.
+"""
 from __future__ import annotations
 
 import argparse
@@ -45,10 +50,12 @@ def run(args: argparse.Namespace) -> int:
     golden, (ra, rb) = load_inputs(args, args.run, Progress(False))
     opts = eval_options(args)
     c2d = {**id_to_doc(ra, golden), **id_to_doc(rb, golden)} if opts.level == "document" else None
-    from rag_metrics.cli._systems import evidence_judge
+    from rag_metrics.cli._systems import evidence_judge, unmatched_rows
 
-    a = evaluate(golden, ra, opts, chunk_to_doc=c2d, evidence=evidence_judge(args, ra, golden))
-    b = evaluate(golden, rb, opts, chunk_to_doc=c2d, evidence=evidence_judge(args, rb, golden))
+    a = evaluate(golden, ra, opts, chunk_to_doc=c2d, evidence=evidence_judge(args, ra, golden),
+                 unmatched_rows=unmatched_rows(ra))
+    b = evaluate(golden, rb, opts, chunk_to_doc=c2d, evidence=evidence_judge(args, rb, golden),
+                 unmatched_rows=unmatched_rows(rb))
     name_a, name_b = Path(args.run[0]).name, Path(args.run[1]).name
     df = compare(a, b, keys, name_a=name_a, name_b=name_b)
     if args.format == "json":
@@ -58,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
         print()
     elif args.format == "csv":
         df.to_csv(sys.stdout, index=False)
+    elif a.no_verdict is not None or b.no_verdict is not None:  # no winner named from nothing
+        print(f"A = {args.run[0]}\nB = {args.run[1]}\n{a.n_queries} queries; no comparison: a run is no verdict")
     else:
         print(f"A = {args.run[0]}\nB = {args.run[1]}\n{a.n_queries} queries; delta = B - A\n{DECISION_RULE}")
         rows = []
@@ -74,6 +83,6 @@ def run(args: argparse.Namespace) -> int:
         for _, r in df.iterrows():
             print(r.sentence)
     verdicts = [v for v in (verdict_line(a, name_a), verdict_line(b, name_b)) if v]
-    for v in verdicts:  # the last lines: a run judged mostly on contexts found nowhere is no verdict
+    for v in verdicts:  # the last lines: a run that is no verdict says why (or its unlocated share)
         print(v, file=sys.stdout if args.format == "table" else sys.stderr)
     return 1 if not (a.comparable and b.comparable) else 0

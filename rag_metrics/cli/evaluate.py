@@ -1,11 +1,14 @@
 """``rag-metrics evaluate``: score a TREC run against relevance judgments.
 
-Exit code 1 when a ``--fail-under`` threshold is missed, when the run is not comparable (more than
-:data:`rag_metrics.evidence.UNLOCATED_LIMIT` of its contexts cannot be located in ``--corpus``; the
-last line says so and names the fix), or with ``--baseline FILE.json
---fail-on-regression`` when some metric is significantly worse than the saved baseline run by the
-decision rule of :mod:`rag_metrics.compare.paired` (:mod:`rag_metrics.compare.history`); 3 when that gate is
-inconclusive (:mod:`rag_metrics.gate`: the set is too small to see a change of ``--min-change``).
+Exit code 1 when a ``--fail-under`` threshold is missed, when the run is no verdict
+(:mod:`rag_metrics.verdict`: none of its questions matches a golden question, it holds no retrieved
+context, it answers no in-scope golden question, or more than
+:data:`rag_metrics.evidence.UNLOCATED_LIMIT` of its contexts cannot be located in ``--corpus``, "not
+comparable"; the last line says so and names the fix, and the table of means is not printed), or
+with ``--baseline FILE.json --fail-on-regression`` when some metric is significantly worse than the
+saved baseline run by the decision rule of :mod:`rag_metrics.compare.paired`
+(:mod:`rag_metrics.compare.history`); 3 when that gate is inconclusive (:mod:`rag_metrics.gate`: the
+set is too small to see a change of ``--min-change``).
 """
 from __future__ import annotations
 
@@ -72,13 +75,14 @@ def run(args: argparse.Namespace) -> int:
     opts = eval_options(args)
     t = time.perf_counter()
     chunk_to_doc = id_to_doc(trec_run, golden) if opts.level == "document" else None
-    from rag_metrics.cli._systems import evidence_judge
+    from rag_metrics.cli._systems import evidence_judge, unmatched_rows
 
     ej = evidence_judge(args, trec_run, golden)
-    res = evaluate(golden, trec_run, opts, chunk_to_doc=chunk_to_doc, evidence=ej)
+    res = evaluate(golden, trec_run, opts, chunk_to_doc=chunk_to_doc, evidence=ej,
+                   unmatched_rows=unmatched_rows(trec_run))
     if ej is not None and res.located is not None:
         stderr(f"{PROG}: {args.run}: {res.located.note()}")
-    if res.n_queries == 0:
+    if res.n_queries == 0 and res.no_verdict is None:
         raise InputError(f"{args.run}: no golden query of {args.qrels} is in the run, and --missing skip "
                          "(--only-answered) leaves nothing to average; check that the run and the qrels use the same "
                          "query ids")
@@ -86,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
     means = {str(k): res.mean(k) for k in all_keys}
     progress(f"evaluated {res.n_queries:,} queries in {time.perf_counter() - t:.1f}s")
     cis = {}
-    if args.ci:
+    if args.ci and res.no_verdict is None:
         from rag_metrics.evaluation import bootstrap_ci
 
         cis = {str(k): bootstrap_ci(res.values(k)[res.included_for(k)]) for k in keys}
@@ -106,6 +110,8 @@ def run(args: argparse.Namespace) -> int:
         doc["n_out_of_scope"] = res.n_out_of_scope
         doc["n_answered"], doc["n_absent"] = res.n_answered, res.n_absent
         doc["absent_questions"] = "skipped" if opts.missing_queries == "skip" else "counted as 0"
+        if res.no_verdict is not None:  # the means below are no result: say why, machine-readably
+            doc["no_verdict"] = {"kind": res.no_verdict.kind, "what": res.no_verdict.what, "fix": res.no_verdict.fix}
         if res.located is not None:
             doc["contexts"] = {"total": res.located.total, "unlocated": res.located.unlocated,
                                "unlocated_share": res.located.share, "comparable": res.located.comparable,
@@ -150,12 +156,13 @@ def run(args: argparse.Namespace) -> int:
                          "(counted as 0, trec_eval -c; --only-answered leaves them out)"))
         print(f"{res.n_queries} queries{oos}{absent}; run {trec_run.name!r}; relevance level {opts.relevance_level}",
               file=out)
-        print(table(["k"] + names, rows), file=out)
-        if per_query is not None:
+        if res.no_verdict is None:  # else no table of numbers computed from nothing: the last line says why
+            print(table(["k"] + names, rows), file=out)
+        if per_query is not None and res.no_verdict is None:
             print(file=out)
             hdr = ["query"] + [str(k) for k in keys]
             print(table(hdr, [[q] + [fmt(v[h]) for h in hdr[1:]] for q, v in per_query.items()]), file=out)
-    failed = [(k, v, means[str(k)]) for k, v in thresholds if not (means[str(k)] >= v)]
+    failed = [(k, v, means[str(k)]) for k, v in thresholds if not (means[str(k)] >= v) and res.no_verdict is None]
     for k, v, got in failed:
         stderr(f"{PROG}: FAIL {k} = {fmt(got)} is below --fail-under {v}")
     gate = _history(args, res, keys, trec_run.name)

@@ -1,7 +1,8 @@
 """``rag-metrics gate``: the regression gate for CI -- pass, fail or inconclusive against a baseline.
 
-Exit codes: 0 pass, 1 fail (some metric significantly worse than the baseline, or a ``--fail-under``
-threshold missed), 3 inconclusive (the set is too small to see a change of ``--min-change``; the
+Exit codes: 0 pass, 1 fail (some metric significantly worse than the baseline, a ``--fail-under``
+threshold missed, or the run or the baseline run is no verdict: :mod:`rag_metrics.verdict`, the last
+line says why), 3 inconclusive (the set is too small to see a change of ``--min-change``; the
 smallest change it can detect and about how many more questions are needed are printed), 2 bad input.
 The rule is :mod:`rag_metrics.gate`'s.
 """
@@ -17,7 +18,9 @@ __all__ = ["EPILOG", "add_gate_options", "add_parser", "print_gate", "run"]
 EPILOG = """exit codes:
   0  pass: no metric is significantly worse, and a drop of --min-change would have been seen
   1  fail: some metric is significantly worse than the baseline (paired t-test, Benjamini-Hochberg),
-     or a --fail-under threshold is missed
+     or a --fail-under threshold is missed, or a run is no verdict (nothing matched the golden
+     questions, no retrieval, no in-scope question answered, or most contexts not located in
+     --corpus): the last line says why and the fix
   2  bad input (a file that cannot be read, an unknown metric): one line on stderr
   3  inconclusive: not significantly worse, but this set is too small to see a change of
      --min-change; the smallest change it can detect (80% power) and about how many more
@@ -81,8 +84,17 @@ def _is_saved_run(path: str) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     """Handler of ``rag-metrics gate``; returns 0 pass, 1 fail, 3 inconclusive."""
-    from rag_metrics.cli._common import eval_options, fail_under, fmt, id_to_doc, load_inputs, metric_keys
+    from rag_metrics.cli._common import (
+        eval_options,
+        fail_under,
+        fmt,
+        id_to_doc,
+        load_inputs,
+        metric_keys,
+        verdict_line,
+    )
     from rag_metrics.cli._output import Progress
+    from rag_metrics.cli._systems import evidence_judge, unmatched_rows
     from rag_metrics.compare.history import compare_runs, load_saved_run, saved_run
     from rag_metrics.errors import InputError
     from rag_metrics.evaluation import evaluate
@@ -101,7 +113,21 @@ def run(args: argparse.Namespace) -> int:
     results = []
     for r in runs:
         c2d = id_to_doc(r, golden) if opts.level == "document" else None
-        results.append(evaluate(golden, r, opts, chunk_to_doc=c2d))
+        results.append(evaluate(golden, r, opts, chunk_to_doc=c2d, evidence=evidence_judge(args, r, golden),
+                                unmatched_rows=unmatched_rows(r)))
+    lines = [verdict_line(res, r.name) for res, r in zip(results, runs) if res.no_verdict is not None]
+    if lines:  # no pass or fail computed from nothing: the reason is the last line
+        import sys
+
+        if args.format == "json":
+            import json
+
+            json.dump({"verdict": "fail", "exit_code": EXIT_CODES["fail"], "no_verdict": lines}, sys.stdout, indent=2)
+            print()
+        stderr(f"{PROG}: gate: FAIL: no verdict (exit {EXIT_CODES['fail']})")
+        for line in lines:
+            print(line, file=sys.stdout if args.format != "json" else sys.stderr)
+        return EXIT_CODES["fail"]
     current = saved_run(results[0], keys, runs[0].name or "run", args.run)
     if saved:
         baseline = load_saved_run(args.baseline)
