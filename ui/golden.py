@@ -13,36 +13,63 @@ import streamlit as st
 from rag_metrics.authoring.golden_session import GoldenSession
 from rag_metrics.errors import InputError
 from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
-from rag_metrics.workspace.store import read_through
+from rag_metrics.types import GoldenSet
+from rag_metrics.workspace.store import Workspace, read_through
 from ui import cache, context
 from ui.context import SAMPLE, esc, is_sample
-from ui.corpora import chunking, corpus_entry
-from ui.keys import EDITOR_PREFIX, GOLDEN, KEY_CORPUS, TOKEN
-from ui.session import notice
+from ui.corpora import chunking, corpus_entry, lesson_language
+from ui.keys import EDITOR_PREFIX, GOLDEN, KEY_CORPUS, LABEL_QUEUE, TOKEN
+from ui.session import notice, notice_also
 from ui.spaces import workspace
 
 __all__ = ["golden_editor", "golden_judge", "golden_keep_mine", "golden_reload", "golden_reset", "golden_session",
            "on_golden_edit", "reset_wording"]
 
 
-def golden_session(name: str | None = None) -> GoldenSession:
-    """The golden session of a corpus: loaded from the workspace, else the seed set."""
+def _read_through(name: str, ws: Workspace, seed: GoldenSet | None) -> GoldenSet | None:
+    """The set a space shows while it saved none of its own: the shared one it reads through
+    (copy-on-write: the first change saves a private copy), else ``seed``."""
+    source = read_through(name, ws.space)
+    if source is not ws:
+        try:
+            loaded = source.load()
+        except InputError:
+            loaded = None
+        if loaded is not None:
+            return loaded[0]
+    return seed
+
+
+def _session(name: str | None = None) -> tuple[GoldenSession, bool]:
+    """The golden session of a corpus, and whether it just took a teacher's change (a reset or a push of
+    the shared set, :mod:`rag_metrics.workspace.versions`: the student is told; an action decided on the
+    old set is dropped)."""
     ss = st.session_state
     name = name or ss.get(KEY_CORPUS, SAMPLE)
     session = ss[GOLDEN].get(name)
     if session is None:
         ws, seed = workspace(name), corpus_entry(name).seed_golden
-        source = read_through(name, ws.space)
-        if source is not ws:  # copy-on-write: start from the shared set; the first change saves a private copy
-            try:
-                loaded = source.load()
-            except InputError:
-                loaded = None
-            if loaded is not None:
-                seed = loaded[0]
-        session = GoldenSession(ws, seed, name=name, session_id=ss.get(TOKEN, "session"))
+        shipped = seed if seed is not None else GoldenSet((), name=name)  # what "Reset" restores, in every space
+        session = GoldenSession(ws, _read_through(name, ws, seed), name=name, session_id=ss.get(TOKEN, "session"),
+                                shipped=shipped)
         ss[GOLDEN][name] = session
-    return session
+        return session, False
+    change = session.outdated()  # one stat() when nothing moved
+    if change is None:
+        return session, False
+    from rag_metrics.lesson.texts import teacher_change_text  # the lesson's texts: loaded when needed only
+
+    refused = session.teacher_change is not None
+    session.reload(seed=_read_through(name, session.workspace, corpus_entry(name).seed_golden))
+    ss.pop(LABEL_QUEUE, None)
+    notice_also(teacher_change_text("golden", change.kind, lesson_language(), refused=refused))
+    return session, True
+
+
+def golden_session(name: str | None = None) -> GoldenSession:
+    """The golden session of a corpus: loaded from the workspace, else the seed set; a teacher's change
+    made since is taken first (and the student told)."""
+    return _session(name)[0]
 
 
 def golden_editor(relevant_as_text: bool) -> tuple[str, int, Any]:
@@ -57,18 +84,29 @@ def golden_editor(relevant_as_text: bool) -> tuple[str, int, Any]:
 
 def on_golden_edit(key: str, table_id: int) -> None:
     """The golden editor's ``on_change``: apply its edit state and autosave (once per edit)."""
-    out = golden_session().apply_table_edits(table_id, st.session_state.get(key) or {})
-    if out.saved is not None and out.saved.saved:
+    session, taken = _session()
+    if taken:  # the edit was made on the set the teacher has just replaced: dropped (the notice says so)
+        return
+    out = session.apply_table_edits(table_id, st.session_state.get(key) or {})
+    if out.saved is not None and out.saved.teacher is not None:  # the teacher changed the set meanwhile
+        _session()  # nothing was saved: take theirs, and say so
+    elif out.saved is not None and out.saved.saved:
         notice("Saved", "toast")
 
 
 def _golden_action(action: Callable[[GoldenSession], Any], done: str, kind: str = "success") -> Any:
     """Run ``action`` on the golden session with a notice for the next run; an ``InputError``
     becomes an error notice."""
+    session, taken = _session()
+    if taken:  # decided on the set the teacher has just replaced: dropped (the notice says so)
+        return None
     try:
-        res = action(golden_session())
+        res = action(session)
     except InputError as err:
         notice(f"Could not change the golden set: {esc(str(err))}", "error")
+        return None
+    if getattr(res, "teacher", None) is not None:  # the teacher changed the set meanwhile: nothing saved
+        _session()  # take it, and say so
         return None
     if res is not None and getattr(res, "conflict", False):
         notice(f"{done} Not saved over the file: another session changed it (see the Golden set editor).",

@@ -12,8 +12,8 @@ import streamlit as st
 
 from ui.keys import CHUNKING, CORPORA, GOLDEN, LABEL_QUEUE, NOTICE, PENDING, SPACE
 
-__all__ = ["default", "drop_golden_sessions", "forget_space_state", "keep_choice", "notice", "pop", "set_value",
-           "set_widget", "value"]
+__all__ = ["default", "drop_golden_sessions", "forget_space_state", "keep_choice", "notice", "notice_also",
+           "notice_outcome", "pop", "set_value", "set_widget", "value"]
 
 
 def value(key: str, default_value: Any = None) -> Any:
@@ -54,6 +54,23 @@ def notice(message: str | None = None, kind: str = "success") -> tuple[str, str]
         st.session_state[NOTICE] = (kind, message)
         return None
     return st.session_state.pop(NOTICE, None)
+
+
+def notice_also(message: str, kind: str = "warning") -> None:
+    """Add ``message`` to the one-shot notice: after a pending one of the same kind (two things to tell
+    at once, e.g. the teacher reset both the progress and the golden set), else in its place."""
+    pending = st.session_state.get(NOTICE)
+    if pending and pending[0] == kind and message not in pending[1]:
+        message = f"{pending[1]}\n\n{message}"
+    st.session_state[NOTICE] = (kind, message)
+
+
+def notice_outcome(outcome: Any) -> None:
+    """The one notice of a change's :class:`rag_metrics.authoring.golden_change.Outcome` (shown after a rerun):
+    green only when everything was done; a refusal is an error, a partial change a warning."""
+    from ui.context import esc
+
+    notice(esc(outcome.message() or "Nothing to do."), outcome.kind)
 
 
 def drop_golden_sessions() -> None:

@@ -104,6 +104,7 @@ from ui.session import (
     forget_space_state,
     keep_choice,
     notice,
+    notice_outcome,
     pop,
     set_value,
     set_widget,
@@ -121,8 +122,8 @@ __all__ = [
     "SAMPLE_LANGUAGES", "ChunkSet", "CorpusEntry", "EvalKey", "Lab", "Settings", "clamp_k", "depth_of", "is_sample",
     "sample_for_language",
     # session values (ui.session), the caller and the workspace (ui.spaces)
-    "caller", "default", "drop_golden_sessions", "forget_space_state", "keep_choice", "notice", "pop",
-    "set_space", "set_value", "set_widget", "space", "sync_space_param", "value", "workspace",
+    "caller", "default", "drop_golden_sessions", "forget_space_state", "keep_choice", "notice", "notice_outcome",
+    "pop", "set_space", "set_value", "set_widget", "space", "sync_space_param", "value", "workspace",
     # corpora (ui.corpora) and golden sessions (ui.golden)
     "add_corpus", "chunk_set", "chunking", "corpus_entry", "corpus_label", "corpus_names", "follow_lesson_language",
     "set_chunking", "golden_editor", "golden_judge", "golden_keep_mine", "golden_reload", "golden_reset",
