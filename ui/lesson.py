@@ -29,11 +29,13 @@ from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
 from rag_metrics.server.policy import allowed
 from rag_metrics.workspace.store import DEFAULT_SPACE, Workspace, list_spaces
 from ui import server, shell, state, views
+from ui.keys import LESSON_GENERATION as _GENERATION
 from ui.keys import LESSON_LANG as LANG
 from ui.keys import LESSON_LAST as _LAST
 from ui.keys import LESSON_PROGRESS as _PROGRESS
 from ui.keys import LESSON_SANDBOX as _SANDBOX
 from ui.keys import LESSON_STEP_PICK, lesson_answer
+from ui.session import notice_also
 
 
 # ---- who may see the class ---------------------------------------------------------------------
@@ -58,25 +60,66 @@ def store() -> LS.ProgressStore:
     return LS.store_for_space(state.space())
 
 
+def _load(s: LS.ProgressStore) -> LS.Progress:
+    """Read the space's progress and the teacher's generation of it into the session."""
+    space = state.space()
+    p, generation = s.load_versioned()
+    state.set_value(_PROGRESS, (space, p))
+    state.set_value(_GENERATION, (space, generation))
+    return p
+
+
 def progress() -> LS.Progress:
     """This space's progress (read from disk once per session and space)."""
     space = state.space()
     kept = state.value(_PROGRESS)
-    if not kept or kept[0] != space:
+    held = state.value(_GENERATION)
+    if not kept or kept[0] != space or not held or held[0] != space:
         s = store()
-        kept = (space, s.load())
-        state.set_value(_PROGRESS, kept)
+        p = _load(s)
         if s.problem:
             state.notice(f"Lesson progress could not be read ({views.esc(s.problem)}); starting afresh.", "warning")
+        return p
     return kept[1]
 
 
+def _take_teacher_change(change: Any, *, refused: bool) -> None:
+    """The teacher changed this space's progress (a versioned change): take the saved progress and say so,
+    in the lesson's language as it was."""
+    before = lang()
+    _load(store())
+    state.pop(_LAST)  # the last checks' verdicts and the answers typed were of the old progress
+    state.pop(_SANDBOX)
+    for key in [k for k in st.session_state if str(k).startswith("lesson_ans_")]:
+        state.pop(str(key))
+    notice_also(LS.teacher_change_text("progress", change.kind, before, refused=refused))
+
+
+def follow_teacher() -> None:
+    """Take the teacher's change of the progress when there is one newer than the session's copy (one
+    ``stat`` when nothing moved): called once per run of the Lesson page, before anything is drawn."""
+    progress()
+    change = store().generation()
+    if change.generation != state.value(_GENERATION)[1]:
+        _take_teacher_change(change, refused=False)
+
+
 def save(p: LS.Progress) -> None:
-    state.set_value(_PROGRESS, (state.space(), p))
+    """Save the session's progress, unless the teacher changed it since it was loaded (then nothing is
+    written: the session takes the teacher's change and tells the student)."""
+    space = state.space()
+    progress()  # the generation this session holds
+    held = state.value(_GENERATION)[1]
     try:
-        store().save(p)
+        refused = store().save(p, held)
     except OSError as err:
+        state.set_value(_PROGRESS, (space, p))
         state.notice(f"Lesson progress not saved: {views.esc(str(err))}", "error")
+        return
+    if refused is not None:
+        _take_teacher_change(refused, refused=True)
+        return
+    state.set_value(_PROGRESS, (space, p))
 
 
 def lang() -> str:
@@ -130,6 +173,7 @@ def context(ctx: state.Lab) -> LS.LessonContext:
 
 # ---- the page ------------------------------------------------------------------------------------
 def header(ctx: state.Lab) -> None:
+    follow_teacher()
     p = progress()
     state.default(LANG, p.language)
     st.segmented_control(LS.text("ui.language", p.language), list(LS.LANGUAGES), key=LANG,
