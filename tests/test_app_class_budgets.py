@@ -193,7 +193,7 @@ def test_a_30000_question_import_is_refused_before_it_is_parsed(klass, budgets, 
     no_exception(at)
     text = shown_text(at) + "".join(str(d.value.to_string()) for d in at.dataframe)
     assert any("Import rejected" in e.value for e in at.error)
-    assert "30,000 questions is over this seat's budget of 1,000" in text and "lab.budgets.golden_questions" in text
+    assert "more than 1,000 questions, over this seat's budget of 1,000" in text and "lab.budgets.golden_questions" in text
 
 
 def test_a_30000_question_golden_set_dropped_on_the_bring_page_is_refused_unread(klass, budgets, monkeypatch):  # noqa: F811
@@ -214,4 +214,4 @@ def test_a_30000_question_golden_set_dropped_on_the_bring_page_is_refused_unread
     at.file_uploader(key="bring_files").set_value([("flood.jsonl", data, "application/jsonl")]).run()
     no_exception(at)
     (refused,) = [e.value.replace("\\", "") for e in at.error]
-    assert refused.startswith("flood.jsonl: 30,000 questions is over this seat's budget of 1,000")
+    assert refused.startswith("flood.jsonl: more than 1,000 questions, over this seat's budget of 1,000")

@@ -1,5 +1,5 @@
 """A golden-set import is refused on its size before it is parsed (issue 27): bytes and a count of
-its questions on the raw bytes, the same check for every import path."""
+its questions, parsed up to the budget plus one (issue 50), the same check for every import path."""
 from __future__ import annotations
 
 import pytest
@@ -42,7 +42,7 @@ def test_a_30000_question_file_is_refused_and_never_parsed(fmt, no_parser):
     new, report = import_golden(data, f"flood.{fmt}", GoldenSet(()), max_questions=1000)
     assert new is None
     msg = str(report.problems[0])
-    assert f"flood.{fmt}" in msg and f"{N:,} questions" in msg and "1,000" in msg
+    assert f"flood.{fmt}" in msg and "more than 1,000 questions" in msg  # counted up to the budget plus one
     assert "lab.budgets.golden_questions" in msg and "split the file" in msg
 
 
@@ -71,3 +71,24 @@ def test_a_corpus_dropped_on_the_bring_page_is_not_counted_as_questions():
     docs = b"".join(b'{"id": "d%d", "text": "a document"}\n' % i for i in range(5000))
     assert import_size_problem(docs, "docs.jsonl", 10, max_bytes=None, role_known=False) is None
     assert import_size_problem(_flood("jsonl"), "g.jsonl", 10, max_bytes=None, role_known=False) is not None
+
+
+def test_escaped_keys_and_compressed_files_are_counted_as_parsed(no_parser):
+    import gzip
+
+    escaped = b'{"questio\\u006e": "same?"}\n' * 2000  # parses as "question": the old byte count saw 0
+    compressed = gzip.compress(b'{"question": "same?"}\n' * 16_000)  # about 100 bytes
+    for data, name in ((escaped, "g.jsonl"), (compressed, "g.jsonl.gz")):
+        problem = import_size_problem(data, name, 1000, max_bytes=None, role_known=False)
+        assert problem is not None and "more than 1,000 questions" in problem, name
+
+
+def test_the_count_stops_at_the_budget_plus_one(monkeypatch):
+    from rag_metrics.io import files
+
+    parsed: list[str] = []
+    real = files.loads_json
+    monkeypatch.setattr(files, "loads_json", lambda text, **k: parsed.append(text) or real(text, **k))
+    data = b'{"question": "q"}\n' * 50_000
+    assert count_questions(data, "g.jsonl", role_known=False, stop=11) == 11
+    assert len(parsed) == 11

@@ -147,7 +147,7 @@ def test_a_golden_import_over_the_seat_budget_is_refused_before_its_rows_are_par
     monkeypatch.setattr(golden_io, "parse_golden", parse)
     new, rep = golden_edit.import_golden(text.encode(), f"big.{fmt}", GoldenSet(()), max_questions=1000)
     assert new is None
-    assert "30,000 questions is over this seat's budget of 1,000" in rep.problems[0].message
+    assert "more than 1,000 questions, over this seat's budget of 1,000" in rep.problems[0].message
     assert "lab.budgets.golden_questions" in rep.problems[0].message
     monkeypatch.undo()
     small, rep = golden_edit.import_golden(b"question,relevant\nq?,c1\n", "s.csv", GoldenSet(()),

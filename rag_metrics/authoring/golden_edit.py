@@ -11,8 +11,10 @@ No streamlit import here.
 """
 from __future__ import annotations
 
+import csv
+import io
 import math
-import re
+import sys
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import PurePath
 from typing import Any
@@ -176,12 +178,10 @@ def upsert_labels(golden: GoldenSet, question: str, labels: Mapping[str, int], c
         else:
             out.append(q)
     if not done:
+        from rag_metrics.io.free_ids import free_id
         from rag_metrics.io.golden import stable_query_id
 
-        qid, n, ids = stable_query_id(question), 2, set(golden.ids)
-        base = qid
-        while qid in ids:
-            qid, n = f"{base}-{n}", n + 1
+        qid = free_id(stable_query_id(question), golden.ids)
         rel = {i: int(g) for i, g in labels.items() if g > 0}
         out.append(GoldenQuery(qid, question, category or ("" if rel else OUT_OF_SCOPE), rel, None))
     return GoldenSet(tuple(out), golden.name)
@@ -190,16 +190,35 @@ def upsert_labels(golden: GoldenSet, question: str, labels: Mapping[str, int], c
 # ---- import / export (the editor's upload and download buttons) ----------------------------------
 #: Largest golden-set upload accepted by the app, in bytes.
 MAX_IMPORT_BYTES = 2 * 1024 * 1024
-_JSONL_RECORD = re.compile(rb"(?m)^[ \t]*\{")
-_JSON_KEYS = {k: re.compile(b'"' + k + rb'"\s*:') for k in (b"question", b"query", b"text")}
+_QUESTION_FIELDS = ("question", "query")
 
 
-def count_questions(data: bytes, filename: str, *, role_known: bool = True) -> int:
-    r"""The questions in a golden-set file, counted on its bytes before any parse (milliseconds for a
-    file of the size limit): JSONL records (lines that start an object), JSON question fields, CSV
-    records (newlines outside quotes) less the header; 0 for qrels (labels of questions already
-    there).  For a well-formed file it is the number the parse finds.  ``role_known=False`` (a file
-    that may also be a corpus) counts only ``question``/``query`` fields and CSVs with such a column.
+def _asks(row: Any, role_known: bool) -> bool:
+    """Whether a parsed row is a question (``role_known=False``: only a row with a question field)."""
+    return role_known or (isinstance(row, Mapping) and any(k in row for k in _QUESTION_FIELDS))
+
+
+def _json_rows(value: Any) -> list[Any]:
+    """The rows of a parsed JSON golden set: a list, the list under a wrapper key (``queries``, ...),
+    or a columnar object's question column; qrels (``{qid: {id: grade}}``) are no questions."""
+    if isinstance(value, list):
+        return value
+    if isinstance(value, Mapping):
+        for k in _QUESTION_FIELDS:
+            if isinstance(value.get(k), list):  # columnar {"question": [...], ...}
+                return [{k: v} for v in value[k]]
+        return next((v for v in value.values() if isinstance(v, list) and v and isinstance(v[0], Mapping)), [])
+    return []
+
+
+def count_questions(data: bytes, filename: str, *, role_known: bool = True, stop: int | None = None) -> int:
+    r"""The questions in a golden-set file, counted as it is parsed, up to ``stop`` (the count stops
+    there: a budget plus one).  A ``.gz`` or Parquet file is unwrapped first, within the reading budget
+    (:func:`rag_metrics.io.containers.unwrap`; an :class:`InputError` when it is over).  JSONL
+    records, the rows of a JSON list (or of the list under a wrapper key), CSV records less the
+    header; 0 for qrels (labels of questions already there).  Keys are counted once parsed, so
+    ``"questio\u006e"`` is a question.  ``role_known=False`` (a file that may also be a corpus)
+    counts only rows with a ``question``/``query`` field and CSVs with such a column.
 
     >>> count_questions(b'{"question": "a"}\n{"question": "b"}\n', "g.jsonl")
     2
@@ -207,44 +226,79 @@ def count_questions(data: bytes, filename: str, *, role_known: bool = True) -> i
     2
     >>> count_questions(b'{"id": "d1", "text": "a document"}\n', "docs.jsonl", role_known=False)
     0
+    >>> count_questions(b'{"questio\\u006e": "a"}\n' * 5, "g.jsonl", role_known=False, stop=3)
+    3
     """
-    suffix = PurePath(filename).suffix.lower()
-    if suffix in (".json", ".jsonl"):
-        keys = {k: len(pattern.findall(data)) for k, pattern in _JSON_KEYS.items()}
-        fields = max(keys[b"question"], keys[b"query"]) or (keys[b"text"] if role_known else 0)
-        return max(fields, len(_JSONL_RECORD.findall(data))) if suffix == ".jsonl" and role_known else fields
+    from rag_metrics.io.containers import unwrap
+    from rag_metrics.io.files import loads_json
+
+    data, name, _wraps = unwrap(data, filename)
+    suffix = PurePath(name).suffix.lower()
+    text = data.decode("utf-8-sig", errors="replace")
+    limit = stop if stop is not None else sys.maxsize
+    n = 0
+    if suffix == ".json":
+        value, msg, _ = loads_json(text)
+        if msg is None:
+            for row in _json_rows(value):
+                n += _asks(row, role_known)
+                if n >= limit:
+                    break
+            return n
+        if not text.lstrip().startswith("{"):
+            return 0  # the parse reports the syntax error
+        suffix = ".jsonl"  # JSONL saved as .json, read as JSONL by the parse too
+    if suffix == ".jsonl":
+        for line in io.StringIO(text):
+            if not line.strip():
+                continue
+            if role_known:
+                n += 1
+            else:
+                value, msg, _ = loads_json(line)
+                n += msg is None and _asks(value, False)
+            if n >= limit:
+                break
+        return n
     if suffix == ".csv":
-        header = data.split(b"\n", 1)[0].lower()
-        if not role_known and b"question" not in header and b"query" not in header:
-            return 0
-        records, inside = 0, False
-        for line in data.split(b"\n"):
-            if not inside and line.strip():
-                records += 1
-            if line.count(b'"') % 2:
-                inside = not inside
-        return max(0, records - 1)
+        reader = csv.reader(io.StringIO(text))
+        try:
+            header = [c.strip().lower() for c in next(reader, [])]
+            if not role_known and not any(k in c for c in header for k in _QUESTION_FIELDS):
+                return 0
+            for row in reader:
+                n += any(c.strip() for c in row)
+                if n >= limit:
+                    break
+        except csv.Error:
+            pass  # the parse reports it
+        return n
     return 0
 
 
 def import_size_problem(data: bytes, filename: str, max_questions: int | None, *,
                         max_bytes: int | None = MAX_IMPORT_BYTES, role_known: bool = True) -> str | None:
-    r"""Why a golden-set file is refused before it is parsed (``None``: it may be read): over
-    ``max_bytes``, or more questions (:func:`count_questions`) than ``max_questions``, a seat's
+    r"""Why a golden-set file is refused before it is read as a golden set (``None``: it may be read):
+    over ``max_bytes``, unwrapped over the reading budget, or more questions (:func:`count_questions`,
+    which stops at ``max_questions + 1``) than ``max_questions``, a seat's
     ``lab.budgets.golden_questions`` (``None``: no limit).  Every golden import asks this first.
 
-    >>> import_size_problem(b'{"question": "q"}\n' * 3, "big.jsonl", 2)[:64]
-    "big.jsonl: 3 questions is over this seat's budget of 2 questions"
+    >>> import_size_problem(b'{"question": "q"}\n' * 3, "big.jsonl", 2)[:62]
+    "big.jsonl: more than 2 questions, over this seat's budget of 2"
     """
     name = PurePath(filename).name or "upload"
     if max_bytes is not None and len(data) > max_bytes:
         return (f"{name}: the file is {len(data):,} bytes; the limit is {max_bytes:,} bytes. Split the file, or "
                 "evaluate it with the CLI (rag-metrics evaluate)")
     if max_questions is not None:
-        n = count_questions(data, name, role_known=role_known)
+        try:
+            n = count_questions(data, name, role_known=role_known, stop=max_questions + 1)
+        except InputError as e:
+            return str(e)
         if n > max_questions:
-            return (f"{name}: {n:,} questions is over this seat's budget of {max_questions:,} questions "
-                    "(lab.budgets.golden_questions); import a smaller set (split the file), or ask the teacher")
+            return (f"{name}: more than {max_questions:,} questions, over this seat's budget of {max_questions:,} "
+                    "questions (lab.budgets.golden_questions); import a smaller set (split the file), or ask the "
+                    "teacher")
     return None
 
 

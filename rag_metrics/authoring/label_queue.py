@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from rag_metrics.errors import InputError
+from rag_metrics.io.free_ids import free_id
 from rag_metrics.io.golden import stable_query_id
 from rag_metrics.limits import grade_error, id_problem
 from rag_metrics.types import OUT_OF_SCOPE, GoldenQuery, GoldenSet
@@ -206,11 +207,7 @@ class LabelQueue:
             else:
                 out.append(q)
         if not done:
-            ids = {q.id for q in golden}
-            base = cur.query_id or stable_query_id(cur.question)
-            qid, n = base, 2
-            while qid in ids:
-                qid, n = f"{base}-{n}", n + 1
+            qid = free_id(cur.query_id or stable_query_id(cur.question), (q.id for q in golden))
             cat = cur.category or ("" if ticks else OUT_OF_SCOPE)
             out.append(GoldenQuery(qid, cur.question, cat, ticks, None))
             new = QueueItem(cur.key, cur.question, qid, cat)

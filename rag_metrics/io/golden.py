@@ -41,6 +41,7 @@ from typing import Any
 
 from rag_metrics.errors import InputError, ValidationReport
 from rag_metrics.io.files import atomic_write_text, loads_json, read_text
+from rag_metrics.io.free_ids import FreeIds
 from rag_metrics.limits import grade_error, id_problem
 from rag_metrics.types import (
     HUMAN,
@@ -249,6 +250,7 @@ def golden_from_rows(rows: list[tuple[int | None, Mapping[str, Any]]], source: s
     report = report if report is not None else ValidationReport()
     queries: list[GoldenQuery] = []
     seen: dict[str, int | None] = {}
+    free = FreeIds()
     for line, row in rows:
         where: dict = {"file": source, "line": line}
         if not isinstance(row, Mapping):
@@ -263,9 +265,7 @@ def golden_from_rows(rows: list[tuple[int | None, Mapping[str, Any]]], source: s
                          **where, query_id=qid or None, field="question")
         if not qid:
             base = stable_query_id(question) if question else f"row-{line if line is not None else len(queries) + 1}"
-            qid, n = base, 2
-            while qid in seen:
-                qid, n = f"{base}-{n}", n + 1
+            qid = free.new(base)  # constant time per question (a counter per base)
         elif not _id_ok(qid, report, {**where, "query_id": None}, "query id", "id"):
             continue
         elif qid in seen:
@@ -274,6 +274,7 @@ def golden_from_rows(rows: list[tuple[int | None, Mapping[str, Any]]], source: s
                          **where, query_id=qid, field="id")
             continue
         seen[qid] = line
+        free.add(qid)
         rel = _relevant(row, report, {**where, "query_id": qid})
         cat = row.get("category")
         category = "" if cat is None or (isinstance(cat, float) and math.isnan(cat)) else str(cat).strip()

@@ -20,6 +20,7 @@ from rag_metrics.authoring.drafting.questions import CATEGORIES, Draft, Question
 from rag_metrics.authoring.judge_calls import approx_tokens
 from rag_metrics.authoring.relevance_judge import RelevanceJudge, RelevancePair, umbrela_prompt
 from rag_metrics.errors import InputError
+from rag_metrics.io.free_ids import free_id
 from rag_metrics.io.golden import stable_query_id
 from rag_metrics.types import DRAFTED, OUT_OF_SCOPE, SOURCE, Chunk, GoldenQuery, GoldenSet
 
@@ -182,11 +183,7 @@ class DraftReview:
         if self.status.get(draft_id) == ACCEPTED and self.query_ids.get(draft_id) in set(golden.ids):
             return golden
         text = self.question(draft_id)
-        ids = set(golden.ids)
-        base = stable_query_id(text)
-        qid, n = base, 2
-        while qid in ids:
-            qid, n = f"{base}-{n}", n + 1
+        qid = free_id(stable_query_id(text), golden.ids)
         grades = dict(d.badges.get("answer_grades") or {})
         rel = {} if d.category == OUT_OF_SCOPE else {
             i: (int(grades[i]) if isinstance(grades.get(i), int) and grades[i] >= 1 else 2) for i in d.source_chunk_ids}
