@@ -5,13 +5,69 @@ how to fix it.  Validation collects all problems at once into a :class:`Validati
 """
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
-__all__ = ["InputError", "Problem", "ValidationReport"]
+__all__ = ["MAX_MESSAGE_CHARS", "InputError", "Problem", "ValidationReport", "excerpt", "grouped_lines"]
 
 Severity = Literal["error", "warning"]
+
+#: Longest message a :class:`Problem` prints; longer ones are cut (a value echoed whole from a file
+#: must never make a line of 168 KB).
+MAX_MESSAGE_CHARS = 600
+
+#: Repeats of one kind of problem listed before the rest are counted in one line.
+EXAMPLES_SHOWN = 3
+
+_VARYING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|[-+]?\d[\d,.]*(?:[eE][-+]?\d+)?")
+
+
+def excerpt(value: Any, limit: int = 80) -> str:
+    """``repr(value)`` for a message, cut to ``limit`` characters with the full length said
+    (``'aaaa...' (168,000 characters)``): what a reader echoes of a value from a file."""
+    shown = value if isinstance(value, str) else repr(value)
+    if isinstance(value, str):
+        return repr(value) if len(value) <= limit else f"{value[:limit]!r}... ({len(value):,} characters)"
+    return shown if len(shown) <= limit else f"{shown[:limit]}... ({len(shown):,} characters)"
+
+
+def _capped(message: str) -> str:
+    if len(message) <= MAX_MESSAGE_CHARS:
+        return message
+    return f"{message[:MAX_MESSAGE_CHARS]}... (message cut: {len(message):,} characters)"
+
+
+def _template(p: Problem) -> tuple[str, str, str | None, str]:
+    """What repeats of one problem share: severity, file, field and the message with its quoted
+    values and numbers blanked (``id 'd7' judged twice ... grade 2 replaces 1``)."""
+    return p.severity, p.file, p.field, _VARYING.sub("…", p.message)
+
+
+def grouped_lines(problems: Sequence[Problem], examples: int = EXAMPLES_SHOWN) -> list[str]:
+    """``problems`` as lines, each kind of problem that repeats (the same message but for its
+    values, in the same file and field) listed ``examples`` times and then counted in one line:
+    ``warning: qrels.txt: 17,522 more like the ones above (17,525 in all): id … judged twice ...``.
+    The one helper every reader's problems are printed through (CLI, app, one-line summaries)."""
+    counts: dict[tuple[str, str, str | None, str], int] = {}
+    for p in problems:
+        key = _template(p)
+        counts[key] = counts.get(key, 0) + 1
+    seen: dict[tuple[str, str, str | None, str], int] = {}
+    out: list[str] = []
+    for p in problems:
+        key = _template(p)
+        n = seen[key] = seen.get(key, 0) + 1
+        if n <= examples or counts[key] == examples + 1:
+            out.append(str(p))
+        elif n == examples + 1:
+            severity, file, fld, text = key
+            where = ", ".join(x for x in (file, f"field {fld!r}" if fld else "") if x)
+            more = counts[key] - examples
+            out.append(f"{severity}: {where + ': ' if where else ''}{more:,} more like the ones above "
+                       f"({counts[key]:,} in all): {_capped(text)}")
+    return out
 
 
 class InputError(ValueError):
@@ -48,8 +104,8 @@ class Problem:
         return ", ".join(parts)
 
     def __str__(self) -> str:
-        where = self.where
-        return f"{self.severity}: {where}: {self.message}" if where else f"{self.severity}: {self.message}"
+        where, message = self.where, _capped(self.message)
+        return f"{self.severity}: {where}: {message}" if where else f"{self.severity}: {message}"
 
 
 @dataclass
@@ -85,8 +141,14 @@ class ValidationReport:
     def __bool__(self) -> bool:  # truthy when there is anything to show
         return bool(self.problems)
 
-    def lines(self) -> list[str]:
-        return [str(p) for p in self.errors + self.warnings]
+    def lines(self, examples: int = EXAMPLES_SHOWN) -> list[str]:
+        """Errors, then warnings, one a line; a problem that repeats is listed ``examples`` times
+        and then counted in one line (:func:`grouped_lines`)."""
+        return grouped_lines(self.errors, examples) + grouped_lines(self.warnings, examples)
+
+    def warning_lines(self, examples: int = EXAMPLES_SHOWN) -> list[str]:
+        """The warnings alone, repeats counted (:func:`grouped_lines`)."""
+        return grouped_lines(self.warnings, examples)
 
     def summary(self) -> str:
         return f"{len(self.errors)} error(s), {len(self.warnings)} warning(s)"

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
 
-from rag_metrics.errors import InputError, ValidationReport
+from rag_metrics.errors import InputError, ValidationReport, grouped_lines
 from rag_metrics.io.containers import MAX_UNWRAPPED_BYTES, is_wrapped, read_unwrapped, unwrap
 from rag_metrics.io.files import loads_json, read_bytes
 from rag_metrics.io.llamaindex import llamaindex_dataset
@@ -64,8 +64,9 @@ class FileRead:
 
 
 def _first_errors(report: Any, n: int = 3) -> str:
-    errs = [str(p) for p in report.errors[:n]]
-    more = len(report.errors) - len(errs)
+    lines = grouped_lines(report.errors, examples=1)  # an error on every line is shown once, and counted
+    errs = lines[:n]
+    more = len(lines) - len(errs)
     return "; ".join(errs) + (f"; and {more} more" if more > 0 else "")
 
 
@@ -76,6 +77,29 @@ def _n(n: int, word: str) -> str:
 def _refuse(name: str, s: Sniffed, fix: str) -> InputError:
     seen = f" (fields: {', '.join(s.fields[:12])})" if s.fields else ""
     return InputError(f"{name}: looks like {s.label}{seen}; {fix}")
+
+
+def _nearest(fields: tuple[str, ...]) -> str:
+    """The fix for a table of records: the format its fields come nearest to, and what to rename."""
+    from rag_metrics.io.logrows import contexts_hint
+
+    keys = [str(f) for f in fields]
+    low = " ".join(keys).lower()
+    if any(w in low for w in ("question", "query", "input", "prompt")):
+        hint = contexts_hint(keys)
+        return (f"nearest: a RAG log or a golden set; {hint}name the question field 'question', the retrieved "
+                "contexts 'contexts' (a RAG log) or the relevant ids 'relevant_chunk_ids' (a golden set) "
+                "(docs/your-files.md lists every format and the names read)")
+    if any("title" in k.lower() or k.lower() in ("text", "content", "body", "page_content", "description")
+           for k in keys):
+        body = next((k for k in keys if any(w in k.lower() for w in ("text", "content", "body", "description"))),
+                    None)
+        rename = f" (rename {body!r} to 'text')" if body and body != "text" else ""
+        return (f"nearest: a corpus: for a corpus save JSON lines with 'id' and 'text' per document{rename} "
+                "(docs/your-files.md lists every format)")
+    return ("no question, id or text field this reader uses; for a corpus save JSON lines with 'id' and 'text' "
+            "per document, for a golden set rows with 'question' and 'relevant_chunk_ids', for a RAG log rows with "
+            "'question' and 'contexts' (docs/your-files.md lists every format)")
 
 
 def describe(path: str | os.PathLike[str]) -> FileRead:
@@ -128,7 +152,7 @@ def describe_bytes(data: bytes, filename: str, role: str | None = None, mapping:
 
         return FileRead(kind, f"{name}: {s.label}: {len(qrels)} queries, {n} judgments",
                         golden=_golden_from_qrels(qrels, {}, PurePath(name).stem),
-                        warnings=tuple(str(p) for p in report.warnings))
+                        warnings=tuple(report.warning_lines()))
     if kind in ("trec_run", "json_run", "run_table"):
         if kind == "trec_run":
             run, report = parse_trec_run(s.data, name)
@@ -142,7 +166,7 @@ def describe_bytes(data: bytes, filename: str, role: str | None = None, mapping:
                              f"{_first_errors(report)}")
         nq = len(run.query_ids()) if len(run) else 0
         return FileRead(kind, f"{name}: {s.label}: {nq} queries, {len(run)} ranked ids", run=run,
-                        warnings=tuple(str(p) for p in report.warnings))
+                        warnings=tuple(report.warning_lines()))
     if kind in ("rag_log", "trace"):
         from rag_metrics.io.raglog import parse_rag_log
 
@@ -153,13 +177,25 @@ def describe_bytes(data: bytes, filename: str, role: str | None = None, mapping:
         if report.errors:
             raise InputError(f"{name}: looks like {s.label} but {len(report.errors)} row(s) are wrong: "
                              f"{_first_errors(report)}")
+        if log.no_retrieval:
+            refs = sum(1 for r in log.rows if r.ground_truth)
+            if refs and not log.has_answers:  # a dataset not run yet: its questions and reference answers
+                from rag_metrics.types import GoldenQuery, GoldenSet
+
+                golden = GoldenSet(tuple(GoldenQuery(r.id, r.question, "", {}, r.ground_truth or "")
+                                         for r in log.rows), PurePath(name).stem)
+                return FileRead("golden", f"{name}: {s.label} that {log.no_retrieval.split(':')[0]}, read as a "
+                                          f"golden set: {_n(len(golden), 'question')}, 0 with relevant ids, {refs} "
+                                          "with reference answers", golden=golden,
+                                warnings=tuple(report.warning_lines()))
+            raise InputError(f"{name}: looks like {s.label} but {log.no_retrieval}")
         ids = "chunk ids" if log.has_ids else "context texts (matched to a corpus by text)"
         answers = ", with answers" if log.has_answers else ""
         refs = sum(1 for r in log.rows if r.ground_truth)
         extra = f", {refs} reference answers" if refs else ""
         skipped = f"; {len(log.skipped)} left out" if getattr(log, "skipped", ()) else ""
         return FileRead(kind, f"{name}: {s.label}: {_n(len(log.rows), 'question')} with {ids}{answers}{extra}{skipped}",
-                        log=log, warnings=tuple(str(p) for p in report.warnings))
+                        log=log, warnings=tuple(report.warning_lines()))
     if kind == "llamaindex":
         value, msg, _ = loads_json(text)
         golden, corpus, warns = llamaindex_dataset(value, name)
@@ -179,9 +215,13 @@ def describe_bytes(data: bytes, filename: str, role: str | None = None, mapping:
                              f"{_first_errors(report)}")
         labelled = sum(1 for q in golden if q.has_relevant)
         refs = sum(1 for q in golden if q.expected_answer)
-        return FileRead(kind, f"{name}: {s.label}: {len(golden)} questions, {labelled} with relevant ids"
-                              + (f", {refs} with reference answers" if refs else ""), golden=golden,
-                        warnings=tuple(str(p) for p in report.warnings))
+        from rag_metrics.io.golden import UNREAD_FIELDS
+
+        unread = next((p.message for p in report.warnings if p.message.startswith(UNREAD_FIELDS)), "")
+        why = f" ({unread.split(';')[0]})" if unread and not labelled else ""
+        return FileRead(kind, f"{name}: {s.label}: {_n(len(golden), 'question')}, {labelled} with relevant ids"
+                              + (f", {refs} with reference answers" if refs else "") + why, golden=golden,
+                        warnings=tuple(report.warning_lines()))
     if kind == "saved_run":
         from rag_metrics.compare.history import parse_saved_run
 
@@ -202,9 +242,6 @@ def describe_bytes(data: bytes, filename: str, role: str | None = None, mapping:
             raise _refuse(name, s, f"save it as JSON lines with 'id' and 'text' per document ({e})") from None
         return FileRead(kind, f"{name}: {s.label}: {len(corpus)} documents", corpus=corpus)
     if kind == "records":
-        raise _refuse(name, s, "no question, id or text field this reader uses; for a corpus save JSON lines "
-                               "with 'id' and 'text' per document, for a golden set rows with 'question' and "
-                               "'relevant_chunk_ids', for a RAG log rows with 'question' and 'contexts' "
-                               "(docs/your-files.md lists every format)")
+        raise _refuse(name, s, _nearest(s.fields))
     raise _refuse(name, s, "expected TREC or BEIR qrels, a TREC run, JSON {qid: {id: score}}, a golden set, a RAG "
                            "log or a trace export, as text, Parquet or .gz (docs/your-files.md lists every format)")

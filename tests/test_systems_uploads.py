@@ -79,8 +79,12 @@ def test_csv_run_problems_name_the_line():
     up, rep = parse_run_upload(b"query_id,chunk_id,score\nq1,a#0,0.5\nq1,b#0,high\n", "r.csv")
     assert rep.errors[0].line == 3 and "score 'high' is not a number" in rep.errors[0].message
     assert len(up.run) == 1
-    _, rep = parse_run_upload(b"query,doc,value\nq1,a,1\n", "r.csv")
-    assert "no a query column ('query_id' or 'question')" in rep.lines()[0]
+    _, rep = parse_run_upload(b"query_id,doc,value\nq1,a,1\n", "r.csv")
+    assert ("missing: an id column ('chunk_id' or 'doc_id') and a 'score' or 'rank' column (columns: query_id, doc, "
+            "value)") in rep.lines()[0]
+    _, rep = parse_run_upload(b"doc,value\na,1\n", "r.csv")
+    assert "missing: a query column ('query_id' or 'question'), an id column" in rep.lines()[0]
+    assert "no a" not in rep.lines()[0] and "no an" not in rep.lines()[0]  # the grammar slip of issue 47
 
 
 def test_pytrec_eval_json_and_jsonl_rows():

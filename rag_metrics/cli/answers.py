@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     from rag_metrics.answers.scoring import evaluate_answers
 
     items, report = read_answers(args.data)
-    for w in report.warnings:
+    for w in report.warning_lines():
         stderr(f"{PROG} answers: {w}")
     report.raise_if_errors(str(args.data))
     judges = _judges(args, items)

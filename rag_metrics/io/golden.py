@@ -12,8 +12,13 @@ Row fields (JSON/JSONL objects or CSV columns):
 ``relevant``
     ``{id: grade}`` (JSON) -- or ``relevant_chunk_ids``: a list of ids (JSON) or, in CSV, ids
     separated by ``|`` (``doc#0|doc#3``), with optional parallel ``grades`` (``3|1``; default 1).
+    Other names other tools give the ids are read the same way (:data:`RELEVANT_ID_KEYS`:
+    ``relevant_ids``, ``expected_chunk_id(s)``, ``gold_chunk_id(s)``, ``ground_truth_ids``, ...;
+    a single id is one relevant id, and ``also_acceptable`` beside it adds more).  Fields the
+    reader does not use are named in one warning.
 ``expected_answer``
-    Optional (also ``answer``, ``ground_truth``).
+    Optional (also ``answer``, ``ground_truth``, ``reference``, ``expected_output``,
+    ``reference_answer``).
 ``evidence`` (JSON and JSONL only; optional)
     Evidence labels: a list of ``{"doc": ..., "quote": ... | "start": .., "end": .., "grade": ..}``
     objects (the passage of the corpus that answers, judged whatever the chunking: see
@@ -26,6 +31,10 @@ Row fields (JSON/JSONL objects or CSV columns):
     (absent ids are a person's).  Files without them load unchanged; CSV does not carry them.
 
 The lesson's shape ``{"question": ..., "relevant_chunk_ids": [...], "category": ...}`` loads as is.
+A JSON file may hold the rows in a list, under ``queries`` or another wrapper key
+(:data:`~rag_metrics.io.logrows.ROW_WRAPPER_KEYS`: a LlamaIndex ``LabelledRagDataset``'s
+``examples``, whose ``query`` and ``reference_answer`` give questions with reference answers), or be
+qrels: ``{qid: {id: grade}}``, or ``{qid: [ids]}`` (each id grade 1).
 """
 from __future__ import annotations
 
@@ -40,8 +49,10 @@ from pathlib import Path
 from typing import Any
 
 from rag_metrics.errors import InputError, ValidationReport
+from rag_metrics.errors import excerpt as _excerpt
 from rag_metrics.io.files import atomic_write_text, loads_json, read_text
 from rag_metrics.io.free_ids import FreeIds
+from rag_metrics.io.logrows import ROW_WRAPPER_KEYS
 from rag_metrics.limits import grade_error, id_problem
 from rag_metrics.types import (
     HUMAN,
@@ -56,10 +67,14 @@ from rag_metrics.types import (
 )
 
 __all__ = [
+    "GOLDEN_FIELDS",
     "LIST_SEPARATOR",
+    "RELEVANT_ID_KEYS",
+    "UNREAD_FIELDS",
     "golden_from_rows",
     "golden_to_rows",
     "golden_to_text",
+    "id_lists",
     "load_golden",
     "parse_golden",
     "read_golden",
@@ -74,7 +89,38 @@ GOLDEN_SUFFIXES = (".csv", ".json", ".jsonl")
 
 _ID_KEYS = ("id", "query_id", "qid", "_id")
 _Q_KEYS = ("question", "query", "text")
-_ANS_KEYS = ("expected_answer", "answer", "ground_truth", "reference", "expected_output")
+_ANS_KEYS = ("expected_answer", "answer", "ground_truth", "reference", "expected_output", "expectedOutput",
+             "reference_answer")
+
+#: Fields a row may give its relevant ids in, first found wins (after ``relevant``): the lab's own
+#: names and the ones other tools and hand-made sets use.  A singular name holds one id (a list or
+#: a ``|``-separated string is read too).
+RELEVANT_ID_KEYS = ("relevant_chunk_ids", "relevant_ids", "relevant_chunk_id", "relevant_id", "relevant_doc_ids",
+                    "expected_chunk_ids", "expected_chunk_id", "expected_ids", "expected_doc_ids", "expected_doc_id",
+                    "gold_chunk_ids", "gold_chunk_id", "gold_ids", "gold_doc_ids", "gold_doc_id",
+                    "ground_truth_ids", "ground_truth_chunk_ids", "ground_truth_chunk_id", "ground_truth_doc_ids",
+                    "positive_ids", "positive_chunk_ids")
+
+#: Every field a golden-set row may have; :func:`golden_from_rows` names the others in one warning.
+GOLDEN_FIELDS = frozenset(_ID_KEYS + _Q_KEYS + _ANS_KEYS + RELEVANT_ID_KEYS + (
+    "relevant", "also_acceptable", "grades", "category", "evidence", "origin", "draft", "label_origin", "_qrels"))
+
+#: How the warning naming the fields a golden set's reader did not use starts.
+UNREAD_FIELDS = "fields not read"
+
+
+def id_lists(value: Any) -> bool:
+    """Whether a JSON object is qrels as ``{qid: [ids]}``: every value a list of ids (strings or
+    whole numbers) and no key a golden-set or RAG-log field name (``{"question": [...]}`` is columnar)."""
+    from rag_metrics.io.logrows import ANSWER_KEYS, CONTEXT_ID_KEYS, CONTEXT_KEYS, QUESTION_KEYS
+
+    if not isinstance(value, Mapping) or not value:
+        return False
+    names = GOLDEN_FIELDS | set(QUESTION_KEYS + CONTEXT_KEYS + CONTEXT_ID_KEYS + ANSWER_KEYS)
+    if any(str(k) in names for k in value):
+        return False
+    return all(isinstance(v, list) and all(isinstance(x, (str, int)) and not isinstance(x, bool) for x in v)
+               for v in value.values())
 
 
 def stable_query_id(question: str) -> str:
@@ -137,14 +183,17 @@ def _relevant(row: Mapping[str, Any], report: ValidationReport, where: dict) -> 
             if gi is not None and _id_ok(str(i), report, where):
                 rel[str(i)] = gi
         return rel
-    ids_raw = row.get("relevant_chunk_ids", row.get("relevant_ids", raw))
-    if ids_raw is None and row.get("gold_chunk_id") is not None:  # a hand-made golden set: one gold id
-        extra = row.get("also_acceptable")  # and ids also accepted (grade 1 as the gold one)
-        ids_raw = [row["gold_chunk_id"], *(extra if isinstance(extra, list) else [])]
+    key = next((k for k in RELEVANT_ID_KEYS if k in row and row[k] is not None), None)
+    ids_raw = row[key] if key is not None else raw
+    if isinstance(ids_raw, int) and not isinstance(ids_raw, bool):  # one id written as a number
+        ids_raw = str(ids_raw)
+    extra = row.get("also_acceptable")  # ids also accepted beside a single gold id (grade 1 as it)
+    if key is not None and not key.endswith("s") and extra is not None and not isinstance(ids_raw, (list, tuple)):
+        ids_raw = [*_split_cell(ids_raw), *_split_cell(extra if isinstance(extra, (list, tuple, str)) else None)]
     if ids_raw is not None and not isinstance(ids_raw, (list, tuple, str)):
         if not (isinstance(ids_raw, float) and math.isnan(ids_raw)):
-            report.error(f"relevant ids must be a list or a {LIST_SEPARATOR!r}-separated string, got {ids_raw!r}",
-                         **{**where, "field": "relevant_chunk_ids"})
+            report.error(f"relevant ids must be a list or a {LIST_SEPARATOR!r}-separated string, got "
+                         f"{_excerpt(ids_raw)}", **{**where, "field": key or "relevant_chunk_ids"})
         return rel
     ids = _split_cell(ids_raw)
     grades_raw = row.get("grades")
@@ -286,7 +335,28 @@ def golden_from_rows(rows: list[tuple[int | None, Mapping[str, Any]]], source: s
         queries.append(GoldenQuery(id=qid, question=question, category=category, relevant=rel,
                                    expected_answer=None if ans is None or str(ans) == "" else str(ans),
                                    origin=origin, draft=draft, label_origin=label_origin, evidence=evidence))
+    _warn_unread(rows, queries, source, report)
     return GoldenSet(tuple(queries), name=Path(source).stem if source else ""), report
+
+
+def _warn_unread(rows: list[tuple[int | None, Mapping[str, Any]]], queries: list[GoldenQuery], source: str,
+                 report: ValidationReport) -> None:
+    """One warning naming the fields no row's reader used (never one per row), with the names the
+    relevant ids are read from when no question got any."""
+    unread: dict[str, None] = {}
+    for _, row in rows:
+        if isinstance(row, Mapping):
+            unread.update(dict.fromkeys(str(k) for k in row if str(k) not in GOLDEN_FIELDS))
+    if not unread:
+        return
+    names = list(unread)
+    shown = ", ".join(repr(k) for k in names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+    if any(q.relevant for q in queries):
+        report.warning(f"{UNREAD_FIELDS}: {shown}; this reader does not use them", file=source)
+        return
+    report.warning(f"{UNREAD_FIELDS}: {shown}; no question has relevant ids: if one of these fields holds them, "
+                   f"rename it 'relevant_chunk_ids' (read also as {', '.join(RELEVANT_ID_KEYS[1:6])}, ...; "
+                   "docs/your-files.md lists them)", file=source)
 
 
 def _rows_jsonl(text: str, source: str, report: ValidationReport) -> list[tuple[int | None, Any]]:
@@ -307,13 +377,20 @@ def _rows_json(text: str, source: str, report: ValidationReport) -> list[tuple[i
     if msg is not None:
         report.error(f"{msg}; fix the syntax or save as JSONL", file=source, line=line)
         return []
-    if isinstance(data, Mapping) and "queries" in data and isinstance(data["queries"], list):
-        data = data["queries"]
+    if isinstance(data, Mapping):
+        wrap = next((k for k in ("queries", *ROW_WRAPPER_KEYS) if isinstance(data.get(k), list)), None)
+        if wrap is not None:
+            data = data[wrap]
     if isinstance(data, Mapping):
         # pytrec_eval-shaped {qid: {id: grade}}
-        if all(isinstance(v, Mapping) for v in data.values()):
+        if data and all(isinstance(v, Mapping) for v in data.values()):
             return [(None, {"id": q, "question": "", "relevant": v, "_qrels": True}) for q, v in data.items()]
-        report.error("expected a list of query objects, {\"queries\": [...]} or {qid: {id: grade}}", file=source)
+        if id_lists(data):  # {qid: [ids]}: binary qrels
+            return [(None, {"id": q, "question": "", "relevant_chunk_ids": [str(i) for i in v], "_qrels": True})
+                    for q, v in data.items()]
+        keys = ", ".join(repr(str(k)) for k in list(data)[:8])
+        report.error(f"expected a list of query objects, {{\"queries\": [...]}}, {{qid: {{id: grade}}}} or "
+                     f"{{qid: [ids]}}; found an object with keys {_excerpt(keys, 200)}", file=source)
         return []
     if not isinstance(data, list):
         report.error(f"expected a list of query objects, got {type(data).__name__}", file=source)

@@ -31,23 +31,34 @@ MAX_REPORTED = 200
 QUESTION_KEYS = ("question", "user_input", "query", "input")
 
 
-CONTEXT_KEYS = ("contexts", "retrieved_contexts", "retrieved_texts", "retrieval_context", "retrieved",
-                "retrieved_chunks")
+CONTEXT_KEYS = ("contexts", "retrieved_contexts", "retrieved_texts", "retrieval_context", "retrievalContext",
+                "retrieved", "retrieved_chunks", "retrieved_docs", "retrieved_documents")
+
+
+#: One retrieved context per row, as a string (an eval CSV's ``context`` column).  Read only when the
+#: row has no field of :data:`CONTEXT_KEYS` / :data:`CONTEXT_ID_KEYS`: in a DeepEval row, beside
+#: ``retrieval_context``, ``context`` is the ideal context, not what was retrieved.
+SINGLE_CONTEXT_KEY = "context"
 
 
 CONTEXT_ID_KEYS = ("context_ids", "retrieved_ids", "retrieved_context_ids")
 
 
-ANSWER_KEYS = ("answer", "response", "generated_answer", "actual_output", "llm_response", "raw_output", "output")
+ANSWER_KEYS = ("answer", "response", "generated_answer", "actual_output", "actualOutput", "llm_response", "raw_output",
+               "output")
 
 
-GROUND_TRUTH_KEYS = ("ground_truth", "reference", "expected_answer", "ground_truths", "expected_output")
+GROUND_TRUTH_KEYS = ("ground_truth", "reference", "expected_answer", "ground_truths", "expected_output",
+                     "expectedOutput", "reference_answer")
 
 
 ID_KEYS = ("id", "query_id", "qid")
 
 
-_WRAPPER_KEYS = ("rows", "data", "samples", "records")
+#: Keys of an object that holds the rows as a list: ``{"data": [...]}``, a DeepEval test run's
+#: ``testCases`` (its camelCase JSON), a LlamaIndex ``LabelledRagDataset``'s ``examples``.
+ROW_WRAPPER_KEYS = ("rows", "data", "samples", "records", "test_cases", "testCases", "goldens", "examples")
+_WRAPPER_KEYS = ROW_WRAPPER_KEYS
 
 
 _TEXT_KEYS = ("text", "page_content", "content")
@@ -108,6 +119,20 @@ class RagLog:
     rows: tuple[RagLogRow, ...]
     source: str = ""
     skipped: tuple[str, ...] = ()
+    context_fields: tuple[str, ...] = ()  # the fields the contexts / ids were read from
+
+    @property
+    def no_retrieval(self) -> str | None:
+        """Why the log holds no retrieval to evaluate (every row retrieved nothing), or None.
+
+        The one rule the readers share (:func:`rag_metrics.formats.describe_bytes`, the app's
+        upload reader :func:`rag_metrics.systems.uploads.parse_upload`)."""
+        if not self.rows or any(r.contexts or r.context_ids for r in self.rows):
+            return None
+        fields = " / ".join(repr(f) for f in self.context_fields) or "the contexts field"
+        n = len(self.rows)
+        return (f"holds no retrieval: {fields} is empty in {'the one row' if n == 1 else f'all {n} rows'}, so "
+                "there is nothing to evaluate; log the retrieved texts (or their ids) for each question")
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "rows", tuple(self.rows))
@@ -155,13 +180,63 @@ def _text(v: Any) -> str | None:
     return s if s.strip() else None
 
 
-def _parse_list_cell(cell: str) -> list[Any] | None:
-    """A JSON list (or a Python list literal, as pandas writes one) in a CSV cell; None if neither."""
-    s = cell.strip()
+_NUMPY_WRAP = re.compile(r"^array\((.*?)(?:,\s*dtype=[\w.\'\"<>|]+)?\)$", re.S)
+
+
+def _numpy_strings(s: str) -> list[str] | None:
+    """NumPy's ``str()`` of an array of strings, as pandas writes a column of arrays to CSV (ragas 0.1
+    results): ``['a' 'b']``, the items separated by spaces or a newline and no comma (Python would
+    read that as one string ``'ab'``).  The items, or None when ``s`` is not such an array."""
+    import io as _io
+    import tokenize
+
+    m = _NUMPY_WRAP.match(s)  # repr(): array(['a', 'b'], dtype=object)
+    if m:
+        s = m.group(1).strip()
     if not s.startswith("["):
+        return None
+    try:
+        toks = [t for t in tokenize.generate_tokens(_io.StringIO(s).readline)
+                if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.ENDMARKER, tokenize.INDENT,
+                                  tokenize.DEDENT, tokenize.COMMENT)]
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return None
+    if len(toks) < 2 or toks[0].string != "[" or toks[-1].string != "]":
+        return None
+    inner = toks[1:-1]
+    items: list[str] = []
+    adjacent = False  # two strings with no comma between: NumPy's separator
+    prev_str = False
+    for t in inner:
+        if t.type == tokenize.STRING:
+            if prev_str:
+                adjacent = True
+            try:
+                v = ast.literal_eval(t.string)
+            except (ValueError, SyntaxError, MemoryError):
+                return None
+            if not isinstance(v, str):
+                return None  # b'...' bytes
+            items.append(v)
+            prev_str = True
+        elif t.string == "," and prev_str:
+            prev_str = False
+        else:
+            return None
+    return items if adjacent or m else None
+
+
+def _parse_list_cell(cell: str) -> list[Any] | None:
+    """A JSON list (or a Python list literal, as pandas writes one, or NumPy's ``str()`` of an array of
+    strings, ``['a' 'b']``) in a CSV cell; None if none of them."""
+    s = cell.strip()
+    if not s.startswith(("[", "array(")):
         return None
     v, msg, _ = loads_json(s, strict=False)  # a newline typed inside a cell is kept
     if msg is not None:
+        arr = _numpy_strings(s)  # before literal_eval, which glues adjacent strings into one
+        if arr is not None:
+            return arr
         try:
             v = ast.literal_eval(s)
         except (ValueError, SyntaxError, RecursionError, MemoryError, TypeError):
@@ -252,7 +327,9 @@ def _build(rows: list[tuple[int | None, Any]], source: str, report: ValidationRe
     out: list[RagLogRow] = []
     seen: dict[str, str] = {}
     first_q: dict[str, str] = {}
-    any_contexts = any(isinstance(r, Mapping) and (_first_key(r, CONTEXT_KEYS) or _first_key(r, CONTEXT_ID_KEYS))
+    used: dict[str, None] = {}  # the fields contexts and ids were read from, in order
+    any_contexts = any(isinstance(r, Mapping) and (_first_key(r, CONTEXT_KEYS) or _first_key(r, CONTEXT_ID_KEYS)
+                                                   or _single_context(r))
                        for _, r in rows)
     for n, (line, row) in enumerate(rows, 1):
         where: dict[str, Any] = {"file": source, "line": line}
@@ -278,16 +355,24 @@ def _build(rows: list[tuple[int | None, Any]], source: str, report: ValidationRe
             continue
         ck = _first_key(row, CONTEXT_KEYS)
         ik = _first_key(row, CONTEXT_ID_KEYS)
+        if ck is None and ik is None and _single_context(row):  # one context string per row
+            one = row[SINGLE_CONTEXT_KEY]
+            parsed = _parse_list_cell(one) if from_csv and isinstance(one, str) else None
+            row = {**row, SINGLE_CONTEXT_KEY: parsed if parsed is not None else
+                   ([one] if isinstance(one, str) and one.strip() else one if isinstance(one, list) else [])}
+            ck = SINGLE_CONTEXT_KEY
         if ck is not None and ik is None and _object_list(row[ck]):
             row = _split_objects(row, ck)
             ck, ik = _first_key(row, CONTEXT_KEYS), _first_key(row, CONTEXT_ID_KEYS)
         contexts: tuple[str, ...] | None = ()
         if ck is not None:
-            contexts = _string_list(row[ck], ck, "texts", from_csv, rep, {**where})
+            used[ck] = None
+            contexts = _string_list(row[ck], ck, "texts", from_csv and ck != SINGLE_CONTEXT_KEY, rep, {**where})
             if contexts is None:
                 continue
         ids: tuple[str, ...] | None = None
         if ik is not None:
+            used[ik] = None
             ids = _string_list(row[ik], ik, "ids", from_csv, rep, {**where})
             if ids is None:
                 continue
@@ -296,7 +381,12 @@ def _build(rows: list[tuple[int | None, Any]], source: str, report: ValidationRe
                           f"context in the same order (or leave {ik!r} out to match texts to the corpus)",
                           **where, field=ik)
                 continue
-        if ck is None and ik is None and any_contexts:
+        null = next((k for k in CONTEXT_KEYS + CONTEXT_ID_KEYS if k in row), None)  # present, but null
+        if ck is None and ik is None and null is not None:
+            used[null] = None
+            rep.warning(f"{prefix}no retrieved context ({null!r} is null); this question counts as retrieving "
+                        "nothing", **where, field=null)
+        elif ck is None and ik is None and any_contexts:
             rep.warning(f"{prefix}no contexts field in this row (other rows have one); this question counts as "
                         "retrieving nothing", **where, field="contexts")
         elif ck is None and ik is None:
@@ -304,10 +394,10 @@ def _build(rows: list[tuple[int | None, Any]], source: str, report: ValidationRe
                       f"(or {' / '.join(CONTEXT_KEYS[1:])}), or their ids in 'context_ids'", **where,
                       field="contexts")
             continue
-        assert contexts is not None
-        if not contexts and not ids:
+        elif not contexts and not ids:
             rep.warning(f"{prefix}no retrieved context; this question counts as retrieving nothing",
                         **where, field=ck or ik)
+        contexts = contexts or ()
         norm_q = " ".join(question.lower().split())
         if norm_q in first_q:
             rep.warning(f"{prefix}same question as {first_q[norm_q]}; when rows are matched to golden "
@@ -320,8 +410,29 @@ def _build(rows: list[tuple[int | None, Any]], source: str, report: ValidationRe
         out.append(RagLogRow(id=rid, question=question, contexts=contexts, context_ids=ids,
                              answer=_text(row[ak]) if ak else None,
                              ground_truth=_text(row[gk]) if gk else None, line=line, row=n))
+    if not any_contexts:  # rows with no contexts field at all: say which field was looked for
+        used.update(dict.fromkeys(k for k in CONTEXT_KEYS if any(isinstance(r, Mapping) and k in r for _, r in rows)))
     lim.flush()
-    return RagLog(tuple(out), source)
+    return RagLog(tuple(out), source, context_fields=tuple(used))
+
+
+def _single_context(row: Mapping[str, Any]) -> bool:
+    """Whether ``row`` gives its one retrieved context in a singular ``context`` field (and no other
+    contexts field, see :data:`SINGLE_CONTEXT_KEY`)."""
+    return (SINGLE_CONTEXT_KEY in row and not _missing(row[SINGLE_CONTEXT_KEY])
+            and not any(k in row for k in CONTEXT_KEYS + CONTEXT_ID_KEYS))
+
+
+#: Words in a field's name that say it may hold the retrieved contexts (for the rename hint).
+_CONTEXTISH = ("retriev", "context", "doc", "chunk", "passage", "source", "result", "hit", "node", "evidence")
+
+
+def contexts_hint(keys: list[str]) -> str:
+    """``"if 'sources' holds the retrieved contexts, rename it 'contexts'; "`` for the first field whose
+    name says it may hold them, else ``""``."""
+    known = set(QUESTION_KEYS + ANSWER_KEYS + GROUND_TRUTH_KEYS + ID_KEYS)
+    cand = next((k for k in keys if k not in known and any(w in k.lower() for w in _CONTEXTISH)), None)
+    return f"if {cand!r} holds the retrieved contexts, rename it 'contexts'; " if cand else ""
 
 
 def _header_problem(keys: list[str], source: str, report: ValidationReport, line: int | None = 1) -> bool:
@@ -331,9 +442,13 @@ def _header_problem(keys: list[str], source: str, report: ValidationReport, line
         report.error(f"no question column (columns: {', '.join(keys) or 'none'}); name one "
                      f"{' or '.join(map(repr, QUESTION_KEYS))}", file=source, line=line)
         ok = False
-    if not any(k in keys for k in CONTEXT_KEYS + CONTEXT_ID_KEYS):
-        report.error(f"no contexts column (columns: {', '.join(keys) or 'none'}); name one "
-                     f"{' or '.join(map(repr, CONTEXT_KEYS + CONTEXT_ID_KEYS))}", file=source, line=line)
+    if not any(k in keys for k in CONTEXT_KEYS + CONTEXT_ID_KEYS + (SINGLE_CONTEXT_KEY,)):
+        golden = ("; or, if it is a golden set, name its reference answers 'expected_answer'"
+                  if "answer" in keys and not any(k in keys for k in ANSWER_KEYS[1:]) else "")
+        report.error(f"no contexts column (columns: {', '.join(keys) or 'none'}); {contexts_hint(keys)}name the "
+                     f"retrieved texts 'contexts' (or {', '.join(CONTEXT_KEYS[1:])}, or 'context' for one text a row) "
+                     f"or their ids 'context_ids' (or {', '.join(CONTEXT_ID_KEYS[1:])}){golden}", file=source,
+                     line=line)
         ok = False
     return ok
 

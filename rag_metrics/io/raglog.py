@@ -9,31 +9,38 @@ Formats (chosen by the file name's extension)
 ``.jsonl`` / ``.ndjson``
     One JSON object per line.
 ``.json``
-    A list of row objects; an object holding that list under ``rows``, ``data``, ``samples`` or
-    ``records``; or the *columnar* shape that ``ragas.evaluate`` / ``datasets.Dataset.from_dict``
+    A list of row objects; an object holding that list under ``rows``, ``data``, ``samples``,
+    ``records``, ``test_cases``, ``testCases`` (a DeepEval test run), ``goldens`` or ``examples``;
+    or the *columnar* shape that ``ragas.evaluate`` / ``datasets.Dataset.from_dict``
     take: ``{"question": [...], "contexts": [[...], ...], "answer": [...], ...}`` (every column a
     list of the same length).  A JSONL file saved as ``.json`` is read as JSONL.
 ``.csv`` / ``.tsv``
     A header row naming the columns; the ``contexts`` and ``context_ids`` cells hold a JSON list
     (``["text 1", "text 2"]``).  A Python list literal as ``pandas.DataFrame.to_csv`` writes it
-    (``['text 1', 'text 2']``) is accepted too.
+    (``['text 1', 'text 2']``) is accepted too, and so is NumPy's ``str()`` of an array, which
+    pandas writes for ragas 0.1 results (``['text 1'\n 'text 2']``, no comma between the items).
 
 Columns (first alias found wins)
 --------------------------------
 ``question``
-    Required.  Aliases ``user_input`` (ragas >= 0.2), ``query``.
+    Required.  Aliases ``user_input`` (ragas >= 0.2), ``query``, ``input`` (DeepEval).
 ``contexts``
     The retrieved texts in rank order, a list of strings.  Aliases ``retrieved_contexts``,
-    ``retrieved_texts``.  Elements may also be objects with a ``text``, ``page_content`` or
-    ``content`` field (LangChain / LlamaIndex documents).  Required unless ``context_ids`` is given.
+    ``retrieved_texts``, ``retrieval_context`` / ``retrievalContext`` (DeepEval), ``retrieved``,
+    ``retrieved_chunks``, ``retrieved_docs``, ``retrieved_documents``.  Elements may also be objects
+    with a ``text``, ``page_content`` or ``content`` field (LangChain / LlamaIndex documents).
+    Required unless ``context_ids`` is given.  A singular ``context`` holding one text per row (an
+    eval CSV) is read as one retrieved context, when the row has no other contexts field.
 ``context_ids``
     Optional ids of the retrieved chunks, parallel to ``contexts``.  Aliases ``retrieved_ids``,
     ``retrieved_context_ids``.
 ``answer``
-    Optional generated answer.  Aliases ``response``, ``generated_answer``.
+    Optional generated answer.  Aliases ``response``, ``generated_answer``, ``actual_output`` /
+    ``actualOutput`` (DeepEval), ``llm_response``, ``raw_output``, ``output``.
 ``ground_truth``
     Optional reference answer.  Aliases ``reference``, ``expected_answer``, ``ground_truths``
-    (ragas 0.0: a list, joined with newlines).
+    (ragas 0.0: a list, joined with newlines), ``expected_output`` / ``expectedOutput``,
+    ``reference_answer``.
 ``id``
     Optional row id.  Aliases ``query_id``, ``qid``.  When absent, the 1-based row number (as a
     string: ``"1"``, ``"2"``, ...).
@@ -63,6 +70,7 @@ from rag_metrics.io.logrows import (
     MAX_RAG_LOG_BYTES,
     QUESTION_KEYS,
     RAG_LOG_SUFFIXES,
+    SINGLE_CONTEXT_KEY,
     RagLog,
     RagLogRow,
     _build,
@@ -82,6 +90,7 @@ __all__ = [
     "MAX_RAG_LOG_BYTES",
     "QUESTION_KEYS",
     "RAG_LOG_SUFFIXES",
+    "SINGLE_CONTEXT_KEY",
     "RagLog",
     "RagLogRow",
     "load_rag_log",
@@ -234,9 +243,11 @@ def looks_like_rag_log(data: bytes | str, filename: str) -> bool:
     if suffix in (".csv", ".tsv"):
         first = head.splitlines()[0] if head.strip() else ""
         cols = [c.strip().strip('"') for c in first.split("\t" if suffix == ".tsv" else ",")]
-        return any(k in cols for k in QUESTION_KEYS) and any(k in cols for k in CONTEXT_KEYS + CONTEXT_ID_KEYS)
+        return any(k in cols for k in QUESTION_KEYS) and any(k in cols for k in CONTEXT_KEYS + CONTEXT_ID_KEYS
+                                                             + (SINGLE_CONTEXT_KEY,))
 
     if looks_like_trace_export(head):
         return True
-    quoted = {f'"{k}"' for k in QUESTION_KEYS}, {f'"{k}"' for k in CONTEXT_KEYS + CONTEXT_ID_KEYS}
+    quoted = {f'"{k}"' for k in QUESTION_KEYS}, {f'"{k}"' for k in CONTEXT_KEYS + CONTEXT_ID_KEYS
+                                                  + (SINGLE_CONTEXT_KEY,)}
     return any(k in head for k in quoted[0]) and any(k in head for k in quoted[1])

@@ -17,6 +17,16 @@ from typing import Any
 
 from rag_metrics.io.containers import unwrap
 from rag_metrics.io.files import loads_json
+from rag_metrics.io.golden import _ANS_KEYS as _REFERENCE_KEYS
+from rag_metrics.io.golden import GOLDEN_FIELDS, RELEVANT_ID_KEYS, id_lists
+from rag_metrics.io.logrows import (
+    ANSWER_KEYS,
+    CONTEXT_ID_KEYS,
+    CONTEXT_KEYS,
+    QUESTION_KEYS,
+    ROW_WRAPPER_KEYS,
+    SINGLE_CONTEXT_KEY,
+)
 from rag_metrics.io.traces import looks_like_trace_export
 
 __all__ = ["KINDS", "Sniffed", "sniff"]
@@ -26,7 +36,7 @@ KINDS: dict[str, str] = {
     "trec_qrels": "TREC qrels (qid iter docid grade)",
     "beir_qrels": "BEIR qrels (query-id corpus-id score)",
     "trec_run": "a TREC run (qid Q0 docid rank score tag)",
-    "json_qrels": "JSON qrels {qid: {id: grade}} (pytrec_eval, ranx)",
+    "json_qrels": "JSON qrels {qid: {id: grade}} or {qid: [ids]} (pytrec_eval, ranx)",
     "json_run": "a JSON run {qid: {id: score}} (pytrec_eval, ranx)",
     "run_table": "a run table (query and ranked ids, CSV/JSON)",
     "rag_log": "a RAG log (questions with retrieved contexts)",
@@ -42,11 +52,14 @@ KINDS: dict[str, str] = {
     "unknown": "text in no format this reader knows",
 }
 
-_QUESTION_KEYS = ("question", "user_input", "query", "input")
-_CONTEXT_KEYS = ("contexts", "retrieved_contexts", "retrieved_texts", "retrieval_context", "retrieved",
-                 "retrieved_chunks", "context_ids", "retrieved_ids", "retrieved_context_ids")
+# The field names are the readers' own (one list each: rag_metrics.io.logrows for RAG logs,
+# rag_metrics.io.golden for golden sets), so what the sniff calls a log is what the log reader reads.
+_QUESTION_KEYS = QUESTION_KEYS
+_CONTEXT_KEYS = CONTEXT_KEYS + CONTEXT_ID_KEYS
 _RUN_LIST_KEYS = ("ids", "chunk_ids", "doc_ids", "results", "ranking")
-_RELEVANT_KEYS = ("relevant", "relevant_chunk_ids", "relevant_ids", "gold_chunk_id", "gold_chunk_ids")
+_RELEVANT_KEYS = ("relevant", *RELEVANT_ID_KEYS)
+#: Answers only a system gives (a golden set's reference answer is never named so).
+_SYSTEM_ANSWER_KEYS = tuple(k for k in ANSWER_KEYS if k not in _REFERENCE_KEYS)
 
 
 @dataclass(frozen=True)
@@ -86,13 +99,20 @@ def _kind_of_rows(keys: list[str]) -> str:
     ks = set(keys)
     if ks & set(_RELEVANT_KEYS) and ks & {"question", "query", "text"}:  # labels: a golden set, whatever else
         return "golden"
-    if ks & set(_QUESTION_KEYS) and ks & set(_CONTEXT_KEYS):
+    if ks & set(_QUESTION_KEYS) and (ks & set(_CONTEXT_KEYS) or SINGLE_CONTEXT_KEY in ks):
         return "rag_log"
-    if ks & set(_RUN_LIST_KEYS) and ks & {"query_id", "qid", "q_id", "question", "id"}:
+    if ks & set(_RUN_LIST_KEYS) and ks & {"query_id", "qid", "q_id", "id", *_QUESTION_KEYS}:
         return "run_table"
-    if ks & {"query_id", "qid", "q_id"} and ks & {"chunk_id", "doc_id", "docid"} and ks & {"score", "rank"}:
+    if (ks & {"query_id", "qid", "q_id", *_QUESTION_KEYS} and ks & {"chunk_id", "doc_id", "docid"}
+            and ks & {"score", "rank"}):
         return "run_table"
-    if ks & set(_RELEVANT_KEYS) or (ks & {"question"}):
+    if ks & set(_RELEVANT_KEYS):
+        return "golden"
+    if ks & set(_QUESTION_KEYS) and (ks & set(_SYSTEM_ANSWER_KEYS) or ("answer" in ks and ks - GOLDEN_FIELDS)):
+        # the system's own answer, with fields a golden set does not have: a RAG log whose contexts
+        # field has another name (the log reader names it), never a golden set of "reference" answers
+        return "rag_log"
+    if "question" in ks or (ks & set(_QUESTION_KEYS) and ks & set(_REFERENCE_KEYS)):
         return "golden"
     if ks & {"_id", "id", "doc_id"} and "text" in ks:
         return "corpus" if ks & {"title"} or "_id" not in ks else "queries"
@@ -110,13 +130,15 @@ def _kind_of_json(value: Any, text: str) -> tuple[str, list[str]]:
             return "saved_run", keys
         if looks_like_trace_export(text):
             return "trace", keys
+        if id_lists(value):  # {qid: [ids]}: binary qrels
+            return "json_qrels", keys
         inner = list(value.values())[:200]
         if inner and all(isinstance(v, Mapping) for v in inner):
             nums = [x for v in inner for x in v.values()]
             if nums and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in nums):
                 whole = all(isinstance(x, int) for x in nums)  # grades are integers; "2.0" is a score
                 return ("json_qrels" if whole else "json_run"), keys
-        for wrap in ("queries", "rows", "data", "samples", "records", "test_cases", "goldens"):
+        for wrap in ("queries", *ROW_WRAPPER_KEYS):
             if isinstance(value.get(wrap), list):
                 return _kind_of_rows(_keys_of(value[wrap])), _keys_of(value[wrap])
         if all(isinstance(v, list) for v in value.values()) and value:  # columnar {"question": [...], ...}

@@ -30,6 +30,7 @@ __all__ = ["load_run", "parse_trec_run", "read_run", "run_to_text", "validate_ru
 MAX_REPORTED = 200  # problems listed per file before summarising
 _FLOAT = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")  # ASCII, as C's strtod reads
 _FAST_MIN = 1 << 20  # files at least this large (bytes) try the Arrow readers first
+_DECIMAL_COMMA = re.compile(r"[+-]?[0-9]+,[0-9]+")  # 1,5: a score written with a decimal comma (a locale's)
 
 
 
@@ -44,6 +45,10 @@ def _score(tok: str) -> float | str:
         if tok.lower().lstrip("+-") in ("nan", "inf", "infinity"):
             return (f"score {_show(tok)} is not a finite number (NaN and infinity cannot be ranked); "
                     "every retrieved id needs a finite score")
+        if _DECIMAL_COMMA.fullmatch(tok):
+            return (f"score {_show(tok)} is written with a decimal comma; write it with a point "
+                    f"({tok.replace(',', '.')}), e.g. sed -E 's/ ([0-9]+),([0-9]+) / \\1.\\2 /' (a TREC run's scores "
+                    "are read as C's strtod reads them, never converted)")
         return f"score {_show(tok)} is not a number (5th field of 'qid Q0 docid rank score tag')"
     s = float(tok)
     if not math.isfinite(s):
