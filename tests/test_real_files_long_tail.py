@@ -217,7 +217,8 @@ _KEYS = ["question", "query", "input", "contexts", "context", "retrieval_context
 
 
 def _odd_shapes() -> list[object]:
-    shapes: list[object] = []
+    shapes: list[object] = [[{"question": "what is alpha?", "contexts": []}],  # an AssertionError in rank()
+                            [{"input": "what is beta?", "retrieval_context": None, "actual_output": "a"}]]
     for a in _ATOMS:
         shapes += [a, [a], {"q1": a}, {"q1": {"d1": a}}]
     for n, k in enumerate(_KEYS):  # every key with a few odd values, alone, in rows and under a wrapper
