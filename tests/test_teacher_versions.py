@@ -6,7 +6,7 @@ push; its next save must be refused (nothing written), and the session then hold
 from __future__ import annotations
 
 from rag_metrics.authoring.golden_session import GoldenSession
-from rag_metrics.lesson import Progress, store_for_space, teacher
+from rag_metrics.lesson import Progress, store_for_space, teacher, teacher_change_text
 from rag_metrics.types import GoldenQuery, GoldenSet
 from rag_metrics.workspace import versions
 from rag_metrics.workspace.store import Workspace, space_dir
@@ -38,6 +38,10 @@ def test_a_reset_keeps_the_lessons_language_and_writes_nothing_for_an_unused_sea
     store.save(_two_steps_done().with_language("da"))
     teacher.reset_progress([SPACE, "private-unused"], tmp_path)
     assert store.load() == Progress(language="da")
+    assert teacher_change_text("progress", "reset", "da", refused=True) == (
+        "Din lærer har nulstillet dine fremskridt: lektionen starter forfra fra trin 1. Det, du lige gjorde, blev "
+        "ikke gemt: gør det igen, hvis du stadig vil.")  # what her open Lesson page then says, in her language
+    assert teacher_change_text("golden", "push") == "Your teacher replaced your golden set with the class's shared set."
     assert not space_dir("private-unused", tmp_path).exists()  # a new seat still costs nothing on disk
 
 
