@@ -164,8 +164,8 @@ if view == "io":
                      icon=":material/error:")
             views.report(rep, title="Validation report")
         else:
-            state.notice(f"Imported {len(new)} queries from {views.esc(up.name)}"
-                         + (f" ({rep.summary()})." if rep else "."))
+            state.notice_saved(session, session.last_save, f"Imported {len(new)} queries from {views.esc(up.name)}"
+                               + (f" ({rep.summary()})." if rep else "."))
             st.rerun()
 
     st.markdown("**Export**")

@@ -86,3 +86,18 @@ def test_a_students_reset_restores_the_shipped_set_in_the_file_and_the_session(k
     assert len(private.load()[0]) == len(shipped)
     assert len(shared.load()[0]) == 4  # the shared set is the teacher's: untouched
     assert _undo_label(at) == "Undo the last change (1 earlier version kept)"  # the 4 questions it replaced
+
+
+def test_a_reset_that_cannot_be_saved_is_not_green(app_env, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.run()
+
+    def unwritable(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Workspace, "save", unwritable)
+    _reset(at)
+    assert not at.success, [s.value for s in at.success]
+    assert any("in this browser session only" in w.value for w in at.warning)

@@ -121,3 +121,22 @@ def test_outcome_words():
     assert Outcome(done=["a"]).kind == "success"
     assert Outcome(done=["a"], refused=["b"]).kind == "warning"
     assert Outcome(refused=["b"]).kind == "error" and Outcome(refused=["b"]).message() == "Nothing was changed: b"
+
+
+def test_a_save_that_did_not_write_is_never_told_as_done(tmp_path, monkeypatch):
+    from rag_metrics.authoring.golden_change import save_outcome
+
+    ws = Workspace("c", root=tmp_path)
+    a, b = GoldenSession(ws, SHIPPED, name="c", session_id="a"), GoldenSession(ws, SHIPPED, name="c", session_id="b")
+    assert save_outcome(a, a.replace(FROM_LOG), "Saved.").kind == "success"
+    conflict = save_outcome(b, b.replace(EDITED := GoldenSet(SHIPPED.queries[:2], name="c")), "Saved.")
+    assert conflict.kind == "warning" and "another session" in conflict.message() and len(EDITED) == 2
+
+    def unwritable(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Workspace, "save", unwritable)
+    res = a.reset()
+    told = save_outcome(a, res, "Golden set reset.")
+    assert told.kind == "warning" and "in this browser session only" in told.message()
+    assert _ids(a.golden) == _ids(SHIPPED)  # kept in memory, and said so

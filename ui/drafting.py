@@ -188,13 +188,13 @@ def _on_accept(corpus: str, draft_id: str, then_label: bool) -> None:
         if text is not None:
             rv.edit(draft_id, text, state.chunk_set(corpus).text)
         new = rv.accept(draft_id, session.golden)
-        session.replace(new)
+        res = session.replace(new)
     except InputError as err:
         state.notice(f"Not added: {views.esc(str(err))}", "error")
         return
     qid = rv.query_ids[draft_id]
-    state.notice(f"Added the drafted question {views.esc(qid)} with its provenance (drafted, source chunks "
-                 f"{views.esc(', '.join(rv.get(draft_id).source_chunk_ids))}).", "success")
+    state.notice_saved(session, res, f"Added the drafted question {views.esc(qid)} with its provenance (drafted, "
+                       f"source chunks {views.esc(', '.join(rv.get(draft_id).source_chunk_ids))}).")
     if then_label:
         from ui.label_session import queue
 
@@ -382,8 +382,13 @@ def _on_take_judge(corpus: str, query_id: str) -> None:
     mine = [s for (q, _), s in suggestions(corpus).items() if q == query_id]
     new = completed_golden(session.golden, mine)
     n = len(new.get(query_id).relevant) - len(session.golden.get(query_id).relevant)
-    session.replace(new)
-    state.notice(f"Added {n} judge label(s) to {views.esc(query_id)}, marked as the judge's (label origin: judge).")
+    try:
+        res = session.replace(new)
+    except InputError as err:
+        state.notice(f"Not added: {views.esc(str(err))}", "error")
+        return
+    state.notice_saved(session, res, f"Added {n} judge label(s) to {views.esc(query_id)}, marked as the judge's "
+                       "(label origin: judge).")
 
 
 def render_pool_candidates(ctx: Any, item: Any) -> None:

@@ -60,13 +60,13 @@ def _on_save(corpus: str, qid: str, chunks, then_next: bool) -> None:
         new_q = new_q.relabelled(chunk_labels(new_q, CorpusIndex.of(chunks), chunks))
 
     try:
-        session.replace(GoldenSet(tuple(new_q if g.id == qid else g for g in golden), golden.name))
+        res = session.replace(GoldenSet(tuple(new_q if g.id == qid else g for g in golden), golden.name))
     except InputError as err:
         state.notice(f"Not saved: {views.esc(str(err))}", "error")
         return
     accepted = sum(decisions.values())
-    state.notice(f"Saved: {accepted} passage(s) accepted, {len(decisions) - accepted} rejected for "
-                 f"“{views.esc(q.question.strip()[:80])}”.", "success")
+    state.notice_saved(session, res, f"Saved: {accepted} passage(s) accepted, {len(decisions) - accepted} rejected "
+                       f"for “{views.esc(q.question.strip()[:80])}”.")
     if then_next:
         pos = st.session_state.setdefault(POS, {})
         # the saved question leaves the queue when nothing is left undecided: the next one takes its place

@@ -10,6 +10,7 @@ from typing import Any
 
 import streamlit as st
 
+from rag_metrics.authoring.golden_change import save_outcome
 from rag_metrics.authoring.golden_session import GoldenSession
 from rag_metrics.errors import InputError
 from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
@@ -19,7 +20,7 @@ from ui import cache, context
 from ui.context import SAMPLE, esc, is_sample
 from ui.corpora import chunking, corpus_entry, lesson_language
 from ui.keys import EDITOR_PREFIX, GOLDEN, KEY_CORPUS, LABEL_QUEUE, TOKEN
-from ui.session import notice, notice_also
+from ui.session import notice, notice_also, notice_outcome
 from ui.spaces import workspace
 
 __all__ = ["golden_editor", "golden_judge", "golden_keep_mine", "golden_reload", "golden_reset", "golden_session",
@@ -94,9 +95,10 @@ def on_golden_edit(key: str, table_id: int) -> None:
         notice("Saved", "toast")
 
 
-def _golden_action(action: Callable[[GoldenSession], Any], done: str, kind: str = "success") -> Any:
-    """Run ``action`` on the golden session with a notice for the next run; an ``InputError``
-    becomes an error notice."""
+def _golden_action(action: Callable[[GoldenSession], Any], done: str) -> Any:
+    """Run ``action`` on the golden session with a notice for the next run, worded by what was saved
+    (:func:`rag_metrics.authoring.golden_change.save_outcome`: green only when it was written); an
+    ``InputError`` becomes an error notice."""
     session, taken = _session()
     if taken:  # decided on the set the teacher has just replaced: dropped (the notice says so)
         return None
@@ -108,11 +110,7 @@ def _golden_action(action: Callable[[GoldenSession], Any], done: str, kind: str 
     if getattr(res, "teacher", None) is not None:  # the teacher changed the set meanwhile: nothing saved
         _session()  # take it, and say so
         return None
-    if res is not None and getattr(res, "conflict", False):
-        notice(f"{done} Not saved over the file: another session changed it (see the Golden set editor).",
-               "warning")
-    else:
-        notice(done, kind)
+    notice_outcome(save_outcome(session, res, done), escaped=True)
     return res
 
 

@@ -53,9 +53,10 @@ def render(ctx: state.Lab, label_ids: list[str], as_text: bool) -> None:
         if st.button("Save these labels", key=SAVE, type="primary", icon=":material/save:"):
             try:
                 labels = golden_edit.labels_from_rows(q.relevant, edited.to_dict("records"), q.id)
-                session.save_labels(q.question, labels, query_id=q.id)
+                res = session.save_labels(q.question, labels, query_id=q.id)
             except InputError as err:
                 views.input_error(err, "Labels not saved")
             else:
-                state.notice(f"Saved {sum(1 for g in labels.values() if g > 0)} label(s) for {views.esc(q.id)}.")
+                state.notice_saved(session, res,
+                                   f"Saved {sum(1 for g in labels.values() if g > 0)} label(s) for {views.esc(q.id)}.")
                 st.rerun()

@@ -53,11 +53,7 @@ def _on_save(corpus: str, then_next: bool) -> None:
         state.notice(f"Not saved: {views.esc(str(err))}", "error")
         return
     n = sum(1 for g in q.ticks.get(q.current.key, {}).values() if g > 0)
-    if res is not None and res.conflict:
-        state.notice("Not saved over the file: another session changed it (see the conflict banner above).",
-                     "warning")
-    else:
-        state.notice(f"Saved {n} label(s) for “{views.esc(cur.question.strip()[:80])}”.", "success")
+    state.notice_saved(session, res, f"Saved {n} label(s) for “{views.esc(cur.question.strip()[:80])}”.")
     if then_next:
         q.next()
 

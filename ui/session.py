@@ -13,7 +13,7 @@ import streamlit as st
 from ui.keys import CHUNKING, CORPORA, GOLDEN, LABEL_QUEUE, NOTICE, PENDING, SPACE
 
 __all__ = ["default", "drop_golden_sessions", "forget_space_state", "keep_choice", "notice", "notice_also",
-           "notice_outcome", "pop", "set_value", "set_widget", "value"]
+           "notice_outcome", "notice_saved", "pop", "set_value", "set_widget", "value"]
 
 
 def value(key: str, default_value: Any = None) -> Any:
@@ -65,12 +65,22 @@ def notice_also(message: str, kind: str = "warning") -> None:
     st.session_state[NOTICE] = (kind, message)
 
 
-def notice_outcome(outcome: Any) -> None:
+def notice_outcome(outcome: Any, *, escaped: bool = False) -> None:
     """The one notice of a change's :class:`rag_metrics.authoring.golden_change.Outcome` (shown after a rerun):
-    green only when everything was done; a refusal is an error, a partial change a warning."""
+    green only when everything was done; a refusal is an error, a partial change a warning.  ``escaped``:
+    the outcome's texts are markdown already (else they are escaped here)."""
     from ui.context import esc
 
-    notice(esc(outcome.message() or "Nothing to do."), outcome.kind)
+    text = outcome.message() or "Nothing to do."
+    notice(text if escaped else esc(text), outcome.kind)
+
+
+def notice_saved(session: Any, res: Any, done: str) -> None:
+    """The notice of a golden change (``done``, markdown) by what its save returned
+    (:func:`rag_metrics.authoring.golden_change.save_outcome`): green only when it was written."""
+    from rag_metrics.authoring.golden_change import save_outcome
+
+    notice_outcome(save_outcome(session, res, done), escaped=True)
 
 
 def drop_golden_sessions() -> None:

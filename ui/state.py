@@ -105,6 +105,7 @@ from ui.session import (
     keep_choice,
     notice,
     notice_outcome,
+    notice_saved,
     pop,
     set_value,
     set_widget,
@@ -123,7 +124,7 @@ __all__ = [
     "sample_for_language",
     # session values (ui.session), the caller and the workspace (ui.spaces)
     "caller", "default", "drop_golden_sessions", "forget_space_state", "keep_choice", "notice", "notice_outcome",
-    "pop", "set_space", "set_value", "set_widget", "space", "sync_space_param", "value", "workspace",
+    "notice_saved", "pop", "set_space", "set_value", "set_widget", "space", "sync_space_param", "value", "workspace",
     # corpora (ui.corpora) and golden sessions (ui.golden)
     "add_corpus", "chunk_set", "chunking", "corpus_entry", "corpus_label", "corpus_names", "follow_lesson_language",
     "set_chunking", "golden_editor", "golden_judge", "golden_keep_mine", "golden_reload", "golden_reset",

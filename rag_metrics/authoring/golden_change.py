@@ -30,8 +30,9 @@ from rag_metrics.workspace.checks import _check_saveable
 if TYPE_CHECKING:  # pragma: no cover
     from rag_metrics.authoring.golden_session import GoldenSession
     from rag_metrics.systems.store import SystemSpec, SystemStore
+    from rag_metrics.workspace.store import SaveResult
 
-__all__ = ["Outcome", "SystemUpload", "bring_in", "name_problems"]
+__all__ = ["Outcome", "SystemUpload", "bring_in", "name_problems", "save_outcome"]
 
 
 @dataclass
@@ -60,6 +61,23 @@ class Outcome:
             head = "Nothing was changed" if not self.done else "Not done"
             parts.append(f"{head}: " + "; ".join(self.refused))
         return " · ".join(parts)
+
+
+def save_outcome(session: GoldenSession, res: SaveResult | None, done: str) -> Outcome:
+    """How a golden change saved by ``session`` (``res``: what its save returned) is told: ``done`` only
+    when it was written; kept in this session only (unwritable workspace), written beside another
+    session's save (conflict) or refused by a teacher's newer change are said as such, never as done."""
+    if session.save_error:
+        return Outcome(done=[f"{done.rstrip('.')} (in this browser session only)"], refused=[session.save_error])
+    if res is not None and getattr(res, "teacher", None) is not None:
+        return Outcome(refused=["the teacher changed the golden set since you loaded it, so nothing was saved; "
+                                "their set is loaded"])
+    if res is not None and res.conflict:
+        return Outcome(done=[f"{done.rstrip('.')} (your copy)"],
+                       refused=["not saved over the file: another session changed it (see the Golden set editor)"])
+    if res is not None and not res.saved:
+        return Outcome(refused=[res.message or "not saved"])
+    return Outcome(done=[done])
 
 
 @dataclass(frozen=True)
