@@ -97,3 +97,13 @@ def test_the_layers_share_one_budget_and_real_files_still_read():
     assert unwrap(qrels, "q.parquet", max_bytes=CAP)[0] == b"1 0 a 1\n2 0 b 2\n"
     two_members = gzip.compress(b"a\n") + gzip.compress(b"b\n")
     assert unwrap(two_members, "x.txt.gz", max_bytes=CAP)[0] == b"a\nb\n"
+
+
+def test_the_tune_page_s_sweep_upload_goes_through_the_bounded_reader(gunzipped):
+    from rag_metrics.tuning.store import read_sweep_upload
+
+    with read_budget(CAP), pytest.raises(InputError, match="over the limit of 2,097,152 bytes"):
+        read_sweep_upload(gzip.compress(b" " * (10 * CAP)), "sweep.json")
+    assert sum(gunzipped) == CAP + 1
+    with pytest.raises(InputError, match="not a sweep file"):  # unwrapped, then read as a sweep
+        read_sweep_upload(gzip.compress(b'{"kind": "other"}'), "sweep.json.gz")

@@ -187,6 +187,9 @@ EX_REPORT = "_ex_report"      # the exercise editor's report (set by the compone
 EX_DRAFT = "_ex_draft"        # the editor's last draft (a dict: doc, code), kept by the page in the student's space
 EX_EDITOR = "ex_editor"       # the exercise editor component (its trigger value carries the report)
 
+# ---- the shell (ui.rerun_rate) ---------------------------------------------------------------------------
+RERUN_TIMES = "_rerun_times"  # when this session's last reruns started (a deque: the rerun rate)
+
 
 # ---- keys made per item ------------------------------------------------------------------------------------
 def draft_text(draft_id: str) -> str:

@@ -140,11 +140,22 @@ def _pages(teacher: bool = False) -> dict[str, list[st.Page]]:
 
 
 def main() -> None:
-    """Navigation, shared sidebar, then the selected page."""
+    """Navigation, shared sidebar, then the selected page: within this session's rerun rate
+    (:mod:`ui.rerun_rate`), every file read for the browser within the upload limit
+    (:func:`rag_metrics.io.containers.read_budget`)."""
+    from rag_metrics.io.containers import read_budget
+    from ui import rerun_rate
+
+    st.set_page_config(page_title="RAG Metrics Lab", page_icon=":material/query_stats:", layout="wide")
+    rerun_rate.guard()
+    with read_budget(int(st.get_option("server.maxUploadSize")) * 1024 * 1024):
+        _main()
+
+
+def _main() -> None:
     from rag_metrics.config import class_mode_on
     from ui import sidebar
 
-    st.set_page_config(page_title="RAG Metrics Lab", page_icon=":material/query_stats:", layout="wide")
     teacher, seated = False, True
     if class_mode_on():  # who this browser is, before anything reads a workspace
         from rag_metrics.server.policy import allowed

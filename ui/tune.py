@@ -18,12 +18,12 @@ from rag_metrics.server.policy import budget_message
 from rag_metrics.tuning import (
     SweepResult,
     grid_from_choices,
-    parse_sweep,
     run_sweep,
 )
 from rag_metrics.tuning.grid import BUNDLED_MODEL, Grid, SweepConfig
 from rag_metrics.tuning.run import new_result
 from rag_metrics.tuning.select import COST_AXES, Row, baseline_run, best, best_of_n, held_out_check, rows, wins_losses
+from rag_metrics.tuning.store import read_sweep_upload
 from rag_metrics.types import GoldenSet
 from ui import cache, server, state, views
 from ui.keys import TUNE_CANCEL
@@ -133,7 +133,7 @@ def upload() -> None:
     if f is None:
         return
     try:
-        res = parse_sweep(f.getvalue().decode("utf-8", errors="replace"), f.name)
+        res = read_sweep_upload(f.getvalue(), f.name)  # the one bounded reader (gzip taken off, within budget)
     except InputError as e:
         views.input_error(e, "Not loaded")
         return

@@ -45,12 +45,23 @@ from pathlib import Path
 
 from rag_metrics.config import environment, setting
 
-__all__ = ["ClassDeployment", "main", "nginx_config"]
+__all__ = ["APP_LIMITS", "ClassDeployment", "limit_args", "main", "nginx_config"]
 
 ROOT = Path(__file__).resolve().parents[2]
 ROUTE_COOKIE = "rml_route"
+#: Streamlit's own limits in every app process of a class, on its command line (over
+#: ``.streamlit/config.toml``, which says the same for ``./lab app``): the largest file a browser may
+#: upload (MB; the bounded reader, :mod:`rag_metrics.io.containers`, unwraps no more than this), and the
+#: largest message a browser may send (MB: a widget's or a component's value, parsed before the app sees
+#: it; Streamlit's default is 25, the lab's largest real value about 400 KB).
+APP_LIMITS = {"server.maxUploadSize": 20, "server.maxWidgetStateSize": 2}
 #: Largest upload nginx passes on (the app checks its own, smaller limits).
-MAX_BODY_MB = 25
+MAX_BODY_MB = APP_LIMITS["server.maxUploadSize"] + 5
+
+
+def limit_args() -> list[str]:
+    """:data:`APP_LIMITS` as ``streamlit run`` options."""
+    return [a for k, v in APP_LIMITS.items() for a in (f"--{k}", str(v))]
 
 
 def free_port(address: str = "127.0.0.1") -> int:
@@ -384,7 +395,7 @@ class ClassDeployment:
         env = {"MALLOC_ARENA_MAX": "2", "OMP_NUM_THREADS": threads, "MKL_NUM_THREADS": threads,
                **environment(), **(self.env or {}), "RAG_METRICS_CLASS_MODE": "1"}
         cmd = [self.python, "-m", "ui.launch", "--server.headless", "true",  # streamlit run app.py, prewarmed
-               "--server.address", address, "--server.port", str(port), *self.app_args]
+               "--server.address", address, "--server.port", str(port), *limit_args(), *self.app_args]
         user, named = self.user, app_user(env)
         if user is None and named is not None:  # (not prepared: the operator's named user as it is)
             user, self._user_env = RunAs("", *named), {"HOME": named[2]}

@@ -20,7 +20,8 @@ from rag_metrics.errors import InputError
 from rag_metrics.tuning.grid import Grid, SweepConfig
 from rag_metrics.tuning.run import ConfigResult, SweepResult
 
-__all__ = ["sweep_to_dict", "sweep_from_dict", "save_sweep", "load_sweep", "parse_sweep", "MAX_SWEEP_BYTES"]
+__all__ = ["sweep_to_dict", "sweep_from_dict", "save_sweep", "load_sweep", "parse_sweep", "read_sweep_upload",
+           "MAX_SWEEP_BYTES"]
 
 FORMAT_VERSION = 1
 KIND = "rag-metrics-sweep"
@@ -82,6 +83,17 @@ def parse_sweep(text: str, source: str = "sweep") -> SweepResult:
     if problem is not None:
         raise InputError(f"{source}:{line or 1}: not valid JSON ({problem}).")
     return sweep_from_dict(data, source)
+
+
+def read_sweep_upload(data: bytes, source: str = "sweep", max_bytes: int = MAX_SWEEP_BYTES) -> SweepResult:
+    """A sweep file given as bytes (the Tune page's upload): unwrapped within the reading budget (a
+    ``.json.gz`` too; :func:`rag_metrics.io.containers.unwrap`), at most ``max_bytes``, then parsed."""
+    from rag_metrics.io.containers import unwrap
+
+    content, _name, _wraps = unwrap(data, source)
+    if len(content) > max_bytes:
+        raise InputError(f"{source}: {len(content):,} bytes; a sweep file is at most {max_bytes:,} bytes.")
+    return parse_sweep(content.decode("utf-8", errors="replace"), source)
 
 
 def save_sweep(res: SweepResult, path: str | os.PathLike[str]) -> Path:
