@@ -70,7 +70,7 @@ try:
     working.empty()
     cancel.clear()
     for side, e in (("A", ea), ("B", eb)):  # at the top of the comparison: a side judged on contexts found nowhere
-        views.located_banner(e.result, f"Configuration {side} ({e.config.describe()})")
+        views.verdict_banner(e.result, f"Configuration {side} ({e.config.describe()})")
 except InputError as err:
     working.empty()
     cancel.clear()
@@ -101,6 +101,9 @@ report_ui.publish_comparison(table, cv.report_names(cfg_a, cfg_b), ctx.golden_se
 views.section(f"Per metric at K = {k}", "Delta = B − A over the same questions (paired).")
 if a.comparable and b.comparable:
     st.markdown(f"**{views.esc(comparison_summary(table))}**")
+elif any(r.no_verdict is not None and r.no_verdict.kind != "unlocated" for r in (a, b)):
+    st.markdown("**No verdict:** one side's results are no verdict (see the banner above): no table is shown.")
+    st.stop()
 else:  # no winner is named from numbers computed mostly from contexts found nowhere
     st.markdown("**Not comparable:** one side's contexts could not be located in the corpus (see the banner above); "
                 "the table below is no verdict.")

@@ -17,7 +17,13 @@ k = ctx.k
 res = ctx.result
 unit = ctx.unit  # labels name documents (BEIR) or chunks
 views.page_header("Dashboard", ctx)
+start_left, start_right = st.columns(2)  # the first screen: where a student and an engineer each start
+start_left.page_link("pages/lesson.py", label="Learning the metrics? Start with the Lesson", icon=":material/school:")
+start_right.page_link("pages/bring_your_system.py", label="Measuring your own RAG system? Bring your system",
+                      icon=":material/upload_file:")
 
+if res.no_verdict is not None and res.no_verdict.kind != "unlocated":  # the banner above says why and the fix
+    st.stop()  # nothing matched, no retrieval or no in-scope question answered: every number would be a 0
 if res.n_queries == 0:
     st.warning("No query enters the means yet: label at least one relevant chunk on the Golden set editor page.",
                icon=":material/info:")

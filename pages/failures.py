@@ -20,6 +20,8 @@ k = ctx.k
 res = ctx.result
 texts = ctx.context_text  # chunk texts, and the logged text of contexts that are not chunks (never an empty box)
 views.page_header("Failures and drill-down", ctx)
+if res.no_verdict is not None and res.no_verdict.kind != "unlocated":  # the banner above says why and the fix
+    st.stop()  # no failure list computed from nothing (unlocated contexts still show in place, with their text)
 
 
 def _drill(qid: str) -> None:

@@ -56,15 +56,17 @@ with st.container(key="presenter"):
                 f"**{views.esc(ctx.settings.system_name)}** · cutoff **K = {content.k}**")
     st.caption(f"{content.n_queries} questions · {content.n_in_scope} in scope · {content.n_out_of_scope} out of "
                f"scope · generated {content.generated_at}")
-    comparable = views.located_banner(res, ctx.settings.system_name)
+    comparable = views.verdict_banner(res, ctx.settings.system_name)
     views.conventions_caption()
 
     # ---- the story: verdict, baseline, three questions -------------------------------------------------
     story = content.story
     st.header("The verdict", divider="gray")
     all_met = all(t.met for t in story.targets)
-    if not comparable:  # the banner above names the share and the fix
-        st.error("Not comparable: this system's contexts could not be located in the corpus.", icon=":material/block:")
+    if not comparable:  # the banner above says why and the fix; no target, no card, no number as a result
+        st.error("No verdict: the banner above says why and the fix. No target or number is shown as a result.",
+                 icon=":material/block:")
+        st.stop()
     else:
         (st.success if all_met else st.warning)(views.esc(story.verdict),
                                                 icon=":material/check_circle:" if all_met else ":material/flag:")

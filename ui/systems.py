@@ -315,7 +315,7 @@ def systems_table(ctx: Any, evals: list[SystemEvaluation]) -> None:
         for w in warn.dropna():
             st.warning(w, icon=":material/help:")
         for name, result in ok.items():  # each system whose contexts could not all be placed in the corpus
-            views.located_banner(result, name)
+            views.verdict_banner(result, name)
     for e in evals:
         if not e.ok:
             st.error(f"**{views.esc(e.name)}**: {views.esc(e.error or '')}", icon=":material/error:")

@@ -281,25 +281,31 @@ def page_header(title: str, lab_ctx, subtitle: str | None = None) -> None:
     if r.n_absent:
         parts.append(answered_absent(r))
     st.caption(" · ".join(parts) + (f"  \n{subtitle}" if subtitle else ""))
-    located_banner(r, s.system_name)
+    verdict_banner(r, s.system_name)
     conventions_caption()
 
 
-def located_banner(result, name: str = "") -> bool:
-    """THE banner of a system whose retrieved contexts could not all be located in the corpus: the
-    share and the likely fix (:meth:`rag_metrics.evidence.LocateReport.line`), an error above the
-    limit ("not comparable"), a warning below it, nothing when every context was placed.  Shown at
-    the top of every view of that system; returns False when its numbers are not comparable."""
+def verdict_banner(result, name: str = "") -> bool:
+    """THE banner of a system whose numbers are no verdict (:attr:`EvaluationResult.no_verdict
+    <rag_metrics.evaluation.EvaluationResult.no_verdict>`: nothing matched, no retrieval, no in-scope
+    question answered, or most contexts found nowhere): an error with what happened and the fix.
+    Otherwise a warning with the share of contexts that could not be located in the corpus, when
+    some could not; nothing when every context was placed.  Shown at the top of every view of that
+    system (Bring your system, Dashboard, Failures, Compare, Presenter); returns False when its
+    numbers are no verdict, and the view then shows none of them as a result."""
+    who = f"**{esc(name)}**: " if name else ""
+    nv = getattr(result, "no_verdict", None)
+    if nv is not None:
+        st.error(f"{who}{esc(nv.line())}. No number is shown as a result.", icon=":material/block:")
+        return False
     located = getattr(result, "located", None)
     line = located.line() if located is not None else ""
-    if not line:
-        return True
-    who = f"**{esc(name)}**: " if name else ""
-    if not located.comparable:
-        st.error(f"{who}{esc(line)}. The numbers below are no verdict.", icon=":material/block:")
-        return False
-    st.warning(f"{who}{esc(line)}.", icon=":material/help:")
+    if line:
+        st.warning(f"{who}{esc(line)}.", icon=":material/help:")
     return True
+
+
+located_banner = verdict_banner  # the name the evidence docs used
 
 
 def conventions_caption() -> None:

@@ -81,8 +81,10 @@ class ReportContent:
     map_chart: alt.LayerChart | None = None
     answers: Any = None  # rag_metrics.answers.summary.AnswerSection, when answers exist
     story: Any = None  # rag_metrics.report.story.Story: what the report and the Presenter view lead with
-    #: The system's unlocated-context line (:meth:`rag_metrics.evidence.LocateReport.line`), "" when
-    #: every context was placed; ``comparable`` False above the limit (the report then says so first).
+    #: The "no verdict" sentence (:attr:`EvaluationResult.no_verdict`) when the numbers are no verdict,
+    #: else the system's unlocated-context line (:meth:`rag_metrics.evidence.LocateReport.line`), ""
+    #: when every context was placed; ``comparable`` False when no verdict (the report then says so
+    #: first and shows no headline number or verdict).
     located_line: str = ""
     comparable: bool = True
 
@@ -269,7 +271,9 @@ def report_content(
         config=cfg, context_metrics=ctx, comparison=comparison, verdicts=verdicts,
         comparison_names=tuple(comparison_names), notes=tuple(notes),  # type: ignore[arg-type]  # tuple() widens the 2-tuple
         map_chart=_map_chart(corpus_map, worst), answers=answers, story=story,
-        located_line=result.located.line() if result.located is not None else "", comparable=result.comparable,
+        located_line=(result.no_verdict.line() if result.no_verdict is not None else
+                      result.located.line() if result.located is not None else ""),
+        comparable=result.comparable,
     )
 
 

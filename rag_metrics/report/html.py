@@ -299,7 +299,7 @@ def render_report(content: ReportContent, passage_chars: int = 420) -> str:
                     'scroll to zoom.</p><div class="chart" id="chart-map"></div></section>')
 
     cards = []
-    for _, r in c.headline.iterrows():
+    for _, r in (c.headline if c.comparable else c.headline.iloc[0:0]).iterrows():  # no verdict: no number
         kk = None if pd.isna(r["k"]) else int(r["k"])
         cards.append(f'<div class="card"><div class="name">{_e(_label(r["metric"], kk))}</div>'
                      f'<div class="value">{_num(r["mean"])}</div>'
@@ -380,7 +380,7 @@ def render_report(content: ReportContent, passage_chars: int = 420) -> str:
 </header>
 <main>
 {_located_html(c)}
-{_story_html(c.story)}
+{_story_html(c.story) if c.comparable else ""}
 <section id="headline">
   <h2>Headline metrics at k = {c.k}</h2>
   <div class="cards">{''.join(cards)}</div>

@@ -55,15 +55,19 @@ def judging_for(system_run: SystemRun, golden: GoldenSet, options: EvalOptions,
     on evidence (:mod:`rag_metrics.evidence`; chunk labels convert), so any chunking gets a right
     verdict and the share of contexts found nowhere is carried on the result.  Otherwise the ids are
     judged as they are (the same numbers: evidence judging equals chunk judging on lab chunks), and
-    a RAG log's match report still says how many contexts matched no chunk.
+    a RAG log's match report still says how many contexts matched no chunk.  At document level, a
+    run whose contexts are not all chunks or documents (texts, another chunking's ids) gets the judge
+    too: it places each context in its document and counts those found nowhere.
     """
     cm = system_run.context_match
-    if options.level == "chunk" and chunks:
+    if chunks:  # at document level the judge places each context in its document (EvidenceJudge.document_map)
         from rag_metrics.evidence import EvidenceJudge
 
         known = {c.id for c in chunks}
+        if options.level == "document":  # document ids need no locating either
+            known |= {c.doc_id for c in chunks}
         _, uniques = system_run.run.factorized_ids()
-        evidence_only = any(q.reviewed_evidence and not q.relevant for q in golden.queries)
+        evidence_only = options.level == "chunk" and any(q.reviewed_evidence and not q.relevant for q in golden.queries)
         if evidence_only or any(str(i) not in known for i in uniques.tolist()):
             texts = {**(system_run.context_texts or {}), **(getattr(cm, "texts", None) or {})}
             return {"evidence": EvidenceJudge.for_chunks(chunks, texts=texts)}
@@ -113,7 +117,7 @@ def evaluate_systems(systems: Sequence[tuple[str, Any]], golden: GoldenSet, opti
         try:
             sr = system.rank(questions, depth)
             res = evaluate(golden, sr.run, options, chunk_to_doc=chunk_to_doc,
-                           **judging_for(sr, golden, options, chunks))
+                           unmatched_rows=len(sr.unmatched_rows), **judging_for(sr, golden, options, chunks))
         except InputError as e:
             out.append(SystemEvaluation(name, None, None, str(e)))
             continue
