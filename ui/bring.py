@@ -290,7 +290,8 @@ def verdict(ctx: Any, name: str) -> bool:
         return False
     with st.spinner(f"Ranking the golden questions with {name}…"):
         (ev,) = evaluate_systems(chosen, ctx.golden, ctx.settings.options, ctx.memo.depth,
-                                 chunk_to_doc=ctx.chunks.doc if ctx.settings.options.level == "document" else None)
+                                 chunk_to_doc=ctx.chunks.doc if ctx.settings.options.level == "document" else None,
+                                 chunks=ctx.chunks.chunks)  # judged as the Dashboard judges it
     if not ev.ok:
         st.error(f"**{views.esc(name)}**: {views.esc(ev.error or '')}", icon=":material/error:")
         return True
@@ -298,7 +299,8 @@ def verdict(ctx: Any, name: str) -> bool:
     metrics = [m for m in ctx.settings.metrics if m != "judged"]
     st.markdown(f"**{views.esc(name)}** on {res.n_queries} golden questions of "
                 f"{views.esc(ctx.corpus.label or ctx.settings.corpus)} · {views.esc(views.answered_absent(res))}")
-    views.metric_cards(res.summary(metrics, [ctx.k]), key="bring")
+    if views.verdict_banner(res, name):  # no verdict: the banner says why, and no card shows a number
+        views.metric_cards(res.summary(metrics, [ctx.k]), key="bring")
     if ev.system_run is not None:
         for note in ev.system_run.notes[:4]:
             st.caption(views.esc(note))
