@@ -140,3 +140,14 @@ def test_a_save_that_did_not_write_is_never_told_as_done(tmp_path, monkeypatch):
     told = save_outcome(a, res, "Golden set reset.")
     assert told.kind == "warning" and "in this browser session only" in told.message()
     assert _ids(a.golden) == _ids(SHIPPED)  # kept in memory, and said so
+
+
+def test_the_workspace_reset_keeps_the_removed_set_in_undo(tmp_path):
+    ws = Workspace("c", root=tmp_path)
+    s = GoldenSession(ws, SHIPPED, name="c")
+    s.replace(FROM_LOG)
+    ws.reset()  # the health page's reset: backup, then the saved file removed
+    assert not ws.path.exists()
+    s.reload()
+    assert _ids(s.golden) == _ids(SHIPPED)
+    assert s.undo().saved and _ids(s.golden) == _ids(FROM_LOG)

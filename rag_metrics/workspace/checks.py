@@ -170,7 +170,11 @@ class WorkspaceHealth:
 
     def reset(self) -> list[Path]:
         """Keep a backup of the saved golden set and settings, then remove them (the app then
-        starts from the corpus's shipped labels).  Returns the backup paths."""
+        starts from the corpus's shipped labels).  The golden set removed is kept in the undo
+        history too (checked when undo restores it).  Returns the backup paths."""
+        from rag_metrics.workspace.history import _keep_entry
+        from rag_metrics.workspace.layout import HISTORY_DIR
+
         backups = []
         for p in (self.path, self.settings_path):
             with _locked(p):
@@ -178,6 +182,10 @@ class WorkspaceHealth:
                     b = self._backup(p)
                     if b:
                         backups.append(b)
+                if p == self.path:
+                    with contextlib.suppress(OSError):
+                        if p.stat().st_size <= MAX_GOLDEN_BYTES:
+                            _keep_entry(p.parent / HISTORY_DIR, p.read_bytes())
                 with contextlib.suppress(FileNotFoundError):
                     p.unlink()
         return backups
