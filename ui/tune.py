@@ -78,8 +78,13 @@ def form(ctx: Any) -> Grid | None:
     overlap = c2.number_input("Chunk overlap", 0, 400, 100, step=25, key="tune_overlap")
     kinds = c1.multiselect("Retrievers", list(RETRIEVER_KINDS), default=list(RETRIEVER_KINDS), key="tune_kinds",
                            format_func={"dense": "dense", "bm25": "BM25", "hybrid": "hybrid (RRF)"}.get)
+    hybrid = "hybrid" in kinds
     weights = c2.multiselect("Hybrid fusion weights (dense share, min-max)", [0.3, 0.5, 0.7], default=[0.5],
-                             key="tune_weights", help="Each weight adds a weighted-fusion hybrid per chunking.")
+                             key="tune_weights", disabled=not hybrid,
+                             help="Each weight adds a weighted-fusion hybrid per chunking." if hybrid else
+                             "Add the hybrid retriever to sweep weighted fusion too.")
+    if not hybrid:  # no hybrid in the sweep: the weights left in the field add none
+        weights = []
     metric = c1.selectbox("Choose by", METRICS, key="tune_metric")
     held = c2.slider("Held-out share", 0.0, 0.5, 0.3, 0.05, key="tune_held",
                      help="Stratified by category and seeded: the held-out questions are never used to choose.")
@@ -153,6 +158,28 @@ def _table(table: list[Row], metric: str, cost: str) -> pd.DataFrame:
     } for r in table])
 
 
+def current_result(ctx: Any, res: SweepResult) -> Any:
+    """The sweep's result for the app's current system (the sidebar's chunking and retriever, now: after
+    "Use this" it is the configuration used), None when it was not scored in this sweep or is a stored
+    system.  A sweep.json from `rag-metrics sweep` names no current system: it is found by its configuration."""
+    cur = current_config(ctx)
+    if cur is None:
+        return None
+    found = res.result(cur)
+    if found is not None:
+        return found
+    return next((r for r in res.results if r.config.label == cur.label and r.config.depth == cur.depth
+                 and (r.config.model or "") in ("", cur.model)), None)
+
+
+def _marked(table: list[Row], current: Any) -> list[Row]:
+    """The table with the current system marked as it is now (not as it was when the sweep ran)."""
+    import dataclasses
+
+    return [dataclasses.replace(row, is_current=current is not None and row.config == current.config)
+            for row in table]
+
+
 def chart(table: list[Row], metric: str, cost: str) -> dict:
     """Quality (tuning score with CI whiskers) against cost; the frontier drawn, dominated points grey."""
     recs = [{"label": r.label, "quality": r.tuning, "lo": r.ci_low if not math.isnan(r.ci_low) else r.tuning,
@@ -162,8 +189,9 @@ def chart(table: list[Row], metric: str, cost: str) -> dict:
     df = pd.DataFrame(recs)
     # log scale: BM25 answers in a fraction of a millisecond, a dense model in tens of milliseconds
     x = alt.X("cost:Q", title=COST_AXES[cost] + " (log scale)", scale=alt.Scale(type="log", nice=True))
-    colour = alt.Color("group:N", title=None, scale=alt.Scale(domain=["frontier", "dominated", "current system"],
-                                                              range=["#1f77b4", "#b0b0b0", "#d62728"]),
+    groups = {"frontier": "#1f77b4", "dominated": "#b0b0b0", "current system": "#d62728"}
+    drawn = [g for g in groups if g in set(df["group"])]  # the legend names only what is drawn
+    colour = alt.Color("group:N", title=None, scale=alt.Scale(domain=drawn, range=[groups[g] for g in drawn]),
                        legend=alt.Legend(orient="bottom"))
     pick = alt.selection_point(name="pick", fields=["label"], on="click")
     base = alt.Chart(df)
@@ -194,7 +222,8 @@ def results(ctx: Any) -> None:
         st.warning("This sweep was run on another corpus than the one in the sidebar: its wins and losses and "
                    "Use this refer to that corpus.", icon=":material/warning:")
     cost = st.radio("Cost axis", list(COST_AXES), format_func=COST_AXES.get, horizontal=True, key=KEY_COST)
-    table = rows(res, cost)
+    current = current_result(ctx, res)
+    table = _marked(rows(res, cost), current)
     event = st.altair_chart(chart(table, metric, cost), on_select="rerun", key=KEY_CHART, width="stretch")
     picked = _picked(event)
     if picked:
@@ -225,7 +254,7 @@ def results(ctx: Any) -> None:
         default = chosen.config.label
     st.session_state[KEY_PICK] = default
     label = st.selectbox("Configuration", labels, key=KEY_PICK, help="Or click a point on the chart.")
-    details(ctx, res, next(r for r in res.results if r.config.label == label))
+    details(ctx, res, next(r for r in res.results if r.config.label == label), current)
 
 
 def _picked(event: Any) -> str | None:
@@ -236,14 +265,18 @@ def _picked(event: Any) -> str | None:
         return None
 
 
-def details(ctx: Any, res: SweepResult, r: Any) -> None:
-    """One configuration: wins and losses against the current system, its TOML, Use this, Save as baseline."""
+def details(ctx: Any, res: SweepResult, r: Any, base: Any = None) -> None:
+    """One configuration: wins and losses against the current system (``base``: its result in this sweep,
+    :func:`current_result`), its TOML, Use this, Save as baseline."""
     metric = res.grid.metric
-    base = res.result(res.baseline) if res.baseline is not None else None
     c1, c2 = st.columns([3, 2])
     with c1:
-        if base is None:
-            st.caption("The current system is a stored system (or was not scored in this sweep): no per-question "
+        cur = current_config(ctx)
+        if base is None and cur is None:
+            st.caption("The current system is a stored system: it cannot be re-run in a sweep, so there is no "
+                       "per-question comparison.")
+        elif base is None and cur is not None:
+            st.caption(f"The current system ({views.esc(cur.label)}) was not scored in this sweep: no per-question "
                        "comparison.")
         elif base.config == r.config:
             st.caption("This is the current system.")
