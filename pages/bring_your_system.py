@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import bring, state, views
+from ui import bring, bring_mapping, state, views
 from ui.keys import BRING_FILES, BRING_FROM_LOG, BRING_NAME, BRING_PENDING, BRING_SYSTEM
 from ui.shell import ensure_shell
 
@@ -35,6 +35,8 @@ if not dropped:
 else:
     items = bring.read_dropped(dropped)
     bring.render_read(items)
+    for (fname, fdata), it in zip(dropped, items):  # when sniffing cannot decide, the user says it
+        bring_mapping.form(fname, fdata, it.read is not None)
     usable = [it for it in items if it.read is not None]
     with st.form("bring_form"):
         name = st.text_input("System name", key=BRING_NAME, placeholder="my RAG app")

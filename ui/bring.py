@@ -27,7 +27,7 @@ from rag_metrics.server.policy import budget_message, limit
 from rag_metrics.systems.evaluation import evaluate_systems
 from rag_metrics.systems.store import SystemStore
 from rag_metrics.types import OUT_OF_SCOPE, GoldenQuery, GoldenSet
-from ui import server, state, systems, views
+from ui import bring_mapping, server, state, systems, views
 from ui.keys import BRING_FILES as KEY_FILES
 from ui.keys import BRING_NAME as KEY_NAME
 from ui.keys import BRING_PAIR as KEY_PAIR
@@ -73,6 +73,19 @@ def _read_one(name: str, data: bytes) -> Dropped:
     return Dropped(name, data, got, roles=[r for r in roles if r])
 
 
+def _read_mapped(name: str, data: bytes, spec: str) -> Dropped:
+    """A file read through its column mapping: the rows it maps to (JSON lines in the readers' names)
+    are what is brought in."""
+    from rag_metrics.io.mapping import apply_mapping
+
+    try:
+        mdata, mname = apply_mapping(data, name, spec)
+    except InputError as e:
+        return Dropped(name, data, None, str(e))
+    got = _read_one(mname, mdata)
+    return got if got.read is not None else Dropped(name, data, None, got.error)
+
+
 def _question_budget() -> int | None:
     """This session's ``lab.budgets.golden_questions`` (``None``: not limited)."""
     return limit(state.caller(), "golden_questions", server.config().budgets)
@@ -85,13 +98,14 @@ def read_dropped(files: list[tuple[str, bytes]]) -> list[Dropped]:
     out = []
     cap = _question_budget()
     for name, data in files:
-        key = f"{name}\0{hashlib.sha256(data).hexdigest()}"
+        spec = bring_mapping.mapping_for(name, data)  # a column mapping given for it, or kept for its shape
+        key = f"{name}\0{hashlib.sha256(data).hexdigest()}\0{spec or ''}"
         too_big = import_size_problem(data, name, cap, max_bytes=None, role_known=False)
         if too_big is not None:
             out.append(Dropped(name, data, None, too_big))
             continue
         if key not in memo:
-            memo[key] = _read_one(name, data)
+            memo[key] = _read_one(name, data) if not spec else _read_mapped(name, data, spec)
         out.append(memo[key])
     if len(memo) > 64:
         memo.clear()

@@ -186,6 +186,9 @@ EX_QP_SEEN = "_ex_qp_seen"    # the last ?exercise= this session followed
 EX_REPORT = "_ex_report"      # the exercise editor's report (set by the component, or by a test)
 EX_DRAFT = "_ex_draft"        # the editor's last draft (a dict: doc, code), kept by the page in the student's space
 EX_EDITOR = "ex_editor"       # the exercise editor component (its trigger value carries the report)
+#: the teacher's editor on Class progress: re-runs a student's code in the teacher's own browser
+EX_RERUN_EDITOR = "ex_rerun_editor"
+EX_RERUNS = "_ex_reruns"      # (space, exercise, sha256 of code) -> the teacher's re-run {"passed", "total", "text"}
 
 # ---- the shell (ui.rerun_rate) ---------------------------------------------------------------------------
 RERUN_TIMES = "_rerun_times"  # when this session's last reruns started (a deque: the rerun rate)
