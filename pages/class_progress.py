@@ -18,4 +18,12 @@ if not lesson.may_see_class():
 ctx = state.current_or_stop()
 views.conventions_caption()
 lesson.class_view(ctx)
-exercises.class_view()
+
+
+@st.fragment(run_every=lesson.REFRESH_S)
+def _exercises_table() -> None:  # refreshes itself like the lesson's table, and stops once signed out
+    lesson.stop_if_signed_out()
+    exercises.class_view()
+
+
+_exercises_table()

@@ -12,7 +12,13 @@ SHA-256, its expiry and a fingerprint of the teacher key it was opened with.  So
   stops working too).
 
 The store is ``<workspace root>/.class/teacher_sessions.json``, changed under an exclusive lock,
-shared by every app process of the class.
+shared by every app process of the class.  A wrong claim (or link) is refused on a read, without the
+lock or a write: a flood of forged claims costs a file read each, never a rewrite of the store.
+
+``./lab class`` also prints a **one-time sign-in link** for the operator (:func:`new_link`): a random
+token, valid :data:`LINK_TTL` seconds, used once.  The app processes get only its SHA-256 and expiry
+(the environment variable :data:`LINK_ENV`), so the token itself is stored nowhere; using it
+records its hash here (:meth:`TeacherSessions.use_link`).
 
 >>> import tempfile
 >>> ts = TeacherSessions(tempfile.mkdtemp())
@@ -23,6 +29,9 @@ shared by every app process of the class.
 (True, None)
 >>> ts.end_all(); ts.valid(token, "a long teacher key")
 False
+>>> link, spec = new_link(now=0.0)
+>>> ts.use_link(link, spec, now=1.0), ts.use_link(link, spec, now=2.0), ts.use_link("forged" * 8, spec, now=1.0)
+(None, 'this sign-in link was used already', 'this sign-in link is not valid')
 """
 from __future__ import annotations
 
@@ -34,12 +43,16 @@ from typing import Any
 
 from rag_metrics.budgets import _JsonStore
 
-__all__ = ["CLAIM_TTL", "SESSION_TTL", "TeacherSessions"]
+__all__ = ["CLAIM_TTL", "LINK_ENV", "LINK_TTL", "SESSION_TTL", "TeacherSessions", "new_link"]
 
 #: How long a teacher's sign-in lasts (seconds).
 SESSION_TTL = 12 * 3600
 #: How long the claim handed to the page may be exchanged for the cookie (seconds).
 CLAIM_TTL = 60
+#: How long the one-time sign-in link ``./lab class`` prints stays valid (seconds).
+LINK_TTL = 15 * 60
+#: The environment variable that gives the app processes the link's ``<sha256>:<expiry>``.
+LINK_ENV = "RAG_METRICS_TEACHER_LINK"
 
 
 def _h(text: str) -> str:
@@ -48,6 +61,14 @@ def _h(text: str) -> str:
 
 def _key_id(key: str) -> str:
     return _h("rag-metrics-teacher-key:" + key)[:32]
+
+
+def new_link(ttl: float = LINK_TTL, now: float | None = None) -> tuple[str, str]:
+    """A one-time sign-in link's token and its ``<sha256>:<expiry>`` (what the app processes get in
+    :data:`LINK_ENV`; the token goes only into the URL printed for the operator)."""
+    now = time.time() if now is None else now
+    token = secrets.token_urlsafe(24)
+    return token, f"{_h(token)}:{int(now + ttl)}"
 
 
 class TeacherSessions(_JsonStore):
@@ -63,13 +84,26 @@ class TeacherSessions(_JsonStore):
                           if isinstance(v, dict) and float(v.get("expires", 0)) > now}
         return live
 
-    def open(self, key: str, ttl: float = SESSION_TTL, now: float | None = None) -> str:
-        """A new session for the teacher key ``key``; returns its token (give it only to the cookie)."""
+    def open(self, key: str, ttl: float = SESSION_TTL, now: float | None = None, seat: str | None = None) -> str:
+        """A new session for the teacher key ``key``; returns its token (give it only to the cookie).
+        ``seat``: the empty seat this browser gave back on signing in (:meth:`gave_back`)."""
         now = time.time() if now is None else now
         token = secrets.token_urlsafe(32)
         with self._change() as data:
-            self._sessions(data, now)[_h(token)] = {"expires": now + ttl, "key": _key_id(key)}
+            rec: dict[str, Any] = {"expires": now + ttl, "key": _key_id(key)}
+            if seat:
+                rec["seat"] = seat
+            self._sessions(data, now)[_h(token)] = rec
         return token
+
+    def gave_back(self, seat: str | None, now: float | None = None) -> bool:
+        """True when an open teacher session was opened by the browser that sat in ``seat`` (the seat
+        was given back then): another tab of that browser, still holding the seat, is the teacher's."""
+        if not seat:
+            return False
+        now = time.time() if now is None else now
+        return any(isinstance(v, dict) and v.get("seat") == seat and float(v.get("expires", 0)) > now
+                   for v in (self._read().get("sessions") or {}).values())
 
     def valid(self, token: str | None, key: str | None, now: float | None = None) -> bool:
         """True for the token of an open, unexpired session opened with the current teacher key."""
@@ -99,7 +133,31 @@ class TeacherSessions(_JsonStore):
         if not isinstance(code, str) or not 20 <= len(code) <= 100:
             return None
         now = time.time() if now is None else now
+        h = _h(code)
+        seen = (self._read().get("claims") or {}).get(h)
+        if not isinstance(seen, dict) or float(seen.get("expires", 0)) <= now:
+            return None  # a wrong, used or expired claim: refused on a read, no lock, no write
         with self._change() as data:
             self._sessions(data, now)
-            rec = data["claims"].pop(_h(code), None)
+            rec = data["claims"].pop(h, None)
         return str(rec["token"]) if isinstance(rec, dict) and rec.get("token") else None
+
+    def use_link(self, token: str | None, spec: str | None, now: float | None = None) -> str | None:
+        """Use the one-time sign-in link ``token`` against ``spec`` (``<sha256>:<expiry>``, :func:`new_link`):
+        None when it signs in (it is then used up), else why not.  A wrong token writes nothing."""
+        now = time.time() if now is None else now
+        digest, _, expiry = str(spec or "").partition(":")
+        if not isinstance(token, str) or not 20 <= len(token) <= 100 or not digest \
+                or not hmac.compare_digest(_h(token), digest):
+            return "this sign-in link is not valid"
+        try:
+            if float(expiry) <= now:
+                return "this sign-in link has expired"
+        except ValueError:
+            return "this sign-in link is not valid"
+        with self._change() as data:
+            used = data.setdefault("links_used", {})
+            if not isinstance(used, dict) or digest in used:
+                return "this sign-in link was used already"
+            used[digest] = float(expiry)
+        return None

@@ -95,6 +95,11 @@ def caller_of(at):
     return at.session_state["_identity_caller"]
 
 
+def role_of(at) -> str | None:
+    """The role of the tab's caller, None when the tab has no seat (the no-seat page)."""
+    return at.session_state["_identity_caller"].role if "_identity_caller" in at.session_state else None
+
+
 def edit_first(at, text: str):
     """Edit the first question's expected answer on the golden set page (autosaved)."""
     at.switch_page(GOLDEN_PAGE).run()
@@ -209,9 +214,12 @@ def test_the_right_key_signs_the_teacher_in_and_out(klass):
     at.button(key="identity_sign_out").click().run()
     no_exception(at)
     # the empty seat this browser got on its first visit was given back at sign-in (issue 27: the
-    # teacher's browser is never a seat); signing out makes a new one
-    assert caller_of(at).role == "student" and seat_of(at) != seat and klass.registry.get(seat) is None
-    assert app_golden(at).queries[0].expected_answer == "for everyone"  # read through, read-only
+    # teacher's browser is never a seat), and signing out makes none (issue 50): a reload does
+    assert role_of(at) is None and klass.registry.get(seat) is None and len(klass.registry) == 0
+    assert "signed out as the teacher" in shown_text(at)
+    again = klass.tab("a")
+    assert role_of(again) == "student" and seat_of(again) != seat
+    assert app_golden(again).queries[0].expected_answer == "for everyone"  # read through, read-only
 
 
 def test_a_sign_in_lasts_for_the_browsers_tabs_until_sign_out(klass, monkeypatch):
@@ -225,20 +233,20 @@ def test_a_sign_in_lasts_for_the_browsers_tabs_until_sign_out(klass, monkeypatch
     assert caller_of(klass.tab("s")).role == "student"
     tab.button(key="identity_sign_out").click().run()
     no_exception(tab)
-    assert caller_of(tab).role == "student" and TEACHER_COOKIE not in klass.jars["t"]
+    assert role_of(tab) is None and TEACHER_COOKIE not in klass.jars["t"]  # signed out: no seat until a reload
     assert caller_of(klass.tab("t")).role == "student"
     sign_in(klass.tab("t"), KEY)
     monkeypatch.setenv("RAG_METRICS_TEACHER_KEY", "a new key for the class")  # a new key ends every sign-in
     assert caller_of(klass.tab("t")).role == "student"
 
 
-def test_wrong_keys_lock_the_session_out(klass):
+def test_wrong_keys_never_lock_the_right_one_out(klass):
     at = klass.tab("a")
-    for _ in range(5):
+    for _ in range(6):  # issue 50: five wrong keys locked the session out, the right key too
         sign_in(at, "guess")
+        assert caller_of(at).role == "student" and any("not the teacher key" in e.value for e in at.error)
     sign_in(at, KEY)
-    assert caller_of(at).role == "student"
-    assert any("Too many wrong keys" in e.value for e in at.error), shown_text(at)
+    assert caller_of(at).role == "teacher"
 
 
 def test_the_class_page_is_the_teachers_only(klass):
@@ -300,17 +308,17 @@ def test_a_rejoin_code_brings_the_seat_to_another_device(klass):
     assert seat_of(klass.tab("laptop")) == seat_of(laptop)
 
 
-def test_wrong_codes_lock_the_session_out(klass):
+def test_wrong_codes_never_lock_the_right_one_out(klass):
     laptop = klass.tab("laptop")
     code = _code(laptop)
     phone = klass.tab("phone")
-    for _ in range(5):
+    for _ in range(6):
         phone.text_input(key="identity_rejoin_code").input("A" * 20).run()
         phone.button(key="identity_rejoin").click().run()
+        assert any("not valid" in e.value for e in phone.error)
     phone.text_input(key="identity_rejoin_code").input(code).run()
     phone.button(key="identity_rejoin").click().run()
-    assert seat_of(phone) != seat_of(laptop)
-    assert any("Too many wrong codes" in e.value for e in phone.error)
+    assert seat_of(phone) == seat_of(laptop)
 
 
 @pytest.mark.parametrize("cap", [1, 2])

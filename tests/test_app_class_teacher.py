@@ -99,4 +99,5 @@ def test_sign_out_ends_the_sign_in_everywhere(klass):  # noqa: F811
     assert caller_of(klass.tab("copy")).role == "student"  # revoked on the server, not only forgotten here
     other_tab.run()
     no_exception(other_tab)
-    assert caller_of(other_tab).role == "student"  # the tab still open elsewhere too
+    assert "_identity_caller" not in other_tab.session_state  # the tab still open elsewhere too: no teacher,
+    assert "_identity_seat" not in other_tab.session_state    # and no seat either (the teacher's browser)

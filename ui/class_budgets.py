@@ -1,6 +1,7 @@
 """The class's per-address and per-server budgets as this browser meets them (class mode): new
-seats and wrong guesses (teacher key, rejoin code), counted in the workspace's shared rate file
-(:class:`rag_metrics.budgets.RateLimiter`) and logged on the ``rag_metrics.class`` logger.
+seats and wrong guesses (teacher key, rejoin code, sign-in link: slowed, the right one never refused),
+counted in the workspace's shared rate file (:class:`rag_metrics.budgets.RateLimiter`) and logged on
+the ``rag_metrics.class`` logger.
 :mod:`ui.identity` asks these before it makes a seat or checks a guess; the numbers are the
 operator's ``[lab.budgets]`` (:mod:`rag_metrics.budgets`)."""
 from __future__ import annotations
@@ -14,13 +15,15 @@ from rag_metrics.budget_limits import Budgets
 from rag_metrics.budgets import RateLimiter, client_address
 from rag_metrics.config import class_mode_on, load_server_config
 from rag_metrics.errors import InputError
+from rag_metrics.server.guesses import count_wrong_guess
 from rag_metrics.server.policy import seat_proof_bits
 from rag_metrics.server.proof import SeatProofs, check_answer
 from rag_metrics.server.seats import SeatRegistry
 
-__all__ = ["address", "budgets", "guess_failed", "guesses_blocked", "seat_blocked", "seat_challenge"]
+__all__ = ["address", "budgets", "seat_blocked", "seat_challenge", "wrong_guess"]
 
 _LOG = logging.getLogger("rag_metrics.class")
+_sleep = time.sleep  # (the tests count the waits instead)
 
 
 def address() -> str:
@@ -39,27 +42,17 @@ def budgets() -> Budgets:
         return Budgets()
 
 
-def guesses_blocked(what: str) -> str | None:
-    """Why no more guesses are taken from this address (or from anyone): the per-address and
-    whole-server budgets of wrong teacher keys and rejoin codes (``lab.budgets.guesses_*``)."""
+def wrong_guess(what: str) -> float:
+    """Count a wrong ``what`` (teacher key, rejoin code, sign-in link) from this address, log it, and
+    make its answer wait (:func:`rag_metrics.server.guesses.guess_delay`: nothing within the budgets,
+    then 1 s, 2 s, 4 s ... up to 30 s).  The right key is compared first and never waits here."""
     b, who = budgets(), address()
-    rates = RateLimiter(SeatRegistry().root)
-    for key, cap in ((f"guess:{who}", b.guesses_per_address), ("guess:*", b.guesses_per_server)):
-        if rates.full(key, cap, b.guess_window_s):
-            wait = int(rates.wait(key, b.guess_window_s)) + 1
-            _LOG.warning("class: %s refused from %s: %s wrong guesses in %s s (%s)", what, who, cap,
-                         b.guess_window_s, "this address" if key != "guess:*" else "the whole server")
-            return f"Too many wrong {what}s from {'this network address' if key != 'guess:*' else 'the class'}: " \
-                   f"try again in {wait} s."
-    return None
-
-
-def guess_failed(what: str) -> None:
-    b, who = budgets(), address()
-    rates = RateLimiter(SeatRegistry().root)
-    rates.hit(f"guess:{who}", b.guesses_per_address, b.guess_window_s)
-    rates.hit("guess:*", b.guesses_per_server, b.guess_window_s)
-    _LOG.warning("class: wrong %s from %s", what, who)
+    by_address, by_server, delay = count_wrong_guess(RateLimiter(SeatRegistry().root), who, b)
+    _LOG.warning("class: wrong %s from %s (%s from this address, %s on the server in %s s)%s", what, who,
+                 by_address, by_server, b.guess_window_s, f"; answered after {delay:g} s" if delay else "")
+    if delay:
+        _sleep(delay)
+    return delay
 
 
 def seat_challenge(answer: str | None, pending: str | None = None) -> str | None:

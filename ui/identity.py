@@ -45,29 +45,27 @@ from rag_metrics.server.policy import allowed
 from rag_metrics.server.proof import PROOF_COOKIE, PROOF_MAX_AGE
 from rag_metrics.server.seats import (
     COOKIE_NAME,
+    MAX_NAME,
     TEACHER_COOKIE,
-    AttemptGuard,
     ClassFull,
     SeatRegistry,
     check_teacher_key,
     seat_caller,
     teacher_caller,
 )
-from rag_metrics.teacher_sessions import SESSION_TTL, TeacherSessions
+from rag_metrics.teacher_sessions import LINK_ENV, SESSION_TTL, TeacherSessions
 from rag_metrics.workspace.corpora import stored_corpora_usage
 from ui.class_budgets import address
 from ui.class_budgets import budgets as _budgets
-from ui.class_budgets import guess_failed as _guess_failed
-from ui.class_budgets import guesses_blocked as _guesses_blocked
 from ui.class_budgets import seat_blocked as _seat_blocked
 from ui.class_budgets import seat_challenge as _seat_challenge
+from ui.class_budgets import wrong_guess as _wrong_guess
 from ui.context import esc
 from ui.keys import IDENTITY_CALLER as _CALLER
 from ui.keys import IDENTITY_CHALLENGE as _CHALLENGE
 from ui.keys import IDENTITY_CODE as KEY_CODE
 from ui.keys import IDENTITY_COOKIES as _COOKIES
 from ui.keys import IDENTITY_FULL as _FULL
-from ui.keys import IDENTITY_GUARD as _GUARD
 from ui.keys import IDENTITY_MSG as _MSG
 from ui.keys import IDENTITY_NAME as KEY_NAME
 from ui.keys import IDENTITY_NEW_SEAT as _NEW_SEAT
@@ -144,10 +142,6 @@ def _show_message() -> None:
         getattr(st, msg[0])(msg[1])
 
 
-def _guard() -> AttemptGuard:
-    return st.session_state.setdefault(_GUARD, AttemptGuard())
-
-
 def _keep_cookie(name: str, value: str, max_age: int) -> None:
     st.session_state.setdefault(_COOKIES, {})[name] = (value, max_age)
 
@@ -171,21 +165,65 @@ def _sit(seat_id: str, secret: str | None, *, new: bool = False) -> None:
         forget_space_state()
 
 
+#: Why a browser that was the teacher's in this session has no seat (it gets none until a reload).
+_WAS_TEACHER = ("signed out as the teacher. Reload the page to work here as a student (a new seat), rejoin "
+                "a seat with its code, or sign in again")
+
+
+def still_teacher() -> bool:
+    """True while this session's teacher sign-in is valid (re-read from the session store): what the
+    teacher's self-refreshing tables ask on every refresh, so a tab signed out elsewhere stops at once.
+    Not class mode: True (the operator)."""
+    if not class_mode_on():
+        return True
+    token = st.session_state.get(_TEACHER)
+    return bool(token) and sessions().valid(token, _teacher_key())
+
+
+def _link_sign_in() -> bool:
+    """Sign in with the one-time link ``./lab class`` printed (``?teacher_link=``), once: True when it did.
+    The token leaves the URL at once; a wrong one is a wrong guess (slowed), and nothing is written."""
+    token = st.query_params.get("teacher_link")
+    if not token:
+        return False
+    del st.query_params["teacher_link"]
+    import os
+
+    why = sessions().use_link(str(token), os.environ.get(LINK_ENV))
+    expected = _teacher_key()
+    if why is None and expected:
+        _LOG.info("class: teacher sign-in from %s: signed in (one-time link)", address())
+        _open_teacher_session(expected)
+        _say("Signed in as the teacher with the one-time link: your changes go to the shared workspace "
+             "everyone sees.", "success")
+        return True
+    _LOG.warning("class: teacher sign-in from %s: refused (one-time link: %s)", address(), why or "no teacher key")
+    if why == "this sign-in link is not valid":
+        _wrong_guess("sign-in link")
+    _say(f"{(why or 'no teacher key is configured').capitalize()}: sign in with the teacher key (sidebar, "
+         "\"Teacher sign-in\").", "warning")
+    return False
+
+
 def _resolve() -> Caller | None:
     """The caller of this session (None: the class is full and this browser has no seat)."""
     ss = st.session_state
     if ss.get(_TEACHER):
         if sessions().valid(ss[_TEACHER], _teacher_key()):
             return teacher_caller()
-        ss.pop(_TEACHER, None)  # signed out elsewhere, expired, or a new teacher key: a student again
+        ss.pop(_TEACHER, None)  # signed out elsewhere, expired, or a new teacher key
         ss[_SIGNED_OUT] = True
         forget_space_state()
-        _say("The teacher's sign-in ended (signed out, expired or a new key): this browser is a student seat.",
-             "info")
+        _LOG.info("class: teacher sign-in ended in a session from %s (signed out elsewhere, expired or a new key)",
+                  address())
+        _say("The teacher's sign-in ended (signed out, expired or a new key).", "info")
+    if _link_sign_in():
+        return teacher_caller()
     token = read_cookies().get(TEACHER_COOKIE)
     if token and not ss.get(_SIGNED_OUT) and sessions().valid(token, _teacher_key()):
         ss[_TEACHER] = token  # signed in earlier in this browser (another tab, a reload)
-        ss[_PROVEN] = True  # a teacher session proves more than a browser: signing out gives a seat at once
+        ss[_PROVEN] = True
+        _drop_fresh_seat()  # a seat this browser sat in before the sign-in (another tab) is given back
         return teacher_caller()
     reg = registry()
     seat_id = ss.get(_SEAT)
@@ -194,15 +232,21 @@ def _resolve() -> Caller | None:
         if seat is not None:
             reg.touch(seat.id)
             return seat_caller(seat)
-        ss.pop(_SEAT, None)  # the teacher removed the seat: sit again (cookie, else a new seat)
+        ss.pop(_SEAT, None)
         ss.get(_COOKIES, {}).pop(COOKIE_NAME, None)
         forget_space_state()
+        if sessions().gave_back(seat_id):  # this browser signed in as the teacher in another tab
+            ss[_FULL] = "this browser signed in as the teacher in another tab: reload this tab to work as the teacher"
+            return None
         _say("Your seat was removed by the teacher; this browser has a new one.", "warning")
     seat = reg.find(read_cookies().get(COOKIE_NAME))
     if seat is not None:
         _sit(seat.id, None)
         reg.touch(seat.id)
         return seat_caller(seat)
+    if ss.get(_SIGNED_OUT):  # the teacher's browser is never a seat: none until a reload
+        ss[_FULL] = _WAS_TEACHER
+        return None
     cookies = read_cookies()
     # prove a real browser first (a valid answer is used up here); a session that did (its seat was removed,
     # the teacher signed out) is not asked again
@@ -271,10 +315,14 @@ def no_seat_page() -> None:
     page), or the class is full (say so).  Both offer the rejoin code and the teacher's sign-in, and stop."""
     ss = st.session_state
     st.title("RAG Metrics Lab")
+    _write_cookies()  # e.g. the teacher's cookie deleted after a sign-out (the browser then has no seat)
     _show_message()
     if ss.get(_CHALLENGE) and not ss.get(_FULL):
         _challenge_page(ss[_CHALLENGE])
-    st.error(f"No seat for this browser: {ss.get(_FULL, 'the class is full')}.", icon=":material/event_seat:")
+    if ss.get(_FULL) == _WAS_TEACHER:
+        st.info(f"No seat for this browser: you {_WAS_TEACHER}.", icon=":material/logout:")
+    else:
+        st.error(f"No seat for this browser: {ss.get(_FULL, 'the class is full')}.", icon=":material/event_seat:")
     c1, c2 = st.columns(2)
     with c1:
         _rejoin_form()
@@ -325,25 +373,15 @@ def _on_new_code() -> None:
 
 def _on_rejoin() -> None:
     ss = st.session_state
-    guard = _guard()
-    if not guard.allowed():
-        _say(f"Too many wrong codes: try again in {int(guard.wait()) + 1} s.", "error")
-        return
-    blocked = _guesses_blocked("rejoin code")
-    if blocked:
-        _say(blocked, "error")
-        return
     typed = ss.get(KEY_CODE) or ""
     ss[KEY_CODE] = ""
     reg = registry()
-    got = reg.rejoin(typed)
+    got = reg.rejoin(typed)  # compared first: the right code always works; a wrong one is slowed
     if got is None:
-        _guess_failed("rejoin code")
-        wait = guard.failed()
-        _say("That rejoin code is not valid." + (f" Too many wrong codes: wait {int(wait)} s." if wait else ""),
-                     "error")
+        wait = _wrong_guess("rejoin code")
+        _say("That rejoin code is not valid." + (f" Wrong codes from this network address are answered slowly "
+                                                 f"(this one after {wait:g} s)." if wait else ""), "error")
         return
-    guard.succeeded()
     seat, secret = got
     old, was_new = ss.get(_SEAT), ss.get(_NEW_SEAT)
     if ss.pop(_TEACHER, None):
@@ -359,16 +397,8 @@ def _on_rejoin() -> None:
 
 def _on_sign_in() -> None:
     ss = st.session_state
-    guard = _guard()
     typed = ss.get(KEY_TEACHER) or ""
     ss[KEY_TEACHER] = ""
-    if not guard.allowed():
-        _say(f"Too many wrong keys: try again in {int(guard.wait()) + 1} s.", "error")
-        return
-    blocked = _guesses_blocked("teacher key")
-    if blocked:
-        _say(blocked, "error")
-        return
     try:
         expected = _config().teacher_key
     except InputError as err:
@@ -378,52 +408,65 @@ def _on_sign_in() -> None:
         _say("No teacher key is configured on this server (RAG_METRICS_TEACHER_KEY or lab.teacher_key).",
                      "error")
         return
-    if not check_teacher_key(typed, expected):
-        _guess_failed("teacher key")
-        wait = guard.failed()
-        _say("That is not the teacher key." + (f" Too many wrong keys: wait {int(wait)} s." if wait else ""),
-                     "error")
+    if not check_teacher_key(typed, expected):  # compared first (constant time): the right key always signs in
+        _LOG.warning("class: teacher sign-in from %s: refused (wrong key)", address())
+        wait = _wrong_guess("teacher key")
+        _say("That is not the teacher key." + (f" Wrong keys from this network address are answered slowly (this "
+                                               f"one after {wait:g} s)." if wait else ""), "error")
         return
-    guard.succeeded()
-    ss[_PROVEN] = True  # the teacher key proves more than a browser: signing out gives a seat at once
-    _LOG.info("class: teacher signed in from %s", address())
-    _drop_fresh_seat()  # the teacher's browser is never a seat
-    token = sessions().open(expected)
+    _LOG.info("class: teacher sign-in from %s: signed in (teacher key)", address())
+    _open_teacher_session(expected)
+    _say("Signed in as the teacher: your changes go to the shared workspace everyone sees.", "success")
+
+
+def _open_teacher_session(key: str) -> None:
+    """This browser is the teacher's from now on: its empty seat is given back, a session is opened
+    (its HttpOnly cookie set by the route) and the session's state forgets the seat's space."""
+    ss = st.session_state
+    ss[_PROVEN] = True
+    dropped = _drop_fresh_seat()  # the teacher's browser is never a seat
+    token = sessions().open(key, seat=dropped)
     ss[_TEACHER] = token
     ss.pop(_SIGNED_OUT, None)
     _keep_cookie(TEACHER_COOKIE, token, SESSION_TTL)
     ss.pop(_CALLER, None)
     forget_space_state()
-    _say("Signed in as the teacher: your changes go to the shared workspace everyone sees.", "success")
 
 
-def _drop_fresh_seat() -> None:
-    """Give back the seat this browser got on its first visit when it is still empty (the teacher
-    signing in, a student rejoining their own seat): it never shows on the roster."""
+def _drop_fresh_seat() -> str | None:
+    """Give back the seat this browser sits in (this session's, else its cookie's) when nobody used it
+    (no saved work, no name, no rejoin code): the teacher signing in, whether the seat is from this
+    visit or an earlier one (a reload before signing in), never shows on the roster.  Returns the seat
+    given back.  A seat with work stays (it may be a student's device): this session just leaves it."""
     ss = st.session_state
-    old = ss.get(_SEAT)
-    if not old or not ss.get(_NEW_SEAT):
-        return
     reg = registry()
+    old = ss.get(_SEAT)
+    if not old:
+        found = reg.find(read_cookies().get(COOKIE_NAME))
+        old = found.id if found is not None else None
+    ss.pop(_SEAT, None)
+    if not old:
+        return None
     row = next((r for r in reg.roster() if r.seat == old), None)
     seat = reg.get(old)
-    if row is not None and seat is not None and not row.has_work and seat.name == f"Seat {seat.number}" \
-            and not reg.has_rejoin_code(old):
-        reg.remove(old)
-        ss.pop(_SEAT, None)
-        ss.get(_COOKIES, {}).pop(COOKIE_NAME, None)
-        _keep_cookie(COOKIE_NAME, "", 0)
+    if row is None or seat is None or row.has_work or seat.name != f"Seat {seat.number}" \
+            or reg.has_rejoin_code(old):
+        return None
+    reg.remove(old)
+    ss.get(_COOKIES, {}).pop(COOKIE_NAME, None)
+    _keep_cookie(COOKIE_NAME, "", 0)
+    return str(old)
 
 
 def _on_sign_out() -> None:
     sessions().end_all()  # every browser's sign-in ends, a copied cookie included
-    _LOG.info("class: teacher signed out (every teacher session ended) from %s", address())
+    _LOG.info("class: teacher sign-out from %s: signed out (every teacher session ended)", address())
     st.session_state.pop(_TEACHER, None)
     st.session_state.pop(_CALLER, None)
     st.session_state[_SIGNED_OUT] = True
     _keep_cookie(TEACHER_COOKIE, "", 0)  # this browser forgets the sign-in
     forget_space_state()
-    _say("Signed out everywhere (every teacher sign-in ended): this browser is a student seat again.", "info")
+    _say("Signed out everywhere (every teacher sign-in ended).", "info")
 
 
 def _rejoin_form() -> None:
@@ -437,10 +480,9 @@ def _teacher_form() -> None:
     st.button("Sign in", key="identity_sign_in", on_click=_on_sign_in)
 
 
-def sidebar_panel() -> None:
-    """Class mode's identity controls (call inside ``st.sidebar``)."""
+def _write_cookies() -> None:
+    """Have the browser keep the cookies this session decided (seat, teacher, used proof)."""
     ss = st.session_state
-    who = caller()
     for name, (value, max_age) in list(ss.get(_COOKIES, {}).items()):
         if name == TEACHER_COOKIE and ss.get(_WRITTEN) == (value, max_age):
             continue  # the teacher's cookie is set once per sign-in / sign-out (each claim is single use)
@@ -449,6 +491,13 @@ def sidebar_panel() -> None:
             ss[_WRITTEN] = (value, max_age)
         if name == PROOF_COOKIE:  # the used proof is deleted once, not on every run
             ss[_COOKIES].pop(name, None)
+
+
+def sidebar_panel() -> None:
+    """Class mode's identity controls (call inside ``st.sidebar``)."""
+    ss = st.session_state
+    who = caller()
+    _write_cookies()
     _show_message()
     if allowed(who, "manage-class"):
         st.caption("Signed in as the **teacher**: you change the shared workspace (golden sets, corpora, systems) "
@@ -462,7 +511,9 @@ def sidebar_panel() -> None:
     with st.popover("My seat", icon=":material/event_seat:", width="stretch"):
         if st.session_state.get(KEY_NAME) is None:
             st.session_state[KEY_NAME] = name
-        st.text_input("Name (shown to the teacher)", key=KEY_NAME, max_chars=40)
+        # not cut at MAX_NAME while typing (that cut silently): a longer name is refused on saving, with why
+        st.text_input("Name (shown to the teacher)", key=KEY_NAME, max_chars=4 * MAX_NAME,
+                      help=f"At most {MAX_NAME} characters.")
         st.button("Save the name", key="identity_rename", on_click=_on_rename)
         st.divider()
         code = ss.pop(_SHOWN_CODE, None)

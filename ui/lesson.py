@@ -480,13 +480,19 @@ def _reset_all(spaces: list[str]) -> None:
     state.notice(f"Lesson progress reset in {len(spaces)} space(s).", "success")
 
 
-def _push_all(ctx: state.Lab, spaces: list[str]) -> None:
+def _shared_golden(ctx: state.Lab) -> Any:
     loaded = Workspace(ctx.settings.corpus).load()
-    golden = loaded[0] if loaded is not None else ctx.corpus.seed_golden
+    return loaded[0] if loaded is not None else ctx.corpus.seed_golden
+
+
+def _push_all(ctx: state.Lab, spaces: list[str]) -> None:
+    golden = _shared_golden(ctx)
     if golden is None:
         state.notice("The shared space has no golden set for this corpus yet.", "warning")
         return
-    written = teacher.push_golden(golden, ctx.settings.corpus, spaces)
+    # only the private sets that differ (a space with none reads the shared set already)
+    written = teacher.push_golden(golden, ctx.settings.corpus,
+                                  teacher.golden_would_change(golden, ctx.settings.corpus, spaces))
     state.drop_golden_sessions()
     state.notice(f"Pushed the shared golden set ({len(golden)} questions) to {len(written)} private space(s).",
                  "success")
@@ -544,8 +550,19 @@ def _class_table_body(ctx: state.Lab) -> None:
     _render_table(table)
 
 
+def stop_if_signed_out() -> None:
+    """First thing in every self-refreshing teacher table: a tab whose teacher sign-in ended (signed
+    out in another tab, expired, a new key) reruns the whole page at once, which then shows no class,
+    instead of refreshing the class until its next full run."""
+    from ui import identity
+
+    if not identity.still_teacher():
+        st.rerun(scope="app")
+
+
 @st.fragment(run_every=REFRESH_S)
 def _class_table(ctx: state.Lab) -> None:
+    stop_if_signed_out()
     _class_table_body(ctx)
 
 
@@ -590,10 +607,13 @@ def _manage(ctx: state.Lab, seats: list[tuple[str, str]], private: list[str]) ->
                   args=([space for _, space in seats],), icon=":material/restart_alt:")
     with c2:
         # short labels: in half of a 1024 px page the long ones were cut ("… every pri…")
-        sure_push = st.checkbox(f"Yes, overwrite {len(private)} private golden set(s)", key="class_push_sure",
-                                help=f"The golden set of each of the {len(private)} private space(s).")
+        golden = _shared_golden(ctx)
+        changing = teacher.golden_would_change(golden, ctx.settings.corpus, private) if golden is not None else []
+        sure_push = st.checkbox(f"Yes, overwrite {len(changing)} private golden set(s)", key="class_push_sure",
+                                help=f"The private golden sets that differ from the shared one ({len(changing)} of "
+                                     f"{len(private)} space(s)); the others read the shared set already.")
         st.button("Push the shared golden set", key="class_push",
-                  disabled=not (sure_push and private), on_click=_push_all, args=(ctx, private),
+                  disabled=not (sure_push and changing), on_click=_push_all, args=(ctx, private),
                   icon=":material/publish:",
                   help="To every private space. Each private space's previous golden set stays in its undo "
                        "history.")

@@ -7,17 +7,50 @@ never in the page.  :func:`install` (called by :mod:`ui.launch`) adds the route 
 
 Body (form-encoded): ``claim=<code>`` sets the cookie for the claim's session (204; 403 for an unknown,
 used or expired claim); ``end=1`` deletes the cookie (204).
+
+Only a same-origin request is taken (:func:`same_origin`: ``Sec-Fetch-Site: same-origin``, else an
+``Origin`` whose host and port are the request's ``Host``); anything else is refused with 403 before
+the body is read, so a page on another site can neither sign the teacher out nor try claims.  A wrong
+claim costs a read of the session store, never a write (:meth:`TeacherSessions.redeem`).
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from rag_metrics.server.seats import TEACHER_COOKIE
 from rag_metrics.teacher_sessions import SESSION_TTL, TeacherSessions
 
-__all__ = ["PATH", "handle", "install", "set_cookie_header"]
+__all__ = ["PATH", "handle", "install", "same_origin", "set_cookie_header"]
 
 PATH = "/_lab/teacher-session"
+
+
+def same_origin(headers: Mapping[str, str]) -> bool:
+    """True for a request the lab's own page sent: ``Sec-Fetch-Site: same-origin`` (every current
+    browser sends it), else (no ``Sec-Fetch-Site``) an ``Origin`` naming the ``Host`` it was sent to.
+    A request with neither is refused: a browser always sends one of them on a POST.
+
+    >>> same_origin({"sec-fetch-site": "same-origin"}), same_origin({"sec-fetch-site": "cross-site"})
+    (True, False)
+    >>> same_origin({"origin": "http://10.0.0.5:8501", "host": "10.0.0.5:8501"}), same_origin({"host": "h"})
+    (True, False)
+    >>> same_origin({"origin": "http://evil.example", "host": "10.0.0.5:8501"})
+    False
+    """
+    h = {str(k).lower(): str(v) for k, v in headers.items()}
+    site = h.get("sec-fetch-site")
+    if site is not None:
+        return site.strip().lower() == "same-origin"
+    origin, host = h.get("origin", "").strip(), h.get("host", "").strip().lower()
+    if not origin or not host:
+        return False
+    try:
+        parts = urlsplit(origin)
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https") and parts.netloc.lower() == host
 
 
 def set_cookie_header(value: str, max_age: int, secure: bool) -> str:
@@ -29,6 +62,8 @@ def set_cookie_header(value: str, max_age: int, secure: bool) -> str:
 async def handle(request: Any) -> Any:
     from starlette.responses import Response
 
+    if not same_origin(request.headers):  # not logged: a flood of refusals must cost nothing
+        return Response(status_code=403, headers={"Cache-Control": "no-store"})
     form = await request.form()
     secure = request.url.scheme == "https" or request.headers.get("x-forwarded-proto") == "https"
     if form.get("end"):

@@ -513,7 +513,10 @@ def main(argv: list[str] | None = None) -> int:
         print(nginx_config(f"{args.address}:{args.port}", [8600 + i for i in range(args.procs)], Path("/tmp/x"),
                            run_as=unprivileged_user()))
         return 0
-    dep = ClassDeployment(args.procs, args.port, args.address, app_args=tuple(rest))
+    from rag_metrics.teacher_sessions import LINK_ENV, LINK_TTL, new_link
+
+    link, spec = new_link()  # the operator's one-time sign-in: the app processes get only its hash and expiry
+    dep = ClassDeployment(args.procs, args.port, args.address, env={LINK_ENV: spec}, app_args=tuple(rest))
     user = dep.prepare()
     if user is not None:
         print(f"lab class: started as root; the app processes run as {user.name} (uid {user.uid}), workspace "
@@ -534,6 +537,10 @@ def main(argv: list[str] | None = None) -> int:
     where = ", ".join(f"http://{a}:{args.port}" for a in addresses(args.address))
     print(f"lab class: ready, {args.procs} app process(es){' behind nginx' if args.procs > 1 else ''} on "
           f"{args.address}:{args.port} ({where})", flush=True)
+    first = addresses(args.address)[0]
+    print(f"lab class: the teacher's one-time sign-in link (works once, for {LINK_TTL // 60} minutes; then sign in "
+          f"with the teacher key): http://{f'[{first}]' if ':' in first else first}:{args.port}/?teacher_link={link}",
+          flush=True)
     try:
         while not stop["now"]:
             if any(p.poll() is not None for p in dep.children):

@@ -56,6 +56,7 @@ __all__ = [
     "CLASS_DIR",
     "COOKIE_NAME",
     "MAX_DEVICES",
+    "MAX_NAME",
     "AttemptGuard",
     "ClassFull",
     "RosterRow",
@@ -81,7 +82,9 @@ COOKIE_NAME = "rag_metrics_seat"
 MAX_DEVICES = 8
 #: Rejoin codes: base32 characters (no padding); 20 characters are 100 bits.
 CODE_CHARS = 20
-_MAX_NAME = 40
+#: The longest seat name (characters): the teacher's tables show it whole.
+MAX_NAME = 40
+_MAX_NAME = MAX_NAME
 _SECRET_RE = re.compile(r"[A-Za-z0-9_-]{40,100}")
 _SEAT_ID_RE = re.compile(r"[0-9a-f]{16}")
 _TOUCH_EVERY = 300.0  # seconds between two "last seen" writes of one seat
@@ -361,8 +364,11 @@ class SeatRegistry:
         name = " ".join(str(name or "").split())
         if not name:
             raise InputError("the name is empty; type the name the teacher should see")
-        if len(name) > _MAX_NAME or any(not c.isprintable() for c in name):
-            raise InputError(f"use at most {_MAX_NAME} letters, digits, spaces or punctuation for the name")
+        if any(not c.isprintable() for c in name):
+            raise InputError("use letters, digits, spaces or punctuation for the name")
+        if len(name) > _MAX_NAME:
+            raise InputError(f"the name has {len(name)} characters; a name has at most {_MAX_NAME} (the teacher's "
+                             "table shows it whole): shorten it")
         return self._update(seat_id, lambda r: r.update(name=name))
 
     def touch(self, seat_id: str, now: float | None = None, every: float = _TOUCH_EVERY) -> None:
