@@ -95,3 +95,9 @@ def test_report_leads_with_the_banner_and_no_headline_number(foreign, downloads)
     html = report_html(at, downloads)
     assert 'class="banner-stop"' in html and "No verdict: no golden question is in the" in html
     assert 'class="card"' not in html
+
+
+def test_systems_table_has_no_row_of_zeros_for_it(foreign):
+    at = _open(None, "pages/systems.py")
+    assert "No verdict: no golden question" in _errors(at)
+    assert all("other app" not in d.value.to_string() for d in at.dataframe if "system" in d.value.columns)

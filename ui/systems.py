@@ -298,6 +298,10 @@ def systems_table(ctx: Any, evals: list[SystemEvaluation]) -> None:
     """Metrics at K with judged@K beside them, one row per system; warnings under the table."""
     k = ctx.k
     ok = {e.name: e.result for e in evals if e.ok}
+    for name, result in list(ok.items()):  # no row of zeros computed from nothing: the banner says why
+        if result.no_verdict is not None and result.no_verdict.kind != "unlocated":
+            views.verdict_banner(result, name)
+            del ok[name]
     if ok:
         df = system_table(ok, [m for m in ctx.settings.metrics if m != "judged"], k)
         warn = df.pop("warning")
