@@ -123,3 +123,19 @@ def test_the_cli_takes_map_and_qrels_map(tmp_path, capsys):
     assert out["metrics"]["mrr@10"] == pytest.approx(0.75)  # alpha at rank 1, beta at rank 2
     assert main(args[:-1] + ["qestion=query"]) == 2
     assert "unknown key 'qestion'" in capsys.readouterr().err
+
+
+def test_the_docs_show_these_exact_mappings_and_they_read_the_real_files():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    docs = (root / "docs" / "your-files.md").read_text()
+    assert all(spec in docs for spec in (PHOENIX_MAP, DEEPEVAL_MAP, RECIPE_MAP))
+    real = root.parent / "shared" / "real-artifacts"
+    if not real.is_dir():
+        pytest.skip("needs ../shared/real-artifacts")
+    for path, spec, kind, n in (("phoenix/span_json_decoder_retriever_span.jsonl", PHOENIX_MAP, "rag_log", 1),
+                                ("deepeval/goldens.json", DEEPEVAL_MAP, "rag_log", 4),
+                                ("custom/recipe_golden_set.jsonl", RECIPE_MAP, "golden", 12)):
+        got = describe_bytes((real / path).read_bytes(), path, mapping=spec)
+        assert got.kind == kind and len(got.log.rows if got.log is not None else got.golden) == n, path
