@@ -162,6 +162,17 @@ def test_a_log_with_other_field_names_is_never_a_golden_set():
         describe_bytes(answer_too, "log2.jsonl")
 
 
+def test_the_golden_editor_import_never_takes_a_logs_answers_for_reference_answers():
+    from rag_metrics.authoring.golden_edit import import_golden
+    from rag_metrics.types import GoldenSet
+
+    log = _jsonl([{"question": "what is alpha?", "contexts": ["alpha"], "answer": "the system's"},
+                  {"question": "what is beta?", "contexts": ["beta"], "answer": "the system's", "ground_truth": "ref"}])
+    golden, report = import_golden(log, "log.jsonl", GoldenSet(()))
+    assert [q.expected_answer for q in golden] == [None, "ref"]
+    assert any("'answer' is the system's and is not read as a reference answer" in w for w in report.lines())
+
+
 # 8 -------------------------------------------------------------------------------------------------
 def test_llamaindex_labelled_rag_dataset_is_a_golden_set_with_reference_answers(tmp_path):
     p = tmp_path / "rag_dataset.json"

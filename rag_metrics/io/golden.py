@@ -89,8 +89,9 @@ GOLDEN_SUFFIXES = (".csv", ".json", ".jsonl")
 
 _ID_KEYS = ("id", "query_id", "qid", "_id")
 _Q_KEYS = ("question", "query", "text")
-_ANS_KEYS = ("expected_answer", "answer", "ground_truth", "reference", "expected_output", "expectedOutput",
-             "reference_answer")
+# The reference names come before ``answer``: in a row that has both, ``answer`` is a system's.
+_ANS_KEYS = ("expected_answer", "ground_truth", "reference", "expected_output", "expectedOutput", "reference_answer",
+             "answer")
 
 #: Fields a row may give its relevant ids in, first found wins (after ``relevant``): the lab's own
 #: names and the ones other tools and hand-made sets use.  A singular name holds one id (a list or
@@ -295,8 +296,19 @@ def _provenance(row: Mapping[str, Any], rel: Mapping[str, int], report: Validati
 
 def golden_from_rows(rows: list[tuple[int | None, Mapping[str, Any]]], source: str = "",
                      report: ValidationReport | None = None) -> tuple[GoldenSet, ValidationReport]:
-    """Build a golden set from ``(line, row)`` pairs, collecting every problem."""
+    """Build a golden set from ``(line, row)`` pairs, collecting every problem.
+
+    Rows that hold what a system retrieved or answered (a RAG log: ``contexts``, ``response``, ...)
+    give their questions and reference answers only: their ``answer`` is the system's, never read
+    as a reference answer (one warning says so)."""
     report = report if report is not None else ValidationReport()
+    ans_keys = _ANS_KEYS
+    if _log_shaped(rows):
+        ans_keys = tuple(k for k in _ANS_KEYS if k != "answer")
+        if any(isinstance(r, Mapping) and r.get("answer") not in (None, "") for _, r in rows):
+            report.warning("the rows hold what a system retrieved or answered (a RAG log): their 'answer' is the "
+                           "system's and is not read as a reference answer (name reference answers "
+                           "'expected_answer'; bring the log itself as a system)", file=source, field="answer")
     queries: list[GoldenQuery] = []
     seen: dict[str, int | None] = {}
     free = FreeIds()
@@ -327,7 +339,7 @@ def golden_from_rows(rows: list[tuple[int | None, Mapping[str, Any]]], source: s
         rel = _relevant(row, report, {**where, "query_id": qid})
         cat = row.get("category")
         category = "" if cat is None or (isinstance(cat, float) and math.isnan(cat)) else str(cat).strip()
-        ans = _first(row, _ANS_KEYS)
+        ans = _first(row, ans_keys)
         if isinstance(ans, list):
             ans = " ".join(map(str, ans))
         origin, draft, label_origin = _provenance(row, rel, report, {**where, "query_id": qid})
@@ -337,6 +349,14 @@ def golden_from_rows(rows: list[tuple[int | None, Mapping[str, Any]]], source: s
                                    origin=origin, draft=draft, label_origin=label_origin, evidence=evidence))
     _warn_unread(rows, queries, source, report)
     return GoldenSet(tuple(queries), name=Path(source).stem if source else ""), report
+
+
+def _log_shaped(rows: list[tuple[int | None, Mapping[str, Any]]]) -> bool:
+    """Whether the rows hold a system's output (contexts retrieved, or an answer only a system gives)."""
+    from rag_metrics.io.logrows import ANSWER_KEYS, CONTEXT_ID_KEYS, CONTEXT_KEYS, SINGLE_CONTEXT_KEY
+
+    system = set(CONTEXT_KEYS + CONTEXT_ID_KEYS + (SINGLE_CONTEXT_KEY,)) | (set(ANSWER_KEYS) - set(_ANS_KEYS))
+    return any(isinstance(r, Mapping) and not system.isdisjoint(r) for _, r in rows[:50])
 
 
 def _warn_unread(rows: list[tuple[int | None, Mapping[str, Any]]], queries: list[GoldenQuery], source: str,
