@@ -302,7 +302,7 @@ def golden_from_rows(rows: list[tuple[int | None, Mapping[str, Any]]], source: s
     give their questions and reference answers only: their ``answer`` is the system's, never read
     as a reference answer (one warning says so)."""
     report = report if report is not None else ValidationReport()
-    ans_keys = _ANS_KEYS
+    ans_keys: tuple[str, ...] = _ANS_KEYS
     if _log_shaped(rows):
         ans_keys = tuple(k for k in _ANS_KEYS if k != "answer")
         if any(isinstance(r, Mapping) and r.get("answer") not in (None, "") for _, r in rows):
