@@ -10,7 +10,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-__all__ = ["MAX_MESSAGE_CHARS", "InputError", "Problem", "ValidationReport", "excerpt", "grouped_lines"]
+__all__ = ["MAX_ERROR_CHARS", "MAX_MESSAGE_CHARS", "InputError", "Problem", "ValidationReport", "excerpt",
+           "grouped_lines"]
 
 Severity = Literal["error", "warning"]
 
@@ -33,10 +34,14 @@ def excerpt(value: Any, limit: int = 80) -> str:
     return shown if len(shown) <= limit else f"{shown[:limit]}... ({len(shown):,} characters)"
 
 
-def _capped(message: str) -> str:
-    if len(message) <= MAX_MESSAGE_CHARS:
+#: Longest :class:`InputError` message (a one-line refusal may quote a few problems).
+MAX_ERROR_CHARS = 4000
+
+
+def _capped(message: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    if len(message) <= limit:
         return message
-    return f"{message[:MAX_MESSAGE_CHARS]}... (message cut: {len(message):,} characters)"
+    return f"{message[:limit]}... (message cut: {len(message):,} characters)"
 
 
 def _template(p: Problem) -> tuple[str, str, str | None, str]:
@@ -77,7 +82,7 @@ class InputError(ValueError):
     """
 
     def __init__(self, message: str, report: ValidationReport | None = None) -> None:
-        super().__init__(message)
+        super().__init__(_capped(message, MAX_ERROR_CHARS))  # a name or value echoed whole never makes a 100 KB line
         self.report = report
 
 

@@ -75,7 +75,7 @@ def _n(n: int, word: str) -> str:
 
 
 def _refuse(name: str, s: Sniffed, fix: str) -> InputError:
-    seen = f" (fields: {', '.join(s.fields[:12])})" if s.fields else ""
+    seen = f" (fields: {', '.join(f if len(f) <= 60 else f[:60] + '...' for f in s.fields[:12])})" if s.fields else ""
     return InputError(f"{name}: looks like {s.label}{seen}; {fix}")
 
 

@@ -118,6 +118,11 @@ def test_no_error_line_is_giant():
     assert len(str(e.value)) < 2_000
     system, report = _upload(data, "odd.json")
     assert system is None and report.lines() and all(len(line) < 1_000 for line in report.lines())
+    with pytest.raises(InputError) as e:  # a field name of 100,000 characters
+        describe_bytes(json.dumps({"k" * 100_000: 1}).encode(), "odd.json")
+    assert len(str(e.value)) < 2_000
+    got = describe_bytes(json.dumps([{"question": "q?", "c" * 100_000: 1}]).encode(), "odd.json")
+    assert len(got.summary) < 1_000 and all(len(w) < 1_000 for w in got.warnings)
 
 
 # 5 -------------------------------------------------------------------------------------------------

@@ -370,7 +370,7 @@ def _warn_unread(rows: list[tuple[int | None, Mapping[str, Any]]], queries: list
     if not unread:
         return
     names = list(unread)
-    shown = ", ".join(repr(k) for k in names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+    shown = ", ".join(_excerpt(k, 60) for k in names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
     if any(q.relevant for q in queries):
         report.warning(f"{UNREAD_FIELDS}: {shown}; this reader does not use them", file=source)
         return
