@@ -23,6 +23,8 @@ from ui.keys import EX_LANG as LANG
 from ui.keys import EX_NONCE as _NONCE
 from ui.keys import EX_PICK as PICK
 from ui.keys import EX_QP_SEEN as _QP_SEEN
+from ui.keys import EX_RERUN_EDITOR as _RERUN_EDITOR
+from ui.keys import EX_RERUNS as _RERUNS
 from ui.keys import EX_RESET as _RESET
 from ui.keys import EX_VERDICT as _VERDICT
 
@@ -95,11 +97,26 @@ _T: dict[str, tuple[str, str]] = {
     # the teacher's table
     "class_title": ("Code exercises", "Kodeopgaver"),
     "class_caption": ("Per student and exercise: checks passed by the last run of total, and (in brackets) how "
-                      "many times they ran the checks. ✓: solved at least once.",
+                      "many times they ran the checks. These results are **reported by the student's browser**: "
+                      "the server checks the values it was sent, but cannot see which code produced them. Re-run "
+                      "a student's code in your own browser below: its result shows beside the reported one "
+                      "(✓ re-run: every check passed in your browser; ✗ re-run: not).",
                       "Pr. elev og opgave: tjek bestået i den seneste kørsel ud af alle, og (i parentes) hvor "
-                      "mange gange de har kørt tjekkene. ✓: løst mindst én gang."),
+                      "mange gange de har kørt tjekkene. Resultaterne er **meldt af elevens browser**: serveren "
+                      "tjekker de værdier, den fik, men kan ikke se, hvilken kode der gav dem. Kør en elevs kode "
+                      "igen i din egen browser herunder: resultatet vises ved siden af det meldte "
+                      "(✓ kørt igen: alle tjek bestået i din browser; ✗ kørt igen: ikke)."),
+    "reported": ("reported {passed}/{total} ({runs})", "meldt {passed}/{total} ({runs})"),
+    "rerun_cell": ("{mark} re-run {passed}/{total}", "{mark} kørt igen {passed}/{total}"),
     "class_none": ("No student has run an exercise yet.", "Ingen elev har kørt en opgave endnu."),
-    "show_code": ("Show a student's code (read-only; never run)", "Vis en elevs kode (kun læsning; køres aldrig)"),
+    "show_code": ("A student's code: read it, or re-run it in your browser",
+                  "En elevs kode: læs den, eller kør den igen i din browser"),
+    "rerun_help": ("Run checks below runs this code in **your** browser's sandbox (never on the server), on the "
+                   "shared golden set and system; the result is yours, not the student's report.",
+                   "Kør tjek herunder kører koden i **din** browsers sandkasse (aldrig på serveren) på det delte "
+                   "guldsæt og system; resultatet er dit, ikke elevens melding."),
+    "rerun_run": ("Re-run in my browser", "Kør igen i min browser"),
+    "rerun_result": ("Re-run in your browser: {text}", "Kørt igen i din browser: {text}"),
     "student": ("Student", "Elev"),
     "no_code": ("This student has not run this exercise yet.", "Denne elev har ikke kørt denne opgave endnu."),
     "tries": ("Runs: {n}", "Kørsler: {n}"),
@@ -383,12 +400,19 @@ def class_view() -> None:
         st.caption(T("class_none", lang))
         return
     st.caption(T("class_caption", lang))
+    _handle_rerun(lang)  # before the table, which shows its result
+    reruns = _reruns()
     rows = []
-    for (seat, _space), group in table.groupby(["seat", "space"], sort=False):
+    for (seat, space), group in table.groupby(["seat", "space"], sort=False):
         row: dict[str, Any] = {T("student", lang): seat}
         for r in group.itertuples():
-            row[r.exercise] = (f"{'✓ ' if r.solved else ''}{r.passed}/{r.total} ({r.attempts})" if r.attempts
-                               else "—")
+            cell = T("reported", lang, passed=r.passed, total=r.total, runs=r.attempts) if r.attempts else "—"
+            if r.attempts:
+                again = reruns.get((space, r.exercise, _code_key(AT.store_for_space(space).load(r.exercise).code)))
+                if again:
+                    mark = "✓" if again["total"] and again["passed"] == again["total"] else "✗"
+                    cell += " · " + T("rerun_cell", lang, mark=mark, passed=again["passed"], total=again["total"])
+            row[r.exercise] = cell
         rows.append(row)
     import pandas as pd
 
@@ -403,5 +427,71 @@ def class_view() -> None:
             if a.attempts:
                 st.caption(T("tries", lang, n=a.attempts) + f" · {a.passed}/{a.total} · {views.esc(a.updated)}")
                 st.code(a.code, language="python")
+                _rerun(space, name, a.code, lang)
             else:
                 st.caption(T("no_code", lang))
+
+
+# ---- the teacher re-runs a student's code in the teacher's own browser (issue 50) ----------------------
+def _code_key(code: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(code.encode("utf-8")).hexdigest()
+
+
+def _reruns() -> dict[tuple[str, str, str], dict[str, Any]]:
+    return st.session_state.setdefault(_RERUNS, {})
+
+
+def _handle_rerun(lang: str) -> None:
+    """Grade the report of the teacher's re-run (its editor's document names the student's space, the
+    exercise and the code) like a student's, and keep it for the table (this session only; never saved in
+    the student's space).  A report for code that is not the student's saved code is dropped."""
+    report = st.session_state.pop(exercise_editor.REPORT, None)
+    if not isinstance(report, dict) or not str(report.get("doc", "")).startswith("rerun:"):
+        return
+    space, _, rest = str(report["doc"])[len("rerun:"):].partition(":")
+    name = rest.split(":", 1)[0]
+    code = report.get("code")
+    if name not in _names() or not isinstance(code, str) or AT.store_for_space(space).load(name).code != code:
+        return
+    try:
+        checks = checks_for(state.current(), name, lang)
+    except EX_InputError:
+        return
+    entry: dict[str, Any] = {"passed": 0, "total": len(checks), "kind": "error",
+                             "nonce": str(report.get("nonce", ""))[:100]}
+    if report.get("status") == "ok":
+        v = EX.grade(name, checks, report.get("result", ""), lang)
+        entry.update(passed=v.passed, text=v.headline(lang), kind="pass" if v.all_passed else "fail")
+    elif report.get("status") == "timeout":
+        entry["text"] = T("stopped", lang, s=exercise_editor.TIMEOUT_S)
+    else:
+        entry["text"] = T("failed", lang)
+    _reruns()[(space, name, _code_key(code))] = entry
+
+
+def _rerun(space: str, name: str, code: str, lang: str) -> None:
+    """The editor on the student's code: its "Run checks" runs it in the teacher's browser sandbox (as
+    the Exercises page does for a student), on the shared golden set and system (:func:`_handle_rerun`
+    grades what it reports)."""
+    ctx = state.current_or_stop()
+    try:
+        checks = checks_for(ctx, name, lang)
+    except EX_InputError as err:
+        views.input_error(err, "Cannot build the checks")
+        return
+    doc = f"rerun:{space}:{name}:{_code_key(code)[:16]}"
+    key = (space, name, _code_key(code))
+    st.caption(T("rerun_help", lang))
+    if not exercise_editor.assets_ready():
+        st.error(T("no_assets", lang), icon=":material/error:")
+        return
+    done = _reruns().get(key)
+    verdict = {k: done[k] for k in ("text", "kind", "nonce")} if done else None
+    exercise_editor.editor(doc_id=doc, code=code, payload=EX.browser_payload(name, checks, lang), harness=EX.HARNESS,
+                           labels={**_labels(lang), "run": T("rerun_run", lang)}, verdict=verdict,
+                           key=_RERUN_EDITOR)
+    if done:
+        show = st.success if done["kind"] == "pass" else st.warning
+        show(views.esc(T("rerun_result", lang, text=done["text"])), icon=":material/replay:")

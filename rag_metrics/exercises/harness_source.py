@@ -139,8 +139,96 @@ def _rankings(rankings):
     return {q: [(str(p[0]), float(p[1])) for p in ranked] for q, ranked in rankings.items()}
 
 
+#: What the sandbox takes away before a student's code runs in Pyodide: the bridges from Python to the
+#: browser's JavaScript (``js`` is the worker's global scope; through it, or any JavaScript object, code could
+#: make new WebAssembly memories or JavaScript buffers past the interpreter's memory cap).
+SANDBOX_BLOCKED = ("js", "pyodide_js", "pyodide", "_pyodide", "_pyodide_core", "micropip")
+SANDBOX_MESSAGE = ("{name} is not available in the exercise sandbox: your code runs in Python only, without the "
+                   "browser's JavaScript (write the function with the standard library)")
+
+
+_SLOW_BUILTINS = ("_zoneinfo", "_elementtree")
+
+
+def _blocked(name):
+    return str(name).split(".")[0] in SANDBOX_BLOCKED
+
+
+class _SandboxGuard:
+    """First on ``sys.meta_path``: an import of a blocked module fails with a plain message."""
+
+    @classmethod
+    def find_spec(cls, name, path=None, target=None):
+        if _blocked(name):
+            raise ImportError(SANDBOX_MESSAGE.format(name=name), name=name)
+        return None
+
+
+def _refuse_builtin(spec, *_args):
+    raise ImportError(SANDBOX_MESSAGE.format(name=getattr(spec, "name", "that module")))
+
+
+def _lock_down():
+    """In Pyodide only (``sys.platform == "emscripten"``), once per interpreter, before any student code:
+    every loaded module of the JavaScript bridge (``js``, ``pyodide_js``, ``pyodide`` and ``pyodide.ffi``,
+    ``_pyodide``, ``_pyodide_core``) is emptied (its functions keep no way to JavaScript through their
+    globals) and dropped from ``sys.modules``; the importer that makes ``js`` is removed; importing any of
+    them again fails (a guard first on ``sys.meta_path``); and no built-in module can be created any more
+    (every other one is loaded first, but time zones' and XML trees' C modules), so the bridge's C module
+    cannot be loaded again around the guard.  The worker also unregisters the JavaScript modules and takes
+    away WebAssembly's constructors."""
+    if sys.platform != "emscripten" or getattr(builtins, "_rag_metrics_locked", False):
+        return
+    import _imp
+    import gc
+    import importlib.machinery
+
+    for name in sys.builtin_module_names:  # loaded now: none is created after the lock (but two slow ones
+        # no exercise needs: time zones, and XML trees' C speed-up, which falls back to Python)
+        if not _blocked(name) and name not in sys.modules and name not in _SLOW_BUILTINS:
+            try:
+                __import__(name)
+            except Exception:  # noqa: BLE001 - one that cannot load stays unloaded
+                pass
+    for name in [n for n in sys.modules if _blocked(n)]:
+        module = sys.modules.pop(name, None)
+        try:
+            module.__dict__.clear()
+        except Exception:  # noqa: BLE001
+            pass
+
+    def bridge(hook):  # an importer of the bridge's own (the one that makes ``js``, Pyodide's package finders)
+        owner = hook if isinstance(hook, type) else type(hook)
+        return _blocked(getattr(owner, "__module__", "") or "")
+
+    sys.meta_path[:] = [f for f in sys.meta_path if not bridge(f)]
+    sys.path_hooks[:] = [h for h in sys.path_hooks if not bridge(h)]
+    sys.meta_path.insert(0, _SandboxGuard)
+    sys.path_importer_cache.clear()
+    _imp.create_builtin = _refuse_builtin
+    importlib.machinery.BuiltinImporter.create_module = classmethod(_refuse_builtin)
+    for name in [n for n in sys.modules if n.startswith("asyncio")]:  # its loop is Pyodide's (JavaScript timers)
+        sys.modules.pop(name, None)
+    gc.collect()
+    _scrub_js_references(gc)
+    builtins._rag_metrics_locked = True
+
+
+def _scrub_js_references(gc):
+    """Drop the references the bridge's own live objects (an import loader, a dropped module's
+    helpers) still hold to JavaScript objects: their attributes are emptied."""
+    for obj in gc.get_objects():
+        try:
+            if _blocked(type(obj).__module__):
+                obj.__dict__.clear()
+        except Exception:  # noqa: BLE001 - no __dict__ (or a read-only one): nothing to empty
+            pass
+    gc.collect()
+
+
 def run_checks(student_code, payload_json):
     """Compile ``student_code``, run each check of ``payload_json``; the report as a JSON string."""
+    _lock_down()
     payload = json.loads(payload_json)
     function = str(payload.get("function", ""))
     limits = payload.get("limits") or {}

@@ -42,6 +42,22 @@ WebAssembly.instantiateStreaming = async function (source, imports) {
 let pyodide = null;
 let started = null;
 
+// Before a student's code runs (once: the worker serves one run): Python's ways to JavaScript go. The
+// JavaScript modules `js` (this worker's global scope) and `pyodide_js` are unregistered (the harness
+// drops what Python had loaded of them, and Pyodide's own bridge), and WebAssembly's constructors are
+// replaced by ones that throw, so nothing can make a new memory beside the capped one.
+function lockDown() {
+  for (const name of ["js", "pyodide_js"]) {
+    try { pyodide.unregisterJsModule(name); } catch (err) { /* not registered */ }
+  }
+  const refuse = function () { throw new Error("not available in the exercise sandbox"); };
+  for (const key of ["Memory", "Module", "Instance", "Table", "Global", "Tag", "Exception", "compile",
+                     "compileStreaming", "instantiate", "instantiateStreaming", "validate"]) {
+    try { Object.defineProperty(WebAssembly, key, { value: refuse, writable: false, configurable: false }); }
+    catch (err) { /* already locked */ }
+  }
+}
+
 async function start(init) {
   const t0 = performance.now();
   const { loadPyodide } = await import(PYODIDE + "pyodide.mjs");
@@ -90,7 +106,8 @@ self.onmessage = async (event) => {
     const ns = pyodide.globals.get("dict")();
     pyodide.runPython(harness, { globals: ns, filename: "<harness>" });
     const runChecks = ns.get("run_checks");
-    const out = runChecks(code, payload);
+    lockDown();
+    const out = runChecks(code, payload);  // the harness locks Python out of JavaScript first (_lock_down)
     self.postMessage({ type: "result", id, result: String(out), ms: Math.round(performance.now() - t0) });
   } catch (err) {
     self.postMessage({ type: "error", id, message: String(err && err.message || err).slice(-2000) });
