@@ -87,6 +87,11 @@ for e, side in ((ea, "A"), (eb, "B")):
 a, b = ea.result, eb.result
 st.caption(f"**A** = {views.esc(cfg_a.describe())}  ·  **B** = {views.esc(cfg_b.describe())}  ·  "
            f"{a.n_queries} questions in the means.")
+if any(r.no_verdict is not None and r.no_verdict.kind != "unlocated" for r in (a, b)):  # nothing to compare
+    st.markdown("**No verdict:** one side's results are no verdict (see the banner above): no comparison is shown "
+                "or sent to the report.")
+    st.stop()
+
 if a.n_queries == 0:
     st.warning("No question enters the means: label relevant chunks on the Golden set editor page.",
                icon=":material/info:")
@@ -101,9 +106,6 @@ report_ui.publish_comparison(table, cv.report_names(cfg_a, cfg_b), ctx.golden_se
 views.section(f"Per metric at K = {k}", "Delta = B − A over the same questions (paired).")
 if a.comparable and b.comparable:
     st.markdown(f"**{views.esc(comparison_summary(table))}**")
-elif any(r.no_verdict is not None and r.no_verdict.kind != "unlocated" for r in (a, b)):
-    st.markdown("**No verdict:** one side's results are no verdict (see the banner above): no table is shown.")
-    st.stop()
 else:  # no winner is named from numbers computed mostly from contexts found nowhere
     st.markdown("**Not comparable:** one side's contexts could not be located in the corpus (see the banner above); "
                 "the table below is no verdict.")
