@@ -1,5 +1,5 @@
-"""A golden change killed mid-way (issue 47): a child process replaces the golden set (and brings in a
-system) and is SIGKILLed at its k-th ``os.replace`` (before the rename: its temporary file is written,
+"""A golden change killed mid-way (issue 47): a child process replaces the golden set (brings in a system,
+resets, undoes) and is SIGKILLed at its k-th ``os.replace`` (before the rename: its temporary file is written,
 the target is not), or after the change completed.  Whatever k, the set on disk is the old one or the
 new one, never torn or mixed; when it is the new one, undo still lists the old one and puts it back; the
 systems index is whole; doing the change again completes it."""
@@ -52,6 +52,10 @@ CHILD = textwrap.dedent("""
     os.replace = dying_replace
     if what == "replace":
         session.replace(t.NEW)
+    elif what == "reset":
+        session.reset()
+    elif what == "undo":
+        session.undo()
     else:
         bring_in(session, SystemStore(ws.folder / "systems"), golden=t.NEW,
                  uploads=[SystemUpload("my app", "log.jsonl", t.LOG)], chunks=t.CHUNKS)
@@ -117,3 +121,29 @@ def test_a_bring_in_killed_at_any_step_is_whole_or_completes_when_done_again(tmp
     assert out.kind == "success" and [s.name for s in added] == ["my app"]
     assert _ids(session.golden) == _ids(NEW)
     assert len(ws.history()) >= history
+
+
+@pytest.mark.parametrize("k", range(1, 5))
+def test_a_reset_killed_at_any_step_leaves_old_or_shipped_and_undo(tmp_path, k):
+    GoldenSession(Workspace("c", root=tmp_path), SHIPPED, name="c").replace(NEW)
+    _killed_at(tmp_path, k, "reset")
+    ws = Workspace("c", root=tmp_path)
+    session = GoldenSession(ws, SHIPPED, name="c")
+    assert _ids(session.golden) in (_ids(NEW), _ids(SHIPPED))
+    if _ids(session.golden) == _ids(SHIPPED):
+        assert session.undo().saved and _ids(session.golden) == _ids(NEW)
+
+
+@pytest.mark.parametrize("k", range(1, 5))
+def test_an_undo_killed_at_any_step_leaves_one_version_and_loses_none(tmp_path, k):
+    s = GoldenSession(Workspace("c", root=tmp_path), SHIPPED, name="c")
+    s.replace(EDITED)
+    s.replace(NEW)
+    _killed_at(tmp_path, k, "undo")
+    ws = Workspace("c", root=tmp_path)
+    session = GoldenSession(ws, SHIPPED, name="c")
+    assert _ids(session.golden) in (_ids(NEW), _ids(EDITED))
+    if _ids(session.golden) == _ids(EDITED):  # undone: redo brings NEW back
+        assert session.undo(redo=True).saved and _ids(session.golden) == _ids(NEW)
+    else:  # not undone: undo still works
+        assert session.undo().saved and _ids(session.golden) == _ids(EDITED)
