@@ -33,6 +33,22 @@ websocket protocol as a browser does (widget states by the widgets' keys, file u
    per-address budget, ``guesses_per_address``, stops it), 10 from each of three more addresses, then
    2 from a fourth (the whole server's ``guesses_per_server`` stops them).
 
+Issue 50's attacks (``--attacks`` names them: ``bombs,widget,reruns,claims,embed``):
+
+7. **bombs**: on Bring your system, a 218-byte double gzip (30 MB inside), a 459-byte Parquet file
+   of 150 MB of text, a gzip just over the upload limit once unwrapped, and a 917-byte ``.jsonl.gz``
+   of 16,000 identical questions (each must be refused before it is expanded or parsed; the run's time
+   and each process's peak memory are reported);
+8. **widget**: one message just over ``server.maxWidgetStateSize`` (the connection must be closed
+   unparsed, code 1009);
+9. **reruns**: ``--reruns`` reruns back to back from one tab (past the rerun rate they get a short
+   message, not the page);
+10. **claims**: wrong teacher claims (``POST /_lab/teacher-session``, no authentication) from 8 threads
+    for ``--claim-seconds`` (each refused without a write to the session store);
+11. **embed** (CPU as a budget): a 1 MB corpus, half ``corpus_mb``, whose embedding passes
+    ``embed_texts_per_seat`` (refused before it is kept), then fresh 150 KB corpora one after another
+    until a budget refuses one: the texts the seat embedded and the app processes' CPU-seconds meanwhile.
+
 Printed: per attack its outcome (refused / bounded / what it spent) and the students' p50/p95 while it
 ran; the students' overall p50/p95 and how many were refused a seat; the peak resident memory of each
 app process (``VmHWM``) against ``process_memory_mb``; the load average before and after.  The last
@@ -41,6 +57,8 @@ line is machine-readable::
     noisy: N=<n> procs=<p> p50=<ms> p95=<ms> refused=<unseated> flood_seats=<k>/<tries> corpus_over=<refused|ran>
     corpus_s=<s> golden=<refused|accepted> golden_ms=<ms> judge_big=<refused|ran> judge_forged=<calls>
     judge_confirm=<asked|not asked> judge_calls=<made>/<planned> puts=<ok>/<sent> guesses=<wrong>/<addr>/<server>
+    bombs_refused=<k>/4 widget_close=<code> reruns=<served>/<refused> embed_big=<refused|loaded>
+    embed_texts=<texts the seat embedded> embed_cpu_s=<app CPU-s during it> claims=<sent>@<per second>/s
     peak_rss_mb=<a,b> budget_mb=<m> over_budget=<processes> rss_growth_mb=<x> load=<1-min load average>
 
 (one line).  Not a unit test; loopback only; each attack bounded.
@@ -274,7 +292,7 @@ async def corpus_attack(c: From, b: Budgets, timeout: float, rep: dict) -> None:
     t0 = time.perf_counter()
     try:
         await asyncio.wait_for(c.click("corpus_upload_go"), timeout=timeout)
-        rep["at"] = "loaded"
+        rep["at"] = "refused (embedding budget)" if c.said(r"embedding budget|corpora_per_seat") else "loaded"
     except asyncio.TimeoutError:  # Cancel: its click reruns the page, which stops the load at its next batch
         rep["at"] = f"cancelled after {timeout:.0f} s"
         rep["at_s"] = time.perf_counter() - t0
@@ -418,6 +436,193 @@ async def guess_attack(d: Deployment, b: Budgets, rep: dict) -> None:
                       f"; log lines {rep['logged']}")
 
 
+# ---- issue 50: decompression bombs, a quadratic golden import, a big message, a rerun flood --------------
+BRING_PAGE = "bring_your_system"
+
+
+def bombs() -> dict[str, tuple[str, bytes]]:
+    """``{attack: (file name, bytes)}``: the issue's files, built here (seconds, a few MB at most in memory)."""
+    import gzip
+    import io
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from rag_metrics.server.deploy import APP_LIMITS
+
+    buf = io.BytesIO()
+    pq.write_table(pa.table({"question": ["x" * 100_000] * 1500}), buf, compression="zstd")
+    over = APP_LIMITS["server.maxUploadSize"] * 1024 * 1024 + 1
+    return {"double_gzip": ("log.jsonl.gz.gz", gzip.compress(gzip.compress(b"\n" * (30 << 20), 9), 9)),
+            "parquet": ("log.parquet", buf.getvalue()),
+            "gzip_over": ("log.jsonl.gz", gzip.compress(b"a" * over, 9)),
+            "golden_dup": ("golden.jsonl.gz", gzip.compress(b'{"question": "same?"}\n' * 16_000, 9))}
+
+
+async def bomb_attack(c: From, d: Deployment, rep: dict) -> None:
+    found = []
+    for name, (fname, data) in bombs().items():
+        await c.rerun(BRING_PAGE)
+        before = {p: _peak_rss_mb(p) for p in d.app_pids()}
+        t0 = time.perf_counter()
+        status = await c.upload("bring_files", fname, data)
+        ms = (time.perf_counter() - t0) * 1000
+        said = c.said(r"over the limit|gzip inside gzip|more than [\d,]+ questions")
+        grew = max((_peak_rss_mb(p) - v for p, v in before.items()), default=float("nan"))
+        rep[name] = {"bytes": len(data), "put": status, "ms": ms, "refused": bool(said), "peak_growth_mb": grew}
+        found.append(f"{name} ({len(data):,} B) {'refused' if said else 'READ'} in {ms:.0f} ms, peak +{grew:.0f} MB"
+                     + (f": \"{said[:70]}\"" if said else ""))
+    rep["refused"] = sum(1 for v in rep.values() if isinstance(v, dict) and v.get("refused"))
+    rep["outcome"] = "; ".join(found)
+
+
+async def widget_attack(d: Deployment, rep: dict) -> None:
+    from rag_metrics.server.deploy import APP_LIMITS
+
+    c = From(d.ws_url, 1002, d.http_url, HOSTILE)
+    await join(c)
+    size = APP_LIMITS["server.maxWidgetStateSize"] * 1_000_000 + 1
+    t0 = time.perf_counter()
+    try:
+        await c.ws.send(b"\0" * size)
+        await asyncio.wait_for(c.ws.wait_closed(), 30)
+        rep["close"] = c.ws.close_code
+    except (TimeoutError, asyncio.TimeoutError):
+        rep["close"] = "open"
+    finally:
+        await c.__aexit__(None, None, None)
+    rep["outcome"] = (f"one {size:,}-byte message: connection closed with code {rep['close']} in "
+                      f"{(time.perf_counter() - t0) * 1000:.0f} ms (1009: too big, never parsed)")
+
+
+async def rerun_flood(c: From, reruns: int, rep: dict) -> None:
+    served, refused, ms = 0, 0, []
+    for _ in range(reruns):
+        t0 = time.perf_counter()
+        await c.rerun(GOLDEN_PAGE)
+        ms.append((time.perf_counter() - t0) * 1000)
+        if c.said("redraws in"):
+            refused += 1
+        else:
+            served += 1
+    rep.update(served=served, refused=refused)
+    rep["outcome"] = (f"{reruns} reruns back to back: {served} served, {refused} given the rate message; "
+                      f"median {sorted(ms)[len(ms) // 2]:.0f} ms a rerun")
+
+
+# ---- issue 50: CPU as a budget (embedding per seat), a flood of wrong teacher claims ----------------------
+def app_cpu_s(d: Deployment) -> float:
+    """CPU-seconds (user + system) the app processes have used so far (``/proc/<pid>/stat``)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in d.app_pids():
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text(encoding="ascii").rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
+
+
+def _embedded(d: Deployment) -> dict[str, int]:
+    path = d.workspace / ".class" / "embed.json"  # type: ignore[operator]
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {k: int(sum(n for _, n in v)) for k, v in data.items() if isinstance(v, list)}
+
+
+async def embed_attack(c: From, d: Deployment, b: Budgets, timeout: float, rep: dict) -> None:
+    """A corpus within ``corpus_mb`` whose embedding passes the seat's budget (refused before it is kept),
+    then fresh small corpora one after another until a budget refuses one: the texts the seat embedded
+    and the app processes' CPU-seconds meanwhile (every session's, the students' too)."""
+    await c.rerun(CORPUS_PAGE)
+    big = corpus_jsonl(1024 * 1024, random.randrange(10**9))  # 1 MB: half corpus_mb, about 2,600 chunks
+    await c.upload("corpus_upload", "big.jsonl", big)
+    await c.set("corpus_upload_name", string_value="hostile-cpu")
+    cpu0, t0 = app_cpu_s(d), time.perf_counter()
+    await c.click("corpus_upload_go")
+    said = c.said(r"embedding budget|corpora_per_seat|corpora_mb_per_seat")
+    rep["big"] = "refused" if said else "loaded"
+    rep["big_ms"] = (time.perf_counter() - t0) * 1000
+    rep["big_said"] = (said or "")[:160]
+    loads: list[str] = []
+    deadline = time.monotonic() + timeout
+    for i in range(12):
+        if time.monotonic() > deadline:
+            loads.append("stopped at the attack's bound")
+            break
+        small = corpus_jsonl(150_000, random.randrange(10**9))  # about 400 new chunks each
+        await c.rerun(CORPUS_PAGE)
+        await c.upload("corpus_upload", f"small{i}.jsonl", small)
+        await c.set("corpus_upload_name", string_value=f"hostile-cpu-{i}")
+        t1 = time.perf_counter()
+        try:
+            await asyncio.wait_for(c.click("corpus_upload_go"), timeout=max(10.0, deadline - time.monotonic()))
+        except asyncio.TimeoutError:
+            loads.append(f"#{i} still embedding at the bound")
+            break
+        said = c.said(r"embedding budget|corpora_per_seat|corpora_mb_per_seat")
+        if said:
+            loads.append(f"#{i} refused in {(time.perf_counter() - t1) * 1000:.0f} ms")
+            which = re.search(r"lab\.budgets\.\w+", said.replace("\\", ""))
+            rep["refused_by"] = which.group(0) if which else said[:80]
+            break
+        loads.append(f"#{i} loaded in {time.perf_counter() - t1:.1f} s")
+    rep["cpu_s"] = app_cpu_s(d) - cpu0
+    rep["s"] = time.perf_counter() - t0
+    used = _embedded(d)
+    rep["texts"] = max((v for k, v in used.items() if k.startswith("seat:")), default=0)
+    rep["outcome"] = (f"a {len(big):,} B corpus (corpus_mb {b.corpus_mb}) {rep['big']} in {rep['big_ms']:.0f} ms"
+                      + (f" (\"{rep['big_said'][:100]}\")" if rep['big_said'] else "")
+                      + f"; then 150 KB corpora: {', '.join(loads)}; refused by {rep.get('refused_by', 'none')}; "
+                      f"the seat embedded {rep['texts']:,} texts (embed_texts_per_seat {b.embed_texts_per_seat}); "
+                      f"the app processes used {rep['cpu_s']:.0f} CPU-s in {rep['s']:.0f} s (all sessions)")
+
+
+def _claim(url: str, n: int) -> int:
+    req = urllib.request.Request(url, data=f"claim=wrong-{n}-{uuid.uuid4().hex}".encode(), method="POST",
+                                 headers={"Content-Type": "application/x-www-form-urlencoded",
+                                          "Sec-Fetch-Site": "same-origin", "X-Forwarded-For": HOSTILE})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return int(r.status)
+    except urllib.error.HTTPError as e:
+        return int(e.code)
+    except OSError:
+        return 0
+
+
+async def claim_flood(d: Deployment, seconds: float, rep: dict) -> None:
+    """Wrong teacher claims (``POST /_lab/teacher-session``, no authentication) as fast as 8 threads send
+    them, for ``seconds``: each must be refused without a write to the session store."""
+    from ui.teacher_route import PATH
+
+    url = d.http_url.rstrip("/") + PATH
+    store = d.workspace / ".class"  # type: ignore[operator]
+    before = {p.name: p.stat().st_mtime_ns for p in store.glob("*")} if store.is_dir() else {}
+    codes: dict[int, int] = {}
+    end = time.monotonic() + seconds
+
+    def worker(k: int) -> None:
+        i = 0
+        while time.monotonic() < end:
+            code = _claim(url, k * 10**6 + i)
+            codes[code] = codes.get(code, 0) + 1
+            i += 1
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*(asyncio.to_thread(worker, k) for k in range(8)))
+    took = time.perf_counter() - t0
+    after = {p.name: p.stat().st_mtime_ns for p in store.glob("*")} if store.is_dir() else {}
+    written = sorted(n for n, t in after.items() if before.get(n) != t and "session" in n)
+    sent = sum(codes.values())
+    rep.update(sent=sent, rate=sent / took, codes=codes, written=written)
+    rep["outcome"] = (f"{sent:,} wrong claims in {took:.0f} s ({sent / took:.0f}/s), answers "
+                      f"{dict(sorted(codes.items()))}; teacher session files written meanwhile: {written or 'none'}")
+
+
 # ---- figures -----------------------------------------------------------------------------------------
 def pcts(xs: list[float]) -> tuple[float, float]:
     xs = sorted(xs)
@@ -440,7 +645,9 @@ def main() -> None:
     ap.add_argument("--puts", type=int, default=60, help="1 MB PUTs of the hostile student")
     ap.add_argument("--questions", type=int, default=30_000, help="questions in the golden import")
     ap.add_argument("--attack-timeout", type=float, default=300.0, help="bound on one costly attack (s)")
-    ap.add_argument("--attacks", default="seats,golden,judge,guesses,corpus,uploads",
+    ap.add_argument("--reruns", type=int, default=60, help="reruns back to back in the rerun flood")
+    ap.add_argument("--claim-seconds", type=float, default=20.0, help="length of the flood of wrong teacher claims")
+    ap.add_argument("--attacks", default="seats,golden,judge,guesses,claims,bombs,widget,reruns,embed,corpus,uploads",
                     help="in this order (the corpus late: its embedding is the longest; the upload flood after it, "
                          "as it spends the session's upload budget)")
     ap.add_argument("--out", default="", help="append the printed lines to this file")
@@ -491,6 +698,11 @@ def main() -> None:
                         "judge": lambda r: judge_attack(me, b, judge, d, args.attack_timeout, r),
                         "uploads": lambda r: upload_flood(me, b, args.puts, r),
                         "guesses": lambda r: guess_attack(d, b, r),
+                        "bombs": lambda r: bomb_attack(me, d, r),
+                        "widget": lambda r: widget_attack(d, r),
+                        "reruns": lambda r: rerun_flood(me, args.reruns, r),
+                        "embed": lambda r: embed_attack(me, d, b, args.attack_timeout, r),
+                        "claims": lambda r: claim_flood(d, args.claim_seconds, r),
                     }
                     try:
                         for name in args.attacks.split(","):
@@ -549,6 +761,13 @@ def main() -> None:
             f"judge_calls={j.get('calls', 'na')}/{j.get('planned', 'na')} "
             f"puts={reports.get('uploads', {}).get('ok', 'na')}/{args.puts} "
             f"guesses={g.get('wrong', 0)}/{g.get('address', 0)}/{g.get('server', 0)} "
+            f"bombs_refused={reports.get('bombs', {}).get('refused', 'na')}/4 "
+            f"widget_close={reports.get('widget', {}).get('close', 'na')} "
+            f"reruns={reports.get('reruns', {}).get('served', 'na')}/{reports.get('reruns', {}).get('refused', 'na')} "
+            f"embed_big={reports.get('embed', {}).get('big', 'na')} "
+            f"embed_texts={reports.get('embed', {}).get('texts', 'na')} "
+            f"embed_cpu_s={reports.get('embed', {}).get('cpu_s', float('nan')):.0f} "
+            f"claims={reports.get('claims', {}).get('sent', 'na')}@{reports.get('claims', {}).get('rate', 0):.0f}/s "
             f"peak_rss_mb={','.join(f'{v:.0f}' for _, v in sorted(peaks.items()))} budget_mb={budget} "
             f"over_budget={over} rss_growth_mb={sum(peaks.values()) - base_total:.0f} "
             f"load={load_after.split()[0]}")

@@ -57,16 +57,46 @@ class Dropped:
     roles: list[str] = field(default_factory=list)
 
 
+def _session_gone() -> Any:
+    """A test of whether this browser session has ended (its tab closed): the worker reading its file is
+    then killed."""
+    from streamlit.runtime import Runtime, exists
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    if ctx is None or not exists():
+        return None
+    runtime, session = Runtime.instance(), ctx.session_id
+    return lambda: not runtime.is_active_session(session)
+
+
+def _describe(data: bytes, name: str) -> FileRead:
+    """:func:`describe_bytes`; in class mode in a worker process with a memory limit, within this run's
+    reading budget, killed when the session ends (:mod:`rag_metrics.io.worker`)."""
+    from rag_metrics.config import class_mode_on
+
+    if not class_mode_on():
+        return describe_bytes(data, name)
+    from rag_metrics.io.containers import read_limit
+    from rag_metrics.io.worker import Cancelled, describe_within, run_limited
+
+    try:
+        return run_limited(describe_within, data, name, read_limit(), what=name, cancelled=_session_gone())
+    except Cancelled:
+        st.stop()
+        raise
+
+
 def _read_one(name: str, data: bytes) -> Dropped:
     if PurePath(name).suffix.lower() in (".md", ".markdown", ".txt"):
         try:
-            got = describe_bytes(data, name)
+            got = _describe(data, name)
         except InputError:  # prose, not a TREC file: a document of the corpus
             return Dropped(name, data, FileRead("documents", f"{name}: a document ({len(data):,} bytes) for the "
                                                              "corpus"), roles=["corpus"])
         return Dropped(name, data, got, roles=[ROLES.get(got.kind, "")])
     try:
-        got = describe_bytes(data, name)
+        got = _describe(data, name)
     except InputError as e:
         return Dropped(name, data, None, str(e))
     roles = ["golden", "corpus"] if got.kind == "llamaindex" else [ROLES.get(got.kind, "")]
