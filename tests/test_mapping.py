@@ -139,3 +139,21 @@ def test_the_docs_show_these_exact_mappings_and_they_read_the_real_files():
                                 ("custom/recipe_golden_set.jsonl", RECIPE_MAP, "golden", 12)):
         got = describe_bytes((real / path).read_bytes(), path, mapping=spec)
         assert got.kind == kind and len(got.log.rows if got.log is not None else got.golden) == n, path
+
+
+def test_answers_takes_map(tmp_path, capsys):
+    from rag_metrics.cli import main
+
+    (tmp_path / "log.jsonl").write_text(
+        '{"prompt": "What is alpha?", "output": "Alpha is the first letter.", "docs": [{"t": "Alpha is the first '
+        'letter of the Greek alphabet."}]}\n')
+    args = ["answers", "--data", str(tmp_path / "log.jsonl"), "--format", "json"]
+    assert main(args) == 2  # no question field the reader knows
+    capsys.readouterr()
+    assert main(args + ["--map", "qestion=prompt,contexts=docs[].t"]) == 2
+    assert "unknown key 'qestion'" in capsys.readouterr().err  # the option reaches the reader
+    from rag_metrics.answers.data import read_answers
+
+    (item,), report = read_answers(tmp_path / "log.jsonl", mapping="question=prompt,answer=output,contexts=docs[].t")
+    assert report.ok and item.question == "What is alpha?" and item.answer == "Alpha is the first letter."
+    assert item.contexts == ("Alpha is the first letter of the Greek alphabet.",) and item.system == "log"

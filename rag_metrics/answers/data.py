@@ -16,6 +16,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path, PurePath
+from typing import Any
 
 from rag_metrics.answers.types import VERDICTS, AnswerItem
 from rag_metrics.errors import InputError, ValidationReport
@@ -61,14 +62,21 @@ def _extras(text: str, suffix: str) -> dict[int, dict]:
     return out
 
 
-def parse_answers(data: bytes | str, filename: str, system: str | None = None
+def parse_answers(data: bytes | str, filename: str, system: str | None = None, mapping: Any = None
                   ) -> tuple[list[AnswerItem], ValidationReport]:
     """Answer items of a RAG log file (or trace export), and every problem found (see the module doc).
 
     Rows without an answer column are kept (their answer metrics get status ``empty_answer``).
     ``system`` names the answering system of rows that do not say (default: the file name).
+    ``mapping`` (a ``--map`` spec, :mod:`rag_metrics.io.mapping`) names the fields first.
     """
     from rag_metrics.io.raglog import parse_rag_log
+
+    if mapping:
+        from rag_metrics.io.mapping import apply_mapping
+
+        system = system or PurePath(filename).name.split(".")[0]
+        data, filename = apply_mapping(data.encode("utf-8") if isinstance(data, str) else data, filename, mapping)
 
     if isinstance(data, bytes):
         try:
@@ -112,13 +120,13 @@ def merge_answer_sets(sets: list[tuple[str, list[AnswerItem] | tuple[AnswerItem,
     return out
 
 
-def read_answers(path: str | os.PathLike[str]) -> tuple[list[AnswerItem], ValidationReport]:
-    """:func:`parse_answers` of a file on disk."""
+def read_answers(path: str | os.PathLike[str], mapping: Any = None) -> tuple[list[AnswerItem], ValidationReport]:
+    """:func:`parse_answers` of a file on disk (``mapping``: a ``--map`` spec)."""
     p = Path(path)
     if not p.is_file():
         raise InputError(f"answers file {str(p)!r} not found; give a RAG log (.jsonl, .json, .csv) with "
                          "question, answer and contexts columns")
-    return parse_answers(p.read_bytes(), str(p))
+    return parse_answers(p.read_bytes(), str(p), mapping=mapping)
 
 
 def sample_answers_path() -> Path:

@@ -33,6 +33,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                     "OpenAI-compatible endpoint (key from the environment variable --api-key-env).")
     ap.add_argument("--data", required=True, metavar="FILE", help="RAG log: .jsonl, .json (rows or the ragas "
                     "columnar shape) or .csv")
+    ap.add_argument("--map", default=None, metavar="KEY=FIELD,...",
+                    help="name the log's fields when its own names do not fit, e.g. question=query,answer=output,"
+                         "contexts=results[].text (docs/your-files.md#column-mapping-when-sniffing-cannot-decide-"
+                         "you-say-it)")
     ap.add_argument("--judge", choices=["offline", "llm"], default=None,
                     help="offline (default) or llm (implied by --judge-url)")
     ap.add_argument("--judge-url", metavar="URL", help="OpenAI-compatible base URL, e.g. http://localhost:11434/v1")
@@ -113,7 +117,7 @@ def run(args: argparse.Namespace) -> int:
     from rag_metrics.answers.data import read_answers
     from rag_metrics.answers.scoring import evaluate_answers
 
-    items, report = read_answers(args.data)
+    items, report = read_answers(args.data, mapping=args.map)
     for w in report.warning_lines():
         stderr(f"{PROG} answers: {w}")
     report.raise_if_errors(str(args.data))
