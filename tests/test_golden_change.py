@@ -151,3 +151,18 @@ def test_the_workspace_reset_keeps_the_removed_set_in_undo(tmp_path):
     s.reload()
     assert _ids(s.golden) == _ids(SHIPPED)
     assert s.undo().saved and _ids(s.golden) == _ids(FROM_LOG)
+
+
+def test_a_set_that_cannot_be_written_adds_no_system_and_says_so(tmp_path, monkeypatch):
+    ws = Workspace("c", root=tmp_path)
+    session = GoldenSession(ws, SHIPPED, name="c")
+
+    def unwritable(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(Workspace, "save", unwritable)
+    store = SystemStore(ws.folder / "systems")
+    out, added = bring_in(session, store, golden=FROM_LOG, uploads=[SystemUpload("my app", "log.jsonl", _log())],
+                          chunks=CHUNKS)
+    assert added == [] and store.names() == [] and out.kind == "warning"
+    assert "in this browser session only" in out.message() and "no system added" in out.message()

@@ -169,12 +169,12 @@ def bring_in(session: GoldenSession | None, store: SystemStore, *, golden: Golde
     if golden is not None and session is not None:
         before = session.version
         res = session.replace(golden)
-        if session.save_error or (res is not None and not res.saved):
-            out.refused.append(session.save_error or "golden set not saved over the file: another session saved it "
-                               "in between (your copy is beside it; see the Golden set editor)")
+        told = save_outcome(session, res, golden_done or f"Golden set replaced ({len(golden)} questions)")
+        out.done.extend(told.done)
+        if told.refused:  # not written (kept in this session only, a conflict, the teacher's change): no system
+            out.refused.extend([*told.refused, "no system added"])
             return out, []
         replaced = res is not None and res.saved and res.version != before
-        out.done.append(golden_done or f"Golden set replaced ({len(golden)} questions)")
     try:
         added = store.add_prepared(prepared)
     except InputError as e:
