@@ -30,7 +30,7 @@ Example ``[lab.budgets]`` (every key optional; these are the defaults):
     corpora_per_seat = 5             # corpora one seat may keep (uploads, in its own space)
     corpora_mb_per_seat = 4          # ... and their documents' total size (MB)
     embed_texts_per_seat = 1500      # new texts (cache misses) one seat may embed per embed_window_s: about
-                                     # 0.06 CPU-s each for a 500-character chunk (0.1 s for the model's longest)
+                                     # 0.05 CPU-s each for a 500-character chunk (0.11 for the model's longest)
     embed_texts_per_class = 15000    # ... and every seat together
     embed_window_s = 3600
     golden_questions = 1000          # questions in a student's golden set (import or edit)

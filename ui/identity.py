@@ -566,8 +566,8 @@ def _budgets_panel(spent: Mapping[str, tuple[int, int]], embedded: int = 0) -> N
         st.caption(f"Embedding (CPU): the class embedded {embedded:,} new texts in the last "
                    f"{b.embed_window_s:,} s, of {b.embed_texts_per_class:,} (lab.budgets.embed_texts_per_class); a "
                    f"seat may embed {b.embed_texts_per_seat:,} (embed_texts_per_seat; a 500-character chunk costs "
-                   f"about 0.06 CPU-seconds) and keep {b.corpora_per_seat} corpora of {b.corpora_mb_per_seat} MB in "
-                   "all (corpora_per_seat, corpora_mb_per_seat).")
+                   f"about 0.05 CPU-seconds, the longest text 0.11) and keep {b.corpora_per_seat} corpora of "
+                   f"{b.corpora_mb_per_seat} MB in all (corpora_per_seat, corpora_mb_per_seat).")
         now, peak = process_rss_mb()
         if now == now:  # not nan: a /proc to read
             st.caption(f"This app process holds {now:,.0f} MB (peak {peak:,.0f} MB) of its "
