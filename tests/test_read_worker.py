@@ -1,5 +1,5 @@
 """Parsing that can still be costly runs in a worker with a memory limit, killed when its session ends
-(issue 50): the Bring page's reader in class mode (:mod:`rag_metrics.io.worker`)."""
+(issue 50): the Bring page's reader in class mode (:mod:`rag_metrics.worker`)."""
 from __future__ import annotations
 
 import gzip
@@ -10,7 +10,7 @@ import time
 import pytest
 
 from rag_metrics.errors import InputError
-from rag_metrics.io.worker import Cancelled, describe_within, run_limited
+from rag_metrics.worker import Cancelled, describe_within, run_limited
 
 
 def test_a_parse_over_the_worker_s_memory_ends_in_the_worker_with_a_clear_message():

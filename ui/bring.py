@@ -72,13 +72,13 @@ def _session_gone() -> Any:
 
 def _describe(data: bytes, name: str) -> FileRead:
     """:func:`describe_bytes`; in class mode in a worker process with a memory limit, within this run's
-    reading budget, killed when the session ends (:mod:`rag_metrics.io.worker`)."""
+    reading budget, killed when the session ends (:mod:`rag_metrics.worker`)."""
     from rag_metrics.config import class_mode_on
 
     if not class_mode_on():
         return describe_bytes(data, name)
     from rag_metrics.io.containers import read_limit
-    from rag_metrics.io.worker import Cancelled, describe_within, run_limited
+    from rag_metrics.worker import Cancelled, describe_within, run_limited
 
     try:
         return run_limited(describe_within, data, name, read_limit(), what=name, cancelled=_session_gone())
@@ -389,8 +389,8 @@ def pair_verdict(ctx: Any) -> bool:
             continue
         st.markdown(f"**{views.esc(label)}** ({views.esc(rname)}) against **{views.esc(qname)}**: "
                     f"{res.n_queries} queries · {views.esc(views.answered_absent(res))}")
-        views.located_banner(res, label)
-        views.metric_cards(res.summary(metrics, [ctx.k]), key=f"bring_pair_{n}")
+        if views.verdict_banner(res, label):  # no number as a result when it is no verdict
+            views.metric_cards(res.summary(metrics, [ctx.k]), key=f"bring_pair_{n}")
         for note in notes[:4]:
             st.caption(views.esc(note))
     return True
