@@ -208,6 +208,9 @@ class EmbeddingBudgetExceeded(InputError):
 
 #: The key of the whole class in :class:`EmbedLedger`.
 CLASS_KEY = "class"
+#: Batches embedded within this many seconds of a key's last entry are added to it (the window is kept to
+#: the minute; the file stays small however many small batches a class embeds).
+BUCKET_S = 60
 
 
 class EmbedLedger(_JsonStore):
@@ -254,7 +257,12 @@ class EmbedLedger(_JsonStore):
                     return key, used, int(cap), max(0.0, reset)
             if texts > 0:
                 for key, _ in limits:
-                    data[key] = [*data.get(key, []), [now, texts]]
+                    events = data.get(key, [])
+                    if events and now - events[-1][0] < BUCKET_S:  # one entry a minute: a small file
+                        events[-1][1] += texts
+                    else:
+                        events.append([now, texts])
+                    data[key] = events
             return None
 
     def used(self, key: str, window: float, now: float | None = None) -> int:

@@ -45,6 +45,9 @@ def test_the_window_slides():
     assert led.spend([("seat:a", 10)], 10, 60, now=0) is None
     assert led.spend([("seat:a", 10)], 1, 60, now=30) == ("seat:a", 10, 10, 30.0)
     assert led.spend([("seat:a", 10)], 10, 60, now=61) is None
+    for t in range(100, 130):  # many small batches in one minute: one entry (the file stays small)
+        led.spend([("seat:b", 1000)], 1, 3600, now=t)
+    assert led._read()["seat:b"] == [[100.0, 30.0]] and led.used("seat:b", 3600, now=200) == 30
 
 
 def test_the_apps_encoder_charges_what_it_embeds_directly(tmp_path):
