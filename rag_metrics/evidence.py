@@ -9,7 +9,8 @@ windows) is judged against it:
    a lab chunk id is its span, a document id the whole document; a text is found exactly (after
    normalisation: NFKC, case folded, whitespace collapsed), else by fuzzy alignment (word-trigram anchors, then
    ``rapidfuzz.fuzz.partial_ratio_alignment`` >= :data:`FUZZY_THRESHOLD`) to a document and a
-   character span.  A context found nowhere is *unlocated*;
+   character span; a text holding a whole document (every word trigram of it, and its normalised
+   text) is that whole document.  A context found nowhere is *unlocated*;
 2. **hold**: a located context holds an evidence passage by :func:`held_grade`, THE relevance rule
    (the same rule ``sample_corpus/build_golden.py`` uses to turn the sample's quotes into chunk
    labels);

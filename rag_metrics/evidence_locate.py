@@ -203,6 +203,14 @@ class CorpusIndex:
         hits: dict[int, list[int]] = {}
         for d, w in zip(rows[sel].tolist(), poss[sel].tolist()):
             hits.setdefault(d, []).append(w)
+        # a context holding a whole document (a ragas context "Title by Author: <the document>", a
+        # document pasted amid other text): every word trigram of that document is one of the
+        # context's, and its normalised text is in the context.  The longest such document wins.
+        whole = [d for d, ws in hits.items()
+                 if len(set(ws)) >= max(1, len(self._words[d]) - 2) and self._norm[d] in n]
+        if whole:
+            d = max(whole, key=lambda x: len(self._norm[x]))
+            return Location(self.ids[d], 0, len(self.texts[self.ids[d]]), "document", 100.0)
         need = max(1, int(0.2 * len(grams)))
         cands = sorted(((len(set(ws)), d) for d, ws in hits.items() if len(set(ws)) >= need), reverse=True)[:3]
         from rapidfuzz import fuzz

@@ -156,14 +156,21 @@ def test_document_level_against_another_corpus_is_not_comparable(tmp_path, capsy
     assert _last(out).startswith("ragas: NOT COMPARABLE: 9 of 9 contexts (100%) could not be located")
 
 
-@pytest.mark.parametrize("prefix", ["Refund policy\n\n", ""])
-def test_a_context_holding_a_whole_document_is_that_document(prefix):
+FILLER = " ".join(f"Unrelated sentence {i} about the weather and the garden." for i in range(40))
+
+
+@pytest.mark.parametrize("before, after", [("Refund policy\n\n", "\n\nSource: the help centre."),
+                                           ("", f" {FILLER}"), (f"{FILLER} ", f" {FILLER}")])
+def test_a_context_holding_a_whole_document_is_that_document(before, after):
+    """Before: a short document amid a long context was unlocated (too few of the context's word
+    trigrams are the document's for the fuzzy search)."""
     from rag_metrics.evidence import CorpusIndex
 
-    text = (DOCS / "refund-policy.md").read_text(encoding="utf-8")
-    index = CorpusIndex.of({"refund-policy": text, "other": "A different document about something else entirely."})
-    loc = index.locate(prefix + text + "\n\nSource: the help centre.")
-    assert loc.located and loc.doc == "refund-policy"
+    text = "Refunds are issued within 14 days of purchase for annual plans, to the original payment method."
+    index = CorpusIndex({"refund": text, "other": "A different document about something else entirely, in words."})
+    loc = index.locate(before + text + after)
+    assert (loc.doc, loc.start, loc.end) == ("refund", 0, len(text))
+    assert not index.locate(FILLER).located
 
 
 def test_cli_only_answered_and_nothing_matched_is_no_verdict_not_bad_input(tmp_path, capsys):
