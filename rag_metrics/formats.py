@@ -63,6 +63,8 @@ class FileRead:
     warnings: tuple[str, ...] = ()
 
 
+# FileRead.warnings: a repeated warning is shown once and then counted (examples=1), so the first
+# lines a page shows (Bring shows three) always include the count.
 def _first_errors(report: Any, n: int = 3) -> str:
     lines = grouped_lines(report.errors, examples=1)  # an error on every line is shown once, and counted
     errs = lines[:n]
@@ -152,7 +154,7 @@ def describe_bytes(data: bytes, filename: str, role: str | None = None, mapping:
 
         return FileRead(kind, f"{name}: {s.label}: {len(qrels)} queries, {n} judgments",
                         golden=_golden_from_qrels(qrels, {}, PurePath(name).stem),
-                        warnings=tuple(report.warning_lines()))
+                        warnings=tuple(report.warning_lines(examples=1)))
     if kind in ("trec_run", "json_run", "run_table"):
         if kind == "trec_run":
             run, report = parse_trec_run(s.data, name)
@@ -166,7 +168,7 @@ def describe_bytes(data: bytes, filename: str, role: str | None = None, mapping:
                              f"{_first_errors(report)}")
         nq = len(run.query_ids()) if len(run) else 0
         return FileRead(kind, f"{name}: {s.label}: {nq} queries, {len(run)} ranked ids", run=run,
-                        warnings=tuple(report.warning_lines()))
+                        warnings=tuple(report.warning_lines(examples=1)))
     if kind in ("rag_log", "trace"):
         from rag_metrics.io.raglog import parse_rag_log
 
@@ -187,7 +189,7 @@ def describe_bytes(data: bytes, filename: str, role: str | None = None, mapping:
                 return FileRead("golden", f"{name}: {s.label} that {log.no_retrieval.split(':')[0]}, read as a "
                                           f"golden set: {_n(len(golden), 'question')}, 0 with relevant ids, {refs} "
                                           "with reference answers", golden=golden,
-                                warnings=tuple(report.warning_lines()))
+                                warnings=tuple(report.warning_lines(examples=1)))
             raise InputError(f"{name}: looks like {s.label} but {log.no_retrieval}")
         ids = "chunk ids" if log.has_ids else "context texts (matched to a corpus by text)"
         answers = ", with answers" if log.has_answers else ""
@@ -195,7 +197,7 @@ def describe_bytes(data: bytes, filename: str, role: str | None = None, mapping:
         extra = f", {refs} reference answers" if refs else ""
         skipped = f"; {len(log.skipped)} left out" if getattr(log, "skipped", ()) else ""
         return FileRead(kind, f"{name}: {s.label}: {_n(len(log.rows), 'question')} with {ids}{answers}{extra}{skipped}",
-                        log=log, warnings=tuple(report.warning_lines()))
+                        log=log, warnings=tuple(report.warning_lines(examples=1)))
     if kind == "llamaindex":
         value, msg, _ = loads_json(text)
         golden, corpus, warns = llamaindex_dataset(value, name)
@@ -221,7 +223,7 @@ def describe_bytes(data: bytes, filename: str, role: str | None = None, mapping:
         why = f" ({unread.split(';')[0]})" if unread and not labelled else ""
         return FileRead(kind, f"{name}: {s.label}: {_n(len(golden), 'question')}, {labelled} with relevant ids"
                               + (f", {refs} with reference answers" if refs else "") + why, golden=golden,
-                        warnings=tuple(report.warning_lines()))
+                        warnings=tuple(report.warning_lines(examples=1)))
     if kind == "saved_run":
         from rag_metrics.compare.history import parse_saved_run
 

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import io
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import PurePath
@@ -150,7 +151,10 @@ def _csv_run(data: bytes, source: str, report: ValidationReport) -> UploadedRun:
     if bad.any():
         col = sk or rk
         for n in np.flatnonzero(bad)[:_MAX_REPORTED]:
-            what = (f"{col} {df[col].iat[n]!r} is not a number" if math.isnan(num.iat[n]) else
+            cell = str(df[col].iat[n])
+            comma = (f" (a decimal comma: write it with a point, {cell.strip().replace(',', '.')})"
+                     if re.fullmatch(r"\s*[+-]?[0-9]+,[0-9]+\s*", cell) else "")
+            what = (f"{col} {excerpt(cell, 60)} is not a number{comma}" if math.isnan(num.iat[n]) else
                     "empty query or id cell")
             report.error(f"{what}; every row needs a query, an id and a numeric {col}", file=source,
                          line=int(lines[n]))
