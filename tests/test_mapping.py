@@ -93,7 +93,11 @@ def test_a_path_that_no_row_has_or_that_is_not_a_list_is_a_clear_refusal():
     data = b'{"query": "q", "results": [{"text": "t"}]}\n'
     with pytest.raises(InputError) as e:
         apply_mapping(data, "log.jsonl", "question=query,ids=results[].id")
-    assert "log.jsonl" in str(e.value) and "ids=results[].id" in str(e.value) and "results[].text" in str(e.value)
+    assert "log.jsonl" in str(e.value) and "row 1: ids=results[].id: no field 'id' in results[0] (fields: 'text')" \
+        in str(e.value)
+    with pytest.raises(InputError) as e:
+        apply_mapping(data, "log.jsonl", "question=query,ids=hits[].id")
+    assert "no row has the field of ids=hits[].id; the fields are query, results, results[].text" in str(e.value)
     with pytest.raises(InputError) as e:
         apply_mapping(data, "log.jsonl", "question=query[],contexts=results[].text")
     assert "row 1" in str(e.value) and "query is str, not a list" in str(e.value)
@@ -157,3 +161,27 @@ def test_answers_takes_map(tmp_path, capsys):
     (item,), report = read_answers(tmp_path / "log.jsonl", mapping="question=prompt,answer=output,contexts=docs[].t")
     assert report.ok and item.question == "What is alpha?" and item.answer == "Alpha is the first letter."
     assert item.contexts == ("Alpha is the first letter of the Greek alphabet.",) and item.system == "log"
+
+
+@pytest.mark.parametrize("data, spec", [
+    (b'["just", "strings"]', "question=q,contexts=c"),
+    (b'{"q": "x", "r": [{"id": "a", "s": "high"}]}\n', "question=q,ids=r[].id,scores=r[].s"),
+    (b'{"q": "x", "r": [{"id": "a", "s": 1}, {"id": "b"}]}\n', "question=q,ids=r[].id,scores=r[].s"),
+    (b'{"q": {"text": "x"}, "c": ["a"]}\n', "question=q,contexts=c"),
+    (b'{"q": "x", "c": [["nested"]]}\n', "question=q,contexts=c"),
+    (b'{"q": "x", "c": ["a"]}\n', "question=q,contexts=c[5]"),
+    (b'q,c\n"x","[unclosed"\n', "question=q,contexts=c[]"),
+    (b"\xff\xfe", "question=q,contexts=c"),
+    (b"", "question=q,contexts=c"),
+])
+def test_an_odd_shape_is_a_clear_refusal_never_a_crash(data, spec):
+    with pytest.raises(InputError) as e:
+        describe_bytes(data, "odd.jsonl" if not data.startswith(b"q,") else "odd.csv", mapping=spec)
+    assert str(e.value).startswith("odd."), str(e.value)
+
+
+def test_a_result_without_its_score_is_named_not_ranked_silently():
+    data = b'{"q": "x", "r": [{"id": "a", "s": 1}, {"id": "b", "s": 2}]}\n{"q": "y", "r": [{"id": "a"}]}\n'
+    with pytest.raises(InputError) as e:
+        apply_mapping(data, "log.jsonl", "question=q,ids=r[].id,scores=r[].s")
+    assert "row 2: scores=r[].s: no field 's' in r[0]" in str(e.value)

@@ -155,9 +155,10 @@ def _decoded(v: Any) -> Any:
 
 
 class _Missing(Exception):
-    def __init__(self, what: str) -> None:
+    def __init__(self, what: str, absent: bool = False) -> None:
         super().__init__(what)
         self.what = what
+        self.absent = absent  # the row has no such field at all (not: a field inside it is wrong)
 
 
 def _lookup(obj: Any, segs: list[tuple[str, list[str]]], done: str) -> Any:
@@ -175,7 +176,7 @@ def _lookup(obj: Any, segs: list[tuple[str, list[str]]], done: str) -> Any:
             break
     else:
         have = ", ".join(map(repr, list(obj)[:12]))
-        raise _Missing(f"no field {segs[0][0]!r} in {done or 'the row'} (fields: {have})")
+        raise _Missing(f"no field {segs[0][0]!r} in {done or 'the row'} (fields: {have})", absent=not done)
     value = obj[key]
     here = f"{done}.{key}" if done else key
     return _index(value, segs[n - 1][1], segs[n:], here)
@@ -335,7 +336,7 @@ def _mapped_row(row: Any, cmap: ColumnMap, role: str, found: set[str]) -> dict[s
         try:
             got[target] = _get(row, path)
         except _Missing as e:
-            if target in _OPTIONAL and e.what.startswith("no field"):  # this row lacks it; others may not
+            if target in _OPTIONAL and e.absent:  # this row lacks it; others may not
                 continue
             raise _Missing(f"{target}={path}: {e.what}") from None
         found.add(target)
@@ -408,7 +409,7 @@ def map_rows(rows: Sequence[Any], cmap: ColumnMap, filename: str, role: str | No
     n_bad = 0
     found: set[str] = set()
     for n, row in enumerate(rows, 1):
-        where = f"line {n + 1}" if from_csv else f"row {n}"
+        where = f"data row {n}" if from_csv else f"row {n}"  # a CSV cell may span lines: its row, not a line
         try:
             out.append(_mapped_row(row, cmap, role, found))
         except _Missing as e:
