@@ -181,3 +181,32 @@ def test_cli_only_answered_and_nothing_matched_is_no_verdict_not_bad_input(tmp_p
     for extra in ([], ["--only-answered"]):
         assert main(["evaluate", "--qrels", str(GOLDEN), "--run", str(other), *extra]) == 1
         assert _last(capsys.readouterr().out).startswith("other: NO VERDICT: no golden question is in the")
+
+
+def test_the_issue_ragas_csv_at_document_level_with_its_books(tmp_path, capsys):
+    """The issue's case: the Elastic blog's ragas CSV (contexts "{title} by {author}: {description}")
+    with a corpus of its books (one document per book description) and a document-level golden set.
+    Before: 12 of 12 contexts unmatched, every metric 0.0, exit 0."""
+    import ast
+    import csv
+
+    from tests.test_evidence_scenario import ARTIFACTS, RAGAS_CSV
+
+    books_json = ARTIFACTS / "ragas" / "elasticsearch_books.json"
+    if not (RAGAS_CSV.is_file() and books_json.is_file()):
+        pytest.skip("shared real artifacts not present")
+    books = json.loads(books_json.read_text(encoding="utf-8"))
+    corpus = tmp_path / "books.jsonl"
+    corpus.write_text(_jsonl([{"id": f"book-{i:03d}", "text": b["book_description"]} for i, b in enumerate(books)]))
+    by_title = {b["book_title"]: f"book-{i:03d}" for i, b in enumerate(books)}
+    with RAGAS_CSV.open(encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    gold = tmp_path / "golden.jsonl"
+    gold.write_text(_jsonl([{"id": f"q{i}", "question": r["user_input"],
+                             "relevant": {by_title[ast.literal_eval(r["retrieved_contexts"])[0].split(" by ")[0]]: 1}}
+                            for i, r in enumerate(rows)]))
+    code = main(["evaluate", "--qrels", str(gold), "--run", str(RAGAS_CSV), "--corpus", str(corpus),
+                 "--level", "document", "--metrics", "hit_rate", "--k", "1", "--format", "json"])
+    doc = json.loads(capsys.readouterr().out)
+    assert code == 0 and doc["metrics"]["hit_rate@1"] == 1.0
+    assert (doc["contexts"]["total"], doc["contexts"]["unlocated"]) == (12, 0)
