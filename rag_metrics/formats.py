@@ -27,7 +27,7 @@ from rag_metrics.errors import InputError, ValidationReport, grouped_lines
 from rag_metrics.io.containers import MAX_UNWRAPPED_BYTES, is_wrapped, read_unwrapped, unwrap
 from rag_metrics.io.files import loads_json, read_bytes
 from rag_metrics.io.llamaindex import llamaindex_dataset
-from rag_metrics.io.sniff import KINDS, Sniffed, sniff
+from rag_metrics.io.sniff import KINDS, Sniffed, nearest_format, sniff
 
 __all__ = ["KINDS", "MAX_UNWRAPPED_BYTES", "FileRead", "Sniffed", "describe", "describe_bytes", "is_trec_run",
            "read_unwrapped", "sniff", "unwrap"]
@@ -79,29 +79,6 @@ def _n(n: int, word: str) -> str:
 def _refuse(name: str, s: Sniffed, fix: str) -> InputError:
     seen = f" (fields: {', '.join(f if len(f) <= 60 else f[:60] + '...' for f in s.fields[:12])})" if s.fields else ""
     return InputError(f"{name}: looks like {s.label}{seen}; {fix}")
-
-
-def _nearest(fields: tuple[str, ...]) -> str:
-    """The fix for a table of records: the format its fields come nearest to, and what to rename."""
-    from rag_metrics.io.logrows import contexts_hint
-
-    keys = [str(f) for f in fields]
-    low = " ".join(keys).lower()
-    if any(w in low for w in ("question", "query", "input", "prompt")):
-        hint = contexts_hint(keys)
-        return (f"nearest: a RAG log or a golden set; {hint}name the question field 'question', the retrieved "
-                "contexts 'contexts' (a RAG log) or the relevant ids 'relevant_chunk_ids' (a golden set) "
-                "(docs/your-files.md lists every format and the names read)")
-    if any("title" in k.lower() or k.lower() in ("text", "content", "body", "page_content", "description")
-           for k in keys):
-        body = next((k for k in keys if any(w in k.lower() for w in ("text", "content", "body", "description"))),
-                    None)
-        rename = f" (rename {body!r} to 'text')" if body and body != "text" else ""
-        return (f"nearest: a corpus: for a corpus save JSON lines with 'id' and 'text' per document{rename} "
-                "(docs/your-files.md lists every format)")
-    return ("no question, id or text field this reader uses; for a corpus save JSON lines with 'id' and 'text' "
-            "per document, for a golden set rows with 'question' and 'relevant_chunk_ids', for a RAG log rows with "
-            "'question' and 'contexts' (docs/your-files.md lists every format)")
 
 
 def describe(path: str | os.PathLike[str]) -> FileRead:
@@ -244,6 +221,6 @@ def describe_bytes(data: bytes, filename: str, role: str | None = None, mapping:
             raise _refuse(name, s, f"save it as JSON lines with 'id' and 'text' per document ({e})") from None
         return FileRead(kind, f"{name}: {s.label}: {len(corpus)} documents", corpus=corpus)
     if kind == "records":
-        raise _refuse(name, s, _nearest(s.fields))
+        raise _refuse(name, s, nearest_format(s.fields))
     raise _refuse(name, s, "expected TREC or BEIR qrels, a TREC run, JSON {qid: {id: score}}, a golden set, a RAG "
                            "log or a trace export, as text, Parquet or .gz (docs/your-files.md lists every format)")

@@ -260,3 +260,18 @@ def test_odd_json_shapes_are_read_or_refused_never_crash():
                 assert report.errors, text
             else:
                 system.rank(Q, 10)
+
+
+def test_records_given_as_a_system_name_the_nearest_format():
+    """The same refusal on both paths: the real books file (../shared/real-artifacts, by path) is
+    nearest a corpus, whose text field it names."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1].parent
+    books = root / "shared" / "real-artifacts" / "ragas" / "elasticsearch_books.json"
+    if not books.is_file():
+        pytest.skip("the real artifacts folder is not on this machine")
+    with pytest.raises(InputError, match=r"nearest: a corpus.*rename 'book_description' to 'text'"):
+        describe(books)
+    system, report = _upload(books.read_bytes(), books.name)
+    assert system is None and "nearest: a corpus" in report.lines()[0] and "'book_description'" in report.lines()[0]

@@ -26,10 +26,11 @@ from rag_metrics.io.logrows import (
     QUESTION_KEYS,
     ROW_WRAPPER_KEYS,
     SINGLE_CONTEXT_KEY,
+    contexts_hint,
 )
 from rag_metrics.io.traces import looks_like_trace_export
 
-__all__ = ["KINDS", "Sniffed", "sniff"]
+__all__ = ["KINDS", "Sniffed", "nearest_format", "sniff"]
 
 #: Kinds :func:`sniff` names, with the words used in messages.
 KINDS: dict[str, str] = {
@@ -215,3 +216,27 @@ def sniff(data: bytes, filename: str, role: str | None = None) -> Sniffed:
         return Sniffed("unknown", data, name, wraps)
     kind, cols = _kind_of_lines(text, suffix)
     return Sniffed(kind, data, name, wraps, tuple(cols[:30]))
+
+
+def nearest_format(fields: tuple[str, ...] | list[str]) -> str:
+    """The fix for a table of records (kind ``records``): the format its fields come nearest to, and
+    what to rename; the words :func:`rag_metrics.formats.describe_bytes` and the app's upload reader
+    both refuse such a file with."""
+
+    keys = [str(f) for f in fields]
+    low = " ".join(keys).lower()
+    if any(w in low for w in ("question", "query", "input", "prompt")):
+        hint = contexts_hint(keys)
+        return (f"nearest: a RAG log or a golden set; {hint}name the question field 'question', the retrieved "
+                "contexts 'contexts' (a RAG log) or the relevant ids 'relevant_chunk_ids' (a golden set) "
+                "(docs/your-files.md lists every format and the names read)")
+    if any("title" in k.lower() or k.lower() in ("text", "content", "body", "page_content", "description")
+           for k in keys):
+        body = next((k for k in keys if any(w in k.lower() for w in ("text", "content", "body", "description"))),
+                    None)
+        rename = f" (rename {body!r} to 'text')" if body and body != "text" else ""
+        return (f"nearest: a corpus: for a corpus save JSON lines with 'id' and 'text' per document{rename} "
+                "(docs/your-files.md lists every format)")
+    return ("no question, id or text field this reader uses; for a corpus save JSON lines with 'id' and 'text' "
+            "per document, for a golden set rows with 'question' and 'relevant_chunk_ids', for a RAG log rows with "
+            "'question' and 'contexts' (docs/your-files.md lists every format)")

@@ -543,12 +543,16 @@ def parse_upload(data: bytes, filename: str, chunks: Sequence[Chunk] | Mapping[s
         # log reader (which names them), judgments or a golden set are named as such.
         from rag_metrics.io.sniff import KINDS, sniff
 
-        kind = sniff(data, filename, role="run").kind
+        sn = sniff(data, filename, role="run")
+        kind = sn.kind
         if kind in ("rag_log", "trace"):
             return _log_system(data, filename, chunks, threshold, name)
-        if kind in _NOT_A_SYSTEM:
+        if kind in _NOT_A_SYSTEM or kind == "records":
+            from rag_metrics.io.sniff import nearest_format
+
+            fix = _NOT_A_SYSTEM[kind] if kind in _NOT_A_SYSTEM else nearest_format(sn.fields)
             clear = ValidationReport()
-            clear.error(f"looks like {KINDS[kind]}, not a run or a RAG log; {_NOT_A_SYSTEM[kind]}", file=filename)
+            clear.error(f"looks like {KINDS[kind]}, not a run or a RAG log; {fix}", file=filename)
             clear.extend(report.problems[:3])
             return None, clear
         return None, report
