@@ -210,3 +210,34 @@ def test_the_issue_ragas_csv_at_document_level_with_its_books(tmp_path, capsys):
     doc = json.loads(capsys.readouterr().out)
     assert code == 0 and doc["metrics"]["hit_rate@1"] == 1.0
     assert (doc["contexts"]["total"], doc["contexts"]["unlocated"]) == (12, 0)
+
+
+def test_cli_no_verdict_is_never_saved_as_a_baseline(tmp_path, capsys):
+    other = tmp_path / "other.trec"
+    other.write_text("zz9 Q0 plans-and-pricing#0 1 1.0 other\n")
+    saved = tmp_path / "base.json"
+    assert main(["evaluate", "--qrels", str(GOLDEN), "--run", str(other), "--save-run", str(saved)]) == 1
+    assert not saved.exists() and "--save-run / --baseline skipped" in capsys.readouterr().err
+
+
+def test_app_systems_at_document_level_place_whole_document_contexts():
+    """The app's path (evaluate_systems with the lab's chunks): a RAG log whose contexts are whole
+    sample documents, at document level.  Before: 100% unmatched, "not comparable", hit rate 0."""
+    from rag_metrics.io.corpus import load_corpus
+    from rag_metrics.metrics.options import EvalOptions
+    from rag_metrics.retrieval.chunking import chunk_corpus
+    from rag_metrics.systems.evaluation import evaluate_systems
+    from rag_metrics.systems.uploads import parse_upload
+
+    chunks = chunk_corpus(load_corpus(DOCS))
+    names = ["refund-policy", "plans-and-pricing"]
+    texts = {n: (DOCS / f"{n}.md").read_text(encoding="utf-8") for n in names}
+    log = _jsonl([{"question": f"question about {n}?", "contexts": [texts[n], texts[m]]}
+                  for n, m in zip(names, names[::-1])])
+    system, rep = parse_upload(log.encode(), "whole_docs.jsonl", chunks)
+    assert system is not None, rep.lines()
+    golden = GoldenSet([GoldenQuery(f"d{i}", f"question about {n}?", None, {n: 1}) for i, n in enumerate(names)])
+    (ev,) = evaluate_systems([("whole docs", system)], golden, EvalOptions(level="document"), 10,
+                             chunk_to_doc={c.id: c.doc_id for c in chunks}, chunks=chunks)
+    assert ev.result.comparable and ev.result.located.unlocated == 0
+    assert ev.result.mean("hit_rate", 1) == 1.0

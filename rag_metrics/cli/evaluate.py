@@ -165,7 +165,11 @@ def run(args: argparse.Namespace) -> int:
     failed = [(k, v, means[str(k)]) for k, v in thresholds if not (means[str(k)] >= v) and res.no_verdict is None]
     for k, v, got in failed:
         stderr(f"{PROG}: FAIL {k} = {fmt(got)} is below --fail-under {v}")
-    gate = _history(args, res, keys, trec_run.name)
+    gate = None
+    if res.no_verdict is not None and (args.save_run or args.baseline):  # never a baseline of zeros, nor a pass
+        stderr(f"{PROG}: --save-run / --baseline skipped: this run is no verdict (the last line says why)")
+    else:
+        gate = _history(args, res, keys, trec_run.name)
     verdict = verdict_line(res, trec_run.name)
     if verdict:  # the last line: never a number computed mostly from contexts found nowhere, unsaid
         print(verdict, file=out if args.format == "table" else sys.stderr)

@@ -280,7 +280,8 @@ def _located_html(c: ReportContent) -> str:
     if not c.located_line:
         return ""
     cls = "banner-stop" if not c.comparable else "banner-warn"
-    tail = " The numbers below are no verdict." if not c.comparable else ""
+    tail = (" No headline number or verdict is given; the sections below are diagnostics, not a result."
+            if not c.comparable else "")
     return f'<div class="{cls}" role="alert"><strong>{_e(c.located_line)}.</strong>{tail}</div>'
 
 
