@@ -514,8 +514,9 @@ def _one_student(ctx: state.Lab, seats: list[tuple[str, str]]) -> None:
     if not private:
         return
     labels = {space: label for label, space in private}
-    c1, c2, c3 = st.columns([3, 3, 2], vertical_alignment="bottom")
-    pick = c1.selectbox("Student", list(labels), format_func=labels.get, key="class_one_pick")
+    # the student on a line of their own: a 40-character name whole at 1024 px (in a third it was cut)
+    pick = st.selectbox("Student", list(labels), format_func=labels.get, key="class_one_pick")
+    c2, c3 = st.columns([3, 2], vertical_alignment="bottom")
     what = c2.selectbox("Reset", ["progress", "golden", "both"], key="class_one_what",
                         format_func={"progress": "lesson progress", "golden": "private golden set",
                                      "both": "progress and golden set"}.get)
@@ -566,35 +567,55 @@ def _class_table(ctx: state.Lab) -> None:
     _class_table_body(ctx)
 
 
+#: The class table's step marks: done, the step the student is on, not yet.
+STEP_MARKS = ("●", "◆", "○")  # ◐ fell back to a wider font; ▸ was too small to see
+
+
+def seat_column_width(names: list[str]) -> int:
+    """Pixels for the class table's Seat column: the longest name whole (up to MAX_NAME characters,
+    about 6.4 px each in the table's font, with the cell's padding), so a 40-character name is never cut."""
+    longest = max((len(str(n)) for n in names), default=0)
+    return int(min(300, max(80, 22 + 6.4 * longest)))
+
+
+def _steps_marks(table: pd.DataFrame, steps: list[str]) -> list[str]:
+    done, on, todo = STEP_MARKS
+    return ["".join(done if bool(row[c]) else on if i == int(row["step"]) - 1 else todo for i, c in enumerate(steps))
+            for _, row in table.iterrows()]
+
+
 def _render_table(table: pd.DataFrame) -> None:
     steps = teacher.step_columns()
-    # one narrow column per step, headed by its number (its title in the header's help), so the 11 steps
-    # fit beside the seat at 1024-1280 px; the quiz answers and the rest follow to the right
+    # the 11 steps as one column of marks (one narrow column each cut the table at 1024 px: issue 50), so the
+    # whole name, the steps, the quiz and the metrics fit a projector's 1024 px; the quiz answers follow
+    view = table.assign(marks=_steps_marks(table, steps) if len(table) else [],
+                        done=[f"{int(n)}/{len(steps)}" for n in table["steps_done"]] if len(table) else [])
+    n_quiz = len(LS.QUIZ)
     config: dict[str, Any] = {
-        c: st.column_config.CheckboxColumn(str(i + 1), width=34, help=f"Step {i + 1}: {LS.text(s.title)}")
-        for i, (c, s) in enumerate(zip(steps, LS.STEPS))}
-    config.update({"seat": st.column_config.TextColumn("Seat", pinned=True),
-                   "space": None, "step": st.column_config.NumberColumn("On", width=44,
-                                                                        help="The step the student is on."),
-                   "steps_done": st.column_config.ProgressColumn("Done", min_value=0, max_value=len(steps),
-                                                                 format="%d", width=90,
-                                                                 help="Steps done (all their tasks solved)."),
-                   "quiz": st.column_config.NumberColumn("Quiz", width=48,
-                                                         help=f"Quiz answers right, of {len(LS.QUIZ)}.")})
-    for c in table.columns:
+        "seat": st.column_config.TextColumn("Seat", pinned=True, width=seat_column_width(list(table["seat"]))),
+        "marks": st.column_config.TextColumn("Steps", width=116, help=(
+            "One mark per step: ● done, ◆ the step the student is on, ○ not yet. Steps: " + "; ".join(
+                f"{i + 1} {LS.text(s.title)}" for i, s in enumerate(LS.STEPS)))),
+        "done": st.column_config.TextColumn("Done", width=46, help="Steps done (all their tasks solved)."),
+        "quiz": st.column_config.NumberColumn("Quiz", width=44, help=f"Quiz answers right, of {n_quiz}.")}
+    for c in table.columns:  # the space's current metrics, short headers (the name in the help)
         if c not in config and table[c].dtype.kind == "f":
-            config[c] = st.column_config.NumberColumn(c, format="%.3f")
-    first = ["seat", "step", "steps_done", *steps, "quiz"]
+            title = str(c).replace("hit_rate", "hit").replace("ndcg", "nDCG").replace("mrr", "MRR")
+            config[c] = st.column_config.NumberColumn(title, format="%.3f", help=str(c),
+                                                      width=max(52, int(18 + 8 * len(title))))
+    first = ["seat", "marks", "done", "quiz"]
 
     # the code exercises have their own table below (ui.exercises.class_view); their columns go to the CSV
-    hidden = {"space", *(c for e in EXERCISES for c in teacher.exercise_columns(e.name))}
+    hidden = {"space", "step", "steps_done", *steps,
+              *(c for e in EXERCISES for c in teacher.exercise_columns(e.name))}
     rest = [c for c in table.columns if c not in first and c not in hidden]
     numbers = [c for c in rest if table[c].dtype.kind == "f"]  # the space's current metrics, then the answers
     order = first + numbers + [c for c in rest if c not in numbers]
-    st.dataframe(table, hide_index=True, width="stretch", column_config=config, column_order=order, key="class_table")
-    st.caption(f"Columns 1–{len(steps)}: the lesson's steps, ticked when done (hover a header for the step's "
-               "title); then the space's current metrics and, to the right, each quiz answer. The CSV also has, per "
-               "code exercise, the checks passed by the last run and the number of runs.")
+    st.dataframe(view, hide_index=True, width="stretch", column_config=config, column_order=order, key="class_table")
+    st.caption("Steps: one mark per lesson step, ● done, ◆ the step the student is on, ○ not yet (hover the header "
+               "for the steps' titles); then the space's current metrics and, to the right, each quiz answer. The "
+               "CSV has one column per step and, per code exercise, the checks passed by the last run and the "
+               "number of runs.")
     st.download_button("Export progress as CSV", teacher.progress_csv(table), file_name="class_progress.csv",
                        mime="text/csv", icon=":material/download:", key="class_csv")
 
