@@ -76,3 +76,17 @@ def test_a_mapping_reads_a_refused_log_and_is_kept_for_the_same_shape(page, app_
     no_exception(page)
     read = " ".join(s.value.replace("\\", "") for s in page.success)
     assert "odd2.jsonl (mapped).jsonl: a RAG log" in read and not page.error
+
+
+def test_in_class_mode_the_mapping_reads_in_a_worker(monkeypatch):
+    """As every dropped file in class mode, a mapped file is read in a worker process with a memory limit."""
+    import rag_metrics.config
+    import rag_metrics.worker
+    from rag_metrics.io.mapping import apply_mapping
+    from ui.bring_mapping import limited
+
+    calls = []  # the routing only: the worker itself is tested with rag_metrics.worker
+    monkeypatch.setattr(rag_metrics.config, "class_mode_on", lambda: True)
+    monkeypatch.setattr(rag_metrics.worker, "run_limited", lambda fn, *a, **kw: calls.append(fn) or fn(*a))
+    got = limited(apply_mapping, _odd_log(), "odd.jsonl", SPEC, what="odd.jsonl")
+    assert calls == [apply_mapping] and got == apply_mapping(_odd_log(), "odd.jsonl", SPEC)

@@ -109,7 +109,7 @@ def _read_mapped(name: str, data: bytes, spec: str) -> Dropped:
     from rag_metrics.io.mapping import apply_mapping
 
     try:
-        mdata, mname = apply_mapping(data, name, spec)
+        mdata, mname = bring_mapping.limited(apply_mapping, data, name, spec, what=name)
     except InputError as e:
         return Dropped(name, data, None, str(e))
     got = _read_one(mname, mdata)

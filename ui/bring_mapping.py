@@ -22,13 +22,25 @@ from ui.context import SAMPLE
 from ui.keys import BRING_MAPS as KEY_MAPS
 from ui.keys import KEY_CORPUS
 
-__all__ = ["SETTING", "form", "mapping_for", "saved_maps"]
+__all__ = ["SETTING", "form", "limited", "mapping_for", "saved_maps"]
 
 #: The workspace setting that keeps mappings: ``{shape: spec}``.
 SETTING = "column_maps"
 _ROWS_SUFFIXES = (".json", ".jsonl", ".ndjson", ".csv", ".tsv", ".parquet", ".gz")
 _NONE = "—"
 _SHAPES = "_bring_shapes"
+
+
+def limited(fn: Any, *args: Any, what: str) -> Any:
+    """``fn(*args)``; in class mode in a worker process with a memory limit (:mod:`rag_metrics.worker`),
+    as the page reads every dropped file there."""
+    from rag_metrics.config import class_mode_on
+
+    if not class_mode_on():
+        return fn(*args)
+    from rag_metrics.worker import run_limited
+
+    return run_limited(fn, *args, what=what)
 
 
 def _key(name: str, data: bytes) -> str:
@@ -56,7 +68,7 @@ def _shape(name: str, data: bytes) -> tuple[str, list[Any]] | None:
     key = _key(name, data)
     if key not in memo:
         try:
-            rows, _, _ = read_rows(data, name, limit=50)
+            rows, _, _ = limited(read_rows, data, name, 50, what=name)
         except InputError:
             rows = []
         rows = [r for r in rows if isinstance(r, Mapping)]
@@ -116,7 +128,7 @@ def form(name: str, data: bytes, read_ok: bool) -> None:
             return
         try:
             cmap = parse_map(chosen, "mapping")
-            preview = preview_rows(data, name, cmap)
+            preview = limited(preview_rows, data, name, cmap, what=name)
         except InputError as e:
             st.error(views.esc(str(e)), icon=":material/error:")
             return
@@ -126,7 +138,7 @@ def form(name: str, data: bytes, read_ok: bool) -> None:
         left, right = st.columns(2)
         if left.button("Read with this mapping", key=f"bring_map_go_{digest}", type="primary"):
             try:
-                describe_bytes(data, name, mapping=cmap)
+                limited(describe_bytes, data, name, None, cmap, what=name)
             except InputError as e:
                 st.error(views.esc(str(e)), icon=":material/error:")
                 return
