@@ -127,6 +127,9 @@ def test_the_cli_takes_map_and_qrels_map(tmp_path, capsys):
     assert out["metrics"]["mrr@10"] == pytest.approx(0.75)  # alpha at rank 1, beta at rank 2
     assert main(args[:-1] + ["qestion=query"]) == 2
     assert "unknown key 'qestion'" in capsys.readouterr().err
+    assert main(["validate", str(tmp_path / "golden.jsonl"), "--qrels-map", args[args.index("--qrels-map") + 1],
+                 "--run", str(tmp_path / "log.jsonl"), "--map", args[-1]]) == 0
+    assert "2 queries" in capsys.readouterr().out
 
 
 def test_the_docs_show_these_exact_mappings_and_they_read_the_real_files():
