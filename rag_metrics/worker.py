@@ -22,7 +22,7 @@ from typing import Any
 
 from rag_metrics.errors import InputError
 
-__all__ = ["Cancelled", "WORKER_MEMORY_MB", "describe_within", "run_limited"]
+__all__ = ["Cancelled", "WORKER_MEMORY_MB", "describe_within", "run_limited", "sweep_within"]
 
 #: What a parse in a worker may add to the worker's address space (MB): a 20 MB upload's objects, with room.
 WORKER_MEMORY_MB = 1024
@@ -122,3 +122,12 @@ def describe_within(data: bytes, filename: str, max_bytes: int) -> Any:
 
     with read_budget(max_bytes):
         return describe_bytes(data, filename)
+
+
+def sweep_within(data: bytes, filename: str, max_bytes: int) -> Any:
+    """:func:`rag_metrics.tuning.store.read_sweep_upload` within the reading budget ``max_bytes``."""
+    from rag_metrics.io.containers import read_budget
+    from rag_metrics.tuning.store import read_sweep_upload
+
+    with read_budget(max_bytes):
+        return read_sweep_upload(data, filename)

@@ -30,3 +30,21 @@ def test_the_worker_reads_within_the_caller_s_budget():
     assert "3 questions" in run_limited(describe_within, data, "log.jsonl", 1 << 20).summary
     with pytest.raises(InputError, match=r"log\.jsonl\.gz: the gzip file's content is over the limit of 1,048,576"):
         run_limited(describe_within, gzip.compress(b"a" * (2 << 20)), "log.jsonl.gz", 1 << 20)
+
+
+def test_a_sweep_json_reads_in_the_worker_as_in_the_page():
+    import json
+
+    from rag_metrics.io.corpus import load_corpus
+    from rag_metrics.io.golden import load_golden
+    from rag_metrics.sample import sample_paths
+    from rag_metrics.tuning import grid_from_choices, run_sweep
+    from rag_metrics.tuning.store import read_sweep_upload, sweep_to_dict
+    from rag_metrics.worker import sweep_within
+
+    p = sample_paths()
+    res = run_sweep(grid_from_choices(chunk_sizes=[500], chunk_overlap=100, kinds=["bm25"]),
+                    load_corpus(str(p.docs)), load_golden(p.root / "golden_evidence.jsonl"))
+    data = gzip.compress(json.dumps(sweep_to_dict(res)).encode())
+    back = run_limited(sweep_within, data, "sweep.json.gz", 1 << 20)
+    assert sweep_to_dict(back) == sweep_to_dict(read_sweep_upload(data, "sweep.json.gz"))

@@ -57,7 +57,7 @@ class Dropped:
     roles: list[str] = field(default_factory=list)
 
 
-def _session_gone() -> Any:
+def session_gone() -> Any:
     """A test of whether this browser session has ended (its tab closed): the worker reading its file is
     then killed."""
     from streamlit.runtime import Runtime, exists
@@ -81,7 +81,7 @@ def _describe(data: bytes, name: str) -> FileRead:
     from rag_metrics.worker import Cancelled, describe_within, run_limited
 
     try:
-        return run_limited(describe_within, data, name, read_limit(), what=name, cancelled=_session_gone())
+        return run_limited(describe_within, data, name, read_limit(), what=name, cancelled=session_gone())
     except Cancelled:
         st.stop()
         raise
@@ -296,7 +296,7 @@ def bring_in(ctx: Any, items: list[Dropped], name: str, golden_from_log: bool = 
         if golden is not None:
             session = state.golden_session()
             done = (f"Golden set started from the log's {len(golden)} questions and reference answers (no labels "
-                    "yet: confirm them below; the set it replaced is kept in Undo)")
+                    "yet: confirm them below" + ("; the set it replaced is kept in Undo)" if len(session.golden) else ")"))
     out, added = change.bring_in(session, systems.store(ctx), golden=golden, golden_done=done, uploads=uploads,
                                  chunks=ctx.chunks.chunks, max_questions=_question_budget(), refused=refused)
     if added:

@@ -154,6 +154,7 @@ TUNE_PICK = "tune_pick"             # the configuration picked (its label)
 TUNE_COST = "tune_cost"
 TUNE_CHART = "tune_chart"
 TUNE_UPLOAD = "tune_upload"
+TUNE_UPLOAD_READ = "_tune_upload_read"  # (sha256 of the uploaded sweep.json, its SweepResult): read once
 TUNE_CANCEL = "tune_cancel"
 
 # ---- the lesson, the Learn sandbox, the exercises (ui.lesson, ui.learn, ui.exercises) ----------------------
