@@ -188,3 +188,9 @@ def test_a_result_without_its_score_is_named_not_ranked_silently():
     with pytest.raises(InputError) as e:
         apply_mapping(data, "log.jsonl", "question=q,ids=r[].id,scores=r[].s")
     assert "row 2: scores=r[].s: no field 's' in r[0]" in str(e.value)
+
+
+def test_a_trec_file_given_a_mapping_is_named_not_a_table():
+    with pytest.raises(InputError) as e:
+        apply_mapping(b"q1 Q0 d1 1 1.0 run\n", "run.trec", "question=q,ids=d")
+    assert "run.trec: not a table with named fields" in str(e.value)

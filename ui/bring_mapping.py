@@ -132,7 +132,8 @@ def form(name: str, data: bytes, read_ok: bool) -> None:
         except InputError as e:
             st.error(views.esc(str(e)), icon=":material/error:")
             return
-        st.caption(f"The first {len(preview)} row(s) as this mapping reads them · `--map {views.esc(cmap.spec)}`")
+        st.caption(f"The first {len(preview)} row(s) as this mapping reads them · on the command line: --map "
+                   f"{views.esc(cmap.spec)}")
         st.dataframe(pd.DataFrame([{k: _cell(v) for k, v in r.items()} for r in preview]), hide_index=True,
                      width="stretch")
         left, right = st.columns(2)

@@ -243,6 +243,9 @@ def read_rows(data: bytes, filename: str, limit: int | None = None) -> tuple[lis
     reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delim)
     rows = []
     try:
+        if len(reader.fieldnames or ()) < 2:
+            raise InputError(f"{filename}: not a table with named fields; a mapping reads JSON, JSON lines, CSV "
+                             "(a header line naming the columns) or Parquet")
         for row in reader:
             rows.append({str(k).strip(): v for k, v in row.items() if k is not None})
             if limit is not None and len(rows) >= limit:
