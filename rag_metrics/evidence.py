@@ -363,7 +363,9 @@ class EvidenceJudge:
         for row in range(len(ranked.query_ids)):
             seen.update(str(i) for i in ranked.ranking(row)[0])
         report = LocateReport(texts=self.texts, by_document=True)
-        id_map: dict[str, str] = {}
+        # every chunk id maps to its document (the labels' chunk ids too, so |R| counts documents)
+        id_map: dict[str, str] = {cid: span[0] for cid, span in self.spans.items()}
+        id_map.update(chunk_to_doc)
         for cid, n in seen.items():
             doc = chunk_to_doc.get(cid)
             if doc is not None and cid not in self.texts:
