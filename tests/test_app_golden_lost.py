@@ -101,3 +101,30 @@ def test_a_reset_that_cannot_be_saved_is_not_green(app_env, monkeypatch):
     _reset(at)
     assert not at.success, [s.value for s in at.success]
     assert any("in this browser session only" in w.value for w in at.warning)
+
+
+def test_a_taken_name_in_the_dropped_corpus_refuses_before_the_corpus_is_added(app_env):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+    at.run()
+    at.switch_page(BRING).run()
+    doc = ("# Plans\n\n" + "The free plan gives 5 GB of storage and one shared folder. " * 8).encode()
+    log = json.dumps({"question": "How big is the free plan?", "contexts": ["The free plan gives 5 GB of storage"],
+                      "ground_truth": "5 GB"}).encode() + b"\n"
+    files = [("handbook.md", doc, "text/markdown"), ("log.jsonl", log, "application/json")]
+    for round_ in range(2):
+        at.switch_page(BRING).run()
+        at.file_uploader(key="bring_files").set_value(files).run()
+        at.text_input(key="bring_name").input("my app")
+        next(b for b in at.button if b.label == "Bring in and evaluate").click().run()  # the pending part too
+        no_exception(at)
+        if round_ == 0:
+            assert at.session_state["corpus"] == "handbook"
+            assert at.session_state["bring_system"] == "my app"
+            at.session_state["corpus"] = SAMPLE  # back to the sample before dropping the same files again
+            at.run()
+    assert at.session_state["corpus"] == SAMPLE  # refused first: the corpus was not added (nor selected) again
+    refused = " ".join(e.value for e in at.error).replace("\\", "")
+    assert "exists already" in refused and "Nothing was changed" in refused
+    assert not any("exists already" in s.value.replace("\\", "") for s in at.success)

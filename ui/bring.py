@@ -295,8 +295,9 @@ def bring_in(ctx: Any, items: list[Dropped], name: str, golden_from_log: bool = 
         golden = _golden_from_log(ctx, items)
         if golden is not None:
             session = state.golden_session()
+            kept = "; the set it replaced is kept in Undo" if len(session.golden) else ""
             done = (f"Golden set started from the log's {len(golden)} questions and reference answers (no labels "
-                    "yet: confirm them below" + ("; the set it replaced is kept in Undo)" if len(session.golden) else ")"))
+                    f"yet: confirm them below{kept})")
     out, added = change.bring_in(session, systems.store(ctx), golden=golden, golden_done=done, uploads=uploads,
                                  chunks=ctx.chunks.chunks, max_questions=_question_budget(), refused=refused)
     if added:
