@@ -9,7 +9,8 @@ The child is killed when ``cancelled()`` says so (the browser session that asked
 ``timeout`` seconds.
 
 Children are forked from a fork server started once per process, with the readers imported
-(``forkserver``: no thread of the app is ever forked); a child costs tens of milliseconds.
+(``forkserver``: no thread of the app is ever forked); a child costs tens of milliseconds.  A child
+never imports the parent's ``__main__`` (under Streamlit, the page script being run).
 """
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ __all__ = ["Cancelled", "WORKER_MEMORY_MB", "describe_within", "run_limited", "s
 WORKER_MEMORY_MB = 1024
 
 _PRELOAD = ["rag_metrics.formats"]
+_NAME = "rag-metrics-worker"
 _LOCK = threading.Lock()
 _CTX: Any = None
 
@@ -36,10 +38,30 @@ class Cancelled(Exception):
     """The session that asked for the parse ended: the worker was killed."""
 
 
+def _without_main(prepare: Callable[[str], dict[str, Any]]) -> Callable[[str], dict[str, Any]]:
+    """``multiprocessing.spawn.get_preparation_data`` that, for this module's workers only, does not
+    ask the child to import the parent's ``__main__``: under Streamlit that is the page script being
+    run (Streamlit installs it as ``sys.modules["__main__"]``), which the child must never run."""
+
+    def get_preparation_data(name: str) -> dict[str, Any]:
+        data = prepare(name)
+        if name.startswith(_NAME):
+            data.pop("init_main_from_path", None)
+            data.pop("init_main_from_name", None)
+        return data
+
+    get_preparation_data.__wrapped__ = prepare  # type: ignore[attr-defined]
+    return get_preparation_data
+
+
 def _context() -> Any:
     global _CTX
     with _LOCK:
         if _CTX is None:
+            from multiprocessing import spawn
+
+            if not hasattr(spawn.get_preparation_data, "__wrapped__"):
+                spawn.get_preparation_data = _without_main(spawn.get_preparation_data)  # type: ignore[assignment]
             ctx = multiprocessing.get_context("forkserver")
             ctx.set_forkserver_preload(_PRELOAD)
             _CTX = ctx
@@ -82,7 +104,7 @@ def run_limited(fn: Callable[..., Any], *args: Any, what: str = "the file", memo
     true (the worker is killed at once); ``fn``'s own :class:`InputError` as it is."""
     ctx = _context()
     recv, send = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(send, memory_mb, fn, args), daemon=True)
+    proc = ctx.Process(target=_child, args=(send, memory_mb, fn, args), daemon=True, name=_NAME)
     proc.start()
     send.close()
     deadline = time.monotonic() + timeout

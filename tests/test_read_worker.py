@@ -48,3 +48,17 @@ def test_a_sweep_json_reads_in_the_worker_as_in_the_page():
     data = gzip.compress(json.dumps(sweep_to_dict(res)).encode())
     back = run_limited(sweep_within, data, "sweep.json.gz", 1 << 20)
     assert sweep_to_dict(back) == sweep_to_dict(read_sweep_upload(data, "sweep.json.gz"))
+
+
+def test_the_worker_never_runs_the_page_script_streamlit_installs_as_main(tmp_path, monkeypatch):
+    import sys
+    import types
+
+    marker = tmp_path / "ran"
+    page = tmp_path / "page.py"
+    page.write_text(f"open({str(marker)!r}, 'w').close()\nraise SystemExit('the page ran in the worker')\n")
+    fake = types.ModuleType("__main__")  # as Streamlit's script runner does for every run
+    fake.__file__ = str(page)
+    monkeypatch.setitem(sys.modules, "__main__", fake)
+    assert run_limited(os.getpid) != os.getpid()
+    assert not marker.exists()

@@ -1,0 +1,28 @@
+"""In a class, a file dropped on Bring your system is read in a worker process with a memory limit
+(issue 50), under Streamlit's script runner (which installs the page script as ``__main__``)."""
+from __future__ import annotations
+
+import json
+import os
+
+from tests.test_app_class import klass  # noqa: F401 - a fixture
+from tests.test_app_class_budgets import budgets  # noqa: F401 - a fixture
+
+
+def test_a_dropped_log_is_read_in_the_worker(klass, budgets, monkeypatch):  # noqa: F811
+    from app_helpers import no_exception
+    from rag_metrics import worker
+
+    budgets()
+    pids: list[int] = []
+    real = worker.run_limited
+    monkeypatch.setattr(worker, "run_limited", lambda fn, *a, **k: pids.append(real(os.getpid)) or real(fn, *a, **k))
+    at = klass.tab("s")
+    at.switch_page("pages/bring_your_system.py").run()
+    rows = [{"question": f"question {i}?", "contexts": ["a text"], "answer": "an answer"} for i in range(3)]
+    data = "".join(json.dumps(r) + "\n" for r in rows).encode()
+    at.file_uploader(key="bring_files").set_value([("log.jsonl", data, "application/jsonl")]).run()
+    no_exception(at)
+    assert pids and pids[0] != os.getpid()
+    said = [s.value.replace("\\", "") for s in at.success]
+    assert any(s.startswith("log.jsonl: a RAG log") and "3 questions" in s for s in said), said
