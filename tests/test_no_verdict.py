@@ -241,3 +241,15 @@ def test_app_systems_at_document_level_place_whole_document_contexts():
                              chunk_to_doc={c.id: c.doc_id for c in chunks}, chunks=chunks)
     assert ev.result.comparable and ev.result.located.unlocated == 0
     assert ev.result.mean("hit_rate", 1) == 1.0
+
+
+def test_cli_gate_json_names_the_no_verdict(tmp_path, capsys):
+    good = tmp_path / "good.trec"
+    good.write_text("q001 Q0 plans-and-pricing#0 1 1.0 good\n")
+    other = tmp_path / "other.trec"
+    other.write_text("zz9 Q0 plans-and-pricing#0 1 1.0 other\n")
+    assert main(["gate", "--qrels", str(GOLDEN), "--run", str(good), "--baseline", str(other), "--format", "json"]) == 1
+    cap = capsys.readouterr()
+    doc = json.loads(cap.out)
+    assert doc["verdict"] == "fail" and doc["no_verdict"][0].startswith("other: NO VERDICT")
+    assert _last(cap.err).startswith("other: NO VERDICT")
