@@ -176,7 +176,7 @@ def evidence_judge(args: argparse.Namespace, run: Run, golden: GoldenSet) -> Any
     from rag_metrics.evidence import EvidenceJudge
 
     corpus, chunks = corpus_chunks(args)
-    known = {c.id for c in chunks}
+    known = {c.id for c in chunks} | ({c.doc_id for c in chunks} if document_level else set())
     _, uniques = run.factorized_ids()
     if (document_level or not needs) and all(str(i) in known for i in uniques.tolist()):
         return None
