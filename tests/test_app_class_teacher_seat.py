@@ -122,3 +122,15 @@ def test_a_long_name_is_refused_with_why_not_cut(klass):  # noqa: F811
     no_exception(at)
     assert f"the name has {len(long)} characters; a name has at most 40" in shown_text(at)
     assert klass.registry.get(seat_of(at)).name != long
+
+
+def test_the_one_time_link_signs_the_operator_in_once(klass, monkeypatch):  # noqa: F811
+    from rag_metrics.teacher_sessions import LINK_ENV, new_link
+
+    link, spec = new_link()
+    monkeypatch.setenv(LINK_ENV, spec)  # what ./lab class gives its app processes (the hash and expiry)
+    at = klass.tab("op", {"teacher_link": link}, prove=False)  # a fresh browser: no proof asked, no seat made
+    assert role_of(at) == "teacher" and "teacher_link" not in at.query_params
+    assert len(klass.registry) == 0
+    again = klass.tab("someone else", {"teacher_link": link})
+    assert role_of(again) == "student" and "This sign-in link was used already" in shown_text(again)

@@ -31,6 +31,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import logging
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -187,8 +188,6 @@ def _link_sign_in() -> bool:
     if not token:
         return False
     del st.query_params["teacher_link"]
-    import os
-
     why = sessions().use_link(str(token), os.environ.get(LINK_ENV))
     expected = _teacher_key()
     if why is None and expected:
