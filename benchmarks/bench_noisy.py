@@ -473,6 +473,11 @@ async def bomb_attack(c: From, d: Deployment, rep: dict) -> None:
         found.append(f"{name} ({len(data):,} B) {'refused' if said else 'READ'} in {ms:.0f} ms, peak +{grew:.0f} MB"
                      + (f": \"{said[:70]}\"" if said else ""))
     rep["refused"] = sum(1 for v in rep.values() if isinstance(v, dict) and v.get("refused"))
+    await c.rerun(BRING_PAGE)  # and a real file is still read (in the worker, in a class)
+    log = "".join(json.dumps({"question": f"q{i}?", "contexts": ["a text"], "answer": "a"}) + "\n" for i in range(3))
+    await c.upload("bring_files", "real.jsonl", log.encode())
+    rep["real"] = bool(c.said(r"real\\?\.jsonl\\?: a RAG log"))
+    found.append(f"a real 3-row log {'read' if rep['real'] else 'NOT READ: ' + ' | '.join(c.texts)[:120]}")
     rep["outcome"] = "; ".join(found)
 
 
