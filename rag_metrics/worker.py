@@ -23,7 +23,7 @@ from typing import Any
 
 from rag_metrics.errors import InputError
 
-__all__ = ["Cancelled", "WORKER_MEMORY_MB", "describe_within", "run_limited", "sweep_within"]
+__all__ = ["Cancelled", "WORKER_MEMORY_MB", "run_limited", "within"]
 
 #: What a parse in a worker may add to the worker's address space (MB): a 20 MB upload's objects, with room.
 WORKER_MEMORY_MB = 1024
@@ -136,20 +136,11 @@ def run_limited(fn: Callable[..., Any], *args: Any, what: str = "the file", memo
     raise InputError(f"{what}: could not be read ({str(value)[:200]})")
 
 
-def describe_within(data: bytes, filename: str, max_bytes: int) -> Any:
-    """:func:`rag_metrics.formats.describe_bytes` within the reading budget ``max_bytes`` (a worker does
-    not inherit the caller's :func:`~rag_metrics.io.containers.read_budget`)."""
-    from rag_metrics.formats import describe_bytes
+
+def within(max_bytes: int, fn: Callable[..., Any], *args: Any) -> Any:
+    """``fn(*args)`` within the reading budget ``max_bytes`` (a worker does not inherit the caller's
+    :func:`~rag_metrics.io.containers.read_budget`): what a worker runs, ``run_limited(within, ...)``."""
     from rag_metrics.io.containers import read_budget
 
     with read_budget(max_bytes):
-        return describe_bytes(data, filename)
-
-
-def sweep_within(data: bytes, filename: str, max_bytes: int) -> Any:
-    """:func:`rag_metrics.tuning.store.read_sweep_upload` within the reading budget ``max_bytes``."""
-    from rag_metrics.io.containers import read_budget
-    from rag_metrics.tuning.store import read_sweep_upload
-
-    with read_budget(max_bytes):
-        return read_sweep_upload(data, filename)
+        return fn(*args)

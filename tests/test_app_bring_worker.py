@@ -26,3 +26,19 @@ def test_a_dropped_log_is_read_in_the_worker(klass, budgets, monkeypatch):  # no
     assert pids and pids[0] != os.getpid()
     said = [s.value.replace("\\", "") for s in at.success]
     assert any(s.startswith("log.jsonl: a RAG log") and "3 questions" in s for s in said), said
+
+
+def test_an_answers_upload_is_read_in_the_worker(monkeypatch):
+    from rag_metrics import worker
+    from rag_metrics.answers.data import items_fingerprint, parse_answers
+    from ui import cache_answers
+
+    monkeypatch.setenv("RAG_METRICS_CLASS_MODE", "1")
+    pids: list[int] = []
+    real = worker.run_limited
+    monkeypatch.setattr(worker, "run_limited", lambda fn, *a, **k: pids.append(real(os.getpid)) or real(fn, *a, **k))
+    rows = [{"question": f"question {i}?", "contexts": ["a text"], "answer": f"answer {i}"} for i in range(3)]
+    data = "".join(json.dumps(r) + "\n" for r in rows).encode()
+    items, _rep = cache_answers.answers_upload(data, "answers-worker.jsonl")
+    assert pids and pids[0] != os.getpid()
+    assert items_fingerprint(items) == items_fingerprint(parse_answers(data, "answers-worker.jsonl")[0])

@@ -10,7 +10,8 @@ import time
 import pytest
 
 from rag_metrics.errors import InputError
-from rag_metrics.worker import Cancelled, describe_within, run_limited
+from rag_metrics.formats import describe_bytes
+from rag_metrics.worker import Cancelled, run_limited, within
 
 
 def test_a_parse_over_the_worker_s_memory_ends_in_the_worker_with_a_clear_message():
@@ -27,9 +28,9 @@ def test_the_worker_is_killed_when_the_session_ends():
 
 def test_the_worker_reads_within_the_caller_s_budget():
     data = b'{"question": "q?", "contexts": ["a"], "answer": "x"}\n' * 3
-    assert "3 questions" in run_limited(describe_within, data, "log.jsonl", 1 << 20).summary
+    assert "3 questions" in run_limited(within, 1 << 20, describe_bytes, data, "log.jsonl").summary
     with pytest.raises(InputError, match=r"log\.jsonl\.gz: the gzip file's content is over the limit of 1,048,576"):
-        run_limited(describe_within, gzip.compress(b"a" * (2 << 20)), "log.jsonl.gz", 1 << 20)
+        run_limited(within, 1 << 20, describe_bytes, gzip.compress(b"a" * (2 << 20)), "log.jsonl.gz")
 
 
 def test_a_sweep_json_reads_in_the_worker_as_in_the_page():
@@ -40,13 +41,12 @@ def test_a_sweep_json_reads_in_the_worker_as_in_the_page():
     from rag_metrics.sample import sample_paths
     from rag_metrics.tuning import grid_from_choices, run_sweep
     from rag_metrics.tuning.store import read_sweep_upload, sweep_to_dict
-    from rag_metrics.worker import sweep_within
 
     p = sample_paths()
     res = run_sweep(grid_from_choices(chunk_sizes=[500], chunk_overlap=100, kinds=["bm25"]),
                     load_corpus(str(p.docs)), load_golden(p.root / "golden_evidence.jsonl"))
     data = gzip.compress(json.dumps(sweep_to_dict(res)).encode())
-    back = run_limited(sweep_within, data, "sweep.json.gz", 1 << 20)
+    back = run_limited(within, 1 << 20, read_sweep_upload, data, "sweep.json.gz")
     assert sweep_to_dict(back) == sweep_to_dict(read_sweep_upload(data, "sweep.json.gz"))
 
 

@@ -27,7 +27,7 @@ from rag_metrics.server.policy import budget_message, limit
 from rag_metrics.systems.evaluation import evaluate_systems
 from rag_metrics.systems.store import SystemStore
 from rag_metrics.types import OUT_OF_SCOPE, GoldenQuery, GoldenSet
-from ui import bring_mapping, server, state, systems, views
+from ui import bring_mapping, server, state, systems, views, workers
 from ui.keys import BRING_FILES as KEY_FILES
 from ui.keys import BRING_NAME as KEY_NAME
 from ui.keys import BRING_PAIR as KEY_PAIR
@@ -57,34 +57,9 @@ class Dropped:
     roles: list[str] = field(default_factory=list)
 
 
-def session_gone() -> Any:
-    """A test of whether this browser session has ended (its tab closed): the worker reading its file is
-    then killed."""
-    from streamlit.runtime import Runtime, exists
-    from streamlit.runtime.scriptrunner import get_script_run_ctx
-
-    ctx = get_script_run_ctx()
-    if ctx is None or not exists():
-        return None
-    runtime, session = Runtime.instance(), ctx.session_id
-    return lambda: not runtime.is_active_session(session)
-
-
 def _describe(data: bytes, name: str) -> FileRead:
-    """:func:`describe_bytes`; in class mode in a worker process with a memory limit, within this run's
-    reading budget, killed when the session ends (:mod:`rag_metrics.worker`)."""
-    from rag_metrics.config import class_mode_on
-
-    if not class_mode_on():
-        return describe_bytes(data, name)
-    from rag_metrics.io.containers import read_limit
-    from rag_metrics.worker import Cancelled, describe_within, run_limited
-
-    try:
-        return run_limited(describe_within, data, name, read_limit(), what=name, cancelled=session_gone())
-    except Cancelled:
-        st.stop()
-        raise
+    """:func:`describe_bytes`; in class mode in a worker with a memory limit (:func:`ui.workers.read`)."""
+    return workers.read(describe_bytes, data, name, what=name)
 
 
 def _read_one(name: str, data: bytes) -> Dropped:

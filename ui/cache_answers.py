@@ -18,6 +18,7 @@ from rag_metrics.errors import InputError
 from rag_metrics.retrieval.choice import thresholds_for
 from rag_metrics.systems.store import SystemStore
 from rag_metrics.types import GoldenSet
+from ui import workers
 from ui.cache import _default_cache_dir, _encoders, embedding_cache
 
 
@@ -35,8 +36,9 @@ def answers_sample_key() -> str:
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def answers_upload(data: bytes, filename: str, system: str | None = None) -> tuple:
-    """Answer items of an uploaded RAG log (or trace export) and the reader's report."""
-    return parse_answers(data, filename, system)
+    """Answer items of an uploaded RAG log (or trace export) and the reader's report (in a class, read in the
+    memory-limited worker: :func:`ui.workers.read`)."""
+    return workers.read(parse_answers, data, filename, system, what=filename)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)

@@ -157,20 +157,10 @@ def upload() -> None:
 
 def _read_sweep(data: bytes, name: str) -> SweepResult:
     """The one bounded reader (gzip taken off, within this run's budget); in class mode in a worker with a
-    memory limit, killed when the session ends (:mod:`rag_metrics.worker`)."""
-    from rag_metrics.config import class_mode_on
+    memory limit (:func:`ui.workers.read`)."""
+    from ui import workers
 
-    if not class_mode_on():
-        return read_sweep_upload(data, name)
-    from rag_metrics.io.containers import read_limit
-    from rag_metrics.worker import Cancelled, run_limited, sweep_within
-    from ui.bring import session_gone
-
-    try:
-        return run_limited(sweep_within, data, name, read_limit(), what=name, cancelled=session_gone())
-    except Cancelled:
-        st.stop()
-        raise
+    return workers.read(read_sweep_upload, data, name, what=name)
 
 
 def _table(table: list[Row], metric: str, cost: str) -> pd.DataFrame:
