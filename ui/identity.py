@@ -181,9 +181,11 @@ def still_teacher() -> bool:
     return bool(token) and sessions().valid(token, _teacher_key())
 
 
-def _link_sign_in() -> bool:
-    """Sign in with the one-time link ``./lab class`` printed (``?teacher_link=``), once: True when it did.
-    The token leaves the URL at once; a wrong one is a wrong guess (slowed), and nothing is written."""
+def _link_sign_in() -> bool | str:
+    """Sign in with the one-time link ``./lab class`` printed (``?teacher_link=``), once: True when it did,
+    False without a link, else why it was refused (the browser then gets the teacher's sign-in form, not
+    a seat at once).  The token leaves the URL at once; a wrong one is a wrong guess (slowed), and
+    nothing is written."""
     token = st.query_params.get("teacher_link")
     if not token:
         return False
@@ -199,9 +201,8 @@ def _link_sign_in() -> bool:
     _LOG.warning("class: teacher sign-in from %s: refused (one-time link: %s)", address(), why or "no teacher key")
     if why == "this sign-in link is not valid":
         _wrong_guess("sign-in link")
-    _say(f"{(why or 'no teacher key is configured').capitalize()}: sign in with the teacher key (sidebar, "
-         "\"Teacher sign-in\").", "warning")
-    return False
+    return f"{why or 'no teacher key is configured'}. Sign in with the teacher key below, or reload the page to " \
+           "work here as a student"
 
 
 def _resolve() -> Caller | None:
@@ -216,8 +217,12 @@ def _resolve() -> Caller | None:
         _LOG.info("class: teacher sign-in ended in a session from %s (signed out elsewhere, expired or a new key)",
                   address())
         _say("The teacher's sign-in ended (signed out, expired or a new key).", "info")
-    if _link_sign_in():
+    linked = _link_sign_in()
+    if linked is True:
         return teacher_caller()
+    if linked:  # a used, expired or wrong link: the sign-in form, no seat made for it
+        ss[_FULL] = linked
+        return None
     token = read_cookies().get(TEACHER_COOKIE)
     if token and not ss.get(_SIGNED_OUT) and sessions().valid(token, _teacher_key()):
         ss[_TEACHER] = token  # signed in earlier in this browser (another tab, a reload)
@@ -320,6 +325,8 @@ def no_seat_page() -> None:
         _challenge_page(ss[_CHALLENGE])
     if ss.get(_FULL) == _WAS_TEACHER:
         st.info(f"No seat for this browser: you {_WAS_TEACHER}.", icon=":material/logout:")
+    elif str(ss.get(_FULL, "")).startswith("this sign-in link"):
+        st.warning(str(ss[_FULL]).capitalize() + ".", icon=":material/link_off:")
     else:
         st.error(f"No seat for this browser: {ss.get(_FULL, 'the class is full')}.", icon=":material/event_seat:")
     c1, c2 = st.columns(2)

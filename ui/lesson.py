@@ -578,6 +578,11 @@ def seat_column_width(names: list[str]) -> int:
     return int(min(300, max(80, 22 + 6.4 * longest)))
 
 
+def _header_px(title: str) -> int:
+    """A short header's width in the table: capitals and "@" are wider than the rest (nDCG@5 needs 68 px)."""
+    return int(20 + sum(10 if ch.isupper() or ch == "@" else 7.5 for ch in title))
+
+
 def _steps_marks(table: pd.DataFrame, steps: list[str]) -> list[str]:
     done, on, todo = STEP_MARKS
     return ["".join(done if bool(row[c]) else on if i == int(row["step"]) - 1 else todo for i, c in enumerate(steps))
@@ -602,7 +607,7 @@ def _render_table(table: pd.DataFrame) -> None:
         if c not in config and table[c].dtype.kind == "f":
             title = str(c).replace("hit_rate", "hit").replace("ndcg", "nDCG").replace("mrr", "MRR")
             config[c] = st.column_config.NumberColumn(title, format="%.3f", help=str(c),
-                                                      width=max(52, int(18 + 8 * len(title))))
+                                                      width=max(52, _header_px(title)))
     first = ["seat", "marks", "done", "quiz"]
 
     # the code exercises have their own table below (ui.exercises.class_view); their columns go to the CSV
