@@ -263,7 +263,7 @@ def test_the_class_page_is_the_teachers_only(klass):
     no_exception(teacher)
     df = teacher.dataframe[0].value
     assert list(df.columns) == ["name", "created", "last seen", "idle (days)", "saved work", "judge calls",
-                                "judge tokens"]
+                                "judge tokens", "embedded texts", "corpora", "corpora MB"]
     assert len(df) == 3 and "Ada" in set(df["name"])  # the students only: the teacher's browser is no seat
     assert dict(zip(df["name"], df["saved work"]))[klass.registry.get(seat_of(students[1])).name]
     gone = seat_of(students[1])

@@ -135,3 +135,18 @@ def test_the_one_time_link_signs_the_operator_in_once(klass, monkeypatch):  # no
     again = klass.tab("someone else", {"teacher_link": link}, prove=False)
     assert role_of(again) is None and "This sign-in link was used already" in shown_text(again)
     assert len(klass.registry) == 0  # the sign-in form, not a seat made for a link
+
+
+def test_a_40_character_name_is_whole_on_the_teachers_tables(klass):  # noqa: F811
+    import json
+
+    long = "Maximiliana Alexandrova-Whitfield Smythe"  # 40 characters
+    student = klass.tab("s")
+    klass.registry.rename(seat_of(student), long)
+    teacher = sign_in(klass.tab("t"), KEY)
+    for page, column in ((PROGRESS, "seat"), ("pages/roster.py", "name")):
+        goto(teacher, page)
+        no_exception(teacher)
+        config = json.loads(teacher.dataframe[0].proto.columns)
+        width = config[column]["width"]
+        assert width >= 6.4 * len(long) + 16, (page, width)  # was 210 px on the Class page ("Maximiliana Alexandro…")

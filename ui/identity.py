@@ -584,7 +584,6 @@ def _budgets_panel(spent: Mapping[str, tuple[int, int]], embedded: int = 0) -> N
 def class_page() -> None:
     """The roster (name, created, last seen, whether the seat saved anything) and its cleanup.
     Refuses anyone but the teacher, whatever the URL."""
-    import pandas as pd
 
     st.title("Class")
     if not allowed(session_caller(), "manage-class"):
@@ -606,23 +605,7 @@ def class_page() -> None:
 
     spent = SpendLedger(registry().root).all()
     embedded = EmbedLedger(registry().root).all_used(_budgets().embed_window_s)
-    kept = {r.seat: stored_corpora_usage(registry().root, r.space) for r in rows}
-    df = pd.DataFrame([{"name": r.name, "created": _when(r.created, short=True),
-                        "last seen": _when(r.last_seen, short=True),
-                        "idle (days)": round(r.idle_days, 1), "saved work": r.has_work,
-                        "judge calls": spent.get(r.seat, (0, 0))[0], "judge tokens": spent.get(r.seat, (0, 0))[1],
-                        "embedded texts": embedded.get(f"seat:{r.seat}", 0), "corpora": kept[r.seat][0],
-                        "corpora MB": round(kept[r.seat][1] / 2**20, 2)}
-                       for r in rows])
-    col = st.column_config  # short headers (the full name in help): the table fits a projector's 1024 px
-    st.dataframe(df, hide_index=True, width="stretch",
-                 column_config={"name": col.TextColumn("name", width=210),
-                                "idle (days)": col.NumberColumn("idle", help="idle (days): days since last seen"),
-                                "judge calls": col.NumberColumn("calls", help="judge calls this seat made"),
-                                "judge tokens": col.NumberColumn("tokens", help="judge tokens this seat spent"),
-                                "embedded texts": col.NumberColumn("embedded", help="new texts this seat embedded "
-                                                                   "in the last lab.budgets.embed_window_s seconds"),
-                                "corpora MB": col.NumberColumn("MB", help="size of the corpora this seat keeps")})
+    _roster_table()
     _budgets_panel(spent, embedded.get(CLASS_KEY, 0))
     section("Clean up", "Removing a seat deletes its private space; the student gets a new seat on "
                   "their next visit.")
@@ -634,3 +617,51 @@ def class_page() -> None:
                            format="%.1f", key="class_idle_days")
     st.button(f"Remove every seat idle for {days:g} day(s) or more", key="class_remove_idle",
               on_click=_on_remove_idle, args=(float(days),), icon=":material/cleaning_services:")
+
+
+#: Seconds between two refreshes of the teacher's tables (a fragment: only the table reruns).
+REFRESH_S = 5
+
+
+def name_column_width(names: list[str]) -> int:
+    """Pixels for a table's name column: the longest name whole (up to MAX_NAME characters, about 6.4 px
+    each in the table's font, with the cell's padding), so a 40-character name is never cut."""
+    longest = max((len(str(n)) for n in names), default=0)
+    return int(min(300, max(80, 22 + 6.4 * longest)))
+
+
+def stop_if_signed_out() -> None:
+    """First thing in every self-refreshing teacher table: a tab whose teacher sign-in ended (signed
+    out in another tab, expired, a new key) reruns the whole page at once, which then shows no class,
+    instead of refreshing the class until its next full run."""
+    if not still_teacher():
+        st.rerun(scope="app")
+
+
+@st.fragment(run_every=REFRESH_S)
+def _roster_table() -> None:
+    """The seats and what each spent, re-read on every refresh."""
+    import pandas as pd
+
+    stop_if_signed_out()
+    rows = registry().roster()
+    spent = SpendLedger(registry().root).all()
+    embedded = EmbedLedger(registry().root).all_used(_budgets().embed_window_s)
+    kept = {r.seat: stored_corpora_usage(registry().root, r.space) for r in rows}
+    df = pd.DataFrame([{"name": r.name, "created": _when(r.created, short=True),
+                        "last seen": _when(r.last_seen, short=True),
+                        "idle (days)": round(r.idle_days, 1), "saved work": r.has_work,
+                        "judge calls": spent.get(r.seat, (0, 0))[0], "judge tokens": spent.get(r.seat, (0, 0))[1],
+                        "embedded texts": embedded.get(f"seat:{r.seat}", 0), "corpora": kept[r.seat][0],
+                        "corpora MB": round(kept[r.seat][1] / 2**20, 2)}
+                       for r in rows])
+    col = st.column_config  # short headers (the full name in help): the table fits a projector's 1024 px
+    st.dataframe(df, hide_index=True, width="stretch",
+                 column_config={"name": col.TextColumn("name", width=name_column_width([r.name for r in rows])),
+                                "idle (days)": col.NumberColumn("idle", help="idle (days): days since last seen"),
+                                "judge calls": col.NumberColumn("calls", help="judge calls this seat made"),
+                                "judge tokens": col.NumberColumn("tokens", help="judge tokens this seat spent"),
+                                "embedded texts": col.NumberColumn("embedded", help="new texts this seat embedded "
+                                                                   "in the last lab.budgets.embed_window_s seconds"),
+                                "corpora MB": col.NumberColumn("MB", help="size of the corpora this seat keeps")})
+    st.caption(f"Refreshes every {REFRESH_S} s.")

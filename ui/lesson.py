@@ -552,13 +552,10 @@ def _class_table_body(ctx: state.Lab) -> None:
 
 
 def stop_if_signed_out() -> None:
-    """First thing in every self-refreshing teacher table: a tab whose teacher sign-in ended (signed
-    out in another tab, expired, a new key) reruns the whole page at once, which then shows no class,
-    instead of refreshing the class until its next full run."""
+    """First thing in every self-refreshing teacher table (:func:`ui.identity.stop_if_signed_out`)."""
     from ui import identity
 
-    if not identity.still_teacher():
-        st.rerun(scope="app")
+    identity.stop_if_signed_out()
 
 
 @st.fragment(run_every=REFRESH_S)
@@ -572,10 +569,10 @@ STEP_MARKS = ("●", "◆", "○")  # ◐ fell back to a wider font; ▸ was too
 
 
 def seat_column_width(names: list[str]) -> int:
-    """Pixels for the class table's Seat column: the longest name whole (up to MAX_NAME characters,
-    about 6.4 px each in the table's font, with the cell's padding), so a 40-character name is never cut."""
-    longest = max((len(str(n)) for n in names), default=0)
-    return int(min(300, max(80, 22 + 6.4 * longest)))
+    """Pixels for the class table's Seat column (:func:`ui.identity.name_column_width`)."""
+    from ui import identity
+
+    return identity.name_column_width(names)
 
 
 def _header_px(title: str) -> int:
