@@ -14,7 +14,6 @@ from rag_metrics.server.access import OPERATOR, STUDENT, TEACHER, Caller
 from rag_metrics.server.seats import (
     CODE_CHARS,
     MAX_DEVICES,
-    AttemptGuard,
     ClassFull,
     SeatRegistry,
     check_teacher_key,
@@ -202,15 +201,6 @@ def test_touch_is_rate_limited(tmp_path):
     assert reg.get(seat.id).last_seen == 0.0
     reg.touch(seat.id, now=1000.0)
     assert reg.get(seat.id).last_seen == 1000.0
-
-
-def test_attempt_guard_locks_out_with_growing_waits():
-    g = AttemptGuard(limit=3, lockout=10)
-    assert [g.failed(now=0) for _ in range(3)] == [None, None, 10]
-    assert not g.allowed(now=5) and g.allowed(now=10)
-    assert [g.failed(now=10) for _ in range(3)] == [None, None, 20]
-    g.succeeded()
-    assert g.failed(now=40) is None
 
 
 @pytest.mark.parametrize("given,ok", [("the right key 123", True), (" the right key 123 ", True),

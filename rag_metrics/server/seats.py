@@ -9,8 +9,8 @@ taken from a URL and never shown.
 A student may **name** the seat and ask for a **rejoin code** (20 base32 characters, 100 bits,
 stored hashed, shown once to that student): entering it on another device gives that device a
 fresh secret for the same seat (:meth:`SeatRegistry.rejoin`).  Asking for a new code invalidates
-the old one.  Wrong codes (and wrong teacher keys) are limited per session by an
-:class:`AttemptGuard`.
+the old one.  A code (and the teacher key) is compared first, so the right one always works; wrong
+ones are slowed per address and for the server (:mod:`rag_metrics.server.guesses`).
 
 The registry is one JSON file, ``<workspace root>/.class/seats.json``, written atomically under an
 exclusive lock (every change is a locked read-modify-write).  The number of seats is capped by the
@@ -57,7 +57,6 @@ __all__ = [
     "COOKIE_NAME",
     "MAX_DEVICES",
     "MAX_NAME",
-    "AttemptGuard",
     "ClassFull",
     "RosterRow",
     "Seat",
@@ -203,45 +202,6 @@ class RosterRow:
     def as_dict(self) -> dict[str, Any]:
         return {"seat": self.seat, "name": self.name, "space": self.space, "created": self.created,
                 "last_seen": self.last_seen, "idle_days": self.idle_days, "has_work": self.has_work}
-
-
-class AttemptGuard:
-    """Limits guesses (rejoin codes, the teacher key) in one session: after ``limit`` failures in a
-    row, every further attempt is refused for ``lockout`` seconds, doubling each time.
-
-    >>> g = AttemptGuard(limit=2, lockout=60)
-    >>> g.allowed(now=0), g.failed(now=0), g.failed(now=1), g.allowed(now=2), g.allowed(now=62)
-    (True, None, 60.0, False, True)
-    """
-
-    def __init__(self, limit: int = 5, lockout: float = 60.0) -> None:
-        self.limit = limit
-        self.lockout = lockout
-        self.failures = 0
-        self.locked_until = 0.0
-        self._rounds = 0
-
-    def allowed(self, now: float | None = None) -> bool:
-        return (time.time() if now is None else now) >= self.locked_until
-
-    def wait(self, now: float | None = None) -> float:
-        """Seconds until the next attempt is allowed (0 when it is)."""
-        return max(0.0, self.locked_until - (time.time() if now is None else now))
-
-    def failed(self, now: float | None = None) -> float | None:
-        """Count a failure; returns the lockout in seconds when it starts one, else None."""
-        self.failures += 1
-        if self.failures < self.limit:
-            return None
-        wait = float(self.lockout * (2 ** self._rounds))
-        self._rounds += 1
-        self.failures = 0
-        self.locked_until = (time.time() if now is None else now) + wait
-        return wait
-
-    def succeeded(self) -> None:
-        self.failures = 0
-        self._rounds = 0
 
 
 class SeatRegistry:
