@@ -29,9 +29,10 @@ websocket protocol as a browser does (widget states by the widgets' keys, file u
    calls made are counted on the judge server and in the seat's spending);
 5. **upload flood**: ``--puts`` PUTs of 1 MB under made-up file ids into its own session
    (``upload_files_per_session`` / ``upload_mb_per_session`` bound them);
-6. **teacher key**: wrong keys from fresh sessions, one guess each: 12 from its own address (the
-   per-address budget, ``guesses_per_address``, stops it), 10 from each of three more addresses, then
-   2 from a fourth (the whole server's ``guesses_per_server`` stops them).
+6. **teacher key**: wrong keys from fresh sessions, one guess each: 12 from its own address (past the
+   per-address budget, ``guesses_per_address``, its answers are slowed), 10 from each of three more
+   addresses, then 2 from a fourth (past the whole server's ``guesses_per_server``, slowed too; since
+   issue 50 nothing is refused, so the right key always signs in).
 
 Issue 50's attacks (``--attacks`` names them: ``bombs,widget,reruns,claims,embed``):
 
@@ -56,7 +57,7 @@ line is machine-readable::
 
     noisy: N=<n> procs=<p> p50=<ms> p95=<ms> refused=<unseated> flood_seats=<k>/<tries> corpus_over=<refused|ran>
     corpus_s=<s> golden=<refused|accepted> golden_ms=<ms> judge_big=<refused|ran> judge_forged=<calls>
-    judge_confirm=<asked|not asked> judge_calls=<made>/<planned> puts=<ok>/<sent> guesses=<wrong>/<addr>/<server>
+    judge_confirm=<asked|not asked> judge_calls=<made>/<planned> puts=<ok>/<sent> guesses=<at once>/<slowed>
     bombs_refused=<k>/4 widget_close=<code> reruns=<served>/<refused> embed_big=<refused|loaded>
     embed_texts=<texts the seat embedded> embed_cpu_s=<app CPU-s during it> claims=<sent>@<per second>/s
     peak_rss_mb=<a,b> budget_mb=<m> over_budget=<processes> rss_growth_mb=<x> load=<1-min load average>
@@ -407,10 +408,8 @@ async def guess(d: Deployment, address: str, n: int) -> str:
         text = " ".join(c.texts)
     finally:
         await c.__aexit__(None, None, None)
-    if "from this network address" in text:
-        return "address"
-    if "from the class" in text:
-        return "server"
+    if "answered slowly" in text:  # past a guess budget: slowed, never refused (issue 50)
+        return "slowed"
     if "not the teacher key" in text:
         return "wrong"
     return "other"
@@ -432,12 +431,11 @@ async def guess_attack(d: Deployment, b: Budgets, rep: dict) -> None:
         got[r] = got.get(r, 0) + 1
     rep["got"] = got
     log = (d.log.read_text(encoding="utf-8", errors="replace") if d.log else "")
-    rep["logged"] = log.count("wrong teacher key from") + log.count("teacher key refused from")
+    rep["logged"] = log.count("wrong teacher key from")
     rep["outcome"] = (f"{len(plan)} wrong keys from {len(plan)} fresh sessions on {others + 2} addresses: "
-                      f"{got.get('wrong', 0)} checked, {got.get('address', 0)} refused by the address's budget "
-                      f"(guesses_per_address {b.guesses_per_address}), {got.get('server', 0)} by the server's "
-                      f"(guesses_per_server {b.guesses_per_server}), other {got.get('other', 0) + got.get('error', 0)}"
-                      f"; log lines {rep['logged']}")
+                      f"{got.get('wrong', 0)} answered at once, {got.get('slowed', 0)} slowed past the budgets "
+                      f"(guesses_per_address {b.guesses_per_address}, guesses_per_server {b.guesses_per_server}), "
+                      f"other {got.get('other', 0) + got.get('error', 0)}; log lines {rep['logged']}")
 
 
 # ---- issue 50: decompression bombs, a quadratic golden import, a big message, a rerun flood --------------
@@ -784,7 +782,7 @@ def main() -> None:
             f"judge_confirm={j.get('confirm', 'na').replace(' ', '_')} "
             f"judge_calls={j.get('calls', 'na')}/{j.get('planned', 'na')} "
             f"puts={reports.get('uploads', {}).get('ok', 'na')}/{args.puts} "
-            f"guesses={g.get('wrong', 0)}/{g.get('address', 0)}/{g.get('server', 0)} "
+            f"guesses={g.get('wrong', 0)}/{g.get('slowed', 0)} "
             f"bombs_refused={reports.get('bombs', {}).get('refused', 'na')}/4 "
             f"widget_close={reports.get('widget', {}).get('close', 'na')} "
             f"reruns={reports.get('reruns', {}).get('served', 'na')}/{reports.get('reruns', {}).get('refused', 'na')} "
