@@ -1,6 +1,7 @@
 """Class progress (the teacher's view): every seat's lesson progress per step, quiz answers and current
 metrics; reset progress, push the shared golden set to every private space, export as CSV; then the code
-exercises per seat (passed / runs; a student's code on demand, read-only, never run)."""
+exercises per seat (checks passed as the student's browser reported them / runs; a student's code on
+demand, read-only, never run on the server: the teacher can re-run it in their own browser's sandbox)."""
 from __future__ import annotations
 
 import streamlit as st

@@ -19,7 +19,7 @@ unit = ctx.unit  # labels name documents (BEIR) or chunks
 views.page_header("Dashboard", ctx)
 start_left, start_right = st.columns(2)  # the first screen: where a student and an engineer each start
 start_left.page_link("pages/lesson.py", label="Learning the metrics? Start with the Lesson", icon=":material/school:")
-start_right.page_link("pages/bring_your_system.py", label="Measuring your own RAG system? Bring your system",
+start_right.page_link("pages/bring_your_system.py", label="Your own RAG system? Bring your system",
                       icon=":material/upload_file:")
 
 if res.no_verdict is not None and res.no_verdict.kind != "unlocated":  # the banner above says why and the fix

@@ -107,6 +107,8 @@ SETTINGS: dict[str, Setting] = {
                       "(default: the system user rag-metrics)"),
     "debug": Setting("RAG_METRICS_DEBUG", "", "set: the CLI prints tracebacks"),
     "progress": Setting("RAG_METRICS_PROGRESS", "", "1: the CLI prints progress"),
+    "teacher_link": Setting("RAG_METRICS_TEACHER_LINK", "", "set by ./lab class for its app processes: the hash and "
+                            "expiry of the one-time teacher sign-in link it printed (never the token)"),
 }
 
 

@@ -52,7 +52,7 @@ CLAIM_TTL = 60
 #: How long the one-time sign-in link ``./lab class`` prints stays valid (seconds).
 LINK_TTL = 15 * 60
 #: The environment variable that gives the app processes the link's ``<sha256>:<expiry>``.
-LINK_ENV = "RAG_METRICS_TEACHER_LINK"
+LINK_ENV = "RAG_METRICS_TEACHER_LINK"  # rag_metrics.config.SETTINGS["teacher_link"]
 
 
 def _h(text: str) -> str:

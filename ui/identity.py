@@ -31,7 +31,6 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import logging
-import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -39,7 +38,7 @@ from pathlib import Path
 import streamlit as st
 
 from rag_metrics.budgets import CLASS_KEY, EmbedLedger, SpendLedger, process_rss_mb
-from rag_metrics.config import class_mode_on, load_server_config
+from rag_metrics.config import class_mode_on, load_server_config, setting
 from rag_metrics.errors import InputError
 from rag_metrics.server.access import Caller, operator
 from rag_metrics.server.policy import allowed
@@ -54,7 +53,7 @@ from rag_metrics.server.seats import (
     seat_caller,
     teacher_caller,
 )
-from rag_metrics.teacher_sessions import LINK_ENV, SESSION_TTL, TeacherSessions
+from rag_metrics.teacher_sessions import SESSION_TTL, TeacherSessions
 from rag_metrics.workspace.corpora import stored_corpora_usage
 from ui.class_budgets import address
 from ui.class_budgets import budgets as _budgets
@@ -190,7 +189,7 @@ def _link_sign_in() -> bool | str:
     if not token:
         return False
     del st.query_params["teacher_link"]
-    why = sessions().use_link(str(token), os.environ.get(LINK_ENV))
+    why = sessions().use_link(str(token), setting("teacher_link") or None)
     expected = _teacher_key()
     if why is None and expected:
         _LOG.info("class: teacher sign-in from %s: signed in (one-time link)", address())

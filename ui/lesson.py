@@ -616,8 +616,8 @@ def _render_table(table: pd.DataFrame) -> None:
     st.dataframe(view, hide_index=True, width="stretch", column_config=config, column_order=order, key="class_table")
     st.caption("Steps: one mark per lesson step, ● done, ◆ the step the student is on, ○ not yet (hover the header "
                "for the steps' titles); then the space's current metrics and, to the right, each quiz answer. The "
-               "CSV has one column per step and, per code exercise, the checks passed by the last run and the "
-               "number of runs.")
+               "CSV has one column per step and, per code exercise, the checks passed by the last run (as the "
+               "student's browser reported them) and the number of runs.")
     st.download_button("Export progress as CSV", teacher.progress_csv(table), file_name="class_progress.csv",
                        mime="text/csv", icon=":material/download:", key="class_csv")
 

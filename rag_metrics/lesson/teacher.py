@@ -40,9 +40,11 @@ def quiz_column(key: str) -> str:
 
 
 def exercise_columns(name: str) -> tuple[str, str]:
-    """The class table's columns of one code exercise: checks passed by the last run, and runs
-    (``"ex hit_rate_at_k passed"``, ``"ex hit_rate_at_k attempts"``)."""
-    return f"ex {name} passed", f"ex {name} attempts"
+    """The class table's columns of one code exercise: checks passed by the last run, as the student's
+    browser reported them (the server never runs a student's code; the teacher can re-run it in their own
+    browser on Class progress), and runs (``"ex hit_rate_at_k passed (browser-reported)"``,
+    ``"ex hit_rate_at_k attempts"``)."""
+    return f"ex {name} passed (browser-reported)", f"ex {name} attempts"
 
 
 def _exercise_names() -> list[str]:
