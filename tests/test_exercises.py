@@ -22,6 +22,7 @@ from rag_metrics.exercises import (
     golden_dataset,
     grade,
 )
+from rag_metrics.exercises.mistakes import MISTAKES
 from rag_metrics.exercises.reference import REFERENCE
 from rag_metrics.exercises.runner import TimedOut, run_harness
 from rag_metrics.lesson import STEPS
@@ -212,6 +213,11 @@ WRONG = [
     ("hit_rate_at_k", "skips out of scope",
      _sub(L["hit_rate_at_k"], "return hits / len(golden_dataset)",
           "return hits / len([i for i in golden_dataset if i['relevant_chunk_ids']])"), "in_scope_only"),
+    ("hit_rate_at_k", "counts every relevant chunk",
+     _sub(L["hit_rate_at_k"], "        if any(rid in item[\"relevant_chunk_ids\"] for rid in retrieved_ids):\n"
+                              "            hits += 1\n",
+          "        hits += sum(rid in item[\"relevant_chunk_ids\"] for rid in retrieved_ids)\n"),
+     "count_every_relevant"),
     ("hit_rate_at_k", "k - 1", _sub(L["hit_rate_at_k"], "top_k=k)", "top_k=k - 1)"), "k_minus_one"),
     ("mean_reciprocal_rank", "last relevant", _sub(L["mean_reciprocal_rank"], "                break\n", ""),
      "last_relevant"),
@@ -275,6 +281,7 @@ def test_wrong_solution_fails_with_the_intended_hint(name, what, code, intended,
     assert f.input and f.message
     if re.fullmatch(r"[a-z_0-9]+", intended):
         assert f.mistake is not None and f.mistake.startswith(intended), (f.id, f.message, f.hint)
+        assert f.hint == MISTAKES[f.mistake][0]   # the mistake's own hint leads, not the check's generic one
     else:
         assert intended in f.hint, (f.id, f.message, f.hint)
     assert v.dashboard is None
@@ -286,6 +293,9 @@ def test_wrong_solution_fails_with_the_intended_hint(name, what, code, intended,
 def test_syntax_error_exception_and_missing_function_name_the_line(checks):
     v = _verdict("hit_rate_at_k", checks, "def hit_rate_at_k(golden_dataset, retriever, k=5)\n    return 1\n")
     assert v.passed == 0 and v.error.startswith("Your code has a syntax error on line 1")
+    # one message: no check counted, no per-check copy of the error, no "Passed 0 of 8 checks"
+    assert v.total == 0 and v.results == () and v.first_failure is None
+    assert v.headline("en") == "Not checked" and "Passed" not in v.headline("en")
     assert "Traceback" not in v.error
     da = _verdict("hit_rate_at_k", checks, "def hit_rate_at_k(:\n", "da")
     assert da.error.startswith("Din kode har en syntaksfejl i linje 1")
@@ -340,12 +350,17 @@ def test_grade_survives_a_hostile_report(ex, checks):
     for n, reported in enumerate(_hostile(cs)):
         for lang in ("en", "da", "xx"):
             v = grade(ex.name, cs, reported, lang)  # type: ignore[arg-type]
-            assert v.passed == 0 and v.total == len(cs), (n, lang)
-            assert v.first_failure is not None and v.dashboard is None
-            texts = [v.error or "", *(r.message for r in v.results), v.first_failure.hint or ""]
+            assert v.passed == 0 and v.dashboard is None, (n, lang)
+            if v.error is not None:   # the run as a whole failed: one message, no check counted
+                assert v.total == 0 and v.first_failure is None, (n, lang)
+                assert v.headline(lang) in ("Not checked", "Ikke tjekket")
+            else:
+                assert v.total == len(cs) and v.first_failure is not None, (n, lang)
+                assert v.headline(lang).endswith(("checks", "tjek"))
+            texts = [v.error or "", *(r.message for r in v.results),
+                     (v.first_failure.hint if v.first_failure else "") or ""]
             assert all(len(t) < 2000 for t in texts), n
             assert all(r.got is None or len(json.dumps(r.got, default=str)) < 5000 for r in v.results), n
-            assert v.headline(lang).endswith(("checks", "tjek"))
 
 
 def test_grade_reads_a_partly_right_report(checks):

@@ -22,6 +22,7 @@ from ui.keys import EX_HINTS as _HINTS
 from ui.keys import EX_LANG as LANG
 from ui.keys import EX_NONCE as _NONCE
 from ui.keys import EX_PICK as PICK
+from ui.keys import EX_PICK_KEPT as _PICK_KEPT
 from ui.keys import EX_QP_SEEN as _QP_SEEN
 from ui.keys import EX_RERUN_EDITOR as _RERUN_EDITOR
 from ui.keys import EX_RERUNS as _RERUNS
@@ -77,11 +78,14 @@ _T: dict[str, tuple[str, str]] = {
     "done": ("Every check passed: your function computes what the lab computes.",
              "Alle tjek bestået: din funktion beregner det samme som laboratoriet."),
     "yours": ("Your {metric} (mean)", "Din {metric} (gennemsnit)"),
-    "dashboard": ("Dashboard's {metric}", "Dashboardets {metric}"),
+    "dashboard": ("Lab's {metric}, lesson's conventions (Dashboard: trec_eval's)",
+                  "Laboratoriets {metric}, lektionens konventioner (Dashboard: trec_evals)"),
     "same_questions": ("Both over the same {n} questions of the current golden set and system, under the "
-                       "lesson's conventions.",
+                       "lesson's conventions. The Dashboard uses trec_eval's conventions, so its {metric} "
+                       "can differ from these two.",
                        "Begge over de samme {n} spørgsmål i det nuværende guldsæt og system, med lektionens "
-                       "konventioner."),
+                       "konventioner. Dashboardet bruger trec_evals konventioner, så dets {metric} kan afvige "
+                       "fra disse to."),
     "runs": ("Runs so far: {n} · best: {best} of {total} checks",
              "Kørsler indtil nu: {n} · bedst: {best} af {total} tjek"),
     "solved": ("solved", "løst"),
@@ -148,6 +152,7 @@ def _names() -> list[str]:
 
 
 def _on_pick() -> None:
+    state.set_value(_PICK_KEPT, state.value(PICK))
     st.query_params["exercise"] = str(state.value(PICK))
 
 
@@ -158,8 +163,10 @@ def pick(lang: str) -> str:
     if asked in names and asked != state.value(_QP_SEEN):
         state.set_value(_QP_SEEN, asked)
         state.set_value(PICK, asked)
-    if state.value(PICK) not in names:
-        state.set_value(PICK, names[0])
+    if state.value(PICK) not in names:  # Streamlit drops a widget's key on a page that does not draw it
+        kept = state.value(_PICK_KEPT)
+        state.set_value(PICK, kept if kept in names else names[0])
+    state.set_value(_PICK_KEPT, state.value(PICK))
     store = _store()
     solved = {n for n in names if store.load(n).solved}
     titles = {e.name: f"{'✓' if e.name in solved else '○'} {i}. {e.text('title', lang)}"
@@ -218,7 +225,8 @@ def handle_report(name: str, checks: tuple[EX.Check, ...], lang: str) -> None:
     elif status == "too_large":
         entry["message"] = T("too_large_long", lang, n=exercise_editor.LIMITS["max_result"])
     else:
-        entry.update(status="error", message=T("failed_long", lang, msg=str(report.get("message", ""))[:300]))
+        msg = views.esc(str(report.get("message", ""))[:300])
+        entry.update(status="error", message=T("failed_long", lang, msg=msg))
     _verdicts()[name] = entry
     passed = entry["verdict"].passed if entry["verdict"] is not None else 0
     try:
@@ -281,13 +289,9 @@ def _labels(lang: str) -> dict[str, str]:
 
 
 def _shown(value: Any) -> str:
-    """A value as short literal text (for st.code / st.text: never interpreted)."""
-    import json
-
-    try:
-        text = json.dumps(value, ensure_ascii=False, default=str)
-    except (TypeError, ValueError):
-        text = repr(value)
+    """A value as short literal text in Python's spelling (``None``, ``True``: what the student's function
+    returned, not JSON's ``null``), for st.code: never interpreted."""
+    text = repr(value)
     return text if len(text) <= 2000 else text[:2000] + "…"
 
 
@@ -298,28 +302,29 @@ def verdict_view(name: str, lang: str) -> None:
         return
     v = entry["verdict"]
     if v is None:
-        st.error(views.esc(entry["message"]), icon=":material/timer_off:" if entry["status"] == "timeout"
+        st.error(entry["message"], icon=":material/timer_off:" if entry["status"] == "timeout"
                  else ":material/error:")
+        return
+    if v.error:   # one message with its line: nothing was checked, so no count and no list of checks
+        st.error(views.esc(v.error), icon=":material/error:")
         return
     if v.all_passed:
         st.success(f"**{views.esc(v.headline(lang))}.** {T('done', lang)}", icon=":material/check_circle:")
     else:
         st.warning(f"**{views.esc(v.headline(lang))}**", icon=":material/rule:")
-    if v.error:
-        st.error(views.esc(v.error), icon=":material/error:")
     f = v.first_failure
     if f is not None and not v.error:
         with st.container(border=True):
             st.markdown(f"**{views.esc(T('first_failure', lang, label=f.label))}**")
-            st.markdown(views.esc(f.message))
+            st.markdown(views.esc(lesson.numbers_in(f.message, lang)))
             if f.input:
                 st.caption(T("input", lang))
-                st.code(_shown(dict(f.input)), language="json", wrap_lines=True)
+                st.code(_shown(dict(f.input)), language="python", wrap_lines=True)
             left, right = st.columns(2)
             left.caption(T("expected", lang))
-            left.code(_shown(f.expected), language="json", wrap_lines=True)
+            left.code(_shown(f.expected), language="python", wrap_lines=True)
             right.caption(T("got", lang))
-            right.code(_shown(f.got), language="json", wrap_lines=True)
+            right.code(_shown(f.got), language="python", wrap_lines=True)
             if f.hint:
                 st.info(f"**{T('hint_label', lang)}:** {f.hint}", icon=":material/lightbulb:")
     if v.dashboard:
@@ -328,13 +333,14 @@ def verdict_view(name: str, lang: str) -> None:
         a, b = st.columns(2)
         a.metric(T("yours", lang, metric=metric), lesson.num(d.get("student"), 4))
         b.metric(T("dashboard", lang, metric=metric), lesson.num(d.get("dashboard"), 4))
-        st.caption(T("same_questions", lang, n=d.get("questions", 0)))
+        st.caption(T("same_questions", lang, n=d.get("questions", 0), metric=metric))
     with st.expander(T("all_checks", lang)):
         import pandas as pd
 
         st.dataframe(pd.DataFrame({T("col_check", lang): [r.label for r in v.results],
                                    T("col_ok", lang): [r.passed for r in v.results],
-                                   T("col_message", lang): [r.message for r in v.results]}),
+                                   T("col_message", lang): [lesson.numbers_in(r.message, lang)
+                                                            for r in v.results]}),
                      hide_index=True, width="stretch")
 
 

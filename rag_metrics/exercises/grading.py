@@ -73,6 +73,8 @@ class Verdict:
     dashboard: Mapping[str, Any] | None = None
 
     def headline(self, lang: str = "en") -> str:
+        if self.error is not None:   # nothing was checked: no "Passed 0 of N"
+            return "Ikke tjekket" if _lang(lang) == "da" else "Not checked"
         if _lang(lang) == "da":
             return f"Bestod {self.passed} af {self.total} tjek"
         return f"Passed {self.passed} of {self.total} checks"
@@ -327,6 +329,8 @@ def grade(name: str, checks: Sequence[Check], reported: Mapping[str, Any] | str 
         raw = report.get("results")
         results_in = raw if isinstance(raw, Mapping) else {}
     results: list[CheckResult] = []
+    if error is not None:   # one message (with its line), no check counted
+        return Verdict(0, 0, (), None, error, None)
     for check in checks:
         label = check.label.get(lang) or check.label.get("en", check.id)
         entry = results_in.get(check.id) if error is None else None
@@ -352,7 +356,9 @@ def grade(name: str, checks: Sequence[Check], reported: Mapping[str, Any] | str 
         results.append(CheckResult(check.id, label, passed, check.expected, got, message, dict(check.summary),
                                    None if passed else hint, None if passed else mistake))
     n_passed = sum(r.passed for r in results)
-    first = next((r for r in results if not r.passed), None)
+    # the most telling failed check first: one whose value a known mistake explains, else the first failed
+    first = next((r for r in results if not r.passed and r.mistake), None) \
+        or next((r for r in results if not r.passed), None)
     if first is not None and first.hint is None and error is None:
         first = CheckResult(first.id, first.label, False, first.expected, first.got, first.message, first.input,
                             ex.hints[lang][0], first.mistake)

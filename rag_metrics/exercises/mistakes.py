@@ -15,6 +15,11 @@ __all__ = ["MISTAKES", "diagnose", "close"]
 
 #: Mistake key -> (English hint, Danish hint).
 MISTAKES: dict[str, tuple[str, str]] = {
+    "count_every_relevant": ("A hit rate cannot exceed 1: count each question once. A question is a hit (1) when "
+                             "any of its first k ids is relevant, however many are: `if any(...): hits += 1`.",
+                             "En hit rate kan ikke blive over 1: tæl hvert spørgsmål én gang. Et spørgsmål er et hit "
+                             "(1), når et af dets første k id'er er relevant, uanset hvor mange: "
+                             "`if any(...): hits += 1`."),
     "k_plus_one": ("Off by one in K: your value is what K + 1 results give. Take exactly the first k, e.g. "
                    "`results[:k]` and `top_k=k`.",
                    "En off-by-one-fejl i K: din værdi er, hvad K + 1 resultater giver. Tag præcis de første k, fx "
@@ -96,7 +101,7 @@ MISTAKES: dict[str, tuple[str, str]] = {
 }
 
 _ORDER: dict[str, tuple[str, ...]] = {
-    "hit_rate_at_k": ("k_plus_one", "k_minus_one", "in_scope_only", "sum_not_mean"),
+    "hit_rate_at_k": ("count_every_relevant", "k_plus_one", "k_minus_one", "in_scope_only", "sum_not_mean"),
     "mean_reciprocal_rank": ("last_relevant", "sum_reciprocal", "rank_plus_one", "k_plus_one", "k_minus_one",
                              "in_scope_only", "sum_not_mean"),
     "precision_at_k": ("divide_by_retrieved", "divide_by_relevant", "dedup", "k_plus_one", "k_minus_one",
@@ -125,6 +130,8 @@ def _one(name: str, item: Mapping[str, Any], ranking: list[str], k: int, m: str)
     rel = {str(x) for x in item.get("relevant_chunk_ids", [])}
     ids = ranking[:k]
     if name == "hit_rate_at_k":
+        if m == "count_every_relevant":
+            return float(sum(i in rel for i in ids))
         return float(any(i in rel for i in ids))
     if name == "mean_reciprocal_rank":
         ranks = [r for r, i in enumerate(ids, start=1) if i in rel]
