@@ -177,6 +177,7 @@ LEARN_CONV_OOS = "learn_conv_oos"
 LEARN_CONV_RECALL = "learn_conv_recall"
 LEARN_CONV_LEVEL = "learn_conv_level"
 EX_PICK = "ex_pick"
+EX_PICK_KEPT = "_ex_pick_kept"  # the exercise last picked, kept while the picker is not drawn
 EX_LANG = "ex_lang"
 EX_CHECKS = "_ex_checks"      # (exercise, (evaluation key, language), checks): the checks the payload was built from
 EX_VERDICT = "_ex_verdict"    # exercise -> {"verdict": Verdict | None, "status": str, "message": str}

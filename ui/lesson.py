@@ -13,6 +13,7 @@ one step list.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import pandas as pd
@@ -134,6 +135,28 @@ def num(v: float | None, decimals: int = 3) -> str:
     """A number in the lesson's language (Danish writes a decimal comma)."""
     s = views.fmt(v, decimals)
     return s.replace(".", ",") if lang() == "da" else s
+
+
+_BRACKETED = re.compile(r"(\[[^\]]*\]|\{[^}]*\}|\([^)]*\))")
+_DECIMAL = re.compile(r"(?<![\w.])(-?\d+\.\d+)(?!\w|\.\d)")
+
+
+def numbers_in(text: str, language: str, decimals: int = 3) -> str:
+    """``text`` (a verdict's message) with its decimal numbers written as the lesson writes them in
+    ``language``: Danish ``0,739`` for ``0.738992``.  Numbers inside brackets (a list, a dict, a call) stay as
+    Python writes them; when rounding would make two different numbers of the text look equal (expected vs
+    got), they keep their digits and only change their decimal mark."""
+    if language != "da":
+        return text
+    parts = _BRACKETED.split(text)
+    found = [m for i, p in enumerate(parts) if i % 2 == 0 for m in _DECIMAL.findall(p)]
+    rounded = {m: f"{float(m):.{decimals}f}" for m in found}
+    keep = len(set(rounded.values())) < len({float(m) for m in found})
+
+    def one(m: re.Match[str]) -> str:
+        return (m.group(1) if keep else rounded[m.group(1)]).replace(".", ",")
+
+    return "".join(p if i % 2 else _DECIMAL.sub(one, p) for i, p in enumerate(parts))
 
 
 def _on_lang() -> None:

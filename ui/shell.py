@@ -139,6 +139,11 @@ def _pages(teacher: bool = False) -> dict[str, list[st.Page]]:
     return out
 
 
+# The tab's icon: an emoji, which the browser draws from a data: URL. A ``:material/...:`` page icon makes
+# Streamlit's frontend load the favicon from Google's font server (broken offline, a request outside the lab).
+PAGE_ICON = "📊"
+
+
 def main() -> None:
     """Navigation, shared sidebar, then the selected page: within this session's rerun rate
     (:mod:`ui.rerun_rate`), every file read for the browser within the upload limit
@@ -146,7 +151,7 @@ def main() -> None:
     from rag_metrics.io.containers import read_budget
     from ui import rerun_rate
 
-    st.set_page_config(page_title="RAG Metrics Lab", page_icon=":material/query_stats:", layout="wide")
+    st.set_page_config(page_title="RAG Metrics Lab", page_icon=PAGE_ICON, layout="wide")
     rerun_rate.guard()
     with read_budget(int(st.get_option("server.maxUploadSize")) * 1024 * 1024):
         _main()
