@@ -24,7 +24,7 @@ def _cli(*args: str, env: dict[str, str] | None = None, timeout: float = 180) ->
 def test_list_names_every_exercise():
     p = _cli("list")
     assert p.returncode == 0, p.stderr
-    assert "1. hit_rate_at_k" in p.stdout and "4. ndcg_at_k (+ dcg_at_k)" in p.stdout
+    assert "1. hit_rate_at_k" in p.stdout and "4. ndcg_at_k (+ dcg_at_k, mean_ndcg_at_k)" in p.stdout
     assert "7. analyze_failures" in p.stdout
 
 

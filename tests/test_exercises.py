@@ -50,7 +50,7 @@ def test_one_exercise_per_lesson_function_in_the_lessons_order():
                                            "recall_at_k", "evaluate_by_category", "analyze_failures"]
     order = [s.key for s in STEPS]
     assert [order.index(e.step) for e in EXERCISES] == sorted(order.index(e.step) for e in EXERCISES)
-    assert exercise("ndcg_at_k").extra_functions == ("dcg_at_k",)
+    assert exercise("ndcg_at_k").extra_functions == ("dcg_at_k", "mean_ndcg_at_k")
     with pytest.raises(InputError, match="hit_rate_at_k"):
         exercise("nope")
 
@@ -236,10 +236,9 @@ WRONG = [
     ("ndcg_at_k", "ranks from 1", _sub(L["ndcg_at_k"], "enumerate(relevances[:k])",
                                        "enumerate(relevances[:k], start=1)"), "shift"),
     ("ndcg_at_k", "ideal of k ones", _sub(L["ndcg_at_k"], "[1] * min(len(relevant), k)", "[1] * k"), "ideal_k"),
-    ("ndcg_at_k", "graded gains",
-     _sub(L["ndcg_at_k"], 'relevances = [1 if r["id"] in relevant else 0 for r in results]',
-          'relevances = [item.get("grades", {}).get(r["id"], 1) if r["id"] in relevant else 0 for r in results]'),
-     "graded"),
+    ("ndcg_at_k", "not normalised",
+     _sub(L["ndcg_at_k"], "return dcg_at_k(relevances, k) / dcg_at_k(ideal, k)", "return dcg_at_k(relevances, k)"),
+     "no_normalise"),
     ("ndcg_at_k", "log2(i + 1) from 0", _sub(L["ndcg_at_k"], "math.log2(i + 2)", "math.log2(i + 1)"),
      "Division by zero"),
     ("recall_at_k", "divides by k", _sub(L["recall_at_k"], "/ len(relevant))", "/ k)"), "divide_by_k"),
@@ -399,3 +398,22 @@ def test_verdict_as_json_shows_only_the_first_failures_expected_value(checks):
     assert all(set(r) == {"id", "label", "passed", "message"} for r in d["results"])
     current = next(c for c in cs if c.id == "current").expected
     assert repr(current) not in text
+
+
+def test_the_ndcg_exercise_asks_for_the_lessons_three_functions(checks):
+    """Issue 48: the lesson defines dcg_at_k, ndcg_at_k for one question and mean_ndcg_at_k; the exercise
+    asks for exactly those, and the lesson's code as printed passes every check."""
+    ex = exercise("ndcg_at_k")
+    lesson = {"dcg_at_k": ["relevances", "k"], "ndcg_at_k": ["retrieved_ids", "relevant_ids", "k"],
+              "mean_ndcg_at_k": ["golden_dataset", "retriever", "k"]}
+    for code in (ex.lesson_code, ex.starter):
+        tree = ast.parse(code)
+        assert {f.name: [a.arg for a in f.args.args] for f in tree.body if isinstance(f, ast.FunctionDef)} == lesson
+    for lang in ("en", "da"):
+        for sig in ("dcg_at_k(relevances, k)", "ndcg_at_k(retrieved_ids, relevant_ids, k)",
+                    "mean_ndcg_at_k(golden_dataset, retriever, k=5)"):
+            assert f"`{sig}`" in ex.text("prompt", lang)
+    called = {c.args.get("function", ex.name) for c in checks["ndcg_at_k"]}
+    assert called == set(lesson)
+    v = _verdict("ndcg_at_k", checks, ex.lesson_code)
+    assert v.all_passed and v.total == len(checks["ndcg_at_k"]) >= 12

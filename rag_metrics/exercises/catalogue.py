@@ -217,41 +217,49 @@ def dcg_at_k(relevances, k):
     return sum(rel / math.log2(i + 2) for i, rel in enumerate(relevances[:k]))
 
 
-def ndcg_at_k(golden_dataset, retriever, k=5):
-    """Mean NDCG@k with binary relevance: 1 if a chunk is relevant, else 0."""
+def ndcg_at_k(retrieved_ids, relevant_ids, k):
+    """NDCG@k of one question with binary relevance: 1 if a chunk is relevant, else 0."""
+    relevant = set(relevant_ids)
+    if not relevant:
+        return 0.0
+    relevances = [1 if rid in relevant else 0 for rid in retrieved_ids[:k]]
+    ideal = [1] * min(len(relevant), k)
+    return dcg_at_k(relevances, k) / dcg_at_k(ideal, k)
+
+
+def mean_ndcg_at_k(golden_dataset, retriever, k=5):
+    """Mean NDCG@k over every question of the golden set."""
     scores = []
     for item in golden_dataset:
-        relevant = set(item["relevant_chunk_ids"])
-        if not relevant:
-            scores.append(0.0)
-            continue
         results = retriever.retrieve(item["question"], top_k=k)
-        relevances = [1 if r["id"] in relevant else 0 for r in results]
-        ideal = [1] * min(len(relevant), k)
-        scores.append(dcg_at_k(relevances, k) / dcg_at_k(ideal, k))
+        retrieved_ids = [r["id"] for r in results]
+        scores.append(ndcg_at_k(retrieved_ids, item["relevant_chunk_ids"], k))
     return sum(scores) / len(scores)
 '''
 
 NDCG = Exercise(
-    name="ndcg_at_k", step="ndcg", extra_functions=("dcg_at_k",),
+    name="ndcg_at_k", step="ndcg", extra_functions=("dcg_at_k", "mean_ndcg_at_k"),
     title=_both("DCG and NDCG@K", "DCG og NDCG@K"),
     prompt=_both(
-        "Write two functions.\n\n"
+        "Write the lesson's three functions.\n\n"
         "- `dcg_at_k(relevances, k)`: `sum(rel_i / log2(i + 2))` over the first `k` relevances, with positions "
         "`i` counted from 0 (so the first result is divided by `log2(2) = 1`).\n"
-        "- `ndcg_at_k(golden_dataset, retriever, k=5)`: per question, DCG of the retrieved list with binary "
-        "relevance (1 if the chunk is relevant, else 0), divided by the DCG of the ideal list: `min(|R|, k)` "
-        "ones. A question with no relevant chunk scores 0.0. Return the mean over **every** question.\n\n"
+        "- `ndcg_at_k(retrieved_ids, relevant_ids, k)`: NDCG@k of **one** question: DCG of the first `k` "
+        "retrieved ids with binary relevance (1 if the id is in `relevant_ids`, else 0), divided by the DCG of "
+        "the ideal list: `min(|R|, k)` ones. A question with no relevant id scores 0.0.\n"
+        "- `mean_ndcg_at_k(golden_dataset, retriever, k=5)`: `ndcg_at_k` of every question, and their mean "
+        "over **every** question.\n\n"
         + _DATA_EN + "\n\nSome questions also carry `grades` (`{chunk id: grade}`): the lesson's NDCG is "
         "binary and ignores them.",
-        "Skriv to funktioner.\n\n"
+        "Skriv lektionens tre funktioner.\n\n"
         "- `dcg_at_k(relevances, k)`: `sum(rel_i / log2(i + 2))` over de første `k` relevanser, med positioner "
         "`i` talt fra 0 (så det første resultat divideres med `log2(2) = 1`).\n"
-        "- `ndcg_at_k(golden_dataset, retriever, k=5)`: for hvert spørgsmål DCG af den hentede liste med binær "
-        "relevans (1 hvis chunken er relevant, ellers 0), divideret med DCG af den ideelle liste: `min(|R|, k)` "
-        "ettaller. Et spørgsmål uden relevant chunk giver 0,0. Returner gennemsnittet over **alle** "
-        "spørgsmål.\n\n" + _DATA_DA + "\n\nNogle spørgsmål har også `grades` (`{chunk-id: karakter}`): "
-        "lektionens NDCG er binær og ser bort fra dem."),
+        "- `ndcg_at_k(retrieved_ids, relevant_ids, k)`: NDCG@k for **ét** spørgsmål: DCG af de første `k` "
+        "hentede id'er med binær relevans (1 hvis id'et er i `relevant_ids`, ellers 0), divideret med DCG af den "
+        "ideelle liste: `min(|R|, k)` ettaller. Et spørgsmål uden relevant id giver 0,0.\n"
+        "- `mean_ndcg_at_k(golden_dataset, retriever, k=5)`: `ndcg_at_k` for hvert spørgsmål og deres "
+        "gennemsnit over **alle** spørgsmål.\n\n" + _DATA_DA + "\n\nNogle spørgsmål har også `grades` "
+        "(`{chunk-id: karakter}`): lektionens NDCG er binær og ser bort fra dem."),
     starter='''import math
 
 
@@ -260,8 +268,13 @@ def dcg_at_k(relevances, k):
     ...
 
 
-def ndcg_at_k(golden_dataset, retriever, k=5):
-    """Mean NDCG@k with binary relevance: 1 if a chunk is relevant, else 0."""
+def ndcg_at_k(retrieved_ids, relevant_ids, k):
+    """NDCG@k of one question with binary relevance: 1 if a chunk is relevant, else 0."""
+    ...
+
+
+def mean_ndcg_at_k(golden_dataset, retriever, k=5):
+    """Mean NDCG@k over every question of the golden set."""
     ...
 ''',
     examples=_many(

@@ -272,6 +272,23 @@ DCG_CASES: tuple[tuple[str, tuple[int, ...], int, Mapping[str, str]], ...] = (
 )
 
 
+#: Direct checks of ``ndcg_at_k`` (retrieved ids, relevant ids, k) for one question in the NDCG exercise.
+NDCG_CASES: tuple[tuple[str, tuple[str, ...], tuple[str, ...], int, Mapping[str, str]], ...] = (
+    ("ndcg_one", ("b", "a", "d", "c"), ("a", "c"), 3,
+     _t("ndcg_at_k(['b', 'a', 'd', 'c'], ['a', 'c'], 3): the worked example",
+        "ndcg_at_k(['b', 'a', 'd', 'c'], ['a', 'c'], 3): det gennemregnede eksempel")),
+    ("ndcg_one_cutoff", ("x", "a", "y", "z", "c"), ("a", "c", "e"), 3,
+     _t("ndcg_at_k(['x', 'a', 'y', 'z', 'c'], ['a', 'c', 'e'], 3): only the first k ids count",
+        "ndcg_at_k(['x', 'a', 'y', 'z', 'c'], ['a', 'c', 'e'], 3): kun de første k id'er tæller")),
+)
+
+
+def _ndcg_one(ranking: Sequence[str], relevant: Sequence[str], k: int) -> float:
+    """NDCG@k of one question by the engine (binary relevance)."""
+    gq = GoldenQuery("q", "", "factual", {r: 1 for r in relevant})
+    return float(_engine([gq], [_scores(ranking)], "ndcg_at_k").mean("ndcg", k))
+
+
 def _edge(name: str, case: _Case, lang: str = "en") -> Check:
     queries, rankings, dataset, questions = [], [], [], []
     for n, (texts, labels, cat, ranking) in enumerate(case.questions):
@@ -319,6 +336,12 @@ def build_checks(name: str, golden: GoldenSet, run: Run, *, k: int | None = None
                          _t("DCG adds rel / log2(i + 2) over the first k positions, i counted from 0.",
                             "DCG lægger rel / log2(i + 2) sammen over de første k positioner, i talt fra 0."))
                    for cid, rel, kk_, label in DCG_CASES]
+        checks += [Check(cid, label, {"function": "ndcg_at_k", "params": [list(ids), list(rel), kk_]},
+                         _ndcg_one(ids, rel, kk_), {"ranking": list(ids), "relevant": list(rel), "k": kk_},
+                         _t("NDCG = DCG of the first k ids (1 if relevant, else 0) / DCG of min(|R|, k) ones.",
+                            "NDCG = DCG af de første k id'er (1 hvis relevant, ellers 0) / DCG af min(|R|, k) "
+                            "ettaller."))
+                   for cid, ids, rel, kk_, label in NDCG_CASES]
     if len(golden):
         checks.append(_current(name, golden, run, kk, chunk_to_doc))
     for case in CASES:
@@ -327,4 +350,7 @@ def build_checks(name: str, golden: GoldenSet, run: Run, *, k: int | None = None
         if name not in _MEANS and case.id not in ("mixed", "rank_k", "rank_k_plus_1", "k_larger"):
             continue
         checks.append(_edge(name, case, lang))
+    if name == "ndcg_at_k":   # the lesson's mean over the golden set is mean_ndcg_at_k
+        checks = [replace(c, args={**c.args, "function": "mean_ndcg_at_k"}) if "dataset" in c.args else c
+                  for c in checks]
     return tuple(checks)

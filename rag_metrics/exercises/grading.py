@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -356,8 +357,11 @@ def grade(name: str, checks: Sequence[Check], reported: Mapping[str, Any] | str 
         results.append(CheckResult(check.id, label, passed, check.expected, got, message, dict(check.summary),
                                    None if passed else hint, None if passed else mistake))
     n_passed = sum(r.passed for r in results)
-    # the most telling failed check first: one whose value a known mistake explains, else the first failed
-    first = next((r for r in results if not r.passed and r.mistake), None) \
+    # the most telling failed check first: one whose value the mistake that explains the most failed checks
+    # explains (one check can fit two mistakes), else the first failed
+    explained = Counter(r.mistake for r in results if not r.passed and r.mistake)
+    likely = explained.most_common(1)[0][0] if explained else None
+    first = next((r for r in results if not r.passed and likely and r.mistake == likely), None) \
         or next((r for r in results if not r.passed), None)
     if first is not None and first.hint is None and error is None:
         first = CheckResult(first.id, first.label, False, first.expected, first.got, first.message, first.input,

@@ -179,6 +179,12 @@ def _value(name: str, args: Mapping[str, Any], mistake: str) -> float | None:
         rel, k = args["params"]
         k = int(k) + {"k_plus_one": 1, "k_minus_one": -1}.get(mistake, 0)
         return _dcg([float(x) for x in rel], None if mistake == "no_cutoff" else k, mistake)
+    if name == "ndcg_at_k" and "params" in args:   # one question: ndcg_at_k(retrieved_ids, relevant_ids, k)
+        ids, rel, k = args["params"]
+        k = int(k) + {"k_plus_one": 1, "k_minus_one": -1}.get(mistake, 0)
+        if k < 1:
+            return None
+        return _one(name, {"relevant_chunk_ids": list(rel)}, [str(i) for i in ids], k, mistake)
     k = int(args["k"]) + {"k_plus_one": 1, "k_minus_one": -1}.get(mistake, 0)
     if k < 1:
         return None
@@ -199,6 +205,7 @@ def diagnose(name: str, args: Mapping[str, Any], expected: float, got: float) ->
     """The key of the first mistake of exercise ``name`` (or ``dcg_at_k``) that turns the check's
     input ``args`` into the student's value ``got`` (and not into ``expected``), else ``None``."""
     fn = str(args.get("function", name))
+    fn = "ndcg_at_k" if fn == "mean_ndcg_at_k" else fn   # the mean of the per-question NDCG
     for mistake in _ORDER.get(fn, ()):
         try:
             v = _value(fn, args, mistake)

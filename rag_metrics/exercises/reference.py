@@ -52,16 +52,21 @@ def dcg_at_k(relevances, k):
     return total
 
 
-def ndcg_at_k(golden_dataset, retriever, k=5):
+def ndcg_at_k(retrieved_ids, relevant_ids, k):
+    relevant = set(relevant_ids)
+    if not relevant:
+        return 0.0
+    gains = [int(cid in relevant) for cid in retrieved_ids]
+    return dcg_at_k(gains, k) / dcg_at_k([1] * min(len(relevant), k), k)
+
+
+def mean_ndcg_at_k(golden_dataset, retriever, k=5):
     if not golden_dataset:
         return 0.0
     total = 0.0
     for item in golden_dataset:
-        relevant = set(item["relevant_chunk_ids"])
-        if relevant:
-            ids = [r["id"] for r in retriever.retrieve(item["question"], top_k=k)]
-            gains = [int(cid in relevant) for cid in ids]
-            total += dcg_at_k(gains, k) / dcg_at_k([1] * min(len(relevant), k), k)
+        ids = [r["id"] for r in retriever.retrieve(item["question"], top_k=k)]
+        total += ndcg_at_k(ids, item["relevant_chunk_ids"], k)
     return total / len(golden_dataset)
 ''',
     "recall_at_k": '''
