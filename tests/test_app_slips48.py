@@ -112,3 +112,17 @@ def test_the_page_keeps_the_exercise_when_you_come_back(app):
     at.query_params.clear()
     goto(at, PAGE)
     assert at.selectbox(key=EX_PICK).value == second
+
+
+def test_the_danish_lesson_s_tooltips_and_conventions_line_are_danish(app):
+    from rag_metrics.lesson import STEPS
+
+    at = goto(app, "pages/lesson.py")
+    at.segmented_control(key="lesson_lang").set_value("da").run()
+    at.selectbox(key="lesson_step_pick").set_value([s.key for s in STEPS].index("hit_rate")).run()
+    no_exception(at)
+    captions = [str(c.value).replace("\\", "") for c in at.main.caption]
+    assert any("Konventioner:" in c for c in captions), captions
+    assert not any("Conventions:" in c for c in captions), captions
+    helps = [m.proto.help for m in at.main.metric]
+    assert helps and all("Formel:" in h and "Formula:" not in h for h in helps), helps

@@ -203,7 +203,7 @@ def header(ctx: state.Lab) -> None:
                          format_func=LS.LANGUAGES.get, required=True, on_change=_on_lang)
     st.title(t("ui.title"))
     st.caption(t("ui.intro"))
-    views.conventions_caption()
+    views.conventions_caption(p.language)
     done = sum(p.steps_done())
     st.progress(p.fraction(), text=t("ui.progress", done=done, total=len(LS.STEPS)))
 
@@ -241,7 +241,7 @@ def live_numbers(ctx: state.Lab, s: LS.Step) -> None:
             cols = st.columns(len(rows))
             for col, (metric, k, v) in zip(cols, rows):
                 col.metric(METRICS[metric].label + ("" if k is None else f"@{k}"), num(v), border=True,
-                           help=views.metric_help(metric))
+                           help=views.metric_help(metric, lang()))
     if s.key == "precision":
         if lang() == "da":  # the targets' sentences in the lesson's language
             from rag_metrics.insights.readouts import target_checks

@@ -201,10 +201,11 @@ def apply_preset(name: str) -> None:
             st.session_state[PRESET_KEYS[field_name]] = field_value
 
 
-def conventions_line() -> str:
-    """One line naming the conventions behind the numbers (``rag_metrics.metrics.presets.describe_conventions``)."""
+def conventions_line(lang: str = "en") -> str:
+    """One line naming the conventions behind the numbers (``rag_metrics.metrics.presets.describe_conventions``),
+    in ``lang`` (``"da"`` on the Danish lesson)."""
     s = settings()
-    return describe_conventions(s.options, s.ndcg_gain)
+    return describe_conventions(s.options, s.ndcg_gain, lang)
 
 
 # ---- the lab context ---------------------------------------------------------------------------

@@ -51,8 +51,28 @@ def ci_text(lo: float, hi: float, n: int | None = None, signed: bool = False, br
     return f"[{a}, {b}]" if brackets or signed else f"{a} – {b}"
 
 
-def metric_help(metric: str) -> str:
+_DESCRIPTION_DA = {  # the metrics' tooltips on the Danish lesson
+    "hit_rate": "Kom et relevant id med i top k? (trec_eval success, ir_measures Success@k.)",
+    "mrr": "Den reciprokke rang af det første relevante id: belønner at placere ét rigtigt svar højt.",
+    "precision": "Andelen af top k, der er relevant; divisoren er k, også når færre blev hentet.",
+    "recall": "Andelen af alle relevante id'er, der blev fundet i top k (|R| tæller også relevante id'er, der "
+              "aldrig blev hentet).",
+    "ndcg": "Graderet, positionsdiskonteret gevinst i forhold til den ideelle rangering (lineær gevinst, "
+            "trec_eval).",
+    "ndcg_exp": "NDCG med Burges' eksponentielle gevinst (ranx ndcg_burges, mange ML-biblioteker).",
+    "map": "Gennemsnitlig precision ved hver relevant rang, over alle relevante id'er (nævner |R|).",
+    "judged": "Andelen af top k, der har en label, karakter 0 medregnet: hvor komplette vurderingerne er for "
+              "denne kørsel (ir_measures Judged@k; deler med n, når færre end k blev hentet).",
+}
+
+
+def metric_help(metric: str, lang: str = "en") -> str:
+    """A metric's tooltip: what it measures, its formula and its trec_eval measure (Danish on the Danish
+    lesson)."""
     spec = METRICS[metric]
+    if lang == "da":
+        text = _DESCRIPTION_DA.get(metric, spec.description)
+        return f"{text}\n\nFormel: `{spec.formula}`  \ntrec_eval: `{spec.trec_eval}`"
     return f"{spec.description}\n\nFormula: `{spec.formula}`  \ntrec_eval: `{spec.trec_eval}`"
 
 
@@ -308,9 +328,11 @@ def verdict_banner(result, name: str = "") -> bool:
 located_banner = verdict_banner  # the name the evidence docs used
 
 
-def conventions_caption() -> None:
-    """The small line naming the conventions behind every number on the page (the sidebar's preset)."""
-    st.caption(f":material/rule: {esc(state.conventions_line())}", help="Switch in the sidebar: Conventions.")
+def conventions_caption(lang: str = "en") -> None:
+    """The small line naming the conventions behind every number on the page (the sidebar's preset), in
+    ``lang`` (the Danish lesson passes ``"da"``)."""
+    st.caption(f":material/rule: {esc(state.conventions_line(lang))}",
+               help="Skift i sidepanelet: Konventioner." if lang == "da" else "Switch in the sidebar: Conventions.")
 
 
 def answered_absent(result) -> str:

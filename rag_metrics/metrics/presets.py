@@ -53,6 +53,16 @@ _DIFFERS = {  # how a setting that differs from trec_eval is named
     ("ndcg_gain", "exponential"): "exponential NDCG gain",
 }
 
+_DIFFERS_DA = {  # the same, in Danish (the Danish lesson's conventions line)
+    ("out_of_scope", "miss"): "spørgsmål uden for emnet tælles som forbier",
+    ("ndcg_relevance", "binary"): "binær relevans for NDCG",
+    ("recall_denominator", "cap"): "recall over min(K, |R|)",
+    ("recall_empty", "skip"): "recall springer spørgsmål uden relevante id'er over",
+    ("missing_queries", "skip"): "spørgsmål, der mangler i kørslen, springes over",
+    ("out_of_scope_rule", "no_relevant_id"): "intet relevant id betyder uden for emnet",
+    ("ndcg_gain", "exponential"): "eksponentiel NDCG-gevinst",
+}
+
 
 def _check(name: str) -> dict[str, Any]:
     if name not in PRESETS:
@@ -75,7 +85,7 @@ def preset_of(options: EvalOptions, ndcg_gain: str = "linear") -> str:
     return CUSTOM
 
 
-def describe_conventions(options: EvalOptions, ndcg_gain: str = "linear") -> str:
+def describe_conventions(options: EvalOptions, ndcg_gain: str = "linear", lang: str = "en") -> str:
     """One line naming the conventions behind every number shown, e.g.
     ``"Conventions: as in the lesson (binary relevance for NDCG, out-of-scope questions counted as misses)"``.
 
@@ -84,13 +94,16 @@ def describe_conventions(options: EvalOptions, ndcg_gain: str = "linear") -> str
     >>> describe_conventions(EvalOptions(relevance_level=2))
     'Conventions: custom (relevance level 2)'
     """
+    da = lang == "da"
     preset = preset_of(options, ndcg_gain)
     if preset == "trec_eval":
-        return "Conventions: trec_eval (the defaults)"
+        return "Konventioner: trec_eval (standard)" if da else "Conventions: trec_eval (the defaults)"
     values = {**{k: getattr(options, k) for k in PRESETS["trec_eval"] if k != "ndcg_gain"}, "ndcg_gain": ndcg_gain}
-    parts = [_DIFFERS[(k, v)] for k, v in values.items() if (k, v) in _DIFFERS]
+    differs = _DIFFERS_DA if da else _DIFFERS
+    parts = [differs[(k, v)] for k, v in values.items() if (k, v) in differs]
     if values["relevance_level"] != 1:
-        parts.insert(0, f"relevance level {values['relevance_level']}")
+        parts.insert(0, f"{'relevansniveau' if da else 'relevance level'} {values['relevance_level']}")
     if preset == "lesson":
-        return f"Conventions: as in the lesson ({', '.join(parts)})"
-    return f"Conventions: custom ({', '.join(parts)})"
+        return (f"Konventioner: som i lektionen ({', '.join(parts)})" if da
+                else f"Conventions: as in the lesson ({', '.join(parts)})")
+    return f"{'Konventioner: egne' if da else 'Conventions: custom'} ({', '.join(parts)})"
