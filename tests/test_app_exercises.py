@@ -112,6 +112,10 @@ def test_syntax_error_timeout_and_garbage_reports_in_plain_words(page, app_env):
     at = page
     _run_report(at, _report(error={"kind": "syntax", "line": 3, "message": "invalid syntax"}, nonce="s"))
     assert any("line 3" in str(e.value) for e in at.error), [e.value for e in at.error]
+    # one message with its line: no "Passed 0 of N checks", not the same error once per check (issue 48)
+    assert sum("line 3" in str(e.value) for e in at.error) == 1 and not at.dataframe
+    assert not any("Passed" in str(w.value) for w in at.warning) and "Passed 0" not in _texts(at)
+    assert _data(at)["verdict"]["text"] == "Not checked"
     _run_report(at, {"nonce": "t", "doc": f"{NAME}:0", "code": "while True: pass", "status": "timeout"})
     assert any("longer than 5 s" in str(e.value) for e in at.error)
     assert _data(at)["verdict"] == {"text": "stopped: ran longer than 5 s", "kind": "stopped", "nonce": "t"}
