@@ -417,3 +417,10 @@ def test_the_ndcg_exercise_asks_for_the_lessons_three_functions(checks):
     assert called == set(lesson)
     v = _verdict("ndcg_at_k", checks, ex.lesson_code)
     assert v.all_passed and v.total == len(checks["ndcg_at_k"]) >= 12
+
+
+def test_a_none_result_is_named_as_python_names_it():
+    """A function that returns ``None`` is told "got None", not JSON's "null" (issue 48)."""
+    from rag_metrics.exercises.grading import _fmt
+
+    assert (_fmt(None), _fmt(True), _fmt(0.5), _fmt([1, 2])) == ("None", "True", "0.5", "[1, 2]")

@@ -178,6 +178,9 @@ def _short(value: Any) -> str:
 
 
 def _fmt(v: Any) -> str:
+    """A value as the student's Python shows it (``None``, ``True``; not JSON's ``null``, ``true``)."""
+    if v is None or isinstance(v, bool):
+        return repr(v)
     if isinstance(v, float):
         return f"{v:.6g}"
     return _short(v)
