@@ -253,3 +253,14 @@ def test_cli_gate_json_names_the_no_verdict(tmp_path, capsys):
     doc = json.loads(cap.out)
     assert doc["verdict"] == "fail" and doc["no_verdict"][0].startswith("other: NO VERDICT")
     assert _last(cap.err).startswith("other: NO VERDICT")
+
+
+def test_cli_unused_log_rows_are_a_few_examples_then_counted(tmp_path, capsys):
+    """Ten rows that match no golden question: three examples and one counted line, not ten lines."""
+    log = tmp_path / "log.jsonl"
+    log.write_text(_jsonl([{"question": f"Question {i} of another set?", "contexts": [{"id": f"x{i}", "text": "t"}]}
+                           for i in range(10)]))
+    assert main(["evaluate", "--qrels", str(GOLDEN), "--run", str(log)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("not used: no golden question") == 3
+    assert "7 more rows not used, like the ones above (10 in all)" in err

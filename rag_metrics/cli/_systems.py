@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rag_metrics.cli._output import PROG, counter_progress, stderr
-from rag_metrics.errors import InputError
+from rag_metrics.errors import EXAMPLES_SHOWN, InputError
 
 if TYPE_CHECKING:  # pragma: no cover
     from rag_metrics.types import GoldenSet, Run
@@ -118,10 +118,12 @@ def read_upload_run(args: argparse.Namespace, path: str, golden: GoldenSet) -> R
     result = system.rank(golden.questions(), 1 << 30)
     for note in result.notes:
         stderr(f"{PROG}: {path}: {note}")
-    for row in result.unmatched_rows[:20]:
+    unused = result.unmatched_rows  # a few examples, then counted, as every reader's repeats (errors.grouped_lines)
+    for row in unused[: EXAMPLES_SHOWN + (len(unused) == EXAMPLES_SHOWN + 1)]:
         stderr(f"{PROG}: {path}: {row.where}: {row.key!r} not used: {row.reason}")
-    if len(result.unmatched_rows) > 20:
-        stderr(f"{PROG}: {path}: ... {len(result.unmatched_rows) - 20} more unmatched rows")
+    if len(unused) > EXAMPLES_SHOWN + 1:
+        stderr(f"{PROG}: {path}: {len(unused) - EXAMPLES_SHOWN:,} more rows not used, like the ones above "
+               f"({len(unused):,} in all)")
     run = result.run
     run.name = Path(path).stem
     _UNMATCHED[id(run)] = (run, len(result.unmatched_rows))
