@@ -55,6 +55,42 @@ def table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join([line(header), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
 
+#: The release in which the old spellings of :func:`add_renamed` options go.
+RENAMED_GO_IN = "0.3.0"
+
+
+class _Renamed(argparse.Action):
+    """The old spelling of an option: it sets the new option's value and says, once, what it is now."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, new: str = "", **kwargs: Any) -> None:
+        self.new = new
+        super().__init__(option_strings, dest, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, values: Any,
+                 option_string: str | None = None) -> None:
+        stderr(f"{PROG} {parser.prog.split()[-1]}: {option_string} is now {self.new} (--k means cutoffs in every "
+               f"command); {option_string} still works here until release {RENAMED_GO_IN}, then it goes")
+        setattr(namespace, self.dest, values)
+        namespace.__dict__.setdefault("_spelled", {})[self.dest] = option_string
+
+
+def spelled(args: argparse.Namespace, dest: str, new: str) -> str:
+    """The spelling of option ``dest`` the user typed (the old one of :func:`add_renamed`, else ``new``), for
+    messages that name it."""
+    return str(getattr(args, "_spelled", {}).get(dest, new))
+
+
+def add_renamed(p: argparse.ArgumentParser, new: str, old: str, **kwargs: Any) -> None:
+    """Add option ``new`` (with ``kwargs``) and its old spelling ``old``, kept for one release with a warning.
+
+    ``--k`` used to mean a depth in some commands (results per query, pool depth); it means cutoffs
+    everywhere now, and those commands take ``--depth`` / ``--pool-depth``."""
+    action = p.add_argument(new, **kwargs)
+    same = {key: kwargs[key] for key in ("type", "metavar") if key in kwargs}
+    p.add_argument(old, dest=action.dest, new=new, action=_Renamed, default=argparse.SUPPRESS, help=argparse.SUPPRESS,
+                   **same)
+
+
 def check_int(name: str, value: int, low: int) -> None:
     """Raise :class:`InputError` when the integer option ``name`` is below ``low``."""
     if value < low:

@@ -4,7 +4,7 @@ grades, and measure the judge against people.
 ::
 
     rag-metrics judge-relevance --qrels G --run R [--run R2 ...] --judge-url URL --judge-model M
-        [--k 10] [--corpus C] [--unlabelled-as-zero] --out completed.qrels
+        [--pool-depth 10] [--corpus C] [--unlabelled-as-zero] --out completed.qrels
 
 The pool is every run's top K per question.  The judge grades (0-3, UMBRELA's prompt) every
 pooled pair: the ones people judged measure the agreement, the others are written to ``--out``
@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from rag_metrics.cli._common import fmt, table
+from rag_metrics.cli._common import add_renamed, fmt, spelled, table
 from rag_metrics.cli._output import PROG, stderr
 from rag_metrics.errors import InputError
 
@@ -113,7 +113,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--run", required=True, action="append", metavar="PATH",
                    help="TREC run (repeatable: every run's top K is pooled; two or more give the ranking change)")
     add_judge_options(p)
-    p.add_argument("--k", type=int, default=10, metavar="K", help="pool depth per run (default 10)")
+    add_renamed(p, "--pool-depth", "--k", type=int, default=10, metavar="N",
+                help="pool depth: the top N of every run are judged (default 10; was --k)")
     p.add_argument("--out", required=True, metavar="PATH", help="completed qrels to write (TREC format)")
     p.add_argument("--corpus", default=None, metavar="PATH",
                    help="corpus of the ids (folder, .jsonl or BEIR folder); default: the sample corpus")
@@ -141,8 +142,8 @@ def run(args: argparse.Namespace) -> int:
     from rag_metrics.metrics.options import EvalOptions
     from rag_metrics.types import GoldenSet
 
-    if args.k < 1:
-        raise InputError(f"--k must be at least 1, got {args.k}")
+    if args.pool_depth < 1:
+        raise InputError(f"{spelled(args, 'pool_depth', '--pool-depth')} must be at least 1, got {args.pool_depth}")
     out = Path(args.out)
     if not out.parent.exists():
         raise InputError(f"{out}: folder {out.parent} does not exist; create it or choose another --out path")
@@ -170,12 +171,13 @@ def run(args: argparse.Namespace) -> int:
         runs[name] = r
     ids = {i for r in runs.values() for i in r.factorized_ids()[1].tolist()}
     texts, where = passage_texts(args.corpus, args.chunk_size, args.chunk_overlap, ids)
-    pairs = pooled_pairs(golden, runs, args.k, texts, unjudged_only=False, unlabelled_as_zero=args.unlabelled_as_zero)
+    pairs = pooled_pairs(golden, runs, args.pool_depth, texts, unjudged_only=False,
+                         unlabelled_as_zero=args.unlabelled_as_zero)
     judge = RelevanceJudge(judge_config(args, json_mode=False), n_samples=args.samples,
                            cache=False if args.no_cache else None)
     n_people = sum(1 for p in pairs if p.people is not None)
-    print(f"pool: top {args.k} of {len(runs)} run(s), {len(pairs)} (question, chunk) pairs: {n_people} judged by "
-          f"people, {len(pairs) - n_people} unjudged; passages from {where}")
+    print(f"pool: top {args.pool_depth} of {len(runs)} run(s), {len(pairs)} (question, chunk) pairs: {n_people} "
+          f"judged by people, {len(pairs) - n_people} unjudged; passages from {where}")
     print(f"planned judge calls: {judge.planned_calls(len(pairs))} (at most; cached replies cost nothing), "
           f"about {judge.planned_prompt_tokens(pairs):,} prompt tokens")
     if args.dry_run:

@@ -3,7 +3,7 @@
 ::
 
     rag-metrics retrieve --corpus PATH --queries PATH [--retriever dense|bm25|hybrid]
-        [--model NAME] [--chunk-size N] [--chunk-overlap N] [--level chunk|document] [--k 100]
+        [--model NAME] [--chunk-size N] [--chunk-overlap N] [--level chunk|document] [--depth 100]
         --out run.trec
 
 ``--corpus``: a folder of .md/.txt files, a .jsonl corpus or a BEIR folder.  ``--queries``: a BEIR
@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from rag_metrics.cli._common import add_renamed, spelled
 from rag_metrics.cli._output import counter_progress
 from rag_metrics.errors import InputError
 from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
@@ -86,8 +87,8 @@ def run(args: argparse.Namespace) -> int:
     from rag_metrics.retrieval.ranking import collapse_to_documents
 
     size, overlap = validate_chunk_args(args.chunk_size, args.chunk_overlap)
-    if args.k < 1:
-        raise InputError(f"--k must be at least 1, got {args.k}.")
+    if args.depth < 1:
+        raise InputError(f"{spelled(args, 'depth', '--depth')} must be at least 1, got {args.depth}.")
     if getattr(args, "backend", "bundled") != "bundled":
         return _run_backend(args)
     if not args.corpus:
@@ -119,11 +120,11 @@ def run(args: argparse.Namespace) -> int:
                                fusion=args.fusion)
     t = time.monotonic()
     retriever.index(chunks, counter_progress("indexing chunks"))
-    depth = args.k if args.level == "chunk" else min(len(chunks), max(DOC_LEVEL_MIN_CHUNKS,
-                                                                      10 * args.k))
+    depth = args.depth if args.level == "chunk" else min(len(chunks), max(DOC_LEVEL_MIN_CHUNKS,
+                                                                      10 * args.depth))
     trec_run = retriever.retrieve(queries, depth, counter_progress("queries"))
     if args.level == "document":
-        trec_run = collapse_to_documents(trec_run, chunk_to_doc(chunks), k=args.k)
+        trec_run = collapse_to_documents(trec_run, chunk_to_doc(chunks), k=args.depth)
     tag = args.tag or retriever.name
 
     out = Path(args.out)
@@ -152,7 +153,7 @@ def _run_backend(args: argparse.Namespace) -> int:
     trec_run = run_backend(args, queries)
     if args.level == "document":
         ids = set(trec_run.factorized_ids()[1].tolist())
-        trec_run = collapse_to_documents(trec_run, {i: i.rsplit("#", 1)[0] for i in ids}, k=args.k)
+        trec_run = collapse_to_documents(trec_run, {i: i.rsplit("#", 1)[0] for i in ids}, k=args.depth)
     tag = args.tag or args.backend
     write_trec_run(trec_run, out, tag=tag)
     print(f"wrote {len(trec_run)} rows ({args.level} level, {len(trec_run.query_ids())} queries, "
@@ -183,7 +184,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                    help=f"chunk overlap in characters (default {DEFAULT_CHUNK_OVERLAP})")
     p.add_argument("--level", choices=["chunk", "document"], default="chunk",
                    help="chunk ids (default) or document ids (each document at its best chunk)")
-    p.add_argument("--k", type=int, default=DEFAULT_DEPTH, help=f"results per query (default {DEFAULT_DEPTH})")
+    add_renamed(p, "--depth", "--k", type=int, default=DEFAULT_DEPTH, metavar="N",
+                help=f"results per query (default {DEFAULT_DEPTH}; was --k)")
     p.add_argument("--out", required=True, metavar="PATH", help="TREC run file to write")
     p.add_argument("--index", choices=["flat", "hnsw"], default="flat",
                    help="FAISS index for dense retrieval: flat (exact, default) or hnsw")
