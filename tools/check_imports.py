@@ -77,8 +77,8 @@ def main(argv: list[str]) -> int:
     for c in found if "--list" in argv else new:
         print("  cycle:", " <-> ".join(c))
     if new:
-        print("Break the new cycle: move the shared code into a lower module (see tools/restructure.py for how "
-              "the library's cycles were broken).")
+        print("Break the new cycle: move the shared code into a lower module (`git show fd46f26` shows how "
+              "the library's last cycle was broken).")
     return 1 if (rc or new) else 0
 
 
