@@ -98,6 +98,15 @@ _T: dict[str, tuple[str, str]] = {
     "not_saved": ("Your code was checked but not saved: {msg}", "Din kode blev tjekket, men ikke gemt: {msg}"),
     "draft_not_saved": ("Your draft was not saved: {msg}", "Dit udkast blev ikke gemt: {msg}"),
     "language": ("Language", "Sprog"),
+    "printed": ("What your code printed (`print()`)", "Det, din kode skrev ud (`print()`)"),
+    "printed_cut": ("Cut: only the first {n} characters are shown.", "Afkortet: kun de første {n} tegn vises."),
+    "shapes": ("What your function gets: one real item", "Det, din funktion får: et rigtigt eksempel"),
+    "shapes_caption": ("From the current golden set and system: the data the check on your golden set calls your "
+                       "function with. `golden_dataset` is a list of such dicts; `retriever.retrieve()` returns a "
+                       "list of such dicts, best first.",
+                       "Fra det nuværende guldsæt og system: de data, tjekket på dit guldsæt kalder din funktion "
+                       "med. `golden_dataset` er en liste af sådanne dicts; `retriever.retrieve()` returnerer en "
+                       "liste af sådanne dicts, bedste først."),
     # the teacher's table
     "class_title": ("Code exercises", "Kodeopgaver"),
     "class_caption": ("Per student and exercise: checks passed by the last run of total, and (in brackets) how "
@@ -295,6 +304,33 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 2000 else text[:2000] + "…"
 
 
+def _printed(v: EX.Verdict, lang: str) -> None:
+    """What the student's code printed, as text (``st.code``: never interpreted), bounded, saying so when cut."""
+    if not v.stdout and not v.stdout_cut:
+        return
+    st.caption(T("printed", lang))
+    st.code(v.stdout, language="text", wrap_lines=True)
+    if v.stdout_cut:
+        st.caption(T("printed_cut", lang, n=len(v.stdout)))
+
+
+def shapes(checks: tuple[EX.Check, ...], lang: str) -> None:
+    """One real ``golden_dataset`` item and one real ``retrieve()`` result, as Python values (from the check on
+    the current data: what the student's function is called with)."""
+    import pprint
+
+    found = EX.example_values(checks)
+    if found is None:
+        return
+    item, results, k = found
+    with st.expander(T("shapes", lang), expanded=True):
+        st.caption(T("shapes_caption", lang))
+        st.code("golden_dataset[0]\n" + pprint.pformat(item, width=90, sort_dicts=False), language="python",
+                wrap_lines=True)
+        st.code(f"retriever.retrieve(golden_dataset[0]['question'], top_k={k})\n"
+                + pprint.pformat(results, width=90, sort_dicts=False), language="python", wrap_lines=True)
+
+
 def verdict_view(name: str, lang: str) -> None:
     """The last run's verdict: headline, plain-words error, the first failure, the Dashboard's mean."""
     entry = _verdicts().get(name)
@@ -307,11 +343,13 @@ def verdict_view(name: str, lang: str) -> None:
         return
     if v.error:   # one message with its line: nothing was checked, so no count and no list of checks
         st.error(views.esc(v.error), icon=":material/error:")
+        _printed(v, lang)
         return
     if v.all_passed:
         st.success(f"**{views.esc(v.headline(lang))}.** {T('done', lang)}", icon=":material/check_circle:")
     else:
         st.warning(f"**{views.esc(v.headline(lang))}**", icon=":material/rule:")
+    _printed(v, lang)
     f = v.first_failure
     if f is not None and not v.error:
         with st.container(border=True):
@@ -366,6 +404,7 @@ def render(ctx: state.Lab) -> None:
         with st.expander(T("examples", lang)):
             for md in examples:
                 st.markdown(md)
+    shapes(checks, lang)
     hints(ex, lang)
     saved = _store().load(name)
     resets: dict[str, int] = st.session_state.setdefault(_RESET, {})

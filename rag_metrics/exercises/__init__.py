@@ -16,9 +16,9 @@ in a separate process on the user's own machine; the server only compares report
 from __future__ import annotations
 
 from rag_metrics.exercises.catalogue import EXERCISES, UI_TEXT, Exercise, exercise, exercises_for_step
-from rag_metrics.exercises.checks import LESSON_OPTIONS, Check, build_checks, golden_dataset
+from rag_metrics.exercises.checks import LESSON_OPTIONS, Check, build_checks, example_values, golden_dataset
 from rag_metrics.exercises.grading import HARNESS, LIMITS, CheckResult, Verdict, browser_payload, grade
 
 __all__ = ["EXERCISES", "UI_TEXT", "Exercise", "exercise", "exercises_for_step", "Check", "build_checks",
-           "golden_dataset", "LESSON_OPTIONS", "HARNESS", "LIMITS", "CheckResult", "Verdict", "browser_payload",
-           "grade"]
+           "golden_dataset", "example_values", "LESSON_OPTIONS", "HARNESS", "LIMITS", "CheckResult", "Verdict",
+           "browser_payload", "grade"]

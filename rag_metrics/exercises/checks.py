@@ -27,7 +27,8 @@ from rag_metrics.metrics.options import EvalOptions
 from rag_metrics.metrics.presets import apply_preset
 from rag_metrics.types import OUT_OF_SCOPE, GoldenQuery, GoldenSet, Run
 
-__all__ = ["Check", "build_checks", "LESSON_OPTIONS", "MAX_CURRENT_QUESTIONS", "MEAN_METRICS", "golden_dataset"]
+__all__ = ["Check", "build_checks", "example_values", "LESSON_OPTIONS", "MAX_CURRENT_QUESTIONS", "MEAN_METRICS",
+           "golden_dataset"]
 
 #: The conventions of every expected value: the "as in the lesson" preset.
 LESSON_OPTIONS = apply_preset(EvalOptions(), "lesson")
@@ -311,6 +312,25 @@ def _edge(name: str, case: _Case, lang: str = "en") -> Check:
         summary["questions"] = [{"question": t, "ranking": list(r), "relevant": sorted(lab)}
                                 for t, (_, lab, _, r) in zip(questions, case.questions)]
     return Check(case.id, case.label, args, _expected(name, res, case.k, questions), summary, case.hint)
+
+
+def example_values(checks: Sequence[Check]) -> tuple[dict[str, Any], list[dict[str, Any]], int] | None:
+    """One real ``golden_dataset`` item and what ``retriever.retrieve(item["question"], top_k=k)`` returns for
+    it, with that ``k``: from the check on the current golden set and system (the very data the student's
+    function is called with), as the harness builds them.  ``None`` when no check carries the current data.
+
+    >>> item, results, k = example_values([Check("current", {}, {"k": 2, "dataset": [{"question": "q?",
+    ...     "relevant_chunk_ids": ["c2"]}], "rankings": {"q?": [["c1", 0.9], ["c2", 0.8], ["c3", 0.1]]}}, 0.5)])
+    >>> item, results, k
+    ({'question': 'q?', 'relevant_chunk_ids': ['c2']}, [{'id': 'c1', 'score': 0.9}, {'id': 'c2', 'score': 0.8}], 2)
+    """
+    cur = next((c for c in checks if c.id == "current" and c.args.get("dataset")), None)
+    if cur is None:
+        return None
+    item = dict(cur.args["dataset"][0])
+    k = int(cur.args.get("k", 5))
+    ranked = cur.args.get("rankings", {}).get(item.get("question"), [])
+    return item, [{"id": str(i), "score": float(s)} for i, s in ranked[:k]], k
 
 
 def build_checks(name: str, golden: GoldenSet, run: Run, *, k: int | None = None,

@@ -20,7 +20,8 @@ from rag_metrics.exercises.harness_source import MAX_OUTPUT_CHARS
 from rag_metrics.exercises.mistakes import MISTAKES, close, diagnose
 from rag_metrics.types import OUT_OF_SCOPE
 
-__all__ = ["CheckResult", "Verdict", "grade", "browser_payload", "HARNESS", "LIMITS", "MAX_REPORT_CHARS"]
+__all__ = ["CheckResult", "Verdict", "grade", "browser_payload", "printed", "HARNESS", "LIMITS", "MAX_REPORT_CHARS",
+           "SHOWN_OUTPUT_CHARS"]
 
 
 def _harness_text() -> str:
@@ -36,6 +37,10 @@ LIMITS = {"timeout_s": 10, "max_output_chars": MAX_OUTPUT_CHARS}
 #: A report longer than this is refused unread.
 MAX_REPORT_CHARS = 2_000_000
 _MAX_SHOWN = 300  # characters of a student's value shown in a message
+#: At most this many characters of what the student's code printed are kept in a verdict (and shown).
+SHOWN_OUTPUT_CHARS = 4000
+#: The mark the harness puts after output it cut at its own cap (harness_source._CappedOutput).
+_HARNESS_CUT = "\n[output cut]"
 
 
 def _lang(lang: str) -> str:
@@ -72,6 +77,10 @@ class Verdict:
     first_failure: CheckResult | None
     error: str | None
     dashboard: Mapping[str, Any] | None = None
+    #: What the student's code printed (``print()``, stdout and stderr), at most :data:`SHOWN_OUTPUT_CHARS`
+    #: characters; ``stdout_cut``: there was more (cut here, or by the harness's own cap).
+    stdout: str = ""
+    stdout_cut: bool = False
 
     def headline(self, lang: str = "en") -> str:
         if self.error is not None:   # nothing was checked: no "Passed 0 of N"
@@ -94,7 +103,8 @@ class Verdict:
         return {"headline": self.headline(lang), "passed": self.passed, "total": self.total, "error": self.error,
                 "results": [{"id": r.id, "label": r.label, "passed": r.passed, "message": r.message}
                             for r in self.results],
-                "first_failure": first, "dashboard": None if self.dashboard is None else dict(self.dashboard)}
+                "first_failure": first, "dashboard": None if self.dashboard is None else dict(self.dashboard),
+                "stdout": self.stdout, "stdout_cut": self.stdout_cut}
 
 
 def browser_payload(name: str, checks: Sequence[Check], lang: str = "en") -> dict[str, Any]:
@@ -316,6 +326,20 @@ def _parse(reported: Mapping[str, Any] | str | bytes) -> tuple[Mapping[str, Any]
     return reported, None
 
 
+def printed(report: Mapping[str, Any] | None) -> tuple[str, bool]:
+    """What the student's code printed, from a parsed report (any shape: a hostile browser), and whether it was
+    cut: at most :data:`SHOWN_OUTPUT_CHARS` characters, as plain text (the page shows it escaped)."""
+    text = report.get("stdout") if isinstance(report, Mapping) else None
+    if not isinstance(text, str):
+        return "", False
+    cut = False
+    if text.endswith(_HARNESS_CUT):
+        text, cut = text[:-len(_HARNESS_CUT)], True
+    if len(text) > SHOWN_OUTPUT_CHARS:
+        text, cut = text[:SHOWN_OUTPUT_CHARS], True
+    return text, cut
+
+
 def grade(name: str, checks: Sequence[Check], reported: Mapping[str, Any] | str | bytes, lang: str = "en") -> Verdict:
     """Compare the harness's report (``reported``, JSON text or parsed) with ``checks``' expected values.
 
@@ -333,8 +357,9 @@ def grade(name: str, checks: Sequence[Check], reported: Mapping[str, Any] | str 
         raw = report.get("results")
         results_in = raw if isinstance(raw, Mapping) else {}
     results: list[CheckResult] = []
+    out, out_cut = printed(report)
     if error is not None:   # one message (with its line), no check counted
-        return Verdict(0, 0, (), None, error, None)
+        return Verdict(0, 0, (), None, error, None, out, out_cut)
     for check in checks:
         label = check.label.get(lang) or check.label.get("en", check.id)
         entry = results_in.get(check.id) if error is None else None
@@ -376,7 +401,7 @@ def grade(name: str, checks: Sequence[Check], reported: Mapping[str, Any] | str 
     if cur is not None and res is not None and res.passed and n_passed == len(results):
         dashboard = {"metric": cur.metric, "student": float(res.got), "dashboard": float(cur.expected),
                      "questions": int(cur.summary.get("questions", 0))}
-    return Verdict(n_passed, len(results), tuple(results), first, error, dashboard)
+    return Verdict(n_passed, len(results), tuple(results), first, error, dashboard, out, out_cut)
 
 
 def _jsonsafe(value: Any) -> Any:
