@@ -37,6 +37,8 @@ class Budgets:
     judge_calls_per_seat: int = 2000
     judge_tokens_per_seat: int = 1_000_000
     judge_confirm_over: int = 100
+    tutor_questions_per_seat: int = 20
+    tutor_tokens_per_seat: int = 40_000
     sweep_configs: int = 12
     workers: int = 2
     process_memory_mb: int = 3072

@@ -10,6 +10,10 @@ Two small stores keep the counts every app process of a class shares, in the wor
 - :class:`SpendLedger` (``spend.json``): judge calls and tokens spent per seat, shown to the teacher.
 - :class:`EmbedLedger` (``embed.json``): texts embedded per seat and for the whole class in a sliding
   window (CPU as a budget: :func:`embed_meter` refuses a batch that would pass either).
+- :class:`TutorLedger` (``tutor.json``): the tutor's questions and tokens per seat, and the questions
+  asked (the teacher reads them on Class progress).
+- :class:`TutorSettings` (``tutor_settings.json``): what the teacher set for the tutor: on or off, and
+  its budgets per seat (each ``None``: the operator's ``[lab.budgets]`` number).
 
 Example ``[lab.budgets]`` (every key optional; these are the defaults):
 
@@ -37,6 +41,9 @@ Example ``[lab.budgets]`` (every key optional; these are the defaults):
     judge_calls_per_seat = 2000      # judge calls one seat may make in total
     judge_tokens_per_seat = 1000000  # judge prompt + completion tokens one seat may spend
     judge_confirm_over = 100         # a judge run planning more calls asks to confirm first
+    tutor_questions_per_seat = 20    # questions one seat may ask the tutor's model (the teacher may set another
+                                     # number on Class progress: TutorSettings; cached replies cost nothing)
+    tutor_tokens_per_seat = 40000    # the tutor model's prompt + completion tokens one seat may spend
     sweep_configs = 12               # configurations in one sweep of the Tune page
     workers = 2                      # costly jobs (embedding, judge runs) at once per app process
     process_memory_mb = 3072         # resident memory one app process may reach (the noisy-neighbour bench
@@ -50,14 +57,16 @@ import math
 import os
 import time
 from collections.abc import Iterator
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from rag_metrics.budget_limits import Budgets, parse_budgets
 from rag_metrics.errors import InputError
 
-__all__ = ["Budgets", "EmbedLedger", "EmbeddingBudgetExceeded", "RateLimiter", "SpendLedger", "client_address",
-           "embed_meter", "minutes_text", "parse_budgets", "process_rss_mb"]
+__all__ = ["Budgets", "EmbedLedger", "EmbeddingBudgetExceeded", "RateLimiter", "SpendLedger", "TutorLedger",
+           "TutorPlan", "TutorSettings", "client_address", "embed_meter", "minutes_text", "parse_budgets",
+           "process_rss_mb"]
 
 
 def process_rss_mb(pid: int | str = "self") -> tuple[float, float]:
@@ -190,6 +199,143 @@ class SpendLedger(_JsonStore):
     def all(self) -> dict[str, tuple[int, int]]:
         return {k: (int(v.get("calls", 0)), int(v.get("tokens", 0)))
                 for k, v in self._read().items() if isinstance(v, dict)}
+
+
+class TutorLedger(_JsonStore):
+    """The tutor's questions and tokens per seat (``questions``, ``tokens``: what the budgets count), how many
+    questions the seat asked in all (``asked``, with and without a model) and the last :data:`KEPT` of them
+    (``recent``: ``[time, where, question]``), shared by every process of a class.
+
+    >>> import tempfile
+    >>> led = TutorLedger(tempfile.mkdtemp())
+    >>> [led.take("s1", 2, 1000) for _ in range(3)]
+    [None, None, 'questions']
+    >>> led.add_tokens("s1", 1200); led.take("s1", 5, 1000), led.spent("s1")
+    ('tokens', (2, 1200))
+    >>> led.refund("s1"); led.spent("s1")
+    (1, 1200)
+    """
+
+    name = "tutor.json"
+    #: Questions kept per seat (the oldest go first); each kept to :data:`QUESTION_CHARS` characters.
+    KEPT = 200
+    QUESTION_CHARS = 2000
+
+    @staticmethod
+    def _row(data: dict[str, Any], seat: str) -> dict[str, Any]:
+        got = data.get(seat)
+        row: dict[str, Any] = got if isinstance(got, dict) else {}
+        recent = row.get("recent")
+        return {"questions": int(row.get("questions", 0) or 0), "tokens": int(row.get("tokens", 0) or 0),
+                "asked": int(row.get("asked", 0) or 0), "recent": recent if isinstance(recent, list) else []}
+
+    def take(self, seat: str, questions: int | None, tokens: int | None) -> str | None:
+        """Count one question to the model against the seat's budgets (``None``: no limit), all or nothing:
+        ``None`` when it fits (counted), else the budget that is spent (``"questions"`` or ``"tokens"``)."""
+        with self._change() as data:
+            row = self._row(data, seat)
+            if questions is not None and row["questions"] + 1 > questions:
+                return "questions"
+            if tokens is not None and row["tokens"] >= tokens:
+                return "tokens"
+            row["questions"] += 1
+            data[seat] = row
+            return None
+
+    def refund(self, seat: str) -> None:
+        """Give back a question that cost nothing (a cached reply, or no model answered)."""
+        with self._change() as data:
+            row = self._row(data, seat)
+            row["questions"] = max(0, row["questions"] - 1)
+            data[seat] = row
+
+    def add_tokens(self, seat: str, tokens: int) -> None:
+        if tokens > 0:
+            with self._change() as data:
+                row = self._row(data, seat)
+                row["tokens"] += int(tokens)
+                data[seat] = row
+
+    def record(self, seat: str, where: str, question: str, now: float | None = None) -> None:
+        """Keep a question the seat asked (its teacher reads it), and count it."""
+        with self._change() as data:
+            row = self._row(data, seat)
+            row["asked"] += 1
+            row["recent"] = [*row["recent"], [time.time() if now is None else now, str(where)[:200],
+                                              str(question)[:self.QUESTION_CHARS]]][-self.KEPT:]
+            data[seat] = row
+
+    def spent(self, seat: str) -> tuple[int, int]:
+        """``(questions, tokens)`` the seat spent of its budgets."""
+        row = self._row(self._read(), seat)
+        return row["questions"], row["tokens"]
+
+    def asked(self, seat: str) -> list[tuple[float, str, str]]:
+        """The seat's questions kept, oldest first: ``(time, where, question)``."""
+        return [(float(e[0]), str(e[1]), str(e[2])) for e in self._row(self._read(), seat)["recent"]
+                if isinstance(e, list) and len(e) == 3 and isinstance(e[0], (int, float))]
+
+    def all(self) -> dict[str, tuple[int, int, int]]:
+        """``{seat: (questions asked in all, questions counted, tokens)}``."""
+        data = self._read()
+        return {k: (r["asked"], r["questions"], r["tokens"]) for k in data for r in [self._row(data, k)]}
+
+    def reset(self, seat: str) -> None:
+        with self._change() as data:
+            data.pop(seat, None)
+
+
+@dataclass(frozen=True)
+class TutorPlan:
+    """What the teacher set for the tutor (:class:`TutorSettings`): ``enabled``, and the budgets per seat
+    that replace the operator's (``None``: the operator's ``[lab.budgets]`` number)."""
+
+    enabled: bool = True
+    questions: int | None = None
+    tokens: int | None = None
+
+    def budgets(self, operator: Budgets) -> Budgets:
+        """The operator's budgets with the teacher's tutor budgets in their place.
+
+        >>> TutorPlan(True, 5).budgets(Budgets()).tutor_questions_per_seat, Budgets().tutor_questions_per_seat
+        (5, 20)
+        """
+        return replace(operator, tutor_questions_per_seat=operator.tutor_questions_per_seat
+                       if self.questions is None else self.questions,
+                       tutor_tokens_per_seat=operator.tutor_tokens_per_seat if self.tokens is None else self.tokens)
+
+
+class TutorSettings(_JsonStore):
+    """The teacher's tutor settings for the class (``tutor_settings.json``): on or off, and the budgets per seat.
+
+    >>> import tempfile
+    >>> s = TutorSettings(tempfile.mkdtemp()); s.load()
+    TutorPlan(enabled=True, questions=None, tokens=None)
+    >>> s.save(TutorPlan(False, 3, None)); s.load()
+    TutorPlan(enabled=False, questions=3, tokens=None)
+    """
+
+    name = "tutor_settings.json"
+    #: The largest budget the teacher may type (as for [lab.budgets]).
+    MAX = 10**9
+
+    def load(self) -> TutorPlan:
+        data = self._read()
+
+        def number(key: str) -> int | None:
+            v = data.get(key)
+            return v if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= self.MAX else None
+
+        enabled = data.get("enabled", True)
+        return TutorPlan(enabled if isinstance(enabled, bool) else True, number("questions"), number("tokens"))
+
+    def save(self, plan: TutorPlan) -> None:
+        for v in (plan.questions, plan.tokens):
+            if v is not None and not 0 <= int(v) <= self.MAX:
+                raise InputError(f"a tutor budget must be a whole number from 0 to {self.MAX:,}, got {v!r}")
+        with self._change() as data:
+            data.clear()
+            data.update(enabled=plan.enabled, questions=plan.questions, tokens=plan.tokens)
 
 
 def mb(n: int) -> int:

@@ -57,6 +57,9 @@ ACTIONS: dict[str, Rule] = {
     "take-seat": lambda c, r: c.role == STUDENT,                 # a browser that is a student holds a seat
     "choose-judge": lambda c, r: not c.class_mode,               # type a judge's URL (else the operator's judge)
     "type-folder": lambda c, r: not c.class_mode,                # type a server folder (else pick a class dataset)
+    # ask the course's tutor: a student on a seat, the teacher, the operator (resource: the teacher's switch,
+    # True when the tutor is on; the teacher and the operator may always ask, e.g. to try it before class)
+    "ask-tutor": lambda c, r: (c.role == STUDENT and c.seat is not None and bool(r)) or c.role in (OPERATOR, TEACHER),
 }
 
 
