@@ -1,4 +1,4 @@
-"""Old module paths (before the packages of issue 25) kept importable until release :data:`GOES_IN`.
+"""Old module paths (before the packages of issues 25 and 51) kept importable until release :data:`GOES_IN`.
 
 Written by the codemod of issue 25 (``tools/restructure.py``, in the history since it ran: ``git log --
 tools/restructure.py``); remove this module, its test and the finder's installation in
@@ -76,7 +76,7 @@ def new_name(old: str) -> str | None:
 
 
 def _warn(old: str, new: str, stacklevel: int = 3) -> None:
-    warnings.warn(f"{old} moved to {new} (issue 25); import it from there, the old path goes away in "
+    warnings.warn(f"{old} moved to {new}; import it from there, the old path goes away in "
                   f"release {GOES_IN}", DeprecationWarning, stacklevel=stacklevel)
 
 

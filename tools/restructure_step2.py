@@ -1,0 +1,148 @@
+"""The codemod of issue 51 (the codebase, step two): a library root of about ten modules.
+
+Replayable and idempotent: run it on any tree of this project (``python tools/restructure_step2.py``), then
+``./lab lint`` and ``./lab test``.  It
+
+1. moves the modules of :data:`MOVES` with ``git mv`` (evidence judging next to the metric engine's judging,
+   proposals to authoring, the gate to compare, the class's budgets and teacher sessions to server, the
+   parsing worker to io);
+2. folds :data:`FOLDS` into their new home (``budget_limits`` into ``config``: the one module that reads the
+   operator's settings now holds the budgets' table too);
+3. rewrites every import and dotted reference in the project's Python, Markdown and configuration files
+   (``from rag_metrics import gate`` becomes ``from rag_metrics.compare import gate``);
+4. keeps each old path importable for one release, with a warning, through ``rag_metrics._compat.MOVED``.
+
+It is removed from the tree once it has run (it stays in the history), as the codemod of issue 25 was.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: old dotted module -> new dotted module (a file moved whole)
+MOVES: dict[str, str] = {
+    "rag_metrics.evidence": "rag_metrics.metrics.evidence",
+    "rag_metrics.evidence_locate": "rag_metrics.metrics.evidence_locate",
+    "rag_metrics.evidence_proposals": "rag_metrics.authoring.evidence_proposals",
+    "rag_metrics.gate": "rag_metrics.compare.gate",
+    "rag_metrics.budgets": "rag_metrics.server.budgets",
+    "rag_metrics.teacher_sessions": "rag_metrics.server.teacher_sessions",
+    "rag_metrics.worker": "rag_metrics.io.worker",
+}
+#: old dotted module -> the module its code is appended to (the old file goes)
+FOLDS: dict[str, str] = {
+    "rag_metrics.budget_limits": "rag_metrics.config",
+}
+#: files the rewrite reads (tracked by git)
+SUFFIXES = (".py", ".md", ".yml", ".yaml", ".toml", ".cfg", ".ini", ".importlinter")
+#: never rewritten: the table of old paths itself
+KEEP = ("rag_metrics/_compat.py", "tools/restructure_step2.py")
+
+
+def _path(dotted: str) -> Path:
+    return ROOT / (dotted.replace(".", "/") + ".py")
+
+
+def _git(*args: str) -> str:
+    return subprocess.run(["git", *args], cwd=ROOT, check=True, capture_output=True, text=True).stdout
+
+
+def _tracked() -> list[Path]:
+    names = _git("ls-files").splitlines()
+    return [ROOT / n for n in names if n.endswith(SUFFIXES) and n not in KEEP and (ROOT / n).is_file()]
+
+
+def _rename_all(text: str, table: dict[str, str]) -> str:
+    """Every dotted reference and every ``from PARENT import NAME`` of a moved module, rewritten."""
+    for old, new in table.items():
+        text = re.sub(rf"(?<![\w.]){re.escape(old)}(?![\w])", new, text)
+        old_parent, old_name = old.rsplit(".", 1)
+        new_parent, new_name = new.rsplit(".", 1)
+        if old_name != new_name:
+            continue
+
+        def split(m: re.Match[str], old_parent: str = old_parent, old_name: str = old_name,
+                  new_parent: str = new_parent) -> str:
+            indent, names = m.group(1), [n.strip() for n in m.group(2).split(",") if n.strip()]
+            if not any(n.split(" as ")[0].strip() == old_name for n in names):
+                return m.group(0)
+            moved = [n for n in names if n.split(" as ")[0].strip() == old_name]
+            rest = [n for n in names if n not in moved]
+            lines = [f"{indent}from {new_parent} import {', '.join(moved)}"]
+            if rest:
+                lines.insert(0, f"{indent}from {old_parent} import {', '.join(rest)}")
+            return "\n".join(lines)
+
+        text = re.sub(rf"^([ \t]*)from {re.escape(old_parent)} import ([\w ,]+)$", split, text, flags=re.M)
+    return text
+
+
+def _fold(old: str, new: str) -> None:
+    """Put module ``old``'s code into ``new`` and remove ``old``: its imports where ``new`` imported it, its
+    definitions before ``new``'s first definition (``new`` may use them at import time)."""
+    src, dst = _path(old), _path(new)
+    if not src.exists():
+        return
+    body = src.read_text()
+    doc = re.match(r'\s*(\"\"\"[\s\S]*?\"\"\")\n', body)
+    body = body[doc.end():] if doc else body
+    lines = [ln for ln in body.splitlines() if ln != "from __future__ import annotations"]
+    imports = [ln for ln in lines if ln.startswith(("from ", "import ")) and "import" in ln]
+    code = "\n".join(ln for ln in lines if ln not in imports).strip("\n")
+    text = dst.read_text()
+    self_import = re.compile(rf"^from {re.escape(new)} import [^\n]+\n", re.M)
+    m = self_import.search(text)
+    own = []
+    for ln in imports:   # an import of a module ``new`` already imports from joins that line
+        fm = re.fullmatch(r"from ([\w.]+) import ([\w, ]+)", ln)
+        there = re.search(rf"^from {re.escape(fm.group(1))} import ([\w, ]+)$", text, flags=re.M) if fm else None
+        if fm and there:
+            names = sorted({n.strip() for n in (there.group(1) + "," + fm.group(2)).split(",") if n.strip()})
+            text = text[:there.start()] + f"from {fm.group(1)} import {', '.join(names)}" + text[there.end():]
+        elif ln not in text:
+            own.append(ln)
+    m = self_import.search(text)
+    text = self_import.sub("", text, count=1) if m else text
+    if m:
+        text = text[:m.start()] + "".join(ln + "\n" for ln in own) + text[m.start():]
+    first_def = re.search(r"^(class |def |@)", text, flags=re.M)
+    at = first_def.start() if first_def else len(text)
+    block = f"# ---- the budgets' table (folded in from {old}, issue 51) " + "-" * 30 + "\n" + code + "\n\n\n"
+    dst.write_text(text[:at] + block + text[at:])
+    _git("rm", "-q", "-f", str(src.relative_to(ROOT)))
+
+
+def _compat(table: dict[str, str]) -> None:
+    path = ROOT / "rag_metrics" / "_compat.py"
+    text = path.read_text()
+    add = "".join(f"    {old!r}: {new!r},\n" for old, new in table.items() if f"{old!r}:" not in text)
+    if add:
+        text = text.replace("\n}\n", "\n" + add.rstrip("\n") + "\n}\n", 1)
+        path.write_text(text)
+
+
+def main() -> int:
+    for old, new in MOVES.items():
+        if _path(old).exists() and not _path(new).exists():
+            _git("mv", str(_path(old).relative_to(ROOT)), str(_path(new).relative_to(ROOT)))
+    table = {**MOVES, **FOLDS}
+    for f in _tracked():
+        text = f.read_text()
+        out = _rename_all(text, table)
+        if out != text:
+            f.write_text(out)
+    for old, new in FOLDS.items():
+        _fold(old, new)
+    _compat(table)
+    changed = [n for n in _git("diff", "--name-only", "HEAD").splitlines() if n.endswith(".py") and (ROOT / n).exists()]
+    subprocess.run([sys.executable, "-m", "ruff", "check", "-q", "--fix", "--select", "I", *changed], cwd=ROOT)
+    print(f"moved {len(MOVES)} modules, folded {len(FOLDS)}; the old paths warn through rag_metrics/_compat.py")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
