@@ -372,3 +372,40 @@ def test_the_draft_is_kept_while_typing_and_a_reload_opens_on_it(class_server, b
         assert s.root.evaluate("r => r.exerciseEditor.getCode()") == typed
     finally:
         s.close()
+
+
+def test_text_typed_just_before_leaving_the_page_is_there_on_return(class_server, browser):
+    """Issue 48: the draft went to the server 1.5 s after the last key stroke, so what was typed in the last 1.5 s
+    before leaving the page was lost.  Every change is now kept in the browser too (the seat's own key) and the
+    editor opens on it, and sends it to the server, when it was typed on top of the server's copy."""
+    url, _ = class_server
+    s = Student(browser, url)
+    other = Student(browser, url)   # another seat (another browser profile)
+    try:
+        s.open("recall_at_k")
+        s.page.locator(".cm-content").click()
+        s.page.keyboard.press("Control+End")
+        s.page.keyboard.type("\n# typed just before leaving")
+        typed = s.root.evaluate("r => r.exerciseEditor.getCode()")
+        assert typed.endswith("# typed just before leaving")
+        s.page.goto(f"{url}/lesson")   # left at once, well within the 1.5 s the draft waits for
+        s.page.get_by_text("My seat").first.wait_for(timeout=120_000)
+        s.open("recall_at_k")
+        assert s.root.evaluate("r => r.exerciseEditor.getCode()") == typed
+        assert s.root.evaluate("r => r.dataset.restored") == "1"
+        # and the server got it as the draft: with the browser's copy gone, a reload still opens on it
+        s.page.wait_for_function("r => Number(r.dataset.draftSent || 0) > 0", arg=s.root.element_handle(),
+                                 timeout=60_000)
+        for _ in range(60):
+            s.page.evaluate("() => window.localStorage.clear()")
+            s.open("recall_at_k")
+            if s.root.evaluate("r => r.exerciseEditor.getCode()") == typed:
+                break
+            s.page.wait_for_timeout(1000)
+        assert s.root.evaluate("r => r.exerciseEditor.getCode()") == typed
+        assert s.root.evaluate("r => r.dataset.restored") == ""
+        other.open("recall_at_k")
+        assert "typed just before leaving" not in other.root.evaluate("r => r.exerciseEditor.getCode()")
+    finally:
+        s.close()
+        other.close()

@@ -13,7 +13,10 @@ directly).  Student code never runs on the server.
 While the student types, the editor sends the code as the trigger value ``draft`` (``{"doc", "code"}``),
 debounced (:data:`DRAFT_MS` after the last key stroke, only when it changed, never over the code size
 limit); :func:`on_draft` puts it into ``st.session_state[DRAFT]``, and the page keeps it in the student's
-own space, so a reload opens the editor on what they typed.
+own space, so a reload opens the editor on what they typed.  What was typed within the debounce before the
+page was left would be lost: every change is also kept in the browser's localStorage under :func:`keep_key`
+(the seat's space and the exercise, hashed: another seat's key never opens it), and the editor opens on it
+(and sends it as a draft) when it was typed on top of the copy the server sends.
 
 The browser assets (Pyodide, the bundled editor) are installed by ``./lab`` from ``web/`` into
 ``static/vendor/`` and served by Streamlit's static serving at ``/app/static/vendor/``.
@@ -33,7 +36,7 @@ from ui.keys import EX_EDITOR
 from ui.keys import EX_REPORT as REPORT
 
 __all__ = ["DRAFT", "DRAFT_MS", "REPORT", "LIMITS", "TIMEOUT_S", "asset_url", "assets_ready", "editor",
-           "MAX_CODE_CHARS", "on_draft"]
+           "MAX_CODE_CHARS", "keep_key", "on_draft"]
 
 _HERE = Path(__file__).resolve().parent
 _ASSETS = _HERE / "exercise_editor_assets"
@@ -101,13 +104,27 @@ def on_draft(key: str) -> None:
         st.session_state[DRAFT] = {"doc": draft["doc"][:200], "code": draft["code"]}
 
 
+def keep_key(space: str, name: str) -> str:
+    """The localStorage key of the text typed in exercise ``name`` in the space ``space`` (a seat's): a hash, so
+    neither the space's name nor another seat's key can be read from it.
+
+    >>> keep_key("seat-a", "hit_rate_at_k") != keep_key("seat-b", "hit_rate_at_k")
+    True
+    """
+    import hashlib
+
+    digest = hashlib.sha256(f"rag-metrics exercise draft\0{space}\0{name}".encode()).hexdigest()[:32]
+    return f"rag-metrics-draft:{digest}"
+
+
 def editor(*, doc_id: str, code: str, payload: dict[str, Any], harness: str, labels: dict[str, str],
-           verdict: dict[str, str] | None, key: str = EX_EDITOR) -> None:
+           verdict: dict[str, str] | None, key: str = EX_EDITOR, keep: str = "") -> None:
     """Mount the editor.  ``doc_id`` names what the editor holds (the exercise; a new id loads
     ``code``, the same id keeps what the student typed); ``verdict`` is the result line
-    (``{"text", "kind"}``, kind ``pass``/``fail``/``error``/``stopped``)."""
+    (``{"text", "kind"}``, kind ``pass``/``fail``/``error``/``stopped``); ``keep``: the localStorage key that
+    keeps every change in the browser (:func:`keep_key`; ``""``: nothing kept, e.g. the teacher's re-run)."""
     payload = {k: v for k, v in payload.items() if k != "harness"}  # sent once, as ``harness``
     data = {"doc_id": doc_id, "code": code, "payload": json.dumps(payload), "harness": harness, "labels": labels,
-            "verdict": verdict, "assets": asset_url(), "limits": dict(LIMITS)}
+            "verdict": verdict, "assets": asset_url(), "limits": dict(LIMITS), "keep": keep}
     _component()(key=key, data=data, on_report_change=functools.partial(on_report, key),
                  on_draft_change=functools.partial(on_draft, key))

@@ -16,7 +16,7 @@ from rag_metrics import exercises as EX
 from rag_metrics import lesson as LS
 from rag_metrics.errors import InputError as EX_InputError
 from rag_metrics.exercises import attempts as AT
-from ui import exercise_editor, lesson, state, views
+from ui import exercise_editor, lesson, state, tutor, views
 from ui.keys import EX_CHECKS as _CHECKS
 from ui.keys import EX_HINTS as _HINTS
 from ui.keys import EX_LANG as LANG
@@ -415,7 +415,8 @@ def render(ctx: state.Lab) -> None:
         code = saved.draft or (ex.starter if fresh or not saved.code else saved.code)  # a draft survives a reload
         exercise_editor.editor(doc_id=f"{name}:{fresh}", code=code,
                                payload=EX.browser_payload(name, checks, lang), harness=EX.HARNESS,
-                               labels=_labels(lang), verdict=_result_line(name, lang))
+                               labels=_labels(lang), verdict=_result_line(name, lang),
+                               keep=exercise_editor.keep_key(state.space(), name))
 
     def reset() -> None:
         resets[name] = resets.get(name, 0) + 1
@@ -430,6 +431,7 @@ def render(ctx: state.Lab) -> None:
         st.caption(T("runs", lang, n=saved.attempts, best=saved.best, total=saved.total)
                    + (f" · ✓ {T('solved', lang)}" if saved.solved else ""))
     verdict_view(name, lang)
+    tutor.exercise_box(name, lang, checks, _store, _verdicts)
 
 
 # ---- the teacher's view -------------------------------------------------------------------------------

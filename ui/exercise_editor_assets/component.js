@@ -4,7 +4,11 @@
 // which runs it in Pyodide in a Web Worker and posts back the harness's JSON.  That JSON (and the
 // code) go to Python as the trigger value "report"; the server grades the reported values.
 // While the student types, the code goes to Python as the trigger value "draft" (debounced), which the
-// server keeps in the student's own space, so a reload keeps it.
+// server keeps in the student's own space, so a reload keeps it.  The last keystrokes, typed less than the
+// debounce before the page was left, would never reach the server: every change is also kept in this
+// browser's localStorage under a key of the seat and exercise (data.keep; "" keeps nothing), with the
+// server copies it is newer than.  When the editor next opens that exercise on one of those copies, it opens
+// on the kept text instead and sends it as a draft.  The draft is also sent at once when the page is hidden.
 // The sandbox document and the worker source below are filled in by ui/exercise_editor.py.
 const SANDBOX_HTML = __SANDBOX_HTML__;
 const WORKER_SOURCE = __WORKER_SOURCE__;
@@ -17,6 +21,12 @@ function jsonLiteral(value) {  // a JS literal safe inside a <script> element
 
 function attr(text) {
   return String(text).replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+function textHash(text) {  // FNV-1a of the text, with its length: names a server copy in the kept record
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) { h ^= text.charCodeAt(i); h = Math.imul(h, 0x01000193); }
+  return (h >>> 0).toString(16) + ":" + text.length;
 }
 
 function el(tag, props = {}, text) {
@@ -48,6 +58,20 @@ function mount(host, data) {
   inst.getCode = () => (inst.editor ? inst.editor.getCode() : inst.fallback.value);
   inst.setCode = (text) => { if (inst.editor) inst.editor.setCode(text); else inst.fallback.value = text; };
 
+  // The kept copy (localStorage, this browser only): {code, known: hashes of the server copies it is newer than}.
+  inst.keepKey = ""; inst.known = [];
+  inst.keepRead = () => {
+    try { const v = JSON.parse(window.localStorage.getItem(inst.keepKey) || "null"); return v && typeof v === "object" ? v : null; }
+    catch (e) { return null; }
+  };
+  inst.keepWrite = (code) => {
+    if (!inst.keepKey || code.length > inst.data.limits.max_code) return;
+    try { window.localStorage.setItem(inst.keepKey, JSON.stringify({ code, known: inst.known.slice(-20), t: Date.now() })); }
+    catch (e) { /* storage full or refused: the server's draft still works */ }
+  };
+  inst.keepForget = () => { try { if (inst.keepKey) window.localStorage.removeItem(inst.keepKey); } catch (e) { /* refused */ } };
+  inst.serverHas = (code) => { inst.known = inst.known.concat([textHash(code)]).slice(-20); };
+
   // The draft: sent limits.draft_ms after the last change, only when it differs from what the server has.
   inst.lastDraft = null;
   inst.sendDraft = (doc) => {
@@ -58,13 +82,18 @@ function mount(host, data) {
     inst.lastDraft = code;
     root.dataset.draftSent = String((Number(root.dataset.draftSent) || 0) + 1);
     inst.setTrigger("draft", { doc, code });
+    if (doc === inst.docId) { inst.serverHas(code); inst.keepWrite(code); }
   };
   inst.scheduleDraft = () => {
     const doc = inst.docId;
+    inst.keepWrite(inst.getCode());  // every change, at once: nothing typed is lost when the page is left
     clearTimeout(inst.draftTimer);
     inst.draftTimer = setTimeout(() => inst.sendDraft(doc), inst.data.limits.draft_ms || 1500);
   };
   inst.flushDraft = () => { if (inst.draftTimer) inst.sendDraft(inst.docId); };
+  inst.onHide = () => { if (document.visibilityState === "hidden") inst.flushDraft(); };
+  window.addEventListener("pagehide", inst.flushDraft);
+  document.addEventListener("visibilitychange", inst.onHide);
 
   // The editor (bundled CodeMirror, served by the app); a plain text area until it has loaded.
   inst.fallback = el("textarea", { className: "ex-fallback", spellcheck: false, rows: 16 });
@@ -132,6 +161,8 @@ function mount(host, data) {
     clearTimeout(inst.draftTimer);  // the run keeps this code; no draft of it is needed
     inst.draftTimer = null;
     inst.lastDraft = code;
+    inst.serverHas(code);
+    inst.keepWrite(code);
     const id = (crypto.randomUUID ? crypto.randomUUID() : String(Math.random()).slice(2)) + "";
     const doc = inst.docId;
     root.dataset.runNonce = id;
@@ -161,11 +192,23 @@ function mount(host, data) {
     button.textContent = d.labels.run;
     if (d.doc_id !== inst.docId) {  // another exercise (or a reset): keep the last draft, then load its code
       inst.flushDraft();
+      const reset = inst.docId !== null && inst.docId.split(":")[0] === d.doc_id.split(":")[0];
       inst.docId = d.doc_id;
+      inst.keepKey = d.keep || "";
+      inst.known = [textHash(d.code)];
       inst.lastDraft = d.code;  // what the server has: loading it sends no draft
-      inst.setCode(d.code);
+      // the kept copy wins when it was typed on top of this very server copy (not after a reset, nor over a
+      // copy this browser never saw: typed elsewhere since)
+      const kept = inst.keepKey && !reset ? inst.keepRead() : null;
+      const restore = kept && typeof kept.code === "string" && kept.code !== d.code && Array.isArray(kept.known)
+        && kept.known.includes(textHash(d.code)) && kept.code.length <= d.limits.max_code;
+      if (restore) inst.known = kept.known.map(String).slice(-20);
+      else inst.keepForget();
+      inst.setCode(restore ? kept.code : d.code);
       clearTimeout(inst.draftTimer);
       inst.draftTimer = null;
+      root.dataset.restored = restore ? "1" : "";
+      if (restore) { const doc = inst.docId; setTimeout(() => inst.sendDraft(doc), 0); }  // and the server gets it
     }
     if (!inst.pending) inst.setStatus(d.verdict ? d.verdict.text : "", d.verdict ? d.verdict.kind : "");
     root.dataset.verdictNonce = d.verdict && d.verdict.nonce ? d.verdict.nonce : "";  // the run the line is about
@@ -173,6 +216,8 @@ function mount(host, data) {
   inst.destroy = () => {
     inst.destroyed = true;
     clearTimeout(inst.draftTimer);
+    window.removeEventListener("pagehide", inst.flushDraft);
+    document.removeEventListener("visibilitychange", inst.onHide);
     window.removeEventListener("message", inst.onMessage);
     if (inst.pending) clearTimeout(inst.pending.guard);
     if (inst.frame) inst.frame.remove();
