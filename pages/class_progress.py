@@ -1,12 +1,13 @@
 """Class progress (the teacher's view): every seat's lesson progress per step, quiz answers and current
 metrics; reset progress, push the shared golden set to every private space, export as CSV; then the code
 exercises per seat (checks passed as the student's browser reported them / runs; a student's code on
-demand, read-only, never run on the server: the teacher can re-run it in their own browser's sandbox)."""
+demand, read-only, never run on the server: the teacher can re-run it in their own browser's sandbox); last,
+the tutor: on or off, its budget per seat, and each student's questions."""
 from __future__ import annotations
 
 import streamlit as st
 
-from ui import exercises, lesson, state, views
+from ui import exercises, lesson, state, tutor, views
 from ui.shell import ensure_shell
 
 ensure_shell()
@@ -28,3 +29,4 @@ def _exercises_table() -> None:  # refreshes itself like the lesson's table, and
 
 
 _exercises_table()
+tutor.class_view(lesson.lang())

@@ -192,6 +192,10 @@ EX_EDITOR = "ex_editor"       # the exercise editor component (its trigger value
 EX_RERUN_EDITOR = "ex_rerun_editor"
 EX_RERUNS = "_ex_reruns"      # (space, exercise, sha256 of code) -> the teacher's re-run {"passed", "total", "text"}
 
+# ---- the tutor (ui.tutor) ------------------------------------------------------------------------------------
+TUTOR_REPLIES = "_tutor_replies"  # where ("lesson:<lesson>:<step>", "exercise:<name>") -> the last answer shown
+TUTOR_SAVED = "_tutor_saved"      # the teacher's saved tutor settings: the message shown once
+
 # ---- the shell (ui.rerun_rate) ---------------------------------------------------------------------------
 RERUN_TIMES = "_rerun_times"  # when this session's last reruns started (a deque: the rerun rate)
 
@@ -241,3 +245,9 @@ def learn_grade(version: int, item_id: str) -> str:
 def learn_unretrieved(version: int) -> str:
     """The Learn sandbox's count of relevant items never retrieved."""
     return f"learn_unret_{version}"
+
+
+def tutor_widget(kind: str, item: str) -> str:
+    """A widget of the tutor (``kind``: form, question; on Class progress: on, questions, tokens, seat) of one
+    box (``item``: a digest of where it is) or of the teacher's part (``item`` = "class")."""
+    return f"tutor_{kind}_{item}"

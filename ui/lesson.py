@@ -29,7 +29,7 @@ from rag_metrics.lesson.sandbox import Sandbox, explain
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
 from rag_metrics.server.policy import allowed
 from rag_metrics.workspace.store import DEFAULT_SPACE, Workspace, list_spaces
-from ui import server, shell, state, views
+from ui import server, shell, state, tutor, views
 from ui.keys import LESSON_GENERATION as _GENERATION
 from ui.keys import LESSON_LANG as LANG
 from ui.keys import LESSON_LAST as _LAST
@@ -415,6 +415,7 @@ def render(ctx: state.Lab) -> None:
         st.markdown(f"**{t('ui.quiz_score', right=right, total=len(LS.QUIZ))}**")
         if all(p.steps_done()):
             st.success(t("ui.finished"), icon=":material/school:")
+    tutor.box(f"lesson:retrieval:{s.key}", lang())
     step_nav("bottom")
 
 
