@@ -1,51 +1,31 @@
-"""Metric kernels over a judged grade matrix: one pass gives every cutoff k.
+"""Per-query metric values for any cutoff from a judged run: :class:`Kernels`, the shared prefix arrays
+(:class:`~rag_metrics.metrics.prefixes.Prefixes`) with every metric family as a method.
 
-Prefix sums over the rank axis are computed once (lazily, per relevance level); a metric at
-cutoff k then only reads column ``min(k, depth) - 1``.  Conventions follow trec_eval exactly; see
-``docs/conventions.md``.  Per query, never averaged here.
+Each metric's arithmetic lives in its family's module, found by its name: :mod:`~rag_metrics.metrics.hit_rate`,
+:mod:`~rag_metrics.metrics.mrr`, :mod:`~rag_metrics.metrics.precision`, :mod:`~rag_metrics.metrics.recall`,
+:mod:`~rag_metrics.metrics.ndcg`, :mod:`~rag_metrics.metrics.average_precision` (MAP) and
+:mod:`~rag_metrics.metrics.judged`.  Conventions follow trec_eval exactly; see ``docs/conventions.md``.
+Per query, never averaged here.
 """
 from __future__ import annotations
-
-from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
 
-from rag_metrics.errors import InputError
-from rag_metrics.metrics.judge import Judged
+from rag_metrics.metrics import average_precision as _ap
+from rag_metrics.metrics import hit_rate as _hit
+from rag_metrics.metrics import judged as _judged
+from rag_metrics.metrics import mrr as _mrr
+from rag_metrics.metrics import ndcg as _ndcg
+from rag_metrics.metrics import precision as _precision
+from rag_metrics.metrics import recall as _recall
+from rag_metrics.metrics.prefixes import Prefixes, check_k, check_optional_k
 
 __all__ = ["Kernels", "check_k", "check_optional_k"]
 
 
-def check_k(k: object, where: str = "k") -> int:
-    """Validate a required cutoff wherever it enters the library: a whole number >= 1 (NumPy
-    integers accepted; ``None``, ``True``, floats and strings refused).
-
-    Raises :class:`InputError` naming the setting, the value received and the fix.
-    """
-    if k is None:
-        raise InputError(f"{where}: this metric needs a cutoff, got None; pass a whole number >= 1, e.g. {where}=10")
-    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)):
-        raise InputError(f"{where}: cutoff must be a whole number >= 1, got {k!r} ({type(k).__name__}); "
-                         f"pass e.g. {where}=10")
-    if k < 1:
-        raise InputError(f"{where}: cutoff must be >= 1, got {k!r}; pass e.g. {where}=10")
-    return int(k)
-
-
-def check_optional_k(k: object, where: str = "k") -> int | None:
-    """:func:`check_k` for metrics whose cutoff is optional: ``None`` means the whole ranking."""
-    return None if k is None else check_k(k, where)
-
-
-def _safe_div(num: NDArray[np.float64], den: NDArray[np.float64]) -> NDArray[np.float64]:
-    out = np.zeros(np.broadcast(num, den).shape, dtype=np.float64)
-    np.divide(num, den, out=out, where=den > 0)
-    return out
-
-
-class Kernels:
-    """Per-query metric values for any cutoff, from a :class:`Judged`.
+class Kernels(Prefixes):
+    """Per-query metric values for any cutoff, from a :class:`~rag_metrics.metrics.judge.Judged`.
 
     Parameters
     ----------
@@ -56,207 +36,35 @@ class Kernels:
         the grades themselves and ignores the level, as trec_eval does.
     """
 
-    def __init__(self, judged: Judged, relevance_level: int = 1) -> None:
-        if int(relevance_level) != relevance_level or relevance_level < 1:
-            raise ValueError(f"relevance_level must be an integer >= 1, got {relevance_level!r}")
-        self.judged = judged
-        self.level = int(relevance_level)
-        d = judged.depth
-        self._ranks = np.arange(1, d + 1, dtype=np.float64)
-        self._discount = np.log2(self._ranks + 1.0)
-        self._custom: dict[tuple[tuple[int, float], ...], tuple[NDArray[np.float64], NDArray[np.float64]]] = {}
-
-    # ---- shared prefix arrays ------------------------------------------------------------
-    @cached_property
-    def relevant(self) -> NDArray[np.bool_]:
-        return self.judged.grades >= self.level
-
-    @cached_property
-    def hits(self) -> NDArray[np.int32]:
-        """``hits[q, k-1]`` = relevant ids among the first k (k <= depth)."""
-        return np.cumsum(self.relevant, axis=1, dtype=np.int32)
-
-    @cached_property
-    def n_relevant(self) -> NDArray[np.int64]:
-        """``|R|`` per query: judged ids with grade >= level, retrieved or not."""
-        return (self.judged.ideal_grades >= self.level).sum(axis=1).astype(np.int64)
-
-    @cached_property
-    def first_relevant_rank(self) -> NDArray[np.int64]:
-        """1-based rank of the first relevant id, 0 when none was retrieved."""
-        rel = self.relevant
-        any_rel = rel.any(axis=1)
-        return np.where(any_rel, rel.argmax(axis=1) + 1, 0).astype(np.int64)
-
-    @cached_property
-    def judged_prefix(self) -> NDArray[np.int32]:
-        """``judged_prefix[q, k-1]`` = ids with a label (any grade, 0 included) among the first k."""
-        mask = self.judged.is_judged
-        if mask is None:
-            raise InputError("judged@k needs to know which retrieved ids carry a label; build the Judged "
-                             "with rag_metrics.metrics.judge (grades alone cannot tell grade 0 from unjudged)")
-        return np.cumsum(mask, axis=1, dtype=np.int32)
-
-    @cached_property
-    def _ap_prefix(self) -> NDArray[np.float64]:
-        """cumsum over ranks of (h_i / i if rank i is relevant else 0); in place to bound memory."""
-        a = self.hits.astype(np.float64)
-        a /= self._ranks
-        a *= self.relevant
-        np.cumsum(a, axis=1, out=a)
-        return a
-
-    def _gains(self, grades: NDArray[np.integer], gain: str) -> NDArray[np.float64]:
-        if gain == "binary":  # 1 for a relevant id, 0 otherwise (the lesson's code)
-            return (grades >= self.level).astype(np.float64)
-        g = grades.astype(np.float64)
-        np.maximum(g, 0.0, out=g)  # non-positive grades give no gain
-        if gain == "exponential":
-            np.exp2(g, out=g)
-            g -= 1.0
-        return g
-
-    def _dcg_prefix(self, gain: str) -> NDArray[np.float64]:
-        g = self._gains(self.judged.grades, gain)
-        g /= self._discount
-        np.cumsum(g, axis=1, out=g)
-        return g
-
-    def _idcg_prefix(self, gain: str) -> NDArray[np.float64]:
-        g = self._gains(self.judged.ideal_grades, gain)
-        g /= np.log2(np.arange(2, g.shape[1] + 2, dtype=np.float64))
-        np.cumsum(g, axis=1, out=g)
-        return g
-
-    def _custom_prefixes(self, gains: tuple[tuple[int, float], ...]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """DCG and ideal-DCG prefix sums with a custom gain per grade (unlisted grades keep gain = grade,
-        as ir_measures maps ``gains.get(grade, grade)``); the ideal ranking sorts the gains, not the grades."""
-        cached = self._custom.get(gains)
-        if cached is not None:
-            return cached
-
-        def mapped(grades: NDArray[np.integer]) -> NDArray[np.float64]:
-            g = grades.astype(np.float64)
-            for grade, gain in gains:
-                g[grades == grade] = gain
-            np.maximum(g, 0.0, out=g)
-            return g
-
-        dcg = mapped(self.judged.grades)
-        dcg /= self._discount
-        np.cumsum(dcg, axis=1, out=dcg)
-        ideal = -np.sort(-mapped(self.judged.ideal_grades), axis=1)
-        ideal /= np.log2(np.arange(2, ideal.shape[1] + 2, dtype=np.float64))
-        np.cumsum(ideal, axis=1, out=ideal)
-        self._custom[gains] = (dcg, ideal)
-        return dcg, ideal
-
-    @cached_property
-    def _rr_prefix(self) -> NDArray[np.float64]:
-        """cumsum over ranks of (1 / i if rank i is relevant else 0)."""
-        a = self.relevant / self._ranks
-        np.cumsum(a, axis=1, out=a)
-        return a
-
-    @cached_property
-    def _dcg_linear(self) -> NDArray[np.float64]:
-        return self._dcg_prefix("linear")
-
-    @cached_property
-    def _dcg_exp(self) -> NDArray[np.float64]:
-        return self._dcg_prefix("exponential")
-
-    @cached_property
-    def _idcg_linear(self) -> NDArray[np.float64]:
-        return self._idcg_prefix("linear")
-
-    @cached_property
-    def _idcg_exp(self) -> NDArray[np.float64]:
-        return self._idcg_prefix("exponential")
-
-    @cached_property
-    def _dcg_binary(self) -> NDArray[np.float64]:
-        return self._dcg_prefix("binary")
-
-    @cached_property
-    def _idcg_binary(self) -> NDArray[np.float64]:
-        return self._idcg_prefix("binary")
-
-    def _col(self, k: int | None) -> int:
-        """Column of cutoff ``k`` (already validated; None = the last column)."""
-        d = self.judged.depth
-        return d - 1 if k is None else min(int(k), d) - 1
-
-    def hits_at(self, k: int) -> NDArray[np.int64]:
-        k = check_k(k)
-        return self.hits[:, self._col(k)].astype(np.int64)
-
-    # ---- metrics (every cutoff validated by check_k) ---------------------------------------
+    # ---- metrics (every cutoff validated by check_k); each one's arithmetic is in its family's module -------
     def hit_rate(self, k: int) -> NDArray[np.float64]:
-        return (self.hits_at(k) > 0).astype(np.float64)
+        return _hit.hit_rate(self, k)
 
     def precision(self, k: int) -> NDArray[np.float64]:
-        k = check_k(k)
-        return self.hits_at(k) / float(k)
+        return _precision.precision(self, k)
 
     def recall(self, k: int, denominator: str = "all") -> NDArray[np.float64]:
-        k = check_k(k)
-        r = self.n_relevant.astype(np.float64)
-        if denominator == "cap":
-            r = np.minimum(r, float(k))
-        elif denominator != "all":
-            raise ValueError(f"recall denominator must be 'all' or 'cap', got {denominator!r}")
-        return _safe_div(self.hits_at(k).astype(np.float64), r)
+        return _recall.recall(self, k, denominator)
 
     def mrr(self, k: int | None = None) -> NDArray[np.float64]:
-        k = check_optional_k(k)
-        f = self.first_relevant_rank
-        ok = (f > 0) if k is None else (f > 0) & (f <= k)
-        return _safe_div(ok.astype(np.float64), f.astype(np.float64))
-
-    def map(self, k: int | None = None) -> NDArray[np.float64]:
-        k = check_optional_k(k)
-        return _safe_div(self._ap_prefix[:, self._col(k)], self.n_relevant.astype(np.float64))
+        return _mrr.mrr(self, k)
 
     def mrr_granular(self, k: int | None = None) -> NDArray[np.float64]:
-        """LlamaIndex's granular MRR (``MRR(use_granular_mrr=True)``): the mean of ``1 / rank`` over the
-        relevant ids retrieved in the top k (0 when none is); trec_eval's ``recip_rank`` uses the first only."""
-        k = check_optional_k(k)
-        col = self._col(k)
-        return _safe_div(self._rr_prefix[:, col], self.hits[:, col].astype(np.float64))
+        return _mrr.mrr_granular(self, k)
+
+    def map(self, k: int | None = None) -> NDArray[np.float64]:
+        return _ap.average_precision(self, k)
 
     def ndcg(self, k: int | None = None, gain: str = "linear",
              gains: tuple[tuple[int, float], ...] = (), binary: bool = False) -> NDArray[np.float64]:
-        """NDCG at k with ``gain`` (``"linear"`` or ``"exponential"``) over the grades.
-
-        ``gains`` (``((grade, gain), ...)``) replaces the linear gain of the listed grades (trec_eval's
-        gain parameters, ir_measures ``nDCG(gains=...)``); ``binary``: gain 1 for a relevant id (grade
-        >= level) and 0 otherwise, whatever ``gain`` says (the lesson's code; it wins over ``gains``)."""
-        k = check_optional_k(k)
-        if binary:
-            dcg, idcg = self._dcg_binary, self._idcg_binary
-        elif gains and gain == "linear":
-            dcg, idcg = self._custom_prefixes(tuple(gains))
-        elif gain == "linear":
-            dcg, idcg = self._dcg_linear, self._idcg_linear
-        elif gain == "exponential":
-            dcg, idcg = self._dcg_exp, self._idcg_exp
-        else:
-            raise ValueError(f"gain must be 'linear' or 'exponential', got {gain!r}")
-        m = idcg.shape[1]
-        icol = m - 1 if k is None else min(int(k), m) - 1
-        return _safe_div(dcg[:, self._col(k)], idcg[:, icol])
+        return _ndcg.ndcg(self, k, gain, gains, binary)
 
     def ndcg_exp(self, k: int | None = None) -> NDArray[np.float64]:
-        return self.ndcg(k, gain="exponential")
+        return _ndcg.ndcg(self, k, gain="exponential")
 
     def judged_at(self, k: int | None = None) -> NDArray[np.float64]:
-        """Share of the top k that carry a label, any grade (ir_measures ``Judged@k``).
+        return _judged.judged_at(self, k)
 
-        The divisor is ``min(k, n)`` (n = ids retrieved), as in ir_measures' ``JudgedProvider``;
-        no cutoff divides by n.  A query that retrieved nothing gets 0.
-        """
-        k = check_optional_k(k)
-        n = self.judged.n_retrieved.astype(np.float64)
-        den = n if k is None else np.minimum(n, float(k))
-        return _safe_div(self.judged_prefix[:, self._col(k)].astype(np.float64), den)
+    @property
+    def _dcg_linear(self) -> NDArray[np.float64]:   # the old private name (rag_metrics.exercises.checks reads it)
+        return self.dcg_linear
