@@ -18,7 +18,7 @@ from types import MappingProxyType
 
 from rag_metrics.errors import InputError
 
-__all__ = ["Exercise", "EXERCISES", "exercise", "exercises_for_step", "LANGS", "UI_TEXT"]
+__all__ = ["Exercise", "EXERCISES", "exercise", "exercises_for_lesson", "exercises_for_step", "LANGS", "UI_TEXT"]
 
 LANGS = ("en", "da")
 
@@ -28,7 +28,9 @@ class Exercise:
     """One exercise: the student writes the function ``name`` (see the module docstring).
 
     ``conventions`` names, per language, the conventions the lesson's code implies (shown beside
-    ``lesson_code``); ``extra_functions`` are other functions the checks call (``dcg_at_k``)."""
+    ``lesson_code``); ``extra_functions`` are other functions the checks call (``dcg_at_k``);
+    ``lesson``: the key of the course's lesson it belongs to (:data:`rag_metrics.lesson.course.COURSE`;
+    ``step`` is a step of that lesson)."""
 
     name: str
     step: str
@@ -41,6 +43,7 @@ class Exercise:
     conventions: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     extra_functions: tuple[str, ...] = ()
     k: int = 5                      # the cutoff of the check on the current data
+    lesson: str = "retrieval"       # the course's lesson (key) the exercise belongs to
 
     def text(self, what: str, lang: str) -> str:
         """``title`` or ``prompt`` in ``lang`` (English for an unknown language)."""
@@ -469,7 +472,8 @@ FAILURES = Exercise(
          "med")),
 )
 
-#: The exercises in the lesson's order.
+#: The exercises in the course's order: lesson 2's here, then those of the lessons' own modules
+#: (:mod:`rag_metrics.exercises.generation`, :mod:`rag_metrics.exercises.system`, added at the end of this module).
 EXERCISES: tuple[Exercise, ...] = (HIT_RATE, MRR, PRECISION, NDCG, RECALL, CATEGORIES, FAILURES)
 
 
@@ -481,9 +485,14 @@ def exercise(name: str) -> Exercise:
     raise InputError(f"unknown exercise {str(name)[:80]!r}; one of {', '.join(e.name for e in EXERCISES)}")
 
 
-def exercises_for_step(step: str) -> tuple[Exercise, ...]:
-    """The exercises of Lesson step ``step`` (empty for a step with no function)."""
-    return tuple(e for e in EXERCISES if e.step == step)
+def exercises_for_step(step: str, lesson: str = "retrieval") -> tuple[Exercise, ...]:
+    """The exercises of step ``step`` of lesson ``lesson`` (empty for a step with no function)."""
+    return tuple(e for e in EXERCISES if e.step == step and e.lesson == lesson)
+
+
+def exercises_for_lesson(lesson: str) -> tuple[Exercise, ...]:
+    """The exercises of the course's lesson ``lesson``, in order."""
+    return tuple(e for e in EXERCISES if e.lesson == lesson)
 
 
 #: Texts around the lesson's code on a Lesson step (``UI_TEXT[key][lang]``).
@@ -492,3 +501,37 @@ UI_TEXT: Mapping[str, Mapping[str, str]] = MappingProxyType({
     "conventions": _both("Conventions this code implies:", "Konventioner, som koden indebærer:"),
     "open": _both("Write it yourself: open the exercise", "Skriv den selv: åbn øvelsen"),
 })
+
+
+# ---- the other lessons' exercises ---------------------------------------------------------------
+def _lesson_exercises(name: str) -> tuple[Exercise, ...]:
+    """The exercises module ``rag_metrics.exercises.<name>`` defines (its ``EXERCISES``, else every
+    :class:`Exercise` it holds, in the order defined); none when the module does not exist (any other
+    error is raised).  The module registers its checks and diagnoses as it loads
+    (:data:`rag_metrics.exercises.checks.BUILDERS`, :data:`rag_metrics.exercises.mistakes.DIAGNOSES`)."""
+    import importlib
+
+    module = f"rag_metrics.exercises.{name}"
+    try:
+        mod = importlib.import_module(module)
+    except ModuleNotFoundError as e:
+        if e.name == module:
+            return ()
+        raise
+    found = getattr(mod, "EXERCISES", None)
+    if found is None:
+        found = tuple(v for v in vars(mod).values() if isinstance(v, Exercise))
+    return tuple(found)
+
+
+def _extend() -> tuple[Exercise, ...]:
+    out = list(EXERCISES)
+    for name in ("generation", "system"):
+        for ex in _lesson_exercises(name):
+            if any(e.name == ex.name for e in out):
+                raise InputError(f"exercise {ex.name!r} is defined twice (rag_metrics.exercises.{name})")
+            out.append(ex)
+    return tuple(out)
+
+
+EXERCISES = _extend()

@@ -13,7 +13,7 @@ occurrence carries no grade).
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
@@ -27,8 +27,8 @@ from rag_metrics.metrics.options import EvalOptions
 from rag_metrics.metrics.presets import apply_preset
 from rag_metrics.types import OUT_OF_SCOPE, GoldenQuery, GoldenSet, Run
 
-__all__ = ["Check", "build_checks", "example_values", "LESSON_OPTIONS", "MAX_CURRENT_QUESTIONS", "MEAN_METRICS",
-           "golden_dataset"]
+__all__ = ["BUILDERS", "Check", "build_checks", "example_values", "LESSON_OPTIONS", "MAX_CURRENT_QUESTIONS",
+           "MEAN_METRICS", "golden_dataset"]
 
 #: The conventions of every expected value: the "as in the lesson" preset.
 LESSON_OPTIONS = apply_preset(EvalOptions(), "lesson")
@@ -49,7 +49,9 @@ class Check:
 
     ``summary`` is the input in a few words for the failure report (ranking, relevant ids, K);
     ``hint`` (en/da) says what this case is about; ``metric`` names the Dashboard figure the check
-    on the current data reproduces (e.g. ``"hit_rate@5"``), else ``""``.
+    on the current data reproduces (e.g. ``"hit_rate@5"``), else ``""``; ``unordered``: a list the
+    student returns is compared as a set (any order; :func:`rag_metrics.exercises.grading.compare_values`;
+    ``summary={"unordered": True}`` says the same).
     """
 
     id: str
@@ -59,6 +61,7 @@ class Check:
     summary: Mapping[str, Any] = field(default_factory=dict)
     hint: Mapping[str, str] = field(default_factory=dict)
     metric: str = ""
+    unordered: bool = False
 
 
 def _t(en: str, da: str) -> Mapping[str, str]:
@@ -333,6 +336,13 @@ def example_values(checks: Sequence[Check]) -> tuple[dict[str, Any], list[dict[s
     return item, [{"id": str(i), "score": float(s)} for i, s in ranked[:k]], k
 
 
+#: Exercise name -> the builder of its checks, with :func:`build_checks`' signature
+#: (``builder(name, golden, run, *, k=None, chunk_to_doc=None, lang="en") -> tuple[Check, ...]``).  The
+#: exercises of lessons 3 and 4 register here as their modules load (:mod:`rag_metrics.exercises.generation`,
+#: :mod:`rag_metrics.exercises.system`); :func:`build_checks` hands their names to it.
+BUILDERS: dict[str, Callable[..., tuple[Check, ...]]] = {}
+
+
 def build_checks(name: str, golden: GoldenSet, run: Run, *, k: int | None = None,
                  chunk_to_doc: Mapping[str, str] | None = None, lang: str = "en") -> tuple[Check, ...]:
     """The checks of exercise ``name``: the current golden set and ``run`` first, then the edge cases.
@@ -344,6 +354,8 @@ def build_checks(name: str, golden: GoldenSet, run: Run, *, k: int | None = None
     not depend on it).
     """
     ex = exercise(name)
+    if ex.name in BUILDERS:
+        return tuple(BUILDERS[ex.name](name, golden, run, k=k, chunk_to_doc=chunk_to_doc, lang=lang))
     if not isinstance(golden, GoldenSet) or not isinstance(run, Run):
         raise InputError("build_checks needs a GoldenSet and a Run (the current golden set and system)")
     kk = ex.k if k is None else int(k)

@@ -20,8 +20,8 @@ from rag_metrics.exercises.harness_source import MAX_OUTPUT_CHARS
 from rag_metrics.exercises.mistakes import MISTAKES, close, diagnose
 from rag_metrics.types import OUT_OF_SCOPE
 
-__all__ = ["CheckResult", "Verdict", "grade", "browser_payload", "printed", "HARNESS", "LIMITS", "MAX_REPORT_CHARS",
-           "SHOWN_OUTPUT_CHARS"]
+__all__ = ["CheckResult", "Verdict", "compare_values", "grade", "browser_payload", "printed", "HARNESS", "LIMITS",
+           "MAX_REPORT_CHARS", "SHOWN_OUTPUT_CHARS"]
 
 
 def _harness_text() -> str:
@@ -147,6 +147,19 @@ _TEXT = {
                    "Fejlene er rigtige, men ikke i guldsættets rækkefølge."),
     "fail_field": ("Question {q!r}: {field} should be {exp}, got {got}.",
                    "Spørgsmålet {q!r}: {field} skulle være {exp}, fik {got}."),
+    # the generic comparison (compare_values): where = the place in the value, e.g. [2]["score"]
+    "at_expected": ("At {where}: expected {exp}, got {got}.", "Ved {where}: forventet {exp}, fik {got}."),
+    "length": ("Expected a list of {n} items, got {m}: {got}.", "Forventede en liste med {n} elementer, fik {m}: "
+               "{got}."),
+    "at_length": ("At {where}: expected a list of {n} items, got {m}.",
+                  "Ved {where}: forventede en liste med {n} elementer, fik {m}."),
+    "key_missing": ("Key {name} is missing{at}.", "Nøglen {name} mangler{at}."),
+    "key_extra": ("Key {name} is not expected{at}.", "Nøglen {name} er ikke forventet{at}."),
+    "item_missing": ("{exp} is missing from your list{at} (the order does not matter).",
+                     "{exp} mangler i din liste{at} (rækkefølgen er ligegyldig)."),
+    "item_extra": ("{got} in your list{at} is not expected (the order does not matter).",
+                   "{got} i din liste{at} er ikke forventet (rækkefølgen er ligegyldig)."),
+    "at": (" at {where}", " ved {where}"),
 }
 
 _HINTS = {
@@ -299,12 +312,115 @@ def _compare_failures(check: Check, got: Any, lang: str) -> tuple[bool, str, str
     return True, _say("ok", lang), None, None
 
 
+#: A difference :func:`compare_values` found: ``(kind, where, expected part, got part)``; kind is one of
+#: ``value``, ``length``, ``key_missing``, ``key_extra``, ``item_missing``, ``item_extra``.
+Difference = tuple[str, str, Any, Any]
+
+
+def _is_number(v: Any) -> bool:
+    return not isinstance(v, bool) and isinstance(v, (int, float))
+
+
+def _same(expected: Any, got: Any) -> bool:
+    return compare_values(expected, got) is None
+
+
+def compare_values(expected: Any, got: Any, *, unordered: bool = False, where: str = "") -> Difference | None:
+    """The first difference between an expected value and what a student's function returned, ``None`` when
+    they agree: numbers within the tolerance of every check (:func:`~rag_metrics.exercises.mistakes.close`),
+    in lists and dicts too; strings, bools and ``None`` exactly (``True`` is not ``1``); a dict by its keys
+    (as text: JSON's keys) and each value; a list (or tuple) item by item, or, with ``unordered``, as a
+    collection in any order (each expected item matched by one returned item; nested lists keep their order).
+
+    >>> compare_values({"a": [0.5, "x"]}, {"a": [0.5000000001, "x"]}) is None
+    True
+    >>> compare_values([1, 2], [2, 1]), compare_values([1, 2], [2, 1], unordered=True)
+    (('value', '[0]', 1, 2), None)
+    >>> compare_values({"share": 0.5}, {"share": True})
+    ('value', '["share"]', 0.5, True)
+    """
+    if _is_number(expected):
+        g = _number(got)
+        ok = g is not None and (close(g, float(expected)) if math.isfinite(float(expected)) else False)
+        return None if ok else ("value", where, expected, got)
+    if expected is None or isinstance(expected, (bool, str)):
+        ok = type(got) is type(expected) and got == expected
+        return None if ok else ("value", where, expected, got)
+    if isinstance(expected, Mapping):
+        if not isinstance(got, Mapping):
+            return "value", where, expected, got
+        exp = {str(k): v for k, v in expected.items()}
+        have = {str(k): v for k, v in got.items()}
+        for key in exp:
+            if key not in have:
+                return "key_missing", where, key, None
+        for key in have:
+            if key not in exp:
+                return "key_extra", where, None, key
+        for key, v in exp.items():
+            diff = compare_values(v, have[key], where=f"{where}[{json.dumps(key, ensure_ascii=False)}]")
+            if diff is not None:
+                return diff
+        return None
+    if isinstance(expected, (list, tuple)):
+        if not isinstance(got, (list, tuple)):
+            return "value", where, expected, got
+        if len(got) != len(expected):
+            return "length", where, expected, got
+        if not unordered:
+            for i, (e, g) in enumerate(zip(expected, got)):
+                diff = compare_values(e, g, where=f"{where}[{i}]")
+                if diff is not None:
+                    return diff
+            return None
+        left = list(got)
+        for e in expected:
+            j = next((j for j, g in enumerate(left) if _same(e, g)), None)
+            if j is None:
+                return "item_missing", where, e, None
+            left.pop(j)
+        return None
+    return None if got == expected else ("value", where, expected, got)
+
+
+def _difference_text(diff: Difference, lang: str) -> str:
+    kind, where, exp, got = diff
+    at = _say("at", lang, where=where) if where else ""
+    if kind == "length":
+        if where:
+            return _say("at_length", lang, where=where, n=len(exp), m=len(got))
+        return _say("length", lang, n=len(exp), m=len(got), got=_fmt(got))
+    if kind == "key_missing":
+        return _say("key_missing", lang, name=_short(exp), at=at)
+    if kind == "key_extra":
+        return _say("key_extra", lang, name=_short(_clean(got, 80)), at=at)
+    if kind == "item_missing":
+        return _say("item_missing", lang, exp=_fmt(exp), at=at)
+    if kind == "item_extra":   # pragma: no cover - equal lengths: a missing item is found first
+        return _say("item_extra", lang, got=_fmt(got), at=at)
+    if where:
+        return _say("at_expected", lang, where=where, exp=_fmt(exp), got=_fmt(got))
+    return _say("expected", lang, exp=_fmt(exp), got=_fmt(got))
+
+
+def _compare_generic(check: Check, name: str, got: Any, lang: str) -> tuple[bool, str, str | None, str | None]:
+    unordered = check.unordered or bool(check.summary.get("unordered"))
+    diff = compare_values(check.expected, got, unordered=unordered)
+    if diff is None:
+        return True, _say("ok", lang), None, None
+    mistake = diagnose(name, check.args, check.expected, got)
+    hint = None if mistake is None else MISTAKES[mistake][1 if lang == "da" else 0]
+    return False, _difference_text(diff, lang), hint, mistake
+
+
 def _compare(name: str, check: Check, got: Any, lang: str) -> tuple[bool, str, str | None, str | None]:
     if name == "evaluate_by_category":
         return _compare_categories(check, got, lang)
     if name == "analyze_failures":
         return _compare_failures(check, got, lang)
-    return _compare_number(check, name, got, lang)
+    if _is_number(check.expected):
+        return _compare_number(check, name, got, lang)
+    return _compare_generic(check, name, got, lang)
 
 
 # ---- grade ----------------------------------------------------------------------------------------

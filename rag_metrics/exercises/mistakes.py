@@ -8,10 +8,10 @@ value.  Expected values never come from here (see :mod:`rag_metrics.exercises.ch
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["MISTAKES", "diagnose", "close"]
+__all__ = ["DIAGNOSES", "MISTAKES", "diagnose", "close"]
 
 #: Mistake key -> (English hint, Danish hint).
 MISTAKES: dict[str, tuple[str, str]] = {
@@ -201,9 +201,26 @@ def _value(name: str, args: Mapping[str, Any], mistake: str) -> float | None:
     return sum(values) if mistake == "sum_not_mean" else sum(values) / len(values)
 
 
-def diagnose(name: str, args: Mapping[str, Any], expected: float, got: float) -> str | None:
+#: Exercise name -> its own diagnosis, with :func:`diagnose`'s signature
+#: (``fn(name, args, expected, got) -> mistake key | None``; ``expected`` and ``got`` may be any JSON value).
+#: The exercises of lessons 3 and 4 register here as their modules load, and add their mistakes' hints to
+#: :data:`MISTAKES` (key -> (English, Danish)).
+DIAGNOSES: dict[str, Callable[[str, Mapping[str, Any], Any, Any], str | None]] = {}
+
+
+def diagnose(name: str, args: Mapping[str, Any], expected: Any, got: Any) -> str | None:
     """The key of the first mistake of exercise ``name`` (or ``dcg_at_k``) that turns the check's
-    input ``args`` into the student's value ``got`` (and not into ``expected``), else ``None``."""
+    input ``args`` into the student's value ``got`` (and not into ``expected``), else ``None``.  An
+    exercise of :data:`DIAGNOSES` is diagnosed by its own function (an error in it is no diagnosis)."""
+    if name in DIAGNOSES:
+        try:
+            found = DIAGNOSES[name](name, args, expected, got)
+        except (ArithmeticError, KeyError, TypeError, ValueError, AttributeError, IndexError):
+            return None
+        return found if isinstance(found, str) and found in MISTAKES else None
+    if isinstance(got, bool) or not isinstance(got, (int, float)) or isinstance(expected, bool) \
+            or not isinstance(expected, (int, float)):
+        return None
     fn = str(args.get("function", name))
     fn = "ndcg_at_k" if fn == "mean_ndcg_at_k" else fn   # the mean of the per-question NDCG
     for mistake in _ORDER.get(fn, ()):

@@ -1,7 +1,8 @@
 """The lesson the lab teaches, as data and pure checks (no streamlit here).
 
 - :mod:`rag_metrics.lesson.texts`     every text in English and Danish (``TEXTS``, :func:`text`)
-- :mod:`rag_metrics.lesson.steps`     the steps in the lesson's order, their tasks and checks, the quiz
+- :mod:`rag_metrics.lesson.steps`     lesson 2's steps in order, their tasks and checks, the quiz
+- :mod:`rag_metrics.lesson.course`    the course: its lessons (``COURSE``, :class:`Lesson`), lesson 2 among them
 - :mod:`rag_metrics.lesson.progress`  a student's progress, saved per space (``ProgressStore``)
 - :mod:`rag_metrics.lesson.teacher`   the teacher's view: the class table, CSV, reset, push the golden set
 
@@ -15,5 +16,8 @@ from rag_metrics.lesson.progress import Progress, ProgressStore, store_for_space
 from rag_metrics.lesson.steps import NONE, QUIZ, STEPS, TASKS, LessonContext, Step, Task, check, choices
 from rag_metrics.lesson.texts import LANGUAGES, TEXTS, teacher_change_text, text
 
-__all__ = ["LANGUAGES", "NONE", "QUIZ", "STEPS", "TASKS", "TEXTS", "LessonContext", "Progress", "ProgressStore",
-           "Step", "Task", "check", "choices", "store_for_space", "teacher_change_text", "text"]
+# last: the lesson modules (rag_metrics.lesson.why, ...) import Lesson from course while it loads them
+from rag_metrics.lesson.course import COURSE, Lesson  # isort: skip
+
+__all__ = ["COURSE", "LANGUAGES", "Lesson", "NONE", "QUIZ", "STEPS", "TASKS", "TEXTS", "LessonContext", "Progress",
+           "ProgressStore", "Step", "Task", "check", "choices", "store_for_space", "teacher_change_text", "text"]

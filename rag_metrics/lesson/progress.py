@@ -1,4 +1,6 @@
-"""A student's progress through the lesson, kept in their space: ``<space dir>/lesson/progress.json``.
+"""A student's progress through a lesson, kept in their space: one file per lesson of the course,
+``<space dir>/lesson/progress.json`` for lesson 2 (``retrieval``, the lab's first lesson: the file it always had)
+and ``<space dir>/lesson/progress-<key>.json`` for the others (:func:`progress_file`).
 
 :class:`Progress` is a frozen record (current step, the last answer to each task and whether it
 was right, the language); :class:`ProgressStore` reads and writes it atomically (temporary file +
@@ -33,10 +35,13 @@ from rag_metrics.lesson.steps import STEPS, Step
 from rag_metrics.lesson.texts import LANGUAGES
 from rag_metrics.workspace import versions
 
-__all__ = ["PROGRESS_FILE", "LESSON_DIR", "MAX_PROGRESS_BYTES", "Progress", "ProgressStore", "store_for_space"]
+__all__ = ["PROGRESS_FILE", "LESSON_DIR", "MAX_PROGRESS_BYTES", "Progress", "ProgressStore", "progress_file",
+           "store_for_space"]
 
 LESSON_DIR = "lesson"
 PROGRESS_FILE = "progress.json"
+#: The lesson whose progress is :data:`PROGRESS_FILE` (the others: ``progress-<key>.json``).
+FIRST_LESSON = "retrieval"
 #: A progress file above this size is not read (answers are small).
 MAX_PROGRESS_BYTES = 1024 * 1024
 _FORMAT = "rag-metrics-lesson-progress"
@@ -83,8 +88,9 @@ class Progress:
                           ensure_ascii=False, indent=1, sort_keys=True)
 
     @classmethod
-    def from_json(cls, text: str) -> tuple[Progress, str | None]:
-        """``(progress, problem)``: what could be read, and a message when something was wrong."""
+    def from_json(cls, text: str, steps: Sequence[Step] = STEPS) -> tuple[Progress, str | None]:
+        """``(progress, problem)``: what could be read, and a message when something was wrong
+        (``steps``: the lesson's, which the step index is kept within)."""
         value, msg, _ = loads_json(text)
         if msg is not None:
             return cls(), msg
@@ -97,10 +103,19 @@ class Progress:
         if isinstance(step, bool) or not isinstance(step, int) or not isinstance(answers, dict) \
                 or not isinstance(done, dict):
             return cls(), "malformed lesson progress (step, answers or done)"
-        return cls(step=max(0, min(step, len(STEPS) - 1)), answers={str(k): v for k, v in answers.items()},
+        return cls(step=max(0, min(step, len(steps) - 1)), answers={str(k): v for k, v in answers.items()},
                    done={str(k): v is True for k, v in done.items()},
                    language=lang if lang in LANGUAGES else "en",
                    updated=str(value.get("updated", ""))), None
+
+
+def progress_file(lesson: str = FIRST_LESSON) -> str:
+    """The name of lesson ``lesson``'s progress file in ``<space dir>/lesson/``.
+
+    >>> progress_file("retrieval"), progress_file("generation")
+    ('progress.json', 'progress-generation.json')
+    """
+    return PROGRESS_FILE if lesson == FIRST_LESSON else f"progress-{lesson}.json"
 
 
 def _now() -> str:
@@ -108,12 +123,18 @@ def _now() -> str:
 
 
 class ProgressStore:
-    """The progress file of one space: ``<folder>/lesson/progress.json`` (``folder``: the space's
-    folder, :func:`rag_metrics.workspace.store.space_dir`)."""
+    """The progress file of one lesson in one space: ``<folder>/lesson/progress.json`` for lesson 2,
+    ``<folder>/lesson/progress-<key>.json`` for another (``folder``: the space's folder,
+    :func:`rag_metrics.workspace.store.space_dir`; ``lesson``: a key of
+    :data:`rag_metrics.lesson.course.COURSE`, :class:`InputError` for another)."""
 
-    def __init__(self, folder: str | os.PathLike[str]) -> None:
+    def __init__(self, folder: str | os.PathLike[str], lesson: str = FIRST_LESSON) -> None:
+        from rag_metrics.lesson.course import lesson as _lesson
+
         self.folder = Path(folder)
-        self.path = self.folder / LESSON_DIR / PROGRESS_FILE
+        self.lesson = lesson
+        self.steps: tuple[Step, ...] = _lesson(lesson).steps
+        self.path = self.folder / LESSON_DIR / progress_file(lesson)
         self.problem: str | None = None
 
     def __repr__(self) -> str:
@@ -137,7 +158,7 @@ class ProgressStore:
         except UnicodeDecodeError:
             self.problem = f"{self.path.name} is not UTF-8"
             return Progress()
-        progress, msg = Progress.from_json(text)
+        progress, msg = Progress.from_json(text, self.steps)
         self.problem = f"{self.path.name}: {msg}" if msg else None
         return progress
 
@@ -183,8 +204,9 @@ class ProgressStore:
             return versions.record(self.folder, versions.PROGRESS, "reset")
 
 
-def store_for_space(space: str, root: str | os.PathLike[str] | None = None) -> ProgressStore:
-    """The progress store of a workspace space (:func:`rag_metrics.workspace.store.space_dir`)."""
+def store_for_space(space: str, root: str | os.PathLike[str] | None = None, lesson: str = FIRST_LESSON
+                    ) -> ProgressStore:
+    """The progress store of lesson ``lesson`` in a workspace space (:func:`rag_metrics.workspace.store.space_dir`)."""
     from rag_metrics.workspace.store import space_dir
 
-    return ProgressStore(space_dir(space, root))
+    return ProgressStore(space_dir(space, root), lesson)

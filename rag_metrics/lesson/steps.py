@@ -89,12 +89,18 @@ class Task:
 
 @dataclass(frozen=True)
 class Step:
-    """One step of the lesson: ``step.<key>.title|body`` texts, its tasks, and the live numbers it
-    shows (``(metric, k)``; ``k`` ``None`` = the sidebar's K, ``0`` = the whole ranking)."""
+    """One step of a lesson: ``step.<key>.title|body`` texts, its tasks, and the live numbers it
+    shows (``(metric, k)``; ``k`` ``None`` = the sidebar's K, ``0`` = the whole ranking).
+
+    ``figures``: other live figures a step shows beside (or instead of) the retrieval means,
+    ``figures(ctx, lang) -> [(label, formatted value)]``, computed from the lab's engine on ``ctx``
+    (the Lesson page draws them like the live numbers; the label and value are shown as text)."""
 
     key: str
     tasks: tuple[Task, ...]
     numbers: tuple[tuple[str, int | None], ...] = ()
+    figures: Callable[[LessonContext, str], list[tuple[str, str]]] | None = field(default=None, repr=False,
+                                                                                 compare=False)
 
     @property
     def title(self) -> str:

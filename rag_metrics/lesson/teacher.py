@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 else:
     from rag_metrics.lazy import pandas as pd
 
-__all__ = ["Seat", "class_progress", "exercise_columns", "golden_would_change", "progress_csv", "push_golden",
-           "quiz_column", "reset_progress", "reset_student", "step_columns"]
+__all__ = ["Seat", "class_progress", "exercise_columns", "golden_would_change", "lesson_column", "lesson_columns",
+           "progress_csv", "push_golden", "quiz_column", "reset_progress", "reset_student", "step_columns"]
 
 #: ``(seat label, space name)``.
 Seat = tuple[str, str]
@@ -32,6 +32,36 @@ Seat = tuple[str, str]
 def step_columns() -> list[str]:
     """The per-step columns of :func:`class_progress`: ``"1 why"``, ``"2 hit_rate"``, ..."""
     return [f"{i + 1} {s.key}" for i, s in enumerate(STEPS)]
+
+
+def lesson_column(key: str) -> str:
+    """The class table's column of one lesson of the course: ``"lesson 2 retrieval"``, holding
+    ``"steps done / total"`` (``"3 / 11"``)."""
+    from rag_metrics.lesson.course import lesson
+
+    return f"lesson {lesson(key).number} {key}"
+
+
+def lesson_columns() -> list[str]:
+    """A column per lesson of the course (:func:`lesson_column`), in the course's order."""
+    from rag_metrics.lesson.course import COURSE
+
+    return [lesson_column(x.key) for x in COURSE]
+
+
+def _lesson_cells(space: str, root: str | os.PathLike[str] | None) -> tuple[dict[str, str], list[str]]:
+    """``({lesson column: "done / total"}, problems)`` of every lesson of the course in ``space``."""
+    from rag_metrics.lesson.course import COURSE
+
+    cells: dict[str, str] = {}
+    problems: list[str] = []
+    for x in COURSE:
+        store = store_for_space(space, root, lesson=x.key)
+        p = store.load()
+        if store.problem and x.key != "retrieval":   # lesson 2's problem is reported with its own columns
+            problems.append(store.problem)
+        cells[lesson_column(x.key)] = f"{sum(p.steps_done(x.steps))} / {len(x.steps)}"
+    return cells, problems
 
 
 def quiz_column(key: str) -> str:
@@ -55,9 +85,10 @@ def _exercise_names() -> list[str]:
 
 def class_progress(seats: Sequence[Seat], root: str | os.PathLike[str] | None = None,
                    metrics: Callable[[str], Mapping[str, float]] | None = None) -> pd.DataFrame:
-    """One row per seat: seat, space, step (the step they are on, 1-based), steps_done, one boolean
-    column per step (:func:`step_columns`), quiz (right answers), ``quiz <task>`` (each quiz
-    answer, "" when unanswered), per code exercise the checks passed by its last run and the number of
+    """One row per seat: seat, space, step (the step of lesson 2 they are on, 1-based), steps_done, one boolean
+    column per step of lesson 2 (:func:`step_columns`), quiz (right answers), ``quiz <task>`` (each quiz
+    answer, "" when unanswered), a column per lesson of the course with its ``"steps done / total"``
+    (:func:`lesson_columns`), per code exercise of every lesson the checks passed by its last run and the number of
     runs (:func:`exercise_columns`; 0 and 0 before the first run), updated, problem (a progress file that
     could not be read) and, with ``metrics(space) -> {name: value}``, those values (e.g. the space's
     current hit rate@5).  No student code is read beyond its counts."""
@@ -75,8 +106,11 @@ def class_progress(seats: Sequence[Seat], root: str | os.PathLike[str] | None = 
         row["quiz"] = sum(1 for t in QUIZ if p.done.get(t.key))
         for t in QUIZ:
             row[quiz_column(t.key)] = str(p.answers.get(t.key, ""))
+        cells, lesson_problems = _lesson_cells(space, root)
+        row.update(cells)
         attempts = attempts_for_space(space, root)
         problems = [store.problem] if store.problem else []
+        problems += lesson_problems
         for name in names:
             a = attempts.load(name)
             if attempts.problem:
@@ -89,7 +123,7 @@ def class_progress(seats: Sequence[Seat], root: str | os.PathLike[str] | None = 
             row.update(metrics(space))
         rows.append(row)
     cols = ["seat", "space", "step", "steps_done", *step_columns(), "quiz", *(quiz_column(t.key) for t in QUIZ),
-            *ex_cols, "updated", "problem"]
+            *lesson_columns(), *ex_cols, "updated", "problem"]
     out = pd.DataFrame(rows)
     return out if rows else pd.DataFrame(columns=cols)
 
@@ -100,11 +134,19 @@ def progress_csv(table: pd.DataFrame) -> str:
     return csv_text(table)
 
 
+def _reset_lessons(space: str, root: str | os.PathLike[str] | None) -> None:
+    """Every lesson of the course afresh in ``space`` (each progress file; a versioned change)."""
+    from rag_metrics.lesson.course import COURSE
+
+    for x in COURSE:
+        store_for_space(space, root, lesson=x.key).reset()
+
+
 def reset_progress(spaces: Sequence[str], root: str | os.PathLike[str] | None = None) -> list[str]:
-    """Start the lesson afresh in each space (a versioned change: a student's open session takes it
-    before its next save, :mod:`rag_metrics.workspace.versions`); returns the spaces reset."""
+    """Start every lesson of the course afresh in each space (a versioned change: a student's open session
+    takes it before its next save, :mod:`rag_metrics.workspace.versions`); returns the spaces reset."""
     for space in spaces:
-        store_for_space(space, root).reset()
+        _reset_lessons(space, root)
     return list(spaces)
 
 
@@ -134,7 +176,7 @@ def reset_student(space: str, corpus: str, *, progress: bool = True, golden: boo
         return []
     done = []
     if progress:
-        store_for_space(space, root).reset()
+        _reset_lessons(space, root)
         done.append("progress")
     if golden:
         ws = Workspace(corpus, root, space=space)
