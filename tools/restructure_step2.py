@@ -16,9 +16,12 @@ It is removed from the tree once it has run (it stays in the history), as the co
 """
 from __future__ import annotations
 
+import ast
+import io
 import re
 import subprocess
 import sys
+import tokenize
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -125,6 +128,108 @@ def _compat(table: dict[str, str]) -> None:
         path.write_text(text)
 
 
+#: pages whose body moves into a ui feature module of the same name, which it then calls (``render()``)
+THIN_PAGES = ("bring_your_system", "compare", "corpus_explorer", "corpus_map", "dashboard", "failures", "golden_set",
+              "health", "presenter", "ragas", "history", "tune", "systems", "learn", "answers", "class_progress")
+
+
+def _string_lines(source: str) -> set[int]:
+    """Line numbers (1-based) inside a multi-line string after its first line: never re-indented."""
+    inside: set[int] = set()
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type == tokenize.STRING and tok.end[0] > tok.start[0]:
+            inside.update(range(tok.start[0] + 1, tok.end[0] + 1))
+    return inside
+
+
+def _without_prefix(source: str, alias: str) -> str:
+    """``source`` with every ``alias.`` (a NAME token followed by ``.``) removed: the body of a page that called
+    its feature module through ``alias`` now runs inside that module."""
+    toks = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    cuts = [(t.start, nxt.end) for t, nxt in zip(toks, toks[1:])
+            if t.type == tokenize.NAME and t.string == alias and nxt.string == "."
+            and not (toks[toks.index(t) - 1].string == "." if toks.index(t) else False)]
+    lines = source.splitlines(keepends=True)
+    for (r0, c0), (r1, c1) in reversed(cuts):
+        assert r0 == r1
+        lines[r0 - 1] = lines[r0 - 1][:c0] + lines[r0 - 1][c1:]
+    return "".join(lines)
+
+
+def _assigned(tree: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+
+
+def thin_page(name: str) -> bool:
+    """Move ``pages/<name>.py``'s body into ``ui/<name>.py`` as ``render()`` (appended when the module exists);
+    the page keeps its docstring and calls it.  Imports go with the body; the lines of multi-line strings keep
+    their text.  A page whose body would shadow a name of its module is left for a person (it says so)."""
+    page, feature = ROOT / "pages" / f"{name}.py", ROOT / "ui" / f"{name}.py"
+    if not page.exists() or (feature.exists() and re.search(r"^def render\(", feature.read_text(), re.M)):
+        return False
+    source = page.read_text()
+    tree = ast.parse(source)
+    doc = ast.get_docstring(tree, clean=False)
+    lines = source.splitlines()
+    imports, first_body, alias = [], None, None
+    for node in tree.body[1 if doc is not None else 0:]:
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            if isinstance(node, ast.ImportFrom) and node.module == "ui" and feature.exists():
+                mine = [a for a in node.names if a.name == name]
+                if mine:
+                    alias = mine[0].asname or name
+                    rest = [a for a in node.names if a.name != name]
+                    if rest:
+                        imports.append("from ui import " + ", ".join(
+                            a.name + (f" as {a.asname}" if a.asname else "") for a in rest))
+                    continue
+            text = "\n".join(lines[node.lineno - 1:node.end_lineno])
+            if "from __future__" not in text and text != "from ui.shell import ensure_shell":
+                imports.append(text)
+            continue
+        if (isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
+                and getattr(node.value.func, "id", "") == "ensure_shell"):
+            continue
+        first_body = node
+        break
+    if first_body is None:
+        return False
+    start = first_body.lineno
+    while start > 1 and lines[start - 2].lstrip().startswith("#"):   # the comments just above the body
+        start -= 1
+    body_src = "\n".join(lines[start - 1:]) + "\n"
+    if alias:
+        body_src = _without_prefix(body_src, alias)
+        module_names = {n.name for n in ast.parse(feature.read_text()).body
+                        if isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))}
+        module_names |= _assigned(ast.Module(body=[n for n in ast.parse(feature.read_text()).body
+                                                   if isinstance(n, (ast.Assign, ast.AnnAssign))], type_ignores=[]))
+        clash = _assigned(ast.parse(body_src)) & module_names
+        if clash:
+            print(f"pages/{name}.py left as it is: its body assigns {', '.join(sorted(clash))}, names of ui/{name}.py")
+            return False
+    keep = _string_lines(body_src)
+    body = [ln if (i in keep or not ln.strip()) else "    " + ln
+            for i, ln in enumerate(body_src.splitlines(), 1)]
+    render = ("def render() -> None:\n    \"\"\"Draw the page (its script's body, run on every rerun).\"\"\"\n"
+              + "\n".join(body).rstrip() + "\n")
+    text = (doc or name).strip()
+    if feature.exists():
+        mod = feature.read_text()
+        mtree = ast.parse(mod)
+        last_import = max(n.end_lineno or n.lineno for n in mtree.body if isinstance(n, (ast.Import, ast.ImportFrom)))
+        mlines = mod.splitlines()
+        mlines[last_import:last_import] = imports
+        feature.write_text("\n".join(mlines).rstrip() + "\n\n\n" + render)
+    else:
+        feature.write_text(f'"""{text}\n\n``pages/{name}.py`` is its thin script: it only calls :func:`render`.\n"""\n'
+                           'from __future__ import annotations\n\n' + "\n".join(imports) + "\n\n\n" + render)
+    page.write_text((f'"""{doc}"""\n' if doc is not None else "") + "from __future__ import annotations\n\n"
+                    f"from ui import {name}\nfrom ui.shell import ensure_shell\n\nensure_shell()\n\n{name}.render()\n")
+    _git("add", str(feature.relative_to(ROOT)))
+    return True
+
+
 def main() -> int:
     for old, new in MOVES.items():
         if _path(old).exists() and not _path(new).exists():
@@ -138,9 +243,11 @@ def main() -> int:
     for old, new in FOLDS.items():
         _fold(old, new)
     _compat(table)
+    thinned = [n for n in THIN_PAGES if thin_page(n)]
     changed = [n for n in _git("diff", "--name-only", "HEAD").splitlines() if n.endswith(".py") and (ROOT / n).exists()]
     subprocess.run([sys.executable, "-m", "ruff", "check", "-q", "--fix", "--select", "I", *changed], cwd=ROOT)
-    print(f"moved {len(MOVES)} modules, folded {len(FOLDS)}; the old paths warn through rag_metrics/_compat.py")
+    print(f"moved {len(MOVES)} modules, folded {len(FOLDS)}; the old paths warn through rag_metrics/_compat.py; "
+          f"{len(thinned)} pages thin ({', '.join(thinned)})")
     return 0
 
 
