@@ -1,7 +1,8 @@
 """The codemod of issue 51 (the codebase, step two): a library root of about ten modules.
 
 Replayable and idempotent: run it on any tree of this project (``python tools/restructure_step2.py``), then
-``./lab lint`` and ``./lab test``.  It
+``./lab lint`` and ``./lab test``.  ``--now`` does what can be done while other work is under way: it leaves
+the files with uncommitted changes, and the modules of :data:`LATER_MOVES`, for the run without it.  It
 
 1. moves the modules of :data:`MOVES` with ``git mv`` (evidence judging next to the metric engine's judging,
    proposals to authoring, the gate to compare, the class's budgets and teacher sessions to server, the
@@ -129,8 +130,9 @@ def _compat(table: dict[str, str]) -> None:
 
 
 #: pages whose body moves into a ui feature module of the same name, which it then calls (``render()``)
-THIN_PAGES = ("bring_your_system", "compare", "corpus_explorer", "corpus_map", "dashboard", "failures", "golden_set",
-              "health", "presenter", "ragas", "history", "tune", "systems", "learn", "answers", "class_progress")
+THIN_PAGES: tuple[str, ...] = (
+    "bring_your_system", "compare", "corpus_explorer", "corpus_map", "dashboard", "failures", "golden_set", "health",
+    "presenter", "ragas", "history", "tune", "systems", "learn", "answers", "class_progress")
 
 
 def _string_lines(source: str) -> set[int]:
@@ -230,12 +232,32 @@ def thin_page(name: str) -> bool:
     return True
 
 
-def main() -> int:
+#: ``--now``: what can move while other work is under way (those modules and pages are being changed elsewhere)
+LATER_MOVES = ("rag_metrics.budgets", "rag_metrics.teacher_sessions")
+LATER_PAGES = ("class_progress",)
+
+
+def _dirty() -> set[str]:
+    """Files with changes not committed (someone is working on them): ``--now`` leaves them alone."""
+    return {line[3:] for line in _git("status", "--porcelain").splitlines() if line[:2].strip()}
+
+
+def main(argv: list[str]) -> int:
+    global MOVES, FOLDS, THIN_PAGES
+    now = "--now" in argv
+    dirty = _dirty() if now else set()
+    if now:
+        MOVES = {o: n for o, n in MOVES.items() if o not in LATER_MOVES}
+        FOLDS = {}
+        THIN_PAGES = tuple(p for p in THIN_PAGES if p not in LATER_PAGES and f"pages/{p}.py" not in dirty
+                           and f"ui/{p}.py" not in dirty)
     for old, new in MOVES.items():
         if _path(old).exists() and not _path(new).exists():
             _git("mv", str(_path(old).relative_to(ROOT)), str(_path(new).relative_to(ROOT)))
     table = {**MOVES, **FOLDS}
     for f in _tracked():
+        if str(f.relative_to(ROOT)) in dirty:
+            continue
         text = f.read_text()
         out = _rename_all(text, table)
         if out != text:
@@ -244,7 +266,8 @@ def main() -> int:
         _fold(old, new)
     _compat(table)
     thinned = [n for n in THIN_PAGES if thin_page(n)]
-    changed = [n for n in _git("diff", "--name-only", "HEAD").splitlines() if n.endswith(".py") and (ROOT / n).exists()]
+    changed = [n for n in _git("diff", "--name-only", "HEAD").splitlines()
+               if n.endswith(".py") and (ROOT / n).exists() and n not in dirty]
     subprocess.run([sys.executable, "-m", "ruff", "check", "-q", "--fix", "--select", "I", *changed], cwd=ROOT)
     print(f"moved {len(MOVES)} modules, folded {len(FOLDS)}; the old paths warn through rag_metrics/_compat.py; "
           f"{len(thinned)} pages thin ({', '.join(thinned)})")
@@ -252,4 +275,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
