@@ -16,10 +16,12 @@ from rag_metrics import exercises as EX
 from rag_metrics import lesson as LS
 from rag_metrics.errors import InputError as EX_InputError
 from rag_metrics.exercises import attempts as AT
+from rag_metrics.lesson import course as Course
 from ui import exercise_editor, lesson, state, tutor, views
 from ui.keys import EX_CHECKS as _CHECKS
 from ui.keys import EX_HINTS as _HINTS
 from ui.keys import EX_LANG as LANG
+from ui.keys import EX_LESSON as LESSON_PICK
 from ui.keys import EX_NONCE as _NONCE
 from ui.keys import EX_PICK as PICK
 from ui.keys import EX_PICK_KEPT as _PICK_KEPT
@@ -143,7 +145,7 @@ def T(key: str, lang: str, **values: Any) -> str:
 
 # ---- language (the Lesson's setting, kept in the student's progress) ------------------------------
 def _on_lang() -> None:
-    lesson.save(lesson.progress().with_language(state.value(LANG, "en")))
+    lesson.set_language(state.value(LANG, "en"))
 
 
 def language() -> str:
@@ -165,8 +167,34 @@ def _on_pick() -> None:
     st.query_params["exercise"] = str(state.value(PICK))
 
 
+def lesson_groups() -> dict[str, list[EX.Exercise]]:
+    """The exercises grouped by the course's lesson, in the course's order (a lesson with none is left out; an
+    exercise of a lesson not in the course comes last, under its key)."""
+    order = {x.key: x.number for x in Course.COURSE}
+    groups: dict[str, list[EX.Exercise]] = {}
+    for e in sorted(EX.EXERCISES, key=lambda e: order.get(e.lesson, len(order) + 1)):
+        groups.setdefault(e.lesson, []).append(e)
+    return groups
+
+
+def lesson_title(key: str, lang: str) -> str:
+    """``Lesson 3: Generation metrics …`` in ``lang`` (the key itself for a lesson not in the course)."""
+    x = next((x for x in Course.COURSE if x.key == key), None)
+    if x is None:
+        return key
+    return LS.text("ui.course_lesson", lang, n=x.number, title=LS.text(x.title, lang))
+
+
+def _on_pick_lesson() -> None:
+    group = lesson_groups().get(str(state.value(LESSON_PICK)))
+    if group:
+        state.set_value(PICK, group[0].name)
+        _on_pick()
+
+
 def pick(lang: str) -> str:
-    """The exercise picker; ``?exercise=NAME`` opens that exercise (an unknown name: the first one)."""
+    """The exercise picker, grouped by lesson (a lesson picker first, when two or more lessons have exercises);
+    ``?exercise=NAME`` opens that exercise (an unknown name: the first one)."""
     names = _names()
     asked = st.query_params.get("exercise")
     if asked in names and asked != state.value(_QP_SEEN):
@@ -176,11 +204,18 @@ def pick(lang: str) -> str:
         kept = state.value(_PICK_KEPT)
         state.set_value(PICK, kept if kept in names else names[0])
     state.set_value(_PICK_KEPT, state.value(PICK))
+    groups = lesson_groups()
+    here = EX.exercise(str(state.value(PICK))).lesson
+    if len(groups) > 1:
+        state.set_value(LESSON_PICK, here)
+        st.selectbox(LS.text("ui.course_pick", lang), list(groups), key=LESSON_PICK, on_change=_on_pick_lesson,
+                     format_func=lambda k: lesson_title(k, lang))
+    shown = groups[here]
     store = _store()
-    solved = {n for n in names if store.load(n).solved}
+    solved = {e.name for e in shown if store.load(e.name).solved}
     titles = {e.name: f"{'✓' if e.name in solved else '○'} {i}. {e.text('title', lang)}"
-              for i, e in enumerate(EX.EXERCISES, start=1)}
-    st.selectbox(T("pick", lang), names, key=PICK, format_func=titles.get, on_change=_on_pick)
+              for i, e in enumerate(shown, start=1)}
+    st.selectbox(T("pick", lang), [e.name for e in shown], key=PICK, format_func=titles.get, on_change=_on_pick)
     return str(state.value(PICK))
 
 

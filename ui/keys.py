@@ -164,6 +164,8 @@ LESSON_LAST = "_lesson_last"           # task key -> the last check's verdict in
 LESSON_SANDBOX = "_lesson_sandbox"     # the MRR task's list (grades, rank 1 first)
 LESSON_LANG = "lesson_lang"
 LESSON_STEP_PICK = "lesson_step_pick"
+LESSON_KEY = "_lesson_key"             # the course's lesson shown (rag_metrics.lesson.course; ?lesson=<key>)
+LESSON_QP_SEEN = "_lesson_qp_seen"     # (lesson, step) of the URL last applied (a new link applies again)
 LEARN_SANDBOX = "learn_sandbox"
 LEARN_VERSION = "learn_version"
 LEARN_K = "learn_k"
@@ -178,6 +180,7 @@ LEARN_CONV_RECALL = "learn_conv_recall"
 LEARN_CONV_LEVEL = "learn_conv_level"
 EX_PICK = "ex_pick"
 EX_PICK_KEPT = "_ex_pick_kept"  # the exercise last picked, kept while the picker is not drawn
+EX_LESSON = "ex_lesson"        # the course's lesson whose exercises the picker lists (shown when 2+ lessons have some)
 EX_LANG = "ex_lang"
 EX_CHECKS = "_ex_checks"      # (exercise, (evaluation key, language), checks): the checks the payload was built from
 EX_VERDICT = "_ex_verdict"    # exercise -> {"verdict": Verdict | None, "status": str, "message": str}

@@ -23,6 +23,7 @@ from rag_metrics import lesson as LS
 from rag_metrics.evaluation import evaluate
 from rag_metrics.exercises import EXERCISES, UI_TEXT, exercises_for_step
 from rag_metrics.jobs import pool
+from rag_metrics.lesson import course as Course
 from rag_metrics.lesson import steps as LSteps
 from rag_metrics.lesson import teacher
 from rag_metrics.lesson.sandbox import Sandbox, explain
@@ -31,11 +32,11 @@ from rag_metrics.server.policy import allowed
 from rag_metrics.workspace.store import DEFAULT_SPACE, Workspace, list_spaces
 from ui import server, shell, state, tutor, views
 from ui.keys import LESSON_GENERATION as _GENERATION
+from ui.keys import LESSON_KEY, LESSON_QP_SEEN, LESSON_STEP_PICK, lesson_answer
 from ui.keys import LESSON_LANG as LANG
 from ui.keys import LESSON_LAST as _LAST
 from ui.keys import LESSON_PROGRESS as _PROGRESS
 from ui.keys import LESSON_SANDBOX as _SANDBOX
-from ui.keys import LESSON_STEP_PICK, lesson_answer
 from ui.session import notice_also
 
 
@@ -56,27 +57,102 @@ def roster() -> list[tuple[str, str]]:
     return [(name, name) for name in list_spaces()]
 
 
+# ---- the course's lesson shown --------------------------------------------------------------------
+#: The query parameter naming the lesson (``?lesson=generation``) and, optionally, its step (``&step=3``,
+#: 1-based, or a step's key): a link opens the course there.
+PARAM_LESSON = "lesson"
+PARAM_STEP = "step"
+FIRST = "retrieval"   # the lesson shown when none was chosen (the lab's first lesson, lesson 2)
+
+
+def current() -> Course.Lesson:
+    """The lesson shown (the session's choice; lesson 2 when none was made or it left the course)."""
+    key = state.value(LESSON_KEY)
+    return next((x for x in Course.COURSE if x.key == key), Course.lesson(FIRST))
+
+
+def choose(key: str) -> None:
+    """Show lesson ``key`` (its progress, where it was left) and say so in the URL."""
+    state.set_value(LESSON_KEY, key)
+    state.pop(LESSON_STEP_PICK)
+    try:
+        st.query_params[PARAM_LESSON] = key
+        if PARAM_STEP in st.query_params:
+            del st.query_params[PARAM_STEP]
+    except Exception:  # noqa: BLE001 - the URL is a convenience
+        pass
+
+
+def _step_param(value: str, x: Course.Lesson) -> int | None:
+    """``?step=`` as a 0-based index of ``x``'s steps: a number from 1, or a step's key; ``None`` otherwise."""
+    v = value.strip()
+    if v.isdigit() and 1 <= int(v) <= len(x.steps):
+        return int(v) - 1
+    return next((i for i, s in enumerate(x.steps) if s.key == v), None)
+
+
+def follow_url() -> None:
+    """``?lesson=<key>`` (and ``&step=``) opens that lesson (at that step) when the link is new to the session; an
+    unknown value is ignored with a note in the lesson's language.  The lesson shown is then written to the URL."""
+    qp = st.query_params
+    asked, step = qp.get(PARAM_LESSON), qp.get(PARAM_STEP)
+    seen = state.value(LESSON_QP_SEEN)
+    if (asked, step) != seen and (asked is not None or step is not None):
+        state.set_value(LESSON_QP_SEEN, (asked, step))
+        keys = [x.key for x in Course.COURSE]
+        if asked is not None and asked not in keys:
+            state.notice(t("ui.course_bad_link", value=views.esc(repr(str(asked)[:40])), keys=", ".join(keys)),
+                         "warning")
+        else:
+            if asked is not None:
+                state.set_value(LESSON_KEY, asked)
+            if step is not None:
+                index = _step_param(str(step), current())
+                if index is None:
+                    state.notice(t("ui.course_bad_step", value=views.esc(repr(str(step)[:40])),
+                                   total=len(current().steps)), "warning")
+                else:
+                    save(progress().with_step(index, current().steps))
+    try:
+        if qp.get(PARAM_LESSON) != current().key:
+            qp[PARAM_LESSON] = current().key
+    except Exception:  # noqa: BLE001 - the URL is a convenience; never break the page for it
+        pass
+
+
 # ---- progress --------------------------------------------------------------------------------------
-def store() -> LS.ProgressStore:
-    return LS.store_for_space(state.space())
+def _keys(key: str) -> tuple[str, str]:
+    """The session keys of lesson ``key``'s progress and generation (lesson 2's are the ones it always had)."""
+    if key == FIRST:
+        return _PROGRESS, _GENERATION
+    return f"{_PROGRESS}:{key}", f"{_GENERATION}:{key}"
+
+
+def store(key: str | None = None) -> LS.ProgressStore:
+    """The progress store of lesson ``key`` (default: the lesson shown) in this space."""
+    return LS.store_for_space(state.space(), lesson=key or current().key)
 
 
 def _load(s: LS.ProgressStore) -> LS.Progress:
     """Read the space's progress and the teacher's generation of it into the session."""
     space = state.space()
     p, generation = s.load_versioned()
-    state.set_value(_PROGRESS, (space, p))
-    state.set_value(_GENERATION, (space, generation))
+    kp, kg = _keys(s.lesson)
+    state.set_value(kp, (space, p))
+    state.set_value(kg, (space, generation))
     return p
 
 
-def progress() -> LS.Progress:
-    """This space's progress (read from disk once per session and space)."""
+def progress(key: str | None = None) -> LS.Progress:
+    """This space's progress of lesson ``key`` (default: the lesson shown; read from disk once per session and
+    space)."""
+    key = key or current().key
     space = state.space()
-    kept = state.value(_PROGRESS)
-    held = state.value(_GENERATION)
+    kp, kg = _keys(key)
+    kept = state.value(kp)
+    held = state.value(kg)
     if not kept or kept[0] != space or not held or held[0] != space:
-        s = store()
+        s = store(key)
         p = _load(s)
         if s.problem:
             state.notice(f"Lesson progress could not be read ({views.esc(s.problem)}); starting afresh.", "warning")
@@ -88,6 +164,9 @@ def _take_teacher_change(change: Any, *, refused: bool) -> None:
     """The teacher changed this space's progress (a versioned change): take the saved progress and say so,
     in the lesson's language as it was."""
     before = lang()
+    for x in Course.COURSE:   # a reset is of every lesson: drop every lesson's copy
+        for k in _keys(x.key):
+            state.pop(k)
     _load(store())
     state.pop(_LAST)  # the last checks' verdicts and the answers typed were of the old progress
     state.pop(_SANDBOX)
@@ -101,30 +180,38 @@ def follow_teacher() -> None:
     ``stat`` when nothing moved): called once per run of the Lesson page, before anything is drawn."""
     progress()
     change = store().generation()
-    if change.generation != state.value(_GENERATION)[1]:
+    if change.generation != state.value(_keys(current().key)[1])[1]:
         _take_teacher_change(change, refused=False)
 
 
-def save(p: LS.Progress) -> None:
-    """Save the session's progress, unless the teacher changed it since it was loaded (then nothing is
-    written: the session takes the teacher's change and tells the student)."""
+def save(p: LS.Progress, key: str | None = None) -> None:
+    """Save the session's progress of lesson ``key`` (default: the lesson shown), unless the teacher changed it
+    since it was loaded (then nothing is written: the session takes the teacher's change and tells the student)."""
+    key = key or current().key
     space = state.space()
-    progress()  # the generation this session holds
-    held = state.value(_GENERATION)[1]
+    progress(key)  # the generation this session holds
+    kp, kg = _keys(key)
+    held = state.value(kg)[1]
     try:
-        refused = store().save(p, held)
+        refused = store(key).save(p, held)
     except OSError as err:
-        state.set_value(_PROGRESS, (space, p))
+        state.set_value(kp, (space, p))
         state.notice(f"Lesson progress not saved: {views.esc(str(err))}", "error")
         return
     if refused is not None:
         _take_teacher_change(refused, refused=True)
         return
-    state.set_value(_PROGRESS, (space, p))
+    state.set_value(kp, (space, p))
+
+
+def set_language(language: str) -> None:
+    """The course's language (kept in lesson 2's progress, where it always was)."""
+    save(progress(FIRST).with_language(language), FIRST)
 
 
 def lang() -> str:
-    return progress().language
+    """The course's language (``"en"`` or ``"da"``), one for every lesson."""
+    return progress(FIRST).language
 
 
 def t(key: str, **values: Any) -> str:
@@ -160,12 +247,12 @@ def numbers_in(text: str, language: str, decimals: int = 3) -> str:
 
 
 def _on_lang() -> None:
-    save(progress().with_language(state.value(LANG, "en")))
-    state.follow_lesson_language(progress().language)  # the sample in the lesson's language
+    set_language(state.value(LANG, "en"))
+    state.follow_lesson_language(lang())  # the sample in the lesson's language
 
 
 def _go(step: int) -> None:
-    save(progress().with_step(step))
+    save(progress().with_step(step, current().steps))
 
 
 def _step_by(delta: int) -> None:
@@ -195,27 +282,55 @@ def context(ctx: state.Lab) -> LS.LessonContext:
 
 
 # ---- the page ------------------------------------------------------------------------------------
+def picker() -> None:
+    """The course's lessons side by side, each with its progress; a click opens that lesson where it was
+    left (a student can start at any lesson).  Nothing is drawn while the course has one lesson."""
+    if len(Course.COURSE) < 2:
+        return
+    shown = current().key
+    with st.container(key="lesson_course"):
+        cols = st.columns(len(Course.COURSE))
+        for col, x in zip(cols, Course.COURSE):
+            p = progress(x.key)
+            done = sum(p.steps_done(x.steps))
+            with col.container(border=True):
+                col_here = x.key == shown
+                st.button(t("ui.course_button", n=x.number), key=f"lesson_course_{x.key}", on_click=choose,
+                          args=(x.key,), type="primary" if col_here else "secondary", width="stretch",
+                          icon=":material/check_circle:" if x.steps and done == len(x.steps) else None)
+                st.markdown(t(x.title))
+                st.caption(t("ui.course_progress", done=done, total=len(x.steps))
+                           + (f" · {t('ui.course_here')}" if col_here else ""))
+
+
 def header(ctx: state.Lab) -> None:
     follow_teacher()
+    x = current()
     p = progress()
-    state.default(LANG, p.language)
-    st.segmented_control(LS.text("ui.language", p.language), list(LS.LANGUAGES), key=LANG,
+    state.default(LANG, lang())
+    st.segmented_control(LS.text("ui.language", lang()), list(LS.LANGUAGES), key=LANG,
                          format_func=LS.LANGUAGES.get, required=True, on_change=_on_lang)
-    st.title(t("ui.title"))
-    st.caption(t("ui.intro"))
-    views.conventions_caption(p.language)
-    done = sum(p.steps_done())
-    st.progress(p.fraction(), text=t("ui.progress", done=done, total=len(LS.STEPS)))
+    picker()
+    if x.key == FIRST:   # lesson 2 as it always was
+        st.title(t("ui.title"))
+        st.caption(t("ui.intro"))
+    else:
+        st.title(t("ui.course_lesson", n=x.number, title=t(x.title)))
+        st.caption(t(x.intro))
+    views.conventions_caption(lang())
+    done = sum(p.steps_done(x.steps))
+    st.progress(p.fraction(x.steps), text=t("ui.progress", done=done, total=len(x.steps)))
 
 
 def step_nav(position: str) -> None:
     """The step picker (top only) and the Previous / Next buttons (two wide columns: their labels are
     never cut, also at 1024 px)."""
     p = progress()
-    n = len(LS.STEPS)
+    steps = current().steps
+    n = len(steps)
     if position == "top":
-        done = p.steps_done()
-        labels = {i: f"{'✓' if done[i] else '○'} {i + 1}. {t(LS.STEPS[i].title)}" for i in range(n)}
+        done = p.steps_done(steps)
+        labels = {i: f"{'✓' if done[i] else '○'} {i + 1}. {t(steps[i].title)}" for i in range(n)}
         state.set_value(LESSON_STEP_PICK, p.step)
         st.selectbox(t("ui.steps"), list(range(n)), key=LESSON_STEP_PICK, on_change=_on_pick_step,
                      label_visibility="collapsed", format_func=labels.get)  # a pure lookup: AppTest calls it later
@@ -224,24 +339,49 @@ def step_nav(position: str) -> None:
                 disabled=p.step == 0, icon=":material/arrow_back:", width="stretch")
     right.button(t("ui.next"), key=f"lesson_next_{position}", on_click=_step_by, args=(1,),
                  disabled=p.step >= n - 1, icon=":material/arrow_forward:", width="stretch",
-                 type="primary" if p.step_done(LS.STEPS[p.step]) else "secondary")
+                 type="primary" if p.step_done(steps[p.step]) else "secondary")
 
 
-def live_numbers(ctx: state.Lab, s: LS.Step) -> None:
-    """The step's numbers for the current corpus and system (the Dashboard's means)."""
+def _cards(key: str, cards: list[tuple[str, str, str | None]]) -> None:
+    """Metric cards ``(label, value, help)``, at most four a row (a projector's 1024 px)."""
+    with st.container(key=key):
+        for start in range(0, len(cards), 4):
+            row = cards[start:start + 4]
+            cols = st.columns(len(row))
+            for col, (label, value, help_) in zip(cols, row):
+                col.metric(label, value, border=True, help=help_)
+
+
+def _figures(lctx: LS.LessonContext, s: LS.Step) -> list[tuple[str, str]] | str:
+    """The step's own live figures (:attr:`~rag_metrics.lesson.steps.Step.figures`), or why they could not be
+    computed (the message, escaped)."""
+    if s.figures is None:
+        return []
+    try:
+        return [(str(label), str(value)) for label, value in s.figures(lctx, lang())]
+    except Exception as err:  # noqa: BLE001 - a figure that fails must not hide the step
+        return t("ui.figures_failed", error=views.esc(f"{type(err).__name__}: {str(err)[:200]}"))
+
+
+def live_numbers(ctx: state.Lab, s: LS.Step, lctx: LS.LessonContext | None = None) -> None:
+    """The step's numbers for the current corpus and system (the Dashboard's means), and its own live figures."""
     rows = LSteps.live_numbers(s, ctx.result, ctx.k, ctx.settings.ndcg_metric)
-    extra = s.key in ("precision", "categories", "ragas")
-    if not rows and not extra:
+    figures = _figures(lctx if lctx is not None else context(ctx), s)
+    extra = current().key == FIRST and s.key in ("precision", "categories", "ragas")
+    if not rows and not extra and not figures:
         return
     st.markdown(f"**{t('ui.live')}**")
     st.caption(t("ui.live_caption", corpus=ctx.corpus.label or ctx.settings.corpus,
                  system=ctx.settings.system_name, k=ctx.k))
     if rows:
-        with st.container(key="cards_lesson"):
-            cols = st.columns(len(rows))
-            for col, (metric, k, v) in zip(cols, rows):
-                col.metric(METRICS[metric].label + ("" if k is None else f"@{k}"), num(v), border=True,
-                           help=views.metric_help(metric, lang()))
+        _cards("cards_lesson", [(METRICS[metric].label + ("" if k is None else f"@{k}"), num(v),
+                                 views.metric_help(metric, lang())) for metric, k, v in rows])
+    if isinstance(figures, str):
+        st.warning(figures, icon=":material/warning:")
+    elif figures:
+        _cards("cards_lesson_figures", [(views.esc(label), value, None) for label, value in figures])
+    if not extra:
+        return
     if s.key == "precision":
         if lang() == "da":  # the targets' sentences in the lesson's language
             from rag_metrics.insights.readouts import target_checks
@@ -263,6 +403,18 @@ def live_numbers(ctx: state.Lab, s: LS.Step) -> None:
             cols = st.columns(len(summ))
             for col, r in zip(cols, summ.to_dict("records")):
                 col.metric(f"{r['label']}@{ctx.k}", num(r["mean"]), border=True)
+
+
+class _Blank(dict):  # type: ignore[type-arg]
+    """A prompt's values: a placeholder the page does not know stays as written (never a KeyError)."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def _prompt(task: LS.Task, ctx: state.Lab) -> str:
+    template = LS.TEXTS[task.prompt][lang()]
+    return template.format_map(_Blank(_prompt_values(ctx)))
 
 
 def _prompt_values(ctx: state.Lab) -> dict[str, Any]:
@@ -288,7 +440,7 @@ def _record(task: LS.Task, answer: Any, lctx: LS.LessonContext) -> None:
 
 def task_box(ctx: state.Lab, lctx: LS.LessonContext, task: LS.Task, index: int) -> None:
     with st.container(border=True):
-        st.markdown(f"**{t('ui.task')} {index}.** {t(task.prompt, **_prompt_values(ctx))}")
+        st.markdown(f"**{t('ui.task')} {index}.** {_prompt(task, ctx)}")
         answer = _answer_widget(ctx, lctx, task)
         c1, c2 = st.columns([1, 4], vertical_alignment="center")
         if c1.button(t("ui.check"), key=f"lesson_check_{task.key}", type="primary", width="stretch"):
@@ -395,27 +547,42 @@ def _label_widget(ctx: state.Lab, key: str) -> dict[str, Any]:
     return {"query_id": qid, "recall": recall}
 
 
+def _next_lesson(x: Course.Lesson) -> None:
+    """On a lesson's last step: the way on to the next lesson of the course (when there is one)."""
+    later = [y for y in Course.COURSE if y.number > x.number]
+    if not later:
+        return
+    y = later[0]
+    st.button(t("ui.course_next", n=y.number, title=t(y.title)), key="lesson_next_lesson", on_click=choose,
+              args=(y.key,), icon=":material/school:", type="primary")
+
+
 def render(ctx: state.Lab) -> None:
-    """The whole Lesson page for the current step."""
+    """The whole Lesson page: the course's lessons, and the current step of the lesson shown."""
+    follow_url()
     header(ctx)
     views.show_notice()
+    x = current()
     p = progress()
-    s = LS.STEPS[p.step]
+    s = x.steps[p.step]
     step_nav("top")
     st.subheader(f"{p.step + 1}. {t(s.title)}", divider="gray")
-    st.caption(t("ui.step_of", n=p.step + 1, total=len(LS.STEPS)))
+    st.caption(t("ui.step_of", n=p.step + 1, total=len(x.steps)))
     st.markdown(t(s.body))
-    live_numbers(ctx, s)
-    lesson_code(s)
     lctx = context(ctx)
+    live_numbers(ctx, s, lctx)
+    lesson_code(s, x.key)
     for i, task in enumerate(s.tasks, start=1):
         task_box(ctx, lctx, task, i)
-    if s.key == "quiz":
-        right = sum(1 for q in LS.QUIZ if p.done.get(q.key))
-        st.markdown(f"**{t('ui.quiz_score', right=right, total=len(LS.QUIZ))}**")
-        if all(p.steps_done()):
+    quiz = {q.key for q in x.quiz}
+    if quiz and quiz <= {task.key for task in s.tasks}:
+        right = sum(1 for q in x.quiz if p.done.get(q.key))
+        st.markdown(f"**{t('ui.quiz_score', right=right, total=len(x.quiz))}**")
+    if p.step == len(x.steps) - 1:
+        if all(p.steps_done(x.steps)):
             st.success(t("ui.finished"), icon=":material/school:")
-    tutor.box(f"lesson:retrieval:{s.key}", lang())
+        _next_lesson(x)
+    tutor.box(f"lesson:{x.key}:{s.key}", lang())
     step_nav("bottom")
 
 
@@ -424,11 +591,15 @@ def render(ctx: state.Lab) -> None:
 EXERCISE_PAGE = "pages/exercises.py"
 
 
-def lesson_code(s: LS.Step) -> None:
-    """The lesson's version of the step's function, the conventions it implies, and a link to its exercise."""
+def lesson_code(s: LS.Step, key: str = FIRST) -> None:
+    """The lesson's version of the step's function, the conventions it implies, and a link to its exercise
+    (an exercise with no lesson code: the link alone)."""
     lg = lang()
-    for ex in exercises_for_step(s.key):
+    for ex in exercises_for_step(s.key, key):
         names = " / ".join(f"`{n}`" for n in (*ex.extra_functions, ex.name))
+        if not ex.lesson_code:
+            _exercise_link(ex.name, f"{UI_TEXT['open'][lg]}: {names}")
+            continue
         with st.expander(f"{UI_TEXT['lesson_code'][lg]}: {names}", icon=":material/code:"):
             st.code(ex.lesson_code, language="python")
             conventions = ex.conventions.get(lg) or ex.conventions.get("en", ())
@@ -500,7 +671,8 @@ def space_metrics(ctx: state.Lab, pending: list[str] | None = None):
 
 def _reset_all(spaces: list[str]) -> None:
     teacher.reset_progress(spaces)
-    state.pop(_PROGRESS)
+    for x in Course.COURSE:
+        state.pop(_keys(x.key)[0])
     state.notice(f"Lesson progress reset in {len(spaces)} space(s).", "success")
 
 
@@ -620,28 +792,35 @@ def _render_table(table: pd.DataFrame) -> None:
     config: dict[str, Any] = {
         "seat": st.column_config.TextColumn("Seat", pinned=True, width=seat_column_width(list(table["seat"]))),
         "marks": st.column_config.TextColumn("Steps", width=116, help=(
-            "One mark per step: ● done, ◆ the step the student is on, ○ not yet. Steps: " + "; ".join(
+            "One mark per step of lesson 2: ● done, ◆ the step the student is on, ○ not yet. Steps: " + "; ".join(
                 f"{i + 1} {LS.text(s.title)}" for i, s in enumerate(LS.STEPS)))),
         "done": st.column_config.TextColumn("Done", width=46, help="Steps done (all their tasks solved)."),
         "quiz": st.column_config.NumberColumn("Quiz", width=44, help=f"Quiz answers right, of {n_quiz}.")}
+    lessons = teacher.lesson_columns() if len(Course.COURSE) > 1 else []
+    for c, x in zip(lessons, Course.COURSE):   # a column per lesson of the course: steps done / total
+        config[c] = st.column_config.TextColumn(f"L{x.number}", width=56, help=(
+            f"Lesson {x.number}, {LS.text(x.title)}: steps done / steps."))
     for c in table.columns:  # the space's current metrics, short headers (the name in the help)
         if c not in config and table[c].dtype.kind == "f":
             title = str(c).replace("hit_rate", "hit").replace("ndcg", "nDCG").replace("mrr", "MRR")
             config[c] = st.column_config.NumberColumn(title, format="%.3f", help=str(c),
                                                       width=max(52, _header_px(title)))
-    first = ["seat", "marks", "done", "quiz"]
+    first = ["seat", "marks", "done", "quiz", *lessons]
 
     # the code exercises have their own table below (ui.exercises.class_view); their columns go to the CSV
-    hidden = {"space", "step", "steps_done", *steps,
+    hidden = {"space", "step", "steps_done", *steps, *teacher.lesson_columns(),
               *(c for e in EXERCISES for c in teacher.exercise_columns(e.name))}
     rest = [c for c in table.columns if c not in first and c not in hidden]
     numbers = [c for c in rest if table[c].dtype.kind == "f"]  # the space's current metrics, then the answers
     order = first + numbers + [c for c in rest if c not in numbers]
     st.dataframe(view, hide_index=True, width="stretch", column_config=config, column_order=order, key="class_table")
-    st.caption("Steps: one mark per lesson step, ● done, ◆ the step the student is on, ○ not yet (hover the header "
-               "for the steps' titles); then the space's current metrics and, to the right, each quiz answer. The "
-               "CSV has one column per step and, per code exercise, the checks passed by the last run (as the "
-               "student's browser reported them) and the number of runs.")
+    course = (f" {', '.join(f'L{x.number}' for x in Course.COURSE)}: each lesson of the course, steps done / steps."
+              if lessons else "")
+    st.caption("Steps: one mark per step of lesson 2, ● done, ◆ the step the student is on, ○ not yet (hover the "
+               "header for the steps' titles)." + course + " Then the space's current metrics and, to the right, "
+               "each quiz answer. The CSV has one column per step of lesson 2, one per lesson of the course and, per "
+               "code exercise, the checks passed by the last run (as the student's browser reported them) and the "
+               "number of runs.")
     st.download_button("Export progress as CSV", teacher.progress_csv(table), file_name="class_progress.csv",
                        mime="text/csv", icon=":material/download:", key="class_csv")
 
@@ -649,7 +828,7 @@ def _render_table(table: pd.DataFrame) -> None:
 def _manage(ctx: state.Lab, seats: list[tuple[str, str]], private: list[str]) -> None:
     c1, c2 = st.columns(2, gap="large")
     with c1:
-        sure = st.checkbox("Yes, reset every student's lesson progress", key="class_reset_sure")
+        sure = st.checkbox("Yes, reset every student's lesson progress (every lesson)", key="class_reset_sure")
         st.button("Reset progress", key="class_reset", disabled=not sure, on_click=_reset_all,
                   args=([space for _, space in seats],), icon=":material/restart_alt:")
     with c2:

@@ -86,14 +86,6 @@ _RETRIEVAL_TEXTS: Mapping[str, tuple[str, str]] = MappingProxyType({
         "recall and NDCG on your corpus and system, step by step.",
         "Finder retrieveren de rigtige chunks, og placerer den dem tæt på toppen? Hit rate, MRR, precision, "
         "recall og NDCG på dit korpus og system, trin for trin."),
-    # the page's course-level labels (the picker, the link on to the next lesson)
-    "ui.course": ("Lessons", "Lektioner"),
-    "ui.course_pick": ("Lesson", "Lektion"),
-    "ui.course_lesson": ("Lesson {n}: {title}", "Lektion {n}: {title}"),
-    "ui.course_progress": ("{done} of {total} steps", "{done} af {total} trin"),
-    "ui.course_next": ("Next: lesson {n}, {title}", "Næste: lektion {n}, {title}"),
-    "ui.course_exercises": ("Code exercises of this lesson", "Kodeøvelser i denne lektion"),
-    "ui.figures": ("Live figures", "Aktuelle tal"),
 })
 
 #: The names of lesson 2's code exercises, in order (``Exercise.lesson == "retrieval"``; a test checks the two agree).

@@ -56,6 +56,19 @@ _T: dict[str, tuple[str, str]] = {
                        "Intet spørgsmål fejler ved K = {k}: vælg en mindre K i sidepanelet."),
     "ui.quiz_score": ("Quiz: {right} of {total} right", "Quiz: {right} af {total} rigtige"),
     "ui.finished": ("You have finished the lesson.", "Du har gennemført lektionen."),
+    # the course (rag_metrics.lesson.course): the lesson picker, the link on to the next lesson, the URL
+    "ui.course": ("The course", "Kurset"),
+    "ui.course_button": ("Lesson {n}", "Lektion {n}"),
+    "ui.course_pick": ("Lesson", "Lektion"),
+    "ui.course_lesson": ("Lesson {n}: {title}", "Lektion {n}: {title}"),
+    "ui.course_progress": ("{done} of {total} steps", "{done} af {total} trin"),
+    "ui.course_here": ("You are here", "Du er her"),
+    "ui.course_next": ("Next: lesson {n}, {title}", "Næste: lektion {n}, {title}"),
+    "ui.course_bad_link": ("Ignored lesson={value} from the link: the lessons are {keys}.",
+                           "Ignorerede lesson={value} fra linket: lektionerne er {keys}."),
+    "ui.course_bad_step": ("Ignored step={value} from the link: this lesson's steps are 1 to {total}.",
+                           "Ignorerede step={value} fra linket: denne lektions trin er 1 til {total}."),
+    "ui.figures_failed": ("These figures could not be computed: {error}", "Disse tal kunne ikke beregnes: {error}"),
     # the teacher's versioned changes (rag_metrics.workspace.versions), told to the student's open session
     "ui.teacher_reset_progress": (
         "Your teacher reset your progress: the lesson starts again from step 1.",
