@@ -62,6 +62,11 @@ MOVED: dict[str, str] = {
     'rag_metrics.sandbox': 'rag_metrics.lesson.sandbox',
     'rag_metrics.answers.evaluate': 'rag_metrics.answers.scoring',
     'rag_metrics.answers.registry': 'rag_metrics.metrics.answer_registry',
+    'rag_metrics.evidence': 'rag_metrics.metrics.evidence',
+    'rag_metrics.evidence_locate': 'rag_metrics.metrics.evidence_locate',
+    'rag_metrics.evidence_proposals': 'rag_metrics.authoring.evidence_proposals',
+    'rag_metrics.gate': 'rag_metrics.compare.gate',
+    'rag_metrics.worker': 'rag_metrics.io.worker',
 }
 
 

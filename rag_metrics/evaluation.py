@@ -27,7 +27,7 @@ from rag_metrics.verdict import NoVerdict, no_verdict
 if TYPE_CHECKING:
     import pandas as pd
 
-    from rag_metrics.evidence import EvidenceJudge, LocateReport
+    from rag_metrics.metrics.evidence import EvidenceJudge, LocateReport
 else:  # imported on first use: `rag-metrics evaluate` never needs pandas
     from rag_metrics.lazy import pandas as pd
 from rag_metrics.metrics.options import EvalOptions, parse_gains
@@ -151,7 +151,7 @@ def evaluate(
     Accepts pytrec_eval/ranx-shaped dicts for both arguments.  Run rows whose query is not in the
     golden set are ignored (``validate_run`` reports them).
 
-    ``evidence`` (an :class:`~rag_metrics.evidence.EvidenceJudge`): judge every ranked context on
+    ``evidence`` (an :class:`~rag_metrics.metrics.evidence.EvidenceJudge`): judge every ranked context on
     evidence, wherever it is in the corpus (chunk labels are converted); the result carries the
     share of contexts that could not be located (:attr:`EvaluationResult.located`).  Without it,
     ids are judged against the labels as given; ``located`` may then carry a report made elsewhere
@@ -210,7 +210,7 @@ class EvaluationResult:
     @cached_property
     def no_verdict(self) -> NoVerdict | None:
         """Why these numbers are no verdict (nothing matched, no retrieval, no in-scope question
-        answered, or more than :data:`rag_metrics.evidence.UNLOCATED_LIMIT` of the contexts found
+        answered, or more than :data:`rag_metrics.metrics.evidence.UNLOCATED_LIMIT` of the contexts found
         nowhere), None when they are one: THE rule, :func:`rag_metrics.verdict.no_verdict`."""
         return no_verdict(self)
 

@@ -98,7 +98,7 @@ class Corpus:
 
 
 #: Status of an evidence label (:attr:`Evidence.status`): given or accepted by a person, or proposed
-#: from a reference answer and not yet reviewed (never judged: see :mod:`rag_metrics.evidence`).
+#: from a reference answer and not yet reviewed (never judged: see :mod:`rag_metrics.metrics.evidence`).
 REVIEWED, PROPOSED = "reviewed", "proposed"
 
 
@@ -110,7 +110,7 @@ class Evidence:
     the passage is ``quote`` or the character span ``[start, end)`` of the document's text (a span
     wins when both are given).  ``grade`` is an integer grade as in the qrels.  ``status`` is
     :data:`REVIEWED` (the default) or :data:`PROPOSED` (unreviewed: never feeds a verdict).
-    How a retrieved context is judged against evidence: :mod:`rag_metrics.evidence`.
+    How a retrieved context is judged against evidence: :mod:`rag_metrics.metrics.evidence`.
     """
 
     doc: str
@@ -162,7 +162,7 @@ class GoldenQuery:
     draft: Mapping[str, Any] | None = None
     #: ``{id: JUDGE | SOURCE}`` for labels not given by a person (absent ids: :data:`HUMAN`).
     label_origin: Mapping[str, str] = field(default_factory=dict)
-    #: Evidence labels (passages of the corpus), judged by :mod:`rag_metrics.evidence`; proposed ones
+    #: Evidence labels (passages of the corpus), judged by :mod:`rag_metrics.metrics.evidence`; proposed ones
     #: (unreviewed) are kept for review and never judged.
     evidence: tuple[Evidence, ...] = ()
 

@@ -11,8 +11,8 @@ shows its one sentence instead of any number.  It holds when, checked in this or
    steps returned nothing, rows with empty contexts);
 3. **none answered**: the run answers none of the golden questions the means are over (its
    results are only for out-of-scope questions);
-4. **unlocated**: more than :data:`rag_metrics.evidence.UNLOCATED_LIMIT` of the retrieved contexts
-   could not be located in the corpus ("not comparable", :class:`rag_metrics.evidence.LocateReport`).
+4. **unlocated**: more than :data:`rag_metrics.metrics.evidence.UNLOCATED_LIMIT` of the retrieved contexts
+   could not be located in the corpus ("not comparable", :class:`rag_metrics.metrics.evidence.LocateReport`).
 
 A golden set with no question in the means (nothing labelled yet) is not this rule's business:
 the pages say "label at least one" and the CLI refuses such a set as bad input.

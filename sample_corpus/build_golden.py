@@ -42,8 +42,8 @@ ROOT = HERE.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from rag_metrics.evidence import held_grade  # noqa: E402
 from rag_metrics.io.corpus import load_corpus  # noqa: E402
+from rag_metrics.metrics.evidence import held_grade  # noqa: E402
 from rag_metrics.retrieval.chunking import chunk_corpus  # noqa: E402
 
 OUT_OF_SCOPE = "out_of_scope"
@@ -55,7 +55,7 @@ class EvidenceError(Exception):
 
 
 #: The label a chunk gets from one quote it overlaps: THE relevance rule of the library
-#: (:func:`rag_metrics.evidence.held_grade`, docs/evidence.md), the same one evidence judging uses.
+#: (:func:`rag_metrics.metrics.evidence.held_grade`, docs/evidence.md), the same one evidence judging uses.
 chunk_grade = held_grade
 
 

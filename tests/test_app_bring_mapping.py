@@ -81,12 +81,12 @@ def test_a_mapping_reads_a_refused_log_and_is_kept_for_the_same_shape(page, app_
 def test_in_class_mode_the_mapping_reads_in_a_worker(monkeypatch):
     """As every dropped file in class mode, a mapped file is read in a worker process with a memory limit."""
     import rag_metrics.config
-    import rag_metrics.worker
+    import rag_metrics.io.worker
     from rag_metrics.io.mapping import apply_mapping
     from ui.bring_mapping import limited
 
-    calls = []  # the routing only: the worker itself is tested with rag_metrics.worker
+    calls = []  # the routing only: the worker itself is tested with rag_metrics.io.worker
     monkeypatch.setattr(rag_metrics.config, "class_mode_on", lambda: True)
-    monkeypatch.setattr(rag_metrics.worker, "run_limited", lambda fn, *a, **kw: calls.append(fn) or fn(*a))
+    monkeypatch.setattr(rag_metrics.io.worker, "run_limited", lambda fn, *a, **kw: calls.append(fn) or fn(*a))
     got = limited(apply_mapping, _odd_log(), "odd.jsonl", SPEC, what="odd.jsonl")
     assert calls == [apply_mapping] and got == apply_mapping(_odd_log(), "odd.jsonl", SPEC)

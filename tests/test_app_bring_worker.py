@@ -11,7 +11,7 @@ from tests.test_app_class_budgets import budgets  # noqa: F401 - a fixture
 
 def test_a_dropped_log_is_read_in_the_worker(klass, budgets, monkeypatch):  # noqa: F811
     from app_helpers import no_exception
-    from rag_metrics import worker
+    from rag_metrics.io import worker
 
     budgets()
     pids: list[int] = []
@@ -29,8 +29,8 @@ def test_a_dropped_log_is_read_in_the_worker(klass, budgets, monkeypatch):  # no
 
 
 def test_an_answers_upload_is_read_in_the_worker(monkeypatch):
-    from rag_metrics import worker
     from rag_metrics.answers.data import items_fingerprint, parse_answers
+    from rag_metrics.io import worker
     from ui import cache_answers
 
     monkeypatch.setenv("RAG_METRICS_CLASS_MODE", "1")

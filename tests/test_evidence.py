@@ -1,4 +1,4 @@
-"""Evidence judging (rag_metrics.evidence): the rule, the locator and the properties issue 28 asks for.
+"""Evidence judging (rag_metrics.metrics.evidence): the rule, the locator and the properties issue 28 asks for.
 
 - with the lab's own chunking, evidence judging equals chunk judging;
 - a perfect retriever scores hit@1 = MRR = 1 under any chunking;
@@ -16,15 +16,15 @@ from hypothesis import strategies as st
 
 from rag_metrics import Run
 from rag_metrics.evaluation import evaluate
-from rag_metrics.evidence import (
+from rag_metrics.io.corpus import load_corpus
+from rag_metrics.io.golden import load_golden, parse_golden
+from rag_metrics.metrics.evidence import (
     UNLOCATED_LIMIT,
     CorpusIndex,
     EvidenceJudge,
     held_grade,
     query_passages,
 )
-from rag_metrics.io.corpus import load_corpus
-from rag_metrics.io.golden import load_golden, parse_golden
 from rag_metrics.retrieval.chunking import chunk_corpus
 from rag_metrics.sample import sample_dir
 from rag_metrics.types import Evidence, GoldenQuery, GoldenSet
@@ -354,7 +354,7 @@ def test_same_retrieval_as_ids_texts_and_sections_same_hit_rate(data):
 @given(st.text(alphabet=list("ab Z.,\n\t\x1c"), max_size=40))
 def test_normalise_fast_path_equals_the_general_one(text):
     """ASCII text takes a vectorised path; it maps every character as the general path does."""
-    from rag_metrics.evidence import _normalise
+    from rag_metrics.metrics.evidence import _normalise
 
     n, pos = _normalise(text)
     n2, pos2 = _normalise(text + " é")  # a non-ASCII character forces the general path

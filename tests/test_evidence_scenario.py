@@ -21,11 +21,11 @@ from pathlib import Path
 
 import pytest
 
+from rag_metrics.authoring.evidence_proposals import propose_evidence, review, with_chunk_labels
 from rag_metrics.cli import main
-from rag_metrics.evidence import CorpusIndex, EvidenceJudge, held_grade, query_passages
-from rag_metrics.evidence_proposals import propose_evidence, review, with_chunk_labels
 from rag_metrics.io.golden import load_golden, save_golden
 from rag_metrics.io.raglog import parse_rag_log
+from rag_metrics.metrics.evidence import CorpusIndex, EvidenceJudge, held_grade, query_passages
 from rag_metrics.systems.evaluation import evaluate_systems
 from rag_metrics.systems.uploads import RagLogSystem
 from rag_metrics.types import GoldenQuery, GoldenSet

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from rag_metrics.cli import main
+from rag_metrics.compare.gate import EXIT_CODES, gate_checks, gate_verdict, questions_needed
 from rag_metrics.compare.paired import compare_paired, minimum_detectable_effect
-from rag_metrics.gate import EXIT_CODES, gate_checks, gate_verdict, questions_needed
 
 
 def _table(a, b, key="ndcg@10"):

@@ -14,7 +14,7 @@ import pytest
 
 from rag_metrics import GoldenSet, Run, evaluate
 from rag_metrics.cli import main
-from rag_metrics.evidence import LocateReport
+from rag_metrics.metrics.evidence import LocateReport
 from rag_metrics.types import GoldenQuery
 from rag_metrics.verdict import no_verdict
 
@@ -164,7 +164,7 @@ FILLER = " ".join(f"Unrelated sentence {i} about the weather and the garden." fo
 def test_a_context_holding_a_whole_document_is_that_document(before, after):
     """Before: a short document amid a long context was unlocated (too few of the context's word
     trigrams are the document's for the fuzzy search)."""
-    from rag_metrics.evidence import CorpusIndex
+    from rag_metrics.metrics.evidence import CorpusIndex
 
     text = "Refunds are issued within 14 days of purchase for annual plans, to the original payment method."
     index = CorpusIndex({"refund": text, "other": "A different document about something else entirely, in words."})

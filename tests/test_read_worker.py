@@ -1,5 +1,5 @@
 """Parsing that can still be costly runs in a worker with a memory limit, killed when its session ends
-(issue 50): the Bring page's reader in class mode (:mod:`rag_metrics.worker`)."""
+(issue 50): the Bring page's reader in class mode (:mod:`rag_metrics.io.worker`)."""
 from __future__ import annotations
 
 import gzip
@@ -11,7 +11,7 @@ import pytest
 
 from rag_metrics.errors import InputError
 from rag_metrics.formats import describe_bytes
-from rag_metrics.worker import Cancelled, run_limited, within
+from rag_metrics.io.worker import Cancelled, run_limited, within
 
 
 def test_a_parse_over_the_worker_s_memory_ends_in_the_worker_with_a_clear_message():

@@ -95,7 +95,7 @@ def test_config_toml_round_trips():
 def test_chunk_labels_as_evidence_judge_as_the_chunk_labels_on_their_chunking(sample):
     from app_helpers import sample_index
     from rag_metrics.evaluation import evaluate
-    from rag_metrics.evidence import CorpusIndex, EvidenceJudge
+    from rag_metrics.metrics.evidence import CorpusIndex, EvidenceJudge
 
     p, corpus, _ = sample
     gold = load_golden(p.golden)

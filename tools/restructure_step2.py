@@ -158,8 +158,41 @@ def _without_prefix(source: str, alias: str) -> str:
     return "".join(lines)
 
 
-def _assigned(tree: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+def _render_binds(fn: ast.FunctionDef) -> set[str]:
+    """Names ``render`` binds in its own scope (not in the functions it defines): they are local to it."""
+    out: set[str] = set()
+
+    def visit(node: ast.AST) -> None:
+        for ch in ast.iter_child_nodes(node):
+            if isinstance(ch, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                out.add(ch.name)
+            elif isinstance(ch, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                pass
+            else:
+                if isinstance(ch, ast.Name) and isinstance(ch.ctx, ast.Store):
+                    out.add(ch.id)
+                if isinstance(ch, (ast.Import, ast.ImportFrom)):
+                    out.update((a.asname or a.name).split(".")[0] for a in ch.names)
+                visit(ch)
+
+    visit(fn)
+    return out
+
+
+def _shadowed(module_source: str) -> set[str]:
+    """Names of the module that ``render`` also binds: in a page's body they were one global, in a function
+    they become local to ``render`` everywhere in it (a use before the binding would fail)."""
+    tree = ast.parse(module_source)
+    names: set[str] = set()
+    for n in tree.body:
+        if isinstance(n, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in n.names)
+        elif isinstance(n, (ast.FunctionDef, ast.ClassDef)) and n.name != "render":
+            names.add(n.name)
+        elif isinstance(n, ast.Assign):
+            names.update(t.id for t in n.targets if isinstance(t, ast.Name))
+    render = next((n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "render"), None)
+    return _render_binds(render) & names if render else set()
 
 
 def thin_page(name: str) -> bool:
@@ -202,14 +235,6 @@ def thin_page(name: str) -> bool:
     body_src = "\n".join(lines[start - 1:]) + "\n"
     if alias:
         body_src = _without_prefix(body_src, alias)
-        module_names = {n.name for n in ast.parse(feature.read_text()).body
-                        if isinstance(n, (ast.FunctionDef, ast.ClassDef, ast.AsyncFunctionDef))}
-        module_names |= _assigned(ast.Module(body=[n for n in ast.parse(feature.read_text()).body
-                                                   if isinstance(n, (ast.Assign, ast.AnnAssign))], type_ignores=[]))
-        clash = _assigned(ast.parse(body_src)) & module_names
-        if clash:
-            print(f"pages/{name}.py left as it is: its body assigns {', '.join(sorted(clash))}, names of ui/{name}.py")
-            return False
     keep = _string_lines(body_src)
     body = [ln if (i in keep or not ln.strip()) else "    " + ln
             for i, ln in enumerate(body_src.splitlines(), 1)]
@@ -222,10 +247,15 @@ def thin_page(name: str) -> bool:
         last_import = max(n.end_lineno or n.lineno for n in mtree.body if isinstance(n, (ast.Import, ast.ImportFrom)))
         mlines = mod.splitlines()
         mlines[last_import:last_import] = imports
-        feature.write_text("\n".join(mlines).rstrip() + "\n\n\n" + render)
+        new_text = "\n".join(mlines).rstrip() + "\n\n\n" + render
     else:
-        feature.write_text(f'"""{text}\n\n``pages/{name}.py`` is its thin script: it only calls :func:`render`.\n"""\n'
-                           'from __future__ import annotations\n\n' + "\n".join(imports) + "\n\n\n" + render)
+        new_text = (f'"""{text}\n\n``pages/{name}.py`` is its thin script: it only calls :func:`render`.\n"""\n'
+                    'from __future__ import annotations\n\n' + "\n".join(imports) + "\n\n\n" + render)
+    clash = _shadowed(new_text)
+    if clash:
+        print(f"pages/{name}.py left as it is: in render() {', '.join(sorted(clash))} would be local names")
+        return False
+    feature.write_text(new_text)
     page.write_text((f'"""{doc}"""\n' if doc is not None else "") + "from __future__ import annotations\n\n"
                     f"from ui import {name}\nfrom ui.shell import ensure_shell\n\nensure_shell()\n\n{name}.render()\n")
     _git("add", str(feature.relative_to(ROOT)))

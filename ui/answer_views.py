@@ -24,7 +24,6 @@ from rag_metrics.compare.paired import DECISION_RULE, comparison_summary, interv
 from rag_metrics.evaluation import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED
 from rag_metrics.metrics.answer_registry import ANSWER_METRICS
 from rag_metrics.systems.ownership import system_stores
-from ui import answers as ua
 from ui import cache_answers, compare_views, encoding, state, views
 from ui.keys import ANSWERS_CMP_A as KEY_A
 from ui.keys import ANSWERS_CMP_B as KEY_B
@@ -125,7 +124,7 @@ def _sources(ctx: Any = None) -> list[tuple[tuple, str, str, Any, str]]:
         found.append((sample, key, "Shipped sample answers"))
     out = []
     for its, k, source in found:
-        llm = ua.llm_result(k)
+        llm = cache_answers.llm_result(k)
         llm_ev = llm[0] if llm else None
         # keyed by the run's content, not the judge's name: another session's run of the same judge on the
         # same answers is never shown here

@@ -32,13 +32,13 @@ _SHAPES = "_bring_shapes"
 
 
 def limited(fn: Any, *args: Any, what: str) -> Any:
-    """``fn(*args)``; in class mode in a worker process with a memory limit (:mod:`rag_metrics.worker`),
+    """``fn(*args)``; in class mode in a worker process with a memory limit (:mod:`rag_metrics.io.worker`),
     as the page reads every dropped file there."""
     from rag_metrics.config import class_mode_on
 
     if not class_mode_on():
         return fn(*args)
-    from rag_metrics.worker import run_limited
+    from rag_metrics.io.worker import run_limited
 
     return run_limited(fn, *args, what=what)
 

@@ -1,7 +1,7 @@
 """The evidence review queue: reference answers become labels, one question per screen.
 
 Questions with a reference answer and no label (a ragas / DeepEval set) get passages proposed from
-the corpus (:func:`rag_metrics.evidence_proposals.propose_evidence`, one click); a person then
+the corpus (:func:`rag_metrics.authoring.evidence_proposals.propose_evidence`, one click); a person then
 accepts or rejects each proposal.  The bar with **Save and next** is at the top of the screen, so
 it is in view however long the passages are.  Saving writes the accepted passages as reviewed
 evidence, and their labels on the current chunking (the rule of docs/evidence.md), into the golden
@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from rag_metrics.authoring.evidence_proposals import chunk_labels, propose_evidence, review
 from rag_metrics.errors import InputError
-from rag_metrics.evidence import CorpusIndex
-from rag_metrics.evidence_proposals import chunk_labels, propose_evidence, review
+from rag_metrics.metrics.evidence import CorpusIndex
 from rag_metrics.types import GoldenSet
 from ui import state, views
 from ui.keys import EVIDENCE_POS as POS

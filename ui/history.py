@@ -19,6 +19,7 @@ from rag_metrics.compare.history import (
     regressions,
     saved_run,
 )
+from rag_metrics.compare.paired import DECISION_RULE
 from rag_metrics.errors import InputError
 from rag_metrics.formats import sniff
 from rag_metrics.systems.store import SystemStore
@@ -169,3 +170,33 @@ def remove_buttons(ctx: Any, runs: list[SavedRun]) -> None:
         history(ctx).remove(pick)
         state.notice(f"Removed run {views.esc(pick)}.")
         st.rerun()
+
+
+def render() -> None:
+    """Draw the page (its script's body, run on every rerun)."""
+    ctx = state.current_or_stop()
+    views.page_header("History", ctx)
+    msg = state.notice()
+    if msg:
+        getattr(st, msg[0])(msg[1])
+
+    views.section("Save this evaluation",
+                  f"The sidebar's system ({views.esc(ctx.settings.system_name)}), conventions, the golden set's "
+                  "fingerprint and every query's value of each metric at 1, 3, 5, 10 and K, with the time. The same "
+                  "file "
+                  "as `rag-metrics evaluate ... --save-run FILE.json`.")
+    save_form(ctx)
+    add_saved_file()
+
+    runs = history(ctx).runs()
+    if not runs:
+        st.info("No run saved yet for this corpus.", icon=":material/history:")
+        st.stop()
+    views.section("Saved runs")
+    st.dataframe(runs_table(runs), hide_index=True, width="stretch")
+    views.section("Each metric over runs", "Mean with its 95% bootstrap confidence interval, oldest run first.")
+    over_runs(runs)
+    views.section("Compare two runs", "Paired on the queries both runs include. " + DECISION_RULE)
+    comparison(runs)
+    with st.expander("Remove a run", icon=":material/delete:"):
+        remove_buttons(ctx, runs)

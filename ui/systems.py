@@ -398,3 +398,33 @@ def pool_section(ctx: Any, evals: list[SystemEvaluation]) -> None:
             views.input_error(e)
             return
         st.rerun()
+
+
+def render() -> None:
+    """Draw the page (its script's body, run on every rerun)."""
+    ctx = state.current_or_stop()
+    st.title("Systems")
+    views.conventions_caption()
+    st.caption(f"Every system ranks the same {len(ctx.golden)} golden questions of "
+               f"{views.esc(ctx.corpus.label or ctx.settings.corpus)} and is judged the same way (K = {ctx.k} and the "
+               "conventions come from the sidebar).")
+    msg = state.notice()
+    if msg:
+        getattr(st, msg[0])(msg[1])
+
+    add_upload, add_conn = st.tabs(["Add by upload", "Add by connection"])
+    with add_upload:
+        add_upload_form(ctx)
+    with add_conn:
+        add_connection_form(ctx)
+
+    evals = evaluations(ctx)
+    if retry_button(evals):
+        evals = evaluations(ctx, retry_failed=True)
+    views.section("Metrics", f"Means at K = {ctx.k}, with judged@{ctx.k} (the share of the top {ctx.k} that carries a "
+                  "label) beside them when the golden set records non-relevant labels.")
+    systems_table(ctx, evals)
+    views.section("Coverage and matching", "How each system's rows were matched to the golden questions.")
+    system_details(ctx, evals)
+    views.section("Pooled labelling queue", "Unjudged chunks in the top K of every system.")
+    pool_section(ctx, evals)

@@ -27,7 +27,7 @@ from rag_metrics.tuning.select import COST_AXES, Row, baseline_run, best, best_o
 from rag_metrics.tuning.store import read_sweep_upload
 from rag_metrics.types import GoldenSet
 from ui import cache, server, state, views
-from ui.keys import TUNE_CANCEL
+from ui.keys import TUNE_CANCEL, TUNE_RESULT
 from ui.keys import TUNE_CHART as KEY_CHART
 from ui.keys import TUNE_COST as KEY_COST
 from ui.keys import TUNE_PICK as KEY_PICK
@@ -346,3 +346,37 @@ def sidebar_can_use(cfg: SweepConfig, model: str = BUNDLED_MODEL) -> tuple[bool,
             return False, f"The sidebar's retrievers use {k} = {v:g}; copy the configuration to use {k} = " \
                           f"{getattr(cfg, k):g}."
     return True, ""
+
+
+def render() -> None:
+    """Draw the page (its script's body, run on every rerun)."""
+    ctx = state.current_or_stop()
+    views.page_header("Tune the retriever", ctx)
+    views.show_notice()
+    st.caption("Which chunk size, which retriever, which fusion weight? Every configuration is scored on the same "
+               "labels "
+               "(evidence located in each chunking), its cost measured on this machine, and the choice re-checked on "
+               "questions it never saw. The same as `rag-metrics sweep`.")
+    try:
+        evidence, labels_line = evidence_for(ctx)
+    except InputError as e:
+        views.input_error(e, "No sweep on this corpus yet")
+        st.stop()
+    st.caption(labels_line)
+
+    views.section("The sweep")
+    grid = form(ctx)
+    if grid is not None:
+        st.caption(views.esc(plan_line(grid, ctx, evidence)))
+        views.cancelled_notice(TUNE_CANCEL, "The sweep")
+        if st.button("Run the sweep", type="primary", icon=":material/tune:", key="tune_run"):
+            run(grid, ctx, evidence)
+    upload()
+
+    views.section("Results",
+                  "Quality against cost. Click a point (or pick below) to see its wins and losses against the "
+                  "current system and its configuration.")
+    if st.session_state.get(TUNE_RESULT) is None:
+        st.info("No sweep yet: run one above, or load a sweep.json.", icon=":material/tune:")
+    else:
+        results(ctx)

@@ -1,7 +1,7 @@
 """A browser's file read in a worker process with a memory limit, in a class (issue 50).
 
 :func:`read` runs a library reader (``describe_bytes``, ``read_sweep_upload``, ``parse_answers``):
-in class mode in a worker (:func:`rag_metrics.worker.run_limited`) within this run's reading budget,
+in class mode in a worker (:func:`rag_metrics.io.worker.run_limited`) within this run's reading budget,
 killed when this browser session ends (its tab closed; the run then stops); outside a class in this
 process, as before.  Every page that reads an upload it parses whole asks it.
 """
@@ -34,7 +34,7 @@ def read(fn: Callable[..., Any], *args: Any, what: str) -> Any:
     if not class_mode_on():
         return fn(*args)
     from rag_metrics.io.containers import read_limit
-    from rag_metrics.worker import Cancelled, run_limited, within
+    from rag_metrics.io.worker import Cancelled, run_limited, within
 
     try:
         return run_limited(within, read_limit(), fn, *args, what=what, cancelled=session_gone())

@@ -366,7 +366,7 @@ class GoldenSession:
         :func:`rag_metrics.server.policy.limit`).  Returns the imported set (``None`` when rejected) and the report.
 
         With ``chunks`` (the current chunking), questions labelled with reviewed evidence also get
-        the labels of the chunks that hold it (:func:`rag_metrics.evidence_proposals.with_chunk_labels`),
+        the labels of the chunks that hold it (:func:`rag_metrics.authoring.evidence_proposals.with_chunk_labels`),
         so every view that judges chunk ids reads the same relevance."""
         new, report = self.check_import(data, filename, known_ids, chunks, max_questions)
         if new is not None:
@@ -385,7 +385,7 @@ class GoldenSession:
                          "(lab.budgets.golden_questions); import a smaller set, or ask the teacher")
             new = None
         if new is not None and chunks and any(q.reviewed_evidence for q in new):
-            from rag_metrics.evidence_proposals import with_chunk_labels
+            from rag_metrics.authoring.evidence_proposals import with_chunk_labels
 
             new = with_chunk_labels(new, chunks)
         return new, report

@@ -214,7 +214,7 @@ def id_to_doc(run: Run, golden: GoldenSet) -> dict[str, str]:
 def verdict_line(result: Any, name: str = "") -> str:
     """The CLI's last line: "" when the numbers are a verdict and every retrieved context was placed
     in the corpus; the "no verdict" sentence (:mod:`rag_metrics.verdict`: nothing matched, no
-    retrieval, none answered, "NOT COMPARABLE" above :data:`rag_metrics.evidence.UNLOCATED_LIMIT`)
+    retrieval, none answered, "NOT COMPARABLE" above :data:`rag_metrics.metrics.evidence.UNLOCATED_LIMIT`)
     when they are not; else the unlocated share and the likely fix."""
     who = f"{name}: " if name else ""
     nv = getattr(result, "no_verdict", None)

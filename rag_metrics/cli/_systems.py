@@ -161,12 +161,12 @@ def corpus_chunks(args: argparse.Namespace) -> tuple[Any, Any]:
 
 
 def evidence_judge(args: argparse.Namespace, run: Run, golden: GoldenSet) -> Any:
-    """The :class:`~rag_metrics.evidence.EvidenceJudge` for ``run`` when ``--corpus`` is given and the
+    """The :class:`~rag_metrics.metrics.evidence.EvidenceJudge` for ``run`` when ``--corpus`` is given and the
     run's contexts are not all chunks of it (a RAG log's unmatched texts, another chunking's ids) or
     the golden set labels evidence; else None (ids judged as they are).  An evidence golden set
     without ``--corpus`` is an error that names the option.  At ``--level document`` with
     ``--corpus``, a run whose contexts are not all chunks gets one too: it places each context in its
-    document (:meth:`~rag_metrics.evidence.EvidenceJudge.document_map`: a whole document's text is that
+    document (:meth:`~rag_metrics.metrics.evidence.EvidenceJudge.document_map`: a whole document's text is that
     document) and counts those found nowhere."""
     needs = any(q.reviewed_evidence and not q.relevant for q in golden.queries)
     document_level = getattr(args, "level", "chunk") == "document"
@@ -175,7 +175,7 @@ def evidence_judge(args: argparse.Namespace, run: Run, golden: GoldenSet) -> Any
             raise InputError(f"{args.qrels}: the golden set labels evidence (passages), not ids; pass --corpus PATH "
                              "so retrieved contexts can be located in the corpus")
         return None
-    from rag_metrics.evidence import EvidenceJudge
+    from rag_metrics.metrics.evidence import EvidenceJudge
 
     corpus, chunks = corpus_chunks(args)
     known = {c.id for c in chunks} | ({c.doc_id for c in chunks} if document_level else set())

@@ -3,11 +3,11 @@
 Exit code 1 when a ``--fail-under`` threshold is missed, when the run is no verdict
 (:mod:`rag_metrics.verdict`: none of its questions matches a golden question, it holds no retrieved
 context, it answers no in-scope golden question, or more than
-:data:`rag_metrics.evidence.UNLOCATED_LIMIT` of its contexts cannot be located in ``--corpus``, "not
+:data:`rag_metrics.metrics.evidence.UNLOCATED_LIMIT` of its contexts cannot be located in ``--corpus``, "not
 comparable"; the last line says so and names the fix, and the table of means is not printed), or
 with ``--baseline FILE.json --fail-on-regression`` when some metric is significantly worse than the
 saved baseline run by the decision rule of :mod:`rag_metrics.compare.paired`
-(:mod:`rag_metrics.compare.history`); 3 when that gate is inconclusive (:mod:`rag_metrics.gate`: the
+(:mod:`rag_metrics.compare.history`); 3 when that gate is inconclusive (:mod:`rag_metrics.compare.gate`: the
 set is too small to see a change of ``--min-change``).
 """
 from __future__ import annotations
@@ -180,7 +180,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _history(args: argparse.Namespace, res: Any, keys: list, run_name: str) -> str | None:
     """``--save-run`` and ``--baseline``; with ``--fail-on-regression`` the gate's verdict (``pass``,
-    ``fail``, ``inconclusive``: :mod:`rag_metrics.gate`), else None."""
+    ``fail``, ``inconclusive``: :mod:`rag_metrics.compare.gate`), else None."""
     if args.fail_on_regression and not args.baseline:
         raise InputError("--fail-on-regression needs --baseline FILE.json (a run saved with --save-run)")
     if not (args.save_run or args.baseline):
@@ -215,7 +215,7 @@ def _history(args: argparse.Namespace, res: Any, keys: list, run_name: str) -> s
     if not args.fail_on_regression:
         return None
     from rag_metrics.cli.gate import print_gate
-    from rag_metrics.gate import gate_checks, gate_verdict
+    from rag_metrics.compare.gate import gate_checks, gate_verdict
 
     checks = gate_checks(table, args.min_change, args.power)
     verdict = gate_verdict(checks)

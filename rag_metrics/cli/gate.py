@@ -4,7 +4,7 @@ Exit codes: 0 pass, 1 fail (some metric significantly worse than the baseline, a
 threshold missed, or the run or the baseline run is no verdict: :mod:`rag_metrics.verdict`, the last
 line says why), 3 inconclusive (the set is too small to see a change of ``--min-change``; the
 smallest change it can detect and about how many more questions are needed are printed), 2 bad input.
-The rule is :mod:`rag_metrics.gate`'s.
+The rule is :mod:`rag_metrics.compare.gate`'s.
 """
 from __future__ import annotations
 
@@ -95,10 +95,10 @@ def run(args: argparse.Namespace) -> int:
     )
     from rag_metrics.cli._output import Progress
     from rag_metrics.cli._systems import evidence_judge, unmatched_rows
+    from rag_metrics.compare.gate import EXIT_CODES, gate_checks, gate_verdict
     from rag_metrics.compare.history import compare_runs, load_saved_run, saved_run
     from rag_metrics.errors import InputError
     from rag_metrics.evaluation import evaluate
-    from rag_metrics.gate import EXIT_CODES, gate_checks, gate_verdict
 
     if not 0 < args.power < 1:
         raise InputError(f"--power must be between 0 and 1, got {args.power}")

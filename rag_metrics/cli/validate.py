@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     if args.propose_evidence:
         if not args.corpus:
             raise InputError("--propose-evidence needs --corpus PATH: the corpus the reference answers come from")
-        from rag_metrics.evidence_proposals import propose_evidence
+        from rag_metrics.authoring.evidence_proposals import propose_evidence
         from rag_metrics.io.golden import save_golden
 
         proposed = propose_evidence(golden, corpus)

@@ -22,7 +22,7 @@ Row fields (JSON/JSONL objects or CSV columns):
 ``evidence`` (JSON and JSONL only; optional)
     Evidence labels: a list of ``{"doc": ..., "quote": ... | "start": .., "end": .., "grade": ..}``
     objects (the passage of the corpus that answers, judged whatever the chunking: see
-    :mod:`rag_metrics.evidence` and docs/evidence.md); ``"status": "proposed"`` marks an unreviewed
+    :mod:`rag_metrics.metrics.evidence` and docs/evidence.md); ``"status": "proposed"`` marks an unreviewed
     proposal, which is kept for review and never judged.
 ``origin``, ``draft``, ``label_origin`` (JSON and JSONL only; all optional)
     Provenance: ``origin`` is ``"hand-written"`` (default, not written) or ``"drafted"``;

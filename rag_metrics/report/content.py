@@ -82,7 +82,7 @@ class ReportContent:
     answers: Any = None  # rag_metrics.answers.summary.AnswerSection, when answers exist
     story: Any = None  # rag_metrics.report.story.Story: what the report and the Presenter view lead with
     #: The "no verdict" sentence (:attr:`EvaluationResult.no_verdict`) when the numbers are no verdict,
-    #: else the system's unlocated-context line (:meth:`rag_metrics.evidence.LocateReport.line`), ""
+    #: else the system's unlocated-context line (:meth:`rag_metrics.metrics.evidence.LocateReport.line`), ""
     #: when every context was placed; ``comparable`` False when no verdict (the report then says so
     #: first and shows no headline number or verdict).
     located_line: str = ""

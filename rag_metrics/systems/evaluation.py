@@ -52,7 +52,7 @@ def judging_for(system_run: SystemRun, golden: GoldenSet, options: EvalOptions,
     At chunk level, with the lab's chunks known: a run whose contexts are not all lab chunks (a RAG
     log's unmatched texts, another chunking's ids), or a golden set with questions labelled only
     with evidence, is judged
-    on evidence (:mod:`rag_metrics.evidence`; chunk labels convert), so any chunking gets a right
+    on evidence (:mod:`rag_metrics.metrics.evidence`; chunk labels convert), so any chunking gets a right
     verdict and the share of contexts found nowhere is carried on the result.  Otherwise the ids are
     judged as they are (the same numbers: evidence judging equals chunk judging on lab chunks), and
     a RAG log's match report still says how many contexts matched no chunk.  At document level, a
@@ -61,7 +61,7 @@ def judging_for(system_run: SystemRun, golden: GoldenSet, options: EvalOptions,
     """
     cm = system_run.context_match
     if chunks:  # at document level the judge places each context in its document (EvidenceJudge.document_map)
-        from rag_metrics.evidence import EvidenceJudge
+        from rag_metrics.metrics.evidence import EvidenceJudge
 
         known = {c.id for c in chunks}
         if options.level == "document":  # document ids need no locating either
@@ -71,7 +71,7 @@ def judging_for(system_run: SystemRun, golden: GoldenSet, options: EvalOptions,
         if evidence_only or any(str(i) not in known for i in uniques.tolist()):
             texts = {**(system_run.context_texts or {}), **(getattr(cm, "texts", None) or {})}
             return {"evidence": EvidenceJudge.for_chunks(chunks, texts=texts)}
-    from rag_metrics.evidence import locate_report_of
+    from rag_metrics.metrics.evidence import locate_report_of
 
     return {"located": locate_report_of(cm)}
 

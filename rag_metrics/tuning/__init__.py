@@ -2,7 +2,7 @@
 
 - :mod:`~rag_metrics.tuning.grid`: the grid file (TOML) -> configurations;
 - :mod:`~rag_metrics.tuning.labels`: the labels as evidence, judged under every chunking by
-  :mod:`rag_metrics.evidence` (every configuration is scored on the same labels);
+  :mod:`rag_metrics.metrics.evidence` (every configuration is scored on the same labels);
 - :mod:`~rag_metrics.tuning.run`: run the sweep (shared indexes, cached embeddings, measured cost, cancel);
 - :mod:`~rag_metrics.tuning.select`: tuning scores with CIs, ties, Pareto frontier, held-out check, best of N;
 - :mod:`~rag_metrics.tuning.store`: ``sweep.json``.

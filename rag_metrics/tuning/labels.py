@@ -1,12 +1,12 @@
-"""The sweep's labels: one evidence golden set, judged under every chunking by :mod:`rag_metrics.evidence`.
+"""The sweep's labels: one evidence golden set, judged under every chunking by :mod:`rag_metrics.metrics.evidence`.
 
 A sweep scores every configuration on the **same** labels, so they must not name chunks of one
 chunking.  They are evidence (passages of the corpus with a grade), judged by the lab's one
-relevance rule (:func:`rag_metrics.evidence.held_grade`; docs/evidence.md):
+relevance rule (:func:`rag_metrics.metrics.evidence.held_grade`; docs/evidence.md):
 
 - an evidence golden set (the sample's ``golden_evidence.jsonl``) is used as it is;
 - a chunk-id golden set becomes evidence on the chunking it was labelled on: each labelled chunk's
-  own text (:func:`rag_metrics.evidence.query_passages`), written as a character span.  On that
+  own text (:func:`rag_metrics.metrics.evidence.query_passages`), written as a character span.  On that
   chunking evidence judging then equals chunk judging (tested).
 """
 from __future__ import annotations
@@ -31,7 +31,7 @@ def as_evidence(golden: GoldenSet, chunks: Sequence[Chunk], corpus: Corpus) -> G
     """``golden`` with every chunk or document label written as evidence spans (reviewed evidence is
     kept as given).  Labels that name no chunk of ``chunks`` nor a document raise
     :class:`InputError` naming them (pass the chunking the set was labelled on)."""
-    from rag_metrics.evidence import CorpusIndex, _cores, query_passages
+    from rag_metrics.metrics.evidence import CorpusIndex, _cores, query_passages
 
     index = CorpusIndex.of(corpus)
     cores = _cores(chunks)

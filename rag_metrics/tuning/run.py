@@ -290,7 +290,7 @@ def run_sweep(grid: Grid, corpus: Corpus, evidence: GoldenSet, *, cache: Any = N
     t_start = time.perf_counter()
     cache = EmbeddingCache() if cache is None else cache
     make_encoder = encoder_factory or get_encoder
-    from rag_metrics.evidence import CorpusIndex, EvidenceJudge
+    from rag_metrics.metrics.evidence import CorpusIndex, EvidenceJudge
 
     golden = evidence
     qids = tuple(golden.ids)

@@ -5,7 +5,7 @@ or a character span, with a grade) instead of chunk ids.  Any ranked list of con
 ids, document ids, or texts from any chunking: markdown sections, whole documents, overlapping
 windows) is judged against it:
 
-1. **locate** every context in the corpus (:class:`CorpusIndex`, in :mod:`rag_metrics.evidence_locate`):
+1. **locate** every context in the corpus (:class:`CorpusIndex`, in :mod:`rag_metrics.metrics.evidence_locate`):
    a lab chunk id is its span, a document id the whole document; a text is found exactly (after
    normalisation: NFKC, case folded, whitespace collapsed), else by fuzzy alignment (word-trigram anchors, then
    ``rapidfuzz.fuzz.partial_ratio_alignment`` >= :data:`FUZZY_THRESHOLD`) to a document and a
@@ -36,7 +36,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from rag_metrics.evidence_locate import (  # noqa: F401 (the locator's names, importable from here)
+from rag_metrics.metrics.evidence_locate import (  # noqa: F401 (the locator's names, importable from here)
     _INDEX_LOCK,
     _INDEXES,
     FUZZY_THRESHOLD,

@@ -1,11 +1,11 @@
-"""Locating a context in the corpus: step 1 of evidence judging (:mod:`rag_metrics.evidence`).
+"""Locating a context in the corpus: step 1 of evidence judging (:mod:`rag_metrics.metrics.evidence`).
 
 :class:`CorpusIndex` finds where a retrieved context comes from: a lab chunk id is its span, a
 document id the whole document; a text is found exactly (after normalisation: NFKC, case folded,
 whitespace collapsed, with an offset map back to the original characters), else by fuzzy alignment
 (word-trigram anchors, then ``rapidfuzz.fuzz.partial_ratio_alignment`` >= :data:`FUZZY_THRESHOLD`)
 to a document and a character span.  A context found nowhere is :data:`UNLOCATED`.  The names are
-importable from :mod:`rag_metrics.evidence` too.
+importable from :mod:`rag_metrics.metrics.evidence` too.
 """
 from __future__ import annotations
 

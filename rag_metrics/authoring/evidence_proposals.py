@@ -14,10 +14,10 @@ corpus that support its reference answer:
 4. the :data:`TOP` best non-overlapping passages become :class:`~rag_metrics.types.Evidence` with
    ``status="proposed"`` and a suggested grade (3 from :data:`GRADE_CUTS` [0], 2 from [1], else 1).
 
-Proposals are **never labels**: judging ignores them (:func:`rag_metrics.evidence.query_passages`)
+Proposals are **never labels**: judging ignores them (:func:`rag_metrics.metrics.evidence.query_passages`)
 until :func:`review` marks them accepted; a question with only proposals stays "awaiting review",
 neither in nor out of scope.  :func:`with_chunk_labels` then writes the reviewed evidence onto the
-lab's chunks (by THE rule, :func:`rag_metrics.evidence.held_grade`) so chunk-id views work too.
+lab's chunks (by THE rule, :func:`rag_metrics.metrics.evidence.held_grade`) so chunk-id views work too.
 """
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ from dataclasses import replace
 
 from rag_metrics.answers.text import split_sentences
 from rag_metrics.errors import InputError
-from rag_metrics.evidence import CorpusIndex, held_grade, query_passages
+from rag_metrics.metrics.evidence import CorpusIndex, held_grade, query_passages
 from rag_metrics.types import PROPOSED, REVIEWED, Chunk, Corpus, Evidence, GoldenQuery, GoldenSet
 
 __all__ = ["CANDIDATES", "GRADE_CUTS", "LEXICAL_WEIGHT", "TOP", "chunk_labels", "passages_of", "propose_evidence",
