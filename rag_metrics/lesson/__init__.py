@@ -1,4 +1,5 @@
-"""The lesson the lab teaches, as data and pure checks (no streamlit here).
+"""The course the lab teaches, as data and pure checks (no streamlit here): four lessons
+(:data:`COURSE`), lesson 2 (retrieval metrics) the lab's first.
 
 - :mod:`rag_metrics.lesson.texts`     every text in English and Danish (``TEXTS``, :func:`text`)
 - :mod:`rag_metrics.lesson.steps`     lesson 2's steps in order, their tasks and checks, the quiz
