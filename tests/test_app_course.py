@@ -95,6 +95,7 @@ def test_a_link_opens_a_lesson_at_a_step_in_danish(app, app_env, with_lesson3):
     at = goto(app, PAGE)
     assert _titles(at) == [text("ui.course_lesson", "da", n=3, title="Genereringsmål")]
     assert any(s.value == "2. Andel" for s in at.subheader)
+    assert "step" not in at.query_params and at.query_params["lesson"] == "generation"   # a reload: where they are
     assert at.button(key="lesson_course_retrieval").label == "Lektion 2"
     # the last step: finished once every step is done, and lesson 3 is the course's last (no way on)
     assert not [b for b in at.button if b.key == "lesson_next_lesson"]
@@ -109,6 +110,11 @@ def test_a_bad_link_is_ignored_with_a_note(app, app_env, with_lesson3):
     at = goto(app, PAGE)
     assert _titles(at) == [text("ui.title")]
     assert any("lesson='nope'" in w.value for w in at.warning)
+    at.query_params["lesson"] = "retrieval"
+    at.query_params["step"] = "99"
+    at.run()
+    assert any("step='99'" in w.value and f"1 to {len(STEPS)}" in w.value for w in at.warning)
+    assert any(s.value == f"1. {text(STEPS[0].title)}" for s in at.subheader)
 
 
 def test_lesson_twos_last_step_leads_on_to_lesson_three(app, app_env, with_lesson3):

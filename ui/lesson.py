@@ -113,6 +113,10 @@ def follow_url() -> None:
                                    total=len(current().steps)), "warning")
                 else:
                     save(progress().with_step(index, current().steps))
+                try:   # applied: a reload later opens the step the student is on, not the link's
+                    del qp[PARAM_STEP]
+                except Exception:  # noqa: BLE001 - the URL is a convenience
+                    pass
     try:
         if qp.get(PARAM_LESSON) != current().key:
             qp[PARAM_LESSON] = current().key
