@@ -23,23 +23,28 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from rag_metrics.errors import InputError
 from rag_metrics.tutor.passages import LANGS, Passage, course_passages
 
-__all__ = ["CANDIDATES", "DEFAULT_KIND", "KINDS", "TutorIndex", "WHERE_BOOST", "where_prefix"]
+__all__ = ["CANDIDATES", "DEFAULT_KIND", "KINDS", "SHIPPED", "TutorIndex", "WHERE_BOOST", "chunk_text",
+           "ship_embeddings", "where_prefix"]
 
 #: The retriever kinds the tutor can use (``make_retriever``'s names).
 KINDS = ("bm25", "dense", "hybrid")
 #: The tutor's retriever, chosen by measurement (see the module docstring).
-DEFAULT_KIND = "bm25"
+DEFAULT_KIND = "hybrid"
 #: The embedding model of the dense part (multilingual: English and Danish).
 MODEL = "multilingual-e5-small"
 #: Candidates taken from the retriever before the boost and the removal of repeated texts.
 CANDIDATES = 30
 #: Added to the relative score (best = 1.0) of a passage of the student's current step or exercise.
-WHERE_BOOST = 0.15
+WHERE_BOOST = 0.05
+#: The passages' vectors shipped with the lab (both languages; ``queries/``: the golden set's questions), so a
+#: fresh install builds the dense index without embedding; a passage edited since is embedded at the build.
+SHIPPED = Path(__file__).resolve().parent / "embeddings"
 
 _STOP_DA_EXTRA = ("kan", "hvad", "hvorfor", "hvordan", "min", "mit", "mine", "jeg", "når", "er", "det")
 
@@ -78,15 +83,26 @@ def _bm25(lang: str) -> Any:
     return BM25Retriever(stemmer="english", stopwords="en")
 
 
-def _retriever(kind: str, lang: str, cache: Any) -> Any:
+def _embedding_cache(cache: Any, shipped: bool) -> Any:
+    """The embedding cache: ``None`` -> the lab's default on-disk cache, ``False`` -> none; with ``shipped``,
+    the vectors shipped in :data:`SHIPPED` are added as a read-only layer."""
+    from rag_metrics.retrieval.cache import EmbeddingCache
+
+    found = EmbeddingCache() if cache is None else (cache or None)
+    if found is not None and shipped:
+        found.add_shipped(SHIPPED)
+        found.add_shipped(SHIPPED / "queries")
+    return found
+
+
+def _retriever(kind: str, lang: str, cache: Any, shipped: bool = True) -> Any:
     if kind == "bm25":
         return _bm25(lang)
-    from rag_metrics.retrieval.cache import EmbeddingCache
     from rag_metrics.retrieval.dense import ExactRetriever
     from rag_metrics.retrieval.factory import get_encoder
 
     # exact NumPy search: a few hundred passages need no FAISS index
-    dense = ExactRetriever(get_encoder(MODEL), EmbeddingCache() if cache is None else (cache or None))
+    dense = ExactRetriever(get_encoder(MODEL), _embedding_cache(cache, shipped))
     if kind == "dense":
         return dense
     from rag_metrics.retrieval.hybrid import HybridRetriever
@@ -99,14 +115,15 @@ class TutorIndex:
 
     ``kind``: ``"bm25"``, ``"dense"`` or ``"hybrid"`` (:data:`DEFAULT_KIND`); ``passages``: the passages to
     index (default :func:`~rag_metrics.tutor.passages.course_passages`); ``cache``: the embedding cache
-    (``None``: the lab's default on-disk cache; ``False``: none).  A dense or hybrid index whose model
+    (``None``: the lab's default on-disk cache; ``False``: none); ``shipped``: use the vectors shipped in
+    :data:`SHIPPED` (``False`` measures a cold build).  A dense or hybrid index whose model
     cannot be loaded falls back to BM25 (:attr:`kind` says which is in use, :attr:`fallback` why)."""
 
     _CACHE: dict[str, TutorIndex] = {}
     _LOCK = threading.Lock()
 
     def __init__(self, lang: str, passages: Sequence[Passage] | None = None, *, kind: str = DEFAULT_KIND,
-                 cache: Any = None) -> None:
+                 cache: Any = None, shipped: bool = True) -> None:
         if lang not in LANGS:
             raise InputError(f"the tutor speaks {' and '.join(LANGS)}, not {str(lang)[:20]!r}")
         if kind not in KINDS:
@@ -116,10 +133,10 @@ class TutorIndex:
         self.lang = lang
         self.passages: tuple[Passage, ...] = tuple(course_passages(lang) if passages is None else passages)
         self._by_id = {p.id: p for p in self.passages}
-        chunks = [Chunk(p.id, p.id, f"{p.title}\n{p.text}", 0, len(p.text)) for p in self.passages]
+        chunks = [Chunk(p.id, p.id, chunk_text(p), 0, len(p.text)) for p in self.passages]
         self.fallback = ""
         try:
-            retriever = _retriever(kind, lang, cache)
+            retriever = _retriever(kind, lang, cache, shipped)
             retriever.index(chunks)
         except (ImportError, InputError, OSError) as e:
             if kind == "bm25":
@@ -195,3 +212,33 @@ class TutorIndex:
                 ids.append(p.id)
                 scores.append(float(n - r))  # the search's order, whatever ties its scores have
         return Run(qids, ids, scores, name=f"tutor-{self.kind}-{self.lang}")
+
+
+def chunk_text(p: Passage) -> str:
+    """What the retriever indexes (and the dense model embeds) of a passage: its title and text."""
+    return f"{p.title}\n{p.text}"
+
+
+def ship_embeddings(directory: Path = SHIPPED, golden: Path | None = None) -> tuple[int, int]:
+    """Write the vectors of every passage (both languages) to ``directory`` and those of the golden set's
+    questions (``questions.jsonl``) to ``directory/queries`` (:func:`rag_metrics.retrieval.cache.ship_embeddings`,
+    through the default cache: only new texts are embedded).  ``(passages, questions)`` written.
+    Run it after editing the course's texts: ``python tools/ship_tutor_embeddings.py``."""
+    from rag_metrics.io.golden import load_golden
+    from rag_metrics.retrieval.cache import EmbeddingCache
+    from rag_metrics.retrieval.cache import ship_embeddings as ship
+    from rag_metrics.retrieval.encoders import query_encoder
+    from rag_metrics.retrieval.factory import get_encoder
+
+    texts: dict[str, str] = {}
+    for lang in LANGS:
+        for p in course_passages(lang):
+            texts.setdefault(chunk_text(p), f"{lang}:{p.id}")
+    enc, cache = get_encoder(MODEL), EmbeddingCache()
+    cache.add_shipped(directory)
+    cache.add_shipped(directory / "queries")
+    ship(directory, enc, list(texts.values()), list(texts), cache=cache, extra={"what": "the tutor's passages"})
+    qs = load_golden(golden or Path(__file__).resolve().parent / "questions.jsonl").queries
+    ship(directory / "queries", query_encoder(enc), [q.id for q in qs], [" ".join(q.question.split()) for q in qs],
+         cache=cache, extra={"what": "the questions of the tutor's golden set"})
+    return len(texts), len(qs)
