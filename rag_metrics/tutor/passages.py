@@ -88,7 +88,7 @@ def plain(md: str) -> str:
     """Markdown to plain text: links to their text, no emphasis, backticks, HTML tags or comments,
     heading anchors, table pipes; whitespace collapsed (paragraph breaks kept as one blank line).
 
-    >>> plain("**Divide** by `k`, see [Conventions](../conventions.md#metrics) {#x}")
+    >>> plain("**Divide** by `k`, see [Conventions](docs/conventions.md#metrics) {#x}")
     'Divide by k, see Conventions'
     """
     s = re.sub(r"<!--.*?-->", " ", md, flags=re.S)
