@@ -257,6 +257,18 @@ def class_dirs(tmp_path: Path, cache_dir: Path) -> tuple[Path, Path, list[Path]]
     return made[0] / "workspace", made[1], made
 
 
+def class_app_user() -> str:
+    """``--app-user`` for a test's class (rag_metrics.server.deploy.APP_USERS): started as root from a clone in
+    a folder closed to other users (a fresh ``mktemp -d``, ``/root``), the unprivileged user cannot read the
+    code or its venv, so the test's class keeps root (``current``: loopback only, which every test class
+    listens on); everywhere else the app processes drop to the unprivileged user, as a real class does."""
+    from rag_metrics.server.deploy import closed_to_others
+
+    root_only = hasattr(os, "geteuid") and os.geteuid() == 0 and (
+        closed_to_others(ROOT) is not None or closed_to_others(Path(sys.prefix)) is not None)
+    return "current" if root_only else "unprivileged"
+
+
 def give_to_app(workspace: Path) -> None:
     """Files a test wrote into a running class's workspace (seeded seats, progress) handed to the
     workspace's owner: started as root, the app processes run as an unprivileged user who owns the
@@ -270,9 +282,12 @@ def give_to_app(workspace: Path) -> None:
 
 
 @contextlib.contextmanager
-def class_server(tmp_path: Path, cache_dir: Path, teacher_key: str) -> Iterator[tuple[str, Path]]:
+def class_server(tmp_path: Path, cache_dir: Path, teacher_key: str,
+                 config_toml: str | None = None) -> Iterator[tuple[str, Path]]:
     """``./lab class`` on a loopback port (the command it prints under ``LAB_DRY_RUN=1``, started as it
-    would start it, in class mode); yields ``(url, workspace)`` and stops the whole process group after."""
+    would start it, in class mode); yields ``(url, workspace)`` and stops the whole process group after.
+    ``config_toml``: the operator's configuration, written to ``<workspace>/../lab.toml`` (readable by the app
+    processes' user; a test may rewrite it: the app reads it anew) and named by ``RAG_METRICS_CONFIG``."""
     import shlex
     import shutil
     import signal
@@ -285,8 +300,12 @@ def class_server(tmp_path: Path, cache_dir: Path, teacher_key: str) -> Iterator[
            "RAG_METRICS_WARM": "0", "RAG_METRICS_TEACHER_KEY": teacher_key, "HF_HUB_OFFLINE": "1",
            "RAG_METRICS_VENV": str(Path(sys.executable).parents[1]), "LAB_DRY_RUN": "1"}
     env.pop("RAG_METRICS_CONFIG", None)
-    out = subprocess.run([str(ROOT / "lab"), "class", "--address", "127.0.0.1", "--port", str(port)], cwd=ROOT,
-                         env=env, capture_output=True, text=True, timeout=60)
+    if config_toml is not None:
+        (ws.parent / "lab.toml").write_text(config_toml, encoding="utf-8")
+        env["RAG_METRICS_CONFIG"] = str(ws.parent / "lab.toml")
+    out = subprocess.run([str(ROOT / "lab"), "class", "--address", "127.0.0.1", "--port", str(port),
+                          "--app-user", class_app_user()], cwd=ROOT, env=env, capture_output=True, text=True,
+                         timeout=60)
     assert out.returncode == 0, out.stderr
     argv = shlex.split(out.stdout.strip().splitlines()[-1])
     # this Python; started as root, the deployment itself picks one its unprivileged user can reach

@@ -36,7 +36,7 @@ def deployment(tmp_path_factory, app_cache_dir):
         pytest.skip("nginx is not installed (apt-get install nginx-light); ./lab test installs it")
     import shutil
 
-    from app_helpers import class_dirs
+    from app_helpers import class_app_user, class_dirs
     from rag_metrics.server.deploy import ClassDeployment, free_port
 
     ws, cache, made = class_dirs(tmp_path, app_cache_dir)  # reachable by the app's unprivileged user
@@ -45,7 +45,8 @@ def deployment(tmp_path_factory, app_cache_dir):
            "RAG_METRICS_WARM": "0", "RAG_METRICS_CONFIG": str(ws.parent / "none.toml")}
     ws.parent.mkdir(parents=True, exist_ok=True)
     (ws.parent / "none.toml").write_text("[lab]\n")  # readable by the app's user (beside the workspace)
-    dep = ClassDeployment(procs=2, port=free_port(), address="127.0.0.1", env=env, show_upstream=True)
+    dep = ClassDeployment(procs=2, port=free_port(), address="127.0.0.1", env=env, show_upstream=True,
+                          app_user=class_app_user())
     dep.start()
     try:
         yield dep, f"http://127.0.0.1:{dep.port}"

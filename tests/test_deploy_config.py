@@ -42,3 +42,45 @@ def test_started_as_root_the_app_runs_as_the_named_user(monkeypatch):
     monkeypatch.setenv("RAG_METRICS_RUN_AS", "nobody")
     deploy.ClassDeployment(1, 8501)._app("127.0.0.1", 8501)
     assert seen["user"] == nobody.pw_uid and seen["group"] == nobody.pw_gid and seen["env"]["HOME"] == nobody.pw_dir
+
+
+def test_keeping_root_for_the_app_is_for_a_loopback_class_only(monkeypatch, tmp_path):
+    """``--app-user current`` (tests from a clone closed to other users, issue 51): root keeps root on a
+    loopback address only; a class on the network stops with a message; as another user it changes nothing."""
+    from rag_metrics.server import deploy
+
+    monkeypatch.setattr(deploy.os, "geteuid", lambda: 0)
+    for address in ("127.0.0.1", "::1", "[::1]", "localhost", "127.0.0.2"):
+        assert deploy.check_app_user("current", address) is True
+    assert deploy.check_app_user("unprivileged", "127.0.0.1") is False
+    for address in ("0.0.0.0", "::", "10.0.0.5", "lab.example.org"):
+        with pytest.raises(SystemExit, match="loopback address only"):
+            deploy.check_app_user("current", address)
+        with pytest.raises(SystemExit, match="loopback address only"):  # before any user or folder is touched
+            deploy.ClassDeployment(2, 8501, address, app_user="current").prepare()
+    with pytest.raises(SystemExit, match="--app-user must be one of"):
+        deploy.check_app_user("root", "127.0.0.1")
+    seen = {}
+    monkeypatch.setattr(deploy.subprocess, "Popen", lambda cmd, **kw: seen.update(kw))
+    monkeypatch.setenv("RAG_METRICS_RUN_AS", "nobody")  # even a named user is not taken: the switch is explicit
+    dep = deploy.ClassDeployment(1, 8501, "127.0.0.1", app_user="current")
+    assert dep.prepare() is None
+    dep._app("127.0.0.1", 8501)
+    assert "user" not in seen
+    monkeypatch.setattr(deploy.os, "geteuid", lambda: 1000)
+    assert deploy.check_app_user("current", "0.0.0.0") is False  # not root: the processes are the user's anyway
+
+
+def test_a_folder_closed_to_other_users_is_named(tmp_path):
+    import stat
+
+    from rag_metrics.server.deploy import closed_to_others
+
+    assert closed_to_others(Path("/usr/bin")) is None
+    closed = tmp_path / "closed"
+    (closed / "code").mkdir(parents=True)
+    closed.chmod(0o700)
+    got = closed_to_others(closed / "code")
+    assert got is not None and got in (closed / "code").parents and not got.stat().st_mode & stat.S_IXOTH
+    closed.chmod(0o755)
+    assert closed_to_others(closed / "code") != closed

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app_helpers import class_dirs
+from app_helpers import class_app_user, class_dirs
 
 pytestmark = [pytest.mark.serial,
               pytest.mark.skipif(not (hasattr(os, "geteuid") and os.geteuid() == 0), reason="only as root")]
@@ -45,6 +45,17 @@ def test_started_as_root_every_app_process_and_the_nginx_worker_is_unprivileged(
 
     monkeypatch.delenv("RAG_METRICS_RUN_AS", raising=False)
     ws, cache, made = class_dirs(tmp_path, app_cache_dir)
+    if class_app_user() == "current":  # a clone closed to other users: no unprivileged user can run it
+        dep = ClassDeployment(procs=2, port=free_port(), address="127.0.0.1",
+                              env={"RAG_METRICS_WORKSPACE": str(ws), "RAG_METRICS_CACHE": str(cache)})
+        try:  # so it never runs as root: the start stops, naming the folder and the way out
+            with pytest.raises(SystemExit, match=r"run as rag-metrics, who cannot use .*--app-user current"):
+                dep.prepare()
+            assert not dep.children
+        finally:
+            for folder in made:
+                shutil.rmtree(folder, ignore_errors=True)
+        return
     ws.mkdir(parents=True)
     (ws / "left-by-root.txt").write_text("a file root wrote earlier\n")  # the workspace is given to the app's user
     env = {"HF_HUB_OFFLINE": "1", "RAG_METRICS_WORKSPACE": str(ws), "RAG_METRICS_CACHE": str(cache),

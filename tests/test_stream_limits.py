@@ -56,14 +56,14 @@ def test_a_widget_message_just_over_the_limit_is_refused_by_a_class_app_process(
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    from app_helpers import class_dirs
+    from app_helpers import class_app_user, class_dirs
 
     ws, cache, made = class_dirs(tmp_path, tmp_path / "cache")  # as root: folders the app's user can reach
     env = {"RAG_METRICS_WORKSPACE": str(ws), "RAG_METRICS_CACHE": str(cache), "RAG_METRICS_WARM": "0",
            "HF_HUB_OFFLINE": "1", "RAG_METRICS_TEACHER_KEY": "a-teacher-key-for-the-test"}
     limit = APP_LIMITS["server.maxWidgetStateSize"] * 1_000_000  # Streamlit's MB
     try:
-        with ClassDeployment(1, port, "127.0.0.1", env=env) as dep:
+        with ClassDeployment(1, port, "127.0.0.1", env=env, app_user=class_app_user()) as dep:
             dep.start(timeout=120)
             assert _in_own_loop(_close_code(port, limit + 1)) == 1009  # Message Too Big, never parsed
             assert _in_own_loop(_close_code(port, limit)) == 1002  # within the limit: parsed (and not a message)

@@ -45,7 +45,8 @@ from pathlib import Path
 
 from rag_metrics.config import environment, setting
 
-__all__ = ["APP_LIMITS", "ClassDeployment", "limit_args", "main", "nginx_config"]
+__all__ = ["APP_LIMITS", "APP_USERS", "ClassDeployment", "check_app_user", "closed_to_others", "limit_args", "main",
+           "nginx_config"]
 
 ROOT = Path(__file__).resolve().parents[2]
 ROUTE_COOKIE = "rml_route"
@@ -162,6 +163,52 @@ def run_as_user(env: dict[str, str] | None = None) -> RunAs | None:
     return _ensure_system_user()
 
 
+#: ``--app-user``: who the app processes run as when the class is started as root.  ``unprivileged`` (the
+#: default): :func:`run_as_user`.  ``current``: whoever started the class (root), allowed on a loopback
+#: address only (:func:`check_app_user`): for tests from a clone in a folder closed to other users.
+APP_USERS = ("unprivileged", "current")
+
+
+def is_loopback(address: str) -> bool:
+    """Whether ``address`` (what the class listens on) is reachable from this machine only."""
+    import ipaddress
+
+    if address == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(address.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_app_user(app_user: str, address: str) -> bool:
+    """Whether the app processes keep the current user: ``app_user == "current"`` and started as root
+    (else they keep it anyway).  A class on the network never runs its app as root: ``current`` on an
+    address other than loopback stops the start with a message."""
+    if app_user not in APP_USERS:
+        raise SystemExit(f"lab class: --app-user must be one of {', '.join(APP_USERS)}, got {app_user!r}")
+    if app_user != "current" or not (hasattr(os, "geteuid") and os.geteuid() == 0):
+        return False
+    if not is_loopback(address):
+        raise SystemExit(f"lab class: --app-user current runs the app processes as root, which a class on the network "
+                         f"never does; it is allowed on a loopback address only (--address 127.0.0.1), got {address!r}")
+    return True
+
+
+def closed_to_others(path: Path) -> Path | None:
+    """The first folder of ``path`` (itself or one above it) that other users cannot enter (no ``o+x``),
+    or ``None``: then an unprivileged user can reach ``path`` (ACLs and groups aside)."""
+    import stat
+
+    for folder in [*reversed(path.resolve().parents), path.resolve()]:
+        try:
+            if folder.is_dir() and not folder.stat().st_mode & stat.S_IXOTH:
+                return folder
+        except OSError:
+            return folder
+    return None
+
+
 def _give(path: Path, user: RunAs) -> None:
     """``chown -R`` ``path`` to ``user`` (what it does not own yet)."""
     path.mkdir(parents=True, exist_ok=True)
@@ -243,7 +290,7 @@ def prepare_run_as(user: RunAs, env: dict[str, str], python: str = sys.executabl
         out["HF_HOME"] = str(home / ".cache" / "huggingface")
     if "XDG_CACHE_HOME" not in env:
         out["XDG_CACHE_HOME"] = str(home / ".cache")
-    paths = [f"r{ROOT}", f"r{Path(python).parent}", f"w{ws}", f"w{cache}"]
+    paths = [f"w{ws}", f"w{cache}", f"r{ROOT}", f"r{Path(python).parent}"]  # the operator's own choices first
     config = Path(env["RAG_METRICS_CONFIG"]).expanduser() if env.get("RAG_METRICS_CONFIG") else \
         ROOT / ".streamlit" / "secrets.toml"  # (the app processes start in ROOT)
     if config.is_file():  # the operator's [lab] table (it holds secrets: readable by the user, not given to it)
@@ -260,7 +307,8 @@ def prepare_run_as(user: RunAs, env: dict[str, str], python: str = sys.executabl
                          "folder above it, is closed to that user (a configuration file: chgrp it to the user's "
                          "group and chmod 640). Put the workspace and cache where that user can reach "
                          "them (RAG_METRICS_WORKSPACE, RAG_METRICS_CACHE, e.g. under /srv; the lab's venv made with a "
-                         "system Python such as /usr/bin/python3), or set RAG_METRICS_RUN_AS to a user who can")
+                         "system Python such as /usr/bin/python3), or set RAG_METRICS_RUN_AS to a user who can; "
+                         "for a test on this machine only, --address 127.0.0.1 --app-user current keeps root")
     return out
 
 
@@ -364,6 +412,7 @@ class ClassDeployment:
     app_args: tuple[str, ...] = ()
     show_upstream: bool = False
     python: str = sys.executable   # the app processes' Python (its folder must be open to their user)
+    app_user: str = "unprivileged"  # or "current": keep root, on loopback only (check_app_user; tests)
 
     def __post_init__(self) -> None:
         self.children: list[subprocess.Popen] = []
@@ -375,7 +424,7 @@ class ClassDeployment:
     def prepare(self) -> RunAs | None:
         """Started as root: choose the unprivileged user of the app processes (:func:`run_as_user`)
         and give it the class's folders (:func:`prepare_run_as`); once, before the first process."""
-        if self.user is None:
+        if self.user is None and not check_app_user(self.app_user, self.address):
             env = {**environment(), **(self.env or {})}
             self.user = run_as_user(env)
             if self.user is not None:
@@ -397,7 +446,8 @@ class ClassDeployment:
         cmd = [self.python, "-m", "ui.launch", "--server.headless", "true",  # streamlit run app.py, prewarmed
                "--server.address", address, "--server.port", str(port), *limit_args(), *self.app_args]
         user, named = self.user, app_user(env)
-        if user is None and named is not None:  # (not prepared: the operator's named user as it is)
+        if user is None and named is not None and not check_app_user(self.app_user, self.address):
+            # (not prepared: the operator's named user as it is)
             user, self._user_env = RunAs("", *named), {"HOME": named[2]}
         if user is not None:  # started as root: the app runs as an unprivileged user, never as root
             env.update(self._user_env)
@@ -506,6 +556,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--port", type=int, default=8501)
     ap.add_argument("--address", default="0.0.0.0")
     ap.add_argument("--dry-run", action="store_true", help="print the nginx configuration and exit")
+    ap.add_argument("--app-user", choices=APP_USERS, default="unprivileged",
+                    help="started as root, the app processes run as an unprivileged user (default); 'current' keeps "
+                         "root, allowed on a loopback --address only (tests from a clone closed to other users)")
     args, rest = ap.parse_known_args(argv)
     if not 1 <= args.procs <= 64:
         ap.error(f"--procs must be 1 to 64, got {args.procs}")
@@ -516,9 +569,13 @@ def main(argv: list[str] | None = None) -> int:
     from rag_metrics.teacher_sessions import LINK_ENV, LINK_TTL, new_link
 
     link, spec = new_link()  # the operator's one-time sign-in: the app processes get only its hash and expiry
-    dep = ClassDeployment(args.procs, args.port, args.address, env={LINK_ENV: spec}, app_args=tuple(rest))
+    dep = ClassDeployment(args.procs, args.port, args.address, env={LINK_ENV: spec}, app_args=tuple(rest),
+                          app_user=args.app_user)
     user = dep.prepare()
-    if user is not None:
+    if check_app_user(args.app_user, args.address):
+        print(f"lab class: WARNING: --app-user current: the app processes run as root, on {args.address} only (for "
+              "tests; a class on the network runs them as an unprivileged user)", file=sys.stderr, flush=True)
+    elif user is not None:
         print(f"lab class: started as root; the app processes run as {user.name} (uid {user.uid}), workspace "
               f"{dep._user_env['RAG_METRICS_WORKSPACE']}" + ("; nginx's worker as nobody" if args.procs > 1 else ""),
               flush=True)
