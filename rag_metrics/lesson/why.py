@@ -141,15 +141,11 @@ def _fig_unsupported(ctx: LessonContext, lang: str) -> list[tuple[str, str]]:
 
 
 def _fig_cost(ctx: LessonContext, lang: str) -> list[tuple[str, str]]:
+    """Questions with a relevant chunk in the top 10 and in the top 3: now → reversed (three cards: a row at
+    1024 px)."""
     r, bad = ctx.result, reversed_result(ctx.result)
-    arrow = " → "
-    return [(_t("ui.l1.questions", lang), str(int(r.included.sum()))),
-            (_t("ui.l1.hit_k", lang, k=REVERSED_DEPTH),
-             _num(r.mean("hit_rate", REVERSED_DEPTH), lang) + arrow + _num(bad.mean("hit_rate", REVERSED_DEPTH), lang)),
-            (_t("ui.l1.hit_k", lang, k=TOP_READ),
-             _num(r.mean("hit_rate", TOP_READ), lang) + arrow + _num(bad.mean("hit_rate", TOP_READ), lang)),
-            (_t("ui.l1.mrr", lang, k=REVERSED_DEPTH),
-             _num(r.mean("mrr", REVERSED_DEPTH), lang) + arrow + _num(bad.mean("mrr", REVERSED_DEPTH), lang))]
+    return [(_t("ui.l1.in_top_change", lang, k=k), f"{int(_hits(r, k).sum())} → {int(_hits(bad, k).sum())}")
+            for k in (REVERSED_DEPTH, TOP_READ)] + [(_t("ui.l1.questions", lang), str(int(r.included.sum())))]
 
 
 # ---- checks -------------------------------------------------------------------------------------------
@@ -236,13 +232,13 @@ TEXTS: Mapping[str, tuple[str, str]] = {
         "When no chunk that holds the answer is among the first K the model reads, the model can only guess or "
         "refuse. No prompt fixes that: the evidence never reached it.\n\n"
         "Below: how many of your questions get no relevant chunk in the first K, and in the first 10. Some of "
-        "them were found, only further down; some were not found at all. The task shows the questions your "
-        "system misses at K: pick one and say why.",
+        "A question missed at K may have been found further down, or not found at all. The task lists the "
+        "questions your system misses at K: pick one and say why.",
         "Når ingen chunk med svaret er blandt de første K, modellen læser, kan modellen kun gætte eller sige "
         "nej. Ingen prompt løser det: beviset nåede aldrig frem.\n\n"
         "Herunder: hvor mange af dine spørgsmål der ikke får nogen relevant chunk blandt de første K, og blandt "
-        "de første 10. Nogle blev fundet, bare længere nede; andre blev slet ikke fundet. Opgaven viser de "
-        "spørgsmål, dit system rammer ved siden af ved K: vælg et, og sig hvorfor."),
+        "de første 10. Et spørgsmål, der ikke er fundet ved K, kan være fundet længere nede eller slet ikke. "
+        "Opgaven viser de spørgsmål, dit system rammer ved siden af ved K: vælg et, og sig hvorfor."),
     "task.l1_why_missed.prompt": (
         "Pick a question your system misses at K = {k}. Why does it miss?",
         "Vælg et spørgsmål, dit system rammer ved siden af ved K = {k}. Hvorfor rammer det ved siden af?"),
@@ -268,12 +264,12 @@ TEXTS: Mapping[str, tuple[str, str]] = {
         "A model reads only the first few chunks: the more it reads, the slower and dearer each answer, and the "
         "more noise it gets. So a relevant chunk at rank 8 helps little when the model reads the first 3.\n\n"
         "Below: for how many of your questions the first chunk is already relevant, and for how many a relevant "
-        "chunk is among the first 3, and among the first 10.",
+        "chunk is in the top 3, and in the top 10.",
         "En model læser kun de første få chunks: jo flere den læser, jo langsommere og dyrere bliver hvert svar, "
         "og jo mere støj får den. En relevant chunk på plads 8 hjælper derfor ikke meget, når modellen læser de "
         "første 3.\n\n"
         "Herunder: for hvor mange af dine spørgsmål den første chunk allerede er relevant, og for hvor mange en "
-        "relevant chunk er blandt de første 3 og blandt de første 10."),
+        "relevant chunk er i top 3 og i top 10."),
     "task.l1_found_not_top.prompt": (
         "If the model reads only the first 3 chunks, how many of your questions lose their evidence: a relevant "
         "chunk in the first 10, but none in the first 3?",
@@ -323,26 +319,27 @@ TEXTS: Mapping[str, tuple[str, str]] = {
     "step.l1_cost.body": (
         "A deliberately bad change: the same system, but its first 10 chunks in **reverse order**, worst first. "
         "It finds exactly the same chunks, so a check that only asks \"is a relevant chunk in the first 10?\" "
-        "sees no change. The lab's engine evaluates it on your golden set below: current → reversed.\n\n"
+        "sees no change. The lab's engine evaluates it on your golden set: below, how many of your questions have "
+        "a relevant chunk in the top 10 and in the top 3, now → reversed.\n\n"
         "Reading a handful of answers by hand would rarely show this. A number over the whole golden set does.",
         "En bevidst dårlig ændring: det samme system, men dets første 10 chunks i **omvendt rækkefølge**, den "
         "dårligste først. Det finder præcis de samme chunks, så et tjek, der kun spørger \"er der en relevant "
         "chunk blandt de første 10?\", ser ingen ændring. Laboratoriets motor evaluerer det på dit guldsæt "
-        "herunder: nu → omvendt.\n\n"
+        "herunder: hvor mange af dine spørgsmål der har en relevant chunk i top 10 og i top 3, nu → omvendt.\n\n"
         "At læse en håndfuld svar i hånden ville sjældent vise det. Et tal over hele guldsættet gør."),
     "task.l1_lost.prompt": (
-        "Hit rate@3 fell with the reversal. How many questions is that: how many fewer of your questions have a "
-        "relevant chunk in their first 3?",
-        "Hit rate@3 faldt med vendingen. Hvor mange spørgsmål er det: hvor mange færre af dine spørgsmål har en "
-        "relevant chunk blandt deres første 3?"),
+        "How many fewer of your questions have a relevant chunk in the top 3 after the reversal? Those answers "
+        "are now written from the wrong chunks.",
+        "Hvor mange færre af dine spørgsmål har en relevant chunk i top 3 efter vendingen? De svar skrives nu ud "
+        "fra de forkerte chunks."),
     "task.l1_lost.hint": (
-        "Hit rate@3 is a share of the questions: (now − reversed) × questions, rounded to a whole number.",
-        "Hit rate@3 er en andel af spørgsmålene: (nu − omvendt) × spørgsmål, afrundet til et helt tal."),
+        "Look at \"Relevant in the top 3\": now minus reversed.",
+        "Se på \"Relevant i top 3\": nu minus omvendt."),
     "task.l1_lost.ok": (
-        "That many more answers are now written from the wrong chunks, with no error anywhere and the same hit "
-        "rate@10. Catching that before it ships is lesson 4.",
-        "Så mange flere svar skrives nu ud fra de forkerte chunks, uden nogen fejl nogen steder og med samme hit "
-        "rate@10. At fange det, før det sendes ud, er lektion 4."),
+        "Those answers got worse with no error anywhere, and the top 10 did not change. Catching a change like "
+        "this before it ships is lesson 4.",
+        "De svar blev dårligere uden nogen fejl nogen steder, og top 10 ændrede sig ikke. At fange en ændring som "
+        "denne, før den sendes ud, er lektion 4."),
     # ---- 6. the three questions and the quiz ----------------------------------------------------------
     "step.l1_quiz.title": ("Three questions for the rest of the course", "Tre spørgsmål til resten af kurset"),
     "step.l1_quiz.body": (
@@ -388,9 +385,10 @@ TEXTS: Mapping[str, tuple[str, str]] = {
     "ui.l1.questions": ("Questions", "Spørgsmål"),
     "ui.l1.hit_k": ("Hit rate@{k}", "Hit rate@{k}"),
     "ui.l1.mrr": ("MRR@{k}", "MRR@{k}"),
-    "ui.l1.missed_k": ("Missed in the first {k}", "Ikke fundet blandt de første {k}"),
+    "ui.l1.in_top_change": ("Relevant in the top {k}: now → reversed", "Relevant i top {k}: nu → omvendt"),
+    "ui.l1.missed_k": ("Missed in the top {k}", "Ikke fundet i top {k}"),
     "ui.l1.at_1": ("Relevant at rank 1", "Relevant på plads 1"),
-    "ui.l1.in_top": ("Relevant in the first {k}", "Relevant blandt de første {k}"),
+    "ui.l1.in_top": ("Relevant in the top {k}", "Relevant i top {k}"),
     "ui.l1.unsupported": ("Unsupported answers: {system}", "Ikke understøttede svar: {system}"),
 }
 
