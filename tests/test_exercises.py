@@ -13,7 +13,6 @@ import pytest
 from app_helpers import library_result
 from rag_metrics.errors import InputError
 from rag_metrics.exercises import (
-    EXERCISES,
     HARNESS,
     LESSON_OPTIONS,
     browser_payload,
@@ -22,11 +21,15 @@ from rag_metrics.exercises import (
     golden_dataset,
     grade,
 )
+from rag_metrics.exercises.catalogue import exercises_for_lesson
 from rag_metrics.exercises.mistakes import MISTAKES
 from rag_metrics.exercises.reference import REFERENCE
 from rag_metrics.exercises.runner import TimedOut, run_harness
 from rag_metrics.lesson import STEPS
 from rag_metrics.metrics.presets import preset_of
+
+#: Lesson 2's exercises (the other lessons' exercises have their own tests: tests/test_lesson_generation.py, ...).
+EXERCISES = exercises_for_lesson("retrieval")
 
 
 @pytest.fixture(scope="module")

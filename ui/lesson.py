@@ -489,6 +489,10 @@ def _answer_widget(ctx: state.Lab, lctx: LS.LessonContext, task: LS.Task) -> Any
         ids = [q for q, inc in zip(ctx.result.query_ids, ctx.result.included) if inc]
         shown = {**{q.id: f"{q.id} · {q.question}" for q in ctx.golden}, LS.NONE: t("ui.none")}
         return st.selectbox(t("ui.question"), [*ids, LS.NONE], key=key, index=None, format_func=shown.get)
+    if kind == "judge":   # lesson 3: the class's judge on the student's own question (ui/lesson_generation.py)
+        from ui import lesson_generation
+
+        return lesson_generation.judge_widget(ctx, key, lang())
     if kind == "failure":
         fails = ctx.result.failures(ctx.k)
         if fails.empty:
@@ -575,6 +579,10 @@ def render(ctx: state.Lab) -> None:
     st.markdown(t(s.body))
     lctx = context(ctx)
     live_numbers(ctx, s, lctx)
+    if x.key == "generation":   # lesson 3's example tables (ui/lesson_generation.py)
+        from ui import lesson_generation
+
+        lesson_generation.show(s.key, lang())
     lesson_code(s, x.key)
     for i, task in enumerate(s.tasks, start=1):
         task_box(ctx, lctx, task, i)
@@ -802,7 +810,7 @@ def _render_table(table: pd.DataFrame) -> None:
         "quiz": st.column_config.NumberColumn("Quiz", width=44, help=f"Quiz answers right, of {n_quiz}.")}
     lessons = teacher.lesson_columns() if len(Course.COURSE) > 1 else []
     for c, x in zip(lessons, Course.COURSE):   # a column per lesson of the course: steps done / total
-        config[c] = st.column_config.TextColumn(f"L{x.number}", width=56, help=(
+        config[c] = st.column_config.TextColumn(f"L{x.number}", width=48, help=(
             f"Lesson {x.number}, {LS.text(x.title)}: steps done / steps."))
     for c in table.columns:  # the space's current metrics, short headers (the name in the help)
         if c not in config and table[c].dtype.kind == "f":
@@ -832,7 +840,8 @@ def _render_table(table: pd.DataFrame) -> None:
 def _manage(ctx: state.Lab, seats: list[tuple[str, str]], private: list[str]) -> None:
     c1, c2 = st.columns(2, gap="large")
     with c1:
-        sure = st.checkbox("Yes, reset every student's lesson progress (every lesson)", key="class_reset_sure")
+        sure = st.checkbox("Yes, reset every student's lesson progress", key="class_reset_sure",
+                           help="Every lesson of the course starts afresh for every student.")
         st.button("Reset progress", key="class_reset", disabled=not sure, on_click=_reset_all,
                   args=([space for _, space in seats],), icon=":material/restart_alt:")
     with c2:
