@@ -358,22 +358,24 @@ TEXTS: Mapping[str, tuple[str, str]] = {
         "guldsæt, en baseline og en regressionsport)\n\n"
         "Hvilken lektion besvarer hvert af disse?"),
     "task.l1_quiz_rank.prompt": (
-        "The relevant chunk is at rank 8 and the model reads the first 3.",
-        "Den relevante chunk står på plads 8, og modellen læser de første 3."),
+        "The relevant chunk is at rank 8 and the model reads the first 3. Which lesson's question is this?",
+        "Den relevante chunk står på plads 8, og modellen læser de første 3. Hvilken lektions spørgsmål er det?"),
     "task.l1_quiz_rank.hint": ("Is this about the chunks, or about the answer?",
                                "Handler det om chunkene eller om svaret?"),
     "task.l1_quiz_rank.ok": ("Lesson 2: a rank-aware retrieval metric sees it.",
                              "Lektion 2: et rangfølsomt retrieval-mål ser det."),
     "task.l1_quiz_faithful.prompt": (
-        "The answer adds a price that no retrieved chunk mentions.",
-        "Svaret tilføjer en pris, som ingen hentet chunk nævner."),
+        "The answer adds a price that no retrieved chunk mentions. Which lesson's question is this?",
+        "Svaret tilføjer en pris, som ingen hentet chunk nævner. Hvilken lektions spørgsmål er det?"),
     "task.l1_quiz_faithful.hint": ("The chunks may be right. What is wrong?",
                                    "Chunkene kan være rigtige. Hvad er galt?"),
     "task.l1_quiz_faithful.ok": ("Lesson 3: faithfulness checks each claim against the chunks.",
                                  "Lektion 3: faithfulness tjekker hver påstand mod chunkene."),
     "task.l1_quiz_change.prompt": (
-        "You change the chunk size from 500 to 200 characters. Did it get better or worse?",
-        "Du ændrer chunkstørrelsen fra 500 til 200 tegn. Blev det bedre eller værre?"),
+        "You change the chunk size from 500 to 200 characters. Did it get better or worse? Which lesson's "
+        "question is this?",
+        "Du ændrer chunkstørrelsen fra 500 til 200 tegn. Blev det bedre eller værre? Hvilken lektions spørgsmål er "
+        "det?"),
     "task.l1_quiz_change.hint": ("This is about comparing two versions, every time something changes.",
                                  "Det handler om at sammenligne to versioner, hver gang noget ændres."),
     "task.l1_quiz_change.ok": ("Lesson 4: a regression gate compares the change with a baseline on the golden set.",
