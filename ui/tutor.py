@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import hashlib
+import logging
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
@@ -47,7 +48,6 @@ _T: dict[str, tuple[str, str]] = {
     "empty": ("Type a question first.", "Skriv et spørgsmål først."),
     "too_long": ("Your question is {n:,} characters; keep it under {cap:,}.",
                  "Dit spørgsmål er {n:,} tegn; hold det under {cap:,}."),
-    "you_asked": ("You asked", "Du spurgte"),
     "thinking": ("The tutor is thinking…", "Vejlederen tænker…"),
     "checking": ("Checking the reply before it is shown…", "Tjekker svaret, før det vises…"),
     "sources": ("From the course", "Fra kurset"),
@@ -66,6 +66,7 @@ _T: dict[str, tuple[str, str]] = {
                       "Der er ingen vejledermodel på denne server: vejlederen viser kursets bedst matchende afsnit."),
     "model_failed": ("The tutor's model did not answer ({why}): here is what the course says instead.",
                      "Vejlederens model svarede ikke ({why}): her er, hvad kurset siger i stedet."),
+    "no_answer": ("no answer", "intet svar"),
     "diagnosis": ("Your last run", "Din seneste kørsel"),
     "no_diagnosis": ("No run yet: press Run checks to get a diagnosis.",
                      "Ingen kørsel endnu: tryk Kør tjek for at få en diagnose."),
@@ -125,6 +126,7 @@ _T: dict[str, tuple[str, str]] = {
     "none_for": ("This student has not asked the tutor yet.", "Denne elev har ikke spurgt vejlederen endnu."),
 }
 
+_LOG = logging.getLogger("rag_metrics.tutor")
 #: The longest question sent (characters): a question, not a document.
 MAX_QUESTION = 1000
 #: The fence that opens a code block: streamed text stops there until the guard has checked the whole reply.
@@ -139,11 +141,12 @@ def T(key: str, lang: str, **values: Any) -> str:
 # ---- the library, asked in one place (tests put a scripted tutor here) -------------------------------------
 def _library() -> Any:
     """The tutor's library module (:mod:`rag_metrics.tutor.ask`), or None while it is not installed."""
+    import importlib
+
     try:
-        from rag_metrics.tutor import ask as lib
+        return importlib.import_module("rag_metrics.tutor.ask")  # the module (the package may export ask())
     except ImportError:
         return None
-    return lib
 
 
 def endpoint() -> Any | None:
@@ -286,7 +289,7 @@ def _box_body(where: str, lang: str, code: Callable[[], str] | None, verdict: Ca
     model = endpoint()
     budget = st.empty()
     slug = _slug(where)
-    with st.form(tutor_widget("form", slug), clear_on_submit=False, border=False):
+    with st.form(tutor_widget("form", slug), clear_on_submit=True, border=False):
         question = st.text_area(T("question", lang), key=tutor_widget("question", slug), height=80,
                                 max_chars=MAX_QUESTION, placeholder=T("placeholder", lang))
         sent = st.form_submit_button(T("ask", lang), icon=":material/send:", type="primary")
@@ -327,15 +330,20 @@ def _send(where: str, lang: str, question: str, model: Any, code: Callable[[], s
     _asked(question, lang)
     slot = st.empty()
     held: dict[str, Any] = {"passages": [], "final": None}
-    with slot.container():
-        with st.spinner(T("thinking", lang)):
-            events = iter(_ask(request, model))
-            first = _first_text(events, held)
-        if first is not None:
-            st.write_stream(_visible(first, events, held, lang))
-    final = held["final"]
+    failed = ""
+    with slot.container(), _answer_bubble():
+        try:
+            with st.spinner(T("thinking", lang)):
+                events = iter(_ask(request, model))
+                first = _first_text(events, held)
+            if first is not None:
+                st.write_stream(_visible(first, events, held, lang))
+        except Exception as err:  # noqa: BLE001 - the library's own failures end in a Fallback; never a traceback
+            _LOG.exception("tutor: the question at %s failed", where)
+            failed = type(err).__name__
+    final = None if failed else held["final"]
     record = _record(question, final, held["passages"], lang, exercise=where.startswith("exercise:"),
-                     verdict_now=request.verdict)
+                     verdict_now=request.verdict, failed=failed or ("" if model is None else T("no_answer", lang)))
     if model is not None:
         if record["kind"] in ("model", "guarded") and not record.get("cached"):
             ledger.add_tokens(seat, int(record.get("tokens", 0)))
@@ -348,8 +356,13 @@ def _send(where: str, lang: str, question: str, model: Any, code: Callable[[], s
 
 
 def _asked(question: str, lang: str) -> None:
-    st.caption(T("you_asked", lang))
-    st.text(question)
+    """The question as the student typed it: plain text, in the student's bubble."""
+    with st.chat_message("user", avatar=":material/person:"):
+        st.text(question)
+
+
+def _answer_bubble() -> Any:
+    return st.chat_message("assistant", avatar=":material/school:")
 
 
 def _kind(event: Any) -> str:
@@ -419,7 +432,7 @@ def _citations(cited: Iterable[Any], passages: list[dict[str, str]]) -> list[dic
 
 
 def _record(question: str, final: Any, passages: list[Any], lang: str, *, exercise: bool,
-            verdict_now: str) -> dict[str, Any]:
+            verdict_now: str, failed: str = "") -> dict[str, Any]:
     """What one question got, as plain data (kept in the session, shown on the next runs)."""
     rows = _passage_rows(passages)
     kind = _kind(final)
@@ -433,11 +446,11 @@ def _record(question: str, final: Any, passages: list[Any], lang: str, *, exerci
     if kind == "Fallback":
         found = _passage_rows(getattr(final, "passages", ()) or ()) or rows
         diagnosis = str(getattr(final, "diagnosis", "") or "") or verdict_now
-        why = str(getattr(final, "reason", "") or getattr(final, "error", "") or "")
+        why = str(getattr(final, "reason", "") or getattr(final, "error", "") or "") or failed
         return {"question": question, "kind": "fallback", "passages": found, "diagnosis": diagnosis,
                 "exercise": exercise, "why": why}
     return {"question": question, "kind": "fallback", "passages": rows, "diagnosis": verdict_now,
-            "exercise": exercise, "why": ""}
+            "exercise": exercise, "why": failed}
 
 
 def _link(row: dict[str, str]) -> str:
@@ -453,6 +466,11 @@ def _show(record: dict[str, Any], lang: str, *, echo: bool = True) -> None:
     """One answer as it is kept: the model's (its citations as links), withheld, without a model, or refused."""
     if echo:
         _asked(record["question"], lang)
+    with _answer_bubble():
+        _answer(record, lang)
+
+
+def _answer(record: dict[str, Any], lang: str) -> None:
     kind = record["kind"]
     if kind == "refused":
         st.warning(record["text"], icon=":material/savings:")
