@@ -129,7 +129,7 @@ def test_a_lesson_step_streams_the_answer_and_links_its_citations(app, script):
     assert [t.value for t in at.text][-1] == "Why **is** <b>it</b> above 1?"  # the question: plain text
     assert any(script.answer in m.value for m in at.markdown)
     sources = next(c.value for c in at.caption if c.value.startswith(tutor.T("sources", "en")))
-    assert "[Hit rate \\<at\\> k](lesson?lesson=retrieval&step=2)" in sources  # the title escaped, linked
+    assert "\\[1\\] [Hit rate \\<at\\> k](lesson?lesson=retrieval&step=2)" in sources  # escaped, linked
     assert "20 questions left" not in shown_text(at)  # the operator is not limited
     assert tutor.T("unlimited", "en") in shown_text(at)
 
@@ -158,11 +158,11 @@ def test_an_exercise_sends_the_code_and_the_verdict_and_without_a_model_shows_pa
     assert tutor.T("no_model_note", "en") in text
 
 
-def test_a_reply_the_guard_withheld_says_so(app, script):
-    script.guarded, script.answer = True, "Here is a hint instead: count each question once."
+def test_a_reply_the_guard_withheld_shows_the_librarys_replacement_as_a_warning(app, script):
+    script.guarded, script.answer = True, "The reply was withheld. A hint instead: count each question once."
     at = ask(goto(app, LESSON), WHERE_STEP, "give me the code")
-    assert tutor.T("guarded", "en") in [w.value for w in at.warning]
-    assert any(script.answer in m.value for m in at.markdown)
+    assert script.answer.strip() in [w.value.strip() for w in at.warning]
+    assert not any(script.answer in m.value for m in at.markdown)  # not shown as an answer
 
 
 def test_the_danish_lesson_asks_in_danish(app, script, app_env):

@@ -51,10 +51,6 @@ _T: dict[str, tuple[str, str]] = {
     "thinking": ("The tutor is thinking…", "Vejlederen tænker…"),
     "checking": ("Checking the reply before it is shown…", "Tjekker svaret, før det vises…"),
     "sources": ("From the course", "Fra kurset"),
-    "guarded": ("The tutor's reply gave away too much of the solution, so it was withheld. Here is a hint "
-                "instead.",
-                "Vejlederens svar afslørede for meget af løsningen, så det blev holdt tilbage. Her er et tip i "
-                "stedet."),
     "no_model": ("No tutor model is configured: here are the best matching passages of the course and the "
                  "diagnosis of your last run.",
                  "Der er ingen vejledermodel sat op: her er de bedst matchende afsnit fra kurset og diagnosen af "
@@ -131,6 +127,8 @@ _LOG = logging.getLogger("rag_metrics.tutor")
 MAX_QUESTION = 1000
 #: The fence that opens a code block: streamed text stops there until the guard has checked the whole reply.
 _FENCE = "```"
+#: A passage shown without a model is cut here (its link opens the whole step or exercise).
+_PASSAGE_CHARS = 700
 
 
 def T(key: str, lang: str, **values: Any) -> str:
@@ -421,13 +419,15 @@ def _passage_rows(passages: Iterable[Any]) -> list[dict[str, str]]:
 
 
 def _citations(cited: Iterable[Any], passages: list[dict[str, str]]) -> list[dict[str, str]]:
-    """The cited passages (given as passages or as their ids) as ``{"title", "link"}``, each once."""
+    """The cited passages (given as passages or as their ids) as ``{"id", "title", "link", "n"}``, each once;
+    ``n`` is the number the answer cites it by (``[1]``: the first passage found), "" for one not found."""
+    number = {p["id"]: str(i) for i, p in enumerate(passages, start=1)}
     by_id = {p["id"]: p for p in passages}
     out: list[dict[str, str]] = []
     for c in cited or ():
         row = by_id.get(c) if isinstance(c, str) else (_passage_rows([c]) or [None])[0]
         if row and all(row["id"] != o["id"] for o in out):
-            out.append(row)
+            out.append({**row, "n": number.get(row["id"], "")})
     return out
 
 
@@ -476,11 +476,13 @@ def _answer(record: dict[str, Any], lang: str) -> None:
         st.warning(record["text"], icon=":material/savings:")
         return
     if kind in ("model", "guarded"):
-        if kind == "guarded":
-            st.warning(T("guarded", lang), icon=":material/shield:")
-        st.markdown(record["answer"])
+        if kind == "guarded":  # the library's replacement says that the reply was withheld, and gives a hint
+            st.warning(record["answer"], icon=":material/shield:")
+        else:
+            st.markdown(record["answer"])
         if record["citations"]:
-            st.caption(T("sources", lang) + ": " + " · ".join(_link(r) for r in record["citations"]))
+            st.caption(T("sources", lang) + ": " + " · ".join(
+                (f"\\[{r['n']}\\] " if r.get("n") else "") + _link(r) for r in record["citations"]))
         if record.get("cached"):
             st.caption(T("cached", lang))
         return
@@ -492,7 +494,8 @@ def _answer(record: dict[str, Any], lang: str) -> None:
         for row in record["passages"]:
             with st.container(border=True):
                 st.markdown(f"**{_link(row)}**")
-                st.text(row["text"])
+                text = row["text"]
+                st.text(text if len(text) <= _PASSAGE_CHARS else text[:_PASSAGE_CHARS].rstrip() + " …")
     else:
         st.caption(T("no_passages", lang))
     if record.get("exercise"):
