@@ -5,8 +5,12 @@ from __future__ import annotations
 import pytest
 
 from app_helpers import goto, no_exception
-from rag_metrics.exercises import EXERCISES, UI_TEXT
+from rag_metrics.exercises import UI_TEXT
+from rag_metrics.exercises.catalogue import exercises_for_lesson
 from rag_metrics.lesson import STEPS
+
+#: Lesson 2's exercises (the catalogue holds every lesson's; their steps are lesson 2's STEPS).
+EXERCISES = exercises_for_lesson("retrieval")
 
 PAGE = "pages/lesson.py"
 

@@ -23,11 +23,13 @@ import pytest
 
 from app_helpers import CHROMIUM, sign_in_as_teacher, wait_until_idle
 from app_helpers import class_server as run_class_server
-from rag_metrics.exercises import EXERCISES
+from rag_metrics.exercises.catalogue import exercises_for_lesson
 from rag_metrics.exercises.mistakes import MISTAKES
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "teacher key for the exercises test"
+#: Lesson 2's exercises (the catalogue holds every lesson's; the picker lists one lesson's at a time).
+EXERCISES = exercises_for_lesson("retrieval")
 LESSON = {e.name: e.lesson_code for e in EXERCISES}
 
 pytestmark = [
