@@ -375,7 +375,8 @@ def live_numbers(ctx: state.Lab, s: LS.Step, lctx: LS.LessonContext | None = Non
     if not rows and not extra and not figures:
         return
     st.markdown(f"**{t('ui.live')}**")
-    st.caption(t("ui.live_caption", corpus=ctx.corpus.label or ctx.settings.corpus,
+    own = f"lesson.{current().key}.live_caption"   # a lesson whose figures are not the Dashboard's says what they are
+    st.caption(t(own if own in LS.TEXTS else "ui.live_caption", corpus=ctx.corpus.label or ctx.settings.corpus,
                  system=ctx.settings.system_name, k=ctx.k))
     if rows:
         _cards("cards_lesson", [(METRICS[metric].label + ("" if k is None else f"@{k}"), num(v),

@@ -24,6 +24,11 @@ def _num(v: float | None, lang: str) -> str:
     return s.replace(".", ",") if lang == "da" else s
 
 
+def _cell(value: str) -> str:
+    """A text as one cell of a Markdown table: escaped (a pipe too), on one line."""
+    return views.esc(" ".join(str(value).split()))
+
+
 def show(step: str, lang: str) -> None:
     """The step's example, drawn under its live figures (nothing for a step without one)."""
     if step not in ("l3_claims", "l3_share", "l3_relevancy"):
@@ -43,12 +48,14 @@ def _claims(lang: str) -> None:
         st.markdown(f"**{text('ui.l3.question', lang)}:** {views.esc(r.item.question)}")
         st.markdown(f"**{text('ui.l3.the_answer', lang)} ({views.esc(r.item.id)}):** {views.esc(r.item.answer)}")
         n = len(r.item.contexts)
-        rows = [{text("ui.l3.claim", lang): c,
-                 **{text("ui.l3.chunk_n", lang, n=j + 1): "✓" if v else "·" for j, v in enumerate(row)},
-                 text("ui.l3.supported", lang): text("ui.l3.yes" if any(row) else "ui.l3.no", lang)}
-                for c, row in zip(r.claims, r.supports)]
-        cols = {text("ui.l3.claim", lang): st.column_config.TextColumn(width="large")}
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", column_config=cols)
+        head = [text("ui.l3.claim", lang), *(text("ui.l3.chunk_n", lang, n=j + 1) for j in range(n)),
+                text("ui.l3.supported", lang)]
+        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for c, row in zip(r.claims, r.supports):
+            cells = [_cell(c), *("✓" if v else "·" for v in row),
+                     text("ui.l3.yes" if any(row) else "ui.l3.no", lang)]
+            lines.append("| " + " | ".join(cells) + " |")
+        st.markdown("\n".join(lines))
         with st.expander(text("ui.l3.chunk_texts", lang)):
             for j, c in enumerate(r.item.contexts[:n]):
                 st.markdown(f"**{text('ui.l3.chunk_n', lang, n=j + 1)}** · {views.esc(' '.join(c.split())[:600])}")
@@ -59,13 +66,12 @@ def _relevancy(lang: str) -> None:
         with st.container(border=True, key=f"lesson_l3_rel_{r.item.id}"):
             st.markdown(f"**{views.esc(r.item.id)}** · {text('ui.l3.question', lang)}: {views.esc(r.item.question)}")
             st.caption(f"{text('ui.l3.the_answer', lang)}: {views.esc(r.item.answer)}")
-            st.dataframe(pd.DataFrame([{text("ui.l3.generated_q", lang): q.question,
-                                        text("ui.l3.noncommittal", lang): text("ui.l3.yes" if q.noncommittal
-                                                                               else "ui.l3.no", lang),
-                                        text("ui.l3.cosine", lang): _num(q.cosine, lang)}
-                                       for q in score.questions]),
-                         hide_index=True, width="stretch",
-                         column_config={text("ui.l3.generated_q", lang): st.column_config.TextColumn(width="large")})
+            head = [text("ui.l3.generated_q", lang), text("ui.l3.noncommittal", lang), text("ui.l3.cosine", lang)]
+            lines = ["| " + " | ".join(head) + " |", "|---|---|---|"]
+            for (question, _), q in zip(r.generated, score.questions):   # the recorded question, its cosine
+                lines.append(f"| {_cell(question)} | {text('ui.l3.yes' if q.noncommittal else 'ui.l3.no', lang)} | "
+                             f"{_num(q.cosine, lang)} |")
+            st.markdown("\n".join(lines))
             if r.item.id == G.RELEVANCY_EXAMPLE:
                 st.markdown(text("ui.l3.relevancy_task", lang))
             else:

@@ -47,7 +47,7 @@ _DATA_DA = ("`claims` er listen af påstande, som dommeren fandt i svaret. `supp
 
 # ---- faithfulness ---------------------------------------------------------------------------------
 _FAITH_LESSON = '''def faithfulness(claims, supports):
-    """Share of the answer's claims that at least one retrieved chunk supports."""
+    """Share of the claims that some retrieved chunk supports."""
     if not claims:
         return None  # no claim: no score (ragas gives NaN)
     supported = 0
@@ -66,7 +66,7 @@ FAITHFULNESS = Exercise(
         "Skriv `faithfulness(claims, supports)`: andelen af svarets påstande, som **mindst én** hentet chunk "
         "understøtter. Returner `None`, når der ingen påstand er (så giver laboratoriet ingen score).\n\n" + _DATA_DA),
     starter='''def faithfulness(claims, supports):
-    """Share of the answer's claims that at least one retrieved chunk supports."""
+    """Share of the claims that some retrieved chunk supports."""
     ...
 ''',
     examples=_many(
@@ -95,7 +95,7 @@ FAITHFULNESS = Exercise(
 
 # ---- the unsupported claims ----------------------------------------------------------------------
 _UNSUP_LESSON = '''def unsupported_claims(claims, supports):
-    """The claims that no retrieved chunk supports, in the answer's order."""
+    """The claims that no retrieved chunk supports, in order."""
     return [claim for claim in claims if not any(supports[claim])]
 '''
 
@@ -108,7 +108,7 @@ UNSUPPORTED = Exercise(
         "Skriv `unsupported_claims(claims, supports)`: listen af påstande, som **ingen** hentet chunk understøtter "
         "(dem, en læser ikke bør stole på), i svarets rækkefølge. Et svar uden påstande giver `[]`.\n\n" + _DATA_DA),
     starter='''def unsupported_claims(claims, supports):
-    """The claims that no retrieved chunk supports, in the answer's order."""
+    """The claims that no retrieved chunk supports, in order."""
     ...
 ''',
     examples=_many(
@@ -135,12 +135,14 @@ _REL_LESSON = '''import math
 
 def cosine(a, b):
     dot = sum(x * y for x, y in zip(a, b))
-    norms = math.sqrt(sum(x * x for x in a)) * math.sqrt(sum(y * y for y in b))
-    return dot / norms
+    len_a = math.sqrt(sum(x * x for x in a))
+    len_b = math.sqrt(sum(y * y for y in b))
+    return dot / (len_a * len_b)
 
 
-def answer_relevancy(question_vector, generated_vectors, noncommittal):
-    """Mean cosine between the question and the questions generated from the answer;
+def answer_relevancy(question_vector, generated_vectors,
+                     noncommittal):
+    """Mean cosine of the question with each generated question;
     0 when every generated question is noncommittal."""
     if not generated_vectors:
         return 0.0  # the judge wrote no question
@@ -170,8 +172,9 @@ RELEVANCY = Exercise(
     starter='''import math
 
 
-def answer_relevancy(question_vector, generated_vectors, noncommittal):
-    """Mean cosine between the question and the questions generated from the answer;
+def answer_relevancy(question_vector, generated_vectors,
+                     noncommittal):
+    """Mean cosine of the question with each generated question;
     0 when every generated question is noncommittal."""
     ...
 ''',

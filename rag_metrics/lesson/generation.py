@@ -225,6 +225,9 @@ TEXTS: Mapping[str, tuple[str, str]] = {
         "relevancy on the sample's answers: what the judge decides, and the arithmetic after it.",
         "Holder svaret sig til de hentede chunks, og svarer det på spørgsmålet? Faithfulness og answer relevancy "
         "på eksemplets svar: hvad dommeren afgør, og regnestykket bagefter."),
+    "lesson.generation.live_caption": (
+        "The sample's answers (the same for every corpus and system), scored by the lab's judge code.",
+        "Eksemplets svar (de samme for alle korpusser og systemer), bedømt af laboratoriets dommerkode."),
     # ---- 1. two questions ----------------------------------------------------------------------------
     "step.l3_two.title": ("Two questions about every answer", "To spørgsmål til hvert svar"),
     "step.l3_two.body": (
