@@ -99,33 +99,42 @@ def client_address(peer: str | None, forwarded_for: str | None) -> str:
 
 
 class _JsonStore:
-    """A JSON object in ``<root>/.class/<name>``, changed under an exclusive lock (shared by processes)."""
+    """A JSON object named ``name``, shared by every process (and host) of a class: the file
+    ``<root>/.class/<name>`` changed under an exclusive lock, or a row in PostgreSQL changed in a
+    transaction (``lab.state``; ``state``: a backend of :mod:`rag_metrics.io.state`, default the
+    class's own, :func:`~rag_metrics.io.state.class_state`)."""
 
     name = ""
 
-    def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
+    def __init__(self, root: str | os.PathLike[str] | None = None, state: Any = None) -> None:
+        from rag_metrics.io.state import class_state
         from rag_metrics.workspace.store import default_workspace_dir
 
         self.root = Path(root) if root is not None else default_workspace_dir()
         self.path = self.root / ".class" / self.name
+        self.state = state if state is not None else class_state(self.root)
 
-    def _read(self) -> dict[str, Any]:
+    @staticmethod
+    def _parse(text: str | None) -> dict[str, Any]:
         from rag_metrics.io.files import loads_json
 
+        if not text:
+            return {}
         try:
-            data, msg, _ = loads_json(self.path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+            data, msg, _ = loads_json(text)
+        except ValueError:
             return {}
         return data if msg is None and isinstance(data, dict) else {}
 
+    def _read(self) -> dict[str, Any]:
+        return self._parse(self.state.read(self.name))
+
     @contextlib.contextmanager
     def _change(self) -> Iterator[dict[str, Any]]:
-        from rag_metrics.io.files import atomic_write_text, locked
-
-        with locked(self.path):
-            data = self._read()
+        with self.state.change(self.name) as doc:
+            data = self._parse(doc.text)
             yield data
-            atomic_write_text(self.path, json.dumps(data) + "\n")
+            doc.text = json.dumps(data) + "\n"
 
 
 class RateLimiter(_JsonStore):

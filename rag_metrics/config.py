@@ -17,6 +17,7 @@ Example
     max_private_spaces = 200
     data_roots = ["/srv/lab-data"]                # BEIR folders and Qdrant local folders live here
     allow = ["search.internal:443", "10.0.0.7:6333"]   # extra outbound destinations (host:port)
+    state = "postgresql://lab:${LAB_PG_PASSWORD}@10.0.0.8/lab"   # a class on several hosts (rag_metrics.io.state)
 
     [lab.budgets]                                 # what one seat may spend (rag_metrics.budgets)
     judge_calls_per_seat = 2000
@@ -48,6 +49,7 @@ never stored in a workspace.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -65,8 +67,8 @@ else:  # Python 3.10: the tomli backport, when installed (else a clear message w
 from rag_metrics.budget_limits import Budgets, parse_budgets
 from rag_metrics.errors import InputError
 
-__all__ = ["CONFIG_ENV", "SETTINGS", "TEACHER_KEY_ENV", "NamedConnection", "ServerConfig", "Setting", "class_mode_on",
-           "environment", "load_server_config", "setting", "variable"]
+__all__ = ["CONFIG_ENV", "REFERENCE", "SETTINGS", "TEACHER_KEY_ENV", "NamedConnection", "ServerConfig", "Setting",
+           "class_mode_on", "environment", "expand", "load_server_config", "setting", "variable"]
 
 CONFIG_ENV = "RAG_METRICS_CONFIG"
 TEACHER_KEY_ENV = "RAG_METRICS_TEACHER_KEY"
@@ -105,6 +107,8 @@ SETTINGS: dict[str, Setting] = {
     "judge_key": Setting("RAG_METRICS_JUDGE_KEY", "", "the LLM judge's API key (single-user mode)"),
     "run_as": Setting("RAG_METRICS_RUN_AS", "", "./lab class started as root: the user the app processes run as "
                       "(default: the system user rag-metrics)"),
+    "state": Setting("RAG_METRICS_STATE", "", "the class's shared state: a postgresql:// URL (./lab class --state "
+                     "sets it; its password a ${VAR} reference), else lab.state, else files in the workspace"),
     "debug": Setting("RAG_METRICS_DEBUG", "", "set: the CLI prints tracebacks"),
     "progress": Setting("RAG_METRICS_PROGRESS", "", "1: the CLI prints progress"),
     "teacher_link": Setting("RAG_METRICS_TEACHER_LINK", "", "set by ./lab class for its app processes: the hash and "
@@ -120,6 +124,28 @@ def environment() -> Mapping[str, str]:
 def variable(name: str, env: Mapping[str, str] | None = None) -> str | None:
     """An environment variable whose name the user chose (``${VAR}``, a judge's ``api_key_env``)."""
     return (os.environ if env is None else env).get(name)
+
+
+#: A ``${VAR}`` reference in a setting: how a secret is written (rag_metrics.server.secrets).
+REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def expand(template: str, setting_name: str, source: Mapping[str, str], *, environment_too: bool = False) -> str:
+    """``template`` with every ``${VAR}`` replaced by its value in ``source`` (``environment_too``: else
+    the process's environment); InputError names the setting and the variable that is not set.  The one
+    substitution rule: :func:`rag_metrics.server.secrets.resolve` adds class mode's refusal on top."""
+
+    def sub(m: re.Match[str]) -> str:
+        name = m.group(1)
+        value = source.get(name)
+        if value is None and environment_too:
+            value = variable(name)
+        if value is None:
+            raise InputError(f"{setting_name} refers to ${{{name}}}, which is not set; export {name}=... before "
+                             "starting (or add it to .streamlit/secrets.toml for the app)")
+        return str(value)
+
+    return REFERENCE.sub(sub, template)
 
 
 def setting(name: str, env: Mapping[str, str] | None = None) -> str:
@@ -163,6 +189,7 @@ class ServerConfig:
     connections: Mapping[str, NamedConnection] = field(default_factory=dict)
     budgets: Budgets = field(default_factory=Budgets)  # [lab.budgets]: see rag_metrics.budgets
     encoders: Mapping[str, str] = field(default_factory=dict)  # [lab.encoders]: language -> model
+    state: str = ""                                   # lab.state: the class's shared state (rag_metrics.io.state)
 
     def __repr__(self) -> str:  # never print the secrets
         return (f"ServerConfig(source={self.source!r}, teacher_key={'set' if self.teacher_key else 'unset'}, "
@@ -231,7 +258,12 @@ def parse_server_config(data: Mapping[str, Any], source: str = "config",
         raise InputError(f"{where('encoders')} must be a table of language = \"model name\" strings, e.g. "
                          "[lab.encoders] da = \"multilingual-e5-small\" (and default = \"...\" for any other language)")
     encoders = {k.strip().lower(): v.strip() for k, v in encoders.items()}
-    return ServerConfig(source, key, cap, roots, tuple(a.strip() for a in allow), judge, conns, budgets, encoders)
+    state = lab.get("state", "")
+    if not isinstance(state, str) or (state.strip() and not state.strip().startswith(("postgresql://", "postgres://"))):
+        raise InputError(f"{where('state')} must be a postgresql://user@host/database URL (its password written as "
+                         "${VAR}, read from the environment), or left out for files in the workspace")
+    return ServerConfig(source, key, cap, roots, tuple(a.strip() for a in allow), judge, conns, budgets, encoders,
+                        state.strip())
 
 
 def load_server_config(env: Mapping[str, str] | None = None) -> ServerConfig:

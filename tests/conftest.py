@@ -322,3 +322,39 @@ def downloads(monkeypatch):
     monkeypatch.setattr(MediaFileManager, "add_deferred", _add_deferred)
     monkeypatch.setattr(MediaFileManager, "add", _add)
     return spy
+
+
+# ---- the class's shared state in PostgreSQL (rag_metrics.io.state; issue 52) -------------------
+@pytest.fixture(scope="session")
+def class_state_pg():
+    """One real PostgreSQL (``pgserver``, on a Unix socket) per test process; its DSN."""
+    import tempfile
+
+    pgserver = pytest.importorskip("pgserver")
+    folder = tempfile.mkdtemp(prefix="rag_metrics_state_pg_")
+    srv = pgserver.get_server(folder, cleanup_mode="delete")
+    yield srv.get_uri()
+    from rag_metrics.io import state
+
+    for backend in list(state._BACKENDS.values()):
+        backend.close()
+    state._BACKENDS.clear()
+    srv.cleanup()
+
+
+@pytest.fixture(params=["files", "postgresql"])
+def class_state_backend(request, monkeypatch):
+    """Run a test of the class's stores once with files and once with PostgreSQL (``RAG_METRICS_STATE``
+    set to a real server, its ``lab_state`` emptied first): both backends pass the same tests.  Use it
+    with ``pytestmark = pytest.mark.usefixtures("class_state_backend")``."""
+    if request.param == "files":
+        monkeypatch.delenv("RAG_METRICS_STATE", raising=False)
+        return "files"
+    dsn = request.getfixturevalue("class_state_pg")
+    from rag_metrics.io.state import class_state
+
+    backend = class_state(".", dsn)
+    with backend._connection() as conn:  # (the first connection applies the migrations)
+        conn.execute("TRUNCATE lab_state")
+    monkeypatch.setenv("RAG_METRICS_STATE", dsn)
+    return "postgresql"

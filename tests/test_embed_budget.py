@@ -13,6 +13,8 @@ from rag_metrics.retrieval.cache import encode_with_cache
 from rag_metrics.retrieval.memo import LazyEncoder
 from tests.test_retrieval_cache import CountingEncoder
 
+pytestmark = pytest.mark.usefixtures("class_state_backend")  # files and PostgreSQL (issue 52)
+
 
 def test_a_batch_over_the_seats_budget_is_refused_before_any_text_is_embedded(tmp_path):
     enc, cache = CountingEncoder(), EmbeddingCache(tmp_path / "cache")

@@ -14,6 +14,8 @@ from rag_metrics.errors import InputError
 from rag_metrics.server.access import STUDENT, TEACHER, Caller, operator
 from rag_metrics.server.policy import ACTIONS, allowed, budget_message, limit
 
+pytestmark = pytest.mark.usefixtures("class_state_backend")  # files and PostgreSQL (issue 52)
+
 ROOT = Path(__file__).resolve().parents[1]
 STUDENT_1 = Caller(STUDENT, space="seat-a", seat="a")
 

@@ -27,6 +27,8 @@ from rag_metrics.types import Corpus, Document, GoldenQuery, GoldenSet
 from rag_metrics.workspace.corpora import load_corpus, save_corpus, stored_corpora
 from rag_metrics.workspace.store import DEFAULT_SPACE, Workspace, choose_space, read_through, space_dir
 
+pytestmark = pytest.mark.usefixtures("class_state_backend")  # files and PostgreSQL (issue 52)
+
 A = GoldenSet((GoldenQuery("q1", "a?", "", {"d#0": 1}),))
 B = GoldenSet((GoldenQuery("q1", "b?", "", {"d#0": 2}),))
 RUN = b"q1 Q0 d#0 1 1.0 x\n"
@@ -38,7 +40,7 @@ def test_a_seat_is_found_by_its_secret_and_only_a_hash_is_stored(tmp_path):
     seat, secret = reg.create(cap=5)
     assert len(secret) >= 43  # 32 random bytes, URL-safe base64: 256 bits
     assert reg.find(secret) == seat
-    text = reg.path.read_text()
+    text = reg.state.read("seats.json")  # what is stored (the file, or the PostgreSQL row)
     assert secret not in text and seat.id in text
     assert secret not in seat.space and seat.space == seat_space(seat.id)
     assert reg.path == tmp_path / ".class" / "seats.json"
@@ -125,7 +127,7 @@ def test_rejoin_code_gives_another_device_the_same_seat(tmp_path):
     reg = SeatRegistry(tmp_path)
     seat, secret = reg.create(cap=5)
     code = reg.new_rejoin_code(seat.id)
-    assert len(code) == CODE_CHARS and code not in reg.path.read_text()
+    assert len(code) == CODE_CHARS and code not in reg.state.read("seats.json")
     for typed in (code, code.lower(), " ".join(code[i:i + 4] for i in range(0, CODE_CHARS, 4)),
                   "-".join(code[i:i + 5] for i in range(0, CODE_CHARS, 5))):
         got = reg.rejoin(typed)
@@ -184,6 +186,7 @@ def test_roster_rows(tmp_path):
     assert row.as_dict()["seat"] == a.id
 
 
+@pytest.mark.parametrize("class_state_backend", ["files"], indirect=True)  # a file's own damage
 def test_a_damaged_registry_is_kept_aside(tmp_path):
     reg = SeatRegistry(tmp_path)
     reg.path.parent.mkdir(parents=True)
@@ -334,5 +337,5 @@ def test_in_class_mode_a_link_never_chooses_the_space(tmp_path, requested):
 def test_registry_file_is_plain_json(tmp_path):
     reg = SeatRegistry(tmp_path)
     seat, _ = reg.create(cap=5)
-    data = json.loads(reg.path.read_text())
+    data = json.loads(reg.state.read("seats.json"))
     assert data["version"] == 1 and data["seats"][0]["id"] == seat.id and data["seats"][0]["code"] is None

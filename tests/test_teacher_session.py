@@ -13,13 +13,15 @@ from rag_metrics.server.seats import TEACHER_COOKIE
 from rag_metrics.teacher_sessions import TeacherSessions
 from ui import teacher_route
 
+pytestmark = pytest.mark.usefixtures("class_state_backend")  # files and PostgreSQL (issue 52)
+
 KEY = "the teacher's long key 42"
 
 
 def test_sessions_end_everywhere_and_with_a_new_key(tmp_path):
     ts = TeacherSessions(tmp_path)
     a, b = ts.open(KEY), ts.open(KEY)
-    assert ts.valid(a, KEY) and ts.valid(b, KEY) and a not in ts.path.read_text()  # stored hashed
+    assert ts.valid(a, KEY) and ts.valid(b, KEY) and a not in ts.state.read(ts.name)  # stored hashed
     assert not ts.valid(a, "a new key for the class")
     assert not ts.valid(a, KEY, now=10**11)  # expired
     TeacherSessions(tmp_path).end_all()  # sign out in another process
@@ -81,14 +83,19 @@ def test_the_launcher_installs_the_route():
 
 
 # ---- issue 50: a teacher in control -------------------------------------------------------------------
-def test_a_wrong_claim_is_refused_without_a_write(tmp_path):
+def test_a_wrong_claim_is_refused_without_a_write(tmp_path, monkeypatch):
     ts = TeacherSessions(tmp_path)
     code = ts.claim(ts.open(KEY))
-    before = ts.path.stat()
+    before = ts.path.stat() if ts.state.kind == "files" else None
+    changes: list[str] = []
+    change = ts.state.change
+    monkeypatch.setattr(ts.state, "change", lambda name: changes.append(name) or change(name))
     for i in range(50):  # a flood of forged claims
         assert ts.redeem(f"forged claim number {i:04d} xxxxxx") is None
-    after = ts.path.stat()
-    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)  # the store was not rewritten
+    assert changes == []  # no change opened: no lock taken, no transaction, nothing written
+    if before is not None:
+        after = ts.path.stat()
+        assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)  # the store was not rewritten
     assert ts.redeem(code) is not None  # the real one still works
 
 
@@ -128,9 +135,9 @@ def test_the_one_time_link_signs_in_once_then_never(tmp_path):
     assert ts.use_link(link, spec, now=1601.0) == "this sign-in link has expired"
     forged = link[:-1] + ("A" if link[-1] != "A" else "B")
     assert ts.use_link(forged, spec, now=1001.0) == "this sign-in link is not valid"
-    assert not ts.path.exists()  # wrong and expired links wrote nothing
+    assert ts.state.read(ts.name) is None  # wrong and expired links wrote nothing
     assert ts.use_link(link, spec, now=1001.0) is None
-    assert link not in ts.path.read_text()  # stored hashed
+    assert link not in ts.state.read(ts.name)  # stored hashed
     assert TeacherSessions(tmp_path).use_link(link, spec, now=1002.0) == "this sign-in link was used already"
     assert ts.use_link(link, None, now=1001.0) == "this sign-in link is not valid"  # no link given to this process
 
@@ -145,7 +152,7 @@ def test_wrong_guesses_are_slowed_never_refused(tmp_path):
     delays = [count_wrong_guess(rates, "10.0.0.1", b, now=100.0 + i)[2] for i in range(30)]
     assert delays[:10] == [0.0] * 10 and delays[10:14] == [1.0, 2.0, 4.0, 8.0] and max(delays) == MAX_DELAY_S
     assert count_wrong_guess(rates, "10.0.0.2", b, now=140.0)[2] == 0.0  # another address is not slowed
-    assert len(rates.path.read_text()) < 4000  # a flood keeps the rate file small
+    assert len(rates.state.read(rates.name)) < 4000  # a flood keeps the rate file small
 
 
 def test_every_app_process_logs_the_class_with_time(monkeypatch):

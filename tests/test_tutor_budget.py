@@ -2,10 +2,14 @@
 (``limit`` over [lab.budgets] with the teacher's numbers in their place) and the class's shared ledger."""
 from __future__ import annotations
 
+import pytest
+
 from rag_metrics.budget_limits import Budgets, parse_budgets
 from rag_metrics.budgets import TutorLedger, TutorPlan, TutorSettings
 from rag_metrics.server.access import STUDENT, TEACHER, Caller, operator
 from rag_metrics.server.policy import allowed, limit
+
+pytestmark = pytest.mark.usefixtures("class_state_backend")  # files and PostgreSQL (issue 52)
 
 STUDENT_SEAT = Caller(STUDENT, space="seat-1", seat="1")
 
@@ -42,5 +46,6 @@ def test_the_teachers_settings_survive_and_a_broken_file_reads_as_the_defaults(t
     s = TutorSettings(tmp_path)
     s.save(TutorPlan(False, 0, 5000))
     assert TutorSettings(tmp_path).load() == TutorPlan(False, 0, 5000)
-    s.path.write_text('{"enabled": "no", "questions": -4, "tokens": true}', encoding="utf-8")
+    with s.state.change(s.name) as doc:  # the file, or the PostgreSQL row, written by hand
+        doc.text = '{"enabled": "no", "questions": -4, "tokens": true}'
     assert s.load() == TutorPlan()

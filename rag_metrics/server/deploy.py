@@ -538,6 +538,26 @@ class _suppress:
         return True
 
 
+def check_state(env: dict[str, str]) -> str:
+    """Where the class keeps its shared state (:mod:`rag_metrics.io.state`), said for the operator:
+    ``files in <workspace>/.class``, or the PostgreSQL (redacted), reached and migrated now, so a wrong
+    address or password stops the start with a message instead of failing in every app process."""
+    from rag_metrics.errors import InputError
+    from rag_metrics.io.state import PostgresState, state_dsn, where
+
+    try:
+        dsn = state_dsn(env)
+        if not dsn:
+            ws = env.get("RAG_METRICS_WORKSPACE") or "the workspace"
+            return f"files in {ws}/.class (one host; --state postgresql://... for several)"
+        backend = PostgresState(dsn, connections=1)
+        backend.read("seats.json")  # connects, applies the migrations
+        backend.close()
+    except InputError as e:
+        raise SystemExit(f"lab class: {e}") from None
+    return f"PostgreSQL {where(dsn)}"
+
+
 def addresses(bind: str) -> list[str]:
     """The addresses students can open (the machine's own when bound to every interface)."""
     if bind not in ("0.0.0.0", "::", ""):
@@ -556,6 +576,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--port", type=int, default=8501)
     ap.add_argument("--address", default="0.0.0.0")
     ap.add_argument("--dry-run", action="store_true", help="print the nginx configuration and exit")
+    ap.add_argument("--state", default="", metavar="postgresql://...",
+                    help="the class's shared state (seats, budgets, teacher sessions) in this PostgreSQL, for a class "
+                         "on several hosts; write its password as ${VAR} (default: lab.state, else files in the "
+                         "workspace)")
+    ap.add_argument("--workspace", default="", metavar="FOLDER",
+                    help="the class's workspace folder (RAG_METRICS_WORKSPACE), e.g. shared storage every host mounts")
     ap.add_argument("--app-user", choices=APP_USERS, default="unprivileged",
                     help="started as root, the app processes run as an unprivileged user (default); 'current' keeps "
                          "root, allowed on a loopback --address only (tests from a clone closed to other users)")
@@ -569,7 +595,13 @@ def main(argv: list[str] | None = None) -> int:
     from rag_metrics.teacher_sessions import LINK_ENV, LINK_TTL, new_link
 
     link, spec = new_link()  # the operator's one-time sign-in: the app processes get only its hash and expiry
-    dep = ClassDeployment(args.procs, args.port, args.address, env={LINK_ENV: spec}, app_args=tuple(rest),
+    env = {LINK_ENV: spec}
+    if args.workspace:
+        env["RAG_METRICS_WORKSPACE"] = str(Path(args.workspace).expanduser().resolve())
+    if args.state:
+        env["RAG_METRICS_STATE"] = args.state
+    state = check_state({**environment(), **env})
+    dep = ClassDeployment(args.procs, args.port, args.address, env=env, app_args=tuple(rest),
                           app_user=args.app_user)
     user = dep.prepare()
     if check_app_user(args.app_user, args.address):
@@ -583,6 +615,7 @@ def main(argv: list[str] | None = None) -> int:
         import getpass
 
         print(f"lab class: the app processes run as {getpass.getuser()} (who started ./lab class)", flush=True)
+    print(f"lab class: the class's state (seats, budgets, teacher sessions) in {state}", flush=True)
     stop = {"now": False}
 
     def on_signal(*_: object) -> None:

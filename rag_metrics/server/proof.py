@@ -135,9 +135,18 @@ class SeatProofs(_JsonStore):
     name = "proofs.json"
 
     def key(self) -> bytes:
-        """The server's secret (32 random bytes, made on first use, readable by the server only)."""
+        """The server's secret (32 random bytes, made on first use, readable by the server only; with
+        ``lab.state`` in PostgreSQL, the document ``proof_key``, hex, made once for every host)."""
         from rag_metrics.io.files import atomic_write_bytes, locked
 
+        if getattr(self.state, "kind", "files") != "files":
+            got = self.state.read(_KEY_FILE) or ""
+            if len(got) == 64:
+                return bytes.fromhex(got)
+            with self.state.change(_KEY_FILE) as doc:
+                if len(doc.text or "") != 64:
+                    doc.text = secrets.token_bytes(32).hex()
+                return bytes.fromhex(doc.text or "")
         path = self.path.with_name(_KEY_FILE)
         try:
             data = path.read_bytes()

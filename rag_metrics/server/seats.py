@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from rag_metrics.errors import InputError
-from rag_metrics.io.files import atomic_write_text, loads_json
+from rag_metrics.io.files import loads_json
 from rag_metrics.server.access import STUDENT, TEACHER, Caller
 
 __all__ = [
@@ -208,11 +208,14 @@ class SeatRegistry:
     """The seats of the class, in ``<root>/.class/seats.json`` (``root``: the workspace root,
     default :func:`rag_metrics.workspace.store.default_workspace_dir`)."""
 
-    def __init__(self, root: str | os.PathLike[str] | None = None) -> None:
+    def __init__(self, root: str | os.PathLike[str] | None = None, state: Any = None) -> None:
+        from rag_metrics.io.state import class_state
         from rag_metrics.workspace.store import default_workspace_dir
 
         self.root = Path(root) if root is not None else default_workspace_dir()
         self.path = self.root / CLASS_DIR / REGISTRY_FILE
+        #: where the registry lives: the file above, or PostgreSQL (``lab.state``; :mod:`rag_metrics.io.state`)
+        self.state = state if state is not None else class_state(self.root)
 
     def __repr__(self) -> str:
         return f"SeatRegistry({str(self.path)!r})"
@@ -221,11 +224,13 @@ class SeatRegistry:
     def _read(self) -> tuple[list[dict[str, Any]], bool]:
         """``(seat records, damaged)``: a missing file is no seat; a damaged one reads as no seat
         and is kept aside on the next write."""
-        try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
+        return self._parse(self.state.read(REGISTRY_FILE))
+
+    @staticmethod
+    def _parse(text: str | None) -> tuple[list[dict[str, Any]], bool]:
+        if text is None:
             return [], False
-        except (OSError, ValueError):
+        if not text:
             return [], True
         raw, msg, _ = loads_json(text)
         if msg is not None:
@@ -240,15 +245,13 @@ class SeatRegistry:
     @contextlib.contextmanager
     def _change(self) -> Iterator[list[dict[str, Any]]]:
         """A locked read-modify-write of the seat records (written atomically on success)."""
-        from rag_metrics.workspace.store import _locked
-
-        with _locked(self.path):
-            records, damaged = self._read()
-            if damaged and self.path.exists():
-                with contextlib.suppress(OSError):
+        with self.state.change(REGISTRY_FILE) as doc:
+            records, damaged = self._parse(doc.text)
+            if damaged and doc.text is not None and getattr(self.state, "kind", "files") == "files":
+                with contextlib.suppress(OSError):  # a damaged file is kept aside
                     shutil.copyfile(self.path, self.path.with_name(f"seats.damaged-{time.time_ns()}.json"))
             yield records
-            atomic_write_text(self.path, json.dumps({"version": 1, "seats": records}, indent=1) + "\n")
+            doc.text = json.dumps({"version": 1, "seats": records}, indent=1) + "\n"
 
     @staticmethod
     def _seat(r: dict[str, Any]) -> Seat:

@@ -15,12 +15,12 @@ import re
 from collections.abc import Iterator, Mapping
 from urllib.parse import urlsplit, urlunsplit
 
-from rag_metrics.config import class_mode_on, environment, variable
+from rag_metrics.config import REFERENCE, class_mode_on, environment, expand
 from rag_metrics.errors import InputError
 
 __all__ = ["SENSITIVE_HEADERS", "Variables", "has_literal_secret", "redact_dsn", "references", "resolve"]
 
-_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_REF = REFERENCE
 #: Header names whose values are secrets (compared case-insensitively).
 SENSITIVE_HEADERS = ("authorization", "proxy-authorization", "x-api-key", "api-key", "apikey", "cookie",
                      "x-auth-token")
@@ -85,18 +85,7 @@ def resolve(template: str, setting: str, env: Mapping[str, str] | None = None) -
             raise env.refusal(setting)
         return template
     source = environment() if env is None else env
-
-    def sub(m: re.Match[str]) -> str:
-        name = m.group(1)
-        value = source.get(name)
-        if value is None and env is not None and not isinstance(env, Variables):
-            value = variable(name)
-        if value is None:
-            raise InputError(f"{setting} refers to ${{{name}}}, which is not set; export {name}=... before "
-                             "starting (or add it to .streamlit/secrets.toml for the app)")
-        return str(value)
-
-    return _REF.sub(sub, template)
+    return expand(template, setting, source, environment_too=env is not None and not isinstance(env, Variables))
 
 
 def has_literal_secret(name: str, value: str) -> bool:
