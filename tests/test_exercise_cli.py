@@ -26,6 +26,7 @@ def test_list_names_every_exercise():
     assert p.returncode == 0, p.stderr
     assert "1. hit_rate_at_k" in p.stdout and "4. ndcg_at_k (+ dcg_at_k, mean_ndcg_at_k)" in p.stdout
     assert "7. analyze_failures" in p.stdout
+    assert "hit_rate_at_k: Hit rate@K (lesson 2, step 'hit_rate')" in p.stdout   # each exercise names its lesson
 
 
 def test_the_lessons_code_passes(tmp_path):

@@ -138,10 +138,13 @@ def _printed(report: str) -> list[str]:
 
 def _list() -> int:
     from rag_metrics.exercises import EXERCISES
+    from rag_metrics.lesson.course import COURSE
 
+    numbers = {x.key: x.number for x in COURSE}
     for n, ex in enumerate(EXERCISES, 1):
         extra = f" (+ {', '.join(ex.extra_functions)})" if ex.extra_functions else ""
-        print(f"{n}. {ex.name}{extra}: {ex.title['en']} (Lesson step {ex.step!r})")
+        print(f"{n}. {ex.name}{extra}: {ex.title['en']} (lesson {numbers.get(ex.lesson, ex.lesson)}, "
+              f"step {ex.step!r})")
     print("\nrag-metrics exercise check NAME FILE.py   checks your function NAME in FILE.py")
     return 0
 
