@@ -52,8 +52,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["EXPRESSION_SHARE", "GENERIC", "GENERIC_WEIGHT", "GuardResult", "KEY_MIN", "MIN_WEIGHT", "STATEMENT_SHARE",
-           "check_reply", "code_pieces", "protected_functions", "similarity"]
+__all__ = ["CODE_LINE", "EXPRESSION_SHARE", "GENERIC", "GENERIC_WEIGHT", "GuardResult", "KEY_MIN", "MIN_WEIGHT",
+           "STATEMENT_SHARE", "check_reply", "code_pieces", "numbers_in", "protected_functions", "similarity"]
 
 #: A part of :data:`GENERIC` weighs this share of its AST nodes.
 GENERIC_WEIGHT = 0.25
@@ -299,6 +299,7 @@ def _generic() -> frozenset[str]:
     return frozenset(out)
 
 
+@functools.lru_cache(maxsize=256)
 def _shape_of_text(code: str) -> _Shape:
     tree = _parse(code)
     return _shape(tree) if tree is not None else _Shape({}, {})
@@ -450,6 +451,7 @@ def similarity(piece: str, name: str) -> dict[str, float]:
     return best
 
 
+@functools.lru_cache(maxsize=1024)  # a streamed reply is checked again as it grows: its finished pieces repeat
 def _code_leak(piece: str, name: str, *, whole: bool, own: frozenset[str] = frozenset()
                ) -> tuple[str, str, dict[str, float]] | None:
     tree = _parse(piece)
@@ -516,13 +518,14 @@ def code_pieces(reply: str) -> tuple[list[str], list[str]]:
         if _looks_like_code(para):
             blocks.append(para)
         else:  # code lines inside prose ("Write this:" and then code without a fence)
-            loose.extend(line.strip() for line in para.splitlines() if _CODE_LINE.match(line))
+            loose.extend(line.strip() for line in para.splitlines() if CODE_LINE.match(line))
     if loose:
         blocks.append("\n".join(loose))
     return [b for b in blocks if b.strip()], spans
 
 
-_CODE_LINE = re.compile(r"^\s*(def |for |if |elif |while |return\b|[\w.\[\]'\"]+\s*(=|\+=|-=|\*=|/=)[^=]|"
+#: A line of prose that is code (a statement or a call), read as code even without a fence.
+CODE_LINE = re.compile(r"^\s*(def |for |if |elif |while |return\b|[\w.\[\]'\"]+\s*(=|\+=|-=|\*=|/=)[^=]|"
                         r"[\w.]+\(.*\)\s*$)")
 
 
