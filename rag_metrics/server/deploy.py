@@ -45,8 +45,8 @@ from pathlib import Path
 
 from rag_metrics.config import environment, setting
 
-__all__ = ["APP_LIMITS", "APP_USERS", "ClassDeployment", "check_app_user", "closed_to_others", "limit_args", "main",
-           "nginx_config"]
+__all__ = ["APP_LIMITS", "APP_USERS", "HOST_COOKIE", "ClassDeployment", "check_app_user", "check_state",
+           "closed_to_others", "hosts_nginx_config", "limit_args", "main", "nginx_config"]
 
 ROOT = Path(__file__).resolve().parents[2]
 ROUTE_COOKIE = "rml_route"
@@ -373,6 +373,62 @@ http {{
       proxy_send_timeout 1d;
       proxy_buffering off;
       add_header Set-Cookie "{ROUTE_COOKIE}=$rml_route; Path=/; SameSite=Strict; HttpOnly" always;
+{upstream}    }}
+  }}
+}}
+"""
+
+
+#: The cookie the nginx in front of several hosts routes by (as :data:`ROUTE_COOKIE` within one host).
+HOST_COOKIE = "rml_host"
+
+
+def hosts_nginx_config(listen: str, hosts: list[str], tmp: Path, *, show_upstream: bool = False,
+                       run_as: tuple[str, str] | None = None) -> str:
+    """The nginx in front of several hosts, each a ``./lab class`` (``hosts``: ``"10.0.0.11:8601"``, ...):
+    a browser stays on one host by the cookie :data:`HOST_COOKIE` (a random id nginx sets on the first
+    request, ``hash ... consistent``), websockets pass, and when a host fails the same cookie goes to another
+    host (``max_fails=1``, ``proxy_next_upstream``), where the seat (``lab.state``) and the saved work (the
+    shared workspace) are.  docs/class.md#several-machines shows it; the two-host test runs it."""
+    servers = "\n".join(f"    server {h} max_fails=1 fail_timeout=10s;" for h in hosts)
+    user = f"user {run_as[0]} {run_as[1]};\n" if run_as else ""
+    upstream = '      add_header X-Lab-Upstream $upstream_addr always;\n' if show_upstream else ""
+    return f"""{user}worker_processes 1;
+daemon off;
+pid {tmp}/nginx.pid;
+error_log {tmp}/error.log warn;
+events {{ worker_connections 4096; }}
+http {{
+  access_log off;
+  client_body_temp_path {tmp}/body;
+  proxy_temp_path {tmp}/proxy;
+  fastcgi_temp_path {tmp}/fastcgi;
+  uwsgi_temp_path {tmp}/uwsgi;
+  scgi_temp_path {tmp}/scgi;
+  client_max_body_size {MAX_BODY_MB}m;
+  server_tokens off;
+  map $cookie_{HOST_COOKIE} $rml_host {{ "" $request_id; default $cookie_{HOST_COOKIE}; }}
+  map $http_upgrade $connection_upgrade {{ default upgrade; "" close; }}
+  upstream lab_hosts {{
+    hash $rml_host consistent;
+{servers}
+  }}
+  server {{
+    listen {listen};
+    location = /_stcore/metrics {{ return 404; }}
+    location / {{
+      proxy_pass http://lab_hosts;
+      proxy_http_version 1.1;
+      proxy_set_header Upgrade $http_upgrade;
+      proxy_set_header Connection $connection_upgrade;
+      proxy_set_header Host $http_host;
+      proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+      proxy_set_header X-Forwarded-Proto $scheme;
+      proxy_read_timeout 1d;
+      proxy_send_timeout 1d;
+      proxy_buffering off;
+      proxy_next_upstream error timeout;
+      add_header Set-Cookie "{HOST_COOKIE}=$rml_host; Path=/; SameSite=Strict; HttpOnly" always;
 {upstream}    }}
   }}
 }}
