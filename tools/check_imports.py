@@ -8,6 +8,7 @@ A deferred import inside a function, and an ``if TYPE_CHECKING:`` import, count 
 """
 from __future__ import annotations
 
+import ast
 import sys
 from pathlib import Path
 
@@ -77,6 +78,17 @@ LIBRARY_ROOT = {"__init__", "__main__", "_compat", "config", "errors", "evaluati
 ROOT_PENDING = {"budgets", "budget_limits", "teacher_sessions"}
 
 
+#: The one module that touches ``st.session_state`` (issue 51); every other module goes through it.
+SESSION_DOOR = "ui/session.py"
+
+
+def session_state_uses(path: Path) -> list[int]:
+    """Lines of ``path`` that use ``st.session_state`` (or ``streamlit.session_state``) in code (not in text)."""
+    tree = ast.parse(path.read_text())
+    return sorted({n.lineno for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "session_state"
+                   and isinstance(n.value, ast.Name) and n.value.id in ("st", "streamlit")})
+
+
 def layout_problems() -> list[str]:
     """What breaks the layout rules, one line each (file, what, the fix)."""
     out = []
@@ -91,6 +103,13 @@ def layout_problems() -> list[str]:
                                                                               "from __future__")):
                 out.append(f"pages/{page.name}: imports something other than ui ({line.strip()}): import it in "
                            f"ui/{page.stem}.py")
+    for path in sorted((ROOT / "ui").glob("*.py")) + sorted((ROOT / "pages").glob("*.py")) + [ROOT / "app.py"]:
+        rel = str(path.relative_to(ROOT))
+        lines = session_state_uses(path) if rel != SESSION_DOOR else []
+        if lines:
+            out.append(f"{rel}: st.session_state on line(s) {', '.join(map(str, lines[:5]))}"
+                       f"{' ...' if len(lines) > 5 else ''}: read and write it through ui.session (value, item, has, "
+                       "default, set_value, pop, store)")
     for module in sorted((ROOT / "rag_metrics").glob("*.py")):
         if module.stem not in LIBRARY_ROOT | ROOT_PENDING:
             out.append(f"rag_metrics/{module.name}: a new module in the library root; put it in the package of its "

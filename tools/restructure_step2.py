@@ -24,6 +24,7 @@ import subprocess
 import sys
 import tokenize
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -262,6 +263,92 @@ def thin_page(name: str) -> bool:
     return True
 
 
+# ---- one door to session state ---------------------------------------------------------------------------
+#: the session module, the one place that reads ``st.session_state``
+SESSION_MODULE = "ui/session.py"
+
+
+def _is_ss(node: ast.AST) -> bool:
+    """``st.session_state``."""
+    return (isinstance(node, ast.Attribute) and node.attr == "session_state" and isinstance(node.value, ast.Name)
+            and node.value.id == "st")
+
+
+def _door_edits(tree: ast.AST, src: str, door: str = "session") -> list[tuple[int, int, str]]:
+    """The outermost uses of ``st.session_state`` and their rewrites through ``door`` (offsets into ``src``); the
+    uses inside them are copied as they are, and rewritten in the next round."""
+    lines = src.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def off(node: Any, end: bool = False) -> int:   # ast positions are UTF-8 byte columns
+        row, col = (node.end_lineno, node.end_col_offset) if end else (node.lineno, node.col_offset)
+        return starts[row - 1] + len(lines[row - 1].encode()[:col].decode())
+
+    def seg(node: ast.AST) -> str:
+        return src[off(node):off(node, True)]
+
+    found: list[tuple[ast.AST, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
+                and _is_ss(node.targets[0].value):
+            found.append((node, f"{door}.set_value({seg(node.targets[0].slice)}, {seg(node.value)})"))
+        elif isinstance(node, ast.Delete) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
+                and _is_ss(node.targets[0].value):
+            found.append((node, f"{door}.pop({seg(node.targets[0].slice)})"))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and _is_ss(node.func.value) \
+                and node.func.attr in ("get", "setdefault", "pop") and not node.keywords:
+            name = {"get": "value", "setdefault": "default", "pop": "pop"}[node.func.attr]
+            found.append((node, f"{door}.{name}({', '.join(seg(a) for a in node.args)})"))
+        elif isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn)) \
+                and _is_ss(node.comparators[0]):
+            neg = "not " if isinstance(node.ops[0], ast.NotIn) else ""
+            found.append((node, f"{neg}{door}.has({seg(node.left)})"))
+        elif isinstance(node, ast.Subscript) and _is_ss(node.value) and isinstance(node.ctx, ast.Load):
+            found.append((node, f"{door}.item({seg(node.slice)})"))
+        elif _is_ss(node):
+            found.append((node, f"{door}.store()"))
+    nodes = [n for n, _ in found]
+
+    def inside(a: ast.AST, b: ast.AST) -> bool:   # a strictly inside b
+        return a is not b and off(b) <= off(a) and off(a, True) <= off(b, True)
+
+    outermost = [(n, t) for n, t in found if not any(inside(n, m) for m in nodes)]
+    return [(off(n), off(n, True), t) for n, t in outermost]
+
+
+def session_door(path: Path) -> int:
+    """Rewrite every ``st.session_state`` of ``path`` through :mod:`ui.session`; returns how many.  The module is
+    imported as ``session``, or as ``ui_session`` where the file uses the name ``session`` for something else."""
+    src = path.read_text()
+    tree = ast.parse(src)
+    taken = any((isinstance(n, ast.Name) and n.id == "session" and isinstance(n.ctx, ast.Store))
+                or (isinstance(n, ast.arg) and n.arg == "session") for n in ast.walk(tree))
+    door = "ui_session" if taken else "session"
+    count = 0
+    while True:
+        edits = _door_edits(ast.parse(src), src, door)
+        if not edits:
+            break
+        for a, b, text in sorted(edits, reverse=True):
+            src = src[:a] + text + src[b:]
+        count += len(edits)
+    if count:
+        tree = ast.parse(src)
+        line = "from ui import session" + (" as ui_session" if taken else "")
+        if not re.search(rf"^{re.escape(line)}$", src, flags=re.M):
+            last = max(n.end_lineno or n.lineno for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom)))
+            lines = src.splitlines(keepends=True)
+            lines.insert(last, line + "\n")
+            src = "".join(lines)
+        if not any(isinstance(n, ast.Name) and n.id == "st" for n in ast.walk(ast.parse(src))):
+            # streamlit was imported for its session state only
+            src = re.sub(r"^import streamlit as st\n\n?", "", src, count=1, flags=re.M)
+        path.write_text(src)
+    return count
+
+
 #: ``--now``: what can move while other work is under way (those modules and pages are being changed elsewhere)
 LATER_MOVES = ("rag_metrics.budgets", "rag_metrics.teacher_sessions")
 LATER_PAGES = ("class_progress",)
@@ -296,11 +383,16 @@ def main(argv: list[str]) -> int:
         _fold(old, new)
     _compat(table)
     thinned = [n for n in THIN_PAGES if thin_page(n)]
+    doors = 0
+    if "--session" in argv:
+        for f in sorted((ROOT / "ui").glob("*.py")) + sorted((ROOT / "pages").glob("*.py")):
+            if str(f.relative_to(ROOT)) not in dirty and str(f.relative_to(ROOT)) != SESSION_MODULE:
+                doors += session_door(f)
     changed = [n for n in _git("diff", "--name-only", "HEAD").splitlines()
                if n.endswith(".py") and (ROOT / n).exists() and n not in dirty]
     subprocess.run([sys.executable, "-m", "ruff", "check", "-q", "--fix", "--select", "I", *changed], cwd=ROOT)
     print(f"moved {len(MOVES)} modules, folded {len(FOLDS)}; the old paths warn through rag_metrics/_compat.py; "
-          f"{len(thinned)} pages thin ({', '.join(thinned)})")
+          f"{len(thinned)} pages thin ({', '.join(thinned)}); {doors} uses of st.session_state through ui.session")
     return 0
 
 

@@ -24,7 +24,7 @@ from rag_metrics.compare.paired import DECISION_RULE, comparison_summary, interv
 from rag_metrics.evaluation import CI_CONFIDENCE, CI_RESAMPLES, CI_SEED
 from rag_metrics.metrics.answer_registry import ANSWER_METRICS
 from rag_metrics.systems.ownership import system_stores
-from ui import cache_answers, compare_views, encoding, state, views
+from ui import cache_answers, compare_views, encoding, session, state, views
 from ui.keys import ANSWERS_CMP_A as KEY_A
 from ui.keys import ANSWERS_CMP_B as KEY_B
 from ui.keys import ANSWERS_PUBLISHED as _PUBLISHED
@@ -50,7 +50,7 @@ class CurrentAnswers:
 
 def publish(items: Any, items_key: str, source: str) -> None:
     """Called by the Answers page: the answers it shows become the other pages' answers."""
-    st.session_state[_PUBLISHED] = (tuple(items), items_key, source)
+    session.set_value(_PUBLISHED, (tuple(items), items_key, source))
 
 
 def _answer_logs(corpus_name: str) -> list[tuple[Any, Any]]:
@@ -114,7 +114,7 @@ def _sources(ctx: Any = None) -> list[tuple[tuple, str, str, Any, str]]:
         mine = stored_answers(settings.corpus, settings.system)
         if mine is not None:
             found.append(mine)
-    pub = st.session_state.get(_PUBLISHED)
+    pub = session.value(_PUBLISHED)
     if isinstance(pub, tuple) and len(pub) == 3 and all(pub[1] != f[1] for f in found):
         found.append(pub)
     items, _ = cache_answers.answers_sample()
@@ -211,8 +211,8 @@ def compare_section(ctx: Any) -> None:
         return
     c1, c2 = st.columns(2)
     for key, fallback in ((KEY_A, names[0]), (KEY_B, names[1])):
-        if st.session_state.get(key) not in names:
-            st.session_state[key] = fallback
+        if session.value(key) not in names:
+            session.set_value(key, fallback)
     a = c1.selectbox("Answer system A", names, key=KEY_A)
     b = c2.selectbox("Answer system B", names, key=KEY_B)
     if a == b:

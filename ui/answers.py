@@ -24,7 +24,7 @@ from rag_metrics.config import variable
 from rag_metrics.errors import InputError
 from rag_metrics.metrics.answer_registry import ANSWER_METRICS
 from rag_metrics.server.connections import judge_api_key
-from ui import answer_views, cache_answers, encoding, server, state, views
+from ui import answer_views, cache_answers, encoding, server, session, state, views
 from ui.keys import ANSWERS_CONC as KEY_CONC
 from ui.keys import ANSWERS_EMBED as KEY_EMBED
 from ui.keys import ANSWERS_JSON as KEY_JSON
@@ -69,8 +69,8 @@ def _class_judge_form(env: Any) -> Any:
     extra = {k: judge[k] for k in ("timeout", "max_retries", "temperature", "top_p", "max_tokens") if k in judge}
     try:
         cfg = JudgeConfig(str(judge["base_url"]), str(judge["chat_model"]), str(embed) if embed else None,
-                          n_questions=int(st.session_state[KEY_NQ]), concurrency=int(st.session_state[KEY_CONC]),
-                          json_mode=bool(st.session_state[KEY_JSON]), **extra)
+                          n_questions=int(session.item(KEY_NQ)), concurrency=int(session.item(KEY_CONC)),
+                          json_mode=bool(session.item(KEY_JSON)), **extra)
     except (InputError, TypeError) as err:
         views.input_error(InputError(f"the class's judge (lab.judge) is misconfigured: {err}"), "Judge settings")
         return None
@@ -104,12 +104,12 @@ def judge_form() -> Any:
         go = st.form_submit_button("Run the LLM judge", icon=":material/gavel:", type="primary")
     if not go:
         return None
-    var = (st.session_state.get(KEY_KEYVAR) or DEFAULT_KEY_ENV).strip()
+    var = (session.value(KEY_KEYVAR) or DEFAULT_KEY_ENV).strip()
     try:
-        cfg = JudgeConfig(st.session_state.get(KEY_URL) or "", st.session_state.get(KEY_MODEL) or "",
-                          st.session_state.get(KEY_EMBED) or None, api_key_env=var,
-                          n_questions=int(st.session_state[KEY_NQ]), concurrency=int(st.session_state[KEY_CONC]),
-                          json_mode=bool(st.session_state[KEY_JSON]))
+        cfg = JudgeConfig(session.value(KEY_URL) or "", session.value(KEY_MODEL) or "",
+                          session.value(KEY_EMBED) or None, api_key_env=var,
+                          n_questions=int(session.item(KEY_NQ)), concurrency=int(session.item(KEY_CONC)),
+                          json_mode=bool(session.item(KEY_JSON)))
     except InputError as err:
         views.input_error(err, "Judge settings")
         return None
@@ -152,7 +152,7 @@ def run_llm(items: list[AnswerItem], items_key: str, cfg: Any, api_key: str | No
     spent = judge.last_progress
     if spent is not None:
         account(spent.done - spent.cache_hits, spent.tokens)
-    st.session_state[_RESULT] = (items_key, cfg.name, ev, spent)
+    session.set_value(_RESULT, (items_key, cfg.name, ev, spent))
     bar.empty()
 
 
@@ -216,14 +216,14 @@ SAMPLE, STORED, UPLOAD = "Shipped sample answers", "A system added on Systems", 
 def remembered(key: str, options: list, fallback: Any) -> None:
     """Give the widget ``key`` the value it had when the page was last shown (Streamlit drops a
     widget's state when its page is left), else ``fallback``."""
-    st.session_state[key] = st.session_state.get(key, st.session_state.get(_kept(key), fallback))
-    if st.session_state[key] not in options:
-        st.session_state[key] = fallback
+    session.set_value(key, session.value(key, session.value(_kept(key), fallback)))
+    if session.item(key) not in options:
+        session.set_value(key, fallback)
 
 
 def keep(key: str) -> None:
     """Remember the widget ``key``'s value for the next visit (see :func:`remembered`)."""
-    st.session_state[_kept(key)] = st.session_state.get(key)
+    session.set_value(_kept(key), session.value(key))
 
 
 def source_choice(stored: list[str], sidebar_system: str) -> tuple[str, str | None]:

@@ -28,6 +28,7 @@ from rag_metrics.systems.evaluation import evaluate_systems
 from rag_metrics.systems.store import SystemStore
 from rag_metrics.types import OUT_OF_SCOPE, GoldenQuery, GoldenSet
 from ui import bring_mapping, server, state, systems, views, workers
+from ui import session as ui_session
 from ui.keys import BRING_FILES as KEY_FILES
 from ui.keys import BRING_NAME as KEY_NAME
 from ui.keys import BRING_PAIR as KEY_PAIR
@@ -99,7 +100,7 @@ def _question_budget() -> int | None:
 def read_dropped(files: list[tuple[str, bytes]]) -> list[Dropped]:
     """Each file read once per content (kept in the session by name and hash); a golden set over the
     seat's budget is refused on its size, before it is parsed."""
-    memo: dict[str, Dropped] = st.session_state.setdefault(_READ_CACHE, {})
+    memo: dict[str, Dropped] = ui_session.default(_READ_CACHE, {})
     out = []
     cap = _question_budget()
     for name, data in files:
@@ -217,13 +218,13 @@ def bring_in(ctx: Any, items: list[Dropped], name: str, golden_from_log: bool = 
     the next run, through :data:`KEY_PENDING`, checked again in full)."""
     pair = pair_of(items)
     if pair is not None:  # qrels and runs dropped together: each other's, as the CLI reads them
-        st.session_state[KEY_PAIR] = {"name": name, "qrels": (pair[0].name, pair[0].data),
-                                      "runs": [(it.name, it.data) for it in pair[1]]}
-        st.session_state.pop(KEY_SYSTEM, None)
+        ui_session.set_value(KEY_PAIR, {"name": name, "qrels": (pair[0].name, pair[0].data),
+                                      "runs": [(it.name, it.data) for it in pair[1]]})
+        ui_session.pop(KEY_SYSTEM, None)
         return Outcome(done=[f"{', '.join(it.name for it in pair[1])} scored against {pair[0].name} (dropped "
                              "together: as rag-metrics evaluate --qrels --run reads them; the app's golden set and "
                              "systems are unchanged)"])
-    st.session_state.pop(KEY_PAIR, None)
+    ui_session.pop(KEY_PAIR, None)
     corpus = _corpus_of(items)
     gold = _golden_of(items)
     over = _over_budget(corpus, gold)
@@ -242,11 +243,11 @@ def bring_in(ctx: Any, items: list[Dropped], name: str, golden_from_log: bool = 
         rest = [it for it in items if "system" in it.roles
                 or ("golden" in it.roles and "corpus" not in it.roles and it is not gold)
                 or (it is gold and seed is None and "corpus" not in it.roles)]
-        st.session_state[KEY_PENDING] = {"name": name, "golden_from_log": golden_from_log,
+        ui_session.set_value(KEY_PENDING, {"name": name, "golden_from_log": golden_from_log,
                                          "files": [(it.name, it.data) for it in rest],
                                          # a corpus dropped with a log is the log's: its questions start the
                                          # corpus's golden set when it has none (nothing is replaced)
-                                         "log_corpus": gold is None and _golden_from_log(ctx, items) is not None}
+                                         "log_corpus": gold is None and _golden_from_log(ctx, items) is not None})
         return Outcome(done=[f"Corpus {cname!r} selected ({len(c)} documents)"
                              + (" with its golden set" if seed else "")])
     session = None
@@ -276,7 +277,7 @@ def bring_in(ctx: Any, items: list[Dropped], name: str, golden_from_log: bool = 
     out, added = change.bring_in(session, systems.store(ctx), golden=golden, golden_done=done, uploads=uploads,
                                  chunks=ctx.chunks.chunks, max_questions=_question_budget(), refused=refused)
     if added:
-        st.session_state[KEY_SYSTEM] = added[-1].name
+        ui_session.set_value(KEY_SYSTEM, added[-1].name)
     return out
 
 
@@ -340,7 +341,7 @@ def pair_verdict(ctx: Any) -> bool:
     from rag_metrics.evaluation import evaluate
     from rag_metrics.systems.uploads import run_for_qrels
 
-    pair = st.session_state.get(KEY_PAIR)
+    pair = ui_session.value(KEY_PAIR)
     if not pair:
         return False
     qname, qdata = pair["qrels"]

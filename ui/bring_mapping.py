@@ -17,7 +17,7 @@ import streamlit as st
 from rag_metrics.errors import InputError
 from rag_metrics.formats import describe_bytes
 from rag_metrics.io.mapping import TARGETS, field_paths, parse_map, preview_rows, read_rows, shape_key
-from ui import state, views
+from ui import session, state, views
 from ui.context import SAMPLE
 from ui.keys import BRING_MAPS as KEY_MAPS
 from ui.keys import KEY_CORPUS
@@ -50,7 +50,7 @@ def _key(name: str, data: bytes) -> str:
 def _workspace() -> Any:
     from ui.spaces import workspace
 
-    return workspace(st.session_state.get(KEY_CORPUS, SAMPLE))
+    return workspace(session.value(KEY_CORPUS, SAMPLE))
 
 
 def saved_maps() -> dict[str, str]:
@@ -64,7 +64,7 @@ def saved_maps() -> dict[str, str]:
 
 def _shape(name: str, data: bytes) -> tuple[str, list[Any]] | None:
     """The file's shape and its first rows (None when it holds no rows of objects), once per content."""
-    memo: dict[str, Any] = st.session_state.setdefault(_SHAPES, {})
+    memo: dict[str, Any] = session.default(_SHAPES, {})
     key = _key(name, data)
     if key not in memo:
         try:
@@ -82,7 +82,7 @@ def _shape(name: str, data: bytes) -> tuple[str, list[Any]] | None:
 def mapping_for(name: str, data: bytes) -> str | None:
     """The mapping to read a dropped file with: the one given for it on this page, else the one kept
     for its shape, else None (read as it is)."""
-    given = st.session_state.get(KEY_MAPS, {}).get(_key(name, data))
+    given = session.value(KEY_MAPS, {}).get(_key(name, data))
     if given is not None:
         return given or None  # "": read without a mapping (the user said so)
     saved = saved_maps()
@@ -143,7 +143,7 @@ def form(name: str, data: bytes, read_ok: bool) -> None:
             except InputError as e:
                 st.error(views.esc(str(e)), icon=":material/error:")
                 return
-            st.session_state.setdefault(KEY_MAPS, {})[_key(name, data)] = cmap.spec
+            session.default(KEY_MAPS, {})[_key(name, data)] = cmap.spec
             kept = ""
             try:
                 _workspace().save_settings(**{SETTING: {**saved_maps(), shape[0]: cmap.spec}})
@@ -153,5 +153,5 @@ def form(name: str, data: bytes, read_ok: bool) -> None:
             state.notice(f"{views.esc(name)} read with the mapping {views.esc(cmap.spec)}{kept}.")
             st.rerun()
         if in_use and right.button("Read without a mapping", key=f"bring_map_off_{digest}"):
-            st.session_state.setdefault(KEY_MAPS, {})[_key(name, data)] = ""
+            session.default(KEY_MAPS, {})[_key(name, data)] = ""
             st.rerun()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import bring, bring_mapping, state, views
+from ui import bring, bring_mapping, session, state, views
 from ui.keys import BRING_FILES, BRING_FROM_LOG, BRING_NAME, BRING_PENDING, BRING_SYSTEM
 
 
@@ -23,7 +23,7 @@ def render() -> None:
                "docs/your-files.md lists every format.")
     views.show_notice()
 
-    pending = st.session_state.pop(BRING_PENDING, None)
+    pending = session.pop(BRING_PENDING, None)
     if pending:  # a new corpus was selected on the last run: the golden set and the systems follow now
         from_log = pending["golden_from_log"] or (pending.get("log_corpus", False) and len(ctx.golden) == 0)
         state.notice_outcome(bring.bring_in(ctx, bring.read_dropped(pending["files"]), pending["name"], from_log))
@@ -56,7 +56,7 @@ def render() -> None:
     bring.labels_to_confirm(ctx)
 
     views.section("4. The verdict", f"Means at K = {ctx.k} with 95% bootstrap intervals, by the sidebar's conventions.")
-    chosen = st.session_state.get(BRING_SYSTEM)
+    chosen = session.value(BRING_SYSTEM)
     if bring.pair_verdict(ctx):
         pass
     elif not chosen or not bring.verdict(ctx, chosen):

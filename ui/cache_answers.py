@@ -18,7 +18,7 @@ from rag_metrics.errors import InputError
 from rag_metrics.retrieval.choice import thresholds_for
 from rag_metrics.systems.store import SystemStore
 from rag_metrics.types import GoldenSet
-from ui import workers
+from ui import session, workers
 from ui.cache import _default_cache_dir, _encoders, embedding_cache
 from ui.keys import ANSWERS_RESULT
 
@@ -112,7 +112,7 @@ def answers_report_section(_ev: Any, ev_key: str, source: str) -> Any:
 
 def llm_result(items_key: str) -> tuple[Any, Any] | None:
     """The last LLM judge result for these items in this session, if any (the Answers page keeps it)."""
-    r = st.session_state.get(ANSWERS_RESULT)
+    r = session.value(ANSWERS_RESULT)
     if r is None or r[0] != items_key:
         return None
     return r[2], r[3]

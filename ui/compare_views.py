@@ -17,7 +17,7 @@ from rag_metrics.compare.paired import INTERVAL_HEADER, MIN_EFFECT
 from rag_metrics.errors import InputError
 from rag_metrics.evaluation import EvaluationResult
 from rag_metrics.retrieval.encoders import DEFAULT_MODEL
-from ui import cache, cache_insights, sidebar, state, views
+from ui import cache, cache_insights, session, sidebar, state, views
 from ui.keys import CMP_CANCEL as CANCEL_KEY
 from ui.keys import CMP_SAVED as SAVED
 from ui.keys import compare_field as _wkey
@@ -112,7 +112,7 @@ def progress_step(slot: Any, prefix: str, cancel: CancelButton | None = None) ->
 
 def cancelled() -> bool:
     """True on the run right after the Cancel button of :func:`progress_step` was clicked."""
-    return bool(st.session_state.get(CANCEL_KEY))
+    return bool(session.value(CANCEL_KEY))
 
 
 # ---- widgets -------------------------------------------------------------------------------------
@@ -129,7 +129,7 @@ def defaults(ctx: state.Lab) -> dict[str, ab.Config]:
 
 def _restore(side: str, default: ab.Config) -> None:
     """Give the widgets their last values back (widget state is dropped while the page is hidden)."""
-    ss = st.session_state
+    ss = session.store()
     saved = ss.setdefault(SAVED, {})
     values = {"system": default.system, "retriever": default.retriever, "size": default.chunk_size,
               "overlap": default.chunk_overlap,
@@ -144,7 +144,7 @@ def config_widgets(side: str, default: ab.Config) -> ab.Config | None:
     """Retriever, chunk size and overlap, model, depth; returns the Config (None + an error box when
     the values are invalid)."""
     _restore(side, default)
-    ss = st.session_state
+    ss = session.store()
     stored = [n for n in state.system_names() if n not in sidebar.RETRIEVER_LABELS]
     mine = state.keep_choice(_wkey(side, "system"), ["", *stored], "")
     if stored:

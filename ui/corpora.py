@@ -10,15 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import streamlit as st
-
 from rag_metrics.errors import InputError
 from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 from rag_metrics.systems.ownership import own_name, visible_corpora
 from rag_metrics.types import Corpus, GoldenSet
 from rag_metrics.workspace.corpora import save_corpus, stored_corpora
 from rag_metrics.workspace.store import DEFAULT_SPACE, read_through
-from ui import cache, encoding
+from ui import cache, encoding, session
 from ui.context import SAMPLE, SAMPLE_LANGUAGES, ChunkSet, CorpusEntry, is_sample, sample_for_language, samples
 from ui.keys import CHUNKING, CORPORA, GOLDEN, KEY_CORPUS
 from ui.session import set_widget
@@ -42,7 +40,7 @@ def lesson_language() -> str:
 def follow_lesson_language(language: str) -> None:
     """The lesson switched to ``language``: when a sample is selected, select the sample in that
     language (a corpus of the user's own stays selected).  Call before the sidebar is drawn (a callback)."""
-    ss = st.session_state
+    ss = session.store()
     if is_sample(ss.get(KEY_CORPUS, SAMPLE)):
         ss[KEY_CORPUS] = sample_for_language(language)
 
@@ -55,14 +53,14 @@ def _kept() -> dict[str, Any]:
 
 def corpus_names() -> list[str]:
     """The sample, the corpora loaded in this session, then those kept in the workspace."""
-    loaded = list(st.session_state.get(CORPORA, {}))
+    loaded = list(session.value(CORPORA, {}))
     return [*samples(), *loaded, *(n for n in _kept() if n not in loaded)]
 
 
 def corpus_label(name: str) -> str:
     if is_sample(name):
         return cache.sample_info(SAMPLE_LANGUAGES[name]).label
-    e = st.session_state.get(CORPORA, {}).get(name)
+    e = session.value(CORPORA, {}).get(name)
     if e is None:
         kept = _kept().get(name)
         return kept.label if kept else name
@@ -70,14 +68,14 @@ def corpus_label(name: str) -> str:
 
 
 def corpus_entry(name: str | None = None) -> CorpusEntry:
-    name = name or st.session_state.get(KEY_CORPUS, SAMPLE)
+    name = name or session.value(KEY_CORPUS, SAMPLE)
     if is_sample(name):
         lang = SAMPLE_LANGUAGES[name]
         corpus, fp = cache.sample_corpus(lang)
         info = cache.sample_info(lang)  # its model: the one encoder rule (rag_metrics.retrieval.choice)
         return CorpusEntry(corpus, fp, "chunk", cache.sample_golden(lang), corpus_label(name),
                            encoding.corpus_model(corpus, fp, language=info.language, declared=info.model))
-    entries = st.session_state.setdefault(CORPORA, {})
+    entries = session.default(CORPORA, {})
     if name not in entries:  # kept in the workspace by an earlier session: read it back once
         from rag_metrics.systems.ownership import corpus_space
         from rag_metrics.workspace.corpora import load_corpus
@@ -97,7 +95,7 @@ def add_corpus(name: str, corpus: Corpus, *, level: str = "chunk", golden: Golde
     comes back after a reload or a restart; a corpus over the size cap stays in this session only,
     and its label says so) and select it.  A student's corpus named like a shared one is kept as
     ``name (mine)``.  Returns its name."""
-    ss = st.session_state
+    ss = session.store()
     who = caller()
     if who.writes_to != DEFAULT_SPACE:
         name = own_name(who, name, frozenset({*SAMPLE_LANGUAGES, *(c.name for c in stored_corpora())}))
@@ -116,7 +114,7 @@ def add_corpus(name: str, corpus: Corpus, *, level: str = "chunk", golden: Golde
 
 def chunking(name: str | None = None) -> tuple[int, int]:
     """Chunk size and overlap of a corpus: this session's, else the workspace's, else the default."""
-    ss = st.session_state
+    ss = session.store()
     name = name or ss.get(KEY_CORPUS, SAMPLE)
     ss.setdefault(CHUNKING, {})
     if name not in ss[CHUNKING]:
@@ -135,8 +133,8 @@ def chunking(name: str | None = None) -> tuple[int, int]:
 
 def set_chunking(size: int, overlap: int, name: str | None = None) -> None:
     """Use another chunking for a corpus (saved in the workspace with the labels made on it)."""
-    name = name or st.session_state.get(KEY_CORPUS, SAMPLE)
-    st.session_state.setdefault(CHUNKING, {})[name] = (int(size), int(overlap))
+    name = name or session.value(KEY_CORPUS, SAMPLE)
+    session.default(CHUNKING, {})[name] = (int(size), int(overlap))
     workspace(name).save_settings(chunk_size=int(size), chunk_overlap=int(overlap))
 
 

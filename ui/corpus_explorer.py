@@ -13,7 +13,7 @@ from rag_metrics.io.corpus import MAX_FILE_BYTES, TEXT_SUFFIXES
 from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE, MIN_CHUNK_SIZE, chunk_corpus
 from rag_metrics.retrieval.defaults import DEFAULT_RETRIEVER
 from rag_metrics.workspace.corpora import MAX_CORPUS_BYTES
-from ui import cache, cache_insights, paging, server, state, views
+from ui import cache, cache_insights, paging, server, session, state, views
 from ui.keys import BROWSE_PAGE, CANCEL_LOAD, CANCEL_RECHUNK, LABEL_REPORT
 
 
@@ -146,7 +146,7 @@ def render() -> None:
     (the next run then finds everything cached).  Cancelled (the click stops this run at its next
     batch) or failed, the corpus stays loaded but the one selected before stays selected: no later
     run embeds it without a progress bar and a Cancel button."""
-        before = st.session_state.get(state.KEY_CORPUS)
+        before = session.value(state.KEY_CORPUS)
         try:
             _prewarm_steps(name)
         except BaseException:

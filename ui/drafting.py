@@ -26,6 +26,7 @@ from rag_metrics.retrieval.choice import text_encoders
 from rag_metrics.retrieval.defaults import RETRIEVER_KINDS
 from rag_metrics.server.policy import judge_plan
 from ui import cache, server, state, views
+from ui import session as ui_session
 from ui.judge_settings import judge_settings
 from ui.keys import AGREEMENT, LAST_COST, SUGGESTIONS, draft_reason, draft_text
 from ui.keys import DRAFT_REVIEW as REVIEW
@@ -37,11 +38,11 @@ from ui.keys import JUDGE_SAMPLES as SAMPLES
 def review(corpus: str) -> Any:
     from rag_metrics.authoring.drafting.review import DraftReview
 
-    return st.session_state.setdefault(REVIEW, {}).setdefault(corpus, DraftReview())
+    return ui_session.default(REVIEW, {}).setdefault(corpus, DraftReview())
 
 
 def suggestions(corpus: str) -> dict[tuple[str, str], Any]:
-    return st.session_state.setdefault(SUGGESTIONS, {}).setdefault(corpus, {})
+    return ui_session.default(SUGGESTIONS, {}).setdefault(corpus, {})
 
 
 def suggestion(corpus: str, query_id: str | None, chunk_id: str) -> Any:
@@ -184,7 +185,7 @@ def _on_accept(corpus: str, draft_id: str, then_label: bool) -> None:
     rv = review(corpus)
     session = state.golden_session(corpus)
     try:
-        text = st.session_state.get(draft_text(draft_id))
+        text = ui_session.value(draft_text(draft_id))
         if text is not None:
             rv.edit(draft_id, text, state.chunk_set(corpus).text)
         new = rv.accept(draft_id, session.golden)
@@ -199,12 +200,12 @@ def _on_accept(corpus: str, draft_id: str, then_label: bool) -> None:
         from ui.label_session import queue
 
         queue(corpus, session.golden).go(qid)
-        st.session_state[VIEW] = "label"
+        ui_session.set_value(VIEW, "label")
 
 
 def _on_reject(corpus: str, draft_id: str) -> None:
     try:
-        review(corpus).reject(draft_id, st.session_state.get(draft_reason(draft_id)) or "")
+        review(corpus).reject(draft_id, ui_session.value(draft_reason(draft_id)) or "")
     except InputError as err:
         state.notice(views.esc(str(err)), "error")
 
@@ -234,8 +235,8 @@ def render_drafts(ctx: Any) -> None:
         return
     st.caption(f"Planned: at most **{planned}** judge calls ({n} drafts + one answerability check per source chunk), "
                f"about {tokens:,} prompt tokens; cached replies cost nothing.")
-    if st.session_state.get(LAST_COST, {}).get("draft"):
-        st.caption(":material/receipt_long: Last run: " + st.session_state[LAST_COST]["draft"])
+    if ui_session.value(LAST_COST, {}).get("draft"):
+        st.caption(":material/receipt_long: Last run: " + ui_session.item(LAST_COST)["draft"])
     may = judge_gate("draft", planned, tokens)
     go = st.button(f"Draft {n} questions", key="draft_go", type="primary", icon=":material/edit_note:",
                    disabled=judge is None or not may)
@@ -259,7 +260,7 @@ def render_drafts(ctx: Any) -> None:
         account(res.calls, res.tokens)
         added = rv.add(res.drafts)
         bad = len(res.drafts) - sum(1 for d in res.drafts if d.ok)
-        st.session_state.setdefault(LAST_COST, {})["draft"] = (
+        ui_session.default(LAST_COST, {})["draft"] = (
             f"planned {res.planned}; {res.calls} call(s) made, {res.cache_hits} from the cache, {res.tokens:,} tokens")
         state.notice(f"{added} draft(s) added to the review queue" + (f"; {bad} without a usable question "
                      f"({', '.join(sorted({d.status for d in res.drafts if not d.ok}))})" if bad else "") + ".",
@@ -359,7 +360,7 @@ def _run_suggestions(ctx: Any, pairs: list[Any], judge: tuple[Any, str | None], 
     cfg, key = judge
     st.button("Stop", key=f"suggest_stop_{what}", icon=":material/cancel:")
     bar, progress = _progress_bar("Grading")
-    rj = RelevanceJudge(cfg, api_key=key, n_samples=int(st.session_state.get(SAMPLES) or 1),
+    rj = RelevanceJudge(cfg, api_key=key, n_samples=int(ui_session.value(SAMPLES) or 1),
                         policy=server.env().policy)
     with views.costly("Grading"):  # one of the process's worker slots (lab.budgets.workers)
         out = rj.grade(pairs, progress=progress)
@@ -367,7 +368,7 @@ def _run_suggestions(ctx: Any, pairs: list[Any], judge: tuple[Any, str | None], 
     lp = rj.last_progress
     if lp is not None:
         account(lp.done - lp.cache_hits, lp.prompt_tokens + lp.completion_tokens)
-    st.session_state.setdefault(LAST_COST, {})[what] = f"planned {rj.planned_calls(len(pairs))}; " + _cost(
+    ui_session.default(LAST_COST, {})[what] = f"planned {rj.planned_calls(len(pairs))}; " + _cost(
         rj.last_progress)
     store = suggestions(ctx.settings.corpus)
     for s in out:
@@ -430,8 +431,8 @@ def render_pool_candidates(ctx: Any, item: Any) -> None:
                 and judge is not None and todo and may:  # a forged click on the disabled button runs nothing
             _run_suggestions(ctx, todo, judge, "suggest")
             st.rerun()  # the chunks listed above show the suggestions too
-        if st.session_state.get(LAST_COST, {}).get("suggest"):
-            st.caption(":material/receipt_long: Last run: " + st.session_state[LAST_COST]["suggest"])
+        if ui_session.value(LAST_COST, {}).get("suggest"):
+            st.caption(":material/receipt_long: Last run: " + ui_session.item(LAST_COST)["suggest"])
         rows = [have.get((p.query_id, p.item_id)) or RelevanceSuggestion(p.query_id, p.item_id, None, "not_asked")
                 for p in pairs]
         by_id = {p.item_id: p for p in pairs}
@@ -492,16 +493,16 @@ def render_judge_vs_people(ctx: Any) -> None:
                f"judged by people. Planned: at most **{len(pairs) * n_samples}** judge calls, about "
                f"{planned_prompt_tokens(pairs, n_samples):,} prompt tokens "
                "(cached replies cost nothing).")
-    if st.session_state.get(LAST_COST, {}).get("agree"):
-        st.caption(":material/receipt_long: Last run: " + st.session_state[LAST_COST]["agree"])
+    if ui_session.value(LAST_COST, {}).get("agree"):
+        st.caption(":material/receipt_long: Last run: " + ui_session.item(LAST_COST)["agree"])
     key = (ctx.golden.fingerprint(), k, complete, tuple(runs))
     may = judge_gate("agree", len(pairs) * n_samples, planned_prompt_tokens(pairs, n_samples) if pairs else 0)
     if st.button(f"Grade {len(pairs)} pairs", key="agree_go", type="primary",
                  disabled=judge is None or not pairs or not may, icon=":material/gavel:") \
             and judge is not None and pairs and may:  # a forged click on the disabled button runs nothing
         out = _run_suggestions(ctx, pairs, judge, "agree")
-        st.session_state.setdefault(AGREEMENT, {})[corpus] = (key, out)
-    got = st.session_state.get(AGREEMENT, {}).get(corpus)
+        ui_session.default(AGREEMENT, {})[corpus] = (key, out)
+    got = ui_session.value(AGREEMENT, {}).get(corpus)
     if got is not None:
         if got[0] != key:
             st.caption("The labels, K or systems changed since the judge graded: grade again for current numbers.")

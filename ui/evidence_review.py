@@ -15,6 +15,7 @@ from rag_metrics.authoring.evidence_proposals import chunk_labels, propose_evide
 from rag_metrics.errors import InputError
 from rag_metrics.metrics.evidence import CorpusIndex
 from rag_metrics.types import GoldenSet
+from ui import session as ui_session
 from ui import state, views
 from ui.keys import EVIDENCE_POS as POS
 from ui.keys import evidence_decision as _wkey
@@ -40,7 +41,7 @@ def _on_propose(corpus: str, chunks) -> None:
 
 
 def _on_move(corpus: str, step: int, size: int) -> None:
-    pos = st.session_state.setdefault(POS, {})
+    pos = ui_session.default(POS, {})
     pos[corpus] = max(0, min(size - 1, pos.get(corpus, 0) + step))
 
 
@@ -52,7 +53,7 @@ def _on_save(corpus: str, qid: str, chunks, then_next: bool) -> None:
         return
     decisions: dict[int, bool] = {}
     for i in range(len(q.proposed_evidence)):
-        choice = st.session_state.get(_wkey(qid, i))
+        choice = ui_session.value(_wkey(qid, i))
         if choice in DECISIONS:
             decisions[i] = choice == "Accept"
     new_q = review(q, decisions)
@@ -68,7 +69,7 @@ def _on_save(corpus: str, qid: str, chunks, then_next: bool) -> None:
     state.notice_saved(session, res, f"Saved: {accepted} passage(s) accepted, {len(decisions) - accepted} rejected "
                        f"for “{views.esc(q.question.strip()[:80])}”.")
     if then_next:
-        pos = st.session_state.setdefault(POS, {})
+        pos = ui_session.default(POS, {})
         # the saved question leaves the queue when nothing is left undecided: the next one takes its place
         if new_q.proposed_evidence:
             pos[corpus] = pos.get(corpus, 0) + 1
@@ -91,7 +92,7 @@ def render(ctx) -> None:
                   on_click=_on_propose, args=(corpus, ctx.chunks.chunks))
     if not queue:
         return
-    pos = min(st.session_state.setdefault(POS, {}).get(corpus, 0), len(queue) - 1)
+    pos = min(ui_session.default(POS, {}).get(corpus, 0), len(queue) - 1)
     q = queue[pos]
     chunks = ctx.chunks.chunks
     with st.container(border=True, key="ev_bar"):  # the bar stays at the top: Save and next is always in view

@@ -31,6 +31,7 @@ from typing import Any
 import streamlit as st
 
 from rag_metrics.exercises.attempts import MAX_CODE_CHARS
+from ui import session
 from ui.keys import EX_DRAFT as DRAFT
 from ui.keys import EX_EDITOR
 from ui.keys import EX_REPORT as REPORT
@@ -88,20 +89,20 @@ def _component() -> Any:
 
 def on_report(key: str) -> None:
     """The component's ``report`` trigger fired: keep it for the page (a dict, else nothing)."""
-    value = st.session_state.get(key)
+    value = session.value(key)
     report = value.get("report") if hasattr(value, "get") else None
     if isinstance(report, dict):
-        st.session_state[REPORT] = report
+        session.set_value(REPORT, report)
 
 
 def on_draft(key: str) -> None:
     """The component's ``draft`` trigger fired: keep it for the page (``{"doc": str, "code": str}``, else nothing;
     code over :data:`MAX_CODE_CHARS` characters is dropped here)."""
-    value = st.session_state.get(key)
+    value = session.value(key)
     draft = value.get("draft") if hasattr(value, "get") else None
     if isinstance(draft, dict) and isinstance(draft.get("doc"), str) and isinstance(draft.get("code"), str) \
             and len(draft["code"]) <= MAX_CODE_CHARS:
-        st.session_state[DRAFT] = {"doc": draft["doc"][:200], "code": draft["code"]}
+        session.set_value(DRAFT, {"doc": draft["doc"][:200], "code": draft["code"]})
 
 
 def keep_key(space: str, name: str) -> str:

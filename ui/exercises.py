@@ -17,7 +17,7 @@ from rag_metrics import lesson as LS
 from rag_metrics.errors import InputError as EX_InputError
 from rag_metrics.exercises import attempts as AT
 from rag_metrics.lesson import course as Course
-from ui import exercise_editor, lesson, state, tutor, views
+from ui import exercise_editor, lesson, session, state, tutor, views
 from ui.keys import EX_CHECKS as _CHECKS
 from ui.keys import EX_HINTS as _HINTS
 from ui.keys import EX_LANG as LANG
@@ -237,14 +237,14 @@ def checks_for(ctx: state.Lab, name: str, lang: str = "en") -> tuple[EX.Check, .
 
 
 def _verdicts() -> dict[str, dict[str, Any]]:
-    return st.session_state.setdefault(_VERDICT, {})
+    return session.default(_VERDICT, {})
 
 
 def handle_report(name: str, checks: tuple[EX.Check, ...], lang: str) -> None:
     """Grade the browser's report (put into ``st.session_state[REPORT]`` by the component, or by a
     test), count the attempt and keep the code in the student's space.  Reports for another
     exercise than the one shown, and a report already handled, are dropped."""
-    report = st.session_state.pop(exercise_editor.REPORT, None)
+    report = session.pop(exercise_editor.REPORT, None)
     if not isinstance(report, dict):
         return
     nonce = str(report.get("nonce", ""))[:100]
@@ -283,11 +283,11 @@ def handle_draft(lang: str) -> None:
     """Keep the editor's draft (put into ``st.session_state[DRAFT]`` by the component) in the student's own
     space: only for an exercise of the catalogue, for the editor's current document of it (a draft of the
     code a reset replaced is dropped), and within the size limit (:meth:`AttemptStore.save_draft`)."""
-    draft = st.session_state.pop(exercise_editor.DRAFT, None)
+    draft = session.pop(exercise_editor.DRAFT, None)
     if not isinstance(draft, dict) or not isinstance(draft.get("code"), str):
         return
     name, _, fresh = str(draft.get("doc", "")).partition(":")
-    if name not in _names() or fresh != str(st.session_state.get(_RESET, {}).get(name, 0)):
+    if name not in _names() or fresh != str(session.value(_RESET, {}).get(name, 0)):
         return
     try:
         _store().save_draft(name, draft["code"])
@@ -313,7 +313,7 @@ def _result_line(name: str, lang: str) -> dict[str, str] | None:
 # ---- the page -----------------------------------------------------------------------------------------
 def hints(ex: EX.Exercise, lang: str) -> None:
     """The graded hints, revealed one at a time (gentlest first)."""
-    shown: dict[str, int] = st.session_state.setdefault(_HINTS, {})
+    shown: dict[str, int] = session.default(_HINTS, {})
     items = ex.hints.get(lang) or ex.hints["en"]
     n = min(shown.get(ex.name, 0), len(items))
     for i in range(n):
@@ -442,7 +442,7 @@ def render(ctx: state.Lab) -> None:
     shapes(checks, lang)
     hints(ex, lang)
     saved = _store().load(name)
-    resets: dict[str, int] = st.session_state.setdefault(_RESET, {})
+    resets: dict[str, int] = session.default(_RESET, {})
     if not exercise_editor.assets_ready():
         st.error(T("no_assets", lang), icon=":material/error:")
     else:
@@ -522,14 +522,14 @@ def _code_key(code: str) -> str:
 
 
 def _reruns() -> dict[tuple[str, str, str], dict[str, Any]]:
-    return st.session_state.setdefault(_RERUNS, {})
+    return session.default(_RERUNS, {})
 
 
 def _handle_rerun(lang: str) -> None:
     """Grade the report of the teacher's re-run (its editor's document names the student's space, the
     exercise and the code) like a student's, and keep it for the table (this session only; never saved in
     the student's space).  A report for code that is not the student's saved code is dropped."""
-    report = st.session_state.pop(exercise_editor.REPORT, None)
+    report = session.pop(exercise_editor.REPORT, None)
     if not isinstance(report, dict) or not str(report.get("doc", "")).startswith("rerun:"):
         return
     space, _, rest = str(report["doc"])[len("rerun:"):].partition(":")

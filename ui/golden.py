@@ -8,8 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import streamlit as st
-
 from rag_metrics.authoring.golden_change import save_outcome
 from rag_metrics.authoring.golden_session import GoldenSession
 from rag_metrics.errors import InputError
@@ -17,6 +15,7 @@ from rag_metrics.retrieval.chunking import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_
 from rag_metrics.types import GoldenSet
 from rag_metrics.workspace.store import Workspace, read_through
 from ui import cache, context
+from ui import session as ui_session
 from ui.context import SAMPLE, esc, is_sample
 from ui.corpora import chunking, corpus_entry, lesson_language
 from ui.keys import EDITOR_PREFIX, GOLDEN, KEY_CORPUS, LABEL_QUEUE, TOKEN
@@ -45,7 +44,7 @@ def _session(name: str | None = None) -> tuple[GoldenSession, bool]:
     """The golden session of a corpus, and whether it just took a teacher's change (a reset or a push of
     the shared set, :mod:`rag_metrics.workspace.versions`: the student is told; an action decided on the
     old set is dropped)."""
-    ss = st.session_state
+    ss = ui_session.store()
     name = name or ss.get(KEY_CORPUS, SAMPLE)
     session = ss[GOLDEN].get(name)
     if session is None:
@@ -78,7 +77,7 @@ def golden_editor(relevant_as_text: bool) -> tuple[str, int, Any]:
     set changed elsewhere or the editor's own state was dropped (another page was shown)."""
     session = golden_session()
     tid, table = session.table(relevant_as_text=relevant_as_text)
-    if EDITOR_PREFIX + str(tid) not in st.session_state and not session.table_is_current:
+    if not ui_session.has(EDITOR_PREFIX + str(tid)) and not session.table_is_current:
         tid, table = session.table(relevant_as_text=relevant_as_text, rebuild=True)
     return EDITOR_PREFIX + str(tid), tid, table
 
@@ -88,7 +87,7 @@ def on_golden_edit(key: str, table_id: int) -> None:
     session, taken = _session()
     if taken:  # the edit was made on the set the teacher has just replaced: dropped (the notice says so)
         return
-    out = session.apply_table_edits(table_id, st.session_state.get(key) or {})
+    out = session.apply_table_edits(table_id, ui_session.value(key) or {})
     if out.saved is not None and out.saved.teacher is not None:  # the teacher changed the set meanwhile
         _session()  # nothing was saved: take theirs, and say so
     elif out.saved is not None and out.saved.saved:
@@ -135,7 +134,7 @@ def golden_judge(query_id: str, item_id: str, grade: int) -> None:
 def reset_wording(name: str | None = None) -> tuple[str, str, str]:
     """What resetting the golden set of corpus ``name`` does, in words: (button, question, notice)
     (:func:`ui.context.reset_wording`)."""
-    name = name or st.session_state.get(KEY_CORPUS, SAMPLE)
+    name = name or ui_session.value(KEY_CORPUS, SAMPLE)
     sample = is_sample(name)
     return context.reset_wording(sample, not sample and corpus_entry(name).seed_golden is not None)
 
@@ -143,7 +142,7 @@ def reset_wording(name: str | None = None) -> tuple[str, str, str]:
 def golden_reset() -> None:
     """Restore the seed set (the shipped set, the queries an uploaded corpus came with, or none), its labels
     carried to the current chunking when it differs."""
-    name = st.session_state.get(KEY_CORPUS, SAMPLE)
+    name = ui_session.value(KEY_CORPUS, SAMPLE)
     entry = corpus_entry(name)
     size, overlap = chunking(name)
     old = new = None

@@ -14,6 +14,7 @@ from rag_metrics.errors import InputError
 from rag_metrics.io.golden import LIST_SEPARATOR
 from rag_metrics.types import OUT_OF_SCOPE
 from ui import cache_insights, label_editor, state, views
+from ui import session as ui_session
 from ui.keys import CONFIRM_RESET, EXPORT_FORMAT, GOLDEN_VIEW
 
 
@@ -59,7 +60,7 @@ def render() -> None:
              "evidence": ":material/fact_check: Review evidence",
              "draft": ":material/edit_note: Draft with a judge", "judge": ":material/balance: Judge vs people",
              "io": ":material/import_export: Import, export, reset"}
-    if ctx.result.n_awaiting_labels and st.session_state.get(GOLDEN_VIEW) != "evidence":
+    if ctx.result.n_awaiting_labels and ui_session.value(GOLDEN_VIEW) != "evidence":
         st.info(f"**{ctx.result.n_awaiting_labels} question(s) await evidence review**: a reference answer, no "
                 f"label yet. "
                 "Open **Review evidence** to propose the passages that support each answer and accept or reject them.",

@@ -23,7 +23,7 @@ from rag_metrics.compare.paired import DECISION_RULE
 from rag_metrics.errors import InputError
 from rag_metrics.formats import sniff
 from rag_metrics.systems.store import SystemStore
-from ui import compare_views, state, views
+from ui import compare_views, session, state, views
 from ui.keys import HISTORY_A as KEY_A
 from ui.keys import HISTORY_ADDED as _ADDED
 from ui.keys import HISTORY_B as KEY_B
@@ -78,7 +78,7 @@ def add_saved_file() -> None:
     """Add a run saved by the CLI (``--save-run FILE.json``) to this corpus's history."""
     up = st.file_uploader("Add a run saved by the CLI (rag-metrics evaluate ... --save-run FILE.json)",
                           type=["json", "gz"], key=KEY_UPLOAD)
-    if up is None or st.session_state.get(_ADDED) == (up.name, up.size):
+    if up is None or session.value(_ADDED) == (up.name, up.size):
         return
     try:  # the one reader decides what the file is (gzip taken off)
         found = sniff(up.getvalue(), up.name)
@@ -97,7 +97,7 @@ def add_saved_file() -> None:
     except InputError as e:
         views.input_error(e, "Not added")
         return
-    st.session_state[_ADDED] = (up.name, up.size)
+    session.set_value(_ADDED, (up.name, up.size))
     for key in (KEY_A, KEY_B):
         state.pop(key)
     state.notice(f"Added run {views.esc(run.name)} from {views.esc(up.name)}.")

@@ -55,6 +55,7 @@ from rag_metrics.server.seats import (
 )
 from rag_metrics.teacher_sessions import SESSION_TTL, TeacherSessions
 from rag_metrics.workspace.corpora import stored_corpora_usage
+from ui import session
 from ui.class_budgets import address
 from ui.class_budgets import budgets as _budgets
 from ui.class_budgets import seat_blocked as _seat_blocked
@@ -133,17 +134,17 @@ def _config():
 
 def _say(text: str, kind: str = "success") -> None:
     """A message about this browser's identity, shown once at the top of the identity controls."""
-    st.session_state[_MSG] = (kind, text)
+    session.set_value(_MSG, (kind, text))
 
 
 def _show_message() -> None:
-    msg = st.session_state.pop(_MSG, None)
+    msg = session.pop(_MSG, None)
     if msg:
         getattr(st, msg[0])(msg[1])
 
 
 def _keep_cookie(name: str, value: str, max_age: int) -> None:
-    st.session_state.setdefault(_COOKIES, {})[name] = (value, max_age)
+    session.default(_COOKIES, {})[name] = (value, max_age)
 
 
 def _teacher_key() -> str | None:
@@ -154,7 +155,7 @@ def _teacher_key() -> str | None:
 
 
 def _sit(seat_id: str, secret: str | None, *, new: bool = False) -> None:
-    ss = st.session_state
+    ss = session.store()
     changed = ss.get(_SEAT) not in (None, seat_id)
     ss[_SEAT] = seat_id
     ss[_NEW_SEAT] = new
@@ -176,7 +177,7 @@ def still_teacher() -> bool:
     Not class mode: True (the operator)."""
     if not class_mode_on():
         return True
-    token = st.session_state.get(_TEACHER)
+    token = session.value(_TEACHER)
     return bool(token) and sessions().valid(token, _teacher_key())
 
 
@@ -206,7 +207,7 @@ def _link_sign_in() -> bool | str:
 
 def _resolve() -> Caller | None:
     """The caller of this session (None: the class is full and this browser has no seat)."""
-    ss = st.session_state
+    ss = session.store()
     if ss.get(_TEACHER):
         if sessions().valid(ss[_TEACHER], _teacher_key()):
             return teacher_caller()
@@ -281,7 +282,7 @@ def _resolve() -> Caller | None:
 def gate() -> bool:
     """Resolve this run's caller (class mode; the shell calls it first).  False when the class is
     full and this browser has no seat: then the shell shows :func:`no_seat_page` and nothing else."""
-    ss = st.session_state
+    ss = session.store()
     ss.pop(_FULL, None)
     if st.query_params.get("ws"):  # an old or forged link: the seat decides, never the URL
         _say("Ignored the workspace in the link: in class mode you work in your own seat's space.", "info")
@@ -316,7 +317,7 @@ def _challenge_page(challenge: str) -> None:
 def no_seat_page() -> None:
     """This browser has no seat: either it has not proved yet that it is a browser (the challenge
     page), or the class is full (say so).  Both offer the rejoin code and the teacher's sign-in, and stop."""
-    ss = st.session_state
+    ss = session.store()
     st.title("RAG Metrics Lab")
     _write_cookies()  # e.g. the teacher's cookie deleted after a sign-out (the browser then has no seat)
     _show_message()
@@ -338,13 +339,13 @@ def no_seat_page() -> None:
 
 def caller() -> Caller:
     """This run's caller (:func:`gate` resolved it; resolved here when a page runs without the shell)."""
-    who = st.session_state.get(_CALLER)
+    who = session.value(_CALLER)
     if who is None:
         who = _resolve()
         if who is None:
-            raise InputError(st.session_state.get(_FULL) or ("this browser has no seat yet: reload the page"
-                             if st.session_state.get(_CHALLENGE) else "the class is full"))
-        st.session_state[_CALLER] = who
+            raise InputError(session.value(_FULL) or ("this browser has no seat yet: reload the page"
+                             if session.value(_CHALLENGE) else "the class is full"))
+        session.set_value(_CALLER, who)
     return who
 
 
@@ -359,9 +360,9 @@ def session_caller() -> Caller:
 
 # ---- the sidebar ----------------------------------------------------------------------------------
 def _on_rename() -> None:
-    seat_id = st.session_state.get(_SEAT)
+    seat_id = session.value(_SEAT)
     try:
-        seat = registry().rename(seat_id, st.session_state.get(KEY_NAME) or "")
+        seat = registry().rename(seat_id, session.value(KEY_NAME) or "")
     except InputError as err:
         _say(esc(str(err)), "error")
         return
@@ -369,15 +370,15 @@ def _on_rename() -> None:
 
 
 def _on_new_code() -> None:
-    seat_id = st.session_state.get(_SEAT)
+    seat_id = session.value(_SEAT)
     try:
-        st.session_state[_SHOWN_CODE] = registry().new_rejoin_code(seat_id)
+        session.set_value(_SHOWN_CODE, registry().new_rejoin_code(seat_id))
     except InputError as err:
         _say(esc(str(err)), "error")
 
 
 def _on_rejoin() -> None:
-    ss = st.session_state
+    ss = session.store()
     typed = ss.get(KEY_CODE) or ""
     ss[KEY_CODE] = ""
     reg = registry()
@@ -401,7 +402,7 @@ def _on_rejoin() -> None:
 
 
 def _on_sign_in() -> None:
-    ss = st.session_state
+    ss = session.store()
     typed = ss.get(KEY_TEACHER) or ""
     ss[KEY_TEACHER] = ""
     try:
@@ -427,7 +428,7 @@ def _on_sign_in() -> None:
 def _open_teacher_session(key: str) -> None:
     """This browser is the teacher's from now on: its empty seat is given back, a session is opened
     (its HttpOnly cookie set by the route) and the session's state forgets the seat's space."""
-    ss = st.session_state
+    ss = session.store()
     ss[_PROVEN] = True
     dropped = _drop_fresh_seat()  # the teacher's browser is never a seat
     token = sessions().open(key, seat=dropped)
@@ -443,7 +444,7 @@ def _drop_fresh_seat() -> str | None:
     (no saved work, no name, no rejoin code): the teacher signing in, whether the seat is from this
     visit or an earlier one (a reload before signing in), never shows on the roster.  Returns the seat
     given back.  A seat with work stays (it may be a student's device): this session just leaves it."""
-    ss = st.session_state
+    ss = session.store()
     reg = registry()
     old = ss.get(_SEAT)
     if not old:
@@ -466,9 +467,9 @@ def _drop_fresh_seat() -> str | None:
 def _on_sign_out() -> None:
     sessions().end_all()  # every browser's sign-in ends, a copied cookie included
     _LOG.info("class: teacher sign-out from %s: signed out (every teacher session ended)", address())
-    st.session_state.pop(_TEACHER, None)
-    st.session_state.pop(_CALLER, None)
-    st.session_state[_SIGNED_OUT] = True
+    session.pop(_TEACHER, None)
+    session.pop(_CALLER, None)
+    session.set_value(_SIGNED_OUT, True)
     _keep_cookie(TEACHER_COOKIE, "", 0)  # this browser forgets the sign-in
     forget_space_state()
     _say("Signed out everywhere (every teacher sign-in ended).", "info")
@@ -487,7 +488,7 @@ def _teacher_form() -> None:
 
 def _write_cookies() -> None:
     """Have the browser keep the cookies this session decided (seat, teacher, used proof)."""
-    ss = st.session_state
+    ss = session.store()
     for name, (value, max_age) in list(ss.get(_COOKIES, {}).items()):
         if name == TEACHER_COOKIE and ss.get(_WRITTEN) == (value, max_age):
             continue  # the teacher's cookie is set once per sign-in / sign-out (each claim is single use)
@@ -500,7 +501,7 @@ def _write_cookies() -> None:
 
 def sidebar_panel() -> None:
     """Class mode's identity controls (call inside ``st.sidebar``)."""
-    ss = st.session_state
+    ss = session.store()
     who = caller()
     _write_cookies()
     _show_message()
@@ -514,8 +515,8 @@ def sidebar_panel() -> None:
     st.caption(f"Class mode · **{esc(name)}**: the teacher's golden sets, corpora and systems are read-only "
                "here; your changes are saved in your own space, which nobody else sees.")
     with st.popover("My seat", icon=":material/event_seat:", width="stretch"):
-        if st.session_state.get(KEY_NAME) is None:
-            st.session_state[KEY_NAME] = name
+        if session.value(KEY_NAME) is None:
+            session.set_value(KEY_NAME, name)
         # not cut at MAX_NAME while typing (that cut silently): a longer name is refused on saving, with why
         st.text_input("Name (shown to the teacher)", key=KEY_NAME, max_chars=4 * MAX_NAME,
                       help=f"At most {MAX_NAME} characters.")

@@ -16,7 +16,7 @@ import streamlit as st
 from rag_metrics.config import load_server_config, variable
 from rag_metrics.errors import InputError
 from rag_metrics.server.policy import allowed
-from ui import state, views
+from ui import session, state, views
 from ui.keys import JUDGE_MODEL as KEY_MODEL
 from ui.keys import JUDGE_URL as KEY_URL
 
@@ -43,8 +43,8 @@ def session_judge() -> tuple[Any, str | None] | None:
 
     if not allowed(state.caller(), "choose-judge"):
         return _operator_judge()
-    url = (st.session_state.get(KEY_URL) or "").strip()
-    model = (st.session_state.get(KEY_MODEL) or "").strip()
+    url = (session.value(KEY_URL) or "").strip()
+    model = (session.value(KEY_MODEL) or "").strip()
     if not url or not model:
         return None
     key = variable(DEFAULT_KEY_ENV)
@@ -71,8 +71,8 @@ def judge_settings(where: str) -> tuple[Any, str | None] | None:
             return None
         st.caption(f":material/gavel: Judge: the class's `{views.esc(got[0].chat_model)}` (set by the operator).")
         return got
-    with st.expander("Judge endpoint", expanded=not (st.session_state.get(KEY_URL) and
-                                                     st.session_state.get(KEY_MODEL))):
+    with st.expander("Judge endpoint", expanded=not (session.value(KEY_URL) and
+                                                     session.value(KEY_MODEL))):
         a, b = st.columns(2)
         a.text_input("Base URL", key=KEY_URL, placeholder="http://localhost:11434/v1",
                      help="Any OpenAI-compatible endpoint (Ollama, vLLM, llama.cpp server, OpenAI). The key, if "

@@ -17,6 +17,7 @@ from rag_metrics.authoring.label_queue import LabelQueue
 from rag_metrics.authoring.label_suggest import questions_to_propose
 from rag_metrics.errors import InputError
 from ui import cache_insights, drafting, encoding, state, views
+from ui import session as ui_session
 from ui.keys import LABEL_GO
 from ui.keys import LABEL_LIVE as LIVE
 from ui.keys import LABEL_N as N_SHOWN
@@ -29,11 +30,11 @@ N_PROPOSED = 5
 
 # ---- callbacks -----------------------------------------------------------------------------------
 def _on_tick(corpus: str, item_key: str, chunk_id: str) -> None:
-    q = st.session_state[QUEUE][corpus]
+    q = ui_session.item(QUEUE)[corpus]
     if q.current is None or q.current.key != item_key:
         return
-    ticked = bool(st.session_state.get(_wkey("tick", item_key, chunk_id)))
-    grade = int(st.session_state.get(_wkey("grade", item_key, chunk_id)) or 1)
+    ticked = bool(ui_session.value(_wkey("tick", item_key, chunk_id)))
+    grade = int(ui_session.value(_wkey("grade", item_key, chunk_id)) or 1)
     try:
         q.tick(chunk_id, grade if ticked else 0)
     except InputError as err:
@@ -41,7 +42,7 @@ def _on_tick(corpus: str, item_key: str, chunk_id: str) -> None:
 
 
 def _on_save(corpus: str, then_next: bool) -> None:
-    q = st.session_state[QUEUE][corpus]
+    q = ui_session.item(QUEUE)[corpus]
     session = state.golden_session(corpus)
     cur = q.current
     if cur is None:
@@ -60,7 +61,7 @@ def _on_save(corpus: str, then_next: bool) -> None:
 
 def _on_accept(corpus: str, item_key: str, chunk_ids: list[str]) -> None:
     """A person accepts proposed chunks: ticked for this question (saved only with Save)."""
-    q = st.session_state[QUEUE][corpus]
+    q = ui_session.item(QUEUE)[corpus]
     if q.current is None or q.current.key != item_key:
         return
     try:
@@ -69,7 +70,7 @@ def _on_accept(corpus: str, item_key: str, chunk_ids: list[str]) -> None:
         state.notice(views.esc(str(err)), "error")
         return
     for cid in chunk_ids:  # the checkbox of a chunk also in the retrieval list shows the tick
-        st.session_state[_wkey("tick", item_key, cid)] = True
+        ui_session.set_value(_wkey("tick", item_key, cid), True)
     state.notice(f"Accepted {len(chunk_ids)} proposed {'chunk' if len(chunk_ids) == 1 else 'chunks'}: ticked, "
                  "not saved yet — press Save to keep them.", "info")
 
@@ -107,24 +108,24 @@ def _proposals(ctx, q: LabelQueue, corpus: str) -> None:
 
 
 def _on_move(corpus: str, how: str) -> None:
-    q = st.session_state[QUEUE][corpus]
+    q = ui_session.item(QUEUE)[corpus]
     getattr(q, how)()
 
 
 def _on_go(corpus: str) -> None:
-    q = st.session_state[QUEUE][corpus]
-    q.go(st.session_state[LABEL_GO])
+    q = ui_session.item(QUEUE)[corpus]
+    q.go(ui_session.item(LABEL_GO))
 
 
 def _on_add(corpus: str) -> None:
-    q = st.session_state[QUEUE][corpus]
-    text = st.session_state.get(LIVE, "")
+    q = ui_session.item(QUEUE)[corpus]
+    text = ui_session.value(LIVE, "")
     try:
         q.add_question(text, state.golden_session(corpus).golden)
     except InputError as err:
         state.notice(views.esc(str(err)), "error")
         return
-    st.session_state[LIVE] = ""
+    ui_session.set_value(LIVE, "")
 
 
 # ---- the view ------------------------------------------------------------------------------------
@@ -148,8 +149,8 @@ def render(ctx) -> None:
     # numbered: a selectbox's value travels as its label, so two equal questions need distinct labels
     labels = {it.key: f"{n}. {it.question[:90]}" for n, it in enumerate(q.items, 1)}
     a, b = st.columns([4, 1], vertical_alignment="bottom")
-    if st.session_state.get(LABEL_GO) != cur.key:  # the queue moved (buttons): show where it is
-        st.session_state[LABEL_GO] = cur.key
+    if ui_session.value(LABEL_GO) != cur.key:  # the queue moved (buttons): show where it is
+        ui_session.set_value(LABEL_GO, cur.key)
     a.selectbox("Question", keys, key=LABEL_GO, on_change=_on_go, args=(corpus,),
                 format_func=lambda k: labels.get(k, str(k)))
     b.number_input(f"{unit.capitalize()}s shown", 3, 30, 10, key=N_SHOWN)
@@ -160,7 +161,7 @@ def render(ctx) -> None:
     ticks = q.current_ticks()
     try:
         with st.spinner("Retrieving…"):
-            rows = labelling_rows(ctx.memo.search(cur.question), int(st.session_state.get(N_SHOWN, 10)),
+            rows = labelling_rows(ctx.memo.search(cur.question), int(ui_session.value(N_SHOWN, 10)),
                                   ctx.chunks.text, ticks, ctx.chunks.doc if unit == "document" else None)
     except InputError as err:
         views.input_error(err, "Retrieval failed")

@@ -16,7 +16,7 @@ import streamlit as st
 
 from rag_metrics.errors import InputError
 from rag_metrics.lesson import sandbox as S
-from ui import sidebar, state, views
+from ui import session, sidebar, state, views
 from ui.keys import (
     LEARN_CONV_GAIN,
     LEARN_CONV_LEVEL,
@@ -66,7 +66,7 @@ CONVENTION_HELP = {
 
 # ---- state -------------------------------------------------------------------------------------
 def sandbox() -> S.Sandbox:
-    ss = st.session_state
+    ss = session.store()
     if SANDBOX not in ss:
         ss[SANDBOX] = S.SCENARIOS[0].before
         ss[VERSION] = 0
@@ -78,7 +78,7 @@ def sandbox() -> S.Sandbox:
 
 def load(sb: S.Sandbox, k: int | None = None, scenario: str | None = None, side: str = "before") -> None:
     """Replace the list (callbacks only: sets the K slider's state)."""
-    ss = st.session_state
+    ss = session.store()
     ss[SANDBOX] = sb
     ss[VERSION] = ss.get(VERSION, 0) + 1
     ss[SCENARIO] = scenario
@@ -95,7 +95,7 @@ def load_scenario(key: str, side: str = "before") -> None:
 
 def restore_k(n: int) -> None:
     """Give the K slider its last value back (widget state is dropped while the page is not shown)."""
-    ss = st.session_state
+    ss = session.store()
     if K not in ss:
         ss[K] = ss.get(LEARN_K_VALUE, 5)
     ss[K] = max(1, min(int(ss[K]), max(n, 1)))
@@ -103,35 +103,35 @@ def restore_k(n: int) -> None:
 
 
 def remember_k() -> None:
-    st.session_state[LEARN_K_VALUE] = st.session_state[K]
+    session.set_value(LEARN_K_VALUE, session.item(K))
 
 
 def grade_key(item_id: str) -> str:
-    return learn_grade(st.session_state.get(VERSION, 0), item_id)
+    return learn_grade(session.value(VERSION, 0), item_id)
 
 
 def unretrieved_key() -> str:
-    return learn_unretrieved(st.session_state.get(VERSION, 0))
+    return learn_unretrieved(session.value(VERSION, 0))
 
 
 def store(sb: S.Sandbox) -> None:
     """Keep the list as edited on the page (grades, unretrieved count)."""
-    st.session_state[SANDBOX] = sb
+    session.set_value(SANDBOX, sb)
 
 
 def move(index: int, step: int) -> None:
-    st.session_state[SANDBOX] = st.session_state[SANDBOX].move(index, step)
+    session.set_value(SANDBOX, session.item(SANDBOX).move(index, step))
 
 
 def mirror_before_render() -> None:
     """Copy the shared (sidebar) convention values into the page's widgets before they are drawn."""
-    ss = st.session_state
+    ss = session.store()
     for shared, local in MIRRORS.items():
         ss[local] = ss.get(shared, state.DEFAULTS[shared])
 
 
 def _write_back(local: str, shared: str) -> None:
-    st.session_state[shared] = st.session_state[local]
+    session.set_value(shared, session.item(local))
 
 
 # ---- widgets -----------------------------------------------------------------------------------

@@ -30,7 +30,7 @@ from rag_metrics.lesson.sandbox import Sandbox, explain
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
 from rag_metrics.server.policy import allowed
 from rag_metrics.workspace.store import DEFAULT_SPACE, Workspace, list_spaces
-from ui import server, shell, state, tutor, views
+from ui import server, session, shell, state, tutor, views
 from ui.keys import LESSON_GENERATION as _GENERATION
 from ui.keys import LESSON_KEY, LESSON_QP_SEEN, LESSON_STEP_PICK, lesson_answer
 from ui.keys import LESSON_LANG as LANG
@@ -174,7 +174,7 @@ def _take_teacher_change(change: Any, *, refused: bool) -> None:
     _load(store())
     state.pop(_LAST)  # the last checks' verdicts and the answers typed were of the old progress
     state.pop(_SANDBOX)
-    for key in [k for k in st.session_state if str(k).startswith("lesson_ans_")]:
+    for key in [k for k in session.store() if str(k).startswith("lesson_ans_")]:
         state.pop(str(key))
     notice_also(LS.teacher_change_text("progress", change.kind, before, refused=refused))
 

@@ -11,6 +11,8 @@ import math
 import pandas as pd
 import streamlit as st
 
+from ui import session
+
 __all__ = ["PAGE_SIZE", "page", "page_bounds"]
 
 #: Rows sent per page.
@@ -36,10 +38,10 @@ def page(table: pd.DataFrame, key: str, page_size: int = PAGE_SIZE, what: str = 
     n = len(table)
     n_pages = page_bounds(n, 1, page_size)[2]
     if n_pages == 1:
-        st.session_state.pop(key, None)
+        session.pop(key, None)
         return table
-    if int(st.session_state.get(key, 1)) > n_pages:  # the filter shrank the table
-        st.session_state[key] = n_pages
+    if int(session.value(key, 1)) > n_pages:  # the filter shrank the table
+        session.set_value(key, n_pages)
     c1, c2 = st.columns([1, 4], vertical_alignment="bottom")
     no = c1.number_input(f"Page (of {n_pages})", min_value=1, max_value=n_pages, step=1, key=key)
     start, stop, _ = page_bounds(n, int(no), page_size)

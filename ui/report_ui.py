@@ -28,7 +28,7 @@ import pandas as pd
 import streamlit as st
 
 from rag_metrics.errors import InputError
-from ui import encoding, state
+from ui import encoding, session, state
 from ui.keys import REPORT_COMPARISON as COMPARISON_KEY
 
 _HTML_CACHE: dict[tuple, str] = {}
@@ -69,17 +69,17 @@ def publish_comparison(table: pd.DataFrame, names: tuple[str, str], golden_fp: s
     if golden_fp is None:
         golden_fp = state.golden_session().fingerprint
     names = (str(names[0]), str(names[1]))
-    st.session_state[COMPARISON_KEY] = {"table": table, "names": names, "golden_fp": golden_fp,
-                                        "key": _comparison_key(table, names)}
+    session.set_value(COMPARISON_KEY, {"table": table, "names": names, "golden_fp": golden_fp,
+                                        "key": _comparison_key(table, names)})
 
 
 def clear_comparison() -> None:
-    st.session_state.pop(COMPARISON_KEY, None)
+    session.pop(COMPARISON_KEY, None)
 
 
 def comparison_for(ctx) -> tuple[pd.DataFrame | None, tuple[str, str]]:
     """The published comparison when it was made on the current golden set, else ``(None, …)``."""
-    c = st.session_state.get(COMPARISON_KEY)
+    c = session.value(COMPARISON_KEY)
     if not isinstance(c, dict) or not isinstance(c.get("table"), pd.DataFrame) or not len(c["table"]):
         return None, ("A", "B")
     if c.get("golden_fp") not in (None, ctx.golden_session.fingerprint):
@@ -160,7 +160,7 @@ def inputs(ctx) -> ReportInputs:
     title = f"Retrieval report: {corpus_label} ({s.system_name}, K = {ctx.k})"
     cmp_key = ""
     if comparison is not None:
-        published = st.session_state.get(COMPARISON_KEY) or {}
+        published = session.value(COMPARISON_KEY) or {}
         cmp_key = published.get("key") or _comparison_key(comparison, names)
     from ui.answer_views import report_inputs as answer_inputs
 

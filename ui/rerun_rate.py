@@ -13,6 +13,7 @@ from collections import deque
 
 import streamlit as st
 
+from ui import session
 from ui.keys import RERUN_TIMES
 
 __all__ = ["RERUNS", "WINDOW_S", "allowed", "guard"]
@@ -41,9 +42,9 @@ def guard() -> None:
 
     if not class_mode_on() or not st.runtime.exists():
         return
-    times = st.session_state.get(RERUN_TIMES)
+    times = session.value(RERUN_TIMES)
     if not isinstance(times, deque) or times.maxlen != RERUNS:
-        times = st.session_state[RERUN_TIMES] = deque(maxlen=RERUNS)
+        times = session.store()[RERUN_TIMES] = deque(maxlen=RERUNS)
     if not allowed(times, time.monotonic()):
         st.warning(f"This tab asked the server for more than {RERUNS} redraws in {WINDOW_S:g} seconds, so the lab "
                    "skipped this one. Wait a second, then click again.", icon=":material/hourglass_top:")

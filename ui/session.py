@@ -1,7 +1,9 @@
 """The session's values, read and set in one place (keys in :mod:`ui.keys`): the lowest Streamlit layer.
 
-Pages never read ``st.session_state`` themselves: their own widgets' values go through :func:`value` /
-:func:`default` / :func:`set_value` (re-exported by :mod:`ui.state`).  Also here: the one-shot notice shown
+The one door to ``st.session_state``: no other module reads or writes it (``tools/check_imports.py`` fails on a
+use elsewhere).  Values go through :func:`value` / :func:`item` / :func:`has` / :func:`default` /
+:func:`set_value` / :func:`pop` (re-exported by :mod:`ui.state`); code that walks the keys or works on many
+values at once takes :func:`store`.  Also here: the one-shot notice shown
 after a rerun, a sidebar widget set from a page, and forgetting what the session loaded from its space.
 """
 from __future__ import annotations
@@ -12,13 +14,28 @@ import streamlit as st
 
 from ui.keys import CHUNKING, CORPORA, GOLDEN, LABEL_QUEUE, NOTICE, PENDING, SPACE
 
-__all__ = ["default", "drop_golden_sessions", "forget_space_state", "keep_choice", "notice", "notice_also",
-           "notice_outcome", "notice_saved", "pop", "set_value", "set_widget", "value"]
+__all__ = ["default", "drop_golden_sessions", "forget_space_state", "has", "item", "keep_choice", "notice",
+           "notice_also", "notice_outcome", "notice_saved", "pop", "set_value", "set_widget", "store", "value"]
 
 
 def value(key: str, default_value: Any = None) -> Any:
     """The value of a widget or page setting (``default_value`` when it has none yet)."""
     return st.session_state.get(key, default_value)
+
+
+def item(key: str) -> Any:
+    """The value of ``key``; ``KeyError`` when the session has none (where its absence is a bug)."""
+    return st.session_state[key]
+
+
+def has(key: str) -> bool:
+    """Whether the session holds ``key``."""
+    return key in st.session_state
+
+
+def store() -> Any:
+    """The session state itself, for code that walks its keys or sets many values (still this one door)."""
+    return st.session_state
 
 
 def default(key: str, default_value: Any) -> Any:

@@ -6,7 +6,7 @@ import streamlit as st
 from rag_metrics.metrics.presets import CUSTOM, PRESET_LABELS, PRESETS
 from rag_metrics.retrieval.defaults import DEFAULT_DEPTH
 from rag_metrics.retrieval.encoders import DEFAULT_MODEL
-from ui import state
+from ui import session, state
 from ui.encoding import label
 
 RETRIEVER_LABELS = {
@@ -79,7 +79,7 @@ def depth_for(name: str) -> int:
 
 
 def _on_preset() -> None:
-    name = st.session_state.get(state.KEY_PRESET)
+    name = session.value(state.KEY_PRESET)
 
     if name in PRESETS:
         state.apply_preset(name)
@@ -90,14 +90,14 @@ def _preset_switch() -> None:
     match neither."""
     now = state.preset()
     options = [*PRESET_LABELS, *([CUSTOM] if now == CUSTOM else [])]
-    st.session_state[state.KEY_PRESET] = now
+    session.set_value(state.KEY_PRESET, now)
     st.radio("Conventions", options, key=state.KEY_PRESET, horizontal=True, on_change=_on_preset,
              format_func=lambda n: PRESET_LABELS.get(n, "Custom"), help=PRESET_HELP)
 
 
 def render() -> None:
     state.init_state()
-    ss = st.session_state
+    ss = session.store()
     with st.sidebar:
         from ui import workspace_ui
 

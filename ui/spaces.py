@@ -16,6 +16,7 @@ import streamlit as st
 from rag_metrics.errors import InputError
 from rag_metrics.server.policy import allowed
 from rag_metrics.workspace.store import DEFAULT_SPACE, Workspace, choose_space, ensure_space
+from ui import session
 from ui.context import esc
 from ui.identity import session_caller as caller
 from ui.keys import CHUNKING, SPACE, TOKEN
@@ -30,7 +31,7 @@ def space() -> str:
     """The workspace this session saves to.  Class mode: the caller's own (the shared one for the
     teacher, the seat's for a student; a URL never chooses it).  Single-user mode: chosen once per
     session (URL ``?ws=``, else the shared one)."""
-    ss = st.session_state
+    ss = session.store()
     if not allowed(caller(), "choose-space"):
         return caller().writes_to
     if SPACE not in ss:
@@ -55,7 +56,7 @@ def set_space(name: str, *, create: bool = False) -> None:
     name = name.strip()
     if create:
         ensure_space(name, copy_from=space())  # raises InputError for a bad name
-    ss = st.session_state
+    ss = session.store()
     ss[SPACE] = name
     ss[CHUNKING] = {}
     drop_golden_sessions()

@@ -34,7 +34,7 @@ from rag_metrics.metrics.options import parse_gains
 from rag_metrics.metrics.presets import PRESETS, describe_conventions, preset_of
 from rag_metrics.retrieval.chunking import validate_chunk_args
 from rag_metrics.retrieval.defaults import DEFAULT_RETRIEVER, RETRIEVER_KINDS
-from ui import cache
+from ui import cache, session
 from ui.context import (
     DEFAULTS,
     PRESET_KEYS,
@@ -138,7 +138,7 @@ __all__ = [
 # ---- init --------------------------------------------------------------------------------------
 def init_state() -> None:
     """Apply defaults once per session (idempotent)."""
-    ss = st.session_state
+    ss = session.store()
     if KEY_CORPUS not in ss:  # the sample in the lesson's language
         ss[KEY_CORPUS] = sample_for_language(lesson_language())
     for k, v in DEFAULTS.items():
@@ -159,12 +159,12 @@ def init_state() -> None:
 
 def system_names(corpus_name: str | None = None) -> list[str]:
     """The sidebar's systems: the bundled retrievers, then the systems stored for the corpus."""
-    return [*RETRIEVER_KINDS, *stored_names(corpus_name or st.session_state.get(KEY_CORPUS, SAMPLE))]
+    return [*RETRIEVER_KINDS, *stored_names(corpus_name or session.value(KEY_CORPUS, SAMPLE))]
 
 
 def sync_k(depth: int) -> int:
     """Clamp the sidebar's K to ``depth`` before the K widget is drawn; returns it."""
-    ss = st.session_state
+    ss = session.store()
     ss[KEY_K] = clamp_k(ss.get(KEY_K, DEFAULTS[KEY_K]), depth)
     return ss[KEY_K]
 
@@ -172,7 +172,7 @@ def sync_k(depth: int) -> int:
 # ---- settings ----------------------------------------------------------------------------------
 def gains_setting() -> tuple[tuple[tuple[int, float], ...], str | None]:
     """The sidebar's custom NDCG gains and the problem with the text (then no custom gains apply)."""
-    text = str(st.session_state.get(KEY_GAINS) or "").strip()
+    text = str(session.value(KEY_GAINS) or "").strip()
     if not text:
         return (), None
     try:
@@ -183,9 +183,9 @@ def gains_setting() -> tuple[tuple[tuple[int, float], ...], str | None]:
 
 def settings() -> Settings:
     """The sidebar's :class:`Settings` (:func:`ui.context.settings_from` of the session's values)."""
-    name = st.session_state.get(KEY_CORPUS, SAMPLE)
+    name = session.value(KEY_CORPUS, SAMPLE)
     level = corpus_entry(name).level
-    return settings_from(st.session_state, level, gains_setting()[0], chunking(name))
+    return settings_from(session.store(), level, gains_setting()[0], chunking(name))
 
 
 def preset() -> str:
@@ -198,7 +198,7 @@ def apply_preset(name: str) -> None:
     """Set every convention the preset fixes (a callback, or before the sidebar is drawn)."""
     for field_name, field_value in PRESETS[name].items():
         if field_name in PRESET_KEYS:  # out_of_scope_rule has no sidebar setting (always the golden set's)
-            st.session_state[PRESET_KEYS[field_name]] = field_value
+            session.set_value(PRESET_KEYS[field_name], field_value)
 
 
 def conventions_line(lang: str = "en") -> str:
@@ -295,12 +295,12 @@ def rechunk(size: int, overlap: int, progress=None):
     ``progress``), carry the golden labels across, save both.  Returns the library's
     ``LabelReport`` (``None`` for document-level corpora, whose labels do not depend on chunks)."""
     size, overlap = validate_chunk_args(size, overlap)
-    name = st.session_state.get(KEY_CORPUS, SAMPLE)
+    name = session.value(KEY_CORPUS, SAMPLE)
     entry = corpus_entry(name)
     old_size, old_overlap = chunking(name)
     old = cache.chunk_set(entry.corpus, entry.fingerprint, old_size, old_overlap)
     new = cache.chunk_set(entry.corpus, entry.fingerprint, size, overlap)
-    if st.session_state.get(KEY_RETRIEVER, DEFAULT_RETRIEVER) != "bm25":
+    if session.value(KEY_RETRIEVER, DEFAULT_RETRIEVER) != "bm25":
         cache.prewarm_embeddings(new, progress, entry.model)
     report = None
     if entry.level == "chunk":

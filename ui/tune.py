@@ -26,7 +26,7 @@ from rag_metrics.tuning.run import new_result
 from rag_metrics.tuning.select import COST_AXES, Row, baseline_run, best, best_of_n, held_out_check, rows, wins_losses
 from rag_metrics.tuning.store import read_sweep_upload
 from rag_metrics.types import GoldenSet
-from ui import cache, server, state, views
+from ui import cache, server, session, state, views
 from ui.keys import TUNE_CANCEL, TUNE_RESULT
 from ui.keys import TUNE_CHART as KEY_CHART
 from ui.keys import TUNE_COST as KEY_COST
@@ -117,8 +117,8 @@ def run(grid: Grid, ctx: Any, evidence: GoldenSet) -> None:
         st.error(views.esc(over), icon=":material/block:")
         return
     res = new_result(grid, ctx.corpus.corpus, evidence, baseline=current_config(ctx))
-    st.session_state[KEY_RESULT] = res
-    st.session_state.pop(KEY_PICK, None)
+    session.set_value(KEY_RESULT, res)
+    session.pop(KEY_PICK, None)
     slot = st.empty()
     with slot.container():
         views.cancel_button(TUNE_CANCEL, "the sweep")
@@ -141,7 +141,7 @@ def upload() -> None:
         return
     data = f.getvalue()
     digest = hashlib.sha256(data).hexdigest()
-    seen = st.session_state.get(KEY_UPLOAD_READ)
+    seen = session.value(KEY_UPLOAD_READ)
     if isinstance(seen, tuple) and seen[0] == digest:  # read once per content, not on every rerun
         res = seen[1]
     else:
@@ -150,9 +150,9 @@ def upload() -> None:
         except InputError as e:
             views.input_error(e, "Not loaded")
             return
-        st.session_state[KEY_UPLOAD_READ] = (digest, res)
-    if st.session_state.get(KEY_RESULT) is not res:
-        st.session_state[KEY_RESULT] = res
+        session.set_value(KEY_UPLOAD_READ, (digest, res))
+    if session.value(KEY_RESULT) is not res:
+        session.set_value(KEY_RESULT, res)
 
 
 def _read_sweep(data: bytes, name: str) -> SweepResult:
@@ -228,7 +228,7 @@ def chart(table: list[Row], metric: str, cost: str) -> dict:
 
 def results(ctx: Any) -> None:
     """The table, the chart, the held-out check and the picked configuration's details."""
-    res: SweepResult | None = st.session_state.get(KEY_RESULT)
+    res: SweepResult | None = session.value(KEY_RESULT)
     if res is None or not res.results:
         return
     metric = res.grid.metric
@@ -244,7 +244,7 @@ def results(ctx: Any) -> None:
     event = st.altair_chart(chart(table, metric, cost), on_select="rerun", key=KEY_CHART, width="stretch")
     picked = _picked(event)
     if picked:
-        st.session_state[KEY_PICK] = picked
+        session.set_value(KEY_PICK, picked)
     fmt = "%.1f" if cost != "index_mb" else "%.3f"
     st.dataframe(_table(table, metric, cost), hide_index=True, width="stretch", height=38 + 35 * len(table),
                  column_config={metric: st.column_config.NumberColumn(format="%.3f"),
@@ -266,10 +266,10 @@ def results(ctx: Any) -> None:
                f"{res.embedded} text(s) in this sweep"
                + ("" if math.isnan(res.cache_hit_ratio) else f" (cache hit ratio {res.cache_hit_ratio:.0%})") + ".")
     labels = [r.config.label for r in res.results]
-    default = st.session_state.get(KEY_PICK) or chosen.config.label
+    default = session.value(KEY_PICK) or chosen.config.label
     if default not in labels:
         default = chosen.config.label
-    st.session_state[KEY_PICK] = default
+    session.set_value(KEY_PICK, default)
     label = st.selectbox("Configuration", labels, key=KEY_PICK, help="Or click a point on the chart.")
     details(ctx, res, next(r for r in res.results if r.config.label == label), current)
 
@@ -376,7 +376,7 @@ def render() -> None:
     views.section("Results",
                   "Quality against cost. Click a point (or pick below) to see its wins and losses against the "
                   "current system and its configuration.")
-    if st.session_state.get(TUNE_RESULT) is None:
+    if session.value(TUNE_RESULT) is None:
         st.info("No sweep yet: run one above, or load a sweep.json.", icon=":material/tune:")
     else:
         results(ctx)

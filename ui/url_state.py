@@ -25,7 +25,7 @@ from typing import Any
 import streamlit as st
 
 from rag_metrics.retrieval.defaults import DEFAULT_DEPTH, RETRIEVER_KINDS
-from ui import state
+from ui import session, state
 from ui.keys import URL_APPLIED as _APPLIED
 from ui.keys import URL_WARNINGS as _WARNINGS
 
@@ -108,7 +108,7 @@ def apply_once(current_page: str, pages: Mapping[str, str], page_files: Mapping[
     """First run of a session: read the query parameters into the state (and open the page named
     by ``page`` when it is not the current one).  ``pages``: url path -> title; ``page_files``:
     url path -> script path (for ``st.switch_page``)."""
-    ss = st.session_state
+    ss = session.store()
     if ss.get(_APPLIED):
         return
     ss[_APPLIED] = True
@@ -136,13 +136,13 @@ def apply_once(current_page: str, pages: Mapping[str, str], page_files: Mapping[
 
 def show_warnings() -> None:
     """Show (once) what was ignored in the link."""
-    for msg in st.session_state.pop(_WARNINGS, []):
+    for msg in session.pop(_WARNINGS, []):
         st.warning(msg, icon=":material/link_off:")
 
 
 def wanted(page: str) -> dict[str, str]:
     """The query parameters of the current view."""
-    ss = st.session_state
+    ss = session.store()
     return {PARAM_PAGE: page, PARAM_K: str(int(ss.get(state.KEY_K, state.DEFAULTS[state.KEY_K]))),
             PARAM_CORPUS: str(ss.get(state.KEY_CORPUS, state.SAMPLE)),
             PARAM_SYSTEM: str(ss.get(state.KEY_SYSTEM, state.DEFAULTS[state.KEY_SYSTEM]))}

@@ -21,7 +21,7 @@ from rag_metrics.jobs import Cancelled, Ticket, slot
 from rag_metrics.metrics.registry import METRICS
 from rag_metrics.report import chart_style
 from rag_metrics.server.policy import allowed
-from ui import server, state
+from ui import server, session, state
 from ui.context import ABSTAIN_NAMES as _ABSTAIN_NAMES
 from ui.context import DECIMALS as DECIMALS
 from ui.context import abstention_records as abstention_records
@@ -442,7 +442,7 @@ def cancel_button(key: str, what: str) -> None:
 
 def cancelled_notice(key: str, what: str) -> None:
     """On the run after a :func:`cancel_button` click, say what was kept."""
-    if st.session_state.get(key):
+    if session.value(key):
         st.info(f"{what} cancelled. The chunk texts embedded so far are kept in the embedding cache "
                 "(they are stored every few hundred texts): starting again only embeds the rest.",
                 icon=":material/cancel:")

@@ -25,6 +25,7 @@ from rag_metrics.workspace.store import (
     list_spaces,
     private_space_name,
 )
+from ui import session as ui_session
 from ui import state, views
 from ui.keys import WORKSPACE_CHECKS as _CHECKS
 from ui.keys import WORKSPACE_NEW as NEW
@@ -43,17 +44,17 @@ def _space_label(name: str) -> str:
 
 # ---- the sidebar picker --------------------------------------------------------------------------
 def _on_pick() -> None:
-    state.set_space(st.session_state[PICK])
+    state.set_space(ui_session.item(PICK))
 
 
 def _on_create() -> None:
-    name = (st.session_state.get(NEW) or "").strip()
+    name = (ui_session.value(NEW) or "").strip()
     try:
         state.set_space(name, create=True)
     except InputError as err:
         state.notice(views.esc(str(err)), "error")
         return
-    st.session_state[NEW] = ""
+    ui_session.set_value(NEW, "")
     state.notice(f"Created the workspace {views.esc(name)} as a copy of the one you were in.", "success")
 
 
@@ -79,8 +80,8 @@ def sidebar_picker() -> None:
     spaces = [n for n in list_spaces() if n == space or not n.startswith(PRIVATE_PREFIX)]
     if space not in spaces:
         spaces.append(space)
-    if st.session_state.get(PICK) != space:
-        st.session_state[PICK] = space
+    if ui_session.value(PICK) != space:
+        ui_session.set_value(PICK, space)
     st.selectbox("Workspace", spaces, key=PICK, on_change=_on_pick, format_func=_space_label,
                  help="Where your golden sets are saved. Named workspaces keep separate labels; the link "
                       "(?ws=…) opens the same one.")
@@ -103,7 +104,7 @@ def _stat(ws: Workspace) -> tuple:
 
 def check(ws: Workspace) -> WorkspaceCheck:
     """:meth:`Workspace.check`, re-run only when the files changed (one ``stat`` per rerun)."""
-    cache = st.session_state.setdefault(_CHECKS, {})
+    cache = ui_session.default(_CHECKS, {})
     key, stat = str(ws.path), _stat(ws)
     hit = cache.get(key)
     if hit is None or hit[0] != stat:
@@ -135,7 +136,7 @@ def _on_reset(name: str) -> None:
 def health_banner() -> None:
     """Say what is wrong with the current corpus's saved files, and offer repair / download / reset."""
     try:
-        name = st.session_state.get(state.KEY_CORPUS, state.SAMPLE)
+        name = ui_session.value(state.KEY_CORPUS, state.SAMPLE)
         session = state.golden_session(name)
     except InputError:
         return
