@@ -50,7 +50,7 @@ def evaluate_config(ctx: state.Lab, cfg: ab.Config, level: str, step: Step | Non
     entry = ctx.corpus
     say = step or (lambda text, done=0, total=0: None)
     if cfg.system:  # a stored system ranks the sidebar chunking's ids: judged against the golden set as it is
-        from ui.systems import evaluate_named
+        from ui.stored_systems import evaluate_named
 
         say(f"ranking {len(ctx.golden)} questions with {cfg.system}")
         options = ab.options_for(ctx.settings.options, level)  # type: ignore[arg-type]
