@@ -45,32 +45,39 @@ def show(step: str, lang: str) -> None:
 def _claims(lang: str) -> None:
     r = G.example()
     with st.container(border=True, key="lesson_l3_example"):
-        st.markdown(f"**{text('ui.l3.question', lang)}:** {views.esc(r.item.question)}")
-        st.markdown(f"**{text('ui.l3.the_answer', lang)} ({views.esc(r.item.id)}):** {views.esc(r.item.answer)}")
+        st.markdown(f"**{text('ui.l3.question', lang)}:** {views.esc(G.sample_text(r.item.question, lang))}")
+        st.markdown(f"**{text('ui.l3.the_answer', lang)} ({views.esc(r.item.id)}):** "
+                    f"{views.esc(G.sample_text(r.item.answer, lang))}")
         n = len(r.item.contexts)
         head = [text("ui.l3.claim", lang), *(text("ui.l3.chunk_n", lang, n=j + 1) for j in range(n)),
                 text("ui.l3.supported", lang)]
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for c, row in zip(r.claims, r.supports):
-            cells = [_cell(c), *("✓" if v else "·" for v in row),
+            cells = [_cell(G.sample_text(c, lang)), *("✓" if v else "·" for v in row),
                      text("ui.l3.yes" if any(row) else "ui.l3.no", lang)]
             lines.append("| " + " | ".join(cells) + " |")
         st.markdown("\n".join(lines))
+        if lang == "da":
+            st.caption(text("ui.l3.translated", lang))
+            return   # the chunks are the English handbook's: not quoted on the Danish path
         with st.expander(text("ui.l3.chunk_texts", lang)):
             for j, c in enumerate(r.item.contexts[:n]):
                 st.markdown(f"**{text('ui.l3.chunk_n', lang, n=j + 1)}** · {views.esc(' '.join(c.split())[:600])}")
 
 
 def _relevancy(lang: str) -> None:
+    if lang == "da":
+        st.caption(text("ui.l3.translated", lang))
     for r, score in G.relevancy_rows():
         with st.container(border=True, key=f"lesson_l3_rel_{r.item.id}"):
-            st.markdown(f"**{views.esc(r.item.id)}** · {text('ui.l3.question', lang)}: {views.esc(r.item.question)}")
-            st.caption(f"{text('ui.l3.the_answer', lang)}: {views.esc(r.item.answer)}")
+            st.markdown(f"**{views.esc(r.item.id)}** · {text('ui.l3.question', lang)}: "
+                        f"{views.esc(G.sample_text(r.item.question, lang))}")
+            st.caption(f"{text('ui.l3.the_answer', lang)}: {views.esc(G.sample_text(r.item.answer, lang))}")
             head = [text("ui.l3.generated_q", lang), text("ui.l3.noncommittal", lang), text("ui.l3.cosine", lang)]
             lines = ["| " + " | ".join(head) + " |", "|---|---|---|"]
             for (question, _), q in zip(r.generated, score.questions):   # the recorded question, its cosine
-                lines.append(f"| {_cell(question)} | {text('ui.l3.yes' if q.noncommittal else 'ui.l3.no', lang)} | "
-                             f"{_num(q.cosine, lang)} |")
+                flag = text("ui.l3.yes" if q.noncommittal else "ui.l3.no", lang)
+                lines.append(f"| {_cell(G.sample_text(question, lang))} | {flag} | {_num(q.cosine, lang)} |")
             st.markdown("\n".join(lines))
             if r.item.id == G.RELEVANCY_EXAMPLE:
                 st.markdown(text("ui.l3.relevancy_task", lang))

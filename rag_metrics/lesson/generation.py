@@ -23,7 +23,8 @@ from rag_metrics.errors import InputError
 from rag_metrics.lesson.course import Lesson
 from rag_metrics.lesson.steps import NUMBER_TOLERANCE, LessonContext, Step, Task, parse_number
 
-__all__ = ["LESSON", "TEXTS", "STEPS", "QUIZ", "EXAMPLE_RULE", "RELEVANCY_EXAMPLE", "example", "extra_claim_share",
+__all__ = ["LESSON", "TEXTS", "SAMPLE_DA", "sample_text",
+           "STEPS", "QUIZ", "EXAMPLE_RULE", "RELEVANCY_EXAMPLE", "example", "extra_claim_share",
            "system_faithfulness", "relevancy_rows", "judge_passed"]
 
 #: The answer the relevancy task asks about (its generated questions are recorded in
@@ -32,6 +33,60 @@ RELEVANCY_EXAMPLE = "q001-careful"
 #: How the claims example is chosen from the sample: the first answer with a supported and an unsupported claim and
 #: a claim that several chunks support.
 EXAMPLE_RULE = "mixed"
+
+
+#: Danish translations of the sample's texts the lesson quotes (questions, answers, claims, generated questions), shown
+#: on the Danish path with a note that the numbers are the English originals' (the shipped answers are English).
+SAMPLE_DA: Mapping[str, str] = {
+    "whats the biggest file I can attach on plus": "hvad er den største fil, jeg kan vedhæfte på plus",
+    "Plus lets you attach files of up to 200 MB each. Files larger than that are compressed automatically when you "
+    "upload them.": "Plus lader dig vedhæfte filer på op til 200 MB hver. Større filer komprimeres automatisk, når du "
+                    "uploader dem.",
+    "Plus lets you attach files of up to 200 MB each.": "Plus lader dig vedhæfte filer på op til 200 MB hver.",
+    "Files larger than that are compressed automatically when you upload them.":
+        "Større filer komprimeres automatisk, når du uploader dem.",
+    "how much room do I get without paying anything?": "hvor meget plads får jeg uden at betale noget?",
+    "On the Free plan you get 2 GB of storage in total, without paying anything. If you need more space, you have "
+    "to upgrade to Plus, which has 50 GB.": "På Free-abonnementet får du i alt 2 GB lagerplads uden at betale noget. "
+                                            "Har du brug for mere plads, skal du opgradere til Plus, som har 50 GB.",
+    "How much storage do I get on the Free plan?": "Hvor meget lagerplads får jeg på Free-abonnementet?",
+    "How much space does a free account include?": "Hvor meget plads har en gratis konto?",
+    "What do I have to do to get more storage than the Free plan gives?":
+        "Hvad skal jeg gøre for at få mere lagerplads, end Free-abonnementet giver?",
+    "any cheaper price if im at university?": "nogen billigere pris hvis jeg går på universitetet?",
+    "Plus costs $6 per month, or $60 per year when paid annually. Team costs $10 per user per month on an annual "
+    "contract.": "Plus koster 6 $ om måneden eller 60 $ om året ved årlig betaling. Team koster 10 $ pr. bruger om "
+                 "måneden på en årsaftale.",
+    "How much do the Plus and Team plans cost?": "Hvad koster Plus- og Team-abonnementerne?",
+    "What does the Plus plan cost per month or per year?": "Hvad koster Plus om måneden eller om året?",
+    "What is the price of the Team plan per user?": "Hvad er prisen for Team pr. bruger?",
+    "whats the diff between someone who can only look and someone who can leave remarks":
+        "hvad er forskellen på en, der kun kan se, og en, der kan skrive kommentarer",
+    "Guests are people from outside the workspace's verified domain and do not use a paid seat.":
+        "Gæster er personer uden for arbejdsområdets bekræftede domæne og bruger ikke en betalt plads.",
+    "Who counts as a guest in a workspace?": "Hvem tæller som gæst i et arbejdsområde?",
+    "Do guests take up a paid seat?": "Bruger gæster en betalt plads?",
+    "What is a guest in a workspace?": "Hvad er en gæst i et arbejdsområde?",
+    "for a sev 1 outage, which comes first: the status page post or the reply to an enterprise ticket?":
+        "ved et sev 1-nedbrud, hvad kommer først: opslaget på statussiden eller svaret på en enterprise-sag?",
+    "Both happen as quickly as possible during an outage. The status page is the single source of truth.":
+        "Begge dele sker så hurtigt som muligt under et nedbrud. Statussiden er den eneste sande kilde.",
+    "What happens first during an outage?": "Hvad sker der først under et nedbrud?",
+    "What is the single source of truth during an outage?": "Hvad er den eneste sande kilde under et nedbrud?",
+    "How quickly are outages handled?": "Hvor hurtigt håndteres nedbrud?",
+    "How long before deleted stuff is gone for good?": "Hvor lang tid går der, før slettede ting er væk for altid?",
+    "Deleted notes are handled according to the data retention policy. How long it takes depends on your plan and "
+    "your settings.": "Slettede noter håndteres efter politikken for dataopbevaring. Hvor lang tid det tager, afhænger "
+                      "af dit abonnement og dine indstillinger.",
+    "How long are deleted notes kept?": "Hvor længe gemmes slettede noter?",
+    "What decides how long deleted notes are kept?": "Hvad afgør, hvor længe slettede noter gemmes?",
+    "How are deleted notes handled?": "Hvordan håndteres slettede noter?",
+}
+
+
+def sample_text(value: str, lang: str) -> str:
+    """A text of the sample as the lesson shows it in ``lang`` (Danish: its translation, when there is one)."""
+    return SAMPLE_DA.get(value, value) if lang == "da" else value
 
 
 # ---- live data ----------------------------------------------------------------------------------------
@@ -462,6 +517,10 @@ TEXTS: Mapping[str, tuple[str, str]] = {
     "ui.l3.cosine": ("Cosine", "Cosinus"),
     "ui.l3.relevancy_is": ("Answer relevancy = {value}", "Answer relevancy = {value}"),
     "ui.l3.relevancy_task": ("Answer relevancy = ? (task 1)", "Answer relevancy = ? (opgave 1)"),
+    "ui.l3.translated": (
+        "The sample's answers are in English: shown here in Danish translation; the numbers are the English "
+        "originals'.",
+        "Eksemplets svar er på engelsk: her vist i dansk oversættelse; tallene er de engelske originalers."),
     "ui.l3.no_data": ("The sample's answers are not installed, so this step has no example.",
                       "Eksemplets svar er ikke installeret, så dette trin har intet eksempel."),
     "ui.l3.no_judge": (
