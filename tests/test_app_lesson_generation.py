@@ -78,3 +78,38 @@ def test_a_student_walks_lesson_three(app, app_env, lang):
             assert any(ok[:40] in s.value for s in at.success), (step.key, task.key)
     done = "6 af 6" if lang == "da" else "6 of 6"
     assert any(done in str(p.text) for p in at.main.get("progress")) or done in _main_text(at)
+
+
+def test_with_the_class_judge_the_step_runs_it_on_the_students_own_question(app_env, monkeypatch, tmp_path):
+    """A loopback OpenAI-compatible judge as lab.judge: the student picks a golden question, writes an answer with
+    an invented detail, runs the judge, and sees the judge's part (claims, verdicts, generated questions) beside the
+    arithmetic's part; the task then passes."""
+    from answers_server import JudgeServer, Scenario
+    from streamlit.testing.v1 import AppTest
+
+    from app_helpers import ROOT
+
+    invented = "Refunds are paid back within 90 days."
+    with JudgeServer(Scenario(unsupported={invented})) as srv:
+        cfg = tmp_path / "lab.toml"
+        cfg.write_text(f'[lab.judge]\nbase_url = "{srv.base_url}"\nchat_model = "class-model"\n'
+                       'embed_model = "class-embed"\n')
+        monkeypatch.setenv("RAG_METRICS_CONFIG", str(cfg))
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
+        at.run()
+        goto(at, PAGE)
+        at.button(key="lesson_course_generation").click().run()
+        at.selectbox(key="lesson_step_pick").set_value(4).run()
+        no_exception(at)
+        assert not any("[lab.judge]" in e.value for e in at.main.info)
+        key = lesson_answer("l3_judge_run")
+        at.text_area(key=key + "_a").input(f"Free accounts get 2 GB of storage. {invented}").run()
+        at.button(key=key + "_run").click().run()
+        no_exception(at)
+        text = _main_text(at)
+        assert "class-model" in text and "Faithfulness = 1 / 2 = 0.500" in text
+        assert "Answer relevancy = (" in text and srv.chat_requests() >= 2
+        claims = at.main.dataframe[0].value
+        assert list(claims.iloc[:, 1]) == ["yes", "no"] and invented in list(claims.iloc[:, 0])
+        at.button(key="lesson_check_l3_judge_run").click().run()
+        assert any(G.TEXTS["task.l3_judge_run.ok"][0][:40] in s.value for s in at.success)
