@@ -1,8 +1,8 @@
 """Old module paths (before the packages of issues 25 and 51) kept importable until release :data:`GOES_IN`.
 
-Written by the codemod of issue 25 (``tools/restructure.py``, in the history since it ran: ``git log --
-tools/restructure.py``); remove this module, its test and the finder's installation in
-``rag_metrics/__init__.py`` in release :data:`GOES_IN`.  ``import rag_metrics.evaluate`` warns
+Written by the codemods of issues 25 and 51 (issue 25's left the tree once it had run: it is in the history);
+remove this module, its test and the finder's installation in ``rag_metrics/__init__.py`` in release
+:data:`GOES_IN`.  ``import rag_metrics.evaluate`` warns
 ``DeprecationWarning`` naming the new path and gives the *same* module object as the new path (an
 alias in ``sys.modules``), so monkeypatching through either name patches both.
 """

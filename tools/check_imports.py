@@ -78,6 +78,48 @@ LIBRARY_ROOT = {"__init__", "__main__", "_compat", "config", "errors", "evaluati
 ROOT_PENDING = {"budgets", "budget_limits", "teacher_sessions"}
 
 
+#: ui in two tiers (issue 51).  The core: what every page stands on (keys, context, the session's one door, the
+#: caches, who the browser is, the state, the shared views, the shell and the navigation).  It never imports the
+#: other tier: one feature module per page (``ui/<page>.py``, named after ``pages/<page>.py``) and the parts of a
+#: feature (:data:`UI_PARTS`).
+UI_CORE = {
+    "keys", "context", "session", "widgets", "cache", "workers", "cache_insights", "cache_answers", "budget",
+    "class_budgets", "embed_budget", "upload_budget", "identity", "server", "spaces", "stored_systems", "corpora",
+    "golden", "state", "encoding", "paging", "views", "answer_views", "compare_views", "report_ui", "workspace_ui",
+    "tutor", "sidebar", "url_state", "rerun_rate", "navigation", "shell", "prewarm", "teacher_route", "launch",
+}
+#: A feature's parts: module -> the pages whose feature uses it.
+UI_PARTS = {
+    "bring": ("bring_your_system",), "bring_mapping": ("bring_your_system",),
+    "drafting": ("golden_set", "answers"), "judge_settings": ("golden_set", "answers"),
+    "labelling": ("golden_set",), "label_editor": ("golden_set",), "label_session": ("golden_set",),
+    "evidence_review": ("golden_set",), "exercise_editor": ("exercises",),
+}
+#: The modules of ``ui`` that are a page's feature module although no page has their name (the lesson's
+#: lessons are drawn by the Lesson page's module).
+UI_PAGE_PREFIXES = ("lesson_",)
+
+
+def ui_tier_problems(graph: grimp.ImportGraph) -> list[str]:
+    """What breaks the two tiers of ui: a core module importing a feature, or a module in neither tier."""
+    pages = {p.stem for p in (ROOT / "pages").glob("*.py")}
+    out = []
+    for path in sorted((ROOT / "ui").glob("*.py")):
+        name = path.stem
+        if name == "__init__":
+            continue
+        if name not in UI_CORE and name not in pages and name not in UI_PARTS and not name.startswith(UI_PAGE_PREFIXES):
+            out.append(f"ui/{path.name}: in neither tier: name it after its page, or add it to UI_CORE or UI_PARTS "
+                       "in tools/check_imports.py")
+        if name in UI_CORE:
+            above = sorted(m for m in graph.find_modules_directly_imported_by(f"ui.{name}")
+                           if m.startswith("ui.") and m.split(".")[1] not in UI_CORE)
+            if above:
+                out.append(f"ui/{path.name}: the core imports the feature tier ({', '.join(above)}): move what it "
+                           "needs into the core")
+    return out
+
+
 #: The one module that touches ``st.session_state`` (issue 51); every other module goes through it.
 SESSION_DOOR = "ui/session.py"
 
@@ -130,7 +172,7 @@ def main(argv: list[str]) -> int:
     if new:
         print("Break the new cycle: move the shared code into a lower module (`git show fd46f26` shows how "
               "the library's last cycle was broken).")
-    layout = layout_problems()
+    layout = layout_problems() + ui_tier_problems(graph)
     print(f"layout: {len(layout)} problem(s)")
     for problem in layout:
         print("  " + problem)
