@@ -198,3 +198,31 @@ def test_uv_is_given_pips_own_indexes_wheels_and_constraints():
         "--extra-index-url", "file:///opt/a/simple", "--extra-index-url", "file:///opt/b/simple",
         "--find-links", "/srv/wheels", "--constraint", "/etc/c.txt"]
     assert mod.uv_arguments("") == ["--index-strategy", "unsafe-best-match"]
+
+
+def test_lab_class_passes_the_state_and_the_shared_workspace_to_the_app_processes(monkeypatch, tmp_path):
+    """Issue 52: ``./lab class --state postgresql://... --workspace /shared/path`` runs one host of several."""
+    from rag_metrics.server import deploy
+
+    dsn = "postgresql://lab:${LAB_PG_PASSWORD}@10.0.0.8/lab"
+    argv = command(lab("class", "--state", dsn, "--workspace", str(tmp_path / "shared"),
+                       env={"RAG_METRICS_TEACHER_KEY": KEY}))
+    assert option(argv, "--state") == dsn and option(argv, "--workspace") == str(tmp_path / "shared")
+    seen: dict = {}
+
+    class Stop(Exception):
+        pass
+
+    class Fake:
+        def __init__(self, *a, env=None, **kw):
+            seen.update(env or {})
+
+        def prepare(self):
+            raise Stop
+
+    monkeypatch.setattr(deploy, "ClassDeployment", Fake)
+    monkeypatch.setattr(deploy, "check_state", lambda env: seen.setdefault("checked", env["RAG_METRICS_STATE"]))
+    with pytest.raises(Stop):
+        deploy.main(argv[argv.index("--procs"):])
+    assert seen["RAG_METRICS_STATE"] == dsn == seen["checked"]  # checked before any process starts
+    assert seen["RAG_METRICS_WORKSPACE"] == str(tmp_path / "shared")
