@@ -104,8 +104,7 @@ _T: dict[str, tuple[str, str]] = {
               "Gemt: vejlederen er {state}; {q:,} spørgsmål og {t:,} tokens pr. plads."),
     "state_on": ("on", "slået til"),
     "state_off": ("off", "slået fra"),
-    "model_line": ("Model: {model} at {url} (the operator's [lab.judge]).",
-                   "Model: {model} på {url} (operatørens [lab.judge])."),
+    "model_line": ("Model: {model} (the operator's [lab.judge]).", "Model: {model} (operatørens [lab.judge])."),
     "no_model_line": ("No model is configured ([lab.judge] in the server configuration): the tutor shows the "
                       "course's passages and the diagnosis of the student's last run.",
                       "Ingen model er sat op ([lab.judge] i serverens konfiguration): vejlederen viser kursets "
@@ -542,8 +541,7 @@ def class_view(lang: str) -> None:
     effective = current.budgets(operator.budgets)
     judge = operator.judge or {}
     if judge:
-        st.caption(T("model_line", lang, model=esc(str(judge.get("chat_model", ""))),
-                     url=esc(str(judge.get("base_url", "")))))
+        st.caption(T("model_line", lang, model=esc(str(judge.get("chat_model", "")))))  # its address: the operator's
     else:
         st.caption(T("no_model_line", lang))
     with st.form(tutor_widget("form", "class"), border=True):
