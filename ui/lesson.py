@@ -30,7 +30,7 @@ from rag_metrics.lesson.sandbox import Sandbox, explain
 from rag_metrics.metrics.registry import DEFAULT_METRICS, METRICS
 from rag_metrics.server.policy import allowed
 from rag_metrics.workspace.store import DEFAULT_SPACE, Workspace, list_spaces
-from ui import server, session, shell, state, tutor, views
+from ui import navigation, server, session, state, tutor, views
 from ui.keys import LESSON_GENERATION as _GENERATION
 from ui.keys import LESSON_KEY, LESSON_QP_SEEN, LESSON_STEP_PICK, lesson_answer
 from ui.keys import LESSON_LANG as LANG
@@ -584,6 +584,10 @@ def render(ctx: state.Lab) -> None:
         from ui import lesson_generation
 
         lesson_generation.show(s.key, lang())
+    if x.key == "system":   # lesson 4's CI job for the student's setup (ui/lesson_system.py)
+        from ui import lesson_system
+
+        lesson_system.show(s.key, lang(), ctx)
     lesson_code(s, x.key)
     for i, task in enumerate(s.tasks, start=1):
         task_box(ctx, lctx, task, i)
@@ -622,11 +626,11 @@ def lesson_code(s: LS.Step, key: str = FIRST) -> None:
 
 def _exercise_link(name: str, label: str) -> None:
     """A link to the exercise page opened on exercise ``name``; a plain link while that page is not
-    in the app's menu (``ui.shell.PAGES``), since ``st.page_link`` needs a registered page."""
+    in the app's menu (:func:`ui.navigation.registered`), since ``st.page_link`` needs a registered page."""
     from pathlib import Path
 
 
-    registered = any(p == EXERCISE_PAGE for items in shell.PAGES.values() for p, _, _ in items)
+    registered = navigation.registered(EXERCISE_PAGE)
     if registered and (Path(__file__).resolve().parents[1] / EXERCISE_PAGE).is_file():
         st.page_link(EXERCISE_PAGE, label=label, icon=":material/edit_note:", query_params={"exercise": name})
     else:
