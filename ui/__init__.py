@@ -1,7 +1,13 @@
 """Streamlit-aware code of the RAG Metrics Lab app (the library, ``rag_metrics``, never imports it).
 
-- :mod:`ui.shell`   ``st.navigation`` over ``pages/`` (the ``PAGES`` table), the shared sidebar, and
+Two tiers (``tools/check_imports.py`` declares them and the lint checks them): the **core** below, which every
+page stands on and which never imports a feature; and **one feature module per page**, ``ui/<page>.py``, named
+after ``pages/<page>.py``, with :func:`render` drawing the page (plus a few declared parts of a feature).
+
+- :mod:`ui.navigation` the ``PAGES`` table: sections, who sees which page, ``st.navigation``'s sections
+- :mod:`ui.shell`   ``st.navigation`` over ``pages/``, the shared sidebar, and
                     :func:`ui.shell.ensure_shell`, the first call of every page
+- :mod:`ui.session` the one door to ``st.session_state`` (no other module reads or writes it)
 - :mod:`ui.sidebar` the shared sidebar (corpus, retriever, K, evaluation conventions)
 - :mod:`ui.state`   :func:`ui.state.current` (the :class:`ui.state.Lab` every page reads) and, re-exported, every
                     session accessor; pages read and set session values only through it
@@ -12,17 +18,24 @@
 
 Adding a page
 -------------
-1. ``pages/<stem>.py``::
+1. ``ui/<stem>.py``, the page's feature module::
 
        from ui import state, views
+
+       def render() -> None:
+           ctx = state.current_or_stop()   # settings, chunks, memo, golden, EvaluationResult
+           views.page_header("Title", ctx)
+           ...                             # call rag_metrics / ui functions; no arithmetic here
+
+   and ``pages/<stem>.py``, a thin script that imports only ``ui``::
+
+       from ui import <stem>
        from ui.shell import ensure_shell
 
        ensure_shell()                      # runs the shell when opened by URL first
-       ctx = state.current_or_stop()       # settings, chunks, memo, golden, EvaluationResult
-       views.page_header("Title", ctx)
-       ...                                 # call rag_metrics / ui functions; no arithmetic here
+       <stem>.render()
 
-2. Add ``("pages/<stem>.py", "Title", ":material/icon:")`` to ``ui.shell.PAGES`` (``url_path`` is the
+2. Add ``("pages/<stem>.py", "Title", ":material/icon:")`` to ``ui.navigation.PAGES`` (``url_path`` is the
    file stem; the first page is the default, served at "/" and, through a hidden alias, at its stem).
 3. Put any new ``st.cache_*`` in :mod:`ui.cache` (or :mod:`ui.cache_insights`), keyed by an explicit fingerprint
    (``ctx.key``, the :class:`ui.context.EvalKey`, for anything derived from the current evaluation).
