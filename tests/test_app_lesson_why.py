@@ -99,6 +99,12 @@ def test_a_student_walks_lesson_one(app, app_env, ctx):
     assert set(saved.load().done) == set(W.LESSON.tasks) and all(saved.load().done.values())
     assert store_for_space("shared", app_env).load().done == {}    # lesson 2's progress untouched
     assert any(c.value.startswith(text("ui.course_progress", done=len(STEPS), total=len(STEPS))) for c in at.caption)
+    # the teacher's class table (and its CSV) says so in lesson 1's column
+    from rag_metrics.lesson import teacher
+
+    table = teacher.class_progress([("Seat", "shared")], app_env)
+    assert table.loc[0, teacher.lesson_column("why")] == f"{len(STEPS)} / {len(STEPS)}"
+    assert f"{len(STEPS)} / {len(STEPS)}" in teacher.progress_csv(table)
 
 
 def test_lesson_one_in_danish(app, ctx):
