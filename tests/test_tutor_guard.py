@@ -153,11 +153,29 @@ def test_the_students_own_code_quoted_back_passes():
     assert check_reply(quoted, exercise=HIT).leaked  # the same code, not the student's: it gives the rest away
 
 
+@pytest.mark.parametrize("old,new", [("top_k=k)", "top_k=k - 1)"),  # the fix is a changed line
+                                     ("        results = ", "        if not item['relevant_chunk_ids']:\n"
+                                                         "            continue\n        results = ")])  # deleted lines
+def test_the_corrected_function_leaks_even_to_a_student_who_has_most_of_it(old, new):
+    lesson = exercise(HIT).lesson_code
+    wrong = lesson.replace(old, new)
+    assert wrong != lesson
+    got = check_reply(fenced(lesson), exercise=HIT, student_code=wrong)
+    assert got.leaked and got.reason == "code matching the lesson's code", got
+    assert not check_reply(fenced(wrong), exercise=HIT, student_code=wrong).leaked  # theirs, quoted back
+
+
 def test_numbers_that_are_not_expected_values_pass():
     reply = "With k = 5 and 76 questions, 2 / 3 = 0.667 of the examples hit; 1.0 is the best."
     assert not check_reply(reply, exercise=HIT, hidden_values=[HIT_VALUE, 76, 5, 1.0]).leaked
     # whole numbers and one decimal are too common to withhold on
     assert not check_reply("0.7 or 72 %", exercise=HIT, hidden_values=[HIT_VALUE]).leaked
+
+
+def test_a_value_the_exercise_shows_anyway_is_not_hidden():
+    # hit_rate_at_k's example says "hit rate = 2 / 3 = 0.667": a check expecting 2 / 3 gives nothing away
+    assert not check_reply("As in the example, 2 / 3 = 0.667.", exercise=HIT, hidden_values=[2 / 3]).leaked
+    assert check_reply("As in the example, 2 / 3 = 0.667.", exercise=None, hidden_values=[2 / 3]).leaked
 
 
 def test_code_pieces_and_numbers_are_read_from_markdown():

@@ -31,7 +31,8 @@ parts still scores; fewer than :data:`MIN_WEIGHT` matched AST nodes never leak b
 ``72.37 %``, a fraction ``55/76``) is compared with the checks' hidden expected values: a number with at
 least two decimals equal to a hidden value at the precision written leaks (``0.72`` and ``0,724`` both give
 0.723684 away).  Only values that are not whole numbers count: whole numbers (k, counts, 0 and 1) are too
-common in any explanation to withhold on.
+common in any explanation to withhold on; nor does a value the exercise shows anyway (a worked example's
+``2 / 3 = 0.667`` in its prompt, examples or hints).
 
 >>> check_reply("Count each question once: which line adds more than 1 per question?",
 ...             exercise="hit_rate_at_k").leaked
@@ -53,7 +54,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["CODE_LINE", "EXPRESSION_SHARE", "GENERIC", "GENERIC_WEIGHT", "GuardResult", "KEY_MIN", "MIN_WEIGHT",
-           "STATEMENT_SHARE", "check_reply", "code_pieces", "numbers_in", "protected_functions", "similarity"]
+           "NEW_MIN", "STATEMENT_SHARE", "check_reply", "code_pieces", "numbers_in", "protected_functions",
+           "similarity"]
 
 #: A part of :data:`GENERIC` weighs this share of its AST nodes.
 GENERIC_WEIGHT = 0.25
@@ -63,6 +65,8 @@ STATEMENT_SHARE = 0.6
 EXPRESSION_SHARE = 0.6
 #: Matched statements or expressions lighter than this (AST nodes) never leak by share: too little code.
 MIN_WEIGHT = 12
+#: A piece matching a function by share leaks to a student whose code lacks at least this many of its AST nodes.
+NEW_MIN = 3
 #: A solution's expression or statement of at least this many AST nodes, not shown to the student anyway,
 #: is a key line: a reply holding it leaks.
 KEY_MIN = 12
@@ -451,28 +455,49 @@ def similarity(piece: str, name: str) -> dict[str, float]:
     return best
 
 
+def _precision(statements: dict[str, int], fn: _Function, generic: frozenset[str]) -> float:
+    """The share (by weight) of ``statements`` that are statements of ``fn``."""
+    def weight(d: str, w: int) -> float:
+        return w * GENERIC_WEIGHT if d in generic else float(w)
+
+    total = sum(weight(d, w) for d, w in statements.items())
+    return sum(weight(d, w) for d, w in statements.items() if d in fn.shape.statements) / total if total else 0.0
+
+
 @functools.lru_cache(maxsize=1024)  # a streamed reply is checked again as it grows: its finished pieces repeat
-def _code_leak(piece: str, name: str, *, whole: bool, own: frozenset[str] = frozenset()
-               ) -> tuple[str, str, dict[str, float]] | None:
+def _code_leak(piece: str, name: str, *, whole: bool, own_code: str = "") -> tuple[str, str, dict[str, float]] | None:
+    """What ``piece`` of a reply gives away of exercise ``name`` (None: nothing).  ``own_code``: the student's.
+
+    A piece that matches a function by share leaks when there is no student code, or when it gives the student
+    something of the solution they do not have: a matched statement or expression (of :data:`NEW_MIN` nodes or
+    more) not in their code, or fewer statements foreign to the solution than their code has (the solution
+    made by deleting their wrong lines).  Their own code quoted back never leaks."""
     tree = _parse(piece)
     if tree is None:
         return None
-    shape = _shape(tree)
-    shape = _Shape({d: w for d, w in shape.statements.items() if d not in own},
-                   {d: w for d, w in shape.expressions.items() if d not in own})
-    mine = shape.everything
+    full = _shape(tree)
+    own = _shape_of_text(own_code) if own_code.strip() else None
+    mine = own.everything if own is not None else frozenset()
+    new = _Shape({d: w for d, w in full.statements.items() if d not in mine},
+                 {d: w for d, w in full.expressions.items() if d not in mine})
     generic = _generic()
     for fn in protected_functions(name):
         what = "code matching the reference solution" if fn.label == "reference" else "code matching the lesson's code"
         if whole:
-            s, sw = _share(fn.shape.statements, set(shape.statements), generic)
-            e, ew = _share(fn.shape.expressions, set(shape.expressions), generic)
+            s, sw = _share(fn.shape.statements, set(full.statements), generic)
+            e, ew = _share(fn.shape.expressions, set(full.expressions), generic)
             scores = {"statements": round(s, 3), "expressions": round(e, 3)}
-            if s >= STATEMENT_SHARE and sw >= MIN_WEIGHT:
-                return what, f"{fn.name}: {s:.0%} of its statements", scores
-            if e >= EXPRESSION_SHARE and ew >= MIN_WEIGHT:
-                return what, f"{fn.name}: {e:.0%} of its expressions", scores
-        hit = fn.keys & mine
+            by = (f"{s:.0%} of its statements" if s >= STATEMENT_SHARE and sw >= MIN_WEIGHT else
+                  f"{e:.0%} of its expressions" if e >= EXPRESSION_SHARE and ew >= MIN_WEIGHT else "")
+            if by and own is not None:
+                added = max(_share(fn.shape.statements, set(new.statements), generic)[1],
+                            _share(fn.shape.expressions, set(new.expressions), generic)[1])
+                cleaner = _precision(full.statements, fn, generic) > _precision(own.statements, fn, generic) + 0.01
+                if added < NEW_MIN and not cleaner:
+                    by = ""  # the student's own code (or a part of it) quoted back
+            if by:
+                return what, f"{fn.name}: {by}", scores
+        hit = fn.keys & new.everything
         if hit:
             return "a key line of the solution", f"{fn.name} ({fn.label}): {ast_text(min(hit, key=len))}", {"key": 1.0}
     return None
@@ -589,15 +614,41 @@ def numbers_in(text: str) -> Iterator[tuple[float, int, str]]:
         yield value, decimals, m.group(0)
 
 
-def _value_leak(reply: str, values: Sequence[Any]) -> str | None:
+def _matches(value: float, decimals: int, hidden: float) -> bool:
+    return decimals >= 2 and abs(value - hidden) <= 0.5 * 10 ** -decimals + 1e-12 or value == hidden
+
+
+@functools.lru_cache(maxsize=64)
+def _public_numbers(name: str) -> tuple[tuple[float, int], ...]:
+    """The numbers exercise ``name`` shows anyway (its prompt, examples, hints, conventions): a hidden value
+    equal to one of them is not hidden (an example's ``2 / 3 = 0.667``)."""
+    ex = _exercise(name)
+    if ex is None:
+        return ()
+    texts: list[str] = []
+    for table in (ex.prompt, ex.title):
+        texts.extend(table.values())
+    for table in (ex.examples, ex.hints, ex.conventions):
+        for seq in table.values():
+            texts.extend(seq)
+    out = [(v, d) for t in texts for v, d, _ in numbers_in(t)]
+    out += [(int(m.group(1)) / int(m.group(2)), 12) for t in texts for m in _FRACTION.finditer(t)
+            if int(m.group(2)) > 1]
+    return tuple(out)
+
+
+def _value_leak(reply: str, values: Sequence[Any], exercise: str | None = None) -> str | None:
     hidden = _hidden_numbers(values)
+    if exercise:
+        shown = _public_numbers(exercise)
+        hidden = [h for h in hidden if not any(_matches(v, d, h) for v, d in shown)]
     if not hidden:
         return None
     for value, decimals, written in numbers_in(reply):
         if decimals < 2:
             continue
         for h in hidden:
-            if abs(value - h) <= 0.5 * 10 ** -decimals + 1e-12:
+            if _matches(value, decimals, h):
                 return written.strip()
     for m in _FRACTION.finditer(reply):
         a, b = int(m.group(1)), int(m.group(2))
@@ -614,19 +665,18 @@ def check_reply(reply: str, *, exercise: str | None, hidden_values: Sequence[Any
     ``exercise=None`` (a lesson step with no exercise): only the values are looked for.  ``student_code``:
     what the student wrote; quoting it back gives nothing away (its statements and expressions do not count)."""
     reply = str(reply or "")
-    written = _value_leak(reply, hidden_values)
+    written = _value_leak(reply, hidden_values, exercise)
     if written is not None:
         return GuardResult(True, "an expected value", f"{written}")
     if not exercise or not protected_functions(exercise):
         return GuardResult(False)
-    own = _shape_of_text(student_code).everything if student_code.strip() else frozenset()
     blocks, spans = code_pieces(reply)
     for block in blocks:
-        found = _code_leak(block, exercise, whole=True, own=frozenset(own))
+        found = _code_leak(block, exercise, whole=True, own_code=student_code)
         if found is not None:
             return GuardResult(True, found[0], found[1], found[2])
     for span in spans:
-        found = _code_leak(span, exercise, whole=False, own=frozenset(own))
+        found = _code_leak(span, exercise, whole=False, own_code=student_code)
         if found is not None:
             return GuardResult(True, found[0], found[1], found[2])
     return GuardResult(False)
