@@ -1,8 +1,8 @@
 """The tutor's retrieval (issue 48): the course's passages, TutorIndex, and its golden set scored by the lab.
 
-The floor: hit rate@3 >= 0.80 in each language with the tutor's own retriever (hybrid: multilingual e5-small
-+ BM25).  Measured 0.882 in English and in Danish (benchmarks/bench_tutor_retrieval.py, docs/benchmarks.md
-"The tutor's retrieval"); BM25 alone measured 0.824 to 0.853.  The dense part reads the shipped vectors
+The floor: hit rate@3 >= 0.80 over the 94 questions, and >= 0.75 in each language, with the tutor's own retriever
+(hybrid: multilingual e5-small + BM25).  Measured 0.872 (0.894 in English, 0.851 in Danish) by
+benchmarks/bench_tutor_retrieval.py (docs/tutor-retrieval.md).  The dense part reads the shipped vectors
 (rag_metrics/tutor/embeddings/): no model is loaded unless a course text changed since they were written.
 """
 from __future__ import annotations
@@ -22,10 +22,11 @@ from rag_metrics.lesson.texts import TEXTS
 from rag_metrics.tutor import retrieve
 from rag_metrics.tutor.passages import course_passages, plain
 from rag_metrics.tutor.retrieve import DEFAULT_KIND, TutorIndex
-from rag_metrics.types import GoldenSet
+from rag_metrics.types import GoldenSet, Run
 
 GOLDEN = Path(retrieve.__file__).parent / "questions.jsonl"
-FLOOR = 0.80
+FLOOR = 0.80        # both languages together (measured 0.872)
+FLOOR_LANG = 0.75   # each language (measured 0.894 in English, 0.851 in Danish)
 _BUILT: dict[str, TutorIndex] = {}
 
 
@@ -60,14 +61,16 @@ def test_passages_same_ids_in_both_languages_and_app_links() -> None:
 def test_passages_hold_no_code_no_task_answers_and_no_markdown() -> None:
     texts = [p.text for lang in ("en", "da") for p in course_passages(lang)]
     whole = "\n".join(texts)
-    for ex in EXERCISES:   # neither the lesson's code nor the reference solutions
+    shown = plain("\n".join(t for ex in EXERCISES for table in (ex.prompt, ex.hints, ex.examples)
+                             for v in table.values() for t in ([v] if isinstance(v, str) else v)))
+    for ex in EXERCISES:   # neither the lesson's code nor the reference solutions (but what a hint already shows)
         assert f"def {ex.name}(" not in whole
         for line in ex.lesson_code.splitlines():
-            if len(line.strip()) > 25:
+            if len(line.strip()) > 25 and line.strip() not in shown:
                 assert line.strip() not in whole, line
     solutions = "\n".join(v for v in vars(reference).values() if isinstance(v, str) and "def " in v)
     for line in solutions.splitlines():
-        if len(line.strip()) > 25 and "def " not in line:
+        if len(line.strip()) > 25 and "def " not in line and line.strip() not in shown:
             assert line.strip() not in whole, line
     assert plain(TEXTS["task.ndcg_calc.ok"]["en"]) not in whole    # a task's "ok" text is its answer
     for t in texts:
@@ -84,14 +87,15 @@ def test_golden_set_in_the_labs_format_with_existing_labels() -> None:
             assert q.relevant and set(q.relevant) <= known, (q.id, set(q.relevant) - known)
 
 
-@pytest.mark.parametrize("lang", ["en", "da"])
-def test_hit_rate_at_3_floor(lang: str) -> None:
-    idx = _index(lang)
-    assert idx.kind == DEFAULT_KIND == "hybrid", idx.fallback
-    golden = _golden()
-    sub = GoldenSet(tuple(q for q in golden.queries if q.id.startswith(f"{lang}-")))
-    result = evaluate(sub, idx.run({q.id: q.question for q in sub.queries}, k=10))
-    assert result.mean("hit_rate", 3) >= FLOOR
+def test_hit_rate_at_3_floor() -> None:
+    golden, runs = _golden(), []
+    for lang in ("en", "da"):
+        idx = _index(lang)
+        assert idx.kind == DEFAULT_KIND == "hybrid", idx.fallback
+        sub = GoldenSet(tuple(q for q in golden.queries if q.id.startswith(f"{lang}-")))
+        runs.append(idx.run({q.id: q.question for q in sub.queries}, k=10))
+        assert evaluate(sub, runs[-1]).mean("hit_rate", 3) >= FLOOR_LANG, lang
+    assert evaluate(golden, Run.concat(runs)).mean("hit_rate", 3) >= FLOOR
 
 
 def test_where_boosts_the_students_exercise() -> None:

@@ -171,7 +171,8 @@ def _lesson_passages(lang: str) -> Iterator[Passage]:
 def _mistakes_of(name: str, extra: tuple[str, ...]) -> list[str]:
     """The keys of exercise ``name``'s known mistakes (:data:`rag_metrics.exercises.mistakes.MISTAKES`): lesson 2's
     in the diagnosis order of :mod:`~rag_metrics.exercises.mistakes`; a later lesson's (registered by its own
-    module, keys prefixed as ``faith_`` for ``faithfulness``, ``rel_`` for ``answer_relevancy``) by that prefix."""
+    module, keys prefixed as ``faith_`` for ``faithfulness``, ``rel_`` for ``answer_relevancy``, ``pd_`` for
+    ``paired_difference``) by that prefix: a part of the name, or its initials."""
     from rag_metrics.exercises import mistakes
 
     order: dict[str, tuple[str, ...]] = getattr(mistakes, "_ORDER", {})
@@ -180,8 +181,9 @@ def _mistakes_of(name: str, extra: tuple[str, ...]) -> list[str]:
         keys.update(dict.fromkeys(order.get(fn, ())))
     if not keys:
         ordered = {k for ks in order.values() for k in ks}
-        keys = dict.fromkeys(k for k in mistakes.MISTAKES
-                             if k not in ordered and len(k.split("_")[0]) >= 3 and k.split("_")[0] in name)
+        initials = "".join(w[:1] for w in name.split("_"))       # paired_difference: pd_
+        keys = dict.fromkeys(k for k in mistakes.MISTAKES if k not in ordered and (
+            (pre := k.split("_")[0]) == initials or (len(pre) >= 3 and pre in name)))
     return [k for k in keys if k in mistakes.MISTAKES]
 
 
