@@ -334,11 +334,11 @@ def class_state_pg():
     folder = tempfile.mkdtemp(prefix="rag_metrics_state_pg_")
     srv = pgserver.get_server(folder, cleanup_mode="delete")
     yield srv.get_uri()
-    from rag_metrics.io import state
+    from rag_metrics.io import pg_state
 
-    for backend in list(state._BACKENDS.values()):
+    for backend in list(pg_state._BACKENDS.values()):
         backend.close()
-    state._BACKENDS.clear()
+    pg_state._BACKENDS.clear()
     srv.cleanup()
 
 

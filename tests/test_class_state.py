@@ -124,3 +124,39 @@ def test_a_class_whose_postgresql_cannot_be_reached_does_not_start(monkeypatch):
         check_state({"RAG_METRICS_STATE": "postgresql://lab:hunter2@127.0.0.1:1/lab"})
     assert "hunter2" not in str(e.value)
     assert check_state({"RAG_METRICS_WORKSPACE": "/srv/ws"}).startswith("files in /srv/ws/.class")
+
+
+def _taken(dsn: str, key: str) -> bool:
+    """Whether another session holds PostgreSQL's advisory lock of ``key`` (asked without waiting)."""
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        free = conn.execute("SELECT pg_try_advisory_lock(hashtextextended(%s, 0))", (key,)).fetchone()[0]
+        if free:
+            conn.execute("SELECT pg_advisory_unlock(hashtextextended(%s, 0))", (key,))
+        return not free
+
+
+def test_a_workspace_file_is_locked_across_hosts_in_postgresql(class_state_pg, tmp_path, monkeypatch):
+    """A file of a shared workspace: ``flock`` holds on one host only, so with the class's state in PostgreSQL
+    io.files.locked also holds that database's advisory lock of the same path (every host sees it)."""
+    from rag_metrics.io.files import locked
+
+    target = tmp_path / "golden.jsonl"
+    key = str(tmp_path / ".golden.jsonl.lock")
+    monkeypatch.setenv("RAG_METRICS_STATE", class_state_pg)
+    with locked(target):
+        assert _taken(class_state_pg, key)
+        with locked(target):  # re-entrant in one thread, as before
+            assert _taken(class_state_pg, key)
+    assert not _taken(class_state_pg, key)
+    with locked(target, shared=True):
+        assert _taken(class_state_pg, key)  # a shared holder keeps writers out
+    other = PostgresState(class_state_pg)  # another host's backend
+    with other.lock(key):
+        assert _taken(class_state_pg, key)
+    other.close()
+    monkeypatch.delenv("RAG_METRICS_STATE")
+    monkeypatch.setenv("RAG_METRICS_CONFIG", str(tmp_path / "none.toml"))
+    with locked(target):  # files: flock alone
+        assert not _taken(class_state_pg, key)

@@ -166,11 +166,22 @@ def locked(path: str | os.PathLike[str], *, shared: bool = False) -> Iterator[No
         fcntl.flock(fd, fcntl.LOCK_SH if shared else fcntl.LOCK_EX)
         held[key] = 1
         try:
-            yield
+            with _across_hosts(key, shared):
+                yield
         finally:
             held.pop(key, None)
     finally:
         os.close(fd)  # closing releases the lock
+
+
+def _across_hosts(key: str, shared: bool) -> contextlib.AbstractContextManager[None]:
+    """With the class's state in PostgreSQL (several hosts on one shared workspace), that database's
+    advisory lock of the same path too (:meth:`rag_metrics.io.pg_state.PostgresState.lock`): ``flock`` holds
+    on one host only.  Every host mounts the workspace at the same path."""
+    from rag_metrics.io.pg_state import lock_backend
+
+    backend = lock_backend()
+    return backend.lock(key, shared=shared) if backend is not None else contextlib.nullcontext()
 
 
 def _depth_over(value: Any, limit: int) -> bool:
