@@ -210,3 +210,21 @@ def test_the_teacher_turns_the_tutor_off_and_sees_the_questions(klass, script): 
     off = goto(klass.tab("a"), LESSON)
     assert tutor.T("off", "en") in shown_text(off)
     assert not [t for t in off.text_area if (t.key or "").startswith("tutor_")]
+
+
+def test_the_first_box_drawn_builds_the_tutors_index_before_any_question(app, script, monkeypatch):
+    from rag_metrics.tutor.retrieve import TutorIndex
+
+    built: list[str] = []
+
+    class Index:
+        def search(self, question, k=3, *, where=None):
+            return []
+
+    monkeypatch.setenv("RAG_METRICS_WARM", "1")
+    monkeypatch.setattr(TutorIndex, "for_language", classmethod(lambda cls, lang: built.append(lang) or Index()))
+    tutor._warm_index.clear()
+    goto(app, LESSON)
+    tutor._warm_index("en").join(30)  # the thread the page started (cached per process and language)
+    assert built == ["en"] and not script.requests  # built before the first question, which nobody asked
+    tutor._warm_index.clear()

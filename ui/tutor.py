@@ -172,6 +172,41 @@ def _cache() -> Any:
     return maker() if maker is not None else None
 
 
+@st.cache_resource(show_spinner=False)
+def _warm_index(lang: str) -> Any:
+    """Once per server process and language, when a tutor box is first drawn: build the tutor's index of ``lang``
+    in a daemon thread (its model's load took the first question about 8 s), the model's client (its imports, about
+    1 s) and the guard's view of every exercise's solution, so a student's first question does not wait for them.
+    ``RAG_METRICS_WARM=0`` turns it off (as :func:`ui.cache.warm_in_background`)."""
+    import atexit
+    import threading
+
+    from rag_metrics.config import setting
+
+    if setting("warm") in ("0", "false", "no"):
+        return None
+
+    def build() -> None:
+        try:
+            from rag_metrics.tutor.retrieve import TutorIndex
+
+            TutorIndex.for_language(lang).search("warm up", 1)
+            lib = _library()
+            lib.TutorEndpoint("http://127.0.0.1:9/v1", "warm-up").client().close()  # the client's imports: ~1 s
+            from rag_metrics.exercises import EXERCISES
+            from rag_metrics.tutor.guard import check_reply
+
+            for ex in EXERCISES:  # the guard's view of each solution (built once, cached)
+                check_reply("warm up", exercise=ex.name)
+        except Exception:  # noqa: BLE001 - the first question then builds it, and says what failed
+            pass
+
+    t = threading.Thread(target=build, name=f"rag-metrics-tutor-{lang}", daemon=True)
+    t.start()
+    atexit.register(t.join, 120)  # a process leaving while torch loads in a thread aborts
+    return t
+
+
 # ---- who may ask, and how much ------------------------------------------------------------------------------
 def _root() -> Any:
     from rag_metrics.server.seats import SeatRegistry
@@ -283,6 +318,7 @@ def _box_body(where: str, lang: str, code: Callable[[], str] | None, verdict: Ca
     if not on:
         st.caption(T("off_teacher", lang))
     st.caption(T("intro_exercise" if exercise else "intro", lang))
+    _warm_index("da" if lang == "da" else "en")
     model = endpoint()
     budget = st.empty()
     slug = _slug(where)
