@@ -399,9 +399,10 @@ TEXTS: Mapping[str, tuple[str, str]] = {
         "The mean of the differences is the candidate's mean minus the baseline's. A drop is negative.",
         "Gennemsnittet af forskellene er kandidatens gennemsnit minus baselinens. Et fald er negativt."),
     "task.l4_mean_diff.ok": (
-        "The swap helps the questions whose first relevant chunk was second, and hurts those where it was first.",
+        "The swap helps the questions whose first relevant chunk was second, and hurts those where it was first and "
+        "the second was not relevant.",
         "Ombytningen hjælper de spørgsmål, hvis første relevante chunk var nummer to, og skader dem, hvor den var "
-        "nummer ét."),
+        "nummer ét, og nummer to ikke var relevant."),
     "task.l4_why_pair.prompt": (
         "Why compare the two versions question by question?",
         "Hvorfor sammenligne de to versioner spørgsmål for spørgsmål?"),
@@ -589,6 +590,7 @@ TEXTS: Mapping[str, tuple[str, str]] = {
     "ui.l4.job": ("Your CI job (.github/workflows/rag-gate.yml)", "Dit CI-job (.github/workflows/rag-gate.yml)"),
     "ui.l4.download_golden": ("Download your golden set ({file})", "Hent dit guldsæt ({file})"),
     "ui.l4.min_change_input": ("Minimum change for your gate", "Mindste ændring for din gate"),
+    "ui.l4.corpus_path": ("Your corpus folder in the repository", "Din korpusmappe i repositoriet"),
     "ui.l4.own_system": (
         "Your system is not one of the lab's retrievers, so the job has a line for your own system to write its "
         "run for the golden questions: replace it with your system's command.",
