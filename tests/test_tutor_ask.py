@@ -147,6 +147,8 @@ def test_the_endpoint_is_the_judges_and_its_key_is_never_shown():
     assert ep is not None and (ep.base_url, ep.model, ep.timeout, ep.api_key) == (
         "http://127.0.0.1:8080/v1", "llama", 12.0, "sk-secret")
     assert "sk-secret" not in repr(ep)
+    assert ep.client() is ep.client()  # one client per process and settings (building one costs the TLS setup)
+    assert TutorEndpoint(ep.base_url, ep.model, timeout=12.0, api_key="other").client() is not ep.client()
     with pytest.raises(InputError):
         endpoint_from_config(ServerConfig(judge={"base_url": "ftp://x", "chat_model": "m"}))
 
