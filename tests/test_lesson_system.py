@@ -246,6 +246,23 @@ def _run_lines(yaml_text: str) -> list[str]:
     return [s["run"] for s in doc["jobs"]["gate"]["steps"] if "run" in s]
 
 
+def _comment_commands(yaml_text: str) -> list[str]:
+    """The shell commands in the job's comments (``#   cmd \\`` continued on ``#     ...`` lines)."""
+    out, more = [], False
+    for line in yaml_text.splitlines():
+        if not line.startswith("#   "):
+            continue
+        body = line[1:].strip()
+        cont = body.endswith("\\")
+        body = body.removesuffix("\\").strip()
+        if more:
+            out[-1] += " " + body
+        else:
+            out.append(body)
+        more = cont
+    return out
+
+
 def test_the_ci_job_runs_the_gate_on_the_sample(tmp_path, monkeypatch, capsys):
     from rag_metrics.cli import main
     from rag_metrics.sample import sample_paths
@@ -257,7 +274,8 @@ def test_the_ci_job_runs_the_gate_on_the_sample(tmp_path, monkeypatch, capsys):
     setup = S.CiSetup(retriever="bm25", metrics=("mrr", "ndcg"), k=5, min_change=0.3)
     job = S.ci_workflow(setup, "da")
     run, base, gate = S.ci_commands(setup)
-    assert f"#   {run}" in job and f"#   {base}" in job   # how to save the baseline, in the job's comments
+    assert _comment_commands(job) == [run, base]   # how to save the baseline, in the job's comments
+    assert max(len(line) for line in job.splitlines()) <= S.WIDTH
     lines = _run_lines(job)
     assert lines[0].startswith("pip install") and lines[1:] == [run, gate]
     for cmd in (run, base):   # once, on the main branch: the baseline

@@ -200,6 +200,44 @@ def ci_commands(s: CiSetup) -> tuple[str, str, str]:
     return run, base, gate
 
 
+#: The widest line of the job (a projector shows it whole, with no scroll bar).
+WIDTH = 78
+
+
+def _pieces(cmd: str) -> list[str]:
+    """A command's words, each option with its value (``--k 5``), for folding."""
+    words = shlex.split(cmd)
+    out: list[str] = []
+    for w in words:
+        if out and out[-1].startswith("--") and " " not in out[-1] and not w.startswith("--"):
+            out[-1] = f"{out[-1]} {shlex.quote(w)}"
+        else:
+            out.append(shlex.quote(w))
+    return out
+
+
+def _fold(cmd: str, first: str, rest: str, end: str = "") -> list[str]:
+    """``cmd`` on lines of at most :data:`WIDTH` characters: the first starts with ``first``, the others with
+    ``rest``; every line but the last ends with ``end`` (a shell's `` \\`` in a comment)."""
+    lines: list[str] = []
+    line = first
+    for piece in _pieces(cmd):
+        if line.strip() and line not in (first,) and len(line) + 1 + len(piece) + len(end) > WIDTH:
+            lines.append(line + end)
+            line = rest
+        line = f"{line}{'' if line in (first, rest) else ' '}{piece}"
+    lines.append(line)
+    return lines
+
+
+def _step(cmd: str) -> list[str]:
+    """A ``run:`` step; a long command folded (``>-``: YAML joins the lines with spaces)."""
+    one = f"      - run: {cmd}"
+    if len(one) <= WIDTH:
+        return [one]
+    return ["      - run: >-", *_fold(cmd, "          ", "          ")]
+
+
 def ci_workflow(s: CiSetup, lang: str = "en") -> str:
     """A GitHub Actions workflow (YAML) running the gate on every pull request for setup ``s``; its comments in
     ``lang``.  The baseline is saved once on the main branch with :func:`ci_commands`' second command and
@@ -213,7 +251,7 @@ def ci_workflow(s: CiSetup, lang: str = "en") -> str:
 
     lines = [f"# .github/workflows/rag-gate.yml: {c('title')}",
              f"# {c('baseline', file=s.baseline)}",
-             *(f"#   {cmd}" for cmd in (run, base) if cmd),
+             *(line for cmd in (run, base) if cmd for line in _fold(cmd, "#   ", "#     ", " \\")),
              "name: rag-gate",
              "on: [pull_request]",
              "jobs:",
@@ -227,11 +265,11 @@ def ci_workflow(s: CiSetup, lang: str = "en") -> str:
              f"      # {c('install')}",
              f'      - run: pip install "rag-metrics=={__version__}"']
     if run:
-        lines += [f"      # {c('run')}", f"      - run: {run}"]
+        lines += [f"      # {c('run')}", *_step(run)]
     else:
         lines += [f"      # {c('own', file=_OWN_RUN, golden=s.golden)}",
-                  f"      - run: python your_rag_system.py --questions {shlex.quote(s.golden)} --out {_OWN_RUN}"]
-    lines += [f"      # {c('gate')}", f"      - run: {gate}", ""]
+                  *_step(f"python your_rag_system.py --questions {shlex.quote(s.golden)} --out {_OWN_RUN}")]
+    lines += [f"      # {c('gate')}", *_step(gate), ""]
     return "\n".join(lines)
 
 
