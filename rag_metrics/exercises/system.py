@@ -343,8 +343,8 @@ def _sample_scores() -> tuple[list[float], list[float]]:
 def _current_scores(golden: Any, run: Any, k: int) -> tuple[list[float], list[float]] | None:
     """MRR@k per question of the current system (A) and of lesson 4's candidate (B: its first two results
     swapped), on the questions both include; None without a golden set and run."""
+    from rag_metrics.compare.candidate import METRIC, candidate_result
     from rag_metrics.evaluation import evaluate
-    from rag_metrics.lesson.system import METRIC, candidate_result
     from rag_metrics.types import GoldenSet, Run
 
     if not isinstance(golden, GoldenSet) or not isinstance(run, Run) or not len(golden):

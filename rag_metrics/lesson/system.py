@@ -7,7 +7,7 @@ candidate: each question's first two results swapped, as a faulty reranker might
 a GitHub Actions job running ``rag-metrics gate`` for the student's own setup; a quiz.
 
 Every number is live: the evaluation of the current corpus and system (``ctx.result``), the candidate evaluated
-by the lab's engine (:func:`candidate_result`), and the gate's own rule on the two
+by the lab's engine (:func:`rag_metrics.compare.candidate.candidate_result`), and the gate's own rule on the two
 (:func:`rag_metrics.compare.paired.compare_paired`, :func:`rag_metrics.compare.gate.gate_checks`,
 :func:`~rag_metrics.compare.gate.questions_needed`).  The CI job is :func:`ci_workflow` (a test runs its commands
 with the lab's CLI).  Nothing here imports streamlit; the Lesson page draws the job (``ui/lesson_system.py``).
@@ -23,18 +23,16 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from rag_metrics.compare.candidate import METRIC, candidate_result
 from rag_metrics.compare.power import MIN_EFFECT
 from rag_metrics.errors import InputError
-from rag_metrics.evaluation import EvaluationResult, evaluate
+from rag_metrics.evaluation import EvaluationResult
 from rag_metrics.lesson.course import Lesson
 from rag_metrics.lesson.steps import NUMBER_TOLERANCE, LessonContext, Step, Task, parse_number
-from rag_metrics.types import Run
 
 __all__ = ["LESSON", "TEXTS", "STEPS", "QUIZ", "METRIC", "CiSetup", "Comparison", "candidate_result", "ci_commands",
            "ci_workflow", "comparison", "gate_of"]
 
-#: The metric the lesson compares (at the sidebar's K): a swap of the first two results moves it.
-METRIC = "mrr"
 #: A larger minimum change the power step also asks about.
 WIDER_CHANGE = 0.10
 
@@ -51,28 +49,6 @@ def _num(v: float | None, lang: str, digits: int = 3, sign: bool = False) -> str
     s = f"{v:+.{digits}f}" if sign else f"{v:.{digits}f}"
     s = s.replace("-", "−")
     return s.replace(".", ",") if lang == "da" else s
-
-
-_CANDIDATES: dict[int, tuple[EvaluationResult, EvaluationResult]] = {}
-
-
-def candidate_result(result: EvaluationResult) -> EvaluationResult:
-    """The candidate, evaluated by the engine under ``result``'s conventions: the same questions and rankings as
-    ``result``'s run, with each question's first two results swapped."""
-    kept = _CANDIDATES.get(id(result))
-    if kept is not None and kept[0] is result:
-        return kept[1]
-    swapped = {}
-    for q, ranking in result.run.rankings().items():
-        ids = [cid for cid, _ in ranking]
-        if len(ids) > 1:
-            ids[0], ids[1] = ids[1], ids[0]
-        swapped[q] = [(cid, float(len(ids) - i)) for i, cid in enumerate(ids)]
-    out = evaluate(result.golden, Run.from_rankings(swapped, name="candidate"), result.options)
-    if len(_CANDIDATES) >= 8:
-        _CANDIDATES.clear()
-    _CANDIDATES[id(result)] = (result, out)
-    return out
 
 
 @dataclass(frozen=True)
