@@ -191,8 +191,11 @@ def _warm_index(lang: str) -> Any:
             from rag_metrics.tutor.retrieve import TutorIndex
 
             TutorIndex.for_language(lang).search("warm up", 1)
-            lib = _library()
-            lib.TutorEndpoint("http://127.0.0.1:9/v1", "warm-up").client().close()  # the client's imports: ~1 s
+            from rag_metrics.config import load_server_config
+
+            model = _library().endpoint_from_config(load_server_config())
+            if model is not None:
+                model.client()  # built once per process and kept (its imports and TLS context: about 1 s)
             from rag_metrics.exercises import EXERCISES
             from rag_metrics.tutor.guard import check_reply
 
