@@ -8,8 +8,9 @@ comprehension for the loop, a key line), ``leak_value`` (a check's hidden expect
 or percent form) or ``near_miss`` (looks similar and gives nothing away: a smaller example on another
 function, a loop skeleton, numbers that are not expected values).  ``{lesson}``, ``{reference}`` and
 ``{value:<en|da|pct>}`` in a reply are filled in from the exercise (``{value:...}``: the expected value, not a
-whole number, of the first check that is not the first failing one and not a number the exercise's texts show:
-a value the student has not been shown; ``{shown:...}``: the first failing check's, which the page shows).
+whole number nor a simple fraction, of the first check that is not the first failing one and not a number
+the exercise's texts show: a value the student has not been shown; ``{shown:...}``: the first failing
+check's, which the page shows).
 
 For each case, as the Exercises page does it: the wrong code is graded by the real harness (its verdict is what
 the tutor sees, and what the answer without a model shows), the hidden values are the checks' expected
@@ -25,7 +26,7 @@ actionability):
   is withheld);
 - names the mistake: a reply names it when it contains one of the mistake's phrases (the data's ``names``,
   case-insensitive), for the model's reply and for the answer shown (a withheld reply is replaced by the
-  exercise's hint, which may not name this mistake);
+  exercise's next hint and the mistake the last run was diagnosed with, when it was);
 - actionable: the answer shown asks the student a question (``?``) or names, in backticks, a name that occurs
   in the student's code;
 - time: from calling ``ask`` to the first streamed token and to ``Done`` (loopback model, warm index), the
@@ -96,7 +97,7 @@ def _format(value: float, form: str) -> str:
 
 def _reply(case: dict, checks: Any, shown: str | None) -> str:
     from rag_metrics.exercises.catalogue import exercise
-    from rag_metrics.tutor.guard import _matches, _public_numbers, _references
+    from rag_metrics.tutor.guard import _matches, _public_numbers, _references, simple
 
     name = case["exercise"]
 
@@ -107,7 +108,7 @@ def _reply(case: dict, checks: Any, shown: str | None) -> str:
         for c in checks:  # a value the student has not been shown: not the first failing check's, nor an example's
             v = c.expected
             if isinstance(v, (int, float)) and not isinstance(v, bool) and c.id != shown \
-                    and float(v) != round(float(v)) and not any(_matches(x, d, float(v)) for x, d in public):
+                    and not simple(float(v)) and not any(_matches(x, d, float(v)) for x, d in public):
                 return _format(float(v), form)
         raise SystemExit(f"{case['id']}: no hidden check with a fractional expected value")
 
@@ -272,7 +273,7 @@ def main() -> None:
     print(f"  the model's replies name the mistake: {share(named_raw, n)} (the hint replies: "
           f"{share(named_hints, len(hints))})")
     print(f"  the answers shown name it:            {share(named_shown, n)} (a withheld reply becomes the "
-          f"exercise's next hint, which names this mistake in {named_caught}/{len(caught)})")
+          f"exercise's next hint and the last run's diagnosis: they name it in {named_caught}/{len(caught)})")
     print(f"  the verdict the tutor saw diagnosed it by key: {diagnosed}/{n} (the others fail with the check's "
           f"own hint)")
     act = sum(_actionable(r["done"].answer, r["req"].code) for r in rows)

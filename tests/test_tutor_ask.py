@@ -10,6 +10,7 @@ import pytest
 from rag_metrics.config import ServerConfig
 from rag_metrics.errors import InputError
 from rag_metrics.exercises.catalogue import exercise
+from rag_metrics.exercises.mistakes import MISTAKES
 from rag_metrics.exercises.reference import REFERENCE
 from rag_metrics.tutor.ask import (
     SYSTEM,
@@ -54,7 +55,8 @@ def endpoint(srv, **kw) -> TutorEndpoint:
 
 REQ = TutorRequest("why is my hit rate above 1?", "en", "exercise:hit_rate_at_k",
                    code="def hit_rate_at_k(golden_dataset, retriever, k=5):\n    return 1.2\n",
-                   verdict="Passed 0 of 8 checks\nA hit rate cannot exceed 1: count each question once.",
+                   verdict="Passed 0 of 8 checks\ncurrent: expected 0.72, got 1.13\n"
+                           + MISTAKES["count_every_relevant"][0],
                    hidden_values=(0.7236842105263158,))
 
 
@@ -107,6 +109,8 @@ def test_a_leaking_reply_is_withheld_and_replaced_by_the_exercises_hint(leak):
     hints = exercise("hit_rate_at_k").hints["en"]
     assert done.answer.startswith("The tutor's reply gave part of the solution away") and hints[0] in done.answer
     assert again[-1].guarded and hints[1] in again[-1].answer  # the next rung of the ladder
+    # and the mistake the last run was diagnosed with (the verdict's mistake hint), named
+    assert done.answer.endswith("What your last run showed: " + MISTAKES["count_every_relevant"][0])
     streamed = "".join(e.text for e in events if isinstance(e, Token))
     assert "retriever.retrieve" not in streamed and "0,72" not in streamed  # none of the leak was streamed
     assert done.tokens_estimated  # the stream was closed at the leak: no usage from the server

@@ -173,9 +173,13 @@ def test_numbers_that_are_not_expected_values_pass():
 
 
 def test_a_value_the_exercise_shows_anyway_is_not_hidden():
-    # hit_rate_at_k's example says "hit rate = 2 / 3 = 0.667": a check expecting 2 / 3 gives nothing away
-    assert not check_reply("As in the example, 2 / 3 = 0.667.", exercise=HIT, hidden_values=[2 / 3]).leaked
-    assert check_reply("As in the example, 2 / 3 = 0.667.", exercise=None, hidden_values=[2 / 3]).leaked
+    # ndcg_at_k's example works out "NDCG@3 = 0.387", which is also what its check "ndcg_one" expects
+    one = 0.38685280723454163
+    assert not check_reply("As in the example, NDCG@3 = 0.387.", exercise="ndcg_at_k", hidden_values=[one]).leaked
+    assert check_reply("As in the example, NDCG@3 = 0.387.", exercise=None, hidden_values=[one]).leaked
+    ex = "mean_reciprocal_rank"
+    assert not check_reply("Two thirds: 0.6667, a half: 1/2 = 0.50.", exercise=ex, hidden_values=[2 / 3, 0.5]).leaked
+    assert check_reply("It is 0.4167.", exercise=ex, hidden_values=[5 / 12]).leaked  # not a simple fraction
 
 
 def test_code_pieces_and_numbers_are_read_from_markdown():

@@ -15,7 +15,8 @@ then ask, then hint, then a smaller example; never the solution, never a check's
 passages as ``[1]``, ``[2]``.  The reply is checked by :func:`rag_metrics.tutor.guard.check_reply` as it
 streams (tokens stop being passed on at the first leak, and the stream is closed) and once whole; a reply that
 leaks is replaced by the exercise's next hint (:attr:`Exercise.hints`, one rung further at every withheld reply
-of the same place) with a sentence saying it was withheld, and ``Done.guarded`` is True.
+of the same place) with a sentence saying it was withheld, and the mistake the last run was diagnosed with
+(:func:`diagnosis`: the verdict's mistake-specific hint, when it has one); ``Done.guarded`` is True.
 
 Citations: ``[n]`` (and ``[passage id]``, which some models copy from the prompt, rewritten as ``[n]``) are
 mapped to the passages given; ``Done.citations`` lists them (each once, in order), each with its app link.
@@ -50,7 +51,8 @@ from rag_metrics.tutor.guard import CODE_LINE, GuardResult, check_reply
 from rag_metrics.tutor.passages import Passage
 
 __all__ = ["Done", "Event", "Fallback", "MAX_CODE", "Passages", "ReplyCache", "SYSTEM", "Token", "TutorEndpoint",
-           "TutorRequest", "ask", "endpoint_from_config", "exercises_at", "map_citations", "messages", "safe_end"]
+           "TutorRequest", "ask", "diagnosis", "endpoint_from_config", "exercises_at", "map_citations", "messages",
+           "safe_end"]
 
 #: Longest student code / verdict / passage text put in the prompt (characters).
 MAX_CODE, MAX_VERDICT, MAX_PASSAGE = 6000, 2000, 1200
@@ -258,6 +260,7 @@ _REASONS_DA: Mapping[str, str] = {
     "a key line of the solution": "en nøglelinje i løsningen",
     "an expected value": "en forventet værdi",
 }
+_LAST_RUN: Mapping[str, str] = {"en": "What your last run showed:", "da": "Hvad din seneste kørsel viste:"}
 _NO_HINT: Mapping[str, str] = {
     "en": "Go back to the step's text and its example, and try the smallest case by hand first.",
     "da": "Gå tilbage til trinnets tekst og dets eksempel, og prøv det mindste tilfælde i hånden først.",
@@ -354,9 +357,25 @@ def _hint(names: Sequence[str], lang: str, rung: int) -> str:
     return hints[min(rung, len(hints) - 1)]
 
 
-def _withheld(result: GuardResult, names: Sequence[str], lang: str, rung: int) -> str:
+def diagnosis(verdict: str) -> str:
+    """The mistake the last run was diagnosed with, as its hint (a line of ``verdict`` that is one of
+    :data:`rag_metrics.exercises.mistakes.MISTAKES`' hints), or ``""``."""
+    from rag_metrics.exercises.mistakes import MISTAKES
+
+    known = {h.strip() for hints in MISTAKES.values() for h in hints}
+    return next((line.strip() for line in str(verdict or "").splitlines() if line.strip() in known), "")
+
+
+def _withheld(result: GuardResult, names: Sequence[str], lang: str, rung: int, verdict: str = "") -> str:
+    """The answer in place of a withheld reply: it says so, the exercise's next hint, and the mistake the last
+    run was diagnosed with (when it was)."""
     reason = result.reason if lang == "en" else _REASONS_DA.get(result.reason, result.reason)
-    return f"{_WITHHELD[lang].format(reason=reason)}\n\n{_hint(names, lang, rung)}"
+    hint = _hint(names, lang, rung)
+    text = f"{_WITHHELD[lang].format(reason=reason)}\n\n{hint}"
+    found = diagnosis(verdict)
+    if found and found != hint:
+        text += f"\n\n{_LAST_RUN[lang]} {found}"
+    return text
 
 
 # ---- asking ---------------------------------------------------------------------------------------------------
@@ -490,7 +509,8 @@ def ask(req: TutorRequest, *, endpoint: Any | None, cache: Any | None = None, in
     estimated = usage is None
     if leak is not None:
         rung = cache.withheld(req.where) if cache is not None else 0
-        done = Done(_withheld(leak, names, lang, rung), [], True, tokens, True, False, estimated, leak.reason)
+        done = Done(_withheld(leak, names, lang, rung, req.verdict), [], True, tokens, True, False, estimated,
+                    leak.reason)
     else:
         answer, cited = map_citations(text.strip(), passages)
         done = Done(answer, cited, False, tokens, True, False, estimated, "")

@@ -30,9 +30,9 @@ parts still scores; fewer than :data:`MIN_WEIGHT` matched AST nodes never leak b
 **Expected values.**  Every number in the reply (English ``0.7237``, Danish ``0,7237``, a percentage
 ``72.37 %``, a fraction ``55/76``) is compared with the checks' hidden expected values: a number with at
 least two decimals equal to a hidden value at the precision written leaks (``0.72`` and ``0,724`` both give
-0.723684 away).  Only values that are not whole numbers count: whole numbers (k, counts, 0 and 1) are too
-common in any explanation to withhold on; nor does a value the exercise shows anyway (a worked example's
-``2 / 3 = 0.667`` in its prompt, examples or hints).
+0.723684 away).  Whole numbers (k, counts, 0 and 1) and the simple fractions (halves, thirds, quarters: the
+reciprocal rank at rank 3 is 1/3) are too common in any explanation to withhold on (:func:`simple`); nor does
+a value the exercise shows anyway (a worked example's ``0.75`` in its prompt, examples or hints) count.
 
 >>> check_reply("Count each question once: which line adds more than 1 per question?",
 ...             exercise="hit_rate_at_k").leaked
@@ -55,7 +55,7 @@ from typing import Any
 
 __all__ = ["CODE_LINE", "EXPRESSION_SHARE", "GENERIC", "GENERIC_WEIGHT", "GuardResult", "KEY_MIN", "MIN_WEIGHT",
            "NEW_MIN", "STATEMENT_SHARE", "check_reply", "code_pieces", "numbers_in", "protected_functions",
-           "similarity"]
+           "similarity", "simple"]
 
 #: A part of :data:`GENERIC` weighs this share of its AST nodes.
 GENERIC_WEIGHT = 0.25
@@ -570,6 +570,13 @@ _NUMBER = re.compile(r"(?<![\w.,/])(-?\d+(?:[.,]\d+)?)(\s?%)?(?![\w])")
 _FRACTION = re.compile(r"(?<![\w.,])(\d+)\s*/\s*(\d+)(?![\w.,]\d)")
 
 
+def simple(value: float) -> bool:
+    """A whole number, or a whole number plus a quarter, a third, a half, two thirds or three quarters: values
+    every explanation of these metrics writes (``1/2``, ``0.5``, ``2/3 = 0.667``), never withheld on."""
+    frac = value - math.floor(value)
+    return any(abs(frac - a / b) < 1e-9 for b in (1, 2, 3, 4) for a in range(b + 1))
+
+
 def _hidden_numbers(values: Iterable[Any]) -> list[float]:
     out: list[float] = []
 
@@ -578,7 +585,7 @@ def _hidden_numbers(values: Iterable[Any]) -> list[float]:
             return
         if isinstance(v, (int, float)):
             f = float(v)
-            if math.isfinite(f) and f != round(f):
+            if math.isfinite(f) and not simple(f):
                 out.append(f)
         elif isinstance(v, dict):
             for x in v.values():
