@@ -184,9 +184,9 @@ L = {n: exercise(n).lesson_code for n in NAMES}
 WRONG = [
     ("paired_difference", _sub(L["paired_difference"], "d = [b - a", "d = [a - b"), "pd_sign"),
     ("paired_difference", _sub(L["paired_difference"], "/ (n - 1))", "/ n)"), "pd_population_sd"),
-    ("paired_difference", _sub(L["paired_difference"], "sd = math.sqrt(sum((x - mean) ** 2 for x in d) / (n - 1))",
-                               "sd = math.sqrt(sum((x - sum(scores_a) / n) ** 2 for x in scores_a) / (n - 1)"
-                               " + sum((x - sum(scores_b) / n) ** 2 for x in scores_b) / (n - 1))"),
+    ("paired_difference", _sub(L["paired_difference"], "squares = sum((x - mean) ** 2 for x in d)",
+                               "squares = (sum((x - sum(scores_a) / n) ** 2 for x in scores_a)"
+                               " + sum((x - sum(scores_b) / n) ** 2 for x in scores_b))"),
      "pd_unpaired_sd"),
     ("paired_difference", _sub(L["paired_difference"], "if x > 0", "if x >= 0"), "pd_ties_counted"),
     ("paired_difference", _sub(L["paired_difference"], "sd = None", "sd = 0.0"), "pd_one_sd"),
@@ -204,8 +204,9 @@ WRONG = [
                            "if ci_high is not None and ci_high < -0.05:"), "gate_missed_fail"),
     ("gate_decision", _sub(L["gate_decision"], "detectable <= min_change", "detectable < min_change / 2"),
      "gate_missed_pass"),
-    ("questions_needed", _sub(L["questions_needed"], "(t_quantile(1 - alpha / 2, df) + t_quantile(power, df))",
-                              "(NormalDist().inv_cdf(1 - alpha / 2) + NormalDist().inv_cdf(power))"), "qn_z"),
+    ("questions_needed", _sub(_sub(L["questions_needed"], "t_quantile(1 - alpha / 2, df)",
+                                   "NormalDist().inv_cdf(1 - alpha / 2)"),
+                              "t_quantile(power, df)", "NormalDist().inv_cdf(power)"), "qn_z"),
     ("questions_needed", _sub(L["questions_needed"], "t_quantile(1 - alpha / 2, df)", "t_quantile(1 - alpha, df)"),
      "qn_one_sided"),
     ("questions_needed", _sub(L["questions_needed"], "            return n\n", "            return n - 1\n"),
@@ -290,6 +291,10 @@ def test_the_ci_job_runs_the_gate_on_the_sample(tmp_path, monkeypatch, capsys):
 
 
 def test_the_ci_job_for_an_own_system_and_bad_paths():
+    for lang in ("en", "da"):   # nothing wider than a projector shows, whatever the setup
+        long = S.CiSetup(retriever="", corpus="handbook/docs", golden="eval/golden-set.jsonl", options=(
+            "--out-of-scope", "miss", "--recall-denominator", "cap"))
+        assert max(len(line) for line in S.ci_workflow(long, lang).splitlines()) <= S.WIDTH
     job = S.ci_workflow(S.CiSetup(retriever=""), "en")
     assert "rag-metrics retrieve" not in job and "your_rag_system.py" in job and "--run run.jsonl" in job
     from rag_metrics.errors import InputError

@@ -56,7 +56,8 @@ def _betacf(a, b, x):
     for m in range(1, 1000):
         m2 = 2 * m
         for num in (m * (b - m) * x / ((a + m2 - 1) * (a + m2)),
-                    -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1))):
+                    -(a + m) * (a + b + m) * x
+                    / ((a + m2) * (a + m2 + 1))):
             d = 1.0 + num * d
             d = 1.0 / (d if abs(d) > tiny else tiny)
             c = 1.0 + num / c
@@ -72,7 +73,10 @@ def _betainc(a, b, x):
         return 0.0
     if x >= 1.0:
         return 1.0
-    front = math.exp(math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log1p(-x))
+    log_front = (math.lgamma(a + b) - math.lgamma(a)
+                 - math.lgamma(b) + a * math.log(x)
+                 + b * math.log1p(-x))
+    front = math.exp(log_front)
     if x < (a + 1.0) / (a + b + 2.0):
         return front * _betacf(a, b, x) / a
     return 1.0 - front * _betacf(b, a, 1.0 - x) / b
@@ -85,15 +89,17 @@ def t_cdf(t, df):
 
 
 def t_quantile(p, df):
-    """The t value with P(T <= t) = p (0 < p < 1), for df degrees of freedom."""
+    """The t with P(T <= t) = p, for df degrees of freedom."""
     if p < 0.5:
         return -t_quantile(1.0 - p, df)
     z = NormalDist().inv_cdf(p)
-    t = z + (z ** 3 + z) / (4 * df) + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df ** 2)
+    t = (z + (z ** 3 + z) / (4 * df)
+         + (5 * z ** 5 + 16 * z ** 3 + 3 * z) / (96 * df ** 2))
     lo, hi = 0.0, max(2.0 * t, 1.0)
     while t_cdf(hi, df) < p:
         lo, hi = hi, hi * 2.0
-    log_c = math.lgamma((df + 1) / 2) - math.lgamma(df / 2) - 0.5 * math.log(df * math.pi)
+    log_c = (math.lgamma((df + 1) / 2) - math.lgamma(df / 2)
+             - 0.5 * math.log(df * math.pi))
     for _ in range(200):
         if not lo < t < hi:
             t = (lo + hi) / 2.0
@@ -102,7 +108,8 @@ def t_quantile(p, df):
             lo = t
         else:
             hi = t
-        density = math.exp(log_c - (df + 1) / 2 * math.log1p(t * t / df))
+        shape = math.log1p(t * t / df)
+        density = math.exp(log_c - (df + 1) / 2 * shape)
         step = err / density
         t -= step
         if abs(step) <= 1e-12 * abs(t) or hi - lo <= 1e-13 * hi:
@@ -115,12 +122,13 @@ _PAIRED_LESSON = '''import math
 
 
 def paired_difference(scores_a, scores_b):
-    """Compare run B with run A question by question (the same questions, in the same order)."""
+    """Run B against run A, question by question."""
     d = [b - a for a, b in zip(scores_a, scores_b)]
     n = len(d)
     mean = sum(d) / n
     if n > 1:
-        sd = math.sqrt(sum((x - mean) ** 2 for x in d) / (n - 1))
+        squares = sum((x - mean) ** 2 for x in d)
+        sd = math.sqrt(squares / (n - 1))
     else:
         sd = None  # one difference has no spread
     return {
@@ -154,7 +162,7 @@ PAIRED = Exercise(
 
 
 def paired_difference(scores_a, scores_b):
-    """Compare run B with run A question by question (the same questions, in the same order)."""
+    """Run B against run A, question by question."""
     ...
 ''',
     examples=_many(
@@ -182,14 +190,14 @@ def paired_difference(scores_a, scores_b):
 
 # ---- 2. the gate's decision ------------------------------------------------------------------------------
 _GATE_LESSON = '''def gate_decision(comparison, min_change):
-    """The gate's answer for one metric: "pass", "fail" or "inconclusive"."""
+    """The gate's answer: pass, fail or inconclusive."""
     ci_high = comparison["ci_high"]
     detectable = comparison["detectable"]
     if ci_high is not None and ci_high < 0:
-        return "fail"          # the whole interval is below 0: significantly worse
+        return "fail"    # the whole interval is below 0
     if detectable is not None and detectable <= min_change:
-        return "pass"          # a drop of min_change would have been seen
-    return "inconclusive"      # too small to tell (or too few questions)
+        return "pass"    # a drop of min_change would show
+    return "inconclusive"    # too small to tell
 '''
 
 GATE = Exercise(
@@ -212,7 +220,7 @@ GATE = Exercise(
         "Reglen: **fail**, når hele intervallet ligger under 0; ellers **pass**, når `detectable` højst er "
         "`min_change`; ellers **inconclusive**."),
     starter='''def gate_decision(comparison, min_change):
-    """The gate's answer for one metric: "pass", "fail" or "inconclusive"."""
+    """The gate's answer: pass, fail or inconclusive."""
     ...
 ''',
     examples=_many(
@@ -245,13 +253,15 @@ GATE = Exercise(
 _NEEDED_FN = '''
 
 def questions_needed(min_change, sd, alpha=0.05, power=0.8):
-    """The smallest number of questions (at least 3) whose detectable change is at most min_change."""
+    """Fewest questions (3 or more) detecting min_change."""
     if sd <= 0 or min_change <= 0:
         return None
     n = 3
     while True:
         df = n - 1
-        detectable = (t_quantile(1 - alpha / 2, df) + t_quantile(power, df)) * sd / math.sqrt(n)
+        t_alpha = t_quantile(1 - alpha / 2, df)
+        t_power = t_quantile(power, df)
+        detectable = (t_alpha + t_power) * sd / math.sqrt(n)
         if detectable <= min_change:
             return n
         n += 1
@@ -276,7 +286,7 @@ NEEDED = Exercise(
     starter=T_HELPERS + '''
 
 def questions_needed(min_change, sd, alpha=0.05, power=0.8):
-    """The smallest number of questions (at least 3) whose detectable change is at most min_change."""
+    """Fewest questions (3 or more) detecting min_change."""
     ...
 ''',
     examples=_many(

@@ -177,7 +177,7 @@ def ci_commands(s: CiSetup) -> tuple[str, str, str]:
 
 
 #: The widest line of the job (a projector shows it whole, with no scroll bar).
-WIDTH = 78
+WIDTH = 66
 
 
 def _pieces(cmd: str) -> list[str]:
@@ -225,7 +225,7 @@ def ci_workflow(s: CiSetup, lang: str = "en") -> str:
     def c(key: str, **values: Any) -> str:
         return _t(f"ui.l4.yaml_{key}", lang, **values)
 
-    lines = [f"# .github/workflows/rag-gate.yml: {c('title')}",
+    lines = ["# .github/workflows/rag-gate.yml", f"# {c('title')}",
              f"# {c('baseline', file=s.baseline)}",
              *(line for cmd in (run, base) if cmd for line in _fold(cmd, "#   ", "#     ", " \\")),
              "name: rag-gate",
@@ -243,7 +243,7 @@ def ci_workflow(s: CiSetup, lang: str = "en") -> str:
     if run:
         lines += [f"      # {c('run')}", *_step(run)]
     else:
-        lines += [f"      # {c('own', file=_OWN_RUN, golden=s.golden)}",
+        lines += [f"      # {c('own', file=_OWN_RUN)}",
                   *_step(f"python your_rag_system.py --questions {shlex.quote(s.golden)} --out {_OWN_RUN}")]
     lines += [f"      # {c('gate')}", *_step(gate), ""]
     return "\n".join(lines)
@@ -278,9 +278,9 @@ def _fig_paired(ctx: LessonContext, lang: str) -> list[tuple[str, str]]:
 def _fig_gate(ctx: LessonContext, lang: str) -> list[tuple[str, str]]:
     g = comparison(ctx).gate
     return [(_t("ui.l4.change", lang), _num(g.delta, lang, sign=True)),
-            (_t("ui.l4.interval", lang), f"[{_num(g.ci_low, lang, sign=True)}; {_num(g.ci_high, lang, sign=True)}]"),
-            (_t("ui.l4.detectable", lang, n=g.n), _num(g.detectable, lang)),
-            (_t("ui.l4.min_change", lang), _num(g.min_change, lang, 2))]
+            (_t("ui.l4.interval_low", lang), _num(g.ci_low, lang, sign=True)),
+            (_t("ui.l4.interval_high", lang), _num(g.ci_high, lang, sign=True)),
+            (_t("ui.l4.detectable", lang, n=g.n), _num(g.detectable, lang))]
 
 
 def _fig_power(ctx: LessonContext, lang: str) -> list[tuple[str, str]]:
@@ -442,7 +442,7 @@ TEXTS: Mapping[str, tuple[str, str]] = {
         "- **pass**: not a fail, and the set can detect the minimum change (smallest detectable ≤ minimum "
         "change). A drop that matters would have shown.\n"
         "- **inconclusive**: neither. The set is too small to tell. That is not a pass.\n\n"
-        "Below: the gate's numbers for the candidate on your set.",
+        "Below: the gate's numbers for the candidate on your set, with a minimum change of 0.05.",
         "Ud fra forskellene beregner gaten to tal. **Intervallet**: hvor den sande gennemsnitlige ændring "
         "sandsynligvis ligger (95 %, en parret t-test). **Den mindste ændring, sættet kan opdage**: med så mange "
         "spørgsmål og denne spredning ville et fald mindst så stort blive fanget 80 % af gangene. Du vælger et "
@@ -451,7 +451,7 @@ TEXTS: Mapping[str, tuple[str, str]] = {
         "- **bestået**: ikke fejlet, og sættet kan opdage den mindste ændring (mindste opdagelige ≤ mindste "
         "ændring). Et fald, der betyder noget, ville være blevet set.\n"
         "- **uafgjort**: ingen af delene. Sættet er for lille til at afgøre det. Det er ikke bestået.\n\n"
-        "Herunder: gatens tal for kandidaten på dit sæt."),
+        "Herunder: gatens tal for kandidaten på dit sæt, med en mindste ændring på 0,05."),
     "task.l4_verdict.prompt": (
         "What does the gate answer for the candidate on your set?",
         "Hvad svarer gaten for kandidaten på dit sæt?"),
@@ -596,9 +596,9 @@ TEXTS: Mapping[str, tuple[str, str]] = {
     "ui.l4.wlt": ("Wins / losses / ties", "Sejre / nederlag / uafgjorte"),
     "ui.l4.sd": ("Standard deviation of d", "Standardafvigelse af d"),
     "ui.l4.change": ("Mean change", "Gennemsnitlig ændring"),
-    "ui.l4.interval": ("Interval (95 %)", "Interval (95 %)"),
+    "ui.l4.interval_low": ("Interval (95 %): from", "Interval (95 %): fra"),
+    "ui.l4.interval_high": ("Interval (95 %): to", "Interval (95 %): til"),
     "ui.l4.detectable": ("Smallest detectable, n = {n}", "Mindste opdagelige, n = {n}"),
-    "ui.l4.min_change": ("Minimum change", "Mindste ændring"),
     "ui.l4.in_set": ("Questions compared", "Spørgsmål sammenlignet"),
     "ui.l4.needed_for": ("Questions needed for {d}", "Spørgsmål nødvendige for {d}"),
     "ui.l4.job": ("Your CI job (.github/workflows/rag-gate.yml)", "Dit CI-job (.github/workflows/rag-gate.yml)"),
@@ -612,14 +612,14 @@ TEXTS: Mapping[str, tuple[str, str]] = {
         "sin kørsel for guldspørgsmålene: erstat den med dit systems kommando."),
     "ui.l4.yaml_title": ("the RAG regression gate on every pull request",
                          "RAG-regressionsgaten på hver pull request"),
-    "ui.l4.yaml_baseline": ("save the baseline once, on the main branch, and commit {file}:",
-                            "gem baselinen én gang, på hovedgrenen, og commit {file}:"),
-    "ui.l4.yaml_install": ("the lab's library and CLI (the version the class uses)",
-                           "laboratoriets bibliotek og kommandolinje (den version, klassen bruger)"),
+    "ui.l4.yaml_baseline": ("once, on the main branch: save and commit {file}:",
+                            "én gang, på hovedgrenen: gem og commit {file}:"),
+    "ui.l4.yaml_install": ("the lab's library and CLI (the class's version)",
+                           "laboratoriets bibliotek og CLI (klassens version)"),
     "ui.l4.yaml_run": ("the changed system's run for the golden questions",
                        "det ændrede systems kørsel for guldspørgsmålene"),
-    "ui.l4.yaml_own": ("your system writes {file} for the questions of {golden} (a RAG log the lab reads)",
-                       "dit system skriver {file} for spørgsmålene i {golden} (en RAG-log, laboratoriet læser)"),
+    "ui.l4.yaml_own": ("your system writes {file} (a RAG log) for the questions",
+                       "dit system skriver {file} (en RAG-log) for spørgsmålene"),
     "ui.l4.yaml_gate": ("the gate: exit 0 pass, 1 fail, 3 inconclusive",
                         "gaten: exit 0 bestået, 1 fejlet, 3 uafgjort"),
 }
