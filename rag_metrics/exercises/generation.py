@@ -280,7 +280,7 @@ def _claim_inputs(lang: str) -> list[tuple[str, Mapping[str, str], Mapping[str, 
     """(id, label, hint, claims, supports, summary) of every check of the two claim exercises."""
     from rag_metrics.errors import InputError
 
-    out = []
+    out: list[tuple[str, Mapping[str, str], Mapping[str, str], list[str], dict[str, list[int]], dict[str, Any]]] = []
     try:
         picks = _sample_picks()
     except InputError:   # the sample is not installed: the made-up cases still run
