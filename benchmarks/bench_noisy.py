@@ -97,7 +97,7 @@ from bench_class import (
 )
 from bench_load import _peak_rss_mb
 
-from rag_metrics.budget_limits import Budgets
+from rag_metrics.config import Budgets
 
 HOSTILE = "10.0.0.250"
 CORPUS_PAGE = "corpus_explorer"

@@ -67,6 +67,9 @@ MOVED: dict[str, str] = {
     'rag_metrics.evidence_proposals': 'rag_metrics.authoring.evidence_proposals',
     'rag_metrics.gate': 'rag_metrics.compare.gate',
     'rag_metrics.worker': 'rag_metrics.io.worker',
+    'rag_metrics.budgets': 'rag_metrics.server.budgets',
+    'rag_metrics.teacher_sessions': 'rag_metrics.server.teacher_sessions',
+    'rag_metrics.budget_limits': 'rag_metrics.config',
 }
 
 

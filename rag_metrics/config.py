@@ -19,7 +19,7 @@ Example
     allow = ["search.internal:443", "10.0.0.7:6333"]   # extra outbound destinations (host:port)
     state = "postgresql://lab:${LAB_PG_PASSWORD}@10.0.0.8/lab"   # a class on several hosts (rag_metrics.io.state)
 
-    [lab.budgets]                                 # what one seat may spend (rag_metrics.budgets)
+    [lab.budgets]                                 # what one seat may spend (rag_metrics.server.budgets)
     judge_calls_per_seat = 2000
     golden_questions = 1000
 
@@ -52,7 +52,7 @@ import os
 import re
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -64,8 +64,8 @@ else:  # Python 3.10: the tomli backport, when installed (else a clear message w
     except ImportError:
         tomllib = None
 
-from rag_metrics.budget_limits import Budgets, parse_budgets
 from rag_metrics.errors import InputError
+from rag_metrics.limits import parse_int
 
 __all__ = ["CONFIG_ENV", "REFERENCE", "SETTINGS", "TEACHER_KEY_ENV", "NamedConnection", "ServerConfig", "Setting",
            "class_mode_on", "environment", "expand", "load_server_config", "setting", "variable"]
@@ -78,6 +78,67 @@ _MIN_TEACHER_KEY = 12
 
 
 # ---- the environment: every variable the lab reads, read here --------------------------------------
+# ---- the budgets' table (folded in from rag_metrics.budget_limits, issue 51) ------------------------------
+_MAX = 10**12
+#: Budgets whose range is not 1 to _MAX: ``seat_proof_bits`` is 0 (no proof) to 28 (minutes in a browser).
+_RANGES = {"seat_proof_bits": (0, 28)}
+
+
+@dataclass(frozen=True)
+class Budgets:
+    """The per-seat and per-server limits (module docstring); each field is a whole number."""
+
+    seats_per_address: int = 8
+    seats_per_server: int = 300
+    seat_window_s: int = 600
+    seat_proof_bits: int = 16
+    guesses_per_address: int = 10
+    guesses_per_server: int = 40
+    guess_window_s: int = 600
+    upload_files_per_session: int = 30
+    upload_mb_per_session: int = 60
+    corpus_mb: int = 2
+    corpora_per_seat: int = 5
+    corpora_mb_per_seat: int = 4
+    embed_texts_per_seat: int = 1500
+    embed_texts_per_class: int = 15000
+    embed_window_s: int = 3600
+    golden_questions: int = 1000
+    judge_calls_per_seat: int = 2000
+    judge_tokens_per_seat: int = 1_000_000
+    judge_confirm_over: int = 100
+    tutor_questions_per_seat: int = 20
+    tutor_tokens_per_seat: int = 40_000
+    sweep_configs: int = 12
+    workers: int = 2
+    process_memory_mb: int = 3072
+
+    def rows(self) -> list[tuple[str, int]]:
+        """``(setting, value)`` for the teacher's Class page."""
+        return [(f.name, int(getattr(self, f.name))) for f in fields(self)]
+
+
+def parse_budgets(raw: Any, source: str = "config") -> Budgets:
+    """:class:`Budgets` from the ``[lab.budgets]`` table (missing keys keep their defaults)."""
+    if raw is None:
+        return Budgets()
+    if not isinstance(raw, Mapping):
+        raise InputError(f"{source}: lab.budgets must be a table ([lab.budgets])")
+    known = {f.name for f in fields(Budgets)}
+    unknown = sorted(set(map(str, raw)) - known)
+    if unknown:
+        raise InputError(f"{source}: lab.budgets.{unknown[0]} is not a budget; use one of {', '.join(sorted(known))}")
+    values: dict[str, int] = {}
+    for key, value in raw.items():
+        low, high = _RANGES.get(str(key), (1, _MAX))
+        n, msg = parse_int(value, low, high, f"{source}: lab.budgets.{key}")
+        if msg is not None:
+            raise InputError(msg)
+        assert n is not None
+        values[str(key)] = n
+    return Budgets(**values)
+
+
 @dataclass(frozen=True)
 class Setting:
     """One environment variable the lab reads: its name, the value when unset, and what it does."""
@@ -187,7 +248,7 @@ class ServerConfig:
     allow: tuple[str, ...] = ()                       # "host:port" entries (host may be an IP or CIDR)
     judge: Mapping[str, Any] | None = None            # JudgeConfig keyword arguments + "api_key"
     connections: Mapping[str, NamedConnection] = field(default_factory=dict)
-    budgets: Budgets = field(default_factory=Budgets)  # [lab.budgets]: see rag_metrics.budgets
+    budgets: Budgets = field(default_factory=Budgets)  # [lab.budgets]: see rag_metrics.server.budgets
     encoders: Mapping[str, str] = field(default_factory=dict)  # [lab.encoders]: language -> model
     state: str = ""                                   # lab.state: the class's shared state (rag_metrics.io.state)
 

@@ -240,7 +240,7 @@ meter_provider: Callable[[], Callable[[int], None] | None] | None = None
 def set_meter(charge_fn: Callable[[int], None] | None) -> None:
     """Make ``charge_fn(texts)`` the meter of the work this thread runs from now on (``None``: free).
     Without one, :data:`meter_provider` finds it (the app: the student's seat's
-    :func:`rag_metrics.budgets.embed_meter`); the library calls :func:`charge` before it embeds new texts."""
+    :func:`rag_metrics.server.budgets.embed_meter`); the library calls :func:`charge` before it embeds new texts."""
     _METER.charge = charge_fn
 
 

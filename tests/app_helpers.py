@@ -465,7 +465,7 @@ def wait_for_cookies(context, names: set[str], timeout: float = 60.0) -> None:
 def sign_in_as_teacher(page, key: str, timeout: float = 120.0) -> None:
     """Sign in with the teacher key in the sidebar and wait until the browser holds the teacher's
     cookie: "Signed in" shows first, then the page's script exchanges its claim for the HttpOnly cookie
-    (rag_metrics.teacher_sessions); a page opened by URL before that would be a student's."""
+    (rag_metrics.server.teacher_sessions); a page opened by URL before that would be a student's."""
     from rag_metrics.server.seats import TEACHER_COOKIE
 
     box = page.get_by_label("Teacher key").first

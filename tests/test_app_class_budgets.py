@@ -107,7 +107,7 @@ def test_a_students_corpus_upload_is_bounded_by_the_seat_budget(klass, budgets):
 
 
 def test_judge_runs_are_budgeted_per_seat_and_shown_to_the_teacher(klass, budgets):  # noqa: F811
-    from rag_metrics.budgets import SpendLedger
+    from rag_metrics.server.budgets import SpendLedger
 
     budgets(judge_calls_per_seat=10)
     at = klass.tab("s")

@@ -125,7 +125,7 @@ def test_a_long_name_is_refused_with_why_not_cut(klass):  # noqa: F811
 
 
 def test_the_one_time_link_signs_the_operator_in_once(klass, monkeypatch):  # noqa: F811
-    from rag_metrics.teacher_sessions import LINK_ENV, new_link
+    from rag_metrics.server.teacher_sessions import LINK_ENV, new_link
 
     link, spec = new_link()
     monkeypatch.setenv(LINK_ENV, spec)  # what ./lab class gives its app processes (the hash and expiry)

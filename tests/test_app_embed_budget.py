@@ -4,7 +4,7 @@ texts, and the teacher's Class page shows what each seat embedded and keeps."""
 from __future__ import annotations
 
 from app_helpers import goto, load_corpus_files, no_exception
-from rag_metrics.budgets import EmbedLedger
+from rag_metrics.server.budgets import EmbedLedger
 from rag_metrics.server.seats import seat_space
 from rag_metrics.types import Corpus, Document
 from rag_metrics.workspace.corpora import save_corpus, stored_corpora_usage

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from app_helpers import goto, no_exception
-from rag_metrics.budgets import TutorLedger, TutorPlan, TutorSettings
+from rag_metrics.server.budgets import TutorLedger, TutorPlan, TutorSettings
 from tests.test_app_class import KEY, klass, seat_of, shown_text, sign_in  # noqa: F401 - klass is a fixture
 from ui import tutor
 from ui.keys import tutor_widget

@@ -16,8 +16,8 @@ import pytest
 from tutor_server import TutorServer
 
 from app_helpers import CHROMIUM, class_server, wait_until_idle
-from rag_metrics.budgets import TutorLedger
 from rag_metrics.exercises.reference import REFERENCE
+from rag_metrics.server.budgets import TutorLedger
 from ui.tutor import _slug
 
 ROOT = Path(__file__).resolve().parents[1]

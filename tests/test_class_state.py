@@ -7,9 +7,9 @@ import threading
 
 import pytest
 
-from rag_metrics.budgets import RateLimiter, SpendLedger
 from rag_metrics.errors import InputError
 from rag_metrics.io.state import FileState, PostgresState, class_state, migrate, state_dsn, where
+from rag_metrics.server.budgets import RateLimiter, SpendLedger
 from rag_metrics.server.seats import ClassFull, SeatRegistry
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from rag_metrics import jobs
-from rag_metrics.budget_limits import Budgets, parse_budgets
-from rag_metrics.budgets import EmbeddingBudgetExceeded, EmbedLedger, embed_meter
+from rag_metrics.config import Budgets, parse_budgets
 from rag_metrics.errors import InputError
 from rag_metrics.retrieval import EmbeddingCache
 from rag_metrics.retrieval.cache import encode_with_cache
 from rag_metrics.retrieval.memo import LazyEncoder
+from rag_metrics.server.budgets import EmbeddingBudgetExceeded, EmbedLedger, embed_meter
 from tests.test_retrieval_cache import CountingEncoder
 
 pytestmark = pytest.mark.usefixtures("class_state_backend")  # files and PostgreSQL (issue 52)

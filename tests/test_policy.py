@@ -7,11 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from rag_metrics.budget_limits import Budgets, parse_budgets
-from rag_metrics.budgets import RateLimiter, SpendLedger, client_address
-from rag_metrics.config import SETTINGS, class_mode_on, parse_server_config, setting
+from rag_metrics.config import SETTINGS, Budgets, class_mode_on, parse_budgets, parse_server_config, setting
 from rag_metrics.errors import InputError
 from rag_metrics.server.access import STUDENT, TEACHER, Caller, operator
+from rag_metrics.server.budgets import RateLimiter, SpendLedger, client_address
 from rag_metrics.server.policy import ACTIONS, allowed, budget_message, limit
 
 pytestmark = pytest.mark.usefixtures("class_state_backend")  # files and PostgreSQL (issue 52)

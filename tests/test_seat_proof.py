@@ -6,7 +6,7 @@ import hashlib
 
 import pytest
 
-from rag_metrics.budget_limits import Budgets, parse_budgets
+from rag_metrics.config import Budgets, parse_budgets
 from rag_metrics.errors import InputError
 from rag_metrics.server.proof import (
     CHALLENGE_TTL,

@@ -10,7 +10,7 @@ from starlette.routing import Route
 from starlette.testclient import TestClient
 
 from rag_metrics.server.seats import TEACHER_COOKIE
-from rag_metrics.teacher_sessions import TeacherSessions
+from rag_metrics.server.teacher_sessions import TeacherSessions
 from ui import teacher_route
 
 pytestmark = pytest.mark.usefixtures("class_state_backend")  # files and PostgreSQL (issue 52)
@@ -127,7 +127,7 @@ def test_the_route_takes_the_labs_own_page(client, tmp_path):
 
 
 def test_the_one_time_link_signs_in_once_then_never(tmp_path):
-    from rag_metrics.teacher_sessions import new_link
+    from rag_metrics.server.teacher_sessions import new_link
 
     ts = TeacherSessions(tmp_path)
     link, spec = new_link(ttl=600, now=1000.0)
@@ -143,8 +143,8 @@ def test_the_one_time_link_signs_in_once_then_never(tmp_path):
 
 
 def test_wrong_guesses_are_slowed_never_refused(tmp_path):
-    from rag_metrics.budget_limits import Budgets
-    from rag_metrics.budgets import RateLimiter
+    from rag_metrics.config import Budgets
+    from rag_metrics.server.budgets import RateLimiter
     from rag_metrics.server.guesses import MAX_DELAY_S, count_wrong_guess
 
     b = Budgets(guesses_per_address=10, guesses_per_server=40)

@@ -275,7 +275,7 @@ def test_cli_sweep_writes_results_and_a_baseline(tmp_path, capsys, monkeypatch):
 
 
 def test_a_students_sweep_is_bounded_by_the_policy_place():
-    from rag_metrics.budget_limits import Budgets
+    from rag_metrics.config import Budgets
     from rag_metrics.server.access import STUDENT, Caller, operator
     from rag_metrics.server.policy import budget_message
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from rag_metrics.budget_limits import Budgets, parse_budgets
-from rag_metrics.budgets import TutorLedger, TutorPlan, TutorSettings
+from rag_metrics.config import Budgets, parse_budgets
 from rag_metrics.server.access import STUDENT, TEACHER, Caller, operator
+from rag_metrics.server.budgets import TutorLedger, TutorPlan, TutorSettings
 from rag_metrics.server.policy import allowed, limit
 
 pytestmark = pytest.mark.usefixtures("class_state_backend")  # files and PostgreSQL (issue 52)

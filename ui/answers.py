@@ -18,11 +18,11 @@ from rag_metrics.answers.types import (
     AnswerItem,
     MetricScore,
 )
-from rag_metrics.budgets import estimate_tokens
 from rag_metrics.compare.paired import comparison_summary
 from rag_metrics.config import variable
 from rag_metrics.errors import InputError
 from rag_metrics.metrics.answer_registry import ANSWER_METRICS
+from rag_metrics.server.budgets import estimate_tokens
 from rag_metrics.server.connections import judge_api_key
 from ui import answer_views, cache_answers, encoding, server, session, state, views
 from ui.keys import ANSWERS_CONC as KEY_CONC

@@ -19,10 +19,10 @@ import streamlit as st
 from rag_metrics.authoring import golden_change as change
 from rag_metrics.authoring.golden_change import Outcome, SystemUpload, name_problems
 from rag_metrics.authoring.golden_edit import import_size_problem
-from rag_metrics.budgets import mb
 from rag_metrics.errors import InputError
 from rag_metrics.formats import FileRead, describe_bytes
 from rag_metrics.io.corpus import corpus_from_files
+from rag_metrics.server.budgets import mb
 from rag_metrics.server.policy import budget_message, limit
 from rag_metrics.systems.evaluation import evaluate_systems
 from rag_metrics.systems.store import SystemStore

@@ -1,9 +1,9 @@
 """The class's per-address and per-server budgets as this browser meets them (class mode): new
 seats and wrong guesses (teacher key, rejoin code, sign-in link: slowed, the right one never refused),
-counted in the workspace's shared rate file (:class:`rag_metrics.budgets.RateLimiter`) and logged on
+counted in the workspace's shared rate file (:class:`rag_metrics.server.budgets.RateLimiter`) and logged on
 the ``rag_metrics.class`` logger.
 :mod:`ui.identity` asks these before it makes a seat or checks a guess; the numbers are the
-operator's ``[lab.budgets]`` (:mod:`rag_metrics.budgets`)."""
+operator's ``[lab.budgets]`` (:mod:`rag_metrics.server.budgets`)."""
 from __future__ import annotations
 
 import logging
@@ -11,10 +11,9 @@ import time
 
 import streamlit as st
 
-from rag_metrics.budget_limits import Budgets
-from rag_metrics.budgets import RateLimiter, client_address
-from rag_metrics.config import class_mode_on, load_server_config
+from rag_metrics.config import Budgets, class_mode_on, load_server_config
 from rag_metrics.errors import InputError
+from rag_metrics.server.budgets import RateLimiter, client_address
 from rag_metrics.server.guesses import count_wrong_guess
 from rag_metrics.server.policy import seat_proof_bits
 from rag_metrics.server.proof import SeatProofs, check_answer

@@ -186,7 +186,7 @@ def render() -> None:
                                  accept_multiple_files=True, key="corpus_upload")
         name = st.text_input("Corpus name", key="corpus_upload_name", placeholder="my-docs")
         if st.button("Load uploaded files", key="corpus_upload_go", disabled=not files):
-            from rag_metrics.budgets import mb
+            from rag_metrics.server.budgets import mb
             from rag_metrics.server.policy import limit
 
             total = sum(f.size for f in files)

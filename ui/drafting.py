@@ -19,11 +19,11 @@ import streamlit as st
 
 from rag_metrics.authoring.drafting.questions import CATEGORIES, Draft
 from rag_metrics.authoring.judge_agreement import ranking_change, relevance_agreement
-from rag_metrics.budgets import SpendLedger
 from rag_metrics.errors import InputError
 from rag_metrics.insights.provenance import LABEL_GROUPS, filter_golden, metrics_by_provenance, provenance_counts
 from rag_metrics.retrieval.choice import text_encoders
 from rag_metrics.retrieval.defaults import RETRIEVER_KINDS
+from rag_metrics.server.budgets import SpendLedger
 from rag_metrics.server.policy import judge_plan
 from ui import cache, server, state, views
 from ui import session as ui_session

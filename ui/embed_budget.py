@@ -3,7 +3,7 @@
 - :func:`meter`: the embedding meter of this browser session (:data:`rag_metrics.jobs.meter_provider`
   asks it in every run's thread, fragments included): a student's seat pays for the new texts it embeds
   (``lab.budgets.embed_texts_per_seat`` and ``embed_texts_per_class`` per ``embed_window_s``,
-  :class:`rag_metrics.budgets.EmbedLedger`); the operator and the teacher are not metered.
+  :class:`rag_metrics.server.budgets.EmbedLedger`); the operator and the teacher are not metered.
 - :func:`upload_refusal`: why a corpus upload may not be kept (its chunks would pass what the seat has
   left to embed, or the seat's corpora would pass ``corpora_per_seat`` / ``corpora_mb_per_seat``),
   said before anything is saved or embedded.
@@ -15,10 +15,10 @@ from collections.abc import Callable
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from rag_metrics import jobs
-from rag_metrics.budgets import CLASS_KEY, EmbedLedger, embed_meter, mb, minutes_text
 from rag_metrics.config import class_mode_on
 from rag_metrics.errors import InputError
 from rag_metrics.server.access import Caller
+from rag_metrics.server.budgets import CLASS_KEY, EmbedLedger, embed_meter, mb, minutes_text
 from rag_metrics.server.policy import limit
 from rag_metrics.workspace.corpora import stored_corpora_usage
 from ui import class_budgets

@@ -18,7 +18,7 @@ connects them to a browser session:
   only a valid, unused answer makes the seat.  The rejoin form and the teacher's sign-in are on that page.
 - :func:`sidebar_panel` (class mode's sidebar, instead of the workspace picker): the seat's name, the
   rejoin code, rejoining another seat, and the teacher's sign-in / sign-out.  A sign-in is a
-  server-side session (:mod:`rag_metrics.teacher_sessions`, 12 hours): the browser keeps its token
+  server-side session (:mod:`rag_metrics.server.teacher_sessions`, 12 hours): the browser keeps its token
   in an HttpOnly cookie set by ``/_lab/teacher-session`` (:mod:`ui.teacher_route`), so it lasts for
   the browser's other tabs and reloads and is never in the page; signing out ends every session.
 - :func:`class_page` (the teacher's Class page): the roster and its cleanup.
@@ -37,10 +37,10 @@ from pathlib import Path
 
 import streamlit as st
 
-from rag_metrics.budgets import CLASS_KEY, EmbedLedger, SpendLedger, process_rss_mb
 from rag_metrics.config import class_mode_on, load_server_config, setting
 from rag_metrics.errors import InputError
 from rag_metrics.server.access import Caller, operator
+from rag_metrics.server.budgets import CLASS_KEY, EmbedLedger, SpendLedger, process_rss_mb
 from rag_metrics.server.policy import allowed
 from rag_metrics.server.proof import PROOF_COOKIE, PROOF_MAX_AGE
 from rag_metrics.server.seats import (
@@ -53,7 +53,7 @@ from rag_metrics.server.seats import (
     seat_caller,
     teacher_caller,
 )
-from rag_metrics.teacher_sessions import SESSION_TTL, TeacherSessions
+from rag_metrics.server.teacher_sessions import SESSION_TTL, TeacherSessions
 from rag_metrics.workspace.corpora import stored_corpora_usage
 from ui import session
 from ui.class_budgets import address

@@ -139,7 +139,7 @@ def judge_widget(ctx: Any, key: str, lang: str) -> dict[str, Any]:
 def _run(cfg: Any, qid: str, question: str, answer: str, contexts: tuple[str, ...], run_key: tuple) -> None:
     from rag_metrics.answers.llm import LLMJudge
     from rag_metrics.answers.types import AnswerItem
-    from rag_metrics.budgets import estimate_tokens
+    from rag_metrics.server.budgets import estimate_tokens
     from rag_metrics.server.connections import judge_api_key
     from ui.drafting import account, judge_gate
 

@@ -1,5 +1,5 @@
 """``POST /_lab/teacher-session``: where the browser exchanges a sign-in claim for the teacher's
-HttpOnly cookie (:mod:`rag_metrics.teacher_sessions`), or has it deleted on sign-out.
+HttpOnly cookie (:mod:`rag_metrics.server.teacher_sessions`), or has it deleted on sign-out.
 
 A script can set only cookies a script can read; this endpoint lets the server set the teacher's
 cookie itself, ``HttpOnly; SameSite=Strict; Path=/`` (``Secure`` over HTTPS), so the session token is
@@ -20,7 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from rag_metrics.server.seats import TEACHER_COOKIE
-from rag_metrics.teacher_sessions import SESSION_TTL, TeacherSessions
+from rag_metrics.server.teacher_sessions import SESSION_TTL, TeacherSessions
 
 __all__ = ["PATH", "handle", "install", "same_origin", "set_cookie_header"]
 

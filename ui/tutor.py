@@ -9,8 +9,8 @@ labelled as such; nothing pretends to be a model.
 
 Who may ask is the policy's (``allowed(caller, "ask-tutor", on)``); how much, too: ``limit(caller,
 "tutor_questions_per_seat" | "tutor_tokens_per_seat", budgets)`` over the operator's ``[lab.budgets]`` with the
-teacher's numbers in their place (:class:`rag_metrics.budgets.TutorSettings`), counted per seat in the class's
-shared :class:`rag_metrics.budgets.TutorLedger`.  Every string a person typed (the question) and every passage
+teacher's numbers in their place (:class:`rag_metrics.server.budgets.TutorSettings`), counted per seat in the class's
+shared :class:`rag_metrics.server.budgets.TutorLedger`.  Every string a person typed (the question) and every passage
 is shown as plain text.  Widget and session keys start with ``tutor_`` / ``_tutor_``.
 """
 from __future__ import annotations
@@ -23,8 +23,8 @@ from typing import Any
 
 import streamlit as st
 
-from rag_metrics.budgets import TutorLedger, TutorPlan, TutorSettings
 from rag_metrics.errors import InputError
+from rag_metrics.server.budgets import TutorLedger, TutorPlan, TutorSettings
 from rag_metrics.server.policy import allowed, limit
 from ui import identity, server, state
 from ui.context import esc

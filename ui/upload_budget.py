@@ -56,10 +56,9 @@ def install() -> type[BudgetedUploadManager]:
     """Use :class:`BudgetedUploadManager` (with the operator's budgets) for the server about to start."""
     from streamlit.web.server import server
 
-    from rag_metrics.budget_limits import Budgets
-    from rag_metrics.budgets import mb
-    from rag_metrics.config import load_server_config
+    from rag_metrics.config import Budgets, load_server_config
     from rag_metrics.errors import InputError
+    from rag_metrics.server.budgets import mb
 
     try:
         budgets = load_server_config().budgets

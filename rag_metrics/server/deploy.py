@@ -648,7 +648,7 @@ def main(argv: list[str] | None = None) -> int:
         print(nginx_config(f"{args.address}:{args.port}", [8600 + i for i in range(args.procs)], Path("/tmp/x"),
                            run_as=unprivileged_user()))
         return 0
-    from rag_metrics.teacher_sessions import LINK_ENV, LINK_TTL, new_link
+    from rag_metrics.server.teacher_sessions import LINK_ENV, LINK_TTL, new_link
 
     link, spec = new_link()  # the operator's one-time sign-in: the app processes get only its hash and expiry
     env = {LINK_ENV: spec}

@@ -2,13 +2,13 @@
 
 A teacher key, a rejoin code or a sign-in link is always compared first (in constant time). The right
 one signs in at once, whatever the budgets say. A wrong one is counted per client address and for the
-whole server (:class:`rag_metrics.budgets.RateLimiter`, ``guess:<address>`` and ``guess:*``), and its
+whole server (:class:`rag_metrics.server.budgets.RateLimiter`, ``guess:<address>`` and ``guess:*``), and its
 answer waits :func:`guess_delay` seconds: nothing for the first ``guesses_per_address`` wrong guesses
 of an address (and ``guesses_per_server`` on the server) in ``guess_window_s``, then 1 s, 2 s, 4 s ...
 up to :data:`MAX_DELAY_S`. So students mistyping behind the teacher's NAT, or a hostile classmate,
 can no longer lock the teacher out: they only slow their own wrong guesses.
 
->>> from rag_metrics.budget_limits import Budgets
+>>> from rag_metrics.config import Budgets
 >>> b = Budgets(guesses_per_address=10, guesses_per_server=40)
 >>> [guess_delay(n, n, b) for n in (1, 10, 11, 12, 13, 40)]
 [0.0, 0.0, 1.0, 2.0, 4.0, 30.0]
@@ -17,8 +17,8 @@ can no longer lock the teacher out: they only slow their own wrong guesses.
 """
 from __future__ import annotations
 
-from rag_metrics.budget_limits import Budgets
-from rag_metrics.budgets import RateLimiter
+from rag_metrics.config import Budgets
+from rag_metrics.server.budgets import RateLimiter
 
 __all__ = ["MAX_DELAY_S", "count_wrong_guess", "guess_delay"]
 

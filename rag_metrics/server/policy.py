@@ -13,7 +13,7 @@ not in it, so a typo never silently allows or refuses.
 
 Budgets
 -------
-:func:`limit` is the number a :class:`~rag_metrics.budget_limits.Budgets` field allows this caller (``None``:
+:func:`limit` is the number a :class:`~rag_metrics.config.Budgets` field allows this caller (``None``:
 no limit).  Budgets bind a student's seat; the operator (single user) and the teacher are not limited,
 except that every judge run over ``judge_confirm_over`` planned calls asks to confirm.
 
@@ -22,7 +22,7 @@ except that every judge run over ``judge_confirm_over`` planned calls asks to co
 False
 >>> allowed(Caller(TEACHER), "manage-class"), allowed(operator(), "see-class")
 (True, True)
->>> from rag_metrics.budget_limits import Budgets
+>>> from rag_metrics.config import Budgets
 >>> student = Caller(STUDENT, space="seat-1", seat="1")
 >>> limit(student, "golden_questions", Budgets()), limit(operator(), "golden_questions", Budgets())
 (1000, None)
@@ -33,7 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from rag_metrics.budget_limits import Budgets
+from rag_metrics.config import Budgets
 from rag_metrics.server.access import OPERATOR, STUDENT, TEACHER, Caller
 
 __all__ = ["ACTIONS", "JudgePlan", "allowed", "budget_message", "judge_plan", "limit", "seat_proof_bits"]

@@ -40,7 +40,7 @@ import re
 import secrets
 import time
 
-from rag_metrics.budgets import _JsonStore
+from rag_metrics.server.budgets import _JsonStore
 
 __all__ = ["CHALLENGE_TTL", "PROOF_COOKIE", "PROOF_MAX_AGE", "SeatProofs", "check_answer", "leading_zero_bits",
            "make_challenge", "solve"]

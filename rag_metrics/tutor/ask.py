@@ -23,7 +23,7 @@ mapped to the passages given; ``Done.citations`` lists them (each once, in order
 
 Tokens: ``Done.tokens_used`` is the server's count when it sends usage in the stream (``stream_options=
 {"include_usage": True}``; retried without it for a server that refuses the option), else an estimate of
-about four characters a token (:func:`rag_metrics.budgets.estimate_tokens`), and ``Done.tokens_estimated``
+about four characters a token (:func:`rag_metrics.server.budgets.estimate_tokens`), and ``Done.tokens_estimated``
 says which.
 
 The endpoint is the judge's (:func:`endpoint_from_config`: the operator's ``[lab.judge]``: base_url,
@@ -411,7 +411,7 @@ def safe_end(text: str) -> int:
 
 
 def _estimate(msgs: Sequence[Mapping[str, str]], answer: str) -> int:
-    from rag_metrics.budgets import estimate_tokens
+    from rag_metrics.server.budgets import estimate_tokens
 
     return estimate_tokens(1, sum(len(m["content"]) for m in msgs) + len(answer))
 

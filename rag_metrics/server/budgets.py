@@ -61,7 +61,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from rag_metrics.budget_limits import Budgets, parse_budgets
+from rag_metrics.config import Budgets, parse_budgets
 from rag_metrics.errors import InputError
 
 __all__ = ["Budgets", "EmbedLedger", "EmbeddingBudgetExceeded", "RateLimiter", "SpendLedger", "TutorLedger",

@@ -41,7 +41,7 @@ import secrets
 import time
 from typing import Any
 
-from rag_metrics.budgets import _JsonStore
+from rag_metrics.server.budgets import _JsonStore
 
 __all__ = ["CLAIM_TTL", "LINK_ENV", "LINK_TTL", "SESSION_TTL", "TeacherSessions", "new_link"]
 
