@@ -149,7 +149,7 @@ def test_retrieve_http_backend_writes_a_trec_run_equal_to_the_library(sample, tm
     try:
         out = tmp_path / "http.trec"
         code, _, err = _cli(capsys, "retrieve", "--queries", GOLDEN_PATH, "--backend", "http", "--url", url,
-                            "--results-path", "result.hits", "--k", 20, "--out", out)
+                            "--results-path", "result.hits", "--depth", 20, "--out", out)
         assert code == 0, err
         lib = http_system(HttpConfig(url, results_path="result.hits")).rank(golden.questions(), 20)
     finally:
@@ -188,7 +188,7 @@ def test_retrieve_qdrant_local_with_the_lab_encoder_equals_library(sample, tmp_p
     index_chunks(cfg, chunks, enc)
     out = tmp_path / "qd.trec"
     code, _, err = _cli(capsys, "retrieve", "--queries", GOLDEN_PATH, "--backend", "qdrant", "--path", folder,
-                        "--collection", "sample", "--k", 10, "--out", out)
+                        "--collection", "sample", "--depth", 10, "--out", out)
     assert code == 0, err
     lib = qdrant_system(cfg, enc).rank(golden.questions(), 10)
     got = _eval_json(capsys, out)

@@ -32,6 +32,7 @@ from typing import Any
 
 from rag_metrics.answers.types import SUPPORTED, UNSUPPORTED, AnswerItem, MetricScore
 from rag_metrics.errors import InputError
+from rag_metrics.io.files import loads_json
 
 __all__ = ["GENERATED", "Record", "RecordedJudge", "faithfulness_score", "relevancy_score", "sample_records",
            "unsupported_of", "DIGITS"]
@@ -89,8 +90,10 @@ def _reply(content: str) -> Any:
 
 
 def _input(prompt: str) -> dict[str, Any]:
-    out: dict[str, Any] = json.loads(prompt.rsplit("input: ", 1)[1].rsplit("\nOutput: ", 1)[0])
-    return out
+    value, problem, _ = loads_json(prompt.rsplit("input: ", 1)[1].rsplit("\nOutput: ", 1)[0])
+    if problem is not None or not isinstance(value, dict):
+        raise InputError(f"the recorded judge could not read its prompt's input: {problem or 'not an object'}")
+    return value
 
 
 class RecordedJudge:

@@ -264,7 +264,7 @@ def run_backend(args: argparse.Namespace, queries: dict[str, str]) -> Run:
     when some questions were answered; an InputError when none were)."""
     system = backend_system(args)
     try:
-        result = system.rank(queries, args.k, progress=counter_progress("queries"))
+        result = system.rank(queries, args.depth, progress=counter_progress("queries"))
     finally:
         system.close()
     for f in result.failures[:20]:
