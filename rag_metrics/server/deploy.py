@@ -312,20 +312,10 @@ def prepare_run_as(user: RunAs, env: dict[str, str], python: str = sys.executabl
     return out
 
 
-def nginx_config(listen: str, backends: list[int], tmp: Path, *, show_upstream: bool = False,
-                 run_as: tuple[str, str] | None = None) -> str:
-    """The nginx configuration: one public listener, cookie-hash routing over the app processes.
-
-    Only what a browser needs is passed on: ``/_stcore/metrics`` (live session counts, cache
-    statistics) is answered 404; uploads are rate-limited per client address
-    (:data:`UPLOADS_PER_MINUTE`); the worker runs as ``run_as`` (an unprivileged user when started as
-    root, :func:`unprivileged_user`), never as root.
-
-    ``show_upstream`` adds an ``X-Lab-Upstream`` response header naming the process that answered
-    (tests use it to see that browsers are spread over the processes; off in a real class)."""
-    servers = "\n".join(f"    server 127.0.0.1:{p} max_fails=0;" for p in backends)
+def _nginx_head(tmp: Path, run_as: tuple[str, str] | None) -> str:
+    """The start every nginx configuration of the lab shares: the worker's user, its files under ``tmp``, the
+    body limit, up to the opened ``http`` block."""
     user = f"user {run_as[0]} {run_as[1]};\n" if run_as else ""
-    upstream = '      add_header X-Lab-Upstream $upstream_addr always;\n' if show_upstream else ""
     return f"""{user}worker_processes 1;
 daemon off;
 pid {tmp}/nginx.pid;
@@ -340,6 +330,23 @@ http {{
   scgi_temp_path {tmp}/scgi;
   client_max_body_size {MAX_BODY_MB}m;
   server_tokens off;
+"""
+
+
+def nginx_config(listen: str, backends: list[int], tmp: Path, *, show_upstream: bool = False,
+                 run_as: tuple[str, str] | None = None) -> str:
+    """The nginx configuration: one public listener, cookie-hash routing over the app processes.
+
+    Only what a browser needs is passed on: ``/_stcore/metrics`` (live session counts, cache
+    statistics) is answered 404; uploads are rate-limited per client address
+    (:data:`UPLOADS_PER_MINUTE`); the worker runs as ``run_as`` (an unprivileged user when started as
+    root, :func:`unprivileged_user`), never as root.
+
+    ``show_upstream`` adds an ``X-Lab-Upstream`` response header naming the process that answered
+    (tests use it to see that browsers are spread over the processes; off in a real class)."""
+    servers = "\n".join(f"    server 127.0.0.1:{p} max_fails=0;" for p in backends)
+    upstream = '      add_header X-Lab-Upstream $upstream_addr always;\n' if show_upstream else ""
+    return _nginx_head(tmp, run_as) + f"""\
   map $cookie_{ROUTE_COOKIE} $rml_route {{ "" $request_id; default $cookie_{ROUTE_COOKIE}; }}
   map $http_upgrade $connection_upgrade {{ default upgrade; "" close; }}
   limit_req_zone $binary_remote_addr zone=uploads:1m rate={UPLOADS_PER_MINUTE}r/m;
@@ -391,22 +398,8 @@ def hosts_nginx_config(listen: str, hosts: list[str], tmp: Path, *, show_upstrea
     host (``max_fails=1``, ``proxy_next_upstream``), where the seat (``lab.state``) and the saved work (the
     shared workspace) are.  docs/class.md#several-machines shows it; the two-host test runs it."""
     servers = "\n".join(f"    server {h} max_fails=1 fail_timeout=10s;" for h in hosts)
-    user = f"user {run_as[0]} {run_as[1]};\n" if run_as else ""
     upstream = '      add_header X-Lab-Upstream $upstream_addr always;\n' if show_upstream else ""
-    return f"""{user}worker_processes 1;
-daemon off;
-pid {tmp}/nginx.pid;
-error_log {tmp}/error.log warn;
-events {{ worker_connections 4096; }}
-http {{
-  access_log off;
-  client_body_temp_path {tmp}/body;
-  proxy_temp_path {tmp}/proxy;
-  fastcgi_temp_path {tmp}/fastcgi;
-  uwsgi_temp_path {tmp}/uwsgi;
-  scgi_temp_path {tmp}/scgi;
-  client_max_body_size {MAX_BODY_MB}m;
-  server_tokens off;
+    return _nginx_head(tmp, run_as) + f"""\
   map $cookie_{HOST_COOKIE} $rml_host {{ "" $request_id; default $cookie_{HOST_COOKIE}; }}
   map $http_upgrade $connection_upgrade {{ default upgrade; "" close; }}
   upstream lab_hosts {{
